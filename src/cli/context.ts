@@ -9,6 +9,18 @@ export interface Output {
   warn(message: string): void;
   /** Extra detail shown only with --verbose. */
   debug(message: string): void;
+  /** Colour helpers that return their input unchanged when colour is off (see cli/output.ts). */
+  styles?: Styles;
+}
+
+/** Text decorations; identity functions when colour is off. */
+export interface Styles {
+  bold(text: string): string;
+  dim(text: string): string;
+  red(text: string): string;
+  green(text: string): string;
+  yellow(text: string): string;
+  cyan(text: string): string;
 }
 
 export interface PromptQuestion {

@@ -1,0 +1,36 @@
+/**
+ * The command registry. Every command is a module in src/commands/<name>.ts that
+ * exports `register(program, makeContext)`; add yours with one import line and one
+ * entry in `commands` below.
+ *
+ * Contract for a command module:
+ * - `register(program: Command, makeContext: MakeContext): void` adds one subcommand
+ *   (`program.command('name')...action(...)`), with its own flags only. Global flags
+ *   (--dry-run, --verbose, --no-color, -y/--yes) are on the root program and already
+ *   folded into the context; do not redefine them.
+ * - Inside the action, call `makeContext()` (or `makeContext({ cwd })` to override
+ *   fields) to get the real `Context` (src/cli/context.ts), parse flags into an options
+ *   object, then `const { runX } = await import('../x/run-x.js'); await runX(options, context)`.
+ * - Top-level imports stay light (commander types, ../cli/errors.js): `kop --help`
+ *   loads every command module, so ts-morph, handlebars, execa or your implementation
+ *   must be dynamic imports inside the action.
+ * - Errors: throw `UsageError` (exit 2) for bad flags/arguments, `KopError` (exit 1,
+ *   with an optional hint) for everything the user can act on; the root prints one
+ *   line and sets the exit code. Never call process.exit.
+ * - Generating commands write through a `VirtualTree` and finish with
+ *   `applyTree(tree, context, { tasks })` from src/scaffold/apply.ts.
+ */
+import type { Command } from 'commander';
+import type { Context } from '../cli/context.js';
+import * as version from './version.js';
+
+/** Builds the real context from the global flags; `overrides` replaces fields (tests, or a command that changes cwd). */
+export type MakeContext = (overrides?: Partial<Context>) => Context;
+
+/** What every src/commands/<name>.ts exports. */
+export interface CommandModule {
+  register(program: Command, makeContext: MakeContext): void;
+}
+
+/** Every command, in the order `kop --help` lists them. */
+export const commands: readonly CommandModule[] = [version];

@@ -1,0 +1,66 @@
+import pluralize from 'pluralize';
+import { UsageError } from '../cli/errors.js';
+
+/** A check usable as a prompt validator: `true` when valid, otherwise what a valid value is. */
+export type NameCheck = (value: string) => true | string;
+
+const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const VERSION = /^v[1-9][0-9]*((alpha|beta)[1-9][0-9]*)?$/;
+const UPPER_CAMEL = /^[A-Z][A-Za-z0-9]*$/;
+
+/** Project names become the npm package name, the namespace `<name>-system` and a resource-name prefix. */
+export const checkProjectName: NameCheck = (value) =>
+  isDns1123Label(value)
+    ? true
+    : `invalid project name ${JSON.stringify(value)}: a project name must be a DNS-1123 label — at most 63 characters of lower-case letters, digits and '-', starting and ending with a letter or digit (e.g. "memcached-operator")`;
+
+/** The domain suffixes every API group, e.g. `example.com`. */
+export const checkDomain: NameCheck = (value) =>
+  isDns1123Subdomain(value)
+    ? true
+    : `invalid domain ${JSON.stringify(value)}: a domain must be a DNS-1123 subdomain — at most 253 characters of dot-separated labels of lower-case letters, digits and '-', each starting and ending with a letter or digit (e.g. "example.com")`;
+
+/** The group prefix of an API group (`cache` in `cache.example.com`). */
+export const checkGroup: NameCheck = (value) =>
+  isDns1123Subdomain(value)
+    ? true
+    : `invalid group ${JSON.stringify(value)}: a group must be a DNS-1123 subdomain — dot-separated labels of lower-case letters, digits and '-', each starting and ending with a letter or digit (e.g. "cache" or "batch.apps")`;
+
+/** Kubernetes API versions: v1, v1alpha1, v2beta3. */
+export const checkVersion: NameCheck = (value) =>
+  VERSION.test(value)
+    ? true
+    : `invalid version ${JSON.stringify(value)}: a version must have the Kubernetes form v<major>, v<major>alpha<n> or v<major>beta<n>, with numbers from 1 (e.g. "v1", "v1alpha1", "v2beta3")`;
+
+/** Kinds are UpperCamelCase identifiers, e.g. `Memcached`, `RedisCluster`. */
+export const checkKind: NameCheck = (value) =>
+  UPPER_CAMEL.test(value) && value.length <= 63
+    ? true
+    : `invalid kind ${JSON.stringify(value)}: a kind must be UpperCamelCase — an upper-case letter followed by letters and digits, at most 63 characters (e.g. "Memcached", "RedisCluster")`;
+
+/** True for a DNS-1123 label (RFC 1123): 1-63 of [a-z0-9-], alphanumeric at both ends. */
+export function isDns1123Label(value: string): boolean {
+  return value.length <= 63 && DNS1123_LABEL.test(value);
+}
+
+/** True for a DNS-1123 subdomain: dot-separated labels, at most 253 characters. */
+export function isDns1123Subdomain(value: string): boolean {
+  return value.length > 0 && value.length <= 253 && value.split('.').every((label) => label.length > 0 && DNS1123_LABEL.test(label));
+}
+
+/** Throws a UsageError naming `flag` when `check` rejects `value`; returns the value otherwise. */
+export function requireValid(check: NameCheck, value: string, flag: string): string {
+  const result = check(value);
+  if (result !== true) throw new UsageError(`${flag}: ${result}`);
+  return value;
+}
+
+/** Lower-case plural of a kind as used in resource URLs and CRD names: Memcached -> memcacheds, Policy -> policies. */
+export function pluralOf(kind: string): string {
+  return pluralize.plural(kind).toLowerCase();
+}
+
+/** Lower-case singular of a kind, the CRD's `singular` name and the file-name stem. */
+export function singularOf(kind: string): string {
+  return kind.toLowerCase();
+}

@@ -1,0 +1,72 @@
+import * as path from 'node:path';
+import { KopError } from '../cli/errors.js';
+import type { Context } from '../cli/context.js';
+import type { PlannedChange, VirtualTree } from './tree.js';
+
+/** Work that runs after the files are written, such as `npm install`. */
+export interface PostFlushTask {
+  /** Shown on the progress line, e.g. `npm install`. */
+  title: string;
+  run(context: Context): Promise<void>;
+  /** Told to the user when the task fails, e.g. `run npm install yourself`. */
+  hint?: string;
+}
+
+export interface ApplyOptions {
+  tasks?: readonly PostFlushTask[];
+}
+
+/** What `applyTree` did. */
+export interface ApplyResult {
+  changes: PlannedChange[];
+  /** False on --dry-run. */
+  written: boolean;
+}
+
+const LABELS = { create: 'CREATE', update: 'UPDATE', skip: 'SKIP' } as const;
+
+/**
+ * The last step of every generating command: prints the plan (CREATE / UPDATE / SKIP
+ * per file, unchanged files omitted, "no changes" when there is nothing to do), stops
+ * there on --dry-run, otherwise flushes the tree and runs the post-flush tasks with a
+ * progress line each.
+ */
+export async function applyTree(tree: VirtualTree, context: Context, options: ApplyOptions = {}): Promise<ApplyResult> {
+  const styles = context.out.styles;
+  const changes = await tree.plan();
+  const visible = changes.filter((change) => change.action !== 'unchanged');
+  for (const change of visible) {
+    const label = LABELS[change.action as keyof typeof LABELS].padEnd(6);
+    const colored =
+      change.action === 'create' ? styles?.green(label) : change.action === 'update' ? styles?.yellow(label) : styles?.dim(label);
+    const shown = displayPath(tree.root, change.path, context.cwd);
+    context.out.info(`${colored ?? label} ${shown}${change.reason ? ` (${change.reason})` : ''}`);
+  }
+  const writes = visible.some((change) => change.action === 'create' || change.action === 'update');
+  if (!writes) context.out.info('no changes');
+  const tasks = options.tasks ?? [];
+  if (context.dryRun) {
+    for (const task of tasks) context.out.info(`would run: ${task.title}`);
+    context.out.info('dry run: nothing was written');
+    return { changes, written: false };
+  }
+  await tree.flush();
+  for (const task of tasks) {
+    const started = Date.now();
+    context.out.info(`${styles?.cyan('RUN') ?? 'RUN'}    ${task.title} ...`);
+    try {
+      await task.run(context);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new KopError(`${task.title} failed: ${reason}`, task.hint ?? 'the files were written; fix the problem and run the step yourself');
+    }
+    context.out.info(`${styles?.green('DONE') ?? 'DONE'}   ${task.title} (${((Date.now() - started) / 1000).toFixed(1)}s)`);
+  }
+  return { changes, written: true };
+}
+
+/** The path as the user sees it: relative to where they ran kop. */
+function displayPath(root: string, file: string, cwd: string): string {
+  const relative = path.relative(cwd, path.join(root, file));
+  return relative === '' || relative.startsWith('..') ? path.join(root, file) : relative.split(path.sep).join('/');
+}

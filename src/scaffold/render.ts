@@ -1,0 +1,156 @@
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import Handlebars from 'handlebars';
+import { stringify as stringifyYaml } from 'yaml';
+import { KopError } from '../cli/errors.js';
+import { templatesRoot } from '../cli/paths.js';
+import { withHeader } from './header.js';
+import type { FileKind } from './tree.js';
+
+/** Values available to templates, and to `__name__` placeholders in template file names. */
+export type TemplateData = Record<string, unknown>;
+
+/** One file produced from a template directory. */
+export interface RenderedFile {
+  /** Project-relative path with placeholders resolved, `/`-separated. */
+  path: string;
+  content: string;
+  kind: FileKind;
+  /** File mode for new files, from the template's front matter (e.g. 0o755). */
+  mode?: number;
+}
+
+/**
+ * A private handlebars instance: HTML escaping is off because we render code, so
+ * values that end up inside strings must go through the `json`/`yaml` helpers, and
+ * names are validated before rendering (see project/resource.ts).
+ */
+const engine = Handlebars.create();
+
+/** `{{json value}}`: a JSON literal, which is also a valid TypeScript and YAML (double-quoted) literal. */
+engine.registerHelper('json', (value: unknown) => jsonLiteral(value));
+/** `{{yaml value}}`: a YAML scalar that cannot break out of its line. */
+engine.registerHelper('yaml', (value: unknown) => yamlScalar(value));
+/** `{{comment value}}`: text safe on one comment line (newlines and comment terminators removed). */
+engine.registerHelper('comment', (value: unknown) => commentText(String(value)));
+engine.registerHelper('lower', (value: unknown) => String(value).toLowerCase());
+engine.registerHelper('upper', (value: unknown) => String(value).toUpperCase());
+engine.registerHelper('eq', (a: unknown, b: unknown) => a === b);
+
+/**
+ * A value as a JSON literal. `<`, `>`, `&` and the line separators U+2028/2029 are
+ * escaped too, so the literal is inert inside HTML, template literals and old JS parsers.
+ */
+export function jsonLiteral(value: unknown): string {
+  return JSON.stringify(value ?? null)
+    .replace(/</g, '\\u003c')
+    .replace(/>/g, '\\u003e')
+    .replace(/&/g, '\\u0026')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
+}
+
+/** A value as a single-line YAML flow scalar, quoted when YAML would otherwise reinterpret it. */
+export function yamlScalar(value: unknown): string {
+  return stringifyYaml(value, { lineWidth: 0, defaultStringType: 'PLAIN', defaultKeyType: 'PLAIN' }).trimEnd();
+}
+
+/** Text that stays inside a single-line comment of any syntax kop writes. */
+export function commentText(value: string): string {
+  return value.replace(/[\r\n\u2028\u2029]+/g, ' ').replace(/\*\//g, '* /').replace(/-->/g, '-- >');
+}
+
+/** Renders a handlebars template string; a missing variable is an error (strict mode), not an empty string. */
+export function renderTemplate(source: string, data: TemplateData, name = 'template'): string {
+  try {
+    return engine.compile(source, { noEscape: true, strict: true })(data);
+  } catch (error) {
+    throw new KopError(`cannot render ${name}: ${(error as Error).message}`);
+  }
+}
+
+const FRONT_MATTER = /^\{\{!--\s*kop:([^]*?)--\}\}\r?\n/;
+
+interface FrontMatter {
+  kind: FileKind;
+  header: boolean;
+  mode?: number;
+}
+
+/**
+ * Reads the optional first-line front matter of a template, e.g.
+ * `{{!-- kop: kind=generated header=false mode=755 --}}`. Defaults: scaffolded, with header.
+ */
+function parseFrontMatter(source: string, name: string): { front: FrontMatter; body: string } {
+  const match = FRONT_MATTER.exec(source);
+  const front: FrontMatter = { kind: 'scaffolded', header: true };
+  if (!match) return { front, body: source };
+  for (const pair of match[1]!.trim().split(/\s+/).filter(Boolean)) {
+    const [key, value] = pair.split('=');
+    if (key === 'kind' && (value === 'generated' || value === 'scaffolded' || value === 'inserted')) front.kind = value;
+    else if (key === 'header' && (value === 'true' || value === 'false')) front.header = value === 'true';
+    else if (key === 'mode' && value !== undefined && /^[0-7]{3}$/.test(value)) front.mode = parseInt(value, 8);
+    else throw new KopError(`template ${name} has unknown front matter "${pair}"`);
+  }
+  return { front, body: source.slice(match[0].length) };
+}
+
+/**
+ * Resolves a template file name: `__key__` becomes `data[key]` (which must be a safe
+ * path segment), a leading `_` becomes `.` (npm drops real dotfiles such as
+ * .gitignore from published packages), and a trailing `.hbs` is removed.
+ */
+export function templatePathToOutput(relative: string, data: TemplateData): string {
+  return relative
+    .split(/[\\/]/)
+    .map((segment) => {
+      let out = segment.replace(/__([A-Za-z][A-Za-z0-9]*)__/g, (_match, key: string) => {
+        const value = data[key];
+        if (typeof value !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(value) || value.includes('..')) {
+          throw new KopError(`template path ${relative}: placeholder ${key} has no safe value (${JSON.stringify(value)})`);
+        }
+        return value;
+      });
+      if (out.startsWith('_')) out = '.' + out.slice(1);
+      return out;
+    })
+    .join('/')
+    .replace(/\.hbs$/, '');
+}
+
+/**
+ * Renders every file under `templates/<dir>`: `.hbs` files through handlebars, other
+ * files verbatim, each headed per its kind (see header.ts). Sorted by output path.
+ */
+export async function renderTemplateDir(dir: string, data: TemplateData, root = templatesRoot()): Promise<RenderedFile[]> {
+  const base = path.join(root, dir);
+  const relatives = await listFiles(base).catch((error: NodeJS.ErrnoException) => {
+    throw new KopError(`kop's templates are missing (${base}): ${error.code ?? error.message}`, 'reinstall kop');
+  });
+  const files: RenderedFile[] = [];
+  for (const relative of relatives) {
+    const absolute = path.join(base, relative);
+    const raw = await fs.readFile(absolute, 'utf8');
+    const { front, body } = parseFrontMatter(raw, `${dir}/${relative}`);
+    const outPath = templatePathToOutput(relative, data);
+    const rendered = relative.endsWith('.hbs') ? renderTemplate(body, data, `${dir}/${relative}`) : body;
+    files.push({
+      path: outPath,
+      content: front.header ? withHeader(outPath, rendered, front.kind) : rendered,
+      kind: front.kind,
+      mode: front.mode,
+    });
+  }
+  return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/** Every file below `dir`, as `/`-separated relative paths. */
+async function listFiles(dir: string, prefix = ''): Promise<string[]> {
+  const out: string[] = [];
+  for (const entry of await fs.readdir(path.join(dir, prefix), { withFileTypes: true })) {
+    const relative = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
+    if (entry.isDirectory()) out.push(...(await listFiles(dir, relative)));
+    else if (entry.isFile()) out.push(relative);
+  }
+  return out;
+}
