@@ -1,0 +1,159 @@
+import type { Status, StatusCause } from '../types/meta.js';
+
+/**
+ * A request the apiserver (or something between us and it) answered with a failure.
+ * Carries the apiserver's Status so callers can branch on `reason` and field `causes`.
+ */
+export class ApiError extends Error {
+  /** HTTP status code of the response (or the Status's own code for watch ERROR events). */
+  readonly code: number;
+  /** Machine-readable reason from the Status, e.g. `NotFound`, `Conflict`, `Invalid`; `Unknown` when absent. */
+  readonly reason: string;
+  /** The Status the apiserver sent, or one synthesised from a non-Status body. */
+  readonly status: Status;
+  /** HTTP method and path of the failed request, for messages and logs. */
+  readonly method: string;
+  readonly path: string;
+
+  constructor(status: Status, method: string, path: string) {
+    const code = status.code ?? 0;
+    const reason = status.reason || 'Unknown';
+    super(`${method} ${path}: ${code} ${reason}: ${status.message ?? '(no message)'}`);
+    this.name = 'ApiError';
+    this.code = code;
+    this.reason = reason;
+    this.status = status;
+    this.method = method;
+    this.path = path;
+  }
+
+  /** Field-level causes (`details.causes`), e.g. each invalid field of a 422. */
+  get causes(): StatusCause[] {
+    return this.status.details?.causes ?? [];
+  }
+
+  /** Seconds the server asked us to wait before retrying, when it said so. */
+  get retryAfterSeconds(): number | undefined {
+    return this.status.details?.retryAfterSeconds;
+  }
+}
+
+/** Builds the Status for a response whose body is not a Status (proxies, plain-text errors). */
+export function statusFromResponse(code: number, body: string): Status {
+  try {
+    const parsed: unknown = JSON.parse(body);
+    if (isStatusObject(parsed)) return { ...parsed, code: parsed.code ?? code };
+  } catch {
+    // Not JSON: fall through and keep the raw text as the message.
+  }
+  return {
+    kind: 'Status',
+    apiVersion: 'v1',
+    status: 'Failure',
+    code,
+    reason: reasonForCode(code),
+    message: body.trim() || `HTTP ${code}`,
+  };
+}
+
+/** True when a decoded JSON value is a meta/v1 Status. */
+export function isStatusObject(value: unknown): value is Status {
+  return typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === 'Status';
+}
+
+/** The reason the apiserver would use for a bare HTTP code, as client-go guesses it. */
+function reasonForCode(code: number): string {
+  switch (code) {
+    case 400: return 'BadRequest';
+    case 401: return 'Unauthorized';
+    case 403: return 'Forbidden';
+    case 404: return 'NotFound';
+    case 405: return 'MethodNotAllowed';
+    case 406: return 'NotAcceptable';
+    case 409: return 'Conflict';
+    case 410: return 'Gone';
+    case 415: return 'UnsupportedMediaType';
+    case 422: return 'Invalid';
+    case 429: return 'TooManyRequests';
+    case 500: return 'InternalError';
+    case 503: return 'ServiceUnavailable';
+    case 504: return 'Timeout';
+    default: return 'Unknown';
+  }
+}
+
+function reasonOrCode(err: unknown, reasons: readonly string[], code: number): boolean {
+  if (!(err instanceof ApiError)) return false;
+  if (reasons.includes(err.reason)) return true;
+  // Only fall back to the code when the server gave no reason, so a 409 AlreadyExists is not a conflict.
+  return err.reason === 'Unknown' && err.code === code;
+}
+
+/** 404: the object (or its namespace, or the resource type) does not exist. */
+export function isNotFound(err: unknown): err is ApiError {
+  return reasonOrCode(err, ['NotFound'], 404);
+}
+
+/** 409 Conflict: stale resourceVersion on update, or a server-side apply field conflict. Re-read and retry. */
+export function isConflict(err: unknown): err is ApiError {
+  return reasonOrCode(err, ['Conflict'], 409);
+}
+
+/** 409 AlreadyExists: create of a name that is taken. */
+export function isAlreadyExists(err: unknown): err is ApiError {
+  return reasonOrCode(err, ['AlreadyExists'], 409);
+}
+
+/** 422 Invalid: validation failed; see `causes` for the fields. */
+export function isInvalid(err: unknown): err is ApiError {
+  return reasonOrCode(err, ['Invalid'], 422);
+}
+
+/** 403 Forbidden: RBAC denied the request (or admission refused it). */
+export function isForbidden(err: unknown): err is ApiError {
+  return reasonOrCode(err, ['Forbidden'], 403);
+}
+
+/** 401 Unauthorized: the credentials were missing or rejected. */
+export function isUnauthorized(err: unknown): err is ApiError {
+  return reasonOrCode(err, ['Unauthorized'], 401);
+}
+
+/**
+ * 410 Gone / Expired: the resourceVersion is too old (watch or list continue token).
+ * Informers relist when they see this.
+ */
+export function isGone(err: unknown): err is ApiError {
+  return reasonOrCode(err, ['Gone', 'Expired'], 410) || (err instanceof ApiError && err.code === 410);
+}
+
+/** 400 BadRequest. */
+export function isBadRequest(err: unknown): err is ApiError {
+  return reasonOrCode(err, ['BadRequest'], 400);
+}
+
+/** 429 TooManyRequests: server-side throttling (API priority and fairness). */
+export function isTooManyRequests(err: unknown): err is ApiError {
+  return reasonOrCode(err, ['TooManyRequests'], 429);
+}
+
+/** 504 / server timeout. */
+export function isTimeout(err: unknown): err is ApiError {
+  return reasonOrCode(err, ['Timeout', 'ServerTimeout'], 504);
+}
+
+/** A request that failed before the apiserver answered: connection refused, TLS error, client timeout. */
+export class TransportError extends Error {
+  constructor(message: string, readonly method: string, readonly path: string, options?: { cause?: unknown }) {
+    super(`${method} ${path}: ${message}`, options);
+    this.name = 'TransportError';
+  }
+}
+
+/** The per-request timeout elapsed before the response completed. */
+export class RequestTimeoutError extends TransportError {
+  constructor(method: string, path: string, readonly timeoutMs: number) {
+    super(`timed out after ${timeoutMs}ms`, method, path);
+    this.name = 'RequestTimeoutError';
+  }
+}

@@ -1,0 +1,142 @@
+import type { CallOptions } from '../rest/rest-client.js';
+import type { KubernetesObject } from '../types/meta.js';
+
+/** Identifies a resource type: where it lives in the API and how it is scoped. */
+export interface ResourceType {
+  /** API group; '' for the core group (`/api/v1`). */
+  group: string;
+  version: string;
+  /** Plural resource name used in paths, e.g. `deployments`. */
+  resource: string;
+  kind: string;
+  namespaced: boolean;
+}
+
+/** `group/version`, or just `version` for the core group: the objects' apiVersion. */
+export function apiVersionOf(type: Pick<ResourceType, 'group' | 'version'>): string {
+  return type.group ? `${type.group}/${type.version}` : type.version;
+}
+
+/** A label or field selector: the raw string form, or a map of exact matches joined with commas. */
+export type Selector = string | Readonly<Record<string, string>>;
+
+/** Encodes a Selector for the query string. */
+export function selectorString(selector: Selector | undefined): string | undefined {
+  if (selector === undefined || typeof selector === 'string') return selector;
+  return Object.entries(selector)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(',');
+}
+
+/** Options of `get`. */
+export interface GetOptions extends CallOptions {
+  /** '0' serves from the watch cache; unset reads the latest from etcd. */
+  resourceVersion?: string;
+}
+
+/** Options of `list` and `listAll`. */
+export interface ListOptions extends CallOptions {
+  labelSelector?: Selector;
+  fieldSelector?: Selector;
+  /** Page size; the response carries `metadata.continue` when more remain. */
+  limit?: number;
+  /** Token from the previous page's `metadata.continue`. */
+  continue?: string;
+  resourceVersion?: string;
+  resourceVersionMatch?: 'NotOlderThan' | 'Exact';
+  /** Server-side timeout of the list call. */
+  timeoutSeconds?: number;
+}
+
+/** Options of `watch`. */
+export interface WatchOptions {
+  labelSelector?: Selector;
+  fieldSelector?: Selector;
+  /** Start after this resourceVersion (typically the list's `metadata.resourceVersion`). */
+  resourceVersion?: string;
+  resourceVersionMatch?: 'NotOlderThan' | 'Exact';
+  /** Ask for BOOKMARK events that advance the resourceVersion without an object change. */
+  allowWatchBookmarks?: boolean;
+  /** Stream the current objects as ADDED first, then a BOOKMARK marking the end (watch-list). */
+  sendInitialEvents?: boolean;
+  /** The server ends the watch after this long (the iteration then ends normally). */
+  timeoutSeconds?: number;
+  /** Cancels the watch; the iteration ends without an error. */
+  signal?: AbortSignal;
+}
+
+/** Options of create/update/updateStatus. */
+export interface WriteOptions extends CallOptions {
+  /** Validate and admit without persisting. */
+  dryRun?: boolean;
+  /** Names the writer in managedFields. */
+  fieldManager?: string;
+  /** How unknown or duplicate fields are treated. */
+  fieldValidation?: 'Ignore' | 'Warn' | 'Strict';
+}
+
+/** Options of delete/deleteCollection: meta/v1 DeleteOptions. */
+export interface DeleteOptions extends CallOptions {
+  /** What happens to dependents: Foreground waits for them, Background (default for most) does not, Orphan keeps them. */
+  propagationPolicy?: 'Foreground' | 'Background' | 'Orphan';
+  gracePeriodSeconds?: number;
+  /** Delete only if the object still has this uid / resourceVersion (409 Conflict otherwise). */
+  preconditions?: { uid?: string; resourceVersion?: string };
+  dryRun?: boolean;
+}
+
+/** Recursively optional version of T, the shape of merge patches. */
+export type DeepPartial<T> = T extends readonly (infer E)[]
+  ? DeepPartial<E>[]
+  : T extends object
+    ? { [K in keyof T]?: DeepPartial<T[K]> | null }
+    : T;
+
+/** One RFC 6902 JSON Patch operation. `test` makes the patch fail (422) unless the value matches. */
+export type JsonPatchOperation =
+  | { op: 'add' | 'replace' | 'test'; path: string; value: unknown }
+  | { op: 'remove'; path: string }
+  | { op: 'move' | 'copy'; from: string; path: string };
+
+/** A patch for `patch`/`patchStatus`: JSON Patch, JSON merge patch, strategic merge (built-in kinds only) or server-side apply. */
+export type Patch<T extends KubernetesObject> =
+  | { type: 'json'; operations: JsonPatchOperation[] }
+  | { type: 'merge'; patch: DeepPartial<T> }
+  | { type: 'strategic-merge'; patch: DeepPartial<T> }
+  | {
+      type: 'apply';
+      /** The fields this manager owns; apiVersion and kind are filled in when missing. */
+      patch: DeepPartial<T>;
+      /** Required by server-side apply: who owns the fields in `patch`. */
+      fieldManager: string;
+      /** Take ownership of fields another manager owns instead of failing with a 409 conflict. */
+      force?: boolean;
+    };
+
+/** Content-Type of each patch type. */
+export const PATCH_CONTENT_TYPES = {
+  json: 'application/json-patch+json',
+  merge: 'application/merge-patch+json',
+  'strategic-merge': 'application/strategic-merge-patch+json',
+  apply: 'application/apply-patch+yaml',
+} as const;
+
+/** Options of `patch`/`patchStatus` besides the patch itself. */
+export interface PatchOptions extends CallOptions {
+  dryRun?: boolean;
+  /** Manager name for json/merge patches (apply patches carry their own). */
+  fieldManager?: string;
+  fieldValidation?: 'Ignore' | 'Warn' | 'Strict';
+}
+
+/** A watch event with a typed object. BOOKMARK events carry only the new resourceVersion. */
+export type WatchEvent<T> =
+  | { type: 'ADDED' | 'MODIFIED' | 'DELETED'; object: T }
+  | { type: 'BOOKMARK'; object: BookmarkObject };
+
+/** The object of a BOOKMARK event: kind/apiVersion and metadata.resourceVersion (and annotations, e.g. the initial-events-end marker). */
+export interface BookmarkObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata: { resourceVersion: string; annotations?: { [key: string]: string } };
+}

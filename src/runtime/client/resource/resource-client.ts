@@ -1,0 +1,280 @@
+import type { RestClient, Query } from '../rest/rest-client.js';
+import type { KubernetesObject, ObjectList, Scale, Status } from '../types/meta.js';
+import {
+  PATCH_CONTENT_TYPES,
+  apiVersionOf,
+  selectorString,
+  type DeepPartial,
+  type DeleteOptions,
+  type GetOptions,
+  type ListOptions,
+  type Patch,
+  type PatchOptions,
+  type ResourceType,
+  type WatchEvent,
+  type WatchOptions,
+  type WriteOptions,
+} from './options.js';
+
+/** Builds the collection path of a resource, optionally inside a namespace. */
+export function resourcePath(type: ResourceType, namespace?: string): string {
+  const prefix = type.group ? `/apis/${type.group}/${type.version}` : `/api/${type.version}`;
+  return namespace ? `${prefix}/namespaces/${encodeURIComponent(namespace)}/${type.resource}` : `${prefix}/${type.resource}`;
+}
+
+function listQuery(options: ListOptions): Query {
+  return {
+    labelSelector: selectorString(options.labelSelector),
+    fieldSelector: selectorString(options.fieldSelector),
+    limit: options.limit,
+    continue: options.continue,
+    resourceVersion: options.resourceVersion,
+    resourceVersionMatch: options.resourceVersionMatch,
+    timeoutSeconds: options.timeoutSeconds,
+  };
+}
+
+function writeQuery(options: WriteOptions | PatchOptions): Query {
+  return {
+    dryRun: options.dryRun ? 'All' : undefined,
+    fieldManager: options.fieldManager,
+    fieldValidation: options.fieldValidation,
+  };
+}
+
+function call(options: { signal?: AbortSignal; timeoutMs?: number }): { signal?: AbortSignal; timeoutMs?: number } {
+  return { signal: options.signal, timeoutMs: options.timeoutMs };
+}
+
+/**
+ * Reads and writes objects of one resource type in one scope: a namespace for namespaced kinds,
+ * the cluster for cluster-scoped ones. Get one from a typed factory (`deployments(rest).inNamespace('x')`,
+ * a generated `<kind>Client`) or from the dynamic client.
+ */
+export class ResourceClient<T extends KubernetesObject> {
+  /** apiVersion written into objects that lack one. */
+  readonly apiVersion: string;
+  protected readonly collectionPath: string;
+
+  constructor(
+    protected readonly rest: RestClient,
+    readonly type: ResourceType,
+    /** The namespace this client is scoped to; undefined for cluster-scoped kinds (or all namespaces). */
+    readonly namespace?: string,
+  ) {
+    this.apiVersion = apiVersionOf(type);
+    this.collectionPath = resourcePath(type, namespace);
+  }
+
+  /** Path of one object, or of one of its subresources. */
+  protected objectPath(name: string, subresource?: string): string {
+    if (!name) throw new TypeError(`${this.type.kind}: a name is required`);
+    return `${this.collectionPath}/${encodeURIComponent(name)}${subresource ? `/${subresource}` : ''}`;
+  }
+
+  /** Reads one object by name. Throws ApiError (`isNotFound`) when it does not exist. */
+  get(name: string, options: GetOptions = {}): Promise<T> {
+    return this.rest.get<T>(this.objectPath(name), { resourceVersion: options.resourceVersion }, call(options));
+  }
+
+  /** Lists one page of objects. Pass `limit` and then each response's `metadata.continue` to page. */
+  list(options: ListOptions = {}): Promise<ObjectList<T>> {
+    return this.rest.get<ObjectList<T>>(this.collectionPath, listQuery(options), call(options));
+  }
+
+  /** Yields every matching object, fetching pages of `limit` (default 500) as it goes. */
+  async *listAll(options: ListOptions = {}): AsyncGenerator<T, void, undefined> {
+    let token = options.continue;
+    do {
+      const page = await this.list({ ...options, limit: options.limit ?? 500, continue: token });
+      yield* page.items;
+      token = page.metadata.continue || undefined;
+    } while (token);
+  }
+
+  /**
+   * Watches changes from `resourceVersion` as typed events, in order. Ends when the server closes
+   * the watch or the signal aborts; throws ApiError with `isGone` when the resourceVersion is too old.
+   */
+  async *watch(options: WatchOptions = {}): AsyncGenerator<WatchEvent<T>, void, undefined> {
+    const query: Query = {
+      labelSelector: selectorString(options.labelSelector),
+      fieldSelector: selectorString(options.fieldSelector),
+      resourceVersion: options.resourceVersion,
+      resourceVersionMatch: options.resourceVersionMatch,
+      allowWatchBookmarks: options.allowWatchBookmarks,
+      sendInitialEvents: options.sendInitialEvents,
+      timeoutSeconds: options.timeoutSeconds,
+    };
+    for await (const event of this.rest.watch<T>(this.collectionPath, query, { signal: options.signal })) {
+      yield event as WatchEvent<T>;
+    }
+  }
+
+  /** Creates an object; apiVersion and kind are filled in when missing. Throws `isAlreadyExists` on a taken name. */
+  create(object: T, options: WriteOptions = {}): Promise<T> {
+    return this.rest.post<T>(this.collectionPath, this.withTypeMeta(object), writeQuery(options), call(options));
+  }
+
+  /**
+   * Replaces an object (not its status). Carries `metadata.resourceVersion`, so a write based on a
+   * stale read fails with `isConflict`; wrap read-modify-update in `retryOnConflict`.
+   */
+  update(object: T, options: WriteOptions = {}): Promise<T> {
+    return this.rest.put<T>(this.objectPath(nameOf(object, this.type)), this.withTypeMeta(object), writeQuery(options), call(options));
+  }
+
+  /** Replaces the status subresource; the spec in `object` is ignored by the server. */
+  updateStatus(object: T, options: WriteOptions = {}): Promise<T> {
+    return this.rest.put<T>(this.objectPath(nameOf(object, this.type), 'status'), this.withTypeMeta(object), writeQuery(options), call(options));
+  }
+
+  /** Patches an object with JSON Patch, merge patch, strategic merge patch or server-side apply. */
+  patch(name: string, patch: Patch<T>, options: PatchOptions = {}): Promise<T> {
+    return this.sendPatch(this.objectPath(name), patch, options);
+  }
+
+  /** Patches the status subresource. */
+  patchStatus(name: string, patch: Patch<T>, options: PatchOptions = {}): Promise<T> {
+    return this.sendPatch(this.objectPath(name, 'status'), patch, options);
+  }
+
+  /**
+   * Server-side apply of a (partial) object: the server merges the fields `fieldManager` owns.
+   * Fails with `isConflict` when another manager owns a field with a different value, unless `force`.
+   */
+  apply(object: DeepPartial<T>, options: PatchOptions & { fieldManager: string; force?: boolean }): Promise<T> {
+    const name = (object as { metadata?: { name?: string | null } }).metadata?.name;
+    if (!name) throw new TypeError(`${this.type.kind}: apply needs metadata.name`);
+    return this.patch(name, { type: 'apply', patch: object, fieldManager: options.fieldManager, force: options.force }, options);
+  }
+
+  /**
+   * Deletes an object. Resolves when the server accepted the deletion (finalizers may keep the
+   * object around). Preconditions make it fail with `isConflict` if the object changed.
+   */
+  async delete(name: string, options: DeleteOptions = {}): Promise<void> {
+    await this.rest.delete<T | Status>(this.objectPath(name), deleteBody(options), {}, call(options));
+  }
+
+  /** Deletes every object matching the selectors in this scope. */
+  async deleteCollection(options: DeleteOptions & ListOptions = {}): Promise<void> {
+    await this.rest.delete<ObjectList<T> | Status>(this.collectionPath, deleteBody(options), listQuery(options), call(options));
+  }
+
+  private sendPatch(path: string, patch: Patch<T>, options: PatchOptions): Promise<T> {
+    const query = writeQuery(options);
+    let body: unknown;
+    switch (patch.type) {
+      case 'json':
+        body = patch.operations;
+        break;
+      case 'merge':
+      case 'strategic-merge':
+        body = patch.patch;
+        break;
+      case 'apply':
+        if (!patch.fieldManager) throw new TypeError(`${this.type.kind}: server-side apply needs a fieldManager`);
+        body = this.withTypeMeta(patch.patch as T);
+        query.fieldManager = patch.fieldManager;
+        query.force = patch.force ? true : undefined;
+        break;
+    }
+    return this.rest.patch<T>(path, body, PATCH_CONTENT_TYPES[patch.type], query, call(options));
+  }
+
+  /** Adds apiVersion/kind when absent; the apiserver refuses bodies without them. */
+  protected withTypeMeta<O extends KubernetesObject>(object: O): O {
+    if (object.apiVersion && object.kind) return object;
+    return { ...object, apiVersion: object.apiVersion ?? this.apiVersion, kind: object.kind ?? this.type.kind };
+  }
+}
+
+/** A ResourceClient for kinds with a `scale` subresource (Deployments, StatefulSets, CRDs that declare one). */
+export class ScalableResourceClient<T extends KubernetesObject> extends ResourceClient<T> {
+  /** Reads the autoscaling/v1 Scale of an object. */
+  getScale(name: string, options: GetOptions = {}): Promise<Scale> {
+    return this.rest.get<Scale>(this.objectPath(name, 'scale'), { resourceVersion: options.resourceVersion }, call(options));
+  }
+
+  /** Writes the Scale (spec.replicas); carries its resourceVersion like `update`. */
+  updateScale(name: string, scale: Scale, options: WriteOptions = {}): Promise<Scale> {
+    const body: Scale = { apiVersion: 'autoscaling/v1', kind: 'Scale', ...scale, metadata: { name, namespace: this.namespace, ...scale.metadata } };
+    return this.rest.put<Scale>(this.objectPath(name, 'scale'), body, writeQuery(options), call(options));
+  }
+}
+
+/**
+ * Entry point for a namespaced kind: `inNamespace(ns)` scopes reads and writes to one namespace;
+ * `list`, `listAll` and `watch` here span all namespaces (what informers use).
+ */
+export class NamespacedResourceClient<T extends KubernetesObject, C extends ResourceClient<T> = ResourceClient<T>> {
+  private readonly everywhere: ResourceClient<T>;
+
+  constructor(
+    readonly rest: RestClient,
+    readonly type: ResourceType,
+    private readonly scoped: (namespace: string) => C,
+  ) {
+    this.everywhere = new ResourceClient<T>(rest, type);
+  }
+
+  /** A client for objects in one namespace. */
+  inNamespace(namespace: string): C {
+    if (!namespace) throw new TypeError(`${this.type.kind} is namespaced: a namespace is required`);
+    return this.scoped(namespace);
+  }
+
+  /** Lists one page across all namespaces. */
+  list(options: ListOptions = {}): Promise<ObjectList<T>> {
+    return this.everywhere.list(options);
+  }
+
+  /** Yields every matching object across all namespaces, page by page. */
+  listAll(options: ListOptions = {}): AsyncGenerator<T, void, undefined> {
+    return this.everywhere.listAll(options);
+  }
+
+  /** Watches across all namespaces. */
+  watch(options: WatchOptions = {}): AsyncGenerator<WatchEvent<T>, void, undefined> {
+    return this.everywhere.watch(options);
+  }
+}
+
+/** Client for a namespaced kind without a scale subresource. */
+export function namespacedResource<T extends KubernetesObject>(rest: RestClient, type: ResourceType): NamespacedResourceClient<T> {
+  return new NamespacedResourceClient<T>(rest, type, (ns) => new ResourceClient<T>(rest, type, ns));
+}
+
+/** Client for a namespaced kind with a scale subresource. */
+export function namespacedScalableResource<T extends KubernetesObject>(
+  rest: RestClient,
+  type: ResourceType,
+): NamespacedResourceClient<T, ScalableResourceClient<T>> {
+  return new NamespacedResourceClient<T, ScalableResourceClient<T>>(rest, type, (ns) => new ScalableResourceClient<T>(rest, type, ns));
+}
+
+/** Client for a cluster-scoped kind. */
+export function clusterResource<T extends KubernetesObject>(rest: RestClient, type: ResourceType): ResourceClient<T> {
+  return new ResourceClient<T>(rest, type);
+}
+
+/** Client for a cluster-scoped kind with a scale subresource. */
+export function clusterScalableResource<T extends KubernetesObject>(rest: RestClient, type: ResourceType): ScalableResourceClient<T> {
+  return new ScalableResourceClient<T>(rest, type);
+}
+
+function nameOf(object: KubernetesObject, type: ResourceType): string {
+  const name = object.metadata?.name;
+  if (!name) throw new TypeError(`${type.kind}: metadata.name is required`);
+  return name;
+}
+
+function deleteBody(options: DeleteOptions): Record<string, unknown> | undefined {
+  const body: Record<string, unknown> = { apiVersion: 'v1', kind: 'DeleteOptions' };
+  if (options.propagationPolicy) body.propagationPolicy = options.propagationPolicy;
+  if (options.gracePeriodSeconds !== undefined) body.gracePeriodSeconds = options.gracePeriodSeconds;
+  if (options.preconditions) body.preconditions = options.preconditions;
+  if (options.dryRun) body.dryRun = ['All'];
+  return Object.keys(body).length > 2 ? body : undefined;
+}

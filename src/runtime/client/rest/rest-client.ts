@@ -1,0 +1,303 @@
+import http from 'node:http';
+import https from 'node:https';
+import { ApiError, RequestTimeoutError, TransportError, isStatusObject, statusFromResponse } from '../errors/api-error.js';
+import { loadClientConfig, type ClientConfig, type LoadClientConfigOptions } from '../config/client-config.js';
+import { Transport, type TransportOptions } from './transport.js';
+import { TokenBucket, sleep } from './token-bucket.js';
+import type { KubernetesObject, Status } from '../types/meta.js';
+
+/** HTTP verbs the apiserver understands. */
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD';
+
+/** A query parameter value; arrays repeat the key, undefined/null/'' are left out. */
+export type QueryValue = string | number | boolean | undefined | null | readonly string[];
+
+/** Query parameters of one request. */
+export type Query = Record<string, QueryValue>;
+
+/** Settings shared by every request of a RestClient. */
+export interface RestClientOptions extends TransportOptions {
+  /** Sustained requests per second allowed by the client-side limiter. Default 50; Infinity turns it off. */
+  qps?: number;
+  /** Requests allowed at once above the sustained rate. Default 100. */
+  burst?: number;
+  /** Default per-request timeout in milliseconds (not applied to watches). Default 60000; 0 for none. */
+  timeoutMs?: number;
+  /** User-Agent header. */
+  userAgent?: string;
+  /** Times a request answered 429 (server throttling) is retried after its Retry-After. Default 3. */
+  maxThrottleRetries?: number;
+}
+
+/** Per-call settings common to every verb. */
+export interface CallOptions {
+  /** Aborts the request (and rejects with the signal's reason). */
+  signal?: AbortSignal;
+  /** Overrides the client's default timeout for this call; 0 for none. */
+  timeoutMs?: number;
+}
+
+/** One HTTP request to the apiserver. */
+export interface RestRequest extends CallOptions {
+  method: HttpMethod;
+  /** Absolute API path, e.g. `/api/v1/namespaces/default/pods`. */
+  path: string;
+  query?: Query;
+  /** Sent as JSON unless it is already a string or Buffer. */
+  body?: unknown;
+  /** Content-Type of the body; `application/json` by default (patches set their own). */
+  contentType?: string;
+  /** Accept header; `application/json` by default. */
+  accept?: string;
+  /** Extra headers. */
+  headers?: Record<string, string>;
+}
+
+/** A watch event as it arrives on the wire, before typing. */
+export interface RawWatchEvent<T> {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+  object: T;
+}
+
+/**
+ * Low-level client for the Kubernetes API: builds URLs, authenticates, limits its own rate,
+ * reuses connections, decodes JSON and turns failures into {@link ApiError}s.
+ * Typed, dynamic and discovery clients are built on top of it.
+ */
+export class RestClient {
+  readonly config: ClientConfig;
+  private readonly transport: Transport;
+  private readonly limiter: TokenBucket | undefined;
+  private readonly timeoutMs: number;
+  private readonly userAgent: string;
+  private readonly maxThrottleRetries: number;
+  private readonly base: URL;
+  private readonly basePath: string;
+
+  constructor(config: ClientConfig, options: RestClientOptions = {}) {
+    this.config = config;
+    this.transport = new Transport(config, options);
+    const qps = options.qps ?? 50;
+    this.limiter = Number.isFinite(qps) && qps > 0 ? new TokenBucket(qps, options.burst ?? 100) : undefined;
+    this.timeoutMs = options.timeoutMs ?? 60_000;
+    this.userAgent = options.userAgent ?? `kop/${process.version}`;
+    this.maxThrottleRetries = options.maxThrottleRetries ?? 3;
+    this.base = new URL(config.server);
+    this.basePath = this.base.pathname.replace(/\/+$/, '');
+  }
+
+  /** Loads configuration with {@link loadClientConfig} and builds a client from it. */
+  static load(loadOptions: LoadClientConfigOptions = {}, clientOptions: RestClientOptions = {}): RestClient {
+    return new RestClient(loadClientConfig(loadOptions), clientOptions);
+  }
+
+  /** Sends a request and decodes the JSON response. Throws ApiError for any non-2xx answer. */
+  async request<T>(req: RestRequest): Promise<T> {
+    const text = await this.requestText(req);
+    return (text === '' ? undefined : JSON.parse(text)) as T;
+  }
+
+  /** Sends a request and returns the response body as text (logs, non-JSON endpoints). */
+  async requestText(req: RestRequest): Promise<string> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.once(req);
+      } catch (err) {
+        if (err instanceof ApiError && err.code === 429 && attempt < this.maxThrottleRetries) {
+          await sleep((err.retryAfterSeconds ?? 1) * 1000, req.signal);
+          continue;
+        }
+        throw err;
+      }
+    }
+  }
+
+  /** GET `path` and decode the JSON body. */
+  get<T>(path: string, query?: Query, options?: CallOptions): Promise<T> {
+    return this.request<T>({ method: 'GET', path, query, ...options });
+  }
+
+  /** POST a JSON body to `path`. */
+  post<T>(path: string, body: unknown, query?: Query, options?: CallOptions): Promise<T> {
+    return this.request<T>({ method: 'POST', path, query, body, ...options });
+  }
+
+  /** PUT a JSON body to `path`. */
+  put<T>(path: string, body: unknown, query?: Query, options?: CallOptions): Promise<T> {
+    return this.request<T>({ method: 'PUT', path, query, body, ...options });
+  }
+
+  /** PATCH `path` with a body of the given patch content type. */
+  patch<T>(path: string, body: unknown, contentType: string, query?: Query, options?: CallOptions): Promise<T> {
+    return this.request<T>({ method: 'PATCH', path, query, body, contentType, ...options });
+  }
+
+  /** DELETE `path`, optionally with a DeleteOptions body. */
+  delete<T>(path: string, body?: unknown, query?: Query, options?: CallOptions): Promise<T> {
+    return this.request<T>({ method: 'DELETE', path, query, body, ...options });
+  }
+
+  /**
+   * Opens a watch on `path` (adds `watch=true`) and yields its events in order. The iteration
+   * ends when the server closes the stream (e.g. `timeoutSeconds` elapsed) or when `signal`
+   * aborts; breaking out of a `for await` closes the connection. An ERROR event is thrown as an
+   * ApiError: a 410 (`isGone`) means the resourceVersion is too old and the caller must relist.
+   */
+  async *watch<T>(path: string, query: Query = {}, options: { signal?: AbortSignal } = {}): AsyncGenerator<RawWatchEvent<T>, void, undefined> {
+    const signal = options.signal;
+    if (signal?.aborted) return;
+    const method = 'GET';
+    let res: http.IncomingMessage;
+    try {
+      res = await this.open({ method, path, query: { ...query, watch: true }, signal, timeoutMs: 0 });
+    } catch (err) {
+      if (signal?.aborted) return;
+      throw err;
+    }
+    if ((res.statusCode ?? 0) >= 300) {
+      const body = await readBody(res);
+      throw new ApiError(statusFromResponse(res.statusCode ?? 0, body), method, path);
+    }
+    res.setEncoding('utf8');
+    let buffered = '';
+    try {
+      for await (const chunk of res as AsyncIterable<string>) {
+        buffered += chunk;
+        let nl: number;
+        while ((nl = buffered.indexOf('\n')) >= 0) {
+          const line = buffered.slice(0, nl);
+          buffered = buffered.slice(nl + 1);
+          if (line.trim() === '') continue;
+          const event = JSON.parse(line) as RawWatchEvent<T>;
+          if (event.type === 'ERROR') throw watchError(event.object, path);
+          yield event;
+        }
+      }
+      if (buffered.trim() !== '') {
+        const event = JSON.parse(buffered) as RawWatchEvent<T>;
+        if (event.type === 'ERROR') throw watchError(event.object, path);
+        yield event;
+      }
+    } catch (err) {
+      if (signal?.aborted) return;
+      throw err;
+    } finally {
+      res.destroy();
+    }
+  }
+
+  /** Closes pooled connections; in-flight watches end. */
+  close(): void {
+    this.transport.close();
+  }
+
+  /** Full URL of a path with its query, as this client would request it. */
+  url(path: string, query?: Query): URL {
+    const url = new URL(this.base.origin);
+    url.pathname = this.basePath + path;
+    if (query) {
+      for (const [key, value] of Object.entries(query)) {
+        if (value === undefined || value === null || value === '') continue;
+        if (Array.isArray(value)) for (const v of value as readonly string[]) url.searchParams.append(key, v);
+        else url.searchParams.set(key, String(value));
+      }
+    }
+    return url;
+  }
+
+  private async once(req: RestRequest): Promise<string> {
+    const res = await this.open(req);
+    const body = await readBody(res);
+    const code = res.statusCode ?? 0;
+    if (code < 200 || code >= 300) {
+      const status = statusFromResponse(code, body);
+      const retryAfter = Number(res.headers['retry-after']);
+      if (code === 429 && Number.isFinite(retryAfter) && !status.details?.retryAfterSeconds) {
+        status.details = { ...status.details, retryAfterSeconds: retryAfter };
+      }
+      throw new ApiError(status, req.method, req.path);
+    }
+    return body;
+  }
+
+  /** Sends the request and resolves with the response once its headers arrive. */
+  private async open(req: RestRequest): Promise<http.IncomingMessage> {
+    if (this.limiter) await this.limiter.take(req.signal);
+    const auth = await this.transport.authHeaders();
+    const url = this.url(req.path, req.query);
+    const headers: Record<string, string> = {
+      accept: req.accept ?? 'application/json',
+      'user-agent': this.userAgent,
+      ...auth,
+      ...req.headers,
+    };
+    let payload: string | Buffer | undefined;
+    if (req.body !== undefined) {
+      payload = typeof req.body === 'string' || Buffer.isBuffer(req.body) ? req.body : JSON.stringify(req.body);
+      headers['content-type'] = req.contentType ?? 'application/json';
+      headers['content-length'] = String(Buffer.byteLength(payload));
+    }
+    const timeoutMs = req.timeoutMs ?? this.timeoutMs;
+    const lib = this.transport.isHttps ? https : http;
+    return new Promise<http.IncomingMessage>((resolve, reject) => {
+      const httpReq = lib.request(url, { method: req.method, headers, agent: this.transport.agent });
+      let response: http.IncomingMessage | undefined;
+      let failure: Error | undefined;
+      // One failure path for abort and timeout, before or after the headers arrived: destroying
+      // the response makes whoever reads the body see the same error.
+      const fail = (err: Error): void => {
+        if (failure) return;
+        failure = err;
+        httpReq.destroy(err);
+        response?.destroy(err);
+      };
+      const onAbort = (): void => fail(abortReason(req.signal));
+      const timer = timeoutMs > 0 ? setTimeout(() => fail(new RequestTimeoutError(req.method, req.path, timeoutMs)), timeoutMs) : undefined;
+      const cleanup = (): void => {
+        if (timer) clearTimeout(timer);
+        req.signal?.removeEventListener('abort', onAbort);
+      };
+      if (req.signal?.aborted) onAbort();
+      else req.signal?.addEventListener('abort', onAbort, { once: true });
+      httpReq.on('response', (res) => {
+        response = res;
+        res.on('error', () => undefined);
+        res.once('close', cleanup);
+        resolve(res);
+      });
+      httpReq.on('error', (err) => {
+        cleanup();
+        reject(failure ?? new TransportError(err.message, req.method, req.path, { cause: err }));
+      });
+      httpReq.end(payload);
+    });
+  }
+}
+
+function abortReason(signal: AbortSignal | undefined): Error {
+  const reason: unknown = signal?.reason;
+  return reason instanceof Error ? reason : new DOMException('The operation was aborted', 'AbortError');
+}
+
+function readBody(res: http.IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    res.on('data', (c: Buffer) => chunks.push(c));
+    res.on('end', () => resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8')));
+    res.on('error', reject);
+    res.on('close', () => {
+      if (!res.complete) reject(res.errored ?? new Error('connection closed before the response completed'));
+    });
+    if (res.errored) reject(res.errored);
+  });
+}
+
+function watchError(object: unknown, path: string): ApiError {
+  const status: Status = isStatusObject(object)
+    ? object
+    : { kind: 'Status', status: 'Failure', code: 500, reason: 'InternalError', message: JSON.stringify(object) };
+  return new ApiError(status, 'WATCH', path);
+}
+
+/** Re-exported for callers that type raw responses. */
+export type { KubernetesObject };

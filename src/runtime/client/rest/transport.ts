@@ -1,0 +1,120 @@
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import { KubeConfig } from '@kubernetes/client-node';
+import type { Cluster, User } from '@kubernetes/client-node';
+import { InvalidConfigurationError, type ClientConfig } from '../config/client-config.js';
+
+/** Connection pool settings of a {@link Transport}. */
+export interface TransportOptions {
+  /** Sockets kept open per host; watches hold one each, so leave room. Default 64. */
+  maxSockets?: number;
+  /** Idle sockets kept for reuse. Default 16. */
+  maxFreeSockets?: number;
+}
+
+/**
+ * The connection side of a RestClient: one keep-alive agent with the cluster's TLS settings,
+ * and the authentication headers for each request. client-node's applyToHTTPSOptions builds a
+ * new agent (so a new TLS handshake) and re-reads certificate files on every call; here TLS is
+ * set up once and only the credentials that can change (exec plugins, token files, auth
+ * providers) are re-evaluated per request, through client-node's authenticators.
+ */
+export class Transport {
+  agent: http.Agent;
+  readonly isHttps: boolean;
+  private readonly staticHeaders: Record<string, string>;
+  private readonly dynamicAuth: KubeConfig | undefined;
+  private readonly tls: https.AgentOptions;
+  private readonly agentOptions: TransportOptions;
+  private execCert: string | undefined;
+
+  constructor(config: ClientConfig, options: TransportOptions = {}) {
+    const kc = config.kubeConfig;
+    const cluster = kc.getCurrentCluster();
+    const user = kc.getCurrentUser();
+    if (!cluster) throw new InvalidConfigurationError('the configuration has no current cluster');
+    if (cluster.proxyUrl) {
+      throw new InvalidConfigurationError(`cluster "${cluster.name}" sets proxy-url, which kop's client does not support`);
+    }
+    this.isHttps = config.server.startsWith('https:');
+    this.agentOptions = options;
+    this.tls = this.isHttps ? tlsOptions(cluster, user) : {};
+    this.agent = this.makeAgent({});
+    this.staticHeaders = {};
+    if (user?.token) this.staticHeaders.authorization = `Bearer ${user.token}`;
+    if (user?.username) {
+      this.staticHeaders.authorization = `Basic ${Buffer.from(`${user.username}:${user.password ?? ''}`).toString('base64')}`;
+    }
+    if (user?.impersonateUser) this.staticHeaders['impersonate-user'] = user.impersonateUser;
+    this.dynamicAuth = user && (user.exec || user.authProvider) ? credentialsOnly(user) : undefined;
+  }
+
+  /** Authentication headers for the next request; runs exec plugins / token refresh when needed. */
+  async authHeaders(): Promise<Record<string, string>> {
+    if (!this.dynamicAuth) return this.staticHeaders;
+    const opts: https.RequestOptions & { headers: Record<string, string> } = { headers: {} };
+    await this.dynamicAuth.applyToHTTPSOptions(opts);
+    if (opts.cert && opts.key) {
+      // An exec plugin handed out a client certificate: rebuild the pool when it rotates.
+      const cert = String(opts.cert);
+      if (cert !== this.execCert) {
+        this.execCert = cert;
+        const old = this.agent;
+        this.agent = this.makeAgent({ cert: opts.cert, key: opts.key });
+        old.destroy();
+      }
+    }
+    const headers: Record<string, string> = { ...this.staticHeaders };
+    for (const [k, v] of Object.entries(opts.headers)) headers[k.toLowerCase()] = String(v);
+    return headers;
+  }
+
+  /** Closes every pooled connection. */
+  close(): void {
+    this.agent.destroy();
+  }
+
+  private makeAgent(extra: https.AgentOptions): http.Agent {
+    const common = {
+      keepAlive: true,
+      maxSockets: this.agentOptions.maxSockets ?? 64,
+      maxFreeSockets: this.agentOptions.maxFreeSockets ?? 16,
+      scheduling: 'lifo' as const,
+    };
+    return this.isHttps ? new https.Agent({ ...common, ...this.tls, ...extra }) : new http.Agent(common);
+  }
+}
+
+function fileOrData(file: string | undefined, data: string | undefined): Buffer | undefined {
+  if (file) return readFileSync(file);
+  if (data) return Buffer.from(data, 'base64');
+  return undefined;
+}
+
+function tlsOptions(cluster: Cluster, user: User | null): https.AgentOptions {
+  const tls: https.AgentOptions = {};
+  try {
+    const ca = fileOrData(cluster.caFile, cluster.caData);
+    if (ca) tls.ca = ca;
+    if (user) {
+      const cert = fileOrData(user.certFile, user.certData);
+      const key = fileOrData(user.keyFile, user.keyData);
+      if (cert) tls.cert = cert;
+      if (key) tls.key = key;
+    }
+  } catch (cause) {
+    throw new InvalidConfigurationError(`cannot read TLS material: ${(cause as Error).message}`, { cause });
+  }
+  if (cluster.skipTLSVerify) tls.rejectUnauthorized = false;
+  if (cluster.tlsServerName) tls.servername = cluster.tlsServerName;
+  return tls;
+}
+
+/** A KubeConfig holding only the user's dynamic credentials, so applying it reads no files and dials nothing. */
+function credentialsOnly(user: User): KubeConfig {
+  const kc = new KubeConfig();
+  const { certFile: _cf, keyFile: _kf, certData: _cd, keyData: _kd, token: _t, username: _u, password: _p, ...rest } = user;
+  kc.loadFromClusterAndUser({ name: 'auth-only', server: 'https://auth-only.invalid', skipTLSVerify: false }, rest);
+  return kc;
+}

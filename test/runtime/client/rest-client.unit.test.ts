@@ -1,0 +1,188 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  ApiError,
+  RequestTimeoutError,
+  RestClient,
+  TokenBucket,
+  isConflict,
+  isGone,
+  isNotFound,
+  loadClientConfig,
+} from '../../../src/runtime/index.js';
+
+// An in-memory apiserver stand-in: exercises URL building, decoding, errors, timeouts and watch
+// framing without a control plane. Behaviour against the real apiserver is in *.test.ts beside it.
+let server: http.Server;
+let base: string;
+const seen: { method: string; url: string; body: string; headers: http.IncomingHttpHeaders }[] = [];
+
+beforeAll(async () => {
+  server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      seen.push({ method: req.method!, url: req.url!, body, headers: req.headers });
+      const url = new URL(req.url!, 'http://x');
+      if (url.pathname === '/api/v1/namespaces/ns/configmaps/missing') {
+        res.writeHead(404, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'NotFound', code: 404, message: 'configmaps "missing" not found', details: { name: 'missing', kind: 'configmaps' } }));
+      } else if (url.pathname === '/plain-409') {
+        res.writeHead(409);
+        res.end('conflict happened');
+      } else if (url.pathname === '/slow') {
+        setTimeout(() => res.end('{}'), 2000).unref();
+      } else if (url.pathname === '/throttled') {
+        const n = seen.filter((s) => s.url === '/throttled').length;
+        if (n < 2) {
+          res.writeHead(429, { 'retry-after': '0' });
+          res.end();
+        } else res.end('{"ok":true}');
+      } else if (url.searchParams.get('watch') === 'true') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        const ev = (type: string, name: string, rv: string): string =>
+          JSON.stringify({ type, object: { kind: 'ConfigMap', metadata: { name, resourceVersion: rv } } }) + '\n';
+        // Split one event across two writes to exercise line framing.
+        const first = ev('ADDED', 'a', '1');
+        res.write(first.slice(0, 10));
+        setTimeout(() => {
+          res.write(first.slice(10) + ev('MODIFIED', 'a', '2'));
+          if (url.pathname.endsWith('/gone')) {
+            res.end(JSON.stringify({ type: 'ERROR', object: { kind: 'Status', code: 410, reason: 'Expired', message: 'too old resource version' } }) + '\n');
+          } else if (url.pathname.endsWith('/forever')) {
+            // keep the stream open; the client must cancel it
+          } else {
+            res.end(ev('DELETED', 'a', '3'));
+          }
+        }, 20);
+      } else {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ method: req.method, path: url.pathname, query: url.search }));
+      }
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+function client(options = {}): RestClient {
+  return new RestClient(loadClientConfig({ server: base, env: {} }), options);
+}
+
+describe('RestClient against an in-memory server', () => {
+  it('builds paths and repeats array query values, leaving out empty ones', async () => {
+    const c = client();
+    const got = await c.get<{ path: string; query: string }>('/api/v1/pods', { labelSelector: 'a=b', limit: 5, x: undefined, e: '', m: ['1', '2'] });
+    expect(got.path).toBe('/api/v1/pods');
+    expect(got.query).toBe('?labelSelector=a%3Db&limit=5&m=1&m=2');
+    c.close();
+  });
+
+  it('sends JSON bodies with content type and patch types', async () => {
+    const c = client();
+    await c.patch('/p', [{ op: 'add', path: '/a', value: 1 }], 'application/json-patch+json');
+    const last = seen.at(-1)!;
+    expect(last.method).toBe('PATCH');
+    expect(last.headers['content-type']).toBe('application/json-patch+json');
+    expect(JSON.parse(last.body)).toEqual([{ op: 'add', path: '/a', value: 1 }]);
+    c.close();
+  });
+
+  it('turns a Status body into a typed ApiError', async () => {
+    const c = client();
+    const err = await c.get('/api/v1/namespaces/ns/configmaps/missing').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect(isNotFound(err)).toBe(true);
+    expect((err as ApiError).status.details?.name).toBe('missing');
+    c.close();
+  });
+
+  it('synthesises a Status from a plain-text error', async () => {
+    const c = client();
+    const err = await c.get('/plain-409').catch((e: unknown) => e);
+    expect(isConflict(err)).toBe(true);
+    expect((err as ApiError).status.message).toBe('conflict happened');
+    c.close();
+  });
+
+  it('times out per request and honours abort signals', async () => {
+    const c = client();
+    await expect(c.get('/slow', {}, { timeoutMs: 50 })).rejects.toBeInstanceOf(RequestTimeoutError);
+    const ac = new AbortController();
+    const p = c.get('/slow', {}, { signal: ac.signal });
+    setTimeout(() => ac.abort(), 20);
+    await expect(p).rejects.toMatchObject({ name: 'AbortError' });
+    c.close();
+  });
+
+  it('retries 429 after Retry-After', async () => {
+    const c = client();
+    expect(await c.get('/throttled')).toEqual({ ok: true });
+    c.close();
+  });
+
+  it('reuses keep-alive connections', async () => {
+    const c = client({ qps: Infinity });
+    const sockets = new Set<unknown>();
+    const onConn = (s: unknown): void => void sockets.add(s);
+    server.on('connection', onConn);
+    for (let i = 0; i < 20; i++) await c.get('/api/v1/x');
+    server.off('connection', onConn);
+    expect(sockets.size).toBe(1);
+    c.close();
+  });
+
+  it('frames watch events split across chunks, in order', async () => {
+    const c = client();
+    const types: string[] = [];
+    for await (const ev of c.watch<{ metadata: { name: string } }>('/api/v1/configmaps')) types.push(ev.type);
+    expect(types).toEqual(['ADDED', 'MODIFIED', 'DELETED']);
+    c.close();
+  });
+
+  it('throws watch ERROR events as ApiError (410 Gone)', async () => {
+    const c = client();
+    const types: string[] = [];
+    const err = await (async () => {
+      for await (const ev of c.watch('/api/v1/gone')) types.push(ev.type);
+    })().catch((e: unknown) => e);
+    expect(types).toEqual(['ADDED', 'MODIFIED']);
+    expect(isGone(err)).toBe(true);
+    c.close();
+  });
+
+  it('ends a watch quietly when its signal aborts, and on break', async () => {
+    const c = client();
+    const ac = new AbortController();
+    const types: string[] = [];
+    for await (const ev of c.watch('/api/v1/forever', {}, { signal: ac.signal })) {
+      types.push(ev.type);
+      if (ev.type === 'MODIFIED') ac.abort();
+    }
+    expect(types).toEqual(['ADDED', 'MODIFIED']);
+    for await (const ev of c.watch('/api/v1/forever')) {
+      if (ev.type === 'ADDED') break;
+    }
+    c.close();
+  });
+});
+
+describe('TokenBucket', () => {
+  it('allows a burst, then paces at qps', async () => {
+    let now = 0;
+    const bucket = new TokenBucket(10, 3, () => now);
+    expect([bucket.tryTake(), bucket.tryTake(), bucket.tryTake(), bucket.tryTake()]).toEqual([true, true, true, false]);
+    now += 100;
+    expect(bucket.tryTake()).toBe(true);
+    expect(bucket.tryTake()).toBe(false);
+  });
+
+  it('makes waiters wait in real time', async () => {
+    const bucket = new TokenBucket(50, 1);
+    const start = performance.now();
+    for (let i = 0; i < 6; i++) await bucket.take();
+    expect(performance.now() - start).toBeGreaterThanOrEqual(80);
+  });
+});
