@@ -22,6 +22,7 @@
  */
 import type { Command } from 'commander';
 import type { Context } from '../cli/context.js';
+import * as init from './init.js';
 import * as version from './version.js';
 
 /** Builds the real context from the global flags; `overrides` replaces fields (tests, or a command that changes cwd). */
@@ -33,4 +34,4 @@ export interface CommandModule {
 }
 
 /** Every command, in the order `kop --help` lists them. */
-export const commands: readonly CommandModule[] = [version];
+export const commands: readonly CommandModule[] = [init, version];

@@ -1,0 +1,44 @@
+import type { Command } from 'commander';
+import type { MakeContext } from './index.js';
+
+/** `kop init`: scaffolds a new operator project in the current folder. */
+export function register(program: Command, makeContext: MakeContext): void {
+  program
+    .command('init')
+    .description('scaffold a new TypeScript operator project in the current folder')
+    .option('--domain <domain>', 'domain of every API group, e.g. example.com (default "my.domain")')
+    .option('--project-name <name>', 'project name, a DNS-1123 label (default: the folder name)')
+    .option('--owner <owner>', 'copyright owner named in the license headers')
+    .option('--license <license>', 'license of the generated project: apache2 or none (default "apache2")')
+    .option('--namespaced', 'watch only the namespace in WATCH_NAMESPACE and use namespaced Roles')
+    .option('--kop-source <spec>', 'npm dependency spec for kop (default: file: reference to the kop running init)')
+    .option('--skip-install', 'do not run npm install after writing the files')
+    .option('--force', 'write even when the folder already holds a project')
+    .action(async (flags: InitFlags) => {
+      const { runInit } = await import('../init/run-init.js');
+      await runInit(
+        {
+          domain: flags.domain,
+          projectName: flags.projectName,
+          owner: flags.owner,
+          license: flags.license,
+          namespaced: flags.namespaced ?? false,
+          kopSource: flags.kopSource,
+          skipInstall: flags.skipInstall ?? false,
+          force: flags.force ?? false,
+        },
+        makeContext(),
+      );
+    });
+}
+
+interface InitFlags {
+  domain?: string;
+  projectName?: string;
+  owner?: string;
+  license?: string;
+  namespaced?: boolean;
+  kopSource?: string;
+  skipInstall?: boolean;
+  force?: boolean;
+}

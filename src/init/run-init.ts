@@ -1,0 +1,184 @@
+import * as path from 'node:path';
+import type { Context } from '../cli/context.js';
+import { KopError, UsageError } from '../cli/errors.js';
+import { kopPackageRoot, kopVersion } from '../cli/paths.js';
+import { LAYOUT, PROJECT_FILE, PROJECT_FORMAT_VERSION, saveProjectFile, type ProjectFile } from '../project/project-file.js';
+import { checkDomain, checkProjectName, isDns1123Label, requireValid } from '../project/resource.js';
+import { applyTree, type ApplyResult, type PostFlushTask } from '../scaffold/apply.js';
+import { boilerplateComment } from '../scaffold/boilerplate.js';
+import { renderTemplateDir } from '../scaffold/render.js';
+import { VirtualTree } from '../scaffold/tree.js';
+
+/** Licenses `kop init` can scaffold. */
+export const LICENSES = ['apache2', 'none'] as const;
+export type License = (typeof LICENSES)[number];
+
+/** `kop init`'s flags; anything left undefined is asked for on a TTY or defaulted. */
+export interface InitOptions {
+  domain?: string;
+  projectName?: string;
+  owner?: string;
+  license?: string;
+  namespaced?: boolean;
+  kopSource?: string;
+  skipInstall?: boolean;
+  force?: boolean;
+}
+
+/** Answers after prompting, defaulting and validation. */
+export interface InitAnswers {
+  domain: string;
+  projectName: string;
+  owner: string;
+  license: License;
+  namespaced: boolean;
+  kopSource: string;
+}
+
+/** Files a folder may already hold (a fresh git clone): kept rather than refused without --force. */
+const KEEP_IF_PRESENT = new Set(['README.md', 'LICENSE', '.gitignore', '.dockerignore']);
+
+/**
+ * Scaffolds a new operator project in `context.cwd`. Refuses, writing nothing, when
+ * the folder already has a PROJECT or package.json and `force` is off.
+ */
+export async function runInit(options: InitOptions, context: Context): Promise<ApplyResult> {
+  const tree = new VirtualTree(context.cwd);
+  if (!options.force) {
+    for (const marker of [PROJECT_FILE, 'package.json']) {
+      if (await tree.existsOnDisk(marker)) {
+        throw new KopError(
+          `${context.cwd} already has a ${marker}${marker === PROJECT_FILE ? ' (it is a kop project)' : ''}; kop init wrote nothing`,
+          'run kop init in an empty folder, or pass --force to overwrite the scaffolded files',
+        );
+      }
+    }
+  }
+  const answers = await resolveAnswers(options, context);
+  await scaffoldProject(tree, answers, context, { force: options.force ?? false });
+
+  const tasks: PostFlushTask[] = [];
+  if (!options.skipInstall) {
+    tasks.push({
+      title: 'npm install',
+      hint: `the project files were written; run \`npm install\` in ${context.cwd} yourself`,
+      run: async (ctx) => {
+        const result = await ctx.exec('npm', ['install', '--no-audit', '--no-fund'], { cwd: context.cwd, inherit: true });
+        if (result.exitCode !== 0) throw new Error(`npm exited with code ${result.exitCode}${result.stderr ? `: ${result.stderr.trim()}` : ''}`);
+      },
+    });
+  }
+  const result = await applyTree(tree, context, { tasks });
+  if (result.written) {
+    const steps = [options.skipInstall ? 'npm install' : undefined, 'npm run build', 'npm test'].filter(Boolean).join(' && ');
+    context.out.info(`\nProject ${answers.projectName} is ready. Next: ${steps}`);
+    context.out.info('Then add an API with `kop create api --group <group> --version v1alpha1 --kind <Kind>`.');
+  }
+  return result;
+}
+
+/** Stages every file of a new project in `tree`. Exposed for tests and for `--force` re-scaffolds. */
+export async function scaffoldProject(
+  tree: VirtualTree,
+  answers: InitAnswers,
+  context: Pick<Context, 'now'>,
+  options: { force: boolean },
+): Promise<void> {
+  const year = String(context.now().getUTCFullYear());
+  const boilerplateLines = [`Copyright ${year} ${answers.owner}.`, ...(answers.license === 'apache2' ? ['SPDX-License-Identifier: Apache-2.0'] : [])];
+  const data = {
+    projectName: answers.projectName,
+    domain: answers.domain,
+    owner: answers.owner,
+    year,
+    description: `Kubernetes operator ${answers.projectName}, written in TypeScript with kop`,
+    licenseApache: answers.license === 'apache2',
+    packageLicense: answers.license === 'apache2' ? 'Apache-2.0' : 'UNLICENSED',
+    namespaced: answers.namespaced,
+    namespace: `${answers.projectName}-system`,
+    namePrefix: `${answers.projectName}-`,
+    kopSource: answers.kopSource,
+    kopSourceIsFile: answers.kopSource.startsWith('file:'),
+    kopVersion: kopVersion(),
+    licenseHeader: boilerplateComment('src/x.ts', boilerplateLines),
+  };
+  const files = await renderTemplateDir('init', data);
+  for (const file of files) {
+    if (file.path === 'LICENSE' && answers.license !== 'apache2') continue;
+    if (file.kind === 'generated') {
+      tree.write(file.path, file.content, { kind: 'generated', mode: file.mode });
+    } else {
+      const keep = KEEP_IF_PRESENT.has(file.path);
+      await tree.scaffold(file.path, file.content, { force: options.force, ifExists: keep ? 'skip' : 'error', mode: file.mode });
+    }
+  }
+  const project: ProjectFile = {
+    version: PROJECT_FORMAT_VERSION,
+    layout: [LAYOUT],
+    domain: answers.domain,
+    projectName: answers.projectName,
+    namespaced: answers.namespaced,
+    kopSource: answers.kopSource,
+    resources: [],
+  };
+  saveProjectFile(tree, project);
+}
+
+/** Fills in what the flags left out: asks on a TTY, otherwise takes defaults or fails naming the flag. */
+export async function resolveAnswers(options: InitOptions, context: Context): Promise<InitAnswers> {
+  const ask = async (flag: string, given: string | undefined, question: Parameters<Context['prompter']['ask']>[0]) =>
+    given ?? String(await context.prompter.ask({ ...question, flag }));
+
+  const folder = path.basename(context.cwd);
+  const domain = await ask('--domain', options.domain, {
+    flag: '--domain',
+    type: 'text',
+    message: 'Domain of your API groups (e.g. example.com)',
+    initial: 'my.domain',
+    validate: checkDomain,
+  });
+  requireValid(checkDomain, domain, '--domain');
+
+  const projectName = await ask('--project-name', options.projectName, {
+    flag: '--project-name',
+    type: 'text',
+    message: 'Project name (a DNS-1123 label)',
+    initial: isDns1123Label(folder) ? folder : undefined,
+    validate: checkProjectName,
+  });
+  requireValid(checkProjectName, projectName, '--project-name');
+
+  const owner = await ask('--owner', options.owner, {
+    flag: '--owner',
+    type: 'text',
+    message: 'Copyright owner',
+    initial: `The ${projectName} authors`,
+    validate: checkOwner,
+  });
+  requireValid(checkOwner, owner, '--owner');
+
+  const license = await ask('--license', options.license, {
+    flag: '--license',
+    type: 'select',
+    message: 'License',
+    initial: 'apache2',
+    choices: [...LICENSES],
+  });
+  if (!(LICENSES as readonly string[]).includes(license)) {
+    throw new UsageError(`--license: unknown license ${JSON.stringify(license)}; choose one of ${LICENSES.join(', ')}`);
+  }
+
+  const kopSource = options.kopSource ?? `file:${kopPackageRoot()}`;
+  if (kopSource.trim() === '' || /[\u0000-\u001f\u007f]/.test(kopSource)) {
+    throw new UsageError(`--kop-source: ${JSON.stringify(kopSource)} is not an npm dependency spec (e.g. file:../kop, ^0.1.0, github:owner/kop)`);
+  }
+
+  return { domain, projectName, owner, license: license as License, namespaced: options.namespaced ?? false, kopSource };
+}
+
+/** Owners go into comments and the README: one line, printable, not empty. */
+function checkOwner(value: string): true | string {
+  return value.trim() !== '' && value.length <= 200 && !/[\u0000-\u001f\u007f]/.test(value)
+    ? true
+    : `invalid owner ${JSON.stringify(value)}: the owner must be one line of at most 200 printable characters (e.g. "Example Corp")`;
+}
