@@ -1,0 +1,422 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { findControlPlaneBinaries, type BinaryPathOptions, type ControlPlaneBinaryPaths } from './binaries.js';
+import type { Environment } from './cache-dir.js';
+import { CertificateAuthority, type CertificateAndKey } from './certificates.js';
+import { removeDirSync, trackForCleanup } from './cleanup.js';
+import { installCRDs as installCRDsWith, sleep, type CRDSource, type CustomResourceDefinition, type InstallCRDsOptions } from './crds.js';
+import { parseBoolean, parseDuration } from './durations.js';
+import { ApiServerTransport, postJson } from './http.js';
+import { buildKubeconfig, clientCertificateUser, writeKubeconfig, type Kubeconfig } from './kubeconfig.js';
+import { ManagedProcess } from './managed-process.js';
+import { findFreePorts } from './ports.js';
+
+/** Options for {@link startControlPlane}; every one has an envtest-compatible environment default. */
+export interface ControlPlaneOptions {
+  /** Explicit binary paths; otherwise found as described in binaries.ts (TEST_ASSET_*, KUBEBUILDER_ASSETS, ...). */
+  binaries?: BinaryPathOptions;
+  /** Start-to-ready limit; default `KUBEBUILDER_CONTROLPLANE_START_TIMEOUT` or 60 s. */
+  startTimeoutMs?: number;
+  /** Graceful-stop limit per process before SIGKILL; default `KUBEBUILDER_CONTROLPLANE_STOP_TIMEOUT` or 20 s. */
+  stopTimeoutMs?: number;
+  /** Copy etcd and kube-apiserver output to this process; default `KUBEBUILDER_ATTACH_CONTROL_PLANE_OUTPUT`. */
+  attachOutput?: boolean;
+  /** Start nothing and use the current kubeconfig's cluster; default `USE_EXISTING_CLUSTER`. */
+  useExistingCluster?: boolean;
+  /** CRDs to install (and wait for) before the promise resolves. */
+  crds?: CRDSource[];
+  /** Extra kube-apiserver flags, appended after kop's (a later flag wins), e.g. `--feature-gates=...`. */
+  apiServerArgs?: string[];
+  /** Extra etcd flags, appended after kop's. */
+  etcdArgs?: string[];
+  /** Environment to read the defaults from; `process.env` unless given. */
+  env?: Environment;
+}
+
+/** A user of the control plane and a kubeconfig that authenticates as it. */
+export interface ControlPlaneUser {
+  name: string;
+  groups: string[];
+  /** Kubeconfig object for this user (current context set). */
+  kubeconfig: Kubeconfig;
+  /** The same kubeconfig written to a file (deleted by stop()). */
+  kubeconfigPath: string;
+  /** Client certificate PEM; absent for users of an existing cluster. */
+  certData?: string;
+  /** Client private key PEM; absent for users of an existing cluster. */
+  keyData?: string;
+}
+
+/** A running control plane (or a connection to an existing cluster). */
+export interface ControlPlane {
+  /** True when USE_EXISTING_CLUSTER mode connected to a cluster instead of starting one. */
+  readonly existingCluster: boolean;
+  /** The API server URL, e.g. https://127.0.0.1:41234. */
+  readonly server: string;
+  /** PEM of the CA that signed the API server's serving certificate (and, when started here, the client certificates). */
+  readonly caData: string | undefined;
+  /** Admin (group system:masters) kubeconfig object. */
+  readonly kubeconfig: Kubeconfig;
+  /** Admin kubeconfig file path. */
+  readonly kubeconfigPath: string;
+  /** The admin user, with its client certificate when the control plane was started here. */
+  readonly admin: ControlPlaneUser;
+  /** etcd's client URL (http://127.0.0.1:port); undefined for an existing cluster. */
+  readonly etcdUrl: string | undefined;
+  /** The binaries started; undefined for an existing cluster. */
+  readonly binaries: ControlPlaneBinaryPaths | undefined;
+  /** The temp folder holding data, certificates and kubeconfigs; removed by stop(). */
+  readonly dir: string;
+  /**
+   * A kubeconfig for a user named `name` in `groups`, with no rights beyond what RBAC grants
+   * those names (create Roles/Bindings as admin to give some). Started here: a client
+   * certificate (CN=name, O=groups). Existing cluster: impersonation (`as`, `as-groups`) of
+   * the current user.
+   */
+  addUser(user: { name: string; groups?: string[] }): Promise<ControlPlaneUser>;
+  /** Installs CRDs from paths or objects and waits until each is Established and served. */
+  installCRDs(sources: CRDSource | CRDSource[], options?: InstallCRDsOptions): Promise<CustomResourceDefinition[]>;
+  /**
+   * Compacts etcd's history up to its current revision, so watches and lists from an older
+   * resourceVersion get 410 Gone once the API server's watch cache no longer covers them.
+   * Returns the compacted revision. Not available for an existing cluster.
+   */
+  compactEtcd(): Promise<number>;
+  /** Stops the processes (SIGTERM, then SIGKILL after the stop timeout) and deletes the temp folder. Idempotent. */
+  stop(): Promise<void>;
+}
+
+const DEFAULT_START_TIMEOUT_MS = 60_000;
+const DEFAULT_STOP_TIMEOUT_MS = 20_000;
+const ADMIN_USER = 'kop-admin';
+const ADMIN_GROUPS = ['system:masters'];
+const MAX_START_ATTEMPTS = 3;
+
+/** Resolved options: explicit options first, then envtest's environment variables, then defaults. */
+interface ResolvedOptions {
+  startTimeoutMs: number;
+  stopTimeoutMs: number;
+  attachOutput: boolean;
+  useExistingCluster: boolean;
+}
+
+/** Applies the envtest environment variables under the explicit options. */
+export function resolveControlPlaneOptions(options: ControlPlaneOptions, env: Environment): ResolvedOptions {
+  return {
+    startTimeoutMs:
+      options.startTimeoutMs ??
+      parseDuration(env.KUBEBUILDER_CONTROLPLANE_START_TIMEOUT, 'KUBEBUILDER_CONTROLPLANE_START_TIMEOUT') ??
+      DEFAULT_START_TIMEOUT_MS,
+    stopTimeoutMs:
+      options.stopTimeoutMs ??
+      parseDuration(env.KUBEBUILDER_CONTROLPLANE_STOP_TIMEOUT, 'KUBEBUILDER_CONTROLPLANE_STOP_TIMEOUT') ??
+      DEFAULT_STOP_TIMEOUT_MS,
+    attachOutput: options.attachOutput ?? parseBoolean(env.KUBEBUILDER_ATTACH_CONTROL_PLANE_OUTPUT),
+    useExistingCluster: options.useExistingCluster ?? parseBoolean(env.USE_EXISTING_CLUSTER),
+  };
+}
+
+/**
+ * Starts etcd and kube-apiserver on free loopback ports, with a fresh CA, client-certificate
+ * admin, RBAC authorization and service-account keys, and resolves once `/readyz` answers 200
+ * and the `default` namespace exists. With `useExistingCluster` (or USE_EXISTING_CLUSTER=true)
+ * it starts nothing and uses the current kubeconfig instead.
+ *
+ * Nothing is left behind: a failed start kills what it started; stop(), SIGINT/SIGTERM/SIGHUP,
+ * process exit and even SIGKILL of this process (through a small detached reaper) end the
+ * child processes and delete the temp folder.
+ */
+export async function startControlPlane(options: ControlPlaneOptions = {}): Promise<ControlPlane> {
+  const env = options.env ?? process.env;
+  const resolved = resolveControlPlaneOptions(options, env);
+  if (resolved.useExistingCluster) {
+    const { connectToExistingCluster } = await import('./existing-cluster.js');
+    return connectToExistingCluster(options);
+  }
+  const binaries = findControlPlaneBinaries(options.binaries, env);
+  // realpath: macOS's tmpdir is a symlink, and the reaper matches this path in command lines.
+  const dir = mkdtempSync(join(realpathSync(tmpdir()), 'kop-envtest-'));
+  const processes: ManagedProcess[] = [];
+  const tracker = trackForCleanup({
+    pids: () => processes.map((child) => child.pid).filter((pid): pid is number => pid !== undefined),
+    dirs: [dir],
+    marker: dir,
+    async killAndRemove() {
+      await Promise.all(processes.map((child) => child.kill()));
+      removeDirSync(dir);
+    },
+    killAndRemoveSync() {
+      for (const child of processes) child.signal('SIGKILL');
+      removeDirSync(dir);
+    },
+  });
+
+  const abandon = async () => {
+    await Promise.all(processes.map((child) => child.kill()));
+    removeDirSync(dir);
+    tracker.release();
+  };
+
+  try {
+    const pki = await createPki(dir);
+    const deadline = Date.now() + resolved.startTimeoutMs;
+    let started: Started | undefined;
+    for (let attempt = 1; !started; attempt++) {
+      try {
+        started = await startProcesses({ dir, binaries, pki, options, resolved, processes, tracker, deadline });
+      } catch (error) {
+        if (!(error instanceof PortInUseError) || attempt >= MAX_START_ATTEMPTS) throw error;
+        // Another process took a port between our probe and the bind: kill and retry on new ports.
+        await Promise.all(processes.splice(0).map((child) => child.kill()));
+        removeDirSync(join(dir, 'etcd'));
+      }
+    }
+    const plane = new LocalControlPlane(started, pki, dir, binaries, resolved.stopTimeoutMs, processes, tracker.release);
+    if (options.crds && options.crds.length > 0) await plane.installCRDs(options.crds, { timeoutMs: Math.max(deadline - Date.now(), 5_000) });
+    return plane;
+  } catch (error) {
+    await abandon();
+    throw error;
+  }
+}
+
+interface Pki {
+  ca: CertificateAuthority;
+  serving: CertificateAndKey;
+  admin: CertificateAndKey;
+  files: {
+    caCert: string;
+    servingCert: string;
+    servingKey: string;
+    serviceAccountKey: string;
+    serviceAccountPublicKey: string;
+  };
+}
+
+async function createPki(dir: string): Promise<Pki> {
+  const pkiDir = join(dir, 'pki');
+  mkdirSync(pkiDir, { mode: 0o700 });
+  const ca = await CertificateAuthority.create();
+  const [serving, admin] = await Promise.all([
+    ca.issue({ commonName: 'kube-apiserver', usage: 'server', hosts: ['127.0.0.1', 'localhost', '::1'] }),
+    ca.issue({ commonName: ADMIN_USER, organizations: ADMIN_GROUPS, usage: 'client' }),
+  ]);
+  // Service-account tokens are signed with this key; ECDSA P-256 keys are instant to make.
+  const serviceAccount = generateKeyPairSync('ec', {
+    namedCurve: 'prime256v1',
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+  });
+  const files = {
+    caCert: join(pkiDir, 'ca.crt'),
+    servingCert: join(pkiDir, 'apiserver.crt'),
+    servingKey: join(pkiDir, 'apiserver.key'),
+    serviceAccountKey: join(pkiDir, 'sa.key'),
+    serviceAccountPublicKey: join(pkiDir, 'sa.pub'),
+  };
+  writeFileSync(files.caCert, ca.certPem);
+  writeFileSync(files.servingCert, serving.certPem);
+  writeFileSync(files.servingKey, serving.keyPem, { mode: 0o600 });
+  writeFileSync(files.serviceAccountKey, serviceAccount.privateKey, { mode: 0o600 });
+  writeFileSync(files.serviceAccountPublicKey, serviceAccount.publicKey);
+  return { ca, serving, admin, files };
+}
+
+interface Started {
+  server: string;
+  etcdUrl: string;
+  transport: ApiServerTransport;
+}
+
+class PortInUseError extends Error {}
+
+async function startProcesses(input: {
+  dir: string;
+  binaries: ControlPlaneBinaryPaths;
+  pki: Pki;
+  options: ControlPlaneOptions;
+  resolved: ResolvedOptions;
+  processes: ManagedProcess[];
+  tracker: { update(): void };
+  deadline: number;
+}): Promise<Started> {
+  const { dir, binaries, pki, options, resolved, processes, tracker, deadline } = input;
+  const [etcdClientPort, etcdPeerPort, apiServerPort] = await findFreePorts(3);
+  const etcdUrl = `http://127.0.0.1:${etcdClientPort}`;
+  const peerUrl = `http://127.0.0.1:${etcdPeerPort}`;
+  const server = `https://127.0.0.1:${apiServerPort}`;
+
+  const etcdArgs = [
+    '--name=default',
+    `--data-dir=${join(dir, 'etcd')}`,
+    `--listen-client-urls=${etcdUrl}`,
+    `--advertise-client-urls=${etcdUrl}`,
+    `--listen-peer-urls=${peerUrl}`,
+    `--initial-advertise-peer-urls=${peerUrl}`,
+    `--initial-cluster=default=${peerUrl}`,
+    // Test data is thrown away; fsync only costs time.
+    '--unsafe-no-fsync=true',
+    ...(options.etcdArgs ?? []),
+  ];
+  const apiServerArgs = [
+    `--etcd-servers=${etcdUrl}`,
+    `--cert-dir=${join(dir, 'apiserver')}`,
+    `--tls-cert-file=${pki.files.servingCert}`,
+    `--tls-private-key-file=${pki.files.servingKey}`,
+    `--client-ca-file=${pki.files.caCert}`,
+    `--secure-port=${apiServerPort}`,
+    '--bind-address=127.0.0.1',
+    // Without it the apiserver looks for a routable interface to advertise, which a sandbox may lack.
+    '--advertise-address=127.0.0.1',
+    '--service-cluster-ip-range=10.0.0.0/24',
+    '--allow-privileged=true',
+    // No controller-manager runs, so nothing would create the ServiceAccounts this plugin demands.
+    '--disable-admission-plugins=ServiceAccount',
+    '--authorization-mode=RBAC',
+    `--service-account-issuer=${server}/`,
+    `--service-account-key-file=${pki.files.serviceAccountPublicKey}`,
+    `--service-account-signing-key-file=${pki.files.serviceAccountKey}`,
+    ...(options.apiServerArgs ?? []),
+  ];
+
+  // Both at once: the apiserver retries etcd until it answers, which saves etcd's start time.
+  const etcd = ManagedProcess.start('etcd', binaries.etcd, etcdArgs, { attachOutput: resolved.attachOutput });
+  processes.push(etcd);
+  const apiServer = ManagedProcess.start('kube-apiserver', binaries.kubeApiServer, apiServerArgs, {
+    attachOutput: resolved.attachOutput,
+  });
+  processes.push(apiServer);
+  tracker.update();
+
+  const transport = new ApiServerTransport(server, { caPem: pki.ca.certPem, certPem: pki.admin.certPem, keyPem: pki.admin.keyPem });
+  try {
+    await waitFor('kube-apiserver /readyz', deadline, [etcd, apiServer], async () => {
+      const response = await transport.request('GET', '/readyz', undefined, { timeoutMs: 2_000 });
+      return response.status === 200;
+    });
+    await waitFor('the default namespace', deadline, [etcd, apiServer], async () => {
+      const response = await transport.request('GET', '/api/v1/namespaces/default', undefined, { timeoutMs: 2_000 });
+      return response.status === 200;
+    });
+  } catch (error) {
+    transport.close();
+    throw error;
+  }
+  return { server, etcdUrl, transport };
+}
+
+/**
+ * Polls `check` until it is true; fails early, with the process's last output, when a
+ * watched process exits, and with both processes' output when the deadline passes.
+ */
+async function waitFor(what: string, deadline: number, watched: ManagedProcess[], check: () => Promise<boolean>): Promise<void> {
+  for (;;) {
+    const dead = watched.find((child) => child.exitStatus !== undefined);
+    if (dead) {
+      const output = dead.outputTail();
+      const exit = dead.exitStatus!;
+      const message = `${dead.name} exited (${exit.signal ?? `code ${exit.code}`}) while waiting for ${what}:\n${output}`;
+      if (/address already in use|bind: address/i.test(output)) throw new PortInUseError(message);
+      throw new Error(message);
+    }
+    try {
+      if (await check()) return;
+    } catch {
+      // Connection refused or reset while the server comes up: keep polling.
+    }
+    if (Date.now() > deadline) {
+      const outputs = watched.map((child) => `--- ${child.name} ---\n${child.outputTail(15)}`).join('\n');
+      throw new Error(
+        `the control plane did not become ready in time (waiting for ${what}); raise KUBEBUILDER_CONTROLPLANE_START_TIMEOUT or the startTimeoutMs option if this machine is slow.\n${outputs}`,
+      );
+    }
+    await sleep(50);
+  }
+}
+
+class LocalControlPlane implements ControlPlane {
+  readonly existingCluster = false;
+  readonly server: string;
+  readonly caData: string;
+  readonly kubeconfig: Kubeconfig;
+  readonly kubeconfigPath: string;
+  readonly admin: ControlPlaneUser;
+  readonly etcdUrl: string;
+  private readonly transport: ApiServerTransport;
+  private stopping: Promise<void> | undefined;
+  private userCount = 0;
+
+  constructor(
+    started: Started,
+    private readonly pki: Pki,
+    readonly dir: string,
+    readonly binaries: ControlPlaneBinaryPaths,
+    private readonly stopTimeoutMs: number,
+    private readonly processes: ManagedProcess[],
+    private readonly releaseCleanup: () => void,
+  ) {
+    this.server = started.server;
+    this.etcdUrl = started.etcdUrl;
+    this.transport = started.transport;
+    this.caData = pki.ca.certPem;
+    this.admin = this.writeUser(ADMIN_USER, ADMIN_GROUPS, pki.admin, 'kubeconfig');
+    this.kubeconfig = this.admin.kubeconfig;
+    this.kubeconfigPath = this.admin.kubeconfigPath;
+  }
+
+  async addUser(user: { name: string; groups?: string[] }): Promise<ControlPlaneUser> {
+    this.assertRunning();
+    const groups = user.groups ?? [];
+    const credentials = await this.pki.ca.issue({ commonName: user.name, organizations: groups, usage: 'client' });
+    this.userCount += 1;
+    return this.writeUser(user.name, groups, credentials, `kubeconfig-user-${this.userCount}`);
+  }
+
+  async installCRDs(sources: CRDSource | CRDSource[], options?: InstallCRDsOptions): Promise<CustomResourceDefinition[]> {
+    this.assertRunning();
+    return installCRDsWith(this.transport, Array.isArray(sources) ? sources : [sources], options);
+  }
+
+  async compactEtcd(): Promise<number> {
+    this.assertRunning();
+    // A range request for any key returns the store's current revision in its header.
+    const range = await postJson<{ header: { revision: string } }>(`${this.etcdUrl}/v3/kv/range`, { key: Buffer.from('/').toString('base64') });
+    const revision = Number(range.header.revision);
+    await postJson(`${this.etcdUrl}/v3/kv/compaction`, { revision: String(revision), physical: true });
+    return revision;
+  }
+
+  stop(): Promise<void> {
+    this.stopping ??= this.stopNow();
+    return this.stopping;
+  }
+
+  private async stopNow(): Promise<void> {
+    this.transport.close();
+    // The apiserver first, so it does not spend its shutdown retrying a vanished etcd.
+    const [etcd, ...others] = this.processes;
+    for (const child of others.reverse()) await child.stop(this.stopTimeoutMs);
+    if (etcd) await etcd.stop(this.stopTimeoutMs);
+    removeDirSync(this.dir);
+    this.releaseCleanup();
+  }
+
+  private assertRunning(): void {
+    if (this.stopping) throw new Error('the control plane has been stopped');
+  }
+
+  private writeUser(name: string, groups: string[], credentials: CertificateAndKey, fileName: string): ControlPlaneUser {
+    const kubeconfig = buildKubeconfig({
+      clusterName: 'kop-envtest',
+      server: this.server,
+      caPem: this.pki.ca.certPem,
+      userName: name,
+      user: clientCertificateUser(credentials.certPem, credentials.keyPem),
+    });
+    const kubeconfigPath = join(this.dir, fileName);
+    writeKubeconfig(kubeconfigPath, kubeconfig);
+    return { name, groups, kubeconfig, kubeconfigPath, certData: credentials.certPem, keyData: credentials.keyPem };
+  }
+}

@@ -1,0 +1,29 @@
+/**
+ * kop/testing: a real kube-apiserver and etcd for tests, like controller-runtime's envtest.
+ *
+ * ```ts
+ * import { startControlPlane } from 'kop/testing';
+ * const plane = await startControlPlane({ crds: ['config/crd/bases'] });
+ * // plane.kubeconfigPath, plane.kubeconfig, plane.addUser({ name: 'alice', groups: ['dev'] }) ...
+ * await plane.stop();
+ * ```
+ */
+export {
+  startControlPlane,
+  resolveControlPlaneOptions,
+  type ControlPlane,
+  type ControlPlaneOptions,
+  type ControlPlaneUser,
+} from './control-plane.js';
+export {
+  findControlPlaneBinaries,
+  findControlPlaneBinary,
+  ControlPlaneBinariesNotFoundError,
+  KUBEBUILDER_DEFAULT_ASSETS,
+  type BinaryPathOptions,
+  type ControlPlaneBinaryPaths,
+} from './binaries.js';
+export { envtestCacheDir, type Environment } from './cache-dir.js';
+export { readCRDs, type CRDSource, type CustomResourceDefinition, type InstallCRDsOptions } from './crds.js';
+export type { Kubeconfig, KubeconfigCluster, KubeconfigUser } from './kubeconfig.js';
+export { PINNED_KUBERNETES_VERSION, PINNED_ETCD_VERSION, type ControlPlaneBinary } from './versions.js';
