@@ -11,3 +11,4 @@ export * from './retry/retry-on-conflict.js';
 export * from './discovery/discovery-client.js';
 export * from './discovery/rest-mapper.js';
 export * from './dynamic/dynamic-client.js';
+export * from './typed/core-clients.js';
