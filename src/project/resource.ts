@@ -45,7 +45,7 @@ export function isDns1123Label(value: string): boolean {
 
 /** True for a DNS-1123 subdomain: dot-separated labels, at most 253 characters. */
 export function isDns1123Subdomain(value: string): boolean {
-  return value.length > 0 && value.length <= 253 && value.split('.').every((label) => label.length > 0 && DNS1123_LABEL.test(label));
+  return value.length > 0 && value.length <= 253 && value.split('.').every((label) => label.length > 0 && isDns1123Label(label));
 }
 
 /** Throws a UsageError naming `flag` when `check` rejects `value`; returns the value otherwise. */

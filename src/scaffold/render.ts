@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import Handlebars from 'handlebars';
-import { stringify as stringifyYaml } from 'yaml';
+import { parse as parseYaml } from 'yaml';
 import { KopError } from '../cli/errors.js';
 import { templatesRoot } from '../cli/paths.js';
 import { withHeader } from './header.js';
@@ -50,9 +50,20 @@ export function jsonLiteral(value: unknown): string {
     .replace(/\u2029/g, '\\u2029');
 }
 
-/** A value as a single-line YAML flow scalar, quoted when YAML would otherwise reinterpret it. */
+/**
+ * A value as a single-line YAML scalar: plain when that reads back as the same string,
+ * otherwise a JSON double-quoted string (JSON strings are valid YAML), so no value can
+ * add lines, keys or comments to the document.
+ */
 export function yamlScalar(value: unknown): string {
-  return stringifyYaml(value, { lineWidth: 0, defaultStringType: 'PLAIN', defaultKeyType: 'PLAIN' }).trimEnd();
+  if (typeof value === 'string' && /^[A-Za-z0-9][A-Za-z0-9._/-]*$/.test(value)) {
+    try {
+      if (parseYaml(value) === value) return value;
+    } catch {
+      // fall through to quoting
+    }
+  }
+  return jsonLiteral(value);
 }
 
 /** Text that stays inside a single-line comment of any syntax kop writes. */
