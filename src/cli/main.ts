@@ -26,7 +26,9 @@ export function createProgram(io: MainIo): Command {
   const program = new Command('kop');
   program
     .description('Kubebuilder for TypeScript: scaffold, generate and run Kubernetes operators written in TypeScript')
-    .version(kopVersion(), '-V, --version', "print kop's version")
+    // Only -V here: `--version` is also a flag of `kop create api`, and commander lets a root
+    // flag swallow it anywhere on the line. main() maps a leading `kop --version` to -V.
+    .version(kopVersion(), '-V', "print kop's version (also --version, before any command)")
     .option('--dry-run', 'print what would change and write nothing')
     .option('--verbose', 'print more detail, and stack traces on errors')
     .option('--no-color', 'never colour the output (NO_COLOR works too)')
@@ -77,6 +79,7 @@ export async function main(argv: string[], io: Partial<MainIo> = {}): Promise<nu
     cwd: io.cwd ?? process.cwd(),
   };
   const program = createProgram(fullIo);
+  if (argv[2] === '--version') argv = [...argv.slice(0, 2), '-V', ...argv.slice(3)];
   try {
     await program.parseAsync(argv, { from: 'node' });
     return 0;
