@@ -6,7 +6,7 @@ import { LAYOUT, PROJECT_FILE, PROJECT_FORMAT_VERSION, saveProjectFile, type Pro
 import { checkDomain, checkProjectName, isDns1123Label, requireValid } from '../project/resource.js';
 import { applyTree, type ApplyResult, type PostFlushTask } from '../scaffold/apply.js';
 import { boilerplateComment } from '../scaffold/boilerplate.js';
-import { renderTemplateDir } from '../scaffold/render.js';
+import { commentText, renderTemplateDir } from '../scaffold/render.js';
 import { VirtualTree } from '../scaffold/tree.js';
 
 /** Licenses `kop init` can scaffold. */
@@ -85,7 +85,7 @@ export async function scaffoldProject(
   options: { force: boolean },
 ): Promise<void> {
   const year = String(context.now().getUTCFullYear());
-  const boilerplateLines = [`Copyright ${year} ${answers.owner}.`, ...(answers.license === 'apache2' ? ['SPDX-License-Identifier: Apache-2.0'] : [])];
+  const boilerplateLines = [`Copyright ${year} ${commentText(answers.owner)}.`, ...(answers.license === 'apache2' ? ['SPDX-License-Identifier: Apache-2.0'] : [])];
   const data = {
     projectName: answers.projectName,
     domain: answers.domain,

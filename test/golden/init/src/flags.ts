@@ -1,0 +1,72 @@
+// Scaffolded by kop. This file is yours to edit; kop does not overwrite it.
+// Copyright 2026 The demo authors.
+// SPDX-License-Identifier: Apache-2.0
+
+import { parseArgs } from 'node:util';
+
+/** The manager's command-line flags. */
+export interface ManagerFlags {
+  /** Where /metrics is served, `host:port` or `:port`; "0" turns metrics off. */
+  metricsBindAddress: string;
+  /** Where /healthz and /readyz are served; "0" turns the probes off. */
+  healthProbeBindAddress: string;
+  /** Take a Lease before reconciling, so only one replica acts at a time. */
+  leaderElect: boolean;
+  /** Path of the kubeconfig; empty means $KUBECONFIG, then in-cluster, then ~/.kube/config. */
+  kubeconfig: string;
+  /** Print usage and exit. */
+  help: boolean;
+}
+
+/** A `host:port` listen address; host "" means every interface. */
+export interface BindAddress {
+  host: string;
+  port: number;
+}
+
+export const USAGE = `Usage: demo [flags]
+
+Flags:
+  --metrics-bind-address <addr>       address of the metrics endpoint, "0" to disable (default ":8080")
+  --health-probe-bind-address <addr>  address of /healthz and /readyz, "0" to disable (default ":8081")
+  --leader-elect                      elect a leader so only one replica reconciles (default false)
+  --kubeconfig <path>                 kubeconfig to use (default: $KUBECONFIG, in-cluster, ~/.kube/config)
+  -h, --help                          print this help
+`;
+
+/** Parses the manager's flags; unknown flags and missing values throw with a clear message. */
+export function parseManagerFlags(argv: readonly string[]): ManagerFlags {
+  const { values } = parseArgs({
+    args: [...argv],
+    strict: true,
+    allowPositionals: false,
+    options: {
+      'metrics-bind-address': { type: 'string', default: ':8080' },
+      'health-probe-bind-address': { type: 'string', default: ':8081' },
+      'leader-elect': { type: 'boolean', default: false },
+      kubeconfig: { type: 'string', default: '' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  const flags: ManagerFlags = {
+    metricsBindAddress: values['metrics-bind-address'],
+    healthProbeBindAddress: values['health-probe-bind-address'],
+    leaderElect: values['leader-elect'],
+    kubeconfig: values.kubeconfig,
+    help: values.help,
+  };
+  parseBindAddress(flags.metricsBindAddress);
+  parseBindAddress(flags.healthProbeBindAddress);
+  return flags;
+}
+
+/** Parses `host:port`, `:port` or `[ipv6]:port`; "0" (disabled) gives undefined. */
+export function parseBindAddress(address: string): BindAddress | undefined {
+  if (address === '0') return undefined;
+  const match = /^(\[[0-9a-fA-F:.]+\]|[^:[\]]*):(\d{1,5})$/.exec(address);
+  const port = match ? Number(match[2]) : NaN;
+  if (!match || port > 65535) {
+    throw new Error(`invalid bind address ${JSON.stringify(address)}: use host:port, :port or "0" to disable`);
+  }
+  return { host: match[1]!.replace(/^\[|\]$/g, ''), port };
+}

@@ -1,0 +1,10 @@
+// Scaffolded by kop. This file is yours to edit; kop does not overwrite it.
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+  },
+});

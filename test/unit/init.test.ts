@@ -1,0 +1,222 @@
+import { readFile, readdir, writeFile } from 'node:fs/promises';
+import * as path from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Exec } from '../../src/cli/context.js';
+import { KopError, UsageError } from '../../src/cli/errors.js';
+import { kopPackageRoot } from '../../src/cli/paths.js';
+import { runInit, type InitOptions } from '../../src/init/run-init.js';
+import { parseProjectFile } from '../../src/project/project-file.js';
+import { insertAtMarkers } from '../../src/scaffold/insert.js';
+import { tempDir, testContext } from './helpers/fake-context.js';
+
+const BASE: InitOptions = { domain: 'example.com', projectName: 'demo', owner: 'Example Authors', kopSource: 'file:../kop', skipInstall: true };
+
+async function listFiles(dir: string, prefix = ''): Promise<string[]> {
+  const out: string[] = [];
+  for (const entry of await readdir(path.join(dir, prefix), { withFileTypes: true })) {
+    const relative = prefix ? `${prefix}/${entry.name}` : entry.name;
+    if (entry.isDirectory()) out.push(...(await listFiles(dir, relative)));
+    else out.push(relative);
+  }
+  return out.sort();
+}
+
+describe('kop init', () => {
+  let dir: string;
+  let cleanup: () => Promise<void>;
+  beforeEach(async () => ({ dir, cleanup } = await tempDir('my-operator')));
+  afterEach(() => cleanup());
+  const read = (file: string) => readFile(path.join(dir, file), 'utf8');
+
+  it('scaffolds the layout and records the project', async () => {
+    const context = testContext({ cwd: dir });
+    await runInit(BASE, context);
+    const files = await listFiles(dir);
+    for (const file of [
+      'PROJECT', 'package.json', 'tsconfig.json', 'tsconfig.build.json', 'vitest.config.ts', '.gitignore', '.dockerignore', 'README.md',
+      'LICENSE', 'Dockerfile', 'src/main.ts', 'src/flags.ts', 'src/controllers/.gitkeep', 'api/.gitkeep', 'test/flags.test.ts',
+      'config/default/kustomization.yaml', 'config/manager/manager.yaml', 'config/rbac/role.yaml', 'config/rbac/leader_election_role.yaml',
+      'config/crd/kustomization.yaml', 'config/samples/kustomization.yaml', 'hack/boilerplate.txt', 'hack/bundle.mjs',
+    ]) {
+      expect(files).toContain(file);
+    }
+    const project = parseProjectFile(await read('PROJECT'));
+    expect(project).toMatchObject({ domain: 'example.com', projectName: 'demo', namespaced: false, kopSource: 'file:../kop', resources: [] });
+
+    const pkg = JSON.parse(await read('package.json'));
+    expect(pkg.name).toBe('demo');
+    expect(pkg.dependencies).toEqual({ kop: 'file:../kop' });
+    expect(Object.keys(pkg.scripts)).toEqual(
+      expect.arrayContaining(['build', 'start', 'test', 'manifests', 'generate', 'deploy', 'undeploy', 'docker-build']),
+    );
+    expect(pkg.scripts.manifests).toBe('kop generate manifests');
+    expect(pkg.devDependencies).toMatchObject({ typescript: '~5.9.3', vitest: expect.stringMatching(/^\^3\./), '@types/node': expect.stringMatching(/^\^20\./) });
+
+    const main = await read('src/main.ts');
+    expect(main).toMatch(/^\/\/ Scaffolded by kop/);
+    expect(main).toContain('// +kop:scaffold:imports');
+    expect(main).toContain('  // +kop:scaffold:controllers');
+    expect(context.out.lines).toContain('CREATE PROJECT');
+  });
+
+  it('writes valid Kubernetes YAML everywhere, with restricted pod security on the manager', async () => {
+    await runInit(BASE, testContext({ cwd: dir }));
+    const yamlFiles = (await listFiles(dir)).filter((file) => /\.ya?ml$/.test(file));
+    expect(yamlFiles.length).toBeGreaterThanOrEqual(10);
+    for (const file of yamlFiles) {
+      for (const doc of parseAllDocuments(await read(file))) {
+        expect(doc.errors, file).toEqual([]);
+        const object = doc.toJS() as Record<string, unknown>;
+        expect(typeof object.apiVersion, file).toBe('string');
+        expect(typeof object.kind, file).toBe('string');
+        if (object.kind !== 'Kustomization') expect((object.metadata as { name?: string }).name, file).toBeTruthy();
+      }
+    }
+    const [, deployment] = parseAllDocuments(await read('config/manager/manager.yaml')).map((doc) => doc.toJS());
+    const pod = deployment.spec.template.spec;
+    expect(pod.securityContext).toEqual({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
+    expect(pod.containers[0].securityContext).toMatchObject({
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      runAsNonRoot: true,
+      capabilities: { drop: ['ALL'] },
+    });
+    expect(pod.containers[0].livenessProbe.httpGet.path).toBe('/healthz');
+    expect(pod.containers[0].readinessProbe.httpGet.path).toBe('/readyz');
+    expect(pod.containers[0].resources.limits).toBeDefined();
+    const kustomization = parseAllDocuments(await read('config/default/kustomization.yaml'))[0]!.toJS();
+    expect(kustomization).toMatchObject({ namespace: 'demo-system', namePrefix: 'demo-', resources: ['../crd', '../rbac', '../manager'] });
+    expect(parseAllDocuments(await read('config/rbac/role.yaml'))[0]!.toJS().kind).toBe('ClusterRole');
+  });
+
+  it('leaves a samples kustomization that accepts inserted samples', async () => {
+    await runInit(BASE, testContext({ cwd: dir }));
+    const inserted = insertAtMarkers('config/samples/kustomization.yaml', await read('config/samples/kustomization.yaml'), [
+      { marker: 'samples', code: '- cache_v1alpha1_memcached.yaml' },
+    ]);
+    expect(parseAllDocuments(inserted.content)[0]!.toJS().resources).toEqual(['cache_v1alpha1_memcached.yaml']);
+  });
+
+  it('--namespaced watches WATCH_NAMESPACE and uses Roles', async () => {
+    await runInit({ ...BASE, namespaced: true }, testContext({ cwd: dir }));
+    expect(parseProjectFile(await read('PROJECT')).namespaced).toBe(true);
+    expect(parseAllDocuments(await read('config/rbac/role.yaml'))[0]!.toJS()).toMatchObject({ kind: 'Role', metadata: { namespace: 'system' } });
+    expect(parseAllDocuments(await read('config/rbac/role_binding.yaml'))[0]!.toJS().kind).toBe('RoleBinding');
+    expect(await read('config/manager/manager.yaml')).toContain('name: WATCH_NAMESPACE');
+    expect(await read('src/main.ts')).toContain("process.env.WATCH_NAMESPACE ?? ''");
+  });
+
+  it('--license none writes no LICENSE and marks the package UNLICENSED', async () => {
+    await runInit({ ...BASE, license: 'none' }, testContext({ cwd: dir }));
+    expect(await listFiles(dir)).not.toContain('LICENSE');
+    expect(JSON.parse(await read('package.json')).license).toBe('UNLICENSED');
+    expect(await read('hack/boilerplate.txt')).toBe('Copyright 2026 Example Authors.\n');
+  });
+
+  const refusals = [
+    { name: 'a kop project', given: { file: 'PROJECT', content: 'x' }, want: /already has a PROJECT/ },
+    { name: 'a package.json', given: { file: 'package.json', content: '{}' }, want: /already has a package\.json/ },
+  ];
+  for (const { name, given, want } of refusals) {
+    it(`refuses a folder with ${name} and writes nothing; --force overrides`, async () => {
+      await writeFile(path.join(dir, given.file), given.content);
+      await expect(runInit(BASE, testContext({ cwd: dir }))).rejects.toThrow(want);
+      expect(await listFiles(dir)).toEqual([given.file]);
+      const context = testContext({ cwd: dir });
+      await runInit({ ...BASE, force: true }, context);
+      expect(context.out.lines).toContain(`UPDATE ${given.file}`);
+    });
+  }
+
+  it('a re-run with --force over an unchanged project prints "no changes"', async () => {
+    await runInit(BASE, testContext({ cwd: dir }));
+    const context = testContext({ cwd: dir });
+    await runInit({ ...BASE, force: true }, context);
+    expect(context.out.lines[0]).toBe('no changes');
+  });
+
+  it('keeps an existing README.md (a fresh clone) and reports it as skipped', async () => {
+    await writeFile(path.join(dir, 'README.md'), '# mine\n');
+    const context = testContext({ cwd: dir });
+    await runInit(BASE, context);
+    expect(await read('README.md')).toBe('# mine\n');
+    expect(context.out.lines).toContain('SKIP   README.md (exists)');
+  });
+
+  it('--dry-run prints the plan and writes nothing', async () => {
+    const context = testContext({ cwd: dir, dryRun: true });
+    await runInit({ ...BASE, skipInstall: false }, context);
+    expect(await listFiles(dir)).toEqual([]);
+    expect(context.out.lines).toContain('CREATE src/main.ts');
+    expect(context.out.lines.slice(-2)).toEqual(['would run: npm install', 'dry run: nothing was written']);
+  });
+
+  const badNames = [
+    { given: { projectName: 'Bad_Name' }, want: /--project-name: invalid project name "Bad_Name": a project name must be a DNS-1123 label/ },
+    { given: { projectName: '../x' }, want: /--project-name: invalid project name "\.\.\/x"/ },
+    { given: { domain: 'Example.COM' }, want: /--domain: invalid domain "Example\.COM": a domain must be a DNS-1123 subdomain/ },
+    { given: { license: 'mit' }, want: /--license: unknown license "mit"; choose one of apache2, none/ },
+    { given: { owner: 'a\nb' }, want: /--owner: invalid owner/ },
+  ];
+  for (const { given, want } of badNames) {
+    it(`refuses ${JSON.stringify(given)} with what a valid value is`, async () => {
+      const error = await runInit({ ...BASE, ...given }, testContext({ cwd: dir })).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(UsageError);
+      expect((error as Error).message).toMatch(want);
+      expect(await listFiles(dir)).toEqual([]);
+    });
+  }
+
+  it('without a TTY takes defaults: the folder name, my.domain, apache2, the running kop', async () => {
+    await runInit({ skipInstall: true }, testContext({ cwd: dir }));
+    const project = parseProjectFile(await read('PROJECT'));
+    expect(project).toMatchObject({ projectName: 'my-operator', domain: 'my.domain', kopSource: `file:${kopPackageRoot()}` });
+    expect(await read('hack/boilerplate.txt')).toBe('Copyright 2026 The my-operator authors.\nSPDX-License-Identifier: Apache-2.0\n');
+  });
+
+  it('without a TTY and with a folder name that is not a valid project name, asks for --project-name', async () => {
+    const { dir: badDir, cleanup: cleanupBad } = await tempDir('My_Folder');
+    try {
+      const error = await runInit({ skipInstall: true }, testContext({ cwd: badDir })).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(UsageError);
+      expect((error as Error).message).toMatch(/missing --project-name/);
+    } finally {
+      await cleanupBad();
+    }
+  });
+
+  it('on a TTY asks for what the flags left out, naming each flag', async () => {
+    const context = testContext({ cwd: dir, answers: { '--domain': 'acme.io', '--owner': 'ACME', '--license': 'none' } });
+    await runInit({ skipInstall: true, kopSource: 'file:../kop' }, context);
+    expect(context.asked.map((q) => q.flag)).toEqual(['--domain', '--project-name', '--owner', '--license']);
+    expect(parseProjectFile(await read('PROJECT'))).toMatchObject({ domain: 'acme.io', projectName: 'my-operator' });
+  });
+
+  it('runs npm install after writing, through exec with an argument array', async () => {
+    const calls: { file: string; args: readonly string[]; cwd?: string }[] = [];
+    const exec: Exec = async (file, args, options) => {
+      calls.push({ file, args, cwd: options?.cwd });
+      await readFile(path.join(dir, 'package.json'));
+      return { exitCode: 0, stdout: '', stderr: '' };
+    };
+    const context = testContext({ cwd: dir, exec });
+    await runInit({ ...BASE, skipInstall: false }, context);
+    expect(calls).toEqual([{ file: 'npm', args: ['install', '--no-audit', '--no-fund'], cwd: dir }]);
+    expect(context.out.lines).toContain('RUN    npm install ...');
+  });
+
+  it('a failing npm install is an error that says the files are written', async () => {
+    const exec: Exec = async () => ({ exitCode: 1, stdout: '', stderr: 'ERESOLVE' });
+    const error = await runInit({ ...BASE, skipInstall: false }, testContext({ cwd: dir, exec })).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(KopError);
+    expect((error as KopError).message).toBe('npm install failed: npm exited with code 1: ERESOLVE');
+    expect((error as KopError).hint).toMatch(/files were written; run `npm install`/);
+  });
+
+  it('an owner with quotes stays inside comments and strings', async () => {
+    await runInit({ ...BASE, owner: `O'Brien "Ops" */ <x>` }, testContext({ cwd: dir }));
+    expect(await read('src/main.ts')).toContain(`// Copyright 2026 O'Brien "Ops" * / <x>.`);
+    JSON.parse(await read('package.json'));
+  });
+});
