@@ -1,0 +1,60 @@
+import { KopError } from '../cli/errors.js';
+
+/** Where something was written: a project-relative file and a 1-based line. */
+export interface SourceLocation {
+  file: string;
+  line: number;
+}
+
+/** `file:line`, the form editors and terminals turn into links. */
+export function formatLocation(location: SourceLocation): string {
+  return `${location.file}:${location.line}`;
+}
+
+/**
+ * A problem in the user's API types. The message names the offending type or field,
+ * says what is wrong and what to write instead, and ends with `(file:line)`.
+ */
+export class SchemaError extends KopError {
+  constructor(
+    readonly location: SourceLocation,
+    readonly subject: string,
+    readonly problem: string,
+    readonly fix?: string,
+  ) {
+    super(`${subject}: ${problem}${fix ? `; ${fix}` : ''} (${formatLocation(location)})`);
+  }
+}
+
+/** A union that is neither string literals (an enum) nor `T | undefined`. */
+export class UnsupportedUnionError extends SchemaError {}
+/** `any` or `unknown`, which give no schema. */
+export class UntypedValueError extends SchemaError {}
+/** A type that contains itself; structural schemas are finite trees. */
+export class RecursiveTypeError extends SchemaError {}
+/** A type name that is not declared, imported from a relative file, or known from kop/api. */
+export class UnresolvedTypeError extends SchemaError {}
+/** `number`, a float, which controller-gen refuses unless dangerous types are allowed. */
+export class FloatTypeError extends SchemaError {}
+/** A marker kop does not know. */
+export class UnknownMarkerError extends SchemaError {}
+/** A marker whose arguments do not parse. */
+export class MarkerSyntaxError extends SchemaError {}
+/** A known marker placed where it has no meaning (on a type instead of a field, on a number instead of a string, ...). */
+export class MarkerPlacementError extends SchemaError {}
+/** A root kind without a `spec` property. */
+export class KindWithoutSpecError extends SchemaError {}
+/** Several versions of a kind and not exactly one of them marked as the storage version. */
+export class StorageVersionError extends SchemaError {}
+/** An API package (directory) without a group. */
+export class MissingGroupError extends SchemaError {}
+/** The generated schema breaks a rule of structural schemas; several violations are listed together. */
+export class StructuralSchemaError extends KopError {
+  constructor(readonly violations: readonly { location: SourceLocation; path: string; message: string }[]) {
+    super(
+      `the generated schema is not structural:\n` +
+        violations.map((v) => `  ${v.path}: ${v.message} (${formatLocation(v.location)})`).join('\n'),
+      'fix the types or markers at the places listed',
+    );
+  }
+}

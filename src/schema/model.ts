@@ -1,0 +1,705 @@
+/**
+ * Stage 2: the API model — groups, versions, kinds, their declarations, fields, markers
+ * and doc comments — built from the syntax trees of program.ts without a type checker.
+ * `kop generate manifests` turns it into CRDs; the typed-client generator reads the same
+ * model, so types, CRDs and clients never drift.
+ *
+ * Entry point: `loadApiModel(projectRoot)`.
+ */
+import * as path from 'node:path';
+import pluralize from 'pluralize';
+import type { SourceFile, ts as TypeScript } from 'ts-morph';
+import { createApiProgram, type ApiProgram } from './program.js';
+import { isMarkerLine, parseMarker, markerDefinition, findMarker, type Marker, type MarkerTarget } from './markers.js';
+import { KindWithoutSpecError, MarkerPlacementError, MissingGroupError, StorageVersionError, type SourceLocation } from './errors.js';
+import type { ProjectFile } from '../project/project-file.js';
+import { fullGroup } from '../project/project-file.js';
+
+/** The module specifier whose named imports are well-known types. */
+export const WELL_KNOWN_MODULE = 'kop/api';
+
+/** A property's or alias's type, resolved syntactically. `text` is the type as written. */
+export type TypeRef =
+  | { kind: 'string'; text: string }
+  | { kind: 'boolean'; text: string }
+  /** TypeScript `number` (a float; see to-openapi.ts) */
+  | { kind: 'number'; text: string }
+  /** A name imported from kop/api: `int32`, `Quantity`, `PodTemplateSpec`, ... */
+  | { kind: 'wellKnown'; name: string; text: string }
+  /** A union of literals, e.g. `'a' | 'b'`; a single literal type is a one-value enum. */
+  | { kind: 'enum'; values: (string | number | boolean)[]; text: string }
+  | { kind: 'array'; items: TypeRef; text: string }
+  /** `Record<string, T>` or `{ [key: string]: T }` */
+  | { kind: 'map'; values: TypeRef; text: string }
+  /** A named interface or type alias declared in the API files or a relatively imported file. */
+  | { kind: 'reference'; name: string; target: TypeDeclaration; text: string }
+  /** An inline type literal `{ a: string }`. */
+  | { kind: 'object'; fields: FieldModel[]; text: string }
+  | { kind: 'intersection'; members: TypeRef[]; text: string }
+  /** Any other union; not representable in a structural schema. */
+  | { kind: 'union'; members: TypeRef[]; text: string }
+  /** `any` or `unknown`. */
+  | { kind: 'untyped'; text: string }
+  /** A name that is neither declared, relatively imported nor from kop/api, or an unsupported type form. */
+  | { kind: 'unresolved'; text: string; reason: string };
+
+/** One property of an interface or type literal. */
+export interface FieldModel {
+  /** The JSON name (the property name as written). */
+  name: string;
+  type: TypeRef;
+  /** Written with `?`: the Go equivalent has `omitempty`. */
+  optional: boolean;
+  /** Doc comment with marker lines removed; '' when none. */
+  doc: string;
+  markers: Marker[];
+  location: SourceLocation;
+}
+
+/** A named interface or type alias. */
+export interface TypeDeclaration {
+  name: string;
+  declarationKind: 'interface' | 'alias';
+  /** Project-relative path of the declaring file. */
+  file: string;
+  location: SourceLocation;
+  doc: string;
+  markers: Marker[];
+  /** Own properties of an interface (inherited ones are in `extends`). */
+  fields: FieldModel[];
+  /** `interface X extends A, B`. */
+  extends: TypeRef[];
+  /** The aliased type of `type X = ...`. */
+  aliasOf?: TypeRef;
+  exported: boolean;
+}
+
+/** One API group version: the TypeScript files of one `api/<group>/<version>/` directory. */
+export interface ApiPackage {
+  /** Full API group, e.g. `cache.example.com`. */
+  group: string;
+  version: string;
+  /** Project-relative directory. */
+  dir: string;
+  files: string[];
+  /** Package-level markers (`+groupName`, `+versionName`, default `+kubebuilder:validation:Optional`). */
+  markers: Marker[];
+  /** Declarations of the package's files, by name. */
+  declarations: Map<string, TypeDeclaration>;
+  /** Fields are optional unless marked required (`+kubebuilder:validation:Optional` at package level). */
+  defaultOptional: boolean;
+}
+
+/** One version of a kind: its root declaration in one package. */
+export interface ApiKindVersion {
+  version: string;
+  package: ApiPackage;
+  /** The root type (`+kubebuilder:object:root=true`, with `metadata: ObjectMeta`). */
+  declaration: TypeDeclaration;
+  spec: FieldModel;
+  status?: FieldModel;
+  /** All fields of the root type, inherited included (apiVersion, kind, metadata, spec, status, ...). */
+  fields: FieldModel[];
+  storage: boolean;
+  served: boolean;
+  deprecated: boolean;
+  deprecationWarning?: string;
+  /** `+kubebuilder:skipversion`: left out of the CRD (still in the model for clients). */
+  skipped: boolean;
+}
+
+/** A custom resource kind across its versions: one CRD. */
+export interface ApiKind {
+  group: string;
+  kind: string;
+  listKind: string;
+  plural: string;
+  singular: string;
+  scope: 'Namespaced' | 'Cluster';
+  shortNames: string[];
+  categories: string[];
+  /** Sorted by Kubernetes version priority (GA > beta > alpha, then number), highest first. */
+  versions: ApiKindVersion[];
+}
+
+/** Everything `kop generate` knows about the project's API types. */
+export interface ApiModel {
+  /** Absolute project root. */
+  root: string;
+  packages: ApiPackage[];
+  /** Sorted by group, then kind. */
+  kinds: ApiKind[];
+  /** Looks up a declaration by project-relative file and name (for generators that follow references). */
+  declaration(file: string, name: string): TypeDeclaration | undefined;
+}
+
+export interface LoadApiModelOptions {
+  /** The parsed PROJECT file: supplies group (when a package has no +groupName), plural and scope fallbacks. */
+  project?: ProjectFile;
+  /** Parse exactly these absolute files instead of walking `<root>/api`. */
+  files?: string[];
+}
+
+/**
+ * Parses every API file of the project and builds the model. Throws a SchemaError
+ * (file:line, what to write instead) for unknown or misplaced markers, kinds without
+ * spec, and storage-version conflicts; type-level problems (unions, any, recursion)
+ * surface when a consumer converts types (see to-openapi.ts).
+ */
+export async function loadApiModel(projectRoot: string, options: LoadApiModelOptions = {}): Promise<ApiModel> {
+  const program = await createApiProgram(projectRoot, { files: options.files });
+  return buildApiModel(program, options);
+}
+
+const VERSION_PATTERN = /^v\d+((alpha|beta)\d+)?$/;
+const PACKAGE_ONLY = new Set(['groupName', 'versionName', 'kubebuilder:skip']);
+
+interface FileState {
+  sourceFile: SourceFile;
+  relative: string;
+  declarations: Map<string, { declaration: TypeDeclaration; node: TypeScript.Node }>;
+  imports: Map<string, { wellKnown: string } | { file: string; name: string } | { namespace: true }>;
+  packageMarkers: Marker[];
+  resolved: boolean;
+}
+
+/** Builds the model from an already-created program (tests and benchmarks share programs). */
+export function buildApiModel(program: ApiProgram, options: LoadApiModelOptions = {}): ApiModel {
+  const builder = new ModelBuilder(program);
+  return builder.build(options);
+}
+
+class ModelBuilder {
+  private readonly ts: typeof TypeScript;
+  private readonly files = new Map<string, FileState>();
+
+  constructor(private readonly program: ApiProgram) {
+    this.ts = program.ts;
+  }
+
+  build(options: LoadApiModelOptions): ApiModel {
+    const byDir = new Map<string, FileState[]>();
+    for (const sourceFile of this.program.apiFiles) {
+      const state = this.fileState(sourceFile);
+      const dir = path.posix.dirname(state.relative);
+      byDir.set(dir, [...(byDir.get(dir) ?? []), state]);
+    }
+    for (const state of [...this.files.values()]) this.resolveFile(state);
+
+    const packages: ApiPackage[] = [];
+    for (const [dir, states] of [...byDir].sort(([a], [b]) => (a < b ? -1 : 1))) {
+      const markers = states.flatMap((s) => s.packageMarkers);
+      if (findMarker(markers, 'kubebuilder:skip')) continue;
+      const declarations = new Map<string, TypeDeclaration>();
+      for (const state of states) for (const [name, { declaration }] of state.declarations) declarations.set(name, declaration);
+      const versionMarker = findMarker(markers, 'versionName');
+      const version = typeof versionMarker?.value === 'string' ? versionMarker.value : path.posix.basename(dir);
+      let group = stringValue(findMarker(markers, 'groupName'));
+      if (group === undefined && options.project) {
+        const resource = options.project.resources.find((r) => r.path !== undefined && path.posix.dirname(r.path) === dir)
+          ?? options.project.resources.find((r) => dir === `api/${r.group}/${r.version}` || (dir === `api/${r.version}` && r.version === version));
+        if (resource) group = fullGroup(resource);
+      }
+      const hasRoot = [...declarations.values()].some((d) => findMarker(d.markers, 'kubebuilder:object:root'));
+      if (!hasRoot) {
+        if (group !== undefined || versionMarker) packages.push(this.makePackage(dir, group ?? '', version, states, markers, declarations));
+        continue;
+      }
+      if (group === undefined) {
+        throw new MissingGroupError(
+          { file: states[0]!.relative, line: 1 },
+          dir,
+          'this API version has kinds but no group',
+          `add "// +groupName=<group>.<domain>" at the top of ${dir}/groupversion.ts, separated from the first declaration by a blank line`,
+        );
+      }
+      if (!VERSION_PATTERN.test(version)) {
+        throw new MissingGroupError(
+          { file: states[0]!.relative, line: 1 },
+          dir,
+          `"${version}" is not a Kubernetes version (v1, v1beta1, v2alpha3)`,
+          'put the types in api/<group>/<version>/ or add "// +versionName=<version>" to the file header',
+        );
+      }
+      packages.push(this.makePackage(dir, group, version, states, markers, declarations));
+    }
+    const kinds = this.collectKinds(packages, options.project);
+    const files = this.files;
+    return {
+      root: this.program.root,
+      packages,
+      kinds,
+      declaration(file, name) {
+        return files.get(file)?.declarations.get(name)?.declaration;
+      },
+    };
+  }
+
+  private makePackage(dir: string, group: string, version: string, states: FileState[], markers: Marker[], declarations: Map<string, TypeDeclaration>): ApiPackage {
+    return {
+      group,
+      version,
+      dir,
+      files: states.map((s) => s.relative),
+      markers,
+      declarations,
+      defaultOptional: findMarker(markers, 'kubebuilder:validation:Optional') !== undefined,
+    };
+  }
+
+  private relative(absolute: string): string {
+    return path.relative(this.program.root, absolute).split(path.sep).join('/');
+  }
+
+  private location(sourceFile: TypeScript.SourceFile, position: number): SourceLocation {
+    return { file: this.relative(sourceFile.fileName), line: sourceFile.getLineAndCharacterOfPosition(position).line + 1 };
+  }
+
+  /** Indexes a file's declarations, imports and header markers (pass 1). */
+  private fileState(sourceFile: SourceFile): FileState {
+    const absolute = sourceFile.getFilePath();
+    const relative = this.relative(absolute);
+    const existing = this.files.get(relative);
+    if (existing) return existing;
+    const ts = this.ts;
+    const node = sourceFile.compilerNode;
+    const state: FileState = { sourceFile, relative, declarations: new Map(), imports: new Map(), packageMarkers: [], resolved: false };
+    this.files.set(relative, state);
+    const claimed = new Set<number>();
+    for (const statement of node.statements) {
+      const comments = this.leadingComments(node, statement);
+      if (ts.isInterfaceDeclaration(statement) || ts.isTypeAliasDeclaration(statement)) {
+        const attached = comments.attached;
+        for (const c of attached) claimed.add(c.pos);
+        const { doc, markers } = this.docAndMarkers(node, attached, 'type', statement.name.text);
+        const exported = statement.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword) ?? false;
+        const declaration: TypeDeclaration = {
+          name: statement.name.text,
+          declarationKind: ts.isInterfaceDeclaration(statement) ? 'interface' : 'alias',
+          file: relative,
+          location: this.location(node, statement.name.getStart(node)),
+          doc,
+          markers,
+          fields: [],
+          extends: [],
+          exported,
+        };
+        state.declarations.set(declaration.name, { declaration, node: statement });
+      } else if (ts.isImportDeclaration(statement) && ts.isStringLiteral(statement.moduleSpecifier)) {
+        this.indexImport(state, statement, absolute);
+      }
+    }
+    // Comments not attached to a type declaration may carry only package markers.
+    for (const range of this.allCommentRanges(node)) {
+      if (claimed.has(range.pos)) continue;
+      const { markers } = this.docAndMarkers(node, [range], 'package', undefined);
+      state.packageMarkers.push(...markers);
+    }
+    return state;
+  }
+
+  private indexImport(state: FileState, statement: TypeScript.ImportDeclaration, absolute: string): void {
+    const ts = this.ts;
+    const specifier = (statement.moduleSpecifier as TypeScript.StringLiteral).text;
+    const clause = statement.importClause;
+    if (!clause?.namedBindings) return;
+    const wellKnown = specifier === WELL_KNOWN_MODULE || specifier.startsWith(`${WELL_KNOWN_MODULE}/`);
+    const relativeFile = specifier.startsWith('.') ? this.resolveRelative(absolute, specifier) : undefined;
+    if (ts.isNamespaceImport(clause.namedBindings)) {
+      if (wellKnown) state.imports.set(clause.namedBindings.name.text, { namespace: true });
+      return;
+    }
+    for (const element of clause.namedBindings.elements) {
+      const imported = (element.propertyName ?? element.name).text;
+      if (wellKnown) state.imports.set(element.name.text, { wellKnown: imported });
+      else if (relativeFile) state.imports.set(element.name.text, { file: relativeFile, name: imported });
+    }
+  }
+
+  private resolveRelative(fromAbsolute: string, specifier: string): string | undefined {
+    const base = path.resolve(path.dirname(fromAbsolute), specifier);
+    const candidates = [base.replace(/\.js$/, '.ts'), `${base}.ts`, path.join(base, 'index.ts'), base];
+    for (const candidate of candidates) {
+      if (!candidate.endsWith('.ts')) continue;
+      const file = this.program.fileAt(candidate);
+      if (file) return this.relative(file.getFilePath());
+    }
+    return undefined;
+  }
+
+  private allCommentRanges(node: TypeScript.SourceFile): TypeScript.CommentRange[] {
+    const ts = this.ts;
+    const ranges: TypeScript.CommentRange[] = [];
+    const seen = new Set<number>();
+    const visit = (child: TypeScript.Node): void => {
+      for (const range of ts.getLeadingCommentRanges(node.text, child.getFullStart()) ?? []) {
+        if (!seen.has(range.pos)) {
+          seen.add(range.pos);
+          ranges.push(range);
+        }
+      }
+    };
+    for (const statement of node.statements) visit(statement);
+    visit(node.endOfFileToken);
+    return ranges;
+  }
+
+  /**
+   * The comments directly above a node: the contiguous block with no blank line between
+   * it and the node. Comments further up (file headers, separated blocks) are not attached.
+   */
+  private leadingComments(sourceFile: TypeScript.SourceFile, node: TypeScript.Node): { attached: TypeScript.CommentRange[] } {
+    const ranges = this.ts.getLeadingCommentRanges(sourceFile.text, node.getFullStart()) ?? [];
+    const attached: TypeScript.CommentRange[] = [];
+    let next = node.getStart(sourceFile);
+    for (let i = ranges.length - 1; i >= 0; i--) {
+      const range = ranges[i]!;
+      const between = sourceFile.text.slice(range.end, next);
+      if ((between.match(/\n/g) ?? []).length > 1) break;
+      attached.unshift(range);
+      next = range.pos;
+    }
+    return { attached };
+  }
+
+  /** Splits comments into doc text and markers; `target` checks where each marker may go. */
+  private docAndMarkers(
+    sourceFile: TypeScript.SourceFile,
+    ranges: readonly TypeScript.CommentRange[],
+    target: MarkerTarget,
+    subject: string | undefined,
+  ): { doc: string; markers: Marker[] } {
+    const lines: string[] = [];
+    const markers: Marker[] = [];
+    for (const range of ranges) {
+      const text = sourceFile.text.slice(range.pos, range.end);
+      const firstLine = sourceFile.getLineAndCharacterOfPosition(range.pos).line + 1;
+      const bodyLines =
+        range.kind === this.ts.SyntaxKind.SingleLineCommentTrivia
+          ? [text.replace(/^\/\/\/? ?/, '')]
+          : text
+              .replace(/^\/\*\*?/, '')
+              .replace(/\*\/$/, '')
+              .split('\n')
+              .map((line, index) => (index === 0 ? line.replace(/^ /, '') : line.replace(/^\s*\* ?/, '')).replace(/^\s+$/, ''));
+      bodyLines.forEach((line, index) => {
+        if (isMarkerLine(line)) {
+          const location = { file: this.relative(sourceFile.fileName), line: firstLine + index };
+          const marker = parseMarker(line, location);
+          const definition = markerDefinition(marker.name)!;
+          if (target === 'package') {
+            if (!definition.targets.includes('package')) {
+              throw new MarkerPlacementError(
+                location,
+                `+${marker.name}`,
+                'this marker is not attached to a type or property',
+                'put it directly above the interface, type or property it belongs to (no blank line between)',
+              );
+            }
+          } else if (!definition.targets.includes(target) || PACKAGE_ONLY.has(marker.name)) {
+            const where = definition.targets.join(' or ');
+            throw new MarkerPlacementError(
+              location,
+              subject ? `${subject} (+${marker.name})` : `+${marker.name}`,
+              `this marker belongs on a ${where}, not on a ${target === 'type' ? 'type' : 'property'}`,
+              definition.targets.includes('package')
+                ? 'put package markers in the header of groupversion.ts, separated from the first declaration by a blank line'
+                : `move it to the ${where === 'type' ? 'interface or type declaration' : where}`,
+            );
+          }
+          if (!definition.ignored) markers.push(marker);
+        } else {
+          lines.push(line.trimEnd());
+        }
+      });
+    }
+    return { doc: target === 'package' ? '' : normaliseDoc(lines), markers };
+  }
+
+  /** Pass 2: resolves every declaration's types in a file. */
+  private resolveFile(state: FileState): void {
+    if (state.resolved) return;
+    state.resolved = true;
+    const ts = this.ts;
+    const sourceFile = state.sourceFile.compilerNode;
+    for (const { declaration, node } of state.declarations.values()) {
+      if (ts.isInterfaceDeclaration(node)) {
+        declaration.fields = this.members(state, node.members, sourceFile);
+        for (const clause of node.heritageClauses ?? []) {
+          for (const heritage of clause.types) {
+            declaration.extends.push(this.resolveName(state, heritage.expression.getText(sourceFile), heritage.typeArguments, heritage, sourceFile));
+          }
+        }
+      } else if (ts.isTypeAliasDeclaration(node)) {
+        declaration.aliasOf = this.typeRef(state, node.type, sourceFile);
+      }
+    }
+  }
+
+  private members(state: FileState, members: TypeScript.NodeArray<TypeScript.TypeElement>, sourceFile: TypeScript.SourceFile): FieldModel[] {
+    const ts = this.ts;
+    const fields: FieldModel[] = [];
+    for (const member of members) {
+      if (!ts.isPropertySignature(member)) continue;
+      const name = ts.isIdentifier(member.name) || ts.isStringLiteral(member.name) ? member.name.text : member.name.getText(sourceFile);
+      const { attached } = this.leadingComments(sourceFile, member);
+      const { doc, markers } = this.docAndMarkers(sourceFile, attached, 'field', name);
+      const location = this.location(sourceFile, member.name.getStart(sourceFile));
+      const type: TypeRef = member.type
+        ? this.typeRef(state, member.type, sourceFile)
+        : { kind: 'unresolved', text: name, reason: 'the property has no type annotation' };
+      fields.push({ name, type, optional: member.questionToken !== undefined, doc, markers, location });
+    }
+    return fields;
+  }
+
+  private typeRef(state: FileState, node: TypeScript.TypeNode, sourceFile: TypeScript.SourceFile): TypeRef {
+    const ts = this.ts;
+    const text = node.getText(sourceFile);
+    switch (node.kind) {
+      case ts.SyntaxKind.StringKeyword:
+        return { kind: 'string', text };
+      case ts.SyntaxKind.BooleanKeyword:
+        return { kind: 'boolean', text };
+      case ts.SyntaxKind.NumberKeyword:
+        return { kind: 'number', text };
+      case ts.SyntaxKind.AnyKeyword:
+      case ts.SyntaxKind.UnknownKeyword:
+      case ts.SyntaxKind.ObjectKeyword:
+        return { kind: 'untyped', text };
+    }
+    if (ts.isParenthesizedTypeNode(node)) return this.typeRef(state, node.type, sourceFile);
+    if (ts.isTypeOperatorNode(node) && node.operator === ts.SyntaxKind.ReadonlyKeyword) return this.typeRef(state, node.type, sourceFile);
+    if (ts.isArrayTypeNode(node)) return { kind: 'array', items: this.typeRef(state, node.elementType, sourceFile), text };
+    if (ts.isLiteralTypeNode(node)) {
+      const literal = literalValue(ts, node);
+      if (literal !== undefined) return { kind: 'enum', values: [literal], text };
+      return { kind: 'unresolved', text, reason: 'null is not a type on its own' };
+    }
+    if (ts.isTypeLiteralNode(node)) {
+      const index = node.members.find(ts.isIndexSignatureDeclaration);
+      if (index && node.members.length === 1 && index.type) {
+        return { kind: 'map', values: this.typeRef(state, index.type, sourceFile), text };
+      }
+      return { kind: 'object', fields: this.members(state, node.members, sourceFile), text };
+    }
+    if (ts.isUnionTypeNode(node)) {
+      const members = node.types.filter(
+        (t) => t.kind !== ts.SyntaxKind.UndefinedKeyword && !(ts.isLiteralTypeNode(t) && t.literal.kind === ts.SyntaxKind.NullKeyword),
+      );
+      if (members.length === 1) return this.typeRef(state, members[0]!, sourceFile);
+      const literals = members.map((m) => (ts.isLiteralTypeNode(m) ? literalValue(ts, m) : undefined));
+      if (literals.every((l) => l !== undefined)) return { kind: 'enum', values: literals as (string | number | boolean)[], text };
+      if (members.every((m) => m.kind === ts.SyntaxKind.BooleanKeyword || (ts.isLiteralTypeNode(m) && typeof literalValue(ts, m) === 'boolean'))) {
+        return { kind: 'boolean', text };
+      }
+      return { kind: 'union', members: members.map((m) => this.typeRef(state, m, sourceFile)), text };
+    }
+    if (ts.isIntersectionTypeNode(node)) return { kind: 'intersection', members: node.types.map((t) => this.typeRef(state, t, sourceFile)), text };
+    if (ts.isTypeReferenceNode(node)) return this.resolveName(state, node.typeName.getText(sourceFile), node.typeArguments, node, sourceFile);
+    return { kind: 'unresolved', text, reason: 'this form of type has no schema' };
+  }
+
+  private resolveName(
+    state: FileState,
+    name: string,
+    typeArguments: TypeScript.NodeArray<TypeScript.TypeNode> | undefined,
+    node: TypeScript.Node,
+    sourceFile: TypeScript.SourceFile,
+  ): TypeRef {
+    const text = node.getText(sourceFile);
+    const args = typeArguments ?? [];
+    if ((name === 'Array' || name === 'ReadonlyArray') && args.length === 1) return { kind: 'array', items: this.typeRef(state, args[0]!, sourceFile), text };
+    if (name === 'Record' && args.length === 2) {
+      const key = this.typeRef(state, args[0]!, sourceFile);
+      if (key.kind !== 'string') return { kind: 'unresolved', text, reason: 'map keys must be string' };
+      return { kind: 'map', values: this.typeRef(state, args[1]!, sourceFile), text };
+    }
+    if (args.length > 0) return { kind: 'unresolved', text, reason: 'generic types have no schema' };
+    const dot = name.indexOf('.');
+    if (dot > 0) {
+      const namespace = state.imports.get(name.slice(0, dot));
+      if (namespace && 'namespace' in namespace) return { kind: 'wellKnown', name: name.slice(dot + 1), text };
+      return { kind: 'unresolved', text, reason: `"${name.slice(0, dot)}" is not a namespace import of ${WELL_KNOWN_MODULE}` };
+    }
+    const local = state.declarations.get(name);
+    if (local) return { kind: 'reference', name, target: local.declaration, text };
+    const imported = state.imports.get(name);
+    if (imported && 'wellKnown' in imported) return { kind: 'wellKnown', name: imported.wellKnown, text };
+    if (imported && 'file' in imported) {
+      const target = this.files.get(imported.file) ?? this.fileState(this.program.fileAt(path.join(this.program.root, imported.file))!);
+      this.resolveFile(target);
+      const declaration = target.declarations.get(imported.name);
+      if (declaration) return { kind: 'reference', name, target: declaration.declaration, text };
+      return { kind: 'unresolved', text, reason: `${imported.file} declares no interface or type "${imported.name}"` };
+    }
+    return { kind: 'unresolved', text, reason: `"${name}" is not declared in this file, imported from a relative file, or imported from ${WELL_KNOWN_MODULE}` };
+  }
+
+  private collectKinds(packages: ApiPackage[], project: ProjectFile | undefined): ApiKind[] {
+    const byKey = new Map<string, { group: string; kind: string; entries: { pkg: ApiPackage; declaration: TypeDeclaration }[] }>();
+    for (const pkg of packages) {
+      for (const declaration of pkg.declarations.values()) {
+        const root = findMarker(declaration.markers, 'kubebuilder:object:root');
+        if (!root || root.value === false) continue;
+        const fields = allFields(declaration);
+        const metadata = fields.find((f) => f.name === 'metadata');
+        const isList = fields.some((f) => f.name === 'items') && (metadata?.type.kind !== 'wellKnown' || metadata.type.name === 'ListMeta');
+        if (isList) continue;
+        const key = `${pkg.group}/${declaration.name}`;
+        const entry = byKey.get(key) ?? { group: pkg.group, kind: declaration.name, entries: [] };
+        entry.entries.push({ pkg, declaration });
+        byKey.set(key, entry);
+      }
+    }
+    const kinds: ApiKind[] = [];
+    for (const { group, kind, entries } of byKey.values()) {
+      const markersOf = (name: string) => entries.map((e) => findMarker(e.declaration.markers, name)).find((m) => m !== undefined);
+      const resource = markersOf('kubebuilder:resource');
+      const projectResource = project?.resources.find((r) => r.kind === kind && fullGroup(r) === group);
+      const plural = stringValue(resource?.args.path) ?? projectResource?.plural ?? pluralize(kind.toLowerCase());
+      const scopeArg = stringValue(resource?.args.scope);
+      if (scopeArg !== undefined && scopeArg !== 'Namespaced' && scopeArg !== 'Cluster') {
+        throw new MarkerPlacementError(resource!.location, `${kind} (+kubebuilder:resource)`, `scope "${scopeArg}" is not Namespaced or Cluster`, 'write scope=Namespaced or scope=Cluster');
+      }
+      const scope = (scopeArg as ApiKind['scope'] | undefined) ?? (projectResource?.api?.namespaced === false ? 'Cluster' : 'Namespaced');
+      const versions = entries.map(({ pkg, declaration }) => kindVersion(pkg, declaration));
+      versions.sort((a, b) => compareKubeVersions(b.version, a.version));
+      const inCrd = versions.filter((v) => !v.skipped);
+      const storage = inCrd.filter((v) => findMarker(v.declaration.markers, 'kubebuilder:storageversion'));
+      if (inCrd.length > 1 && storage.length !== 1) {
+        const at = (storage[1] ?? inCrd[0]!).declaration.location;
+        throw new StorageVersionError(
+          at,
+          `${kind} (${group})`,
+          storage.length === 0
+            ? `has versions ${inCrd.map((v) => v.version).join(', ')} and none is marked as the storage version`
+            : `has ${storage.length} storage versions (${storage.map((v) => v.version).join(', ')})`,
+          'put +kubebuilder:storageversion on exactly one version of the kind',
+        );
+      }
+      for (const v of inCrd) v.storage = inCrd.length === 1 || storage[0] === v;
+      kinds.push({
+        group,
+        kind,
+        listKind: `${kind}List`,
+        plural,
+        singular: stringValue(resource?.args.singular) ?? kind.toLowerCase(),
+        scope,
+        shortNames: stringList(resource?.args.shortName),
+        categories: stringList(resource?.args.categories),
+        versions,
+      });
+    }
+    return kinds.sort((a, b) => (a.group === b.group ? (a.kind < b.kind ? -1 : 1) : a.group < b.group ? -1 : 1));
+  }
+}
+
+function kindVersion(pkg: ApiPackage, declaration: TypeDeclaration): ApiKindVersion {
+  const fields = allFields(declaration);
+  const spec = fields.find((f) => f.name === 'spec');
+  if (!spec) {
+    throw new KindWithoutSpecError(
+      declaration.location,
+      declaration.name,
+      'the kind has +kubebuilder:object:root=true but no "spec" property',
+      `add "spec?: ${declaration.name}Spec" (and an interface ${declaration.name}Spec with the desired state), or drop the root marker if it is not a kind`,
+    );
+  }
+  const deprecated = findMarker(declaration.markers, 'kubebuilder:deprecatedversion');
+  return {
+    version: pkg.version,
+    package: pkg,
+    declaration,
+    spec,
+    status: fields.find((f) => f.name === 'status'),
+    fields,
+    storage: false,
+    served: findMarker(declaration.markers, 'kubebuilder:unservedversion') === undefined,
+    deprecated: deprecated !== undefined,
+    deprecationWarning: stringValue(deprecated?.args.warning),
+    skipped: findMarker(declaration.markers, 'kubebuilder:skipversion') !== undefined,
+  };
+}
+
+/**
+ * Every field of an interface or object alias, inherited ones first (as Go's inlined
+ * embedded structs); a later declaration of the same name wins. Cycles stop silently
+ * here; to-openapi.ts reports them.
+ */
+export function allFields(declaration: TypeDeclaration, seen = new Set<TypeDeclaration>()): FieldModel[] {
+  if (seen.has(declaration)) return [];
+  seen.add(declaration);
+  const collected: FieldModel[] = [];
+  const fromRef = (ref: TypeRef): FieldModel[] => {
+    if (ref.kind === 'reference') return allFields(ref.target, seen);
+    if (ref.kind === 'object') return ref.fields;
+    if (ref.kind === 'intersection') return ref.members.flatMap(fromRef);
+    return [];
+  };
+  for (const parent of declaration.extends) collected.push(...fromRef(parent));
+  if (declaration.aliasOf) collected.push(...fromRef(declaration.aliasOf));
+  collected.push(...declaration.fields);
+  const byName = new Map<string, FieldModel>();
+  for (const field of collected) {
+    byName.delete(field.name);
+    byName.set(field.name, field);
+  }
+  return [...byName.values()];
+}
+
+/** Orders Kubernetes versions: v2 > v1 > v1beta2 > v1beta1 > v1alpha1; others alphabetically after. */
+export function compareKubeVersions(a: string, b: string): number {
+  const parse = (v: string) => {
+    const m = /^v(\d+)(?:(alpha|beta)(\d+))?$/.exec(v);
+    if (!m) return undefined;
+    return { major: Number(m[1]), stage: m[2] === undefined ? 2 : m[2] === 'beta' ? 1 : 0, minor: Number(m[3] ?? 0) };
+  };
+  const pa = parse(a);
+  const pb = parse(b);
+  if (!pa || !pb) return pa ? 1 : pb ? -1 : a < b ? 1 : a > b ? -1 : 0;
+  if (pa.stage !== pb.stage) return pa.stage - pb.stage;
+  if (pa.major !== pb.major) return pa.major - pb.major;
+  return pa.minor - pb.minor;
+}
+
+function literalValue(ts: typeof TypeScript, node: TypeScript.LiteralTypeNode): string | number | boolean | undefined {
+  const literal = node.literal;
+  if (ts.isStringLiteral(literal) || ts.isNoSubstitutionTemplateLiteral(literal)) return literal.text;
+  if (ts.isNumericLiteral(literal)) return Number(literal.text);
+  if (ts.isPrefixUnaryExpression(literal) && ts.isNumericLiteral(literal.operand) && literal.operator === ts.SyntaxKind.MinusToken) {
+    return -Number(literal.operand.text);
+  }
+  if (literal.kind === ts.SyntaxKind.TrueKeyword) return true;
+  if (literal.kind === ts.SyntaxKind.FalseKeyword) return false;
+  return undefined;
+}
+
+/**
+ * Doc text as controller-gen writes descriptions: lines kept, trailing spaces trimmed,
+ * leading and trailing blank lines dropped, runs of blank lines reduced to one.
+ */
+export function normaliseDoc(lines: readonly string[]): string {
+  const out: string[] = [];
+  for (const line of lines) {
+    const trimmed = line.trimEnd();
+    if (trimmed === '' && (out.length === 0 || out[out.length - 1] === '')) continue;
+    out.push(trimmed);
+  }
+  while (out.length > 0 && out[out.length - 1] === '') out.pop();
+  return out.join('\n');
+}
+
+function stringValue(value: Marker | Marker['value'] | undefined): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'object' && !Array.isArray(value) && 'name' in value && 'location' in value) {
+    const v = (value as Marker).value;
+    return typeof v === 'string' ? v : undefined;
+  }
+  return typeof value === 'string' ? value : undefined;
+}
+
+function stringList(value: Marker['value'] | undefined): string[] {
+  return Array.isArray(value) ? value.map(String) : [];
+}
+

@@ -1,0 +1,79 @@
+/**
+ * Stage 1 of the schema pipeline: one ts-morph program over every API file of the
+ * project (all groups and versions at once). Only the syntax trees are used: no
+ * default lib, no type checker. Types are resolved by name across the API files and
+ * their relative imports (see model.ts), which is what keeps `kop generate manifests`
+ * fast; ts-morph itself is imported lazily so the CLI starts without it.
+ */
+import { promises as fs, readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import type { Project, SourceFile, ts as TypeScript } from 'ts-morph';
+
+/** The parsed API sources. */
+export interface ApiProgram {
+  project: Project;
+  /** The TypeScript compiler API that ts-morph bundles (for SyntaxKind and comment ranges). */
+  ts: typeof TypeScript;
+  /** Absolute project root. */
+  root: string;
+  /** The API files found under `api/`, sorted by path. */
+  apiFiles: SourceFile[];
+  /** A source file by absolute path, parsed on first request (relative imports outside api/). */
+  fileAt(absolutePath: string): SourceFile | undefined;
+}
+
+/** Files under api/ that hold no API types: generated clients, tests, declarations. */
+function isApiSource(file: string): boolean {
+  return file.endsWith('.ts') && !file.endsWith('.d.ts') && !file.endsWith('.client.ts') && !file.endsWith('.test.ts');
+}
+
+async function listFiles(dir: string): Promise<string[]> {
+  let entries: import('node:fs').Dirent[];
+  try {
+    entries = await fs.readdir(dir, { withFileTypes: true });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  const files: string[] = [];
+  for (const entry of entries) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) {
+      if (entry.name !== 'node_modules') files.push(...(await listFiles(full)));
+    } else if (isApiSource(entry.name)) {
+      files.push(full);
+    }
+  }
+  return files;
+}
+
+/**
+ * Parses `<root>/<apiDir>/**\/*.ts` (default `api`). `files` replaces the directory walk
+ * with an explicit list of absolute paths (tests use it for case folders).
+ */
+export async function createApiProgram(root: string, options: { apiDir?: string; files?: string[] } = {}): Promise<ApiProgram> {
+  const absoluteRoot = path.resolve(root);
+  const files = (options.files ?? (await listFiles(path.join(absoluteRoot, options.apiDir ?? 'api')))).sort();
+  const { Project, ts } = await import('ts-morph');
+  const project = new Project({
+    skipAddingFilesFromTsConfig: true,
+    skipFileDependencyResolution: true,
+    skipLoadingLibFiles: true,
+    compilerOptions: { noLib: true, noResolve: true, allowJs: false },
+  });
+  const texts = await Promise.all(files.map((file) => fs.readFile(file, 'utf8')));
+  const apiFiles = files.map((file, i) => project.createSourceFile(file, texts[i]!, { overwrite: true }));
+  const fileAt = (absolutePath: string): SourceFile | undefined => {
+    const existing = project.getSourceFile(absolutePath);
+    if (existing) return existing;
+    let text: string;
+    try {
+      text = readFileSync(absolutePath, 'utf8');
+    } catch {
+      return undefined;
+    }
+    return project.createSourceFile(absolutePath, text, { overwrite: true });
+  };
+  return { project, ts, root: absoluteRoot, apiFiles, fileAt };
+}
+

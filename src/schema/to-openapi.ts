@@ -1,0 +1,445 @@
+/**
+ * Stage 3: the API model to OpenAPI v3, with controller-gen's mapping rules and markers.
+ * Named types are inlined where they are used (`inlineReference`), because structural
+ * schemas allow no `$ref`; a field's own doc and markers are layered over the schema of
+ * its type the way controller-gen flattens (the field's description wins, the field's
+ * CEL rules come before the type's).
+ */
+import { coreTypeSchema } from './core-types.js';
+import {
+  FloatTypeError,
+  MarkerPlacementError,
+  RecursiveTypeError,
+  UnresolvedTypeError,
+  UnsupportedUnionError,
+  UntypedValueError,
+  type SourceLocation,
+} from './errors.js';
+import { cloneSchema, type JSONSchemaProps, type JSONValue, type ValidationRule } from './json-schema.js';
+import { findMarker, type Marker } from './markers.js';
+import { allFields, WELL_KNOWN_MODULE, type ApiKindVersion, type ApiModel, type FieldModel, type TypeDeclaration, type TypeRef } from './model.js';
+
+export interface OpenApiOptions {
+  /**
+   * Map TypeScript `number` to `type: number`. Off by default, like controller-gen's
+   * `crd:allowDangerousTypes`: floats do not round-trip across languages, so kop asks for
+   * int32/int64 unless the user opts in.
+   */
+  allowDangerousTypes?: boolean;
+}
+
+/** Descriptions of the TypeMeta fields every kind has, as controller-gen writes them. */
+export const TYPE_META_PROPERTIES: Record<'apiVersion' | 'kind', JSONSchemaProps> = {
+  apiVersion: {
+    description:
+      'APIVersion defines the versioned schema of this representation of an object.\n' +
+      'Servers should convert recognized schemas to the latest internal value, and\n' +
+      'may reject unrecognized values.\n' +
+      'More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources',
+    type: 'string',
+  },
+  kind: {
+    description:
+      'Kind is a string value representing the REST resource this object represents.\n' +
+      'Servers may infer this from the endpoint the client submits requests to.\n' +
+      'Cannot be updated.\n' +
+      'In CamelCase.\n' +
+      'More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds',
+    type: 'string',
+  },
+};
+
+/** Where each schema node came from, for structural-check messages. */
+export type SchemaOrigins = WeakMap<object, SourceLocation>;
+
+interface Site {
+  subject: string;
+  location: SourceLocation;
+}
+
+/** Converts kinds of one model to OpenAPI; caches each declaration's schema. */
+export class OpenApiConverter {
+  readonly origins: SchemaOrigins = new WeakMap();
+  private readonly cache = new Map<TypeDeclaration, JSONSchemaProps>();
+  private readonly stack: TypeDeclaration[] = [];
+  private readonly optionalByFile = new Map<string, boolean>();
+
+  constructor(
+    model: ApiModel,
+    private readonly options: OpenApiOptions = {},
+  ) {
+    for (const pkg of model.packages) for (const file of pkg.files) this.optionalByFile.set(file, pkg.defaultOptional);
+  }
+
+  /** The `openAPIV3Schema` of one version of a kind. */
+  kindSchema(kindVersion: ApiKindVersion): JSONSchemaProps {
+    const declaration = kindVersion.declaration;
+    const site = { subject: declaration.name, location: declaration.location };
+    const properties: Record<string, JSONSchemaProps> = {
+      apiVersion: cloneSchema(TYPE_META_PROPERTIES.apiVersion),
+      kind: cloneSchema(TYPE_META_PROPERTIES.kind),
+      metadata: { type: 'object' },
+    };
+    const rest = kindVersion.fields.filter((f) => f.name !== 'apiVersion' && f.name !== 'kind' && f.name !== 'metadata');
+    this.stack.push(declaration);
+    const body = this.structSchema(rest, declaration.file, declaration.name);
+    this.stack.pop();
+    const schema: JSONSchemaProps = { ...body, properties: { ...properties, ...body.properties } };
+    if (declaration.doc) schema.description = declaration.doc;
+    this.applyMarkers(schema, declaration.markers, 'type', site);
+    this.origins.set(schema, declaration.location);
+    return schema;
+  }
+
+  /** The schema of a type as written at `site` (a field or alias). */
+  typeSchema(ref: TypeRef, site: Site): JSONSchemaProps {
+    switch (ref.kind) {
+      case 'string':
+        return { type: 'string' };
+      case 'boolean':
+        return { type: 'boolean' };
+      case 'number':
+        if (this.options.allowDangerousTypes) return { type: 'number' };
+        throw new FloatTypeError(
+          site.location,
+          site.subject,
+          `type "number" is a float, which Kubernetes APIs avoid (values do not round-trip across languages)`,
+          `use int32 or int64 from ${WELL_KNOWN_MODULE} for integers, a string or Quantity for decimals, or pass --allow-dangerous-types to map number to "type: number"`,
+        );
+      case 'wellKnown': {
+        const schema = coreTypeSchema(ref.name);
+        if (!schema) {
+          throw new UnresolvedTypeError(
+            site.location,
+            site.subject,
+            `${WELL_KNOWN_MODULE} has no schema for "${ref.name}"`,
+            `use a type ${WELL_KNOWN_MODULE} exports (int32, Quantity, PodTemplateSpec, ...) or declare the type in your API files`,
+          );
+        }
+        return schema;
+      }
+      case 'enum':
+        return enumSchema(ref.values, ref.text, site);
+      case 'array':
+        return { type: 'array', items: this.typeSchema(ref.items, site) };
+      case 'map':
+        return { type: 'object', additionalProperties: this.typeSchema(ref.values, site) };
+      case 'reference':
+        return this.inlineReference(ref.target, site);
+      case 'object':
+        return this.structSchema(ref.fields, site.location.file, site.subject);
+      case 'intersection': {
+        const fields = ref.members.flatMap((member) => this.fieldsOf(member, site));
+        return this.structSchema(fields, site.location.file, site.subject);
+      }
+      case 'union':
+        throw new UnsupportedUnionError(
+          site.location,
+          site.subject,
+          `type "${ref.text}" is a union, which a structural schema cannot express`,
+          `use IntOrString from ${WELL_KNOWN_MODULE} for number | string, a union of string literals for an enum, or one object with optional fields and +kubebuilder:validation:ExactlyOneOf=<a>;<b> (or an XValidation rule)`,
+        );
+      case 'untyped':
+        throw new UntypedValueError(
+          site.location,
+          site.subject,
+          `type "${ref.text}" says nothing about the value`,
+          `use JSON (any JSON value) or RawExtension (an embedded object) from ${WELL_KNOWN_MODULE}, which keep unknown fields`,
+        );
+      case 'unresolved':
+        throw new UnresolvedTypeError(
+          site.location,
+          site.subject,
+          `cannot resolve type "${ref.text}": ${ref.reason}`,
+          `declare it in the API files, import it from a relative file, or import it from ${WELL_KNOWN_MODULE}`,
+        );
+    }
+  }
+
+  private fieldsOf(ref: TypeRef, site: Site): FieldModel[] {
+    if (ref.kind === 'reference') {
+      if (this.stack.includes(ref.target)) this.recursive(ref.target, site);
+      return allFields(ref.target);
+    }
+    if (ref.kind === 'object') return ref.fields;
+    if (ref.kind === 'intersection') return ref.members.flatMap((m) => this.fieldsOf(m, site));
+    throw new UnsupportedUnionError(site.location, site.subject, `"${ref.text}" in an intersection or extends clause is not an object type`, 'extend or intersect only interfaces and object types');
+  }
+
+  private recursive(target: TypeDeclaration, site: Site): never {
+    const cycle = [...this.stack.slice(this.stack.indexOf(target)), target].map((d) => d.name).join(' -> ');
+    throw new RecursiveTypeError(
+      site.location,
+      site.subject,
+      `type ${target.name} contains itself (${cycle}); structural schemas are finite`,
+      'break the cycle (e.g. refer to children by name), or use JSON from kop/api with +kubebuilder:validation:XPreserveUnknownFields for free-form nesting',
+    );
+  }
+
+  /** Inlines a named type: its schema, description and type-level markers (cached per declaration). */
+  inlineReference(target: TypeDeclaration, site: Site): JSONSchemaProps {
+    if (this.stack.includes(target)) this.recursive(target, site);
+    const cached = this.cache.get(target);
+    if (cached) return this.copy(cached);
+    this.stack.push(target);
+    const ownSite = { subject: target.name, location: target.location };
+    let schema: JSONSchemaProps;
+    if (target.declarationKind === 'interface') {
+      schema = this.structSchema(allFields(target), target.file, target.name);
+    } else {
+      const alias = target.aliasOf!;
+      schema =
+        alias.kind === 'object' || alias.kind === 'intersection'
+          ? this.structSchema(allFields(target), target.file, target.name)
+          : this.typeSchema(alias, ownSite);
+    }
+    this.stack.pop();
+    if (target.doc) schema.description = target.doc;
+    this.applyMarkers(schema, target.markers, 'type', ownSite);
+    this.origins.set(schema, target.location);
+    this.cache.set(target, schema);
+    return this.copy(schema);
+  }
+
+  /** A deep copy that keeps origins of every node. */
+  private copy(schema: JSONSchemaProps): JSONSchemaProps {
+    const origins = this.origins;
+    const walk = (node: JSONSchemaProps): JSONSchemaProps => {
+      const out = { ...node };
+      if (node.properties) out.properties = Object.fromEntries(Object.entries(node.properties).map(([k, v]) => [k, walk(v)]));
+      if (node.items) out.items = walk(node.items);
+      if (typeof node.additionalProperties === 'object') out.additionalProperties = walk(node.additionalProperties);
+      for (const key of ['allOf', 'anyOf', 'oneOf'] as const) if (node[key]) out[key] = node[key]!.map(walk);
+      for (const key of ['default', 'example', 'enum', 'required', 'x-kubernetes-validations', 'x-kubernetes-list-map-keys'] as const) {
+        if (node[key] !== undefined) (out as Record<string, unknown>)[key] = cloneSchema(node[key]);
+      }
+      const origin = origins.get(node);
+      if (origin) origins.set(out, origin);
+      return out;
+    };
+    return walk(schema);
+  }
+
+  private structSchema(fields: readonly FieldModel[], file: string, owner: string): JSONSchemaProps {
+    const properties: Record<string, JSONSchemaProps> = {};
+    const required: string[] = [];
+    const onceSet: ValidationRule[] = [];
+    const defaultOptional = this.optionalByFile.get(file) ?? false;
+    for (const field of fields) {
+      properties[field.name] = this.fieldSchema(field, owner);
+      if (isRequired(field, defaultOptional)) required.push(field.name);
+      else if (findMarker(field.markers, 'k8s:immutable')) {
+        onceSet.push({ message: `field ${field.name} is immutable once set`, rule: `!has(oldSelf.${field.name}) || has(self.${field.name})` });
+      }
+    }
+    const schema: JSONSchemaProps = { type: 'object', properties: sortRecord(properties) };
+    if (required.length > 0) schema.required = required.sort();
+    if (onceSet.length > 0) schema['x-kubernetes-validations'] = onceSet;
+    return schema;
+  }
+
+  private fieldSchema(field: FieldModel, owner: string): JSONSchemaProps {
+    const site = { subject: `${owner}: field "${field.name}"`, location: field.location };
+    const schema = findMarker(field.markers, 'kubebuilder:validation:Schemaless') ? {} : this.typeSchema(field.type, site);
+    if (field.doc) schema.description = field.doc;
+    this.applyMarkers(schema, field.markers, 'field', site);
+    this.origins.set(schema, field.location);
+    return schema;
+  }
+
+  /**
+   * Applies validation, default, topology and documentation markers. Field rules go
+   * before the rules the field's type brought; a type's own rules go after the rules
+   * generated from its fields, in controller-gen's order (XValidation, AtMostOneOf,
+   * ExactlyOneOf, AtLeastOneOf).
+   */
+  private applyMarkers(schema: JSONSchemaProps, markers: readonly Marker[], target: 'type' | 'field', site: Site): void {
+    const rules: ValidationRule[] = [];
+    const itemRules: ValidationRule[] = [];
+    const oneOfRules: Record<string, ValidationRule[]> = { AtMostOneOf: [], ExactlyOneOf: [], AtLeastOneOf: [] };
+    let immutable = false;
+    for (const marker of markers) {
+      const itemsPrefix = 'kubebuilder:validation:items:';
+      if (marker.name.startsWith(itemsPrefix)) {
+        if (schema.type !== 'array' || !schema.items) this.misplaced(marker, site, 'arrays', schema);
+        const short = marker.name.slice(itemsPrefix.length);
+        if (short === 'XValidation') itemRules.push(celRule(marker));
+        else this.applyValidation(schema.items!, short, marker, site);
+        continue;
+      }
+      const validationPrefix = 'kubebuilder:validation:';
+      if (marker.name.startsWith(validationPrefix)) {
+        const short = marker.name.slice(validationPrefix.length);
+        if (short === 'XValidation') rules.push(celRule(marker));
+        else if (short in oneOfRules) oneOfRules[short]!.push(this.oneOfRule(short, marker, schema, site));
+        else this.applyValidation(schema, short, marker, site);
+        continue;
+      }
+      switch (marker.name) {
+        case 'nullable':
+          schema.nullable = true;
+          break;
+        case 'kubebuilder:default':
+        case 'default':
+          schema.default = marker.value;
+          break;
+        case 'kubebuilder:example':
+          schema.example = marker.value;
+          break;
+        case 'kubebuilder:title':
+          schema.title = String(marker.value);
+          break;
+        case 'kubebuilder:externalDocs':
+          schema.externalDocs = { ...(marker.args.description !== undefined ? { description: String(marker.args.description) } : {}), url: String(marker.args.url) };
+          break;
+        case 'kubebuilder:pruning:PreserveUnknownFields':
+          schema['x-kubernetes-preserve-unknown-fields'] = true;
+          break;
+        case 'listType': {
+          if (schema.type !== 'array') this.misplaced(marker, site, 'arrays', schema);
+          if (!['atomic', 'set', 'map'].includes(String(marker.value))) this.badValue(marker, site, 'atomic, set or map');
+          schema['x-kubernetes-list-type'] = String(marker.value);
+          break;
+        }
+        case 'listMapKey':
+          if (schema.type !== 'array') this.misplaced(marker, site, 'arrays', schema);
+          schema['x-kubernetes-list-map-keys'] = [...(schema['x-kubernetes-list-map-keys'] ?? []), String(marker.value)];
+          break;
+        case 'mapType':
+        case 'structType':
+          if (schema.type !== 'object') this.misplaced(marker, site, marker.name === 'mapType' ? 'maps' : 'objects', schema);
+          if (!['atomic', 'granular'].includes(String(marker.value))) this.badValue(marker, site, 'atomic or granular');
+          schema['x-kubernetes-map-type'] = String(marker.value);
+          break;
+        case 'k8s:immutable':
+          immutable = true;
+          break;
+        default:
+          // presence markers are read by structSchema; kind and package markers by crd.ts and model.ts
+          break;
+      }
+    }
+    if (immutable) rules.push({ message: 'field is immutable', rule: 'self == oldSelf' });
+    const generated = [...rules, ...oneOfRules.AtMostOneOf!, ...oneOfRules.ExactlyOneOf!, ...oneOfRules.AtLeastOneOf!];
+    if (generated.length > 0) {
+      const existing = schema['x-kubernetes-validations'] ?? [];
+      schema['x-kubernetes-validations'] = target === 'field' ? [...generated, ...existing] : [...existing, ...generated];
+    }
+    if (itemRules.length > 0) schema.items!['x-kubernetes-validations'] = [...(schema.items!['x-kubernetes-validations'] ?? []), ...itemRules];
+  }
+
+  private applyValidation(schema: JSONSchemaProps, short: string, marker: Marker, site: Site): void {
+    const numeric = schema.type === 'integer' || schema.type === 'number';
+    const value = marker.value;
+    switch (short) {
+      case 'Minimum':
+      case 'Maximum':
+      case 'MultipleOf':
+        if (!numeric) this.misplaced(marker, site, 'numbers', schema);
+        schema[(short.charAt(0).toLowerCase() + short.slice(1)) as 'minimum' | 'maximum' | 'multipleOf'] = value as number;
+        break;
+      case 'ExclusiveMinimum':
+      case 'ExclusiveMaximum':
+        if (!numeric) this.misplaced(marker, site, 'numbers', schema);
+        schema[short === 'ExclusiveMinimum' ? 'exclusiveMinimum' : 'exclusiveMaximum'] = value as boolean;
+        break;
+      case 'MinLength':
+      case 'MaxLength':
+      case 'Pattern':
+        if (schema.type !== 'string') this.misplaced(marker, site, 'strings', schema);
+        if (short === 'Pattern') schema.pattern = String(value);
+        else schema[short === 'MinLength' ? 'minLength' : 'maxLength'] = value as number;
+        break;
+      case 'MinItems':
+      case 'MaxItems':
+      case 'UniqueItems':
+        if (schema.type !== 'array') this.misplaced(marker, site, 'arrays', schema);
+        if (short === 'UniqueItems') schema.uniqueItems = value as boolean;
+        else schema[short === 'MinItems' ? 'minItems' : 'maxItems'] = value as number;
+        break;
+      case 'MinProperties':
+      case 'MaxProperties':
+        if (schema.type !== 'object') this.misplaced(marker, site, 'objects and maps', schema);
+        schema[short === 'MinProperties' ? 'minProperties' : 'maxProperties'] = value as number;
+        break;
+      case 'Format':
+        schema.format = String(value);
+        break;
+      case 'Type':
+        schema.type = String(value);
+        break;
+      case 'Enum':
+        schema.enum = value as JSONValue[];
+        break;
+      case 'XPreserveUnknownFields':
+        if (value === true) schema['x-kubernetes-preserve-unknown-fields'] = true;
+        break;
+      case 'XEmbeddedResource':
+      case 'EmbeddedResource':
+        if (value === true) schema['x-kubernetes-embedded-resource'] = true;
+        break;
+      case 'XIntOrString':
+        if (value === true) schema['x-kubernetes-int-or-string'] = true;
+        break;
+      default:
+        // Optional, Required and Schemaless are read where fields are assembled.
+        break;
+    }
+  }
+
+  private oneOfRule(short: string, marker: Marker, schema: JSONSchemaProps, site: Site): ValidationRule {
+    const fields = (marker.value as JSONValue[]).map(String);
+    for (const field of fields) {
+      if (!schema.properties?.[field]) {
+        throw new MarkerPlacementError(marker.location, `${site.subject} (+${marker.name})`, `names field "${field}", which the type does not have`, `list fields of ${site.subject}: ${Object.keys(schema.properties ?? {}).join(', ')}`);
+      }
+    }
+    const has = `[${fields.map((f) => `has(self.${f})`).join(',')}].filter(x,x==true).size()`;
+    const list = `[${fields.join(' ')}]`;
+    if (short === 'ExactlyOneOf') return { message: `exactly one of the fields in ${list} must be set`, rule: `${has} == 1` };
+    if (short === 'AtMostOneOf') return { message: `at most one of the fields in ${list} may be set`, rule: `${has} <= 1` };
+    return { message: `at least one of the fields in ${list} must be set`, rule: `${has} >= 1` };
+  }
+
+  private misplaced(marker: Marker, site: Site, fits: string, schema: JSONSchemaProps): never {
+    const actual = schema['x-kubernetes-int-or-string'] ? 'int-or-string' : (schema.type ?? 'untyped');
+    throw new MarkerPlacementError(marker.location, `${site.subject} (+${marker.name})`, `this marker applies to ${fits}, and the type here is ${actual}`, 'remove the marker or move it to a property of a fitting type');
+  }
+
+  private badValue(marker: Marker, site: Site, allowed: string): never {
+    throw new MarkerPlacementError(marker.location, `${site.subject} (+${marker.name})`, `value "${String(marker.value)}" is not allowed`, `use ${allowed}`);
+  }
+}
+
+/** Optional/required per controller-gen: explicit markers first, then `?`, then the package default. */
+export function isRequired(field: FieldModel, defaultOptional: boolean): boolean {
+  const has = (name: string) => findMarker(field.markers, name) !== undefined;
+  if (has('kubebuilder:validation:Optional')) return false;
+  if (has('kubebuilder:validation:Required')) return true;
+  if (has('optional') || has('k8s:optional')) return false;
+  if (has('required') || has('k8s:required')) return true;
+  if (defaultOptional) return false;
+  return !field.optional;
+}
+
+function celRule(marker: Marker): ValidationRule {
+  const rule: ValidationRule = { rule: String(marker.args.rule) };
+  for (const key of ['message', 'messageExpression', 'reason', 'fieldPath'] as const) {
+    if (marker.args[key] !== undefined && marker.args[key] !== '') rule[key] = String(marker.args[key]);
+  }
+  if (marker.args.optionalOldSelf === true) rule.optionalOldSelf = true;
+  return rule;
+}
+
+function enumSchema(values: (string | number | boolean)[], text: string, site: Site): JSONSchemaProps {
+  if (values.every((v) => typeof v === 'string')) return { type: 'string', enum: values };
+  if (values.every((v) => typeof v === 'number')) {
+    return { type: values.every((v) => Number.isInteger(v)) ? 'integer' : 'number', enum: values };
+  }
+  if (values.every((v) => typeof v === 'boolean')) return { type: 'boolean', enum: values };
+  throw new UnsupportedUnionError(site.location, site.subject, `type "${text}" mixes literal kinds`, 'use literals of one kind (all strings, all numbers) for an enum');
+}
+
+function sortRecord<T>(record: Record<string, T>): Record<string, T> {
+  return Object.fromEntries(Object.keys(record).sort().map((k) => [k, record[k]!]));
+}
