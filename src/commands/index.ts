@@ -23,6 +23,7 @@
 import type { Command } from 'commander';
 import type { Context } from '../cli/context.js';
 import * as init from './init.js';
+import * as setupEnvtest from './setup-envtest.js';
 import * as version from './version.js';
 
 /** Builds the real context from the global flags; `overrides` replaces fields (tests, or a command that changes cwd). */
@@ -34,4 +35,4 @@ export interface CommandModule {
 }
 
 /** Every command, in the order `kop --help` lists them. */
-export const commands: readonly CommandModule[] = [init, version];
+export const commands: readonly CommandModule[] = [init, version, setupEnvtest];
