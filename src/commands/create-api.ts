@@ -1,0 +1,53 @@
+import type { Command } from 'commander';
+import type { MakeContext } from './index.js';
+
+/**
+ * `kop create api`: adds a kind (or a version of one) with its types, sample and reconciler.
+ * `create` is a command group so that later `kop create <thing>` commands join it.
+ */
+export function register(program: Command, makeContext: MakeContext): void {
+  const create =
+    program.commands.find((command) => command.name() === 'create') ??
+    program.command('create').description('scaffold a new part of the project: `kop create api`');
+  create
+    .command('api')
+    .description('add an API kind (or a new version of one): types, sample, reconciler, PROJECT entry')
+    .option('--group <group>', 'API group without the domain, e.g. cache (gives cache.<domain>)')
+    .option('--version <version>', 'API version: v1, v1alpha1, v2beta3, ...')
+    .option('--kind <Kind>', 'kind, UpperCamelCase, e.g. Memcached')
+    .option('--plural <plural>', 'lower-case plural used in URLs (default: English plural of the kind)')
+    .option('--namespaced', 'objects live in namespaces (default)')
+    .option('--no-namespaced', 'objects are cluster-scoped')
+    .option('--resource', 'scaffold the API types and sample (asked on a terminal; default yes)')
+    .option('--no-resource', 'do not scaffold the API types')
+    .option('--controller', 'scaffold a reconciler and register it in src/main.ts (asked on a terminal; default yes)')
+    .option('--no-controller', 'do not scaffold a reconciler')
+    .option('--force', 'overwrite the files of an existing kind/version')
+    .action(async (flags: CreateApiFlags) => {
+      const { runCreateApi } = await import('../create-api/run-create-api.js');
+      await runCreateApi(
+        {
+          group: flags.group,
+          version: flags.version,
+          kind: flags.kind,
+          plural: flags.plural,
+          namespaced: flags.namespaced,
+          resource: flags.resource,
+          controller: flags.controller,
+          force: flags.force ?? false,
+        },
+        makeContext(),
+      );
+    });
+}
+
+interface CreateApiFlags {
+  group?: string;
+  version?: string;
+  kind?: string;
+  plural?: string;
+  namespaced?: boolean;
+  resource?: boolean;
+  controller?: boolean;
+  force?: boolean;
+}

@@ -1,0 +1,266 @@
+import type { Context, PromptQuestion } from '../cli/context.js';
+import { KopError, UsageError } from '../cli/errors.js';
+import { fullGroup, loadProjectFile, saveProjectFile, type ProjectFile, type ProjectResource } from '../project/project-file.js';
+import { checkGroup, checkKind, checkVersion, isDns1123Label, pluralOf, requireValid, singularOf, type NameCheck } from '../project/resource.js';
+import { applyTree, type ApplyResult } from '../scaffold/apply.js';
+import { loadBoilerplate } from '../scaffold/boilerplate.js';
+import { insertIntoFile } from '../scaffold/insert.js';
+import { renderTemplateDir, type TemplateData } from '../scaffold/render.js';
+import { VirtualTree } from '../scaffold/tree.js';
+
+/** `kop create api`'s flags; anything left undefined is asked for on a TTY or defaulted. */
+export interface CreateApiOptions {
+  group?: string;
+  version?: string;
+  kind?: string;
+  plural?: string;
+  /** Namespaced (default) or cluster-scoped objects. */
+  namespaced?: boolean;
+  /** Scaffold the API types, sample and PROJECT entry (default yes). */
+  resource?: boolean;
+  /** Scaffold a reconciler and register it in src/main.ts (default yes). */
+  controller?: boolean;
+  force?: boolean;
+}
+
+/** Files and markers `kop create api` writes, for tests and other generators. */
+export const CREATE_API_PATHS = {
+  typesFile: (r: ResourceNames) => `api/${r.group}/${r.version}/${r.kindLower}.types.ts`,
+  groupVersionFile: (r: ResourceNames) => `api/${r.group}/${r.version}/groupversion.ts`,
+  sampleFile: (r: ResourceNames) => `config/samples/${r.sampleName}.yaml`,
+  controllerFile: (r: ResourceNames) => `src/controllers/${r.kindLower}.controller.ts`,
+  samplesKustomization: 'config/samples/kustomization.yaml',
+  main: 'src/main.ts',
+} as const;
+
+/** The names of one kind/version that file names and templates use. */
+export interface ResourceNames {
+  group: string;
+  version: string;
+  kind: string;
+  kindLower: string;
+  plural: string;
+  fullGroup: string;
+  apiVersion: string;
+  /** `<group>_<version>_<kind-lower>`, the sample's file stem. */
+  sampleName: string;
+}
+
+const checkPlural: NameCheck = (value) =>
+  isDns1123Label(value)
+    ? true
+    : `invalid plural ${JSON.stringify(value)}: a plural must be lower case — letters, digits and '-', starting and ending with a letter or digit, at most 63 characters (e.g. "memcacheds")`;
+
+/**
+ * Adds a kind (or a new version of one) to the project in `context.cwd`: records it in
+ * PROJECT, scaffolds its types, group-version file and sample, and a reconciler wired
+ * into src/main.ts. Nothing is written when any step fails; `--dry-run` prints the plan.
+ */
+export async function runCreateApi(options: CreateApiOptions, context: Context): Promise<ApplyResult> {
+  const tree = new VirtualTree(context.cwd);
+  const project = await loadProjectFile(tree);
+
+  const group = await askName(context, options.group, checkGroup, { flag: '--group', type: 'text', message: 'API group (the part before the domain, e.g. cache)' });
+  const version = await askName(context, options.version, checkVersion, { flag: '--version', type: 'text', message: 'API version (e.g. v1alpha1)', initial: 'v1alpha1' });
+  const kind = await askName(context, options.kind, checkKind, { flag: '--kind', type: 'text', message: 'Kind (UpperCamelCase, e.g. Memcached)' });
+  const fullGroupName = fullGroup({ group, domain: project.domain });
+
+  const sameKind = project.resources.filter((r) => r.kind === kind && fullGroup(r) === fullGroupName);
+  const existing = sameKind.find((r) => r.version === version);
+  const plural = resolvePlural(options.plural, kind, sameKind);
+  const namespaced = resolveScope(options.namespaced, kind, sameKind);
+  checkConflicts(project, { group: fullGroupName, kind, plural });
+
+  const resource = await askYesNo(context, options.resource, { flag: '--resource', type: 'confirm', message: `Create the ${kind} API types?`, initial: true });
+  const controllerOwner = project.resources.find((r) => r.controller && r.kind === kind && !(fullGroup(r) === fullGroupName));
+  const kindHasController = sameKind.some((r) => r.controller);
+  const controller = await askYesNo(context, options.controller, {
+    flag: '--controller',
+    type: 'confirm',
+    message: `Create a reconciler for ${kind}?`,
+    // One reconciler per kind: a new version of a kind that has one does not get a second.
+    initial: !kindHasController && controllerOwner === undefined,
+  });
+  if (!resource && !controller) {
+    throw new UsageError('nothing to create: both --resource and --controller are off', 'pass --resource, --controller, or both');
+  }
+
+  if (existing && !options.force) {
+    if (resource && existing.api) {
+      throw new KopError(
+        `${kind} ${fullGroupName}/${version} already exists in PROJECT; kop create api wrote nothing`,
+        'pass --force to scaffold its files again (overwriting them), or pick another --version to add a version',
+      );
+    }
+    if (controller && existing.controller) {
+      throw new KopError(`${kind} ${fullGroupName}/${version} already has a reconciler; kop create api wrote nothing`, 'pass --force to scaffold it again');
+    }
+  }
+  if (controller && controllerOwner) {
+    throw new KopError(
+      `a reconciler for kind ${kind} of group ${fullGroup(controllerOwner)} already uses src/controllers/${singularOf(kind)}.controller.ts`,
+      'pass --no-controller and write this reconciler under another name',
+    );
+  }
+
+  const names: ResourceNames = {
+    group,
+    version,
+    kind,
+    kindLower: singularOf(kind),
+    plural,
+    fullGroup: fullGroupName,
+    apiVersion: `${fullGroupName}/${version}`,
+    sampleName: `${group}_${version}_${singularOf(kind)}`,
+  };
+  const data: TemplateData = {
+    ...names,
+    projectName: project.projectName,
+    sampleObjectName: `${singularOf(kind)}-sample`,
+    resourceMarker: resourceMarker(names, namespaced),
+    licenseHeaderTs: await loadBoilerplate(tree, 'x.ts'),
+    licenseHeaderYaml: await loadBoilerplate(tree, 'x.yaml'),
+  };
+  const force = options.force ?? false;
+
+  if (resource) {
+    for (const file of await renderTemplateDir('api/groupversion', data)) {
+      // Shared by every kind of the version and the user's to extend: never overwritten.
+      await tree.scaffold(file.path, file.content, { ifExists: 'skip' });
+    }
+    for (const file of await renderTemplateDir('api/resource', data)) await tree.scaffold(file.path, file.content, { force });
+    await insertIntoFile(tree, CREATE_API_PATHS.samplesKustomization, [{ marker: 'samples', code: `- ${names.sampleName}.yaml` }]);
+  } else if (!(await tree.exists(CREATE_API_PATHS.typesFile(names)))) {
+    throw new KopError(
+      `there are no ${kind} types at ${CREATE_API_PATHS.typesFile(names)} for the reconciler to use`,
+      'pass --resource to scaffold them too',
+    );
+  }
+
+  if (controller) {
+    for (const file of await renderTemplateDir('api/controller', data)) await tree.scaffold(file.path, file.content, { force });
+    const variable = `${kind[0]!.toLowerCase()}${kind.slice(1)}Reconciler`;
+    await insertIntoFile(tree, CREATE_API_PATHS.main, [
+      { marker: 'imports', code: `import { ${kind}Reconciler } from './controllers/${names.kindLower}.controller.js';` },
+      {
+        marker: 'controllers',
+        code: [
+          `const ${variable} = new ${kind}Reconciler();`,
+          `log('reconciler created; it is not called until a watch on ${plural} is wired to it', { kind: ${variable}.kind, apiVersion: ${variable}.apiVersion });`,
+        ].join('\n'),
+      },
+    ]);
+  }
+
+  recordResource(project, {
+    group,
+    version,
+    kind,
+    plural,
+    domain: project.domain,
+    resource,
+    controller,
+    namespaced,
+    path: CREATE_API_PATHS.typesFile(names),
+  });
+  saveProjectFile(tree, project);
+
+  const result = await applyTree(tree, context);
+  if (result.written) {
+    context.out.info(`\nNext: edit ${CREATE_API_PATHS.typesFile(names)}, then run \`npm run manifests\` to generate the CRD.`);
+  }
+  const versions = [...new Set([...sameKind.map((r) => r.version), version])].sort();
+  if (resource && versions.length > 1) {
+    context.out.warn(
+      `${kind} now has versions ${versions.join(', ')}: mark exactly one of them with +kubebuilder:storageversion (in its root type's doc comment) before generating manifests`,
+    );
+  }
+  return result;
+}
+
+async function askName(context: Context, given: string | undefined, check: NameCheck, question: PromptQuestion): Promise<string> {
+  const value = given ?? String(await context.prompter.ask({ ...question, validate: check }));
+  return requireValid(check, value, question.flag);
+}
+
+async function askYesNo(context: Context, given: boolean | undefined, question: PromptQuestion): Promise<boolean> {
+  if (given !== undefined) return given;
+  const answer = await context.prompter.ask(question);
+  return answer === true || answer === 'true' || answer === 'y' || answer === 'yes';
+}
+
+/** A kind has one plural across its versions (the CRD has one); the default comes from a pluralisation library. */
+function resolvePlural(given: string | undefined, kind: string, sameKind: readonly ProjectResource[]): string {
+  const recorded = sameKind[0]?.plural;
+  if (given !== undefined) {
+    requireValid(checkPlural, given, '--plural');
+    if (recorded !== undefined && recorded !== given) {
+      throw new UsageError(`--plural: ${kind} already has the plural "${recorded}" (one CRD serves every version)`, `pass --plural ${recorded} or leave it out`);
+    }
+    return given;
+  }
+  return recorded ?? pluralOf(kind);
+}
+
+/** A kind has one scope across its versions. */
+function resolveScope(given: boolean | undefined, kind: string, sameKind: readonly ProjectResource[]): boolean {
+  const recorded = sameKind.find((r) => r.api)?.api?.namespaced;
+  if (given !== undefined && recorded !== undefined && recorded !== given) {
+    throw new UsageError(`--namespaced: ${kind} is already ${recorded ? 'namespaced' : 'cluster-scoped'} (one CRD serves every version)`);
+  }
+  return given ?? recorded ?? true;
+}
+
+/** Two kinds of one group cannot share a plural: they would be the same CRD. */
+function checkConflicts(project: ProjectFile, wanted: { group: string; kind: string; plural: string }): void {
+  const clash = project.resources.find((r) => fullGroup(r) === wanted.group && r.plural === wanted.plural && r.kind !== wanted.kind);
+  if (clash) {
+    throw new UsageError(
+      `--plural: ${clash.kind} in ${wanted.group} already uses the plural "${wanted.plural}"`,
+      `pass another --plural for ${wanted.kind}`,
+    );
+  }
+}
+
+/** `+kubebuilder:resource:` arguments, only where the defaults would be wrong. */
+function resourceMarker(names: ResourceNames, namespaced: boolean): string {
+  const args: string[] = [];
+  if (names.plural !== pluralOf(names.kind)) args.push(`path=${names.plural}`);
+  if (!namespaced) args.push('scope=Cluster');
+  return args.join(',');
+}
+
+interface RecordedResource {
+  group: string;
+  version: string;
+  kind: string;
+  plural: string;
+  domain: string;
+  resource: boolean;
+  controller: boolean;
+  namespaced: boolean;
+  path: string;
+}
+
+/** Adds or updates the PROJECT entry of a kind/version, keeping what earlier runs recorded. */
+function recordResource(project: ProjectFile, wanted: RecordedResource): void {
+  const index = project.resources.findIndex(
+    (r) => r.kind === wanted.kind && r.version === wanted.version && fullGroup(r) === fullGroup(wanted),
+  );
+  const previous: ProjectResource | undefined = index === -1 ? undefined : project.resources[index];
+  const entry: ProjectResource = {
+    ...previous,
+    group: wanted.group,
+    version: wanted.version,
+    kind: wanted.kind,
+    plural: wanted.plural,
+    domain: wanted.domain,
+  };
+  if (wanted.resource) {
+    entry.path = wanted.path;
+    entry.api = { crdVersion: 'v1', namespaced: wanted.namespaced };
+  }
+  if (wanted.controller) entry.controller = true;
+  if (index === -1) project.resources.push(entry);
+  else project.resources[index] = entry;
+}

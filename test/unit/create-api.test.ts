@@ -1,0 +1,254 @@
+import { readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import * as path from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FileExistsError, KopError, UsageError } from '../../src/cli/errors.js';
+import { runCreateApi, type CreateApiOptions } from '../../src/create-api/run-create-api.js';
+import { runInit } from '../../src/init/run-init.js';
+import { parseProjectFile } from '../../src/project/project-file.js';
+import { tempDir, testContext } from './helpers/fake-context.js';
+
+const MEMCACHED: CreateApiOptions = { group: 'cache', version: 'v1alpha1', kind: 'Memcached' };
+
+async function listFiles(dir: string, prefix = ''): Promise<string[]> {
+  const out: string[] = [];
+  for (const entry of await readdir(path.join(dir, prefix), { withFileTypes: true })) {
+    const relative = prefix ? `${prefix}/${entry.name}` : entry.name;
+    if (entry.isDirectory()) out.push(...(await listFiles(dir, relative)));
+    else out.push(relative);
+  }
+  return out.sort();
+}
+
+/** Every file's content, to show that a refused run wrote nothing. */
+async function snapshot(dir: string): Promise<Record<string, string>> {
+  const files = await listFiles(dir);
+  return Object.fromEntries(await Promise.all(files.map(async (file) => [file, await readFile(path.join(dir, file), 'utf8')] as const)));
+}
+
+function count(haystack: string, needle: string): number {
+  return haystack.split(needle).length - 1;
+}
+
+describe('kop create api', () => {
+  let dir: string;
+  let cleanup: () => Promise<void>;
+  const read = (file: string) => readFile(path.join(dir, file), 'utf8');
+  const project = async () => parseProjectFile(await read('PROJECT'));
+  const create = (options: CreateApiOptions, extra: Parameters<typeof testContext>[0] extends infer T ? Partial<T> : never = {}) => {
+    const context = testContext({ cwd: dir, ...extra });
+    return { context, run: runCreateApi(options, context) };
+  };
+
+  beforeEach(async () => {
+    ({ dir, cleanup } = await tempDir('demo'));
+    await runInit({ projectName: 'demo', domain: 'example.com', owner: 'The demo authors', license: 'apache2', kopSource: 'file:../kop', skipInstall: true }, testContext({ cwd: dir }));
+  });
+  afterEach(() => cleanup());
+
+  it('records the kind and scaffolds types, group version, sample and reconciler', async () => {
+    const { context, run } = create(MEMCACHED);
+    await run;
+    expect(context.out.lines.slice(0, 7)).toEqual([
+      'UPDATE PROJECT',
+      'CREATE api/cache/v1alpha1/groupversion.ts',
+      'CREATE api/cache/v1alpha1/memcached.types.ts',
+      'CREATE config/samples/cache_v1alpha1_memcached.yaml',
+      'UPDATE config/samples/kustomization.yaml',
+      'CREATE src/controllers/memcached.controller.ts',
+      'UPDATE src/main.ts',
+    ]);
+    expect((await project()).resources).toEqual([
+      {
+        group: 'cache',
+        version: 'v1alpha1',
+        kind: 'Memcached',
+        plural: 'memcacheds',
+        domain: 'example.com',
+        path: 'api/cache/v1alpha1/memcached.types.ts',
+        api: { crdVersion: 'v1', namespaced: true },
+        controller: true,
+      },
+    ]);
+
+    const types = await read('api/cache/v1alpha1/memcached.types.ts');
+    expect(types).toMatch(/^\/\/ Scaffolded by kop/);
+    expect(types).toContain("import type { Condition, ListMeta, ObjectMeta } from 'kop/api';");
+    expect(types).toMatch(/\* \+kubebuilder:object:root=true\n \* \+kubebuilder:subresource:status\n \*\/\nexport interface Memcached \{/);
+    expect(types).toMatch(/\* \+listType=map\n\s+\* \+listMapKey=type\n\s+\* \+optional\n\s+\*\/\n\s+conditions\?: Condition\[\];/);
+    expect(types).toContain('export interface MemcachedSpec {');
+    expect(types).toContain('export interface MemcachedList {');
+    expect(types).not.toContain('+kubebuilder:resource:');
+
+    const groupVersion = await read('api/cache/v1alpha1/groupversion.ts');
+    expect(groupVersion).toContain('// +groupName=cache.example.com\n');
+    expect(groupVersion).toContain("export const API_VERSION = 'cache.example.com/v1alpha1';");
+
+    const sample = parseYaml(await read('config/samples/cache_v1alpha1_memcached.yaml'));
+    expect(sample).toMatchObject({ apiVersion: 'cache.example.com/v1alpha1', kind: 'Memcached', metadata: { name: 'memcached-sample' }, spec: { foo: 'bar' } });
+    expect(parseYaml(await read('config/samples/kustomization.yaml')).resources).toEqual(['cache_v1alpha1_memcached.yaml']);
+
+    const controller = await read('src/controllers/memcached.controller.ts');
+    expect(controller).toContain('// +kubebuilder:rbac:groups=cache.example.com,resources=memcacheds,verbs=get;list;watch;create;update;patch;delete');
+    expect(controller).toContain('// +kubebuilder:rbac:groups=cache.example.com,resources=memcacheds/status,verbs=get;update;patch');
+    expect(controller).toContain('export class MemcachedReconciler {');
+
+    const main = await read('src/main.ts');
+    expect(main).toContain("import { MemcachedReconciler } from './controllers/memcached.controller.js';\n// +kop:scaffold:imports");
+    expect(main).toMatch(/  const memcachedReconciler = new MemcachedReconciler\(\);\n  log\([^\n]*\);\n  \/\/ \+kop:scaffold:controllers/);
+  });
+
+  it('adds a second kind to a version without touching its groupversion.ts', async () => {
+    await create(MEMCACHED).run;
+    const { context, run } = create({ group: 'cache', version: 'v1alpha1', kind: 'RedisCluster' });
+    await run;
+    expect(context.out.lines).toContain('SKIP   api/cache/v1alpha1/groupversion.ts (exists)');
+    expect(context.out.lines).toContain('CREATE api/cache/v1alpha1/rediscluster.types.ts');
+    expect(parseYaml(await read('config/samples/kustomization.yaml')).resources).toEqual(['cache_v1alpha1_memcached.yaml', 'cache_v1alpha1_rediscluster.yaml']);
+    const main = await read('src/main.ts');
+    expect(main).toContain("import { RedisClusterReconciler } from './controllers/rediscluster.controller.js';");
+    expect(main).toContain('const redisClusterReconciler = new RedisClusterReconciler();');
+    expect((await project()).resources.map((r) => `${r.kind}/${r.version}/${r.plural}`)).toEqual(['Memcached/v1alpha1/memcacheds', 'RedisCluster/v1alpha1/redisclusters']);
+  });
+
+  it('refuses an existing kind/version without --force and writes nothing', async () => {
+    await create(MEMCACHED).run;
+    const before = await snapshot(dir);
+    await expect(create(MEMCACHED).run).rejects.toThrow(/Memcached cache\.example\.com\/v1alpha1 already exists in PROJECT/);
+    await expect(create({ ...MEMCACHED, resource: false, controller: true }).run).rejects.toThrow(/already has a reconciler/);
+    expect(await snapshot(dir)).toEqual(before);
+  });
+
+  it('refuses to overwrite a types file PROJECT does not know about', async () => {
+    await create(MEMCACHED).run;
+    await writeFile(path.join(dir, 'PROJECT'), (await read('PROJECT')).replace(/resources:[^]*$/, 'resources: []\n'));
+    const error = await create(MEMCACHED).run.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(FileExistsError);
+    expect((error as FileExistsError).path).toBe('api/cache/v1alpha1/memcached.types.ts');
+  });
+
+  it('re-scaffolds with --force without duplicating wiring', async () => {
+    await create(MEMCACHED).run;
+    const before = await snapshot(dir);
+    const { context, run } = create({ ...MEMCACHED, force: true });
+    await run;
+    expect(context.out.lines.slice(0, 2)).toEqual(['SKIP   api/cache/v1alpha1/groupversion.ts (exists)', 'no changes']);
+    expect(await snapshot(dir)).toEqual(before);
+    const main = await read('src/main.ts');
+    expect(count(main, 'import { MemcachedReconciler }')).toBe(1);
+    expect(count(main, 'new MemcachedReconciler()')).toBe(1);
+    expect(count(await read('config/samples/kustomization.yaml'), 'cache_v1alpha1_memcached.yaml')).toBe(1);
+
+    // --force restores an edited scaffold, still without duplicating wiring.
+    await writeFile(path.join(dir, 'api/cache/v1alpha1/memcached.types.ts'), '// edited\n');
+    await create({ ...MEMCACHED, force: true }).run;
+    expect(await snapshot(dir)).toEqual(before);
+  });
+
+  it('adds a second version of a kind: own types and sample, one reconciler, a storage-version reminder', async () => {
+    await create(MEMCACHED).run;
+    const { context, run } = create({ group: 'cache', version: 'v1beta1', kind: 'Memcached' });
+    await run;
+    expect(context.out.lines).toContain('CREATE api/cache/v1beta1/groupversion.ts');
+    expect(context.out.lines).toContain('CREATE api/cache/v1beta1/memcached.types.ts');
+    expect(context.out.lines).not.toContain('UPDATE src/main.ts');
+    expect(context.out.warnings.join('\n')).toMatch(/Memcached now has versions v1alpha1, v1beta1: mark exactly one of them with \+kubebuilder:storageversion/);
+    const resources = (await project()).resources;
+    expect(resources.map((r) => [r.version, r.plural, r.controller ?? false])).toEqual([
+      ['v1alpha1', 'memcacheds', true],
+      ['v1beta1', 'memcacheds', false],
+    ]);
+    expect(await read('api/cache/v1beta1/groupversion.ts')).toContain("export const API_VERSION = 'cache.example.com/v1beta1';");
+
+    await expect(create({ group: 'cache', version: 'v1', kind: 'Memcached', plural: 'memcacheds-x' }).run).rejects.toThrow(UsageError);
+    await expect(create({ group: 'cache', version: 'v1', kind: 'Memcached', namespaced: false }).run).rejects.toThrow(/already namespaced/);
+  });
+
+  it('writes scope and path markers only when they differ from the defaults', async () => {
+    await create({ group: 'infra', version: 'v1', kind: 'Tenant', plural: 'tenantz', namespaced: false }).run;
+    const types = await read('api/infra/v1/tenant.types.ts');
+    expect(types).toContain(' * +kubebuilder:resource:path=tenantz,scope=Cluster\n');
+    expect((await project()).resources[0]).toMatchObject({ plural: 'tenantz', api: { crdVersion: 'v1', namespaced: false } });
+    expect(await read('src/controllers/tenant.controller.ts')).toContain('resources=tenantz,verbs=');
+  });
+
+  it('refuses invalid names, saying what a valid one is', async () => {
+    const table: Array<{ given: CreateApiOptions; want: RegExp }> = [
+      { given: { ...MEMCACHED, kind: 'memcached' }, want: /--kind: invalid kind "memcached": a kind must be UpperCamelCase/ },
+      { given: { ...MEMCACHED, kind: 'Mem-cached' }, want: /--kind: invalid kind/ },
+      { given: { ...MEMCACHED, version: 'v1.0' }, want: /--version: invalid version "v1\.0": a version must have the Kubernetes form/ },
+      { given: { ...MEMCACHED, version: 'alpha1' }, want: /--version: invalid version/ },
+      { given: { ...MEMCACHED, group: 'Cache' }, want: /--group: invalid group "Cache": a group must be a DNS-1123 subdomain/ },
+      { given: { ...MEMCACHED, group: '../x' }, want: /--group: invalid group/ },
+      { given: { ...MEMCACHED, plural: 'Memcacheds' }, want: /--plural: invalid plural "Memcacheds": a plural must be lower case/ },
+    ];
+    const before = await snapshot(dir);
+    for (const { given, want } of table) {
+      const error = await create(given).run.catch((e: unknown) => e);
+      expect(error, JSON.stringify(given)).toBeInstanceOf(UsageError);
+      expect((error as Error).message, JSON.stringify(given)).toMatch(want);
+    }
+    expect(await snapshot(dir)).toEqual(before);
+  });
+
+  it('names the missing flag when it cannot ask', async () => {
+    await expect(create({ version: 'v1', kind: 'Memcached' }).run).rejects.toThrow(/--group/);
+    await expect(create({ group: 'cache', version: 'v1' }).run).rejects.toThrow(/--kind/);
+  });
+
+  it('asks on a terminal, and --resource/--controller answers are honoured', async () => {
+    const { context, run } = create({}, { answers: { '--group': 'web', '--version': 'v1', '--kind': 'Site', '--resource': true, '--controller': false } });
+    await run;
+    expect(context.asked.map((q) => q.flag)).toEqual(['--group', '--version', '--kind', '--resource', '--controller']);
+    expect(context.asked.find((q) => q.flag === '--controller')?.initial).toBe(true);
+    const files = await listFiles(dir);
+    expect(files).toContain('api/web/v1/site.types.ts');
+    expect(files).not.toContain('src/controllers/site.controller.ts');
+    expect(await read('src/main.ts')).not.toContain('SiteReconciler');
+    expect((await project()).resources[0]!.controller).toBeUndefined();
+
+    // Later, the reconciler alone for the existing types.
+    await create({ group: 'web', version: 'v1', kind: 'Site', resource: false, controller: true }).run;
+    expect(await read('src/main.ts')).toContain('new SiteReconciler()');
+    expect((await project()).resources[0]!.controller).toBe(true);
+  });
+
+  it('refuses a reconciler without types, and a run that creates nothing', async () => {
+    await expect(create({ ...MEMCACHED, resource: false, controller: true }).run).rejects.toThrow(/no Memcached types at api\/cache\/v1alpha1\/memcached\.types\.ts/);
+    await expect(create({ ...MEMCACHED, resource: false, controller: false }).run).rejects.toThrow(/nothing to create/);
+  });
+
+  it('refuses a kind whose reconciler file another group already uses', async () => {
+    await create(MEMCACHED).run;
+    await expect(create({ group: 'other', version: 'v1', kind: 'Memcached', controller: true }).run).rejects.toThrow(
+      /already uses src\/controllers\/memcached\.controller\.ts/,
+    );
+    // Without --controller the default is no reconciler, so the types can still be added.
+    const { context, run } = create({ group: 'other', version: 'v1', kind: 'Memcached' });
+    await run;
+    expect(context.asked.find((q) => q.flag === '--controller')?.initial).toBe(false);
+    expect(await listFiles(dir)).toContain('api/other/v1/memcached.types.ts');
+    expect(count(await read('src/main.ts'), 'new MemcachedReconciler()')).toBe(1);
+  });
+
+  it('prints the plan and writes nothing with --dry-run', async () => {
+    const before = await snapshot(dir);
+    const { context, run } = create(MEMCACHED, { dryRun: true });
+    await run;
+    expect(context.out.lines).toContain('CREATE api/cache/v1alpha1/memcached.types.ts');
+    expect(context.out.lines).toContain('dry run: nothing was written');
+    expect(await snapshot(dir)).toEqual(before);
+  });
+
+  it('needs a kop project, and its scaffold markers', async () => {
+    await rm(path.join(dir, 'PROJECT'));
+    await expect(create(MEMCACHED).run).rejects.toThrow(/no PROJECT file/);
+    await runInit({ projectName: 'demo', domain: 'example.com', owner: 'x', license: 'none', kopSource: 'file:../kop', skipInstall: true, force: true }, testContext({ cwd: dir }));
+    await writeFile(path.join(dir, 'src/main.ts'), (await read('src/main.ts')).replace('// +kop:scaffold:controllers', ''));
+    const before = await snapshot(dir);
+    const error = await create(MEMCACHED).run.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(KopError);
+    expect((error as KopError).message).toMatch(/src\/main\.ts has no `\/\/ \+kop:scaffold:controllers` marker/);
+    expect(await snapshot(dir)).toEqual(before);
+  });
+});
