@@ -1,0 +1,136 @@
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { homedir, tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+/**
+ * End to end, as a new user: the built CLI (bin/kop.js -> dist/) scaffolds a project,
+ * installs it from the registry with kop through `file:`, builds, tests, type-checks,
+ * bundles and runs it. One `npm install` (run by `kop init` itself) serves every test.
+ * Needs `npm run build` first; it builds nothing itself.
+ */
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const KOP = path.join(ROOT, 'bin/kop.js');
+const TIMEOUT = 300_000;
+
+function kubectlPath(): string | undefined {
+  const cache = process.env.XDG_CACHE_HOME ?? path.join(homedir(), '.cache');
+  const dir = process.env.KOP_ENVTEST_DIR ?? path.join(cache, 'kop/envtest/v1.36.3');
+  const candidate = path.join(dir, 'kubectl');
+  return existsSync(candidate) ? candidate : undefined;
+}
+
+describe('kop init end to end', () => {
+  let parent: string;
+  let project: string;
+
+  beforeAll(async () => {
+    if (!existsSync(path.join(ROOT, 'dist/cli/main.js'))) {
+      throw new Error('dist/cli/main.js is missing: run `npm run build` before the end-to-end tests');
+    }
+    parent = await mkdtemp(path.join(tmpdir(), 'kop-e2e-'));
+    project = path.join(parent, 'demo');
+    await mkdir(project);
+    const init = await execa('node', [KOP, 'init', '--domain', 'example.com', '--project-name', 'demo', '--yes'], {
+      cwd: project,
+      reject: false,
+      env: { NO_COLOR: '1' },
+    });
+    expect(init.exitCode, `kop init failed:\n${init.stdout}\n${init.stderr}`).toBe(0);
+    expect(init.stdout).toMatch(/CREATE src\/main\.ts[^]*RUN {4}npm install[^]*DONE {3}npm install/);
+  }, TIMEOUT);
+
+  afterAll(async () => {
+    if (parent) await rm(parent, { recursive: true, force: true });
+  });
+
+  const npm = (args: string[]) => execa('npm', args, { cwd: project, reject: false, env: { NO_COLOR: '1', CI: 'true' } });
+
+  it('builds, and the manager really runs: --help, health probes, clean SIGTERM', async () => {
+    const build = await npm(['run', 'build']);
+    expect(build.exitCode, build.stderr + build.stdout).toBe(0);
+
+    const help = await execa('node', ['dist/src/main.js', '--help'], { cwd: project, reject: false });
+    expect(help.exitCode).toBe(0);
+    expect(help.stdout).toMatch(/--metrics-bind-address[^]*--health-probe-bind-address[^]*--leader-elect[^]*--kubeconfig/);
+
+    const bad = await execa('node', ['dist/src/main.js', '--nope'], { cwd: project, reject: false });
+    expect(bad.exitCode).toBe(2);
+
+    const manager = execa('node', ['dist/src/main.js', '--health-probe-bind-address', '127.0.0.1:0', '--metrics-bind-address', '127.0.0.1:0'], {
+      cwd: project,
+      reject: false,
+    });
+    const ports = await new Promise<{ probes: number; metrics: number }>((resolve, reject) => {
+      let seen = '';
+      const found: Record<string, number> = {};
+      manager.stdout!.on('data', (chunk: Buffer) => {
+        seen += chunk.toString();
+        for (const line of seen.split('\n')) {
+          const match = /"msg":"serving (health probes|metrics)".*"port":(\d+)/.exec(line);
+          if (match) found[match[1]!] = Number(match[2]);
+        }
+        if (found['health probes'] && found.metrics) resolve({ probes: found['health probes'], metrics: found.metrics });
+      });
+      manager.once('exit', () => reject(new Error(`manager exited early:\n${seen}`)));
+    });
+    expect((await fetch(`http://127.0.0.1:${ports.probes}/healthz`)).status).toBe(200);
+    expect((await fetch(`http://127.0.0.1:${ports.probes}/readyz`)).status).toBe(200);
+    expect(await (await fetch(`http://127.0.0.1:${ports.metrics}/metrics`)).text()).toContain('process_start_time_seconds');
+    manager.kill('SIGTERM');
+    expect((await manager).exitCode).toBe(0);
+  }, TIMEOUT);
+
+  it('npm test passes out of the box', async () => {
+    const test = await npm(['test']);
+    expect(test.exitCode, test.stdout + test.stderr).toBe(0);
+    expect(test.stdout).toMatch(/Tests\s+\d+ passed/);
+  }, TIMEOUT);
+
+  it('tsc --noEmit passes on the whole project (src, api, test)', async () => {
+    const tsc = await execa('npx', ['tsc', '--noEmit', '-p', 'tsconfig.json'], { cwd: project, reject: false });
+    expect(tsc.exitCode, tsc.stdout + tsc.stderr).toBe(0);
+  }, TIMEOUT);
+
+  it('bundles the manager into one file that runs without node_modules', async () => {
+    const bundle = await npm(['run', 'bundle']);
+    expect(bundle.exitCode, bundle.stderr).toBe(0);
+    const copy = path.join(parent, 'image');
+    await mkdir(copy);
+    await execa('cp', [path.join(project, 'bundle/main.mjs'), copy]);
+    const help = await execa('node', ['main.mjs', '--help'], { cwd: copy, reject: false });
+    expect(help.exitCode, help.stderr).toBe(0);
+    expect(help.stdout).toContain('Usage: demo');
+  }, TIMEOUT);
+
+  it.skipIf(!kubectlPath())('config/default and config/samples build with kustomize (kubectl from the envtest cache)', async () => {
+    const kubectl = kubectlPath()!;
+    const all = await execa(kubectl, ['kustomize', 'config/default'], { cwd: project, reject: false });
+    expect(all.exitCode, all.stderr).toBe(0);
+    expect(all.stdout).toMatch(/kind: Deployment[^]*name: demo-controller-manager[^]*namespace: demo-system/);
+    const samples = await execa(kubectl, ['kustomize', 'config/samples'], { cwd: project, reject: false });
+    expect(samples.exitCode, samples.stderr).toBe(0);
+  }, TIMEOUT);
+
+  it('a second init refuses and writes nothing; --dry-run elsewhere writes nothing', async () => {
+    const before = await readdir(project);
+    const again = await execa('node', [KOP, 'init', '--yes', '--skip-install'], { cwd: project, reject: false });
+    expect(again.exitCode).toBe(1);
+    expect(again.stderr).toMatch(/^error: .*already has a PROJECT/);
+    expect(await readdir(project)).toEqual(before);
+
+    const empty = path.join(parent, 'dry');
+    await mkdir(empty);
+    const dry = await execa('node', [KOP, 'init', '--dry-run', '--yes'], { cwd: empty, reject: false });
+    expect(dry.exitCode).toBe(0);
+    expect(dry.stdout).toMatch(/CREATE package\.json[^]*would run: npm install\ndry run: nothing was written/);
+    expect(await readdir(empty)).toEqual([]);
+
+    const bad = await execa('node', [KOP, 'init', '--project-name', 'Bad_Name', '--yes'], { cwd: empty, reject: false });
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toMatch(/must be a DNS-1123 label/);
+  }, TIMEOUT);
+});
