@@ -23,6 +23,7 @@
 import type { Command } from 'commander';
 import type { Context } from '../cli/context.js';
 import * as createApi from './create-api.js';
+import * as generate from './generate.js';
 import * as init from './init.js';
 import * as setupEnvtest from './setup-envtest.js';
 import * as version from './version.js';
@@ -36,4 +37,4 @@ export interface CommandModule {
 }
 
 /** Every command, in the order `kop --help` lists them. */
-export const commands: readonly CommandModule[] = [init, createApi, version, setupEnvtest];
+export const commands: readonly CommandModule[] = [init, createApi, generate, version, setupEnvtest];

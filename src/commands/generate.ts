@@ -1,0 +1,59 @@
+import type { Command } from 'commander';
+import { UsageError } from '../cli/errors.js';
+import type { GenerateOptions, GeneratorEntry } from '../generate/generator.js';
+import type { MakeContext } from './index.js';
+
+/**
+ * The generators of `kop generate`, in the order `kop generate` runs them. Each is also
+ * a sub-command (`kop generate manifests`). To add one, append an entry whose `load`
+ * imports a module exporting `generate(input)` (see src/generate/generator.ts).
+ */
+export const generators: GeneratorEntry[] = [
+  {
+    name: 'manifests',
+    description: 'CRDs (config/crd) from the API types and the manager role (config/rbac/role.yaml) from rbac markers',
+    load: () => import('../schema/generate-manifests.js'),
+  },
+];
+
+interface GenerateFlags {
+  check?: boolean;
+  maxDescriptionLength?: string;
+  allowDangerousTypes?: boolean;
+}
+
+function withFlags(command: Command): Command {
+  return command
+    .option('--check', 'write nothing; exit non-zero and name the generated files that are stale')
+    .option('--max-description-length <bytes>', 'cap every CRD description at this many bytes (0 removes them)')
+    .option('--allow-dangerous-types', 'map TypeScript number to "type: number" (floats) instead of refusing it');
+}
+
+function parseFlags(flags: GenerateFlags): GenerateOptions {
+  let maxDescriptionLength: number | undefined;
+  if (flags.maxDescriptionLength !== undefined) {
+    maxDescriptionLength = Number(flags.maxDescriptionLength);
+    if (!Number.isInteger(maxDescriptionLength) || maxDescriptionLength < 0) {
+      throw new UsageError(`--max-description-length must be a whole number of bytes, not "${flags.maxDescriptionLength}"`);
+    }
+  }
+  return { check: flags.check ?? false, maxDescriptionLength, allowDangerousTypes: flags.allowDangerousTypes ?? false };
+}
+
+/** `kop generate [manifests|...]`: rewrites the generated files of the project. */
+export function register(program: Command, makeContext: MakeContext): void {
+  const generate = withFlags(program.command('generate'))
+    .description(`rewrite generated files: ${generators.map((g) => g.name).join(', ')} (all when no sub-command is given)`)
+    .action(async (flags: GenerateFlags) => {
+      const { runGenerate } = await import('../generate/run-generate.js');
+      await runGenerate({ ...parseFlags(flags), generators }, makeContext());
+    });
+  for (const entry of generators) {
+    withFlags(generate.command(entry.name))
+      .description(entry.description)
+      .action(async (flags: GenerateFlags) => {
+        const { runGenerate } = await import('../generate/run-generate.js');
+        await runGenerate({ ...parseFlags({ ...generate.opts<GenerateFlags>(), ...flags }), generators: [entry] }, makeContext());
+      });
+  }
+}

@@ -1,0 +1,37 @@
+/**
+ * The contract between `kop generate` and its generators (manifests, client, ...).
+ * Every generator writes into one shared VirtualTree, so `kop generate` with several
+ * generators writes all files or none, and `--check` / `--dry-run` see them all.
+ */
+import type { Context } from '../cli/context.js';
+import type { ProjectFile } from '../project/project-file.js';
+import type { VirtualTree } from '../scaffold/tree.js';
+
+/** Options every generator receives (each reads the ones it understands). */
+export interface GenerateOptions {
+  /** Compare with the files on disk and fail naming stale ones, instead of writing. */
+  check: boolean;
+  /** Cap on CRD descriptions, in bytes (manifests). */
+  maxDescriptionLength?: number;
+  /** Map TypeScript `number` to `type: number` (manifests; controller-gen's crd:allowDangerousTypes). */
+  allowDangerousTypes?: boolean;
+}
+
+export interface GeneratorInput {
+  tree: VirtualTree;
+  project: ProjectFile;
+  context: Context;
+  options: GenerateOptions;
+}
+
+/** What a generator module exports. */
+export interface Generator {
+  generate(input: GeneratorInput): Promise<void>;
+}
+
+/** One entry of `kop generate`'s list: a name (the sub-command) and a lazy loader. */
+export interface GeneratorEntry {
+  name: string;
+  description: string;
+  load(): Promise<Generator>;
+}
