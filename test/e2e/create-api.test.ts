@@ -1,0 +1,116 @@
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+/**
+ * The built CLI (bin/kop.js -> dist/) adds APIs to a project made by `kop init`, and the
+ * scaffolded types, reconcilers and main.ts type-check with `tsc --strict` against the
+ * built `kop/api`. kop is linked into the project's node_modules instead of installed,
+ * so the test needs no registry. Needs `npm run build` first.
+ */
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const KOP = path.join(ROOT, 'bin/kop.js');
+const TSC = path.join(ROOT, 'node_modules/.bin/tsc');
+const TIMEOUT = 120_000;
+
+describe('kop create api end to end', () => {
+  let parent: string;
+  let project: string;
+  const kop = (args: string[]) => execa('node', [KOP, ...args], { cwd: project, reject: false, env: { NO_COLOR: '1', CI: 'true' } });
+  const read = (file: string) => readFile(path.join(project, file), 'utf8');
+
+  beforeAll(async () => {
+    for (const built of ['dist/cli/main.js', 'dist/api/index.d.ts']) {
+      if (!existsSync(path.join(ROOT, built))) throw new Error(`${built} is missing: run \`npm run build\` before the end-to-end tests`);
+    }
+    parent = await mkdtemp(path.join(tmpdir(), 'kop-e2e-api-'));
+    project = path.join(parent, 'demo');
+    await mkdir(project);
+    const init = await kop(['init', '--domain', 'example.com', '--project-name', 'demo', '--owner', 'Demo', '--skip-install', '--yes']);
+    expect(init.exitCode, init.stderr).toBe(0);
+    await mkdir(path.join(project, 'node_modules'));
+    await symlink(ROOT, path.join(project, 'node_modules/kop'), 'dir');
+    await symlink(path.join(ROOT, 'node_modules/@types'), path.join(project, 'node_modules/@types'), 'dir');
+  }, TIMEOUT);
+
+  afterAll(async () => {
+    if (parent) await rm(parent, { recursive: true, force: true });
+  });
+
+  it('adds kinds, a version and a cluster-scoped kind through the CLI flags', async () => {
+    const first = await kop(['create', 'api', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'Memcached', '--yes']);
+    expect(first.exitCode, first.stderr).toBe(0);
+    expect(first.stdout).toMatch(/CREATE api\/cache\/v1alpha1\/memcached\.types\.ts[^]*UPDATE src\/main\.ts/);
+
+    const again = await kop(['create', 'api', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'Memcached', '--yes']);
+    expect(again.exitCode).toBe(1);
+    expect(again.stderr).toMatch(/^error: Memcached cache\.example\.com\/v1alpha1 already exists in PROJECT[^]*hint: pass --force/);
+
+    const bad = await kop(['create', 'api', '--group', 'cache', '--version', 'v1', '--kind', 'memcached', '--yes']);
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toMatch(/--kind: invalid kind "memcached": a kind must be UpperCamelCase/);
+
+    const second = await kop(['create', 'api', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'RedisCluster', '--yes']);
+    expect(second.exitCode, second.stderr).toBe(0);
+    const version = await kop(['create', 'api', '--group', 'cache', '--version', 'v1beta1', '--kind', 'Memcached', '--yes']);
+    expect(version.exitCode, version.stderr).toBe(0);
+    expect(version.stderr).toContain('mark exactly one of them with +kubebuilder:storageversion');
+    const cluster = await kop(['create', 'api', '--group', 'infra', '--version', 'v1', '--kind', 'Tenant', '--no-namespaced', '--no-controller', '--yes']);
+    expect(cluster.exitCode, cluster.stderr).toBe(0);
+
+    const dry = await kop(['create', 'api', '--group', 'web', '--version', 'v1', '--kind', 'Site', '--dry-run', '--yes']);
+    expect(dry.exitCode).toBe(0);
+    expect(dry.stdout).toMatch(/CREATE api\/web\/v1\/site\.types\.ts[^]*dry run: nothing was written/);
+    expect(existsSync(path.join(project, 'api/web'))).toBe(false);
+
+    const main = await read('src/main.ts');
+    expect(main.match(/new MemcachedReconciler\(\)/g)).toHaveLength(1);
+    expect(main).toContain('new RedisClusterReconciler()');
+    expect(main).not.toContain('TenantReconciler');
+  }, TIMEOUT);
+
+  it('the scaffolded API, reconcilers and main.ts pass tsc --strict with kop/api, also after adding fields', async () => {
+    // Fields as a user adds them: integers, quantities and core types from kop/api.
+    const typesFile = 'api/cache/v1alpha1/memcached.types.ts';
+    const types = (await read(typesFile))
+      .replace("import type { Condition, ListMeta, ObjectMeta } from 'kop/api';", "import type { Condition, ListMeta, ObjectMeta, Quantity, ResourceRequirements, Toleration, int32 } from 'kop/api';")
+      .replace(
+        '  foo?: string;\n',
+        '  foo?: string;\n  /** +kubebuilder:validation:Minimum=1 */\n  replicas?: int32;\n  memory?: Quantity;\n  resources?: ResourceRequirements;\n  tolerations?: Toleration[];\n',
+      );
+    await writeFile(path.join(project, typesFile), types);
+    await writeFile(
+      path.join(project, 'src/use-types.ts'),
+      [
+        "import type { Memcached, MemcachedList } from '../api/cache/v1alpha1/memcached.types.js';",
+        "import { API_VERSION } from '../api/cache/v1alpha1/groupversion.js';",
+        '',
+        'export const sample: Memcached = {',
+        "  apiVersion: API_VERSION,",
+        "  kind: 'Memcached',",
+        "  metadata: { name: 'm', namespace: 'default' },",
+        "  spec: { replicas: 3, memory: '64Mi', resources: { limits: { cpu: '500m' } }, tolerations: [{ key: 'k', operator: 'Exists' }] },",
+        "  status: { conditions: [{ type: 'Ready', status: 'True', reason: 'Up', message: '', lastTransitionTime: '2026-01-02T03:04:05Z' }] },",
+        '};',
+        'export const list: MemcachedList = { items: [sample] };',
+        '',
+      ].join('\n'),
+    );
+    await writeFile(
+      path.join(project, 'tsconfig.check.json'),
+      JSON.stringify({ extends: './tsconfig.json', compilerOptions: { strict: true, noEmit: true }, include: ['api', 'src'] }),
+    );
+    const tsc = await execa(TSC, ['-p', 'tsconfig.check.json'], { cwd: project, reject: false });
+    expect(tsc.exitCode, tsc.stdout + tsc.stderr).toBe(0);
+
+    // And the check can fail: a wrong field type is an error.
+    await writeFile(path.join(project, 'src/use-types.ts'), (await read('src/use-types.ts')).replace('replicas: 3', "replicas: 'three'"));
+    const broken = await execa(TSC, ['-p', 'tsconfig.check.json'], { cwd: project, reject: false });
+    expect(broken.exitCode).not.toBe(0);
+    expect(broken.stdout).toContain("src/use-types.ts");
+  }, TIMEOUT);
+});
