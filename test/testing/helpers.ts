@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { request } from 'node:https';
 import type { ControlPlane, ControlPlaneUser } from '../../src/testing/index.js';
 
@@ -65,4 +66,18 @@ export async function eventually(condition: () => boolean, timeoutMs = 15_000): 
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return condition();
+}
+
+/** Pids of live processes whose command line mentions `marker` (Linux /proc). */
+export function pidsMentioning(marker: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(marker)) pids.push(Number(entry));
+    } catch {
+      // Exited while we looked.
+    }
+  }
+  return pids;
 }

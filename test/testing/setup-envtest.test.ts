@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import type { Context } from '../../src/cli/context.js';
+import { runSetupEnvtest, shellQuote } from '../../src/commands/setup-envtest.js';
+import { binaryVersion } from '../../src/testing/build-envtest.js';
+import { envtestCacheDir } from '../../src/testing/index.js';
+
+/** A context whose output is collected; only the fields runSetupEnvtest uses matter. */
+function collectingContext(): { context: Context; stdout: string[] } {
+  const stdout: string[] = [];
+  const context = {
+    cwd: process.cwd(),
+    dryRun: false,
+    verbose: false,
+    env: process.env,
+    now: () => new Date(),
+    out: { info: (line: string) => stdout.push(line), warn: () => undefined, debug: () => undefined },
+  } as unknown as Context;
+  return { context, stdout };
+}
+
+describe('kop setup-envtest', () => {
+  // Runs the real command: on a machine where .ci/run already built the binaries this only
+  // checks their versions; on a cold machine it builds them (minutes).
+  it('leaves the pinned binaries in the cache folder, each reporting its version, and prints an eval-able line', async () => {
+    const { context, stdout } = collectingContext();
+    const progress: string[] = [];
+    const dir = await runSetupEnvtest({ print: 'env', force: false, progress: (line) => progress.push(line) }, context);
+    expect(dir).toBe(envtestCacheDir());
+    expect(stdout).toEqual([`export KUBEBUILDER_ASSETS=${shellQuote(dir)}`]);
+    expect(await binaryVersion(`${dir}/kube-apiserver`, 'kube-apiserver')).toBe('v1.36.3');
+    expect(await binaryVersion(`${dir}/kubectl`, 'kubectl')).toBe('v1.36.3');
+    expect(await binaryVersion(`${dir}/etcd`, 'etcd')).toBe('3.6.16');
+
+    const again = collectingContext();
+    await runSetupEnvtest({ print: 'path', force: false, progress: (line) => progress.push(line) }, again.context);
+    expect(again.stdout).toEqual([dir]);
+    expect(progress.at(-1)).toContain('already in');
+  }, 1_800_000);
+
+  it('quotes folders a shell would split', () => {
+    expect(shellQuote('/home/u/.cache/kop/envtest/1.36.3')).toBe('/home/u/.cache/kop/envtest/1.36.3');
+    expect(shellQuote("/tmp/my dir/it's")).toBe(`'/tmp/my dir/it'\\''s'`);
+  });
+});
