@@ -5,12 +5,16 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import { findControlPlaneBinaries, startControlPlane } from '../../src/testing/index.js';
 
 /**
  * The built CLI (bin/kop.js -> dist/) adds APIs to a project made by `kop init`, and the
  * scaffolded types, reconcilers and main.ts type-check with `tsc --strict` against the
- * built `kop/api`. kop is linked into the project's node_modules instead of installed,
- * so the test needs no registry. Needs `npm run build` first.
+ * built `kop/api`; `kop generate manifests` turns them into CRDs that a real API server
+ * (kop/testing) accepts, with the samples. kop is linked into the project's node_modules
+ * instead of installed, so the test needs no registry. Needs `npm run build` and
+ * `kop setup-envtest` first.
  */
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const KOP = path.join(ROOT, 'bin/kop.js');
@@ -112,5 +116,55 @@ describe('kop create api end to end', () => {
     const broken = await execa(TSC, ['-p', 'tsconfig.check.json'], { cwd: project, reject: false });
     expect(broken.exitCode).not.toBe(0);
     expect(broken.stdout).toContain("src/use-types.ts");
+  }, TIMEOUT);
+
+  it('kop generate manifests makes CRDs the API server accepts, and the samples apply', async () => {
+    // Two versions of Memcached and no storage version yet: generate says what to do.
+    const missing = await kop(['generate', 'manifests']);
+    expect(missing.exitCode).not.toBe(0);
+    expect(missing.stderr).toContain('+kubebuilder:storageversion');
+    const typesFile = 'api/cache/v1alpha1/memcached.types.ts';
+    await writeFile(path.join(project, typesFile), (await read(typesFile)).replace(' * +kubebuilder:subresource:status\n', ' * +kubebuilder:subresource:status\n * +kubebuilder:storageversion\n'));
+    const generate = await kop(['generate', 'manifests']);
+    expect(generate.exitCode, generate.stderr).toBe(0);
+
+    const crd = parseYaml(await read('config/crd/bases/cache.example.com_memcacheds.yaml'));
+    expect(crd.spec.scope).toBe('Namespaced');
+    type Version = { name: string; storage: boolean; schema: { openAPIV3Schema: { properties: { spec: { properties: Record<string, any> } } } } };
+    const versions = crd.spec.versions as Version[];
+    expect(Object.fromEntries(versions.map((v) => [v.name, v.storage]))).toEqual({ v1alpha1: true, v1beta1: false });
+    const spec = versions.find((v) => v.name === 'v1alpha1')!.schema.openAPIV3Schema.properties.spec.properties;
+    expect(spec.replicas).toEqual({ format: 'int32', minimum: 1, type: 'integer' });
+    expect(spec.memory['x-kubernetes-int-or-string']).toBe(true);
+    expect(spec.resources.properties.limits.additionalProperties['x-kubernetes-int-or-string']).toBe(true);
+    expect(parseYaml(await read('config/crd/bases/infra.example.com_tenants.yaml')).spec.scope).toBe('Cluster');
+    const role = await read('config/rbac/role.yaml');
+    expect(role).toContain('memcacheds/status');
+    expect(role).not.toContain('tenants');
+
+    const binaries = findControlPlaneBinaries();
+    const plane = await startControlPlane({ crds: [path.join(project, 'config/crd/bases')] });
+    try {
+      const kubectl = (args: string[], input?: string) =>
+        execa(binaries.kubectl!, ['--kubeconfig', plane.kubeconfigPath, ...args], { cwd: project, reject: false, input });
+      const applied = await kubectl(['apply', '-k', 'config/samples']);
+      expect(applied.exitCode, applied.stderr).toBe(0);
+      expect(applied.stdout).toMatch(/memcached\.cache\.example\.com\/memcached-sample (created|configured)/);
+      expect(applied.stdout).toContain('rediscluster.cache.example.com/rediscluster-sample created');
+      expect(applied.stdout).toContain('tenant.infra.example.com/tenant-sample created');
+
+      const got = await kubectl(['get', 'memcacheds.v1alpha1.cache.example.com', 'memcached-sample', '-n', 'default', '-o', 'json']);
+      expect(got.exitCode, got.stderr).toBe(0);
+      expect(JSON.parse(got.stdout)).toMatchObject({ apiVersion: 'cache.example.com/v1alpha1', kind: 'Memcached', spec: { foo: 'bar' } });
+
+      const invalid = await kubectl(
+        ['apply', '-f', '-'],
+        'apiVersion: cache.example.com/v1alpha1\nkind: Memcached\nmetadata:\n  name: bad\n  namespace: default\nspec:\n  replicas: 0\n',
+      );
+      expect(invalid.exitCode).not.toBe(0);
+      expect(invalid.stderr).toMatch(/spec\.replicas: Invalid value: 0: spec\.replicas in body should be greater than or equal to 1/);
+    } finally {
+      await plane.stop();
+    }
   }, TIMEOUT);
 });
