@@ -86,7 +86,7 @@ export class OpenApiConverter {
     this.stack.pop();
     const schema: JSONSchemaProps = { ...body, properties: { ...properties, ...body.properties } };
     if (declaration.doc) schema.description = declaration.doc;
-    this.applyMarkers(schema, declaration.markers, 'type', site);
+    this.applyMarkers(schema, schema, declaration.markers, 'type', site);
     this.origins.set(schema, declaration.location);
     return schema;
   }
@@ -195,7 +195,7 @@ export class OpenApiConverter {
     }
     this.stack.pop();
     if (target.doc) schema.description = target.doc;
-    this.applyMarkers(schema, target.markers, 'type', ownSite);
+    this.applyMarkers(schema, schema, target.markers, 'type', ownSite);
     this.origins.set(schema, target.location);
     this.cache.set(target, schema);
     return this.copy(schema);
@@ -240,9 +240,27 @@ export class OpenApiConverter {
 
   private fieldSchema(field: FieldModel, owner: string): JSONSchemaProps {
     const site = { subject: `${owner}: field "${field.name}"`, location: field.location };
-    const schema = findMarker(field.markers, 'kubebuilder:validation:Schemaless') ? {} : this.typeSchema(field.type, site);
-    if (field.doc) schema.description = field.doc;
-    this.applyMarkers(schema, field.markers, 'field', site);
+    if (findMarker(field.markers, 'kubebuilder:validation:Schemaless')) {
+      const schema: JSONSchemaProps = {};
+      if (field.doc) schema.description = field.doc;
+      this.applyMarkers(schema, schema, field.markers, 'field', site);
+      this.origins.set(schema, field.location);
+      return schema;
+    }
+    const typeSchema = this.typeSchema(field.type, site);
+    let schema: JSONSchemaProps;
+    if (isNamedType(field.type)) {
+      // controller-gen keeps a named type's schema and the field's own layer apart and
+      // flattens them; the same merge gives the same result (see flattenFieldLayer).
+      const layer: JSONSchemaProps = {};
+      if (field.doc) layer.description = field.doc;
+      this.applyMarkers(layer, typeSchema, field.markers, 'field', site);
+      schema = flattenFieldLayer(typeSchema, layer);
+    } else {
+      schema = typeSchema;
+      if (field.doc) schema.description = field.doc;
+      this.applyMarkers(schema, schema, field.markers, 'field', site);
+    }
     this.origins.set(schema, field.location);
     return schema;
   }
@@ -253,7 +271,7 @@ export class OpenApiConverter {
    * generated from its fields, in controller-gen's order (XValidation, AtMostOneOf,
    * ExactlyOneOf, AtLeastOneOf).
    */
-  private applyMarkers(schema: JSONSchemaProps, markers: readonly Marker[], target: 'type' | 'field', site: Site): void {
+  private applyMarkers(schema: JSONSchemaProps, fit: JSONSchemaProps, markers: readonly Marker[], target: 'type' | 'field', site: Site): void {
     const rules: ValidationRule[] = [];
     const itemRules: ValidationRule[] = [];
     const oneOfRules: Record<string, ValidationRule[]> = { AtMostOneOf: [], ExactlyOneOf: [], AtLeastOneOf: [] };
@@ -261,18 +279,19 @@ export class OpenApiConverter {
     for (const marker of markers) {
       const itemsPrefix = 'kubebuilder:validation:items:';
       if (marker.name.startsWith(itemsPrefix)) {
-        if (schema.type !== 'array' || !schema.items) this.misplaced(marker, site, 'arrays', schema);
+        if (fit.type !== 'array' || !fit.items) this.misplaced(marker, site, 'arrays', fit);
         const short = marker.name.slice(itemsPrefix.length);
+        schema.items ??= {};
         if (short === 'XValidation') itemRules.push(celRule(marker));
-        else this.applyValidation(schema.items!, short, marker, site);
+        else this.applyValidation(schema.items, fit.items!, short, marker, site);
         continue;
       }
       const validationPrefix = 'kubebuilder:validation:';
       if (marker.name.startsWith(validationPrefix)) {
         const short = marker.name.slice(validationPrefix.length);
         if (short === 'XValidation') rules.push(celRule(marker));
-        else if (short in oneOfRules) oneOfRules[short]!.push(this.oneOfRule(short, marker, schema, site));
-        else this.applyValidation(schema, short, marker, site);
+        else if (short in oneOfRules) oneOfRules[short]!.push(this.oneOfRule(short, marker, fit, site));
+        else this.applyValidation(schema, fit, short, marker, site);
         continue;
       }
       switch (marker.name) {
@@ -296,18 +315,18 @@ export class OpenApiConverter {
           schema['x-kubernetes-preserve-unknown-fields'] = true;
           break;
         case 'listType': {
-          if (schema.type !== 'array') this.misplaced(marker, site, 'arrays', schema);
+          if (fit.type !== 'array') this.misplaced(marker, site, 'arrays', fit);
           if (!['atomic', 'set', 'map'].includes(String(marker.value))) this.badValue(marker, site, 'atomic, set or map');
           schema['x-kubernetes-list-type'] = String(marker.value);
           break;
         }
         case 'listMapKey':
-          if (schema.type !== 'array') this.misplaced(marker, site, 'arrays', schema);
+          if (fit.type !== 'array') this.misplaced(marker, site, 'arrays', fit);
           schema['x-kubernetes-list-map-keys'] = [...(schema['x-kubernetes-list-map-keys'] ?? []), String(marker.value)];
           break;
         case 'mapType':
         case 'structType':
-          if (schema.type !== 'object') this.misplaced(marker, site, marker.name === 'mapType' ? 'maps' : 'objects', schema);
+          if (fit.type !== 'object') this.misplaced(marker, site, marker.name === 'mapType' ? 'maps' : 'objects', fit);
           if (!['atomic', 'granular'].includes(String(marker.value))) this.badValue(marker, site, 'atomic or granular');
           schema['x-kubernetes-map-type'] = String(marker.value);
           break;
@@ -328,38 +347,40 @@ export class OpenApiConverter {
     if (itemRules.length > 0) schema.items!['x-kubernetes-validations'] = [...(schema.items!['x-kubernetes-validations'] ?? []), ...itemRules];
   }
 
-  private applyValidation(schema: JSONSchemaProps, short: string, marker: Marker, site: Site): void {
-    const numeric = schema.type === 'integer' || schema.type === 'number';
+  private applyValidation(schema: JSONSchemaProps, fit: JSONSchemaProps, short: string, marker: Marker, site: Site): void {
+    const numeric = fit.type === 'integer' || fit.type === 'number';
     const value = marker.value;
     switch (short) {
       case 'Minimum':
       case 'Maximum':
       case 'MultipleOf':
-        if (!numeric) this.misplaced(marker, site, 'numbers', schema);
+        if (!numeric) this.misplaced(marker, site, 'numbers', fit);
         schema[(short.charAt(0).toLowerCase() + short.slice(1)) as 'minimum' | 'maximum' | 'multipleOf'] = value as number;
         break;
       case 'ExclusiveMinimum':
       case 'ExclusiveMaximum':
-        if (!numeric) this.misplaced(marker, site, 'numbers', schema);
-        schema[short === 'ExclusiveMinimum' ? 'exclusiveMinimum' : 'exclusiveMaximum'] = value as boolean;
+        if (!numeric) this.misplaced(marker, site, 'numbers', fit);
+        if (value === true) schema[short === 'ExclusiveMinimum' ? 'exclusiveMinimum' : 'exclusiveMaximum'] = true;
         break;
       case 'MinLength':
       case 'MaxLength':
       case 'Pattern':
-        if (schema.type !== 'string') this.misplaced(marker, site, 'strings', schema);
+        if (fit.type !== 'string') this.misplaced(marker, site, 'strings', fit);
         if (short === 'Pattern') schema.pattern = String(value);
         else schema[short === 'MinLength' ? 'minLength' : 'maxLength'] = value as number;
         break;
       case 'MinItems':
       case 'MaxItems':
       case 'UniqueItems':
-        if (schema.type !== 'array') this.misplaced(marker, site, 'arrays', schema);
-        if (short === 'UniqueItems') schema.uniqueItems = value as boolean;
+        if (fit.type !== 'array') this.misplaced(marker, site, 'arrays', fit);
+        if (short === 'UniqueItems') {
+          if (value === true) schema.uniqueItems = true;
+        }
         else schema[short === 'MinItems' ? 'minItems' : 'maxItems'] = value as number;
         break;
       case 'MinProperties':
       case 'MaxProperties':
-        if (schema.type !== 'object') this.misplaced(marker, site, 'objects and maps', schema);
+        if (fit.type !== 'object') this.misplaced(marker, site, 'objects and maps', fit);
         schema[short === 'MinProperties' ? 'minProperties' : 'maxProperties'] = value as number;
         break;
       case 'Format':
@@ -442,4 +463,68 @@ function enumSchema(values: (string | number | boolean)[], text: string, site: S
 
 function sortRecord<T>(record: Record<string, T>): Record<string, T> {
   return Object.fromEntries(Object.keys(record).sort().map((k) => [k, record[k]!]));
+}
+
+/** Types controller-gen sees as named Go types (a `$ref` it flattens), as opposed to built-ins and literals. */
+function isNamedType(ref: TypeRef): boolean {
+  return ref.kind === 'reference' || (ref.kind === 'wellKnown' && ref.name !== 'int32' && ref.name !== 'int64');
+}
+
+const DOC_KEYS = new Set(['description', 'title', 'externalDocs', 'example']);
+
+/**
+ * Merges a field's own layer (its doc and markers) over the schema of its named type, as
+ * controller-gen's flattener does: documentation of the field wins; the field's CEL rules
+ * come first; an enum is taken only when the type has none; preserve-unknown-fields and
+ * map type come from the field; any other key set differently on both sides moves into
+ * `allOf: [{type's}, {field's}]` so both constraints hold.
+ */
+export function flattenFieldLayer(typeSchema: JSONSchemaProps, layer: JSONSchemaProps): JSONSchemaProps {
+  const dst = typeSchema as Record<string, unknown>;
+  const src = layer as Record<string, unknown>;
+  const dstRemainder: Record<string, unknown> = {};
+  const srcRemainder: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(src)) {
+    if (value === undefined) continue;
+    if (DOC_KEYS.has(key)) {
+      dst[key] = value;
+      continue;
+    }
+    if (key === 'enum') {
+      if (dst.enum === undefined) dst.enum = value;
+      continue;
+    }
+    if (dst[key] === undefined) {
+      dst[key] = value;
+      continue;
+    }
+    if (typeof value !== 'object' && dst[key] === value) continue;
+    switch (key) {
+      case 'x-kubernetes-validations':
+        dst[key] = [...(value as ValidationRule[]), ...(dst[key] as ValidationRule[])];
+        break;
+      case 'required':
+        dst[key] = [...new Set([...(dst[key] as string[]), ...(value as string[])])].sort();
+        break;
+      case 'type':
+        break;
+      case 'x-kubernetes-preserve-unknown-fields':
+      case 'x-kubernetes-map-type':
+        dst[key] = value;
+        break;
+      case 'properties':
+      case 'items':
+      case 'additionalProperties':
+        if (typeof dst[key] === 'object' && typeof value === 'object') dst[key] = flattenFieldLayer(dst[key] as JSONSchemaProps, value as JSONSchemaProps);
+        break;
+      default:
+        dstRemainder[key] = dst[key];
+        srcRemainder[key] = value;
+        delete dst[key];
+    }
+  }
+  if (Object.keys(srcRemainder).length > 0) {
+    dst.allOf = [...((dst.allOf as JSONSchemaProps[] | undefined) ?? []), dstRemainder, srcRemainder];
+  }
+  return typeSchema;
 }
