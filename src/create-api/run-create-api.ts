@@ -46,6 +46,17 @@ export interface ResourceNames {
   sampleName: string;
 }
 
+/** Names the scaffolded types file imports from kop/api; a kind of that name would clash with its own import. */
+const IMPORTED_NAMES = new Set(['Condition', 'ListMeta', 'ObjectMeta']);
+
+const checkKindName: NameCheck = (value) => {
+  const result = checkKind(value);
+  if (result !== true) return result;
+  return IMPORTED_NAMES.has(value)
+    ? `invalid kind ${JSON.stringify(value)}: the types file imports ${value} from kop/api, so a kind cannot have that name (e.g. "${value}Set" or "App${value}")`
+    : true;
+};
+
 const checkPlural: NameCheck = (value) =>
   isDns1123Label(value)
     ? true
@@ -62,7 +73,7 @@ export async function runCreateApi(options: CreateApiOptions, context: Context):
 
   const group = await askName(context, options.group, checkGroup, { flag: '--group', type: 'text', message: 'API group (the part before the domain, e.g. cache)' });
   const version = await askName(context, options.version, checkVersion, { flag: '--version', type: 'text', message: 'API version (e.g. v1alpha1)', initial: 'v1alpha1' });
-  const kind = await askName(context, options.kind, checkKind, { flag: '--kind', type: 'text', message: 'Kind (UpperCamelCase, e.g. Memcached)' });
+  const kind = await askName(context, options.kind, checkKindName, { flag: '--kind', type: 'text', message: 'Kind (UpperCamelCase, e.g. Memcached)' });
   const fullGroupName = fullGroup({ group, domain: project.domain });
 
   const sameKind = project.resources.filter((r) => r.kind === kind && fullGroup(r) === fullGroupName);
