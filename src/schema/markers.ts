@@ -295,7 +295,8 @@ export function guessValue(text: string): JSONValue {
   if (isQuoted(t)) return unquote(t);
   if (t.startsWith('{') && t.endsWith('}')) {
     const inner = t.slice(1, -1).trim();
-    if (inner === '') return [];
+    // `{}` is an empty object; to-openapi reads it as an empty list on arrays.
+    if (inner === '') return {};
     const entries = splitTopLevel(inner, ',');
     if (entries.every((entry) => findTopLevel(entry, ':') >= 0)) {
       const map: Record<string, JSONValue> = {};

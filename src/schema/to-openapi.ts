@@ -282,14 +282,14 @@ export class OpenApiConverter {
         if (fit.type !== 'array' || !fit.items) this.misplaced(marker, site, 'arrays', fit);
         const short = marker.name.slice(itemsPrefix.length);
         schema.items ??= {};
-        if (short === 'XValidation') itemRules.push(celRule(marker));
+        if (short === 'XValidation') itemRules.push(this.celRule(marker, site));
         else this.applyValidation(schema.items, fit.items!, short, marker, site);
         continue;
       }
       const validationPrefix = 'kubebuilder:validation:';
       if (marker.name.startsWith(validationPrefix)) {
         const short = marker.name.slice(validationPrefix.length);
-        if (short === 'XValidation') rules.push(celRule(marker));
+        if (short === 'XValidation') rules.push(this.celRule(marker, site));
         else if (short in oneOfRules) oneOfRules[short]!.push(this.oneOfRule(short, marker, fit, site));
         else this.applyValidation(schema, fit, short, marker, site);
         continue;
@@ -300,7 +300,7 @@ export class OpenApiConverter {
           break;
         case 'kubebuilder:default':
         case 'default':
-          schema.default = marker.value;
+          schema.default = isEmptyObject(marker.value) && fit.type === 'array' ? [] : marker.value;
           break;
         case 'kubebuilder:example':
           schema.example = marker.value;
@@ -408,6 +408,14 @@ export class OpenApiConverter {
     }
   }
 
+  private celRule(marker: Marker, site: Site): ValidationRule {
+    const reason = marker.args.reason;
+    if (reason !== undefined && !CEL_REASONS.includes(String(reason))) {
+      throw new MarkerPlacementError(marker.location, `${site.subject} (+${marker.name})`, `reason "${String(reason)}" is not one the apiserver accepts`, `use ${CEL_REASONS.join(', ')}`);
+    }
+    return celRule(marker);
+  }
+
   private oneOfRule(short: string, marker: Marker, schema: JSONSchemaProps, site: Site): ValidationRule {
     const fields = (marker.value as JSONValue[]).map(String);
     for (const field of fields) {
@@ -441,6 +449,13 @@ export function isRequired(field: FieldModel, defaultOptional: boolean): boolean
   if (has('required') || has('k8s:required')) return true;
   if (defaultOptional) return false;
   return !field.optional;
+}
+
+/** The reasons the apiserver accepts on a CEL rule. */
+export const CEL_REASONS = ['FieldValueRequired', 'FieldValueInvalid', 'FieldValueForbidden', 'FieldValueDuplicate'];
+
+function isEmptyObject(value: JSONValue): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0;
 }
 
 function celRule(marker: Marker): ValidationRule {
