@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -104,6 +104,20 @@ describe('kop init end to end', () => {
     const help = await execa('node', ['main.mjs', '--help'], { cwd: copy, reject: false });
     expect(help.exitCode, help.stderr).toBe(0);
     expect(help.stdout).toContain('Usage: demo');
+  }, TIMEOUT);
+
+  it('the docker-build step that packs kop produces a tarball with the built CLI and templates', async () => {
+    // `npm run docker-build` packs kop into the build context before `docker build`; check that
+    // half here (no Docker daemon needed) so the Dockerfile's `file:.kop-pack/kop-*.tgz` exists.
+    await mkdir(path.join(project, '.kop-pack'), { recursive: true });
+    const pack = await execa('npm', ['pack', './node_modules/kop', '--pack-destination', '.kop-pack', '--json'], { cwd: project, reject: false });
+    expect(pack.exitCode, pack.stderr).toBe(0);
+    const [{ filename, files }] = JSON.parse(pack.stdout) as [{ filename: string; files: { path: string }[] }];
+    expect(filename).toMatch(/^kop-\d+\.\d+\.\d+\.tgz$/);
+    expect(existsSync(path.join(project, '.kop-pack', filename))).toBe(true);
+    const paths = files.map((file) => file.path);
+    expect(paths).toEqual(expect.arrayContaining(['bin/kop.js', 'dist/cli/main.js', 'templates/init/src/main.ts.hbs', 'templates/init/_gitignore.hbs']));
+    expect(await readFile(path.join(project, '.gitignore'), 'utf8')).toContain('.kop-pack/');
   }, TIMEOUT);
 
   it.skipIf(!kubectlPath())('config/default and config/samples build with kustomize (kubectl from the envtest cache)', async () => {
