@@ -69,8 +69,8 @@ function isCRD(value: unknown): value is CustomResourceDefinition {
 
 /**
  * Creates each CRD (or replaces an existing one of the same name), then waits until every
- * one is Established and its served versions list the resource in discovery, so a test can
- * create custom objects straight away. Returns the CRDs as the server stored them.
+ * one is Established, its served versions list the resource in discovery, and lists of it
+ * succeed, so a test can create, list and watch custom objects straight away. Returns the CRDs as the server stored them.
  */
 export async function installCRDs(
   transport: ApiServerTransport,
@@ -130,12 +130,21 @@ async function waitUntilServed(
   );
 }
 
+/**
+ * Discovery lists the resource, and a list request answers: right after Established the
+ * apiserver still builds the resource's watch cache and answers lists with 429, which would
+ * trip up an informer started straight after installCRDs.
+ */
 async function allVersionsDiscoverable(transport: ApiServerTransport, crd: CustomResourceDefinition): Promise<boolean> {
   for (const version of crd.spec.versions.filter((candidate) => candidate.served)) {
-    const response = await transport.request('GET', `/apis/${crd.spec.group}/${version.name}`);
+    const groupVersion = `/apis/${crd.spec.group}/${version.name}`;
+    const response = await transport.request('GET', groupVersion);
     if (response.status !== 200) return false;
     const list = JSON.parse(response.text) as { resources?: Array<{ name: string }> };
     if (!list.resources?.some((resource) => resource.name === crd.spec.names.plural)) return false;
+    // 403 counts as served: an existing cluster's user may create CRDs without listing them.
+    const listed = await transport.request('GET', `${groupVersion}/${crd.spec.names.plural}?limit=1`);
+    if (listed.status !== 200 && listed.status !== 403) return false;
   }
   return true;
 }
