@@ -14,6 +14,11 @@ export const generators: GeneratorEntry[] = [
     description: 'CRDs (config/crd) from the API types and the manager role (config/rbac/role.yaml) from rbac markers',
     load: () => import('../schema/generate-manifests.js'),
   },
+  {
+    name: 'client',
+    description: 'typed clients (api/<group>/<version>/<kind>.client.ts) for every kind, on kop/runtime',
+    load: () => import('../clientgen/generate-client.js'),
+  },
 ];
 
 interface GenerateFlags {

@@ -1,0 +1,50 @@
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { generators } from '../../src/commands/generate.js';
+import { runGenerate } from '../../src/generate/run-generate.js';
+import { formatProjectFile, LAYOUT } from '../../src/project/project-file.js';
+import { testContext } from '../unit/helpers/fake-context.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const temps: string[] = [];
+afterAll(() => temps.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+function project(): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'kop-genclient-'));
+  temps.push(dir);
+  cpSync(path.join(here, 'fixtures/project/api'), path.join(dir, 'api'), { recursive: true });
+  writeFileSync(
+    path.join(dir, 'PROJECT'),
+    formatProjectFile({ version: '1', layout: [LAYOUT], domain: 'example.com', projectName: 'redis-operator', resources: [] }),
+  );
+  return dir;
+}
+
+const client = generators.filter((g) => g.name === 'client');
+
+describe('kop generate client', () => {
+  it('is a sub-command and part of plain `kop generate`, after manifests', () => {
+    expect(generators.map((g) => g.name)).toEqual(['manifests', 'client']);
+  });
+
+  it('writes the clients, then --check passes; a changed kind makes --check name the stale client', async () => {
+    const dir = project();
+    await runGenerate({ check: false, generators: client }, testContext({ cwd: dir }));
+    const written = readFileSync(path.join(dir, 'api/cache/v1alpha1/rediscluster.client.ts'), 'utf8');
+    expect(written).toBe(readFileSync(path.join(here, '../golden/clientgen/api/cache/v1alpha1/rediscluster.client.ts'), 'utf8'));
+
+    const ok = testContext({ cwd: dir });
+    await runGenerate({ check: true, generators: client }, ok);
+    expect(ok.out.lines).toContain('generated files are up to date');
+
+    // The kind loses its scale subresource: the client must lose getScale/updateScale.
+    const types = path.join(dir, 'api/cache/v1alpha1/rediscluster.types.ts');
+    writeFileSync(types, readFileSync(types, 'utf8').replace(/^ \* \+kubebuilder:subresource:scale.*\n/m, ''));
+    await expect(runGenerate({ check: true, generators: client }, testContext({ cwd: dir }))).rejects.toThrow(
+      /stale: api\/cache\/v1alpha1\/rediscluster\.client\.ts/,
+    );
+  });
+});
