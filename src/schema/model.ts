@@ -413,6 +413,20 @@ class ModelBuilder {
         }
       });
     }
+    if (target !== 'package') {
+      const seen = new Set<string>();
+      for (const marker of markers) {
+        if (seen.has(marker.name) && !markerDefinition(marker.name)!.repeatable) {
+          throw new MarkerPlacementError(
+            marker.location,
+            subject ? `${subject} (+${marker.name})` : `+${marker.name}`,
+            'this marker appears twice here and is not repeatable',
+            'write it once, with all its arguments',
+          );
+        }
+        seen.add(marker.name);
+      }
+    }
     return { doc: target === 'package' ? '' : normaliseDoc(lines), markers };
   }
 

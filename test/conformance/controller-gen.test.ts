@@ -86,9 +86,10 @@ describe.skipIf(!hasGo)(`conformance with controller-gen ${CONTROLLER_GEN_VERSIO
       const options = await caseOptions(caseDir);
       const work = await prepareModule(caseDir, goFiles);
       try {
-        const crdArgs = ['crd'];
-        if (options.allowDangerousTypes) crdArgs.push('crd:allowDangerousTypes=true');
-        if (options.maxDescriptionLength !== undefined) crdArgs.push(`crd:maxDescLen=${options.maxDescriptionLength}`);
+        const crdOptions: string[] = [];
+        if (options.allowDangerousTypes) crdOptions.push('allowDangerousTypes=true');
+        if (options.maxDescriptionLength !== undefined) crdOptions.push(`maxDescLen=${options.maxDescriptionLength}`);
+        const crdArgs = [crdOptions.length > 0 ? `crd:${crdOptions.join(',')}` : 'crd'];
         const tool = await controllerGen();
         await execa(tool, [...crdArgs, 'paths=./api/...', 'output:crd:dir=out'], { cwd: work, env: { GOFLAGS: '-mod=mod' } });
         const outDir = path.join(work, 'out');
