@@ -1,0 +1,22 @@
+import type { int32, ObjectMeta } from 'kop/api';
+
+/** GadgetSpec in v2alpha1. */
+export interface GadgetSpec {
+  /** Size of the gadget. */
+  size?: int32;
+
+}
+
+/**
+ * Gadget exists in several versions.
+ * +kubebuilder:object:root=true
+ * +kubebuilder:subresource:status
+ * +kubebuilder:skipversion
+ */
+export interface Gadget {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: ObjectMeta;
+  spec?: GadgetSpec;
+  status?: { ready?: boolean };
+}
