@@ -29,6 +29,8 @@ export const CREATE_API_PATHS = {
   groupVersionFile: (r: ResourceNames) => `api/${r.group}/${r.version}/groupversion.ts`,
   sampleFile: (r: ResourceNames) => `config/samples/${r.sampleName}.yaml`,
   controllerFile: (r: ResourceNames) => `src/controllers/${r.kindLower}.controller.ts`,
+  controllerTestFile: (r: ResourceNames) => `test/controllers/${r.kindLower}.controller.test.ts`,
+  globalSetup: 'test/global-setup.ts',
   samplesKustomization: 'config/samples/kustomization.yaml',
   main: 'src/main.ts',
 } as const;
@@ -128,6 +130,7 @@ export async function runCreateApi(options: CreateApiOptions, context: Context):
     ...names,
     projectName: project.projectName,
     sampleObjectName: `${singularOf(kind)}-sample`,
+    namespaced,
     resourceMarker: resourceMarker(names, namespaced),
     licenseHeaderTs: await loadBoilerplate(tree, 'x.ts'),
     licenseHeaderYaml: await loadBoilerplate(tree, 'x.yaml'),
@@ -150,6 +153,12 @@ export async function runCreateApi(options: CreateApiOptions, context: Context):
 
   if (controller) {
     for (const file of await renderTemplateDir('api/controller', data)) await tree.scaffold(file.path, file.content, { force });
+    // The test reaches the control plane that test/global-setup.ts (from kop init) starts.
+    if (await tree.exists(CREATE_API_PATHS.globalSetup)) {
+      for (const file of await renderTemplateDir('api/controller-test', data)) await tree.scaffold(file.path, file.content, { force });
+    } else {
+      context.out.warn(`no reconciler test: the project has no ${CREATE_API_PATHS.globalSetup} to start a control plane for it`);
+    }
     const variable = `${kind[0]!.toLowerCase()}${kind.slice(1)}Reconciler`;
     await insertIntoFile(tree, CREATE_API_PATHS.main, [
       { marker: 'imports', code: `import { ${kind}Reconciler } from './controllers/${names.kindLower}.controller.js';` },

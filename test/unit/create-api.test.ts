@@ -232,6 +232,16 @@ describe('kop create api', () => {
     expect(count(await read('src/main.ts'), 'new MemcachedReconciler()')).toBe(1);
   });
 
+  it('scaffolds a reconciler test only where test/global-setup.ts provides a control plane', async () => {
+    await create(MEMCACHED).run;
+    expect(await read('test/controllers/memcached.controller.test.ts')).toContain("inject('kubeconfigPath')");
+    await rm(path.join(dir, 'test/global-setup.ts'));
+    const { context, run } = create({ group: 'cache', version: 'v1alpha1', kind: 'RedisCluster' });
+    await run;
+    expect(context.out.warnings).toContain('no reconciler test: the project has no test/global-setup.ts to start a control plane for it');
+    expect(await listFiles(dir)).not.toContain('test/controllers/rediscluster.controller.test.ts');
+  });
+
   it('prints the plan and writes nothing with --dry-run', async () => {
     const before = await snapshot(dir);
     const { context, run } = create(MEMCACHED, { dryRun: true });
