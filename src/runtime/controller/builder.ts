@@ -1,0 +1,95 @@
+import type { KubernetesObject, ResourceType } from '../client/index.js';
+import type { ReconcileFunction, Reconciler } from './controller.js';
+import { Controller } from './controller.js';
+import type { MapFunction } from './event-handlers.js';
+import { mapToControllerOwner, mapToSelf } from './event-handlers.js';
+import type { Manager } from './manager.js';
+import type { Predicate } from './predicates.js';
+import type { RateLimiter } from './rate-limiter.js';
+
+/** Options of one watched kind. */
+export interface ForOptions<T extends KubernetesObject> {
+  /** Events on this kind must pass every predicate to enqueue anything. */
+  predicates?: Predicate<T>[];
+}
+
+interface PendingWatch {
+  type: ResourceType;
+  map: MapFunction<KubernetesObject> | 'owner';
+  predicates: Predicate<KubernetesObject>[];
+}
+
+/**
+ * Declares what a controller reconciles and what wakes it, in the spirit of controller-runtime:
+ *
+ *   manager.controller('rediscluster')
+ *     .for(redisClusterResource, { predicates: [generationChanged()] })
+ *     .owns(coreResourceTypes.StatefulSet)
+ *     .watches(coreResourceTypes.ConfigMap, (cm) => [...])
+ *     .withOptions({ maxConcurrentReconciles: 4 })
+ *     .complete(new RedisClusterReconciler(manager));
+ */
+export class ControllerBuilder {
+  private primary: PendingWatch | undefined;
+  private readonly others: PendingWatch[] = [];
+  private readonly globalPredicates: Predicate<KubernetesObject>[] = [];
+  private maxConcurrentReconciles = 1;
+  private rateLimiter: RateLimiter | undefined;
+
+  constructor(
+    private readonly manager: Manager,
+    private readonly name: string,
+  ) {}
+
+  /** The kind this controller reconciles: its events enqueue the object itself. */
+  for<T extends KubernetesObject>(type: ResourceType, options: ForOptions<T> = {}): this {
+    if (this.primary) throw new Error(`controller ${this.name}: for() may be called once`);
+    this.primary = { type, map: mapToSelf(), predicates: (options.predicates ?? []) as Predicate<KubernetesObject>[] };
+    return this;
+  }
+
+  /** A kind this controller creates: events on objects whose controller reference points at the `for` kind enqueue that owner. */
+  owns<T extends KubernetesObject>(type: ResourceType, options: ForOptions<T> = {}): this {
+    this.others.push({ type, map: 'owner', predicates: (options.predicates ?? []) as Predicate<KubernetesObject>[] });
+    return this;
+  }
+
+  /** Any other kind: `map` turns each changed object into the requests to enqueue. */
+  watches<T extends KubernetesObject>(type: ResourceType, map: MapFunction<T>, options: ForOptions<T> = {}): this {
+    this.others.push({ type, map: map as MapFunction<KubernetesObject>, predicates: (options.predicates ?? []) as Predicate<KubernetesObject>[] });
+    return this;
+  }
+
+  /** A predicate applied to the events of every watched kind. */
+  withEventFilter(predicate: Predicate<KubernetesObject>): this {
+    this.globalPredicates.push(predicate);
+    return this;
+  }
+
+  /** Concurrency (different keys only; one key never runs twice at once) and backoff. */
+  withOptions(options: { maxConcurrentReconciles?: number; rateLimiter?: RateLimiter }): this {
+    this.maxConcurrentReconciles = options.maxConcurrentReconciles ?? this.maxConcurrentReconciles;
+    this.rateLimiter = options.rateLimiter ?? this.rateLimiter;
+    return this;
+  }
+
+  /** Creates the controller with `reconciler` and registers it with the manager. */
+  complete(reconciler: Reconciler | ReconcileFunction): Controller {
+    if (!this.primary) throw new Error(`controller ${this.name}: call for(kind) before complete()`);
+    const controller = new Controller(reconciler, {
+      name: this.name,
+      maxConcurrentReconciles: this.maxConcurrentReconciles,
+      rateLimiter: this.rateLimiter,
+      logger: this.manager.logger,
+      metrics: this.manager.metrics.controller(this.name, this.maxConcurrentReconciles),
+      queueMetrics: this.manager.metrics.queue(this.name),
+    });
+    const owner = { group: this.primary.type.group, kind: this.primary.type.kind };
+    for (const watch of [this.primary, ...this.others]) {
+      const map = watch.map === 'owner' ? mapToControllerOwner(owner) : watch.map;
+      controller.watch(this.manager.informerFor(watch.type), map, [...this.globalPredicates, ...watch.predicates]);
+    }
+    this.manager.add(controller);
+    return controller;
+  }
+}

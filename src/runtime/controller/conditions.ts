@@ -1,0 +1,69 @@
+/** meta/v1 Condition, the standard shape of `status.conditions` entries. */
+export interface Condition {
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
+  /** CamelCase machine-readable reason. */
+  reason: string;
+  message: string;
+  /** RFC 3339 time the status last changed. */
+  lastTransitionTime: string;
+  /** The metadata.generation this condition was computed from. */
+  observedGeneration?: number;
+}
+
+/** What a caller provides to {@link setCondition}; the transition time is managed. */
+export type ConditionInput = Omit<Condition, 'lastTransitionTime'> & { lastTransitionTime?: string };
+
+function rfc3339(now: Date): string {
+  return now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/**
+ * Sets a condition in `conditions` (in place). `lastTransitionTime` changes only when the status
+ * changes, so it tells when the condition became what it is; reason, message and
+ * observedGeneration are updated every time. Returns true when anything changed.
+ */
+export function setCondition(conditions: Condition[], input: ConditionInput, now: Date = new Date()): boolean {
+  const existing = conditions.find((c) => c.type === input.type);
+  if (!existing) {
+    conditions.push({ ...input, lastTransitionTime: input.lastTransitionTime ?? rfc3339(now) });
+    return true;
+  }
+  let changed = false;
+  if (existing.status !== input.status) {
+    existing.status = input.status;
+    existing.lastTransitionTime = input.lastTransitionTime ?? rfc3339(now);
+    changed = true;
+  }
+  if (existing.reason !== input.reason) {
+    existing.reason = input.reason;
+    changed = true;
+  }
+  if (existing.message !== input.message) {
+    existing.message = input.message;
+    changed = true;
+  }
+  if (input.observedGeneration !== undefined && existing.observedGeneration !== input.observedGeneration) {
+    existing.observedGeneration = input.observedGeneration;
+    changed = true;
+  }
+  return changed;
+}
+
+/** The condition of `type`, if present. */
+export function findCondition(conditions: readonly Condition[] | undefined, type: string): Condition | undefined {
+  return conditions?.find((c) => c.type === type);
+}
+
+/** True when the condition of `type` is present with status True. */
+export function isConditionTrue(conditions: readonly Condition[] | undefined, type: string): boolean {
+  return findCondition(conditions, type)?.status === 'True';
+}
+
+/** Removes the condition of `type` (in place); returns true when it was there. */
+export function removeCondition(conditions: Condition[], type: string): boolean {
+  const index = conditions.findIndex((c) => c.type === type);
+  if (index < 0) return false;
+  conditions.splice(index, 1);
+  return true;
+}

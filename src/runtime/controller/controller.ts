@@ -1,0 +1,185 @@
+import { randomUUID } from 'node:crypto';
+import type { KubernetesObject } from '../client/index.js';
+import type { Clock } from './clock.js';
+import { sleep, systemClock } from './clock.js';
+import type { MapFunction } from './event-handlers.js';
+import { requestHandler } from './event-handlers.js';
+import type { Informer } from './informer.js';
+import type { Logger } from './logger.js';
+import { silentLogger } from './logger.js';
+import type { ControllerMetrics, ReconcileOutcome } from './metrics.js';
+import type { Request } from './object-meta.js';
+import { parseKey, requestKey } from './object-meta.js';
+import type { Predicate } from './predicates.js';
+import type { RateLimiter } from './rate-limiter.js';
+import type { WorkQueueMetrics } from './work-queue.js';
+import { WorkQueue } from './work-queue.js';
+
+/**
+ * What a reconcile asks for next: nothing (done until something changes), `requeue` (again,
+ * with the per-key backoff), or `requeueAfter` milliseconds (again after that delay, e.g. to poll).
+ */
+export type ReconcileResult = void | undefined | { requeue?: boolean; requeueAfter?: number };
+
+/** Passed to every reconcile. */
+export interface ReconcileContext {
+  /** Logger carrying the controller name and the object's namespace, name and key. */
+  logger: Logger;
+  /** Aborted when the manager's shutdown deadline passes while this reconcile still runs. */
+  signal: AbortSignal;
+  /** Name of the controller running this reconcile. */
+  controller: string;
+}
+
+/** A reconcile function: make the world match the object named by `request`. Throw to retry with backoff. */
+export type ReconcileFunction = (request: Request, context: ReconcileContext) => Promise<ReconcileResult> | ReconcileResult;
+
+/** An object with a reconcile method (a reconciler class instance). */
+export interface Reconciler {
+  reconcile(request: Request, context: ReconcileContext): Promise<ReconcileResult> | ReconcileResult;
+}
+
+/** Options of {@link Controller}. */
+export interface ControllerOptions {
+  name: string;
+  /** Reconciles that may run at once, for different keys; default 1. */
+  maxConcurrentReconciles?: number;
+  /** Backoff of failed and `requeue: true` keys; default per-key 5 ms…1000 s plus 10 qps / 100 burst overall. */
+  rateLimiter?: RateLimiter;
+  logger?: Logger;
+  metrics?: ControllerMetrics;
+  queueMetrics?: WorkQueueMetrics;
+  clock?: Clock;
+}
+
+interface Source {
+  informer: Informer<KubernetesObject>;
+  map: MapFunction<KubernetesObject>;
+  predicates: Predicate<KubernetesObject>[];
+  remove?: () => void;
+}
+
+/**
+ * Runs a reconciler over a work queue fed by informers. Keys are de-duplicated, one key is never
+ * reconciled twice at once, failures back off per key, and `done` is always called. Usually built
+ * with `ControllerBuilder` and started by the manager.
+ */
+export class Controller {
+  readonly name: string;
+  readonly queue: WorkQueue;
+  private readonly reconcileFunction: ReconcileFunction;
+  private readonly sources: Source[] = [];
+  private readonly workers: Promise<void>[] = [];
+  private readonly logger: Logger;
+  private readonly clock: Clock;
+  private readonly maxConcurrent: number;
+  private readonly abortInFlight = new AbortController();
+  private started = false;
+
+  constructor(
+    reconciler: Reconciler | ReconcileFunction,
+    private readonly options: ControllerOptions,
+  ) {
+    this.name = options.name;
+    this.reconcileFunction = typeof reconciler === 'function' ? reconciler : (request, context) => reconciler.reconcile(request, context);
+    this.clock = options.clock ?? systemClock;
+    this.logger = (options.logger ?? silentLogger).child({ controller: options.name });
+    this.maxConcurrent = Math.max(1, options.maxConcurrentReconciles ?? 1);
+    this.queue = new WorkQueue({ rateLimiter: options.rateLimiter, clock: this.clock, metrics: options.queueMetrics });
+  }
+
+  /** Feeds the queue from `informer`: each passing event enqueues the requests `map` returns. Call before `start`. */
+  watch<T extends KubernetesObject>(informer: Informer<T>, map: MapFunction<T>, predicates: Predicate<T>[] = []): void {
+    const source = { informer, map, predicates } as unknown as Source;
+    this.sources.push(source);
+    if (this.started) source.remove = source.informer.addEventHandler(requestHandler(source.map, source.predicates, (r) => this.enqueue(r)));
+  }
+
+  /** The informers this controller reads; the manager waits for them to sync before `start`. */
+  get informers(): Informer<KubernetesObject>[] {
+    return [...new Set(this.sources.map((s) => s.informer))];
+  }
+
+  /** Queues a reconcile of `request`. */
+  enqueue(request: Request): void {
+    this.queue.add(requestKey(request));
+  }
+
+  /** Queues a reconcile of `request` after `delayMs`. */
+  enqueueAfter(request: Request, delayMs: number): void {
+    this.queue.addAfter(requestKey(request), delayMs);
+  }
+
+  /** Connects the sources and starts the workers. Cached objects are delivered as adds. */
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    for (const source of this.sources) {
+      source.remove = source.informer.addEventHandler(requestHandler(source.map, source.predicates, (r) => this.enqueue(r)));
+    }
+    for (let i = 0; i < this.maxConcurrent; i++) this.workers.push(this.work());
+    this.logger.info('controller started', { workers: this.maxConcurrent });
+  }
+
+  /**
+   * Stops taking work and waits up to `timeoutMs` for reconciles in flight; after that their
+   * signal aborts and stop returns anyway. Resolves true when everything finished in time.
+   */
+  async stop(timeoutMs = 30_000): Promise<boolean> {
+    for (const source of this.sources) source.remove?.();
+    const drained = this.queue.shutDownWithDrain().then(() => true);
+    const timer = new AbortController();
+    const finished = await Promise.race([drained, sleep(timeoutMs, timer.signal, this.clock).then(() => false, () => true)]);
+    timer.abort();
+    if (!finished) {
+      this.logger.warn('reconciles still running at the shutdown deadline', { inFlight: this.queue.processingCount });
+      this.abortInFlight.abort(new Error('shutdown deadline passed'));
+    } else {
+      await Promise.all(this.workers);
+    }
+    return finished;
+  }
+
+  /** Reconciles in progress now. */
+  get inFlight(): number {
+    return this.queue.processingCount;
+  }
+
+  private async work(): Promise<void> {
+    for (;;) {
+      const key = await this.queue.get();
+      if (key === undefined) return;
+      await this.process(key);
+    }
+  }
+
+  private async process(key: string): Promise<void> {
+    const request = parseKey(key);
+    const logger = this.logger.child({ key, namespace: request.namespace || undefined, name: request.name, reconcileID: randomUUID() });
+    const started = this.clock.now();
+    let outcome: ReconcileOutcome = 'success';
+    this.options.metrics?.activeWorkers(1);
+    try {
+      const result = await this.reconcileFunction(request, { logger, signal: this.abortInFlight.signal, controller: this.name });
+      if (result && result.requeueAfter !== undefined && result.requeueAfter > 0) {
+        outcome = 'requeue_after';
+        this.queue.forget(key);
+        this.queue.addAfter(key, result.requeueAfter);
+      } else if (result && result.requeue) {
+        outcome = 'requeue';
+        this.queue.addRateLimited(key);
+      } else {
+        this.queue.forget(key);
+      }
+      logger.debug('reconciled', { result: outcome });
+    } catch (err) {
+      outcome = 'error';
+      this.queue.addRateLimited(key);
+      logger.error('reconcile failed', { err, retries: this.queue.numRequeues(key) });
+    } finally {
+      this.queue.done(key);
+      this.options.metrics?.activeWorkers(-1);
+      this.options.metrics?.reconciled(outcome, (this.clock.now() - started) / 1000);
+    }
+  }
+}

@@ -1,0 +1,138 @@
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import type { KubernetesObject, RestClient } from '../client/index.js';
+import { ResourceClient, coreResourceTypes } from '../client/index.js';
+import type { Logger } from './logger.js';
+import { silentLogger } from './logger.js';
+import { metaOf } from './object-meta.js';
+
+/** What happened: `Normal` for progress, `Warning` for something a human should look at. */
+export type EventType = 'Normal' | 'Warning';
+
+/** One event to record. */
+export interface EventInput {
+  type: EventType;
+  /** CamelCase reason, e.g. `Created`, `ReconcileFailed`. */
+  reason: string;
+  /** What the controller did or failed to do, e.g. `Create`, `Reconcile`. Defaults to the reason. */
+  action?: string;
+  /** Human-readable description (at most 1 KiB is kept). */
+  note: string;
+}
+
+interface EventsV1Event {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: { name?: string; namespace?: string };
+  eventTime?: string;
+  series?: { count: number; lastObservedTime: string };
+  reportingController?: string;
+  reportingInstance?: string;
+  action?: string;
+  reason?: string;
+  note?: string;
+  type?: string;
+  regarding?: { apiVersion?: string; kind?: string; name?: string; namespace?: string; uid?: string; resourceVersion?: string };
+}
+
+interface SeriesState {
+  name: string;
+  namespace: string;
+  count: number;
+  lastObserved: number;
+  writing: Promise<void> | undefined;
+  dirty: boolean;
+}
+
+/** Repeats within this window update one Event's series instead of creating new Events. */
+const SERIES_WINDOW_MS = 6 * 60_000;
+
+function microTime(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+}
+
+/**
+ * Records events.k8s.io/v1 Events about objects. The same event (object, type, reason, action,
+ * note) repeated within a few minutes is aggregated: the first creates an Event, later ones
+ * patch its `series.count` and `series.lastObservedTime`, so a failing reconcile loop does not
+ * flood the API. Recording never throws: failures are logged, since events are best effort.
+ */
+export class EventRecorder {
+  private readonly series = new Map<string, SeriesState>();
+  private readonly component: string;
+  private readonly instance: string;
+  private readonly logger: Logger;
+
+  constructor(private readonly options: { rest: RestClient; component: string; instance?: string; logger?: Logger }) {
+    this.component = options.component;
+    this.instance = options.instance ?? `${options.component}-${hostname()}`;
+    this.logger = (options.logger ?? silentLogger).child({ eventRecorder: options.component });
+  }
+
+  /** Records a Normal event. */
+  normal(object: KubernetesObject, reason: string, note: string, action?: string): Promise<void> {
+    return this.record(object, { type: 'Normal', reason, note, action });
+  }
+
+  /** Records a Warning event. */
+  warning(object: KubernetesObject, reason: string, note: string, action?: string): Promise<void> {
+    return this.record(object, { type: 'Warning', reason, note, action });
+  }
+
+  /** Records an event about `object`; resolves once written (or once the failure was logged). */
+  async record(object: KubernetesObject, input: EventInput): Promise<void> {
+    const meta = metaOf(object);
+    const namespace = meta.namespace || 'default';
+    const action = input.action ?? input.reason;
+    const note = input.note.length > 1024 ? `${input.note.slice(0, 1021)}...` : input.note;
+    const key = [meta.uid ?? `${namespace}/${meta.name}`, input.type, input.reason, action, note].join('\u0000');
+    const now = Date.now();
+    const state = this.series.get(key);
+    const events = new ResourceClient<EventsV1Event>(this.options.rest, coreResourceTypes.Event, namespace);
+    if (state && now - state.lastObserved < SERIES_WINDOW_MS) {
+      state.count++;
+      state.lastObserved = now;
+      state.dirty = true;
+      // One write in flight per series: repeats meanwhile are folded into the next patch.
+      state.writing ??= this.flushSeries(events, state);
+      return state.writing;
+    }
+    const name = `${meta.name ?? 'object'}.${randomBytes(8).toString('hex')}`;
+    this.series.set(key, { name, namespace, count: 1, lastObserved: now, writing: undefined, dirty: false });
+    this.prune(now);
+    try {
+      await events.create({
+        metadata: { name, namespace },
+        eventTime: microTime(now),
+        reportingController: this.component,
+        reportingInstance: this.instance,
+        action,
+        reason: input.reason,
+        note,
+        type: input.type,
+        regarding: { apiVersion: object.apiVersion, kind: object.kind, name: meta.name, namespace: meta.namespace, uid: meta.uid, resourceVersion: meta.resourceVersion },
+      });
+    } catch (err) {
+      this.series.delete(key);
+      this.logger.warn('could not record event', { err, reason: input.reason });
+    }
+  }
+
+  private async flushSeries(events: ResourceClient<EventsV1Event>, state: SeriesState): Promise<void> {
+    try {
+      while (state.dirty) {
+        state.dirty = false;
+        await events.patch(state.name, { type: 'merge', patch: { series: { count: state.count, lastObservedTime: microTime(state.lastObserved) } } });
+      }
+    } catch (err) {
+      this.logger.warn('could not update event series', { err, event: state.name });
+    } finally {
+      state.writing = undefined;
+    }
+  }
+
+  private prune(now: number): void {
+    if (this.series.size < 4096) return;
+    for (const [key, state] of this.series) if (now - state.lastObserved >= SERIES_WINDOW_MS) this.series.delete(key);
+  }
+}

@@ -1,0 +1,348 @@
+import type { KubernetesObject, ListOptions, ObjectList, WatchEvent, WatchOptions } from '../client/index.js';
+import { isGone } from '../client/index.js';
+import type { Clock } from './clock.js';
+import { sleep, systemClock } from './clock.js';
+import type { IndexFunction } from './indexer.js';
+import { Indexer } from './indexer.js';
+import { Lister } from './lister.js';
+import type { Logger } from './logger.js';
+import { silentLogger } from './logger.js';
+import { metaOf, objectKey } from './object-meta.js';
+
+/**
+ * What an informer needs from the API: a paged list and a watch. Every kop/runtime resource
+ * client (typed, generated, dynamic, or `NamespacedResourceClient` for all namespaces) fits.
+ */
+export interface ListerWatcher<T extends KubernetesObject> {
+  list(options: ListOptions): Promise<ObjectList<T>>;
+  watch(options: WatchOptions): AsyncIterable<WatchEvent<T>>;
+}
+
+/** Extra facts about a delete notification. */
+export interface DeleteInfo {
+  /**
+   * True when the deletion was inferred by a relist (the watch missed it), so `object` is the
+   * last state the cache saw rather than the state at deletion.
+   */
+  finalStateUnknown: boolean;
+}
+
+/** Callbacks for cache changes. They run synchronously in event order; keep them fast (enqueue work). */
+export interface InformerEventHandler<T extends KubernetesObject> {
+  /** `initialList` is true for objects delivered by the first list or when the handler is added late. */
+  onAdd?(object: T, initialList: boolean): void;
+  /** Also called with the same object twice on each resync. */
+  onUpdate?(oldObject: T, newObject: T): void;
+  /** Receives the last known state of the deleted object. */
+  onDelete?(object: T, info: DeleteInfo): void;
+}
+
+/** Why an informer's watch was replaced; reported to {@link InformerOptions.onWatchRestart}. */
+export type WatchRestartReason = 'closed' | 'gone' | 'silent' | 'error';
+
+/** Options of {@link Informer}. */
+export interface InformerOptions<T extends KubernetesObject> {
+  /** Name used in logs and metrics, usually the kind. */
+  name?: string;
+  /** Replays every cached object to the handlers as an update this often; 0 (default) disables. */
+  resyncPeriodMs?: number;
+  /**
+   * A watch that delivers neither an event nor a bookmark for this long is considered stalled
+   * (half-open connection, stuck proxy) and is replaced. Default 150 s: the apiserver sends
+   * bookmarks about once a minute.
+   */
+  silentWatchTimeoutMs?: number;
+  /** Server-side watch timeout; default a random 5–10 minutes so many informers do not reconnect at once. */
+  watchTimeoutSeconds?: number;
+  /** Page size of the list; default 500. */
+  listPageSize?: number;
+  /** First retry delay after a failed list or watch (doubles, with jitter); default 800 ms. */
+  initialBackoffMs?: number;
+  /** Cap of the retry delay; default 30 s. */
+  maxBackoffMs?: number;
+  /** Custom indexes of the cache, by name. */
+  indexers?: Record<string, IndexFunction<T>>;
+  /** Label selector limiting what is cached. */
+  labelSelector?: string;
+  /** Field selector limiting what is cached. */
+  fieldSelector?: string;
+  logger?: Logger;
+  clock?: Clock;
+  /** Called each time the watch is re-established (metrics). */
+  onWatchRestart?(reason: WatchRestartReason): void;
+}
+
+const SILENT = Symbol('silent');
+
+/**
+ * Keeps a local cache of one kind in sync with the apiserver and notifies handlers of changes:
+ * lists (in pages), then watches from the list's resourceVersion with bookmarks; re-watches from
+ * the last seen resourceVersion when a watch ends or fails; relists on 410 Gone; replaces a watch
+ * that went silent; backs off on errors. Objects that vanished between a watch and a relist are
+ * reported as deletes with their last known state.
+ */
+export class Informer<T extends KubernetesObject> {
+  /** The cache. */
+  readonly indexer: Indexer<T>;
+  /** Typed read access to the cache. */
+  readonly lister: Lister<T>;
+  readonly name: string;
+  private readonly handlers = new Set<InformerEventHandler<T>>();
+  private readonly syncWaiters: Array<() => void> = [];
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+  private readonly stopController = new AbortController();
+  private running: Promise<void> | undefined;
+  private synced = false;
+  private resourceVersion = '';
+  private cancelResync: (() => void) | undefined;
+
+  constructor(
+    private readonly source: ListerWatcher<T>,
+    private readonly options: InformerOptions<T> = {},
+  ) {
+    this.indexer = new Indexer<T>(options.indexers);
+    this.lister = new Lister<T>(this.indexer);
+    this.name = options.name ?? 'informer';
+    this.clock = options.clock ?? systemClock;
+    this.logger = (options.logger ?? silentLogger).child({ informer: this.name });
+  }
+
+  /** Registers handlers. If the cache is already filled, every cached object is replayed as an add. Returns a remover. */
+  addEventHandler(handler: InformerEventHandler<T>): () => void {
+    this.handlers.add(handler);
+    if (this.synced) for (const object of this.indexer.list()) this.call(() => handler.onAdd?.(object, true));
+    return () => this.handlers.delete(handler);
+  }
+
+  /** True once the first list has been stored in the cache. */
+  hasSynced(): boolean {
+    return this.synced;
+  }
+
+  /** The resourceVersion the cache reflects. */
+  get lastSyncResourceVersion(): string {
+    return this.resourceVersion;
+  }
+
+  /** Resolves once the cache holds the first complete list; rejects if `signal` aborts first. */
+  waitForSync(signal?: AbortSignal): Promise<void> {
+    if (this.synced) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const onAbort = (): void => reject(signal?.reason);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.syncWaiters.push(() => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      });
+    });
+  }
+
+  /** Starts listing and watching in the background. Idempotent. */
+  start(): void {
+    if (this.running || this.stopController.signal.aborted) return;
+    this.running = this.run().catch((err: unknown) => {
+      if (!this.stopController.signal.aborted) this.logger.error('informer stopped unexpectedly', { err });
+    });
+    this.scheduleResync();
+  }
+
+  /** Stops the watch and resync; resolves when the background loop has ended. */
+  async stop(): Promise<void> {
+    this.stopController.abort(new Error(`informer ${this.name} stopped`));
+    this.cancelResync?.();
+    await this.running;
+  }
+
+  private get stopped(): boolean {
+    return this.stopController.signal.aborted;
+  }
+
+  private async run(): Promise<void> {
+    let failures = 0;
+    let needList = true;
+    while (!this.stopped) {
+      try {
+        if (needList) {
+          await this.listAndReplace();
+          needList = false;
+          failures = 0;
+        }
+        const outcome = await this.watchOnce();
+        if (this.stopped) return;
+        if (outcome === 'gone') {
+          this.logger.info('resourceVersion too old, relisting', { resourceVersion: this.resourceVersion });
+          needList = true;
+        } else if (outcome === 'silent') {
+          this.logger.warn('watch silent too long, reconnecting', { resourceVersion: this.resourceVersion });
+        }
+        this.options.onWatchRestart?.(outcome);
+        // A watch that ended on its own timeout is normal; a silent one waits a moment before retrying.
+        if (outcome === 'silent') await sleep(this.backoff(failures++), this.stopController.signal, this.clock);
+        else if (outcome === 'closed') failures = 0;
+      } catch (err) {
+        if (this.stopped) return;
+        if (isGone(err)) {
+          this.logger.info('resourceVersion too old, relisting', { resourceVersion: this.resourceVersion });
+          needList = true;
+          this.options.onWatchRestart?.('gone');
+          continue;
+        }
+        const delay = this.backoff(failures++);
+        this.logger.warn(needList ? 'list failed, retrying' : 'watch failed, retrying', { err, retryInMs: delay });
+        if (!needList) this.options.onWatchRestart?.('error');
+        try {
+          await sleep(delay, this.stopController.signal, this.clock);
+        } catch {
+          return;
+        }
+      }
+    }
+  }
+
+  private backoff(failures: number): number {
+    const initial = this.options.initialBackoffMs ?? 800;
+    const max = this.options.maxBackoffMs ?? 30_000;
+    const base = Math.min(max, initial * 2 ** Math.min(failures, 30));
+    return Math.round(base * (0.5 + Math.random() * 0.5));
+  }
+
+  /** Lists every page, then makes the cache equal to the result, notifying handlers of the differences. */
+  private async listAndReplace(): Promise<void> {
+    const items: T[] = [];
+    let token: string | undefined;
+    let resourceVersion = '';
+    do {
+      const page = await this.source.list({
+        limit: this.options.listPageSize ?? 500,
+        continue: token,
+        labelSelector: this.options.labelSelector,
+        fieldSelector: this.options.fieldSelector,
+        signal: this.stopController.signal,
+      });
+      items.push(...page.items);
+      resourceVersion = page.metadata.resourceVersion ?? resourceVersion;
+      token = page.metadata.continue || undefined;
+    } while (token);
+    if (this.stopped) return;
+    const initial = !this.synced;
+    const seen = new Set<string>();
+    for (const item of items) {
+      const key = objectKey(item);
+      seen.add(key);
+      const previous = this.indexer.upsert(item);
+      if (!previous) this.dispatchAdd(item, initial);
+      else if (metaOf(previous).resourceVersion !== metaOf(item).resourceVersion) this.dispatchUpdate(previous, item);
+    }
+    for (const key of this.indexer.keys()) {
+      if (seen.has(key)) continue;
+      const gone = this.indexer.remove(key);
+      if (gone) this.dispatchDelete(gone, { finalStateUnknown: true });
+    }
+    this.resourceVersion = resourceVersion;
+    this.logger.debug('listed', { count: items.length, resourceVersion });
+    if (!this.synced) {
+      this.synced = true;
+      this.syncWaiters.splice(0).forEach((resolve) => resolve());
+    }
+  }
+
+  /** Runs one watch until it ends; returns why. Throws on errors other than 410. */
+  private async watchOnce(): Promise<WatchRestartReason> {
+    const controller = new AbortController();
+    const stop = (): void => controller.abort();
+    this.stopController.signal.addEventListener('abort', stop, { once: true });
+    const timeoutSeconds = this.options.watchTimeoutSeconds ?? Math.round(300 + Math.random() * 300);
+    const silentMs = this.options.silentWatchTimeoutMs ?? 150_000;
+    const iterator = this.source
+      .watch({
+        resourceVersion: this.resourceVersion,
+        allowWatchBookmarks: true,
+        timeoutSeconds,
+        labelSelector: this.options.labelSelector,
+        fieldSelector: this.options.fieldSelector,
+        signal: controller.signal,
+      })
+      [Symbol.asyncIterator]();
+    try {
+      for (;;) {
+        const next = iterator.next();
+        let cancelTimer: (() => void) | undefined;
+        const silence = new Promise<typeof SILENT>((resolve) => {
+          cancelTimer = this.clock.setTimer(() => resolve(SILENT), silentMs);
+        });
+        let result: IteratorResult<WatchEvent<T>> | typeof SILENT;
+        try {
+          result = await Promise.race([next, silence]);
+        } finally {
+          cancelTimer?.();
+        }
+        if (result === SILENT) {
+          // Closing the connection makes the pending read settle; its outcome no longer matters.
+          next.catch(() => undefined);
+          controller.abort();
+          return 'silent';
+        }
+        if (result.done) return 'closed';
+        this.handleEvent(result.value);
+      }
+    } catch (err) {
+      if (isGone(err)) return 'gone';
+      throw err;
+    } finally {
+      this.stopController.signal.removeEventListener('abort', stop);
+      controller.abort();
+    }
+  }
+
+  private handleEvent(event: WatchEvent<T>): void {
+    const version = event.object.metadata?.resourceVersion;
+    switch (event.type) {
+      case 'BOOKMARK':
+        break;
+      case 'ADDED':
+      case 'MODIFIED': {
+        const previous = this.indexer.upsert(event.object);
+        if (previous) this.dispatchUpdate(previous, event.object);
+        else this.dispatchAdd(event.object, false);
+        break;
+      }
+      case 'DELETED': {
+        const previous = this.indexer.remove(objectKey(event.object));
+        this.dispatchDelete(event.object ?? previous, { finalStateUnknown: false });
+        break;
+      }
+    }
+    if (version) this.resourceVersion = version;
+  }
+
+  private scheduleResync(): void {
+    const period = this.options.resyncPeriodMs ?? 0;
+    if (period <= 0 || this.stopped) return;
+    this.cancelResync = this.clock.setTimer(() => {
+      if (this.synced) for (const object of this.indexer.list()) this.dispatchUpdate(object, object);
+      this.scheduleResync();
+    }, period);
+  }
+
+  private dispatchAdd(object: T, initial: boolean): void {
+    for (const handler of this.handlers) this.call(() => handler.onAdd?.(object, initial));
+  }
+
+  private dispatchUpdate(oldObject: T, newObject: T): void {
+    for (const handler of this.handlers) this.call(() => handler.onUpdate?.(oldObject, newObject));
+  }
+
+  private dispatchDelete(object: T, info: DeleteInfo): void {
+    for (const handler of this.handlers) this.call(() => handler.onDelete?.(object, info));
+  }
+
+  /** A failing handler must not break the watch loop or other handlers. */
+  private call(fn: () => void): void {
+    try {
+      fn();
+    } catch (err) {
+      this.logger.error('event handler failed', { err });
+    }
+  }
+}

@@ -1,0 +1,311 @@
+import type { KubernetesObject, ResourceType } from '../client/index.js';
+import { ResourceClient, RestClient, apiVersionOf } from '../client/index.js';
+import type { Controller } from './controller.js';
+import { ControllerBuilder } from './builder.js';
+import { EventRecorder } from './event-recorder.js';
+import { ProbeServer, parseBindAddress } from './http-server.js';
+import type { InformerOptions } from './informer.js';
+import { Informer } from './informer.js';
+import { LeaderElector } from './leader-election.js';
+import type { Lister } from './lister.js';
+import type { Logger } from './logger.js';
+import { createLogger } from './logger.js';
+import { ManagerMetrics } from './metrics.js';
+
+/** A named check behind /healthz or /readyz: resolve to pass, throw (or return false) to fail. */
+export type HealthCheck = () => boolean | void | Promise<boolean | void>;
+
+/** Options of {@link Manager}. */
+export interface ManagerOptions {
+  /** REST client to use; otherwise one is loaded from `kubeconfig` (or the usual loading order). */
+  rest?: RestClient;
+  /** Kubeconfig path (the `--kubeconfig` flag). */
+  kubeconfig?: string;
+  /** Cache only this namespace; default all namespaces. */
+  namespace?: string;
+  /** Where /metrics is served (`--metrics-bind-address`); default ':8080'; '0' disables. */
+  metricsBindAddress?: string;
+  /** Where /healthz and /readyz are served (`--health-probe-bind-address`); default ':8081'; '0' disables. */
+  healthProbeBindAddress?: string;
+  /** Run controllers only while holding a Lease (`--leader-elect`). */
+  leaderElection?: boolean;
+  /** Lease name; required for leader election (e.g. `<project>-leader`). */
+  leaderElectionId?: string;
+  /** Lease namespace; default the in-cluster namespace, the kubeconfig's, or `default`. */
+  leaderElectionNamespace?: string;
+  /** Identity of this replica in the Lease; default `<hostname>_<uuid>`. */
+  leaderElectionIdentity?: string;
+  /** Lease duration (default 15 s), renew deadline (10 s), retry period (2 s). */
+  leaseDurationMs?: number;
+  renewDeadlineMs?: number;
+  retryPeriodMs?: number;
+  /** How long shutdown waits for reconciles in flight; default 30 s. */
+  gracefulShutdownTimeoutMs?: number;
+  /** How long start waits for caches to sync before failing; default 2 min. */
+  cacheSyncTimeoutMs?: number;
+  /** Informer defaults (resync period, silent-watch timeout, ...). */
+  informerDefaults?: Pick<InformerOptions<KubernetesObject>, 'resyncPeriodMs' | 'silentWatchTimeoutMs' | 'watchTimeoutSeconds' | 'listPageSize'>;
+  logger?: Logger;
+  metrics?: ManagerMetrics;
+}
+
+/** The manager lost its lease: another replica may be reconciling now, so this one must exit. */
+export class LeaderElectionLostError extends Error {
+  constructor(lease: string) {
+    super(`leader election lost for lease ${lease}`);
+    this.name = 'LeaderElectionLostError';
+  }
+}
+
+/**
+ * Runs an operator: one shared informer per kind, the controllers, leader election, probes and
+ * metrics. `start` serves /healthz, /readyz and /metrics, starts and syncs the caches, waits for
+ * the lease when leader election is on (a standby never reconciles), starts the controllers, and
+ * runs until `stop` (or SIGTERM with `handleSignals`), then shuts down gracefully: no new work,
+ * reconciles in flight finish within the deadline, the lease is released.
+ */
+export class Manager {
+  readonly rest: RestClient;
+  readonly logger: Logger;
+  readonly metrics: ManagerMetrics;
+  private readonly informers = new Map<string, Informer<KubernetesObject>>();
+  private readonly controllers: Controller[] = [];
+  private readonly healthChecks = new Map<string, HealthCheck>([['ping', () => true]]);
+  private readonly readyChecks = new Map<string, HealthCheck>();
+  private readonly servers: ProbeServer[] = [];
+  private readonly stopController = new AbortController();
+  private elector: LeaderElector | undefined;
+  private startedInformers = false;
+  private controllersStarted = false;
+  private stopping: Promise<void> | undefined;
+  private signalsHandled = false;
+  /** Bound address of the metrics server once started (`host:port`). */
+  metricsAddress: string | undefined;
+  /** Bound address of the probe server once started (`host:port`). */
+  healthProbeAddress: string | undefined;
+
+  constructor(private readonly options: ManagerOptions = {}) {
+    this.rest = options.rest ?? RestClient.load({ kubeconfig: options.kubeconfig });
+    this.logger = options.logger ?? createLogger();
+    this.metrics = options.metrics ?? new ManagerMetrics();
+    this.readyChecks.set('informers-synced', () => {
+      const pending = [...this.informers.values()].filter((i) => !i.hasSynced()).map((i) => i.name);
+      if (pending.length > 0) throw new Error(`caches not synced: ${pending.join(', ')}`);
+    });
+  }
+
+  /** The shared informer of a kind (created on first use; started with the manager). */
+  informerFor<T extends KubernetesObject>(type: ResourceType): Informer<T> {
+    const id = `${apiVersionOf(type)}/${type.resource}`;
+    let informer = this.informers.get(id);
+    if (!informer) {
+      const source = new ResourceClient<KubernetesObject>(this.rest, type, type.namespaced ? this.options.namespace : undefined);
+      const name = `${type.kind}.${type.group || 'core'}`;
+      informer = new Informer<KubernetesObject>(source, {
+        ...this.options.informerDefaults,
+        name,
+        logger: this.logger,
+        onWatchRestart: (reason) => this.metrics.watchRestarted(name, reason),
+      });
+      this.informers.set(id, informer);
+      if (this.startedInformers) informer.start();
+    }
+    return informer as unknown as Informer<T>;
+  }
+
+  /** Cached read access to a kind. */
+  lister<T extends KubernetesObject>(type: ResourceType): Lister<T> {
+    return this.informerFor<T>(type).lister;
+  }
+
+  /** A live (uncached) client for a kind, scoped to `namespace` for namespaced kinds. */
+  client<T extends KubernetesObject>(type: ResourceType, namespace?: string): ResourceClient<T> {
+    return new ResourceClient<T>(this.rest, type, type.namespaced ? namespace : undefined);
+  }
+
+  /** Starts building a controller named `name` (lower-case kind, by convention). */
+  controller(name: string): ControllerBuilder {
+    return new ControllerBuilder(this, name);
+  }
+
+  /** Registers a controller to start once caches are synced (and the lease is held). */
+  add(controller: Controller): void {
+    this.controllers.push(controller);
+    if (this.controllersStarted) controller.start();
+  }
+
+  /** An event recorder that reports as `component` (e.g. `rediscluster-controller`). */
+  eventRecorder(component: string): EventRecorder {
+    return new EventRecorder({ rest: this.rest, component, logger: this.logger });
+  }
+
+  /** Adds a liveness check served on /healthz. */
+  addHealthCheck(name: string, check: HealthCheck): void {
+    this.healthChecks.set(name, check);
+  }
+
+  /** Adds a readiness check served on /readyz (caches synced is built in). */
+  addReadyCheck(name: string, check: HealthCheck): void {
+    this.readyChecks.set(name, check);
+  }
+
+  /** True while this manager's controllers may run (leader, or leader election off). */
+  get isLeader(): boolean {
+    return this.controllersStarted;
+  }
+
+  /** Stops gracefully on SIGTERM and SIGINT; a second signal exits at once. */
+  handleSignals(): void {
+    if (this.signalsHandled) return;
+    this.signalsHandled = true;
+    const onSignal = (signal: NodeJS.Signals): void => {
+      if (this.stopping) {
+        this.logger.warn('second signal, exiting immediately', { signal });
+        process.exit(1);
+      }
+      this.logger.info('shutting down', { signal });
+      void this.stop();
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+  }
+
+  /**
+   * Runs the manager until stopped. Resolves after a graceful shutdown; rejects when caches do
+   * not sync in time or the leader lease is lost (the process should then exit and restart).
+   */
+  async start(): Promise<void> {
+    const signal = this.stopController.signal;
+    await this.startServers();
+    this.startedInformers = true;
+    for (const informer of this.informers.values()) informer.start();
+    try {
+      await this.waitForCaches(signal);
+      if (signal.aborted) return await this.stopping;
+      this.logger.info('caches synced', { informers: [...this.informers.values()].map((i) => i.name) });
+      let lost: Promise<'lost' | 'stopped'> | undefined;
+      if (this.options.leaderElection) {
+        const elector = this.createElector();
+        try {
+          await elector.acquire(signal);
+        } catch {
+          return await this.stopping;
+        }
+        this.metrics.setLeader(this.leaseName, true);
+        lost = elector.holdLease(signal);
+      }
+      this.controllersStarted = true;
+      for (const controller of this.controllers) controller.start();
+      const stopped = new Promise<'stopped'>((resolve) => signal.addEventListener('abort', () => resolve('stopped'), { once: true }));
+      const outcome = await Promise.race([stopped, ...(lost ? [lost] : [])]);
+      if (outcome === 'lost') {
+        this.metrics.setLeader(this.leaseName, false);
+        await this.stop();
+        throw new LeaderElectionLostError(this.leaseName);
+      }
+      await this.stopping;
+    } catch (err) {
+      await this.stop();
+      throw err;
+    }
+  }
+
+  /** Stops taking work, waits for reconciles in flight (up to the deadline), releases the lease, stops informers and servers. */
+  stop(): Promise<void> {
+    this.stopping ??= this.shutdown();
+    return this.stopping;
+  }
+
+  private get leaseName(): string {
+    return `${this.leaseNamespace}/${this.options.leaderElectionId ?? ''}`;
+  }
+
+  private get leaseNamespace(): string {
+    return this.options.leaderElectionNamespace ?? this.rest.config.namespace ?? 'default';
+  }
+
+  private createElector(): LeaderElector {
+    if (!this.options.leaderElectionId) throw new TypeError('leader election needs leaderElectionId (the Lease name)');
+    this.elector = new LeaderElector({
+      rest: this.rest,
+      namespace: this.leaseNamespace,
+      name: this.options.leaderElectionId,
+      identity: this.options.leaderElectionIdentity,
+      leaseDurationMs: this.options.leaseDurationMs,
+      renewDeadlineMs: this.options.renewDeadlineMs,
+      retryPeriodMs: this.options.retryPeriodMs,
+      logger: this.logger,
+    });
+    this.metrics.setLeader(this.leaseName, false);
+    return this.elector;
+  }
+
+  private async shutdown(): Promise<void> {
+    this.stopController.abort(new Error('manager stopped'));
+    const deadline = this.options.gracefulShutdownTimeoutMs ?? 30_000;
+    const results = await Promise.all(this.controllers.map((c) => c.stop(deadline)));
+    if (results.some((finished) => !finished)) this.logger.warn('graceful shutdown deadline passed with reconciles in flight');
+    this.controllersStarted = false;
+    if (this.elector) {
+      await this.elector.release();
+      this.metrics.setLeader(this.leaseName, false);
+    }
+    await Promise.all([...this.informers.values()].map((i) => i.stop()));
+    await Promise.all(this.servers.map((s) => s.close()));
+    this.logger.info('manager stopped');
+  }
+
+  private async waitForCaches(signal: AbortSignal): Promise<void> {
+    const timeoutMs = this.options.cacheSyncTimeoutMs ?? 120_000;
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const both = AbortSignal.any([signal, timeout]);
+    try {
+      await Promise.all([...this.informers.values()].map((i) => i.waitForSync(both)));
+    } catch (err) {
+      if (signal.aborted) return;
+      if (timeout.aborted) {
+        const pending = [...this.informers.values()].filter((i) => !i.hasSynced()).map((i) => i.name);
+        throw new Error(`caches did not sync within ${timeoutMs} ms: ${pending.join(', ')}`);
+      }
+      throw err;
+    }
+  }
+
+  private async startServers(): Promise<void> {
+    const probes = parseBindAddress(this.options.healthProbeBindAddress ?? ':8081');
+    const metrics = parseBindAddress(this.options.metricsBindAddress ?? ':8080');
+    if (probes) {
+      const server = new ProbeServer({
+        '/healthz': (url) => runChecks(this.healthChecks, url),
+        '/readyz': (url) => runChecks(this.readyChecks, url),
+      });
+      this.servers.push(server);
+      this.healthProbeAddress = await server.listen(probes);
+    }
+    if (metrics) {
+      const server = new ProbeServer({
+        '/metrics': async () => ({ status: 200, contentType: this.metrics.contentType, body: await this.metrics.render() }),
+      });
+      this.servers.push(server);
+      this.metricsAddress = await server.listen(metrics);
+    }
+  }
+}
+
+/** Runs checks the way the apiserver's /healthz does: `ok`, or a `[+]`/`[-]` line per check. */
+async function runChecks(checks: Map<string, HealthCheck>, url: URL): Promise<{ status: number; body: string }> {
+  const lines: string[] = [];
+  let failed = false;
+  for (const [name, check] of checks) {
+    try {
+      if ((await check()) === false) throw new Error('check returned false');
+      lines.push(`[+]${name} ok`);
+    } catch (err) {
+      failed = true;
+      lines.push(`[-]${name} failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  const verbose = url.searchParams.has('verbose');
+  if (!failed) return { status: 200, body: verbose ? `${lines.join('\n')}\ncheck passed\n` : 'ok' };
+  return { status: 500, body: `${lines.join('\n')}\ncheck failed\n` };
+}

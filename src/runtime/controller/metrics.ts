@@ -1,0 +1,104 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { WorkQueueMetrics } from './work-queue.js';
+import type { WatchRestartReason } from './informer.js';
+
+/** Outcome label of `controller_runtime_reconcile_total`. */
+export type ReconcileOutcome = 'success' | 'error' | 'requeue' | 'requeue_after';
+
+/** What a controller reports about its reconciles. */
+export interface ControllerMetrics {
+  reconciled(outcome: ReconcileOutcome, seconds: number): void;
+  activeWorkers(delta: number): void;
+}
+
+/**
+ * The Prometheus metrics of a manager, under the names controller-runtime uses so existing
+ * dashboards and alerts keep working: reconcile totals, errors and durations per controller,
+ * work-queue depth, adds, retries, queue latency and work duration per queue, watch restarts
+ * per informer, and leader status.
+ */
+export class ManagerMetrics {
+  readonly registry: Registry;
+  private readonly reconcileTotal: Counter<'controller' | 'result'>;
+  private readonly reconcileErrors: Counter<'controller'>;
+  private readonly reconcileTime: Histogram<'controller'>;
+  private readonly workers: Gauge<'controller'>;
+  private readonly maxConcurrent: Gauge<'controller'>;
+  private readonly depth: Gauge<'name' | 'controller'>;
+  private readonly adds: Counter<'name' | 'controller'>;
+  private readonly retries: Counter<'name' | 'controller'>;
+  private readonly queueDuration: Histogram<'name' | 'controller'>;
+  private readonly workDuration: Histogram<'name' | 'controller'>;
+  private readonly watchRestarts: Counter<'informer' | 'reason'>;
+  private readonly leader: Gauge<'name'>;
+
+  constructor(options: { registry?: Registry; processMetrics?: boolean } = {}) {
+    this.registry = options.registry ?? new Registry();
+    if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry });
+    const registers = [this.registry];
+    const latencyBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+    this.reconcileTotal = new Counter({ name: 'controller_runtime_reconcile_total', help: 'Total number of reconciliations per controller', labelNames: ['controller', 'result'], registers });
+    this.reconcileErrors = new Counter({ name: 'controller_runtime_reconcile_errors_total', help: 'Total number of reconciliation errors per controller', labelNames: ['controller'], registers });
+    this.reconcileTime = new Histogram({ name: 'controller_runtime_reconcile_time_seconds', help: 'Length of time per reconciliation per controller', labelNames: ['controller'], buckets: latencyBuckets, registers });
+    this.workers = new Gauge({ name: 'controller_runtime_active_workers', help: 'Number of currently used workers per controller', labelNames: ['controller'], registers });
+    this.maxConcurrent = new Gauge({ name: 'controller_runtime_max_concurrent_reconciles', help: 'Maximum number of concurrent reconciles per controller', labelNames: ['controller'], registers });
+    this.depth = new Gauge({ name: 'workqueue_depth', help: 'Current depth of workqueue', labelNames: ['name', 'controller'], registers });
+    this.adds = new Counter({ name: 'workqueue_adds_total', help: 'Total number of adds handled by workqueue', labelNames: ['name', 'controller'], registers });
+    this.retries = new Counter({ name: 'workqueue_retries_total', help: 'Total number of retries handled by workqueue', labelNames: ['name', 'controller'], registers });
+    this.queueDuration = new Histogram({ name: 'workqueue_queue_duration_seconds', help: 'How long in seconds an item stays in workqueue before being requested', labelNames: ['name', 'controller'], buckets: latencyBuckets, registers });
+    this.workDuration = new Histogram({ name: 'workqueue_work_duration_seconds', help: 'How long in seconds processing an item from workqueue takes', labelNames: ['name', 'controller'], buckets: latencyBuckets, registers });
+    this.watchRestarts = new Counter({ name: 'kop_informer_watch_restarts_total', help: 'Times an informer replaced its watch, by reason (closed, gone, silent, error)', labelNames: ['informer', 'reason'], registers });
+    this.leader = new Gauge({ name: 'leader_election_master_status', help: 'Whether this manager currently holds the leader lease (1) or not (0)', labelNames: ['name'], registers });
+  }
+
+  /** Hooks for the work queue of `controller`. */
+  queue(controller: string): WorkQueueMetrics {
+    const labels = { name: controller, controller };
+    this.depth.set(labels, 0);
+    this.adds.inc(labels, 0);
+    this.retries.inc(labels, 0);
+    return {
+      depth: (n) => this.depth.set(labels, n),
+      added: () => this.adds.inc(labels),
+      retried: () => this.retries.inc(labels),
+      queueLatency: (s) => this.queueDuration.observe(labels, s),
+      workDuration: (s) => this.workDuration.observe(labels, s),
+    };
+  }
+
+  /** Hooks for the reconciles of `controller`. */
+  controller(controller: string, maxConcurrentReconciles: number): ControllerMetrics {
+    this.maxConcurrent.set({ controller }, maxConcurrentReconciles);
+    this.workers.set({ controller }, 0);
+    for (const result of ['success', 'error', 'requeue', 'requeue_after'] as const) this.reconcileTotal.inc({ controller, result }, 0);
+    this.reconcileErrors.inc({ controller }, 0);
+    return {
+      reconciled: (outcome, seconds) => {
+        this.reconcileTotal.inc({ controller, result: outcome });
+        if (outcome === 'error') this.reconcileErrors.inc({ controller });
+        this.reconcileTime.observe({ controller }, seconds);
+      },
+      activeWorkers: (delta) => this.workers.inc({ controller }, delta),
+    };
+  }
+
+  /** Counts a replaced watch of `informer`. */
+  watchRestarted(informer: string, reason: WatchRestartReason): void {
+    this.watchRestarts.inc({ informer, reason });
+  }
+
+  /** Records whether this manager leads under lease `name`. */
+  setLeader(name: string, leading: boolean): void {
+    this.leader.set({ name }, leading ? 1 : 0);
+  }
+
+  /** The exposition text served on /metrics. */
+  render(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  /** Content-Type of {@link render}'s output. */
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+}
