@@ -1,5 +1,4 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -105,7 +104,8 @@ const haveGo = (() => {
   }
 })();
 
-describe.skipIf(!haveGo || !existsSync(controllerGen))('core types regeneration (needs Go and controller-gen v0.21.0)', () => {
+// Where Go is present; the script installs controller-gen v0.21.0 into kop's tools cache when it is missing.
+describe.skipIf(!haveGo)('core types regeneration (needs Go)', () => {
   it('the committed types, Go stub and schemas are what hack/gen-core-types.ts produces', () => {
     execFileSync(path.join(repoRoot, 'node_modules', '.bin', 'tsc'), ['-p', path.join(repoRoot, 'hack', 'tsconfig.json')], { stdio: 'pipe' });
     const output = execFileSync(process.execPath, [path.join(repoRoot, 'node_modules', '.cache', 'kop-hack', 'gen-core-types.js'), '--check'], {
@@ -114,5 +114,5 @@ describe.skipIf(!haveGo || !existsSync(controllerGen))('core types regeneration 
       env: { ...process.env, CONTROLLER_GEN: controllerGen },
     });
     expect(output).toMatch(/^up to date/);
-  }, 120_000);
+  }, 600_000);
 });
