@@ -1,0 +1,61 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+const clientDir = path.join(repo, 'src/runtime/client');
+
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sources(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : [],
+  );
+}
+
+describe('kop/runtime client public API', () => {
+  it('declares no `any` in its emitted declarations', () => {
+    const program = ts.createProgram([path.join(clientDir, 'index.ts')], {
+      target: ts.ScriptTarget.ES2022,
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      strict: true,
+      declaration: true,
+      emitDeclarationOnly: true,
+      skipLibCheck: true,
+      types: ['node'],
+    });
+    const offenders: string[] = [];
+    program.emit(undefined, (fileName, text) => {
+      if (!fileName.includes(`${path.sep}runtime${path.sep}client${path.sep}`)) return;
+      const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.ES2022, true);
+      const visit = (node: ts.Node): void => {
+        if (node.kind === ts.SyntaxKind.AnyKeyword) offenders.push(`${path.basename(fileName)}: ${node.parent.getText(source)}`);
+        ts.forEachChild(node, visit);
+      };
+      visit(source);
+    });
+    expect(offenders).toEqual([]);
+  });
+
+  it('loads nothing from outside src/runtime at run time (kop/api types are imported type-only)', () => {
+    const problems: string[] = [];
+    for (const file of sources(clientDir)) {
+      const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.ES2022, true);
+      for (const statement of source.statements) {
+        if (!ts.isImportDeclaration(statement) && !ts.isExportDeclaration(statement)) continue;
+        const spec = statement.moduleSpecifier;
+        if (!spec || !ts.isStringLiteral(spec)) continue;
+        const typeOnly = ts.isImportDeclaration(statement) ? statement.importClause?.isTypeOnly === true : statement.isTypeOnly;
+        const target = spec.text;
+        if (target.startsWith('.')) {
+          const resolved = path.resolve(path.dirname(file), target);
+          if (!resolved.startsWith(path.join(repo, 'src/runtime') + path.sep) && !typeOnly) problems.push(`${path.relative(repo, file)} imports ${target}`);
+        } else if (!target.startsWith('node:') && target !== '@kubernetes/client-node') {
+          problems.push(`${path.relative(repo, file)} imports package ${target}`);
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+});
