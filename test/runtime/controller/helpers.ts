@@ -1,0 +1,159 @@
+import net from 'node:net';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ResourceType } from '../../../src/runtime/index.js';
+import { RestClient, loadClientConfig, namespaces } from '../../../src/runtime/index.js';
+import type { ControlPlane } from '../../../src/testing/index.js';
+import { startControlPlane } from '../../../src/testing/index.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+/** The test CRD: test.kop.dev/v1 Widget with a status subresource. */
+export const widgetResource: ResourceType = { group: 'test.kop.dev', version: 'v1', resource: 'widgets', kind: 'Widget', namespaced: true };
+
+/** A Widget as the tests use it. */
+export interface Widget {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: {
+    name?: string;
+    namespace?: string;
+    uid?: string;
+    resourceVersion?: string;
+    generation?: number;
+    labels?: Record<string, string>;
+    finalizers?: string[];
+    deletionTimestamp?: string;
+  };
+  spec?: { size?: number; fail?: boolean };
+  status?: Record<string, unknown>;
+}
+
+/** A control plane with the Widget CRD; Secrets bypass the watch cache so etcd compaction yields 410. */
+export function startTestControlPlane(): Promise<ControlPlane> {
+  return startControlPlane({
+    crds: [path.join(here, 'fixtures/widget-crd.yaml')],
+    apiServerArgs: ['--watch-cache-sizes=secrets#0'],
+  });
+}
+
+/** An unthrottled client for `plane`, optionally through another server URL (a proxy). */
+export function restFor(plane: ControlPlane, server?: string): RestClient {
+  const config = loadClientConfig({ kubeconfig: plane.kubeconfigPath });
+  if (server) return new RestClient({ ...config, server }, { qps: Infinity });
+  return new RestClient(config, { qps: Infinity });
+}
+
+let namespaceCounter = 0;
+/** Creates a namespace with a unique name. */
+export async function freshNamespace(rest: RestClient, prefix: string): Promise<string> {
+  const name = `${prefix}-${process.pid}-${++namespaceCounter}`;
+  await namespaces(rest).create({ metadata: { name } });
+  return name;
+}
+
+/** Polls `check` until it returns a truthy value or `timeoutMs` passes. */
+export async function waitFor<T>(check: () => T | Promise<T>, timeoutMs = 10_000, what = 'condition'): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value) return value as NonNullable<T>;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    await delay(25);
+  }
+}
+
+/** Resolves after `ms`. */
+export function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * A TCP proxy on loopback in front of the apiserver that tests control: `freeze()` stops
+ * forwarding on open connections without closing them (a half-dead watch), `cut()` resets every
+ * connection and refuses new ones (an apiserver restart as clients see it), `restore()` ends both.
+ */
+export class TcpProxy {
+  private readonly server: net.Server;
+  private readonly pairs = new Set<{ client: net.Socket; upstream: net.Socket; frozen: boolean }>();
+  private refusing = false;
+  port = 0;
+
+  constructor(private readonly target: { host: string; port: number }) {
+    this.server = net.createServer((client) => this.accept(client));
+  }
+
+  static async start(targetUrl: string): Promise<TcpProxy> {
+    const url = new URL(targetUrl);
+    const proxy = new TcpProxy({ host: url.hostname, port: Number(url.port) });
+    await new Promise<void>((resolve) => proxy.server.listen(0, '127.0.0.1', resolve));
+    proxy.port = (proxy.server.address() as net.AddressInfo).port;
+    return proxy;
+  }
+
+  get url(): string {
+    return `https://127.0.0.1:${this.port}`;
+  }
+
+  /** Open connections currently forwarding. */
+  get connections(): number {
+    return this.pairs.size;
+  }
+
+  /** Stops forwarding on every open connection, leaving it open. New connections work. */
+  freeze(): void {
+    for (const pair of this.pairs) {
+      pair.frozen = true;
+      pair.client.pause();
+      pair.upstream.pause();
+    }
+  }
+
+  /** Resets every connection and refuses new ones until `restore`. */
+  cut(): void {
+    this.refusing = true;
+    for (const pair of this.pairs) {
+      pair.client.destroy();
+      pair.upstream.destroy();
+    }
+    this.pairs.clear();
+  }
+
+  /** Accepts connections again. Frozen connections stay frozen (they are dead to their clients). */
+  restore(): void {
+    this.refusing = false;
+  }
+
+  async close(): Promise<void> {
+    this.cut();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private accept(client: net.Socket): void {
+    if (this.refusing) {
+      client.resetAndDestroy();
+      return;
+    }
+    const upstream = net.connect(this.target.port, this.target.host);
+    const pair = { client, upstream, frozen: false };
+    this.pairs.add(pair);
+    const drop = (): void => {
+      this.pairs.delete(pair);
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('data', (chunk) => {
+      if (!pair.frozen) upstream.write(chunk);
+    });
+    upstream.on('data', (chunk) => {
+      if (!pair.frozen) client.write(chunk);
+    });
+    client.on('error', drop).on('close', drop);
+    upstream.on('error', drop).on('close', drop);
+  }
+}
