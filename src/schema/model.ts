@@ -438,36 +438,36 @@ class ModelBuilder {
     const sourceFile = state.sourceFile.compilerNode;
     for (const { declaration, node } of state.declarations.values()) {
       if (ts.isInterfaceDeclaration(node)) {
-        declaration.fields = this.members(state, node.members, sourceFile);
+        declaration.fields = this.members(state, node.members, sourceFile, declaration.name);
         for (const clause of node.heritageClauses ?? []) {
           for (const heritage of clause.types) {
             declaration.extends.push(this.resolveName(state, heritage.expression.getText(sourceFile), heritage.typeArguments, heritage, sourceFile));
           }
         }
       } else if (ts.isTypeAliasDeclaration(node)) {
-        declaration.aliasOf = this.typeRef(state, node.type, sourceFile);
+        declaration.aliasOf = this.typeRef(state, node.type, sourceFile, declaration.name);
       }
     }
   }
 
-  private members(state: FileState, members: TypeScript.NodeArray<TypeScript.TypeElement>, sourceFile: TypeScript.SourceFile): FieldModel[] {
+  private members(state: FileState, members: TypeScript.NodeArray<TypeScript.TypeElement>, sourceFile: TypeScript.SourceFile, owner: string): FieldModel[] {
     const ts = this.ts;
     const fields: FieldModel[] = [];
     for (const member of members) {
       if (!ts.isPropertySignature(member)) continue;
       const name = ts.isIdentifier(member.name) || ts.isStringLiteral(member.name) ? member.name.text : member.name.getText(sourceFile);
       const { attached } = this.leadingComments(sourceFile, member);
-      const { doc, markers } = this.docAndMarkers(sourceFile, attached, 'field', name);
+      const { doc, markers } = this.docAndMarkers(sourceFile, attached, 'field', `${owner}: field "${name}"`);
       const location = this.location(sourceFile, member.name.getStart(sourceFile));
       const type: TypeRef = member.type
-        ? this.typeRef(state, member.type, sourceFile)
+        ? this.typeRef(state, member.type, sourceFile, `${owner}.${name}`)
         : { kind: 'unresolved', text: name, reason: 'the property has no type annotation' };
       fields.push({ name, type, optional: member.questionToken !== undefined, doc, markers, location });
     }
     return fields;
   }
 
-  private typeRef(state: FileState, node: TypeScript.TypeNode, sourceFile: TypeScript.SourceFile): TypeRef {
+  private typeRef(state: FileState, node: TypeScript.TypeNode, sourceFile: TypeScript.SourceFile, owner?: string): TypeRef {
     const ts = this.ts;
     const text = node.getText(sourceFile);
     switch (node.kind) {
@@ -482,9 +482,9 @@ class ModelBuilder {
       case ts.SyntaxKind.ObjectKeyword:
         return { kind: 'untyped', text };
     }
-    if (ts.isParenthesizedTypeNode(node)) return this.typeRef(state, node.type, sourceFile);
-    if (ts.isTypeOperatorNode(node) && node.operator === ts.SyntaxKind.ReadonlyKeyword) return this.typeRef(state, node.type, sourceFile);
-    if (ts.isArrayTypeNode(node)) return { kind: 'array', items: this.typeRef(state, node.elementType, sourceFile), text };
+    if (ts.isParenthesizedTypeNode(node)) return this.typeRef(state, node.type, sourceFile, owner);
+    if (ts.isTypeOperatorNode(node) && node.operator === ts.SyntaxKind.ReadonlyKeyword) return this.typeRef(state, node.type, sourceFile, owner);
+    if (ts.isArrayTypeNode(node)) return { kind: 'array', items: this.typeRef(state, node.elementType, sourceFile, owner), text };
     if (ts.isLiteralTypeNode(node)) {
       const literal = literalValue(ts, node);
       if (literal !== undefined) return { kind: 'enum', values: [literal], text };
@@ -493,24 +493,24 @@ class ModelBuilder {
     if (ts.isTypeLiteralNode(node)) {
       const index = node.members.find(ts.isIndexSignatureDeclaration);
       if (index && node.members.length === 1 && index.type) {
-        return { kind: 'map', values: this.typeRef(state, index.type, sourceFile), text };
+        return { kind: 'map', values: this.typeRef(state, index.type, sourceFile, owner), text };
       }
-      return { kind: 'object', fields: this.members(state, node.members, sourceFile), text };
+      return { kind: 'object', fields: this.members(state, node.members, sourceFile, owner ?? 'object'), text };
     }
     if (ts.isUnionTypeNode(node)) {
       const members = node.types.filter(
         (t) => t.kind !== ts.SyntaxKind.UndefinedKeyword && !(ts.isLiteralTypeNode(t) && t.literal.kind === ts.SyntaxKind.NullKeyword),
       );
-      if (members.length === 1) return this.typeRef(state, members[0]!, sourceFile);
+      if (members.length === 1) return this.typeRef(state, members[0]!, sourceFile, owner);
       const literals = members.map((m) => (ts.isLiteralTypeNode(m) ? literalValue(ts, m) : undefined));
       if (literals.every((l) => l !== undefined)) return { kind: 'enum', values: literals as (string | number | boolean)[], text };
       if (members.every((m) => m.kind === ts.SyntaxKind.BooleanKeyword || (ts.isLiteralTypeNode(m) && typeof literalValue(ts, m) === 'boolean'))) {
         return { kind: 'boolean', text };
       }
-      return { kind: 'union', members: members.map((m) => this.typeRef(state, m, sourceFile)), text };
+      return { kind: 'union', members: members.map((m) => this.typeRef(state, m, sourceFile, owner)), text };
     }
-    if (ts.isIntersectionTypeNode(node)) return { kind: 'intersection', members: node.types.map((t) => this.typeRef(state, t, sourceFile)), text };
-    if (ts.isTypeReferenceNode(node)) return this.resolveName(state, node.typeName.getText(sourceFile), node.typeArguments, node, sourceFile);
+    if (ts.isIntersectionTypeNode(node)) return { kind: 'intersection', members: node.types.map((t) => this.typeRef(state, t, sourceFile, owner)), text };
+    if (ts.isTypeReferenceNode(node)) return this.resolveName(state, node.typeName.getText(sourceFile), node.typeArguments, node, sourceFile, owner);
     return { kind: 'unresolved', text, reason: 'this form of type has no schema' };
   }
 
@@ -520,14 +520,15 @@ class ModelBuilder {
     typeArguments: TypeScript.NodeArray<TypeScript.TypeNode> | undefined,
     node: TypeScript.Node,
     sourceFile: TypeScript.SourceFile,
+    owner?: string,
   ): TypeRef {
     const text = node.getText(sourceFile);
     const args = typeArguments ?? [];
-    if ((name === 'Array' || name === 'ReadonlyArray') && args.length === 1) return { kind: 'array', items: this.typeRef(state, args[0]!, sourceFile), text };
+    if ((name === 'Array' || name === 'ReadonlyArray') && args.length === 1) return { kind: 'array', items: this.typeRef(state, args[0]!, sourceFile, owner), text };
     if (name === 'Record' && args.length === 2) {
-      const key = this.typeRef(state, args[0]!, sourceFile);
+      const key = this.typeRef(state, args[0]!, sourceFile, owner);
       if (key.kind !== 'string') return { kind: 'unresolved', text, reason: 'map keys must be string' };
-      return { kind: 'map', values: this.typeRef(state, args[1]!, sourceFile), text };
+      return { kind: 'map', values: this.typeRef(state, args[1]!, sourceFile, owner), text };
     }
     if (args.length > 0) return { kind: 'unresolved', text, reason: 'generic types have no schema' };
     const dot = name.indexOf('.');
@@ -547,6 +548,7 @@ class ModelBuilder {
       if (declaration) return { kind: 'reference', name, target: declaration.declaration, text };
       return { kind: 'unresolved', text, reason: `${imported.file} declares no interface or type "${imported.name}"` };
     }
+    if (name === 'Date') return { kind: 'unresolved', text, reason: `a Date does not survive JSON; use Time from ${WELL_KNOWN_MODULE} (an RFC 3339 string)` };
     return { kind: 'unresolved', text, reason: `"${name}" is not declared in this file, imported from a relative file, or imported from ${WELL_KNOWN_MODULE}` };
   }
 

@@ -1,0 +1,15 @@
+// +groupName=errors.example.com
+// +versionName=v1
+
+import type { int32, ObjectMeta } from 'kop/api';
+
+/**
+ * Thing is the kind.
+ * +kubebuilder:object:root=true
+ */
+export interface Thing {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: ObjectMeta;
+  data?: Record<string, string>;
+}

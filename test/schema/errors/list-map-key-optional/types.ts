@@ -1,0 +1,29 @@
+// +groupName=errors.example.com
+// +versionName=v1
+
+import type { int32, ObjectMeta } from 'kop/api';
+
+export interface Port {
+  name?: string;
+  port: int32;
+}
+
+export interface ThingSpec {
+  /**
+   * +listType=map
+   * +listMapKey=name
+   */
+  ports?: Port[];
+}
+
+/**
+ * Thing is the kind.
+ * +kubebuilder:object:root=true
+ */
+export interface Thing {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: ObjectMeta;
+  spec?: ThingSpec;
+}
+

@@ -1,0 +1,22 @@
+// +groupName=errors.example.com
+// +versionName=v1
+
+import type { int32, ObjectMeta } from 'kop/api';
+
+/** +kubebuilder:validation:ExactlyOneOf=a;c */
+export interface ThingSpec {
+  a?: string;
+  b?: string;
+}
+
+/**
+ * Thing is the kind.
+ * +kubebuilder:object:root=true
+ */
+export interface Thing {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: ObjectMeta;
+  spec?: ThingSpec;
+}
+

@@ -1,0 +1,23 @@
+// +groupName=errors.example.com
+// +versionName=v1
+
+import type { int32, ObjectMeta } from 'kop/api';
+
+export interface FromConfigMap { configMap: string }
+export interface FromSecret { secret: string }
+
+export interface ThingSpec {
+  source?: FromConfigMap | FromSecret;
+}
+
+/**
+ * Thing is the kind.
+ * +kubebuilder:object:root=true
+ */
+export interface Thing {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: ObjectMeta;
+  spec?: ThingSpec;
+}
+

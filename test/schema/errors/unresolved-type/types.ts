@@ -1,0 +1,21 @@
+// @ts-nocheck: this case is about a type that does not exist.
+// +groupName=errors.example.com
+// +versionName=v1
+
+import type { int32, ObjectMeta } from 'kop/api';
+
+export interface ThingSpec {
+  settings?: Settings;
+}
+
+/**
+ * Thing is the kind.
+ * +kubebuilder:object:root=true
+ */
+export interface Thing {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: ObjectMeta;
+  spec?: ThingSpec;
+}
+
