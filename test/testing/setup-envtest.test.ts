@@ -1,4 +1,8 @@
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { KopError } from '../../src/cli/errors.js';
 import type { Context } from '../../src/cli/context.js';
 import { runSetupEnvtest, shellQuote } from '../../src/commands/setup-envtest.js';
 import { binaryVersion } from '../../src/testing/build-envtest.js';
@@ -36,6 +40,24 @@ describe('kop setup-envtest', () => {
     expect(again.stdout).toEqual([dir]);
     expect(progress.at(-1)).toContain('already in');
   }, 1_800_000);
+
+  it('says how to get Go when it is missing, and builds nothing', async () => {
+    const binDir = mkdtempSync(join(tmpdir(), 'kop-no-go-'));
+    const { context, stdout } = collectingContext();
+    const path = process.env.PATH;
+    process.env.PATH = join(binDir, 'nowhere');
+    try {
+      const failure = await runSetupEnvtest({ print: 'env', force: false, binDir, progress: () => undefined }, context).catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(KopError);
+      expect((failure as KopError).message).toContain('Go is not installed');
+      expect((failure as KopError).hint).toMatch(/install Go 1\.26\.0 or newer .* KUBEBUILDER_ASSETS/);
+      expect(stdout).toEqual([]);
+      expect(readdirSync(binDir)).toEqual([]);
+    } finally {
+      process.env.PATH = path;
+      rmSync(binDir, { recursive: true, force: true });
+    }
+  });
 
   it('quotes folders a shell would split', () => {
     expect(shellQuote('/home/u/.cache/kop/envtest/1.36.3')).toBe('/home/u/.cache/kop/envtest/1.36.3');
