@@ -1,10 +1,11 @@
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
-import { homedir, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findControlPlaneBinary } from '../../src/testing/binaries.js';
 
 /**
  * End to end, as a new user: the built CLI (bin/kop.js -> dist/) scaffolds a project,
@@ -16,11 +17,13 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const KOP = path.join(ROOT, 'bin/kop.js');
 const TIMEOUT = 300_000;
 
+/** kubectl as kop/testing finds it (KUBEBUILDER_ASSETS, the `kop setup-envtest` cache, ...); undefined when absent. */
 function kubectlPath(): string | undefined {
-  const cache = process.env.XDG_CACHE_HOME ?? path.join(homedir(), '.cache');
-  const dir = process.env.KOP_ENVTEST_DIR ?? path.join(cache, 'kop/envtest/v1.36.3');
-  const candidate = path.join(dir, 'kubectl');
-  return existsSync(candidate) ? candidate : undefined;
+  try {
+    return findControlPlaneBinary('kubectl');
+  } catch {
+    return undefined;
+  }
 }
 
 describe('kop init end to end', () => {
@@ -120,7 +123,7 @@ describe('kop init end to end', () => {
     expect(await readFile(path.join(project, '.gitignore'), 'utf8')).toContain('.kop-pack/');
   }, TIMEOUT);
 
-  it.skipIf(!kubectlPath())('config/default and config/samples build with kustomize (kubectl from the envtest cache)', async () => {
+  it.skipIf(!kubectlPath())('config/default and config/samples build with kustomize (kubectl found as kop/testing finds it; run `kop setup-envtest`)', async () => {
     const kubectl = kubectlPath()!;
     const all = await execa(kubectl, ['kustomize', 'config/default'], { cwd: project, reject: false });
     expect(all.exitCode, all.stderr).toBe(0);
