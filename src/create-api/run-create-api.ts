@@ -85,7 +85,7 @@ export async function runCreateApi(options: CreateApiOptions, context: Context):
   checkConflicts(project, { group: fullGroupName, kind, plural });
 
   const resource = await askYesNo(context, options.resource, { flag: '--resource', type: 'confirm', message: `Create the ${kind} API types?`, initial: true });
-  const controllerOwner = project.resources.find((r) => r.controller && r.kind === kind && !(fullGroup(r) === fullGroupName));
+  const controllerOwner = project.resources.find((r) => r.controller && r.kind === kind && fullGroup(r) !== fullGroupName);
   const kindHasController = sameKind.some((r) => r.controller);
   const controller = await askYesNo(context, options.controller, {
     flag: '--controller',
