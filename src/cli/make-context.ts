@@ -51,7 +51,7 @@ export const execaExec: Exec = async (file, args, options = {}) => {
   return {
     exitCode: result.exitCode ?? (missing ? 127 : 1),
     stdout: typeof result.stdout === 'string' ? result.stdout : '',
-    stderr: typeof result.stderr === 'string' ? result.stderr : missing ? `${file}: command not found` : '',
+    stderr: missing ? `${file}: command not found` : typeof result.stderr === 'string' ? result.stderr : '',
   };
 };
 
