@@ -1,3 +1,5 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,41 +19,67 @@ import {
   isInvalid,
   isNotFound,
   loadClientConfig,
-  namespacedScalableResource,
   namespaces,
   retryOnConflict,
   secrets,
   type NamespacedResourceClient,
-  type ResourceType,
   type ScalableResourceClient,
   type WatchEvent,
 } from '../../../src/runtime/index.js';
+import { generateClients } from '../../../src/clientgen/generate-clients.js';
+import { loadApiModel, type ApiModel } from '../../../src/schema/model.js';
+import { buildCrds, formatCrd } from '../../../src/schema/crd.js';
 import type { RedisCluster } from '../../clientgen/fixtures/project/api/cache/v1alpha1/rediscluster.types.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
-// What `kop generate client` emits for the fixture's RedisCluster (test/golden/clientgen), built
-// from the same runtime calls so the test exercises exactly the generated client's behaviour.
-const redisClusterResource: ResourceType = { group: 'cache.example.com', version: 'v1alpha1', resource: 'redisclusters', kind: 'RedisCluster', namespaced: true };
-function redisClusterClient(rest: RestClient): NamespacedResourceClient<RedisCluster, ScalableResourceClient<RedisCluster>> {
-  return namespacedScalableResource<RedisCluster>(rest, redisClusterResource);
+const repo = path.resolve(here, '../../..');
+const fixtureProject = path.join(repo, 'test/clientgen/fixtures/project');
+const temps: string[] = [];
+
+type RedisClusterClient = NamespacedResourceClient<RedisCluster, ScalableResourceClient<RedisCluster>>;
+/** The factory from the client `kop generate client` emits for the fixture's RedisCluster, loaded in beforeAll. */
+let redisClusterClient: (rest: RestClient) => RedisClusterClient;
+
+/**
+ * Generates the fixture project's RedisCluster client and imports it, with its `kop/runtime`
+ * and types imports pointed at this checkout's sources, so these tests drive the generated code.
+ */
+async function loadGeneratedClient(model: ApiModel): Promise<(rest: RestClient) => RedisClusterClient> {
+  const file = generateClients(model).find((f) => f.path.endsWith('/rediscluster.client.ts'))!;
+  const source = file.content
+    .replace(`from 'kop/runtime'`, `from ${JSON.stringify(path.join(repo, 'src/runtime/index.ts'))}`)
+    .replace(`from './rediscluster.types.js'`, `from ${JSON.stringify(path.join(fixtureProject, 'api/cache/v1alpha1/rediscluster.types.ts'))}`);
+  const dir = mkdtempSync(path.join(tmpdir(), 'kop-generated-client-'));
+  temps.push(dir);
+  const target = path.join(dir, 'rediscluster.client.ts');
+  writeFileSync(target, source);
+  const mod = (await import(target)) as { redisClusterClient: (rest: RestClient) => RedisClusterClient };
+  return mod.redisClusterClient;
 }
 
 let plane: ControlPlane;
 let rest: RestClient;
 
 beforeAll(async () => {
+  // Types, CRDs and client all come from the fixture project's API model, as `kop generate` makes them.
+  const model = await loadApiModel(fixtureProject);
+  const crdDir = mkdtempSync(path.join(tmpdir(), 'kop-client-crds-'));
+  temps.push(crdDir);
+  for (const generated of buildCrds(model)) writeFileSync(path.join(crdDir, generated.fileName), formatCrd(generated.crd));
   plane = await startControlPlane({
-    crds: [path.join(here, 'fixtures/rediscluster-crd.yaml')],
+    crds: [crdDir],
     // Secrets bypass the watch cache, so reads from a compacted revision reach etcd and get 410.
     apiServerArgs: ['--watch-cache-sizes=secrets#0'],
   });
   rest = new RestClient(loadClientConfig({ kubeconfig: plane.kubeconfigPath }), { qps: Infinity });
+  redisClusterClient = await loadGeneratedClient(model);
 });
 
 afterAll(async () => {
   rest?.close();
   await plane?.stop();
+  temps.forEach((d) => rmSync(d, { recursive: true, force: true }));
 });
 
 let nsCounter = 0;
@@ -65,7 +93,7 @@ function redis(name: string, replicas = 1): RedisCluster {
   return { metadata: { name, labels: { app: 'redis' } }, spec: { image: 'redis:7', replicas } };
 }
 
-describe('typed client: CRUD, status and scale on RedisCluster', () => {
+describe('generated typed client: CRUD, status and scale on RedisCluster', () => {
   it('creates, gets, updates, patches, scales and deletes', async () => {
     const ns = await freshNamespace('crud');
     const rc = redisClusterClient(rest).inNamespace(ns);
