@@ -104,7 +104,14 @@ interface OpenAPIDocument {
   components: { schemas: Record<string, Schema> };
 }
 
-const repoRoot = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..', '..');
+/** kop's repository root: the nearest folder above this script whose package.json is kop's (works compiled or run directly). */
+const repoRoot = ((): string => {
+  for (let dir = path.dirname(new URL(import.meta.url).pathname); dir !== path.dirname(dir); dir = path.dirname(dir)) {
+    const manifest = path.join(dir, 'package.json');
+    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'kop') return dir;
+  }
+  throw new Error('cannot find the kop repository above this script');
+})();
 
 function run(file: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env): string {
   return execFileSync(file, args, { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 << 20 });
