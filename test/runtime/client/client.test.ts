@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startControlPlane, type ControlPlane } from '../../../src/testing/index.js';
 import {
   ApiError,
+  clientConfigFromString,
   DiscoveryClient,
   DynamicClient,
   NoMatchError,
@@ -404,5 +405,39 @@ describe('dynamic and discovery clients', () => {
     });
     const mapping = await mapper.mapping({ group: 'late.example.com', kind: 'Widget' });
     expect(mapping).toMatchObject({ resource: 'widgets', namespaced: false });
+  });
+});
+
+describe('authentication', () => {
+  it('uses the client certificate from an exec plugin, running the plugin once for many requests', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'kop-exec-'));
+    temps.push(dir);
+    const counter = path.join(dir, 'runs');
+    const plugin = path.join(dir, 'plugin.cjs');
+    const credential = {
+      apiVersion: 'client.authentication.k8s.io/v1',
+      kind: 'ExecCredential',
+      status: { clientCertificateData: plane.admin.certData, clientKeyData: plane.admin.keyData },
+    };
+    writeFileSync(
+      plugin,
+      `require('node:fs').appendFileSync(${JSON.stringify(counter)}, 'x');\nprocess.stdout.write(${JSON.stringify(JSON.stringify(credential))});\n`,
+    );
+    const cluster = plane.kubeconfig.clusters[0]!.cluster;
+    const kubeconfig = {
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{ name: 'plane', cluster }],
+      users: [{ name: 'exec-user', user: { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: process.execPath, args: [plugin], interactiveMode: 'Never' } } }],
+      contexts: [{ name: 'exec', context: { cluster: 'plane', user: 'exec-user' } }],
+      'current-context': 'exec',
+    };
+    const execRest = new RestClient(clientConfigFromString(JSON.stringify(kubeconfig)));
+    try {
+      for (let i = 0; i < 10; i++) expect((await namespaces(execRest).get('default')).metadata?.name).toBe('default');
+    } finally {
+      execRest.close();
+    }
+    expect(readFileSync(counter, 'utf8')).toBe('x');
   });
 });

@@ -1,4 +1,7 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -6,6 +9,8 @@ import {
   RequestTimeoutError,
   RestClient,
   TokenBucket,
+  clientConfigFromString,
+  isUnauthorized,
   isConflict,
   isGone,
   isNotFound,
@@ -33,6 +38,10 @@ beforeAll(async () => {
         res.end('conflict happened');
       } else if (url.pathname === '/slow') {
         setTimeout(() => res.end('{}'), 2000).unref();
+      } else if (url.pathname === '/needs-new-token') {
+        const ok = req.headers.authorization === 'Bearer new';
+        res.writeHead(ok ? 200 : 401, { 'content-type': 'application/json' });
+        res.end(ok ? '{"ok":true}' : JSON.stringify({ kind: 'Status', code: 401, reason: 'Unauthorized', message: 'Unauthorized' }));
       } else if (url.pathname === '/throttled') {
         const n = seen.filter((s) => s.url === '/throttled').length;
         if (n < 2) {
@@ -184,5 +193,37 @@ describe('TokenBucket', () => {
     const start = performance.now();
     for (let i = 0; i < 6; i++) await bucket.take();
     expect(performance.now() - start).toBeGreaterThanOrEqual(80);
+  });
+});
+
+describe('dynamic credentials', () => {
+  it('refreshes exec credentials after a 401 and retries once', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'kop-exec-unit-'));
+    const tokenFile = path.join(dir, 'token');
+    writeFileSync(tokenFile, 'old');
+    const plugin = path.join(dir, 'plugin.cjs');
+    writeFileSync(
+      plugin,
+      `const token = require('node:fs').readFileSync(${JSON.stringify(tokenFile)}, 'utf8');\n` +
+        `process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: { token } }));\n`,
+    );
+    const kubeconfig = {
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{ name: 'c', cluster: { server: base } }],
+      users: [{ name: 'u', user: { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: process.execPath, args: [plugin], interactiveMode: 'Never' } } }],
+      contexts: [{ name: 'x', context: { cluster: 'c', user: 'u' } }],
+      'current-context': 'x',
+    };
+    const c = new RestClient(clientConfigFromString(JSON.stringify(kubeconfig)));
+    try {
+      await expect(c.get('/needs-new-token')).rejects.toSatisfy(isUnauthorized);
+      writeFileSync(tokenFile, 'new');
+      // The cached "old" credential gets a 401; the client asks the plugin again and retries.
+      expect(await c.get('/needs-new-token')).toEqual({ ok: true });
+    } finally {
+      c.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

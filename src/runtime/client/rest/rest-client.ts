@@ -99,12 +99,19 @@ export class RestClient {
 
   /** Sends a request and returns the response body as text (logs, non-JSON endpoints). */
   async requestText(req: RestRequest): Promise<string> {
+    let refreshed = false;
     for (let attempt = 0; ; attempt++) {
       try {
         return await this.once(req);
       } catch (err) {
         if (err instanceof ApiError && err.code === 429 && attempt < this.maxThrottleRetries) {
           await sleep((err.retryAfterSeconds ?? 1) * 1000, req.signal);
+          continue;
+        }
+        if (err instanceof ApiError && err.code === 401 && this.transport.hasDynamicCredentials && !refreshed) {
+          // The credential expired or was revoked: fetch a fresh one and try once more.
+          refreshed = true;
+          this.transport.invalidateCredentials();
           continue;
         }
         throw err;
@@ -155,6 +162,7 @@ export class RestClient {
       throw err;
     }
     if ((res.statusCode ?? 0) >= 300) {
+      if (res.statusCode === 401) this.transport.invalidateCredentials();
       const body = await readBody(res);
       throw new ApiError(statusFromResponse(res.statusCode ?? 0, body), method, path);
     }

@@ -11,6 +11,12 @@ export interface TransportOptions {
   maxSockets?: number;
   /** Idle sockets kept for reuse. Default 16. */
   maxFreeSockets?: number;
+  /**
+   * How long credentials from exec plugins, token files and auth providers are reused before
+   * client-node is asked again (it re-runs a plugin only when its credential expired). A 401
+   * answer refreshes them at once. Default 30000.
+   */
+  credentialRefreshMs?: number;
 }
 
 /**
@@ -28,6 +34,8 @@ export class Transport {
   private readonly tls: https.AgentOptions;
   private readonly agentOptions: TransportOptions;
   private execCert: string | undefined;
+  private cachedDynamic: { headers: Record<string, string>; until: number } | undefined;
+  private readonly dynamicRefreshMs: number;
 
   constructor(config: ClientConfig, options: TransportOptions = {}) {
     const kc = config.kubeConfig;
@@ -39,6 +47,7 @@ export class Transport {
     }
     this.isHttps = config.server.startsWith('https:');
     this.agentOptions = options;
+    this.dynamicRefreshMs = options.credentialRefreshMs ?? 30_000;
     this.tls = this.isHttps ? tlsOptions(cluster, user) : {};
     this.agent = this.makeAgent({});
     this.staticHeaders = {};
@@ -50,9 +59,23 @@ export class Transport {
     this.dynamicAuth = user && (user.exec || user.authProvider) ? credentialsOnly(user) : undefined;
   }
 
+  /** True when credentials can change while the process runs (exec plugins, token files, auth providers). */
+  get hasDynamicCredentials(): boolean {
+    return this.dynamicAuth !== undefined;
+  }
+
+  /** Forgets cached dynamic credentials, e.g. after a 401, so the next request fetches fresh ones. */
+  invalidateCredentials(): void {
+    this.cachedDynamic = undefined;
+  }
+
   /** Authentication headers for the next request; runs exec plugins / token refresh when needed. */
   async authHeaders(): Promise<Record<string, string>> {
     if (!this.dynamicAuth) return this.staticHeaders;
+    // client-node re-runs an exec plugin on every call when its credential has no expiry
+    // (client-go keeps such a credential until a 401), so reuse what we got for a while.
+    const cached = this.cachedDynamic;
+    if (cached && performance.now() < cached.until) return cached.headers;
     const opts: https.RequestOptions & { headers: Record<string, string> } = { headers: {} };
     await this.dynamicAuth.applyToHTTPSOptions(opts);
     if (opts.cert && opts.key) {
@@ -67,6 +90,7 @@ export class Transport {
     }
     const headers: Record<string, string> = { ...this.staticHeaders };
     for (const [k, v] of Object.entries(opts.headers)) headers[k.toLowerCase()] = String(v);
+    this.cachedDynamic = { headers, until: performance.now() + this.dynamicRefreshMs };
     return headers;
   }
 
