@@ -76,7 +76,9 @@ export function checkStructural(root: JSONSchemaProps, origins: SchemaOrigins, f
     if (!inJunctor && !node.type && !intOrString && !preserve) {
       report('has no type; give the field a concrete type, or use JSON/RawExtension from kop/api for free-form data');
     }
+    if (intOrString && preserve) report('x-kubernetes-preserve-unknown-fields cannot be combined with x-kubernetes-int-or-string; drop one of the two markers');
     if (intOrString && node.type) report(`type "${node.type}" cannot be combined with x-kubernetes-int-or-string; use IntOrString from kop/api`);
+    if (node.uniqueItems === true) report('uniqueItems: true is refused by the apiserver (quadratic cost); use +listType=set for unique scalars or +listType=map for keyed objects');
     if (node.properties && node.additionalProperties !== undefined) report('has both properties and additionalProperties; use either a struct or a map');
     if (node['x-kubernetes-embedded-resource'] && node.type !== 'object') report('an embedded resource must be an object');
     checkList(node, report);

@@ -35,11 +35,13 @@ type RuleSpec struct {
 	// +k8s:immutable
 	Zone string `json:"zone,omitempty"`
 	// Threshold may only grow.
-	// +kubebuilder:validation:XValidation:rule="self >= oldSelf",message="threshold may only grow",optionalOldSelf=true
+	// +kubebuilder:validation:XValidation:rule="!oldSelf.hasValue() || self >= oldSelf.value()",message="threshold may only grow",optionalOldSelf=true
 	Threshold int32 `json:"threshold,omitempty"`
 	// Hosts must each be lower case.
 	// +kubebuilder:validation:items:XValidation:rule="self == self.lowerAscii()",message="hosts must be lower case"
 	// +kubebuilder:validation:XValidation:rule="self.size() <= 10",message="at most 10 hosts"
+	// +kubebuilder:validation:MaxItems=20
+	// +kubebuilder:validation:items:MaxLength=253
 	Hosts []string `json:"hosts,omitempty"`
 }
 

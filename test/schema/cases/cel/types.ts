@@ -46,13 +46,15 @@ export interface RuleSpec {
   zone?: string;
   /**
    * Threshold may only grow.
-   * +kubebuilder:validation:XValidation:rule="self >= oldSelf",message="threshold may only grow",optionalOldSelf=true
+   * +kubebuilder:validation:XValidation:rule="!oldSelf.hasValue() || self >= oldSelf.value()",message="threshold may only grow",optionalOldSelf=true
    */
   threshold?: int32;
   /**
    * Hosts must each be lower case.
    * +kubebuilder:validation:items:XValidation:rule="self == self.lowerAscii()",message="hosts must be lower case"
    * +kubebuilder:validation:XValidation:rule="self.size() <= 10",message="at most 10 hosts"
+   * +kubebuilder:validation:MaxItems=20
+   * +kubebuilder:validation:items:MaxLength=253
    */
   hosts?: string[];
 }

@@ -46,8 +46,8 @@ type FreeformSpec struct {
 	Schema *apiextensionsv1.JSON `json:"schema,omitempty"`
 	Port   *intstr.IntOrString   `json:"port,omitempty"`
 	// Target is an int or a string with its own marker.
+	// +kubebuilder:validation:Schemaless
 	// +kubebuilder:validation:XIntOrString
-	// +kubebuilder:validation:XPreserveUnknownFields
 	Target *apiextensionsv1.JSON `json:"target,omitempty"`
 }
 

@@ -52,8 +52,8 @@ export interface FreeformSpec {
   port?: IntOrString;
   /**
    * Target is an int or a string with its own marker.
+   * +kubebuilder:validation:Schemaless
    * +kubebuilder:validation:XIntOrString
-   * +kubebuilder:validation:XPreserveUnknownFields
    */
   target?: JSON;
 }

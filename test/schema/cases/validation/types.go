@@ -19,7 +19,6 @@ type Label string
 // Labels has between one and five entries.
 // +kubebuilder:validation:MinItems=1
 // +kubebuilder:validation:MaxItems=5
-// +kubebuilder:validation:UniqueItems=true
 type Labels []Label
 
 // Settings is a small map.
@@ -52,7 +51,6 @@ type CheckSpec struct {
 	Level int32 `json:"level,omitempty"`
 	// +kubebuilder:validation:MinItems=2
 	// +kubebuilder:validation:MaxItems=4
-	// +kubebuilder:validation:UniqueItems=true
 	// +kubebuilder:validation:items:MinLength=3
 	// +kubebuilder:validation:items:MaxLength=10
 	// +kubebuilder:validation:items:Pattern=`^[a-z]+$`
@@ -67,7 +65,6 @@ type CheckSpec struct {
 	Digits []int32 `json:"digits,omitempty"`
 	// +kubebuilder:validation:items:MinItems=1
 	// +kubebuilder:validation:items:MaxItems=2
-	// +kubebuilder:validation:items:UniqueItems=true
 	Pairs [][]string `json:"pairs,omitempty"`
 	// +kubebuilder:validation:items:MinProperties=1
 	// +kubebuilder:validation:items:MaxProperties=3

@@ -22,7 +22,6 @@ export type Label = string;
  * Labels has between one and five entries.
  * +kubebuilder:validation:MinItems=1
  * +kubebuilder:validation:MaxItems=5
- * +kubebuilder:validation:UniqueItems=true
  */
 export type Labels = Label[];
 
@@ -60,7 +59,6 @@ export interface CheckSpec {
   level?: int32;
   // +kubebuilder:validation:MinItems=2
   // +kubebuilder:validation:MaxItems=4
-  // +kubebuilder:validation:UniqueItems=true
   // +kubebuilder:validation:items:MinLength=3
   // +kubebuilder:validation:items:MaxLength=10
   // +kubebuilder:validation:items:Pattern=`^[a-z]+$`
@@ -75,7 +73,6 @@ export interface CheckSpec {
   digits?: int32[];
   // +kubebuilder:validation:items:MinItems=1
   // +kubebuilder:validation:items:MaxItems=2
-  // +kubebuilder:validation:items:UniqueItems=true
   pairs?: string[][];
   // +kubebuilder:validation:items:MinProperties=1
   // +kubebuilder:validation:items:MaxProperties=3
