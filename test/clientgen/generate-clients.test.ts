@@ -7,6 +7,7 @@ import ts from 'typescript';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadApiModel } from '../../src/schema/model.js';
 import { generateClients } from '../../src/clientgen/generate-clients.js';
+import { parseProjectFile } from '../../src/project/project-file.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, '../..');
@@ -66,37 +67,30 @@ export async function use(rest: RestClient): Promise<number> {
 }
 `,
     );
+    await expectCompilesWithoutAny(dir, ['rediscluster', 'backuppolicy']);
+  }, 120_000);
+
+  it('generates compiling clients for the kinds `kop create api` scaffolds', async () => {
+    const project = path.join(repo, 'test/golden/create-api');
+    const dir = mkdtempSync(path.join(tmpdir(), 'kop-clientgen-scaffolded-'));
+    temps.push(dir);
+    cpSync(path.join(project, 'api'), path.join(dir, 'api'), { recursive: true });
+    const model = await loadApiModel(project, { project: parseProjectFile(readFileSync(path.join(project, 'PROJECT'), 'utf8')) });
+    const files = generateClients(model);
+    expect(files.map((f) => f.path)).toEqual(['api/cache/v1alpha1/memcached.client.ts', 'api/cache/v1alpha1/rediscluster.client.ts']);
+    for (const file of files) writeFileSync(path.join(dir, file.path), file.content);
     writeFileSync(
-      path.join(dir, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: {
-          strict: true,
-          noEmit: false,
-          declaration: true,
-          emitDeclarationOnly: true,
-          outDir: 'out',
-          target: 'ES2022',
-          module: 'NodeNext',
-          moduleResolution: 'NodeNext',
-          types: ['node'],
-          typeRoots: [path.join(repo, 'node_modules/@types')],
-          skipLibCheck: true,
-          baseUrl: '.',
-          paths: { 'kop/runtime': [path.join(repo, 'src/runtime/index.ts')], 'kop/api': [path.join(repo, 'src/api/index.ts')] },
-        },
-        include: ['api/**/*.ts', 'use.ts'],
-      }),
+      path.join(dir, 'use.ts'),
+      `import type { RestClient } from 'kop/runtime';
+import { redisClusterClient } from './api/cache/v1alpha1/rediscluster.client.js';
+export async function use(rest: RestClient): Promise<string | undefined> {
+  const rc = await redisClusterClient(rest).inNamespace('default').create({ metadata: { name: 'a' }, spec: { foo: 'bar' } });
+  await redisClusterClient(rest).inNamespace('default').updateStatus({ ...rc, status: { conditions: [] } });
+  return rc.spec.foo;
+}
+`,
     );
-    const tsc = path.join(repo, 'node_modules/typescript/bin/tsc');
-    const result = await execa(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: dir, reject: false });
-    expect(result.stdout + result.stderr).toBe('');
-    expect(result.exitCode).toBe(0);
-    for (const name of ['rediscluster', 'backuppolicy']) {
-      // The out dir mirrors the common root of the sources, which includes kop's own src via `paths`.
-      const dts = findFile(path.join(dir, 'out'), `${name}.client.d.ts`);
-      expect(dts, `${name}.client.d.ts emitted`).toBeDefined();
-      expect(containsAny(readFileSync(dts!, 'utf8'))).toBe(false);
-    }
+    await expectCompilesWithoutAny(dir, ['rediscluster', 'memcached']);
   }, 120_000);
 });
 
@@ -121,4 +115,39 @@ function findFile(dir: string, name: string): string | undefined {
     } else if (entry.name === name) return full;
   }
   return undefined;
+}
+
+/** Compiles `dir` (api/** and use.ts) with tsc --strict against this checkout's kop/runtime and kop/api, and checks the clients' declarations for `any`. */
+async function expectCompilesWithoutAny(dir: string, kinds: string[]): Promise<void> {
+  writeFileSync(
+    path.join(dir, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        strict: true,
+        noEmit: false,
+        declaration: true,
+        emitDeclarationOnly: true,
+        outDir: 'out',
+        target: 'ES2022',
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        types: ['node'],
+        typeRoots: [path.join(repo, 'node_modules/@types')],
+        skipLibCheck: true,
+        baseUrl: '.',
+        paths: { 'kop/runtime': [path.join(repo, 'src/runtime/index.ts')], 'kop/api': [path.join(repo, 'src/api/index.ts')] },
+      },
+      include: ['api/**/*.ts', 'use.ts'],
+    }),
+  );
+  const tsc = path.join(repo, 'node_modules/typescript/bin/tsc');
+  const result = await execa(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: dir, reject: false });
+  expect(result.stdout + result.stderr).toBe('');
+  expect(result.exitCode).toBe(0);
+  for (const name of kinds) {
+    // The out dir mirrors the common root of the sources, which includes kop's own src via `paths`.
+    const dts = findFile(path.join(dir, 'out'), `${name}.client.d.ts`);
+    expect(dts, `${name}.client.d.ts emitted`).toBeDefined();
+    expect(containsAny(readFileSync(dts!, 'utf8'))).toBe(false);
+  }
 }
