@@ -13,6 +13,7 @@ import {
   RestClient,
   RestMapper,
   configMaps,
+  deployments,
   isAlreadyExists,
   isConflict,
   isForbidden,
@@ -170,6 +171,34 @@ describe('generated typed client: CRUD, status and scale on RedisCluster', () =>
     for (const name of ['d1', 'd2', 'd3']) await rc.create({ ...redis(name), metadata: { name, labels: { batch: name === 'd3' ? 'keep' : 'drop' } } });
     await rc.deleteCollection({ labelSelector: { batch: 'drop' } });
     expect((await rc.list({ labelSelector: 'batch' })).items.map((i) => i.metadata?.name)).toEqual(['d3']);
+  });
+});
+
+describe('built-in typed clients', () => {
+  it('Deployments: scale subresource and strategic merge patch, typed with kop/api', async () => {
+    const ns = await freshNamespace('deploy');
+    const deploys = deployments(rest).inNamespace(ns);
+    const created = await deploys.create({
+      metadata: { name: 'web' },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: { app: 'web' } },
+        template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'app', image: 'nginx:1' }, { name: 'sidecar', image: 'busybox' }] } },
+      },
+    });
+    expect(created.spec?.template.spec?.containers).toHaveLength(2);
+
+    const scale = await deploys.getScale('web');
+    expect(scale.spec?.replicas).toBe(1);
+    await deploys.updateScale('web', { ...scale, spec: { replicas: 3 } });
+    expect((await deploys.get('web')).spec?.replicas).toBe(3);
+
+    // Strategic merge patches merge containers by name instead of replacing the list.
+    const patched = await deploys.patch('web', {
+      type: 'strategic-merge',
+      patch: { spec: { template: { spec: { containers: [{ name: 'app', image: 'nginx:2' }] } } } },
+    });
+    expect(patched.spec?.template.spec?.containers.map((c) => `${c.name}=${c.image}`)).toEqual(['app=nginx:2', 'sidecar=busybox']);
   });
 });
 

@@ -4,7 +4,7 @@ import { ApiError, RequestTimeoutError, TransportError, isStatusObject, statusFr
 import { loadClientConfig, type ClientConfig, type LoadClientConfigOptions } from '../config/client-config.js';
 import { Transport, type TransportOptions } from './transport.js';
 import { TokenBucket, sleep } from './token-bucket.js';
-import type { KubernetesObject, Status } from '../types/meta.js';
+import type { Status } from '../types/meta.js';
 
 /** HTTP verbs the apiserver understands. */
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD';
@@ -306,6 +306,3 @@ function watchError(object: unknown, path: string): ApiError {
     : { kind: 'Status', status: 'Failure', code: 500, reason: 'InternalError', message: JSON.stringify(object) };
   return new ApiError(status, 'WATCH', path);
 }
-
-/** Re-exported for callers that type raw responses. */
-export type { KubernetesObject };
