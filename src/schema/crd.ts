@@ -4,7 +4,6 @@
  * versions), subresources, printer columns, selectable fields, CRD labels and
  * annotations — and its deterministic YAML.
  */
-import { stringify } from 'yaml';
 import { GENERATED_HEADER } from '../scaffold/header.js';
 import { MarkerPlacementError, type SourceLocation } from './errors.js';
 import type { JSONSchemaProps, JSONValue } from './json-schema.js';
@@ -12,6 +11,7 @@ import { findMarker, markersNamed, type Marker } from './markers.js';
 import type { ApiKind, ApiKindVersion, ApiModel } from './model.js';
 import { assertStructural, topLevelMetadata, truncateDescriptions } from './structural.js';
 import { OpenApiConverter, type OpenApiOptions } from './to-openapi.js';
+import { toYaml } from './yaml.js';
 
 export interface CrdOptions extends OpenApiOptions {
   /** Cap on every description, in bytes (controller-gen's `crd:maxDescLen`); 0 drops descriptions. */
@@ -167,5 +167,5 @@ export function formatCrd(crd: CustomResourceDefinition): string {
 
 /** YAML with sorted keys, no line folding and block scalars for multi-line strings: stable bytes. */
 export function stringifyYaml(value: unknown): string {
-  return stringify(value, { sortMapEntries: true, lineWidth: 0, blockQuote: 'literal', indentSeq: false, aliasDuplicateObjects: false });
+  return toYaml(value);
 }
