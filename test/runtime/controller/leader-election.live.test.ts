@@ -1,0 +1,106 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ControlPlane } from '../../../src/testing/index.js';
+import type { RestClient } from '../../../src/runtime/index.js';
+import { LeaderElectionLostError, Manager, ResourceClient, coreResourceTypes, silentLogger } from '../../../src/runtime/index.js';
+import type { LeaseObject } from '../../../src/runtime/index.js';
+import type { Widget } from './helpers.js';
+import { TcpProxy, delay, freshNamespace, restFor, startTestControlPlane, waitFor, widgetResource } from './helpers.js';
+
+let plane: ControlPlane;
+let admin: RestClient;
+
+beforeAll(async () => {
+  plane = await startTestControlPlane();
+  admin = restFor(plane);
+});
+
+afterAll(async () => {
+  admin?.close();
+  await plane?.stop();
+});
+
+const LEASE = { leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 300 };
+
+/** A candidate manager; records the reconciles it runs with timestamps. */
+function candidate(ns: string, identity: string, rest: RestClient = restFor(plane)) {
+  const manager = new Manager({
+    rest,
+    namespace: ns,
+    metricsBindAddress: '127.0.0.1:0',
+    healthProbeBindAddress: '0',
+    leaderElection: true,
+    leaderElectionId: 'widgets-leader',
+    leaderElectionNamespace: ns,
+    leaderElectionIdentity: identity,
+    logger: silentLogger,
+    ...LEASE,
+  });
+  const reconciles: number[] = [];
+  manager
+    .controller('widget')
+    .for(widgetResource)
+    .complete(() => {
+      reconciles.push(Date.now());
+    });
+  const done = manager.start();
+  let failure: unknown;
+  done.catch((err: unknown) => (failure = err));
+  return { manager, reconciles, done, failure: () => failure };
+}
+
+async function holder(ns: string): Promise<string | undefined> {
+  const lease = await new ResourceClient<LeaseObject>(admin, coreResourceTypes.Lease, ns).get('widgets-leader');
+  return lease.spec?.holderIdentity || undefined;
+}
+
+describe('leader election through a Lease', () => {
+  it('one leads, the standby never reconciles, and a graceful stop hands over at once', async () => {
+    const ns = await freshNamespace(admin, 'leader');
+    const widgets = new ResourceClient<Widget>(admin, widgetResource, ns);
+    const a = candidate(ns, 'a');
+    await waitFor(() => a.manager.isLeader, 15_000, 'a leads');
+    const b = candidate(ns, 'b');
+    await waitFor(async () => (await fetch(`http://${b.manager.metricsAddress}/metrics`)).ok, 10_000, 'b metrics');
+    expect(await holder(ns)).toBe('a');
+    for (let i = 0; i < 5; i++) await widgets.create({ metadata: { name: `w${i}` }, spec: { size: i } });
+    await waitFor(() => a.reconciles.length >= 5, 10_000, 'a reconciles');
+    await delay(LEASE.leaseDurationMs);
+    expect(b.reconciles).toEqual([]);
+    expect(b.manager.isLeader).toBe(false);
+    const metricsB = await (await fetch(`http://${b.manager.metricsAddress}/metrics`)).text();
+    expect(metricsB).toMatch(/leader_election_master_status\{name="[^"]+\/widgets-leader"\} 0/);
+
+    const stoppedAt = Date.now();
+    await a.manager.stop();
+    await a.done;
+    await waitFor(() => b.manager.isLeader, LEASE.leaseDurationMs, 'b takes over within the lease duration');
+    const takeover = Date.now() - stoppedAt;
+    expect(takeover).toBeLessThan(LEASE.leaseDurationMs);
+    expect(await holder(ns)).toBe('b');
+    // The new leader reconciles everything from its warm cache.
+    await waitFor(() => b.reconciles.length >= 5, 10_000, 'b reconciles');
+    await b.manager.stop();
+  });
+
+  it('a leader that cannot renew stops reconciling before the standby takes over after the lease expires', async () => {
+    const ns = await freshNamespace(admin, 'leader-cut');
+    const proxy = await TcpProxy.start(plane.server);
+    const a = candidate(ns, 'a', restFor(plane, proxy.url));
+    await waitFor(() => a.manager.isLeader, 15_000, 'a leads');
+    const b = candidate(ns, 'b');
+    await delay(500);
+    proxy.cut();
+    const cutAt = Date.now();
+    await waitFor(() => a.failure(), 10_000, 'a gives up');
+    const aLostAt = Date.now();
+    expect(a.failure()).toBeInstanceOf(LeaderElectionLostError);
+    expect(a.manager.isLeader).toBe(false);
+    await waitFor(() => b.manager.isLeader, 10_000, 'b leads');
+    const bLeadsAt = Date.now();
+    // A steps down (renew deadline) before B can take the lease (lease duration): never two leaders.
+    expect(aLostAt).toBeLessThan(bLeadsAt);
+    expect(bLeadsAt - cutAt).toBeGreaterThanOrEqual(LEASE.leaseDurationMs - 500);
+    await b.manager.stop();
+    await proxy.close();
+  });
+});
