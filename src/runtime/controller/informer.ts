@@ -168,6 +168,7 @@ export class Informer<T extends KubernetesObject> {
           needList = false;
           failures = 0;
         }
+        const watchStarted = this.clock.now();
         const outcome = await this.watchOnce();
         if (this.stopped) return;
         if (outcome === 'gone') {
@@ -177,9 +178,11 @@ export class Informer<T extends KubernetesObject> {
           this.logger.warn('watch silent too long, reconnecting', { resourceVersion: this.resourceVersion });
         }
         this.options.onWatchRestart?.(outcome);
-        // A watch that ended on its own timeout is normal; a silent one waits a moment before retrying.
-        if (outcome === 'silent') await sleep(this.backoff(failures++), this.stopController.signal, this.clock);
-        else if (outcome === 'closed') failures = 0;
+        // A watch that ended on its own timeout is normal; one that went silent, or was closed
+        // right after opening (an overloaded or misbehaving server), waits before retrying.
+        if (outcome === 'silent' || (outcome === 'closed' && this.clock.now() - watchStarted < 1000)) {
+          await sleep(this.backoff(failures++), this.stopController.signal, this.clock);
+        } else if (outcome === 'closed') failures = 0;
       } catch (err) {
         if (this.stopped) return;
         if (isGone(err)) {

@@ -284,3 +284,46 @@ describe('controllers against a real apiserver', () => {
     await manager.stop();
   });
 });
+
+describe('event recorder and createOrUpdate against a real apiserver', () => {
+  it('records events.k8s.io/v1 Events and aggregates repeats into a series', async () => {
+    const ns = await freshNamespace(admin, 'events');
+    const manager = newManager(ns);
+    const widget = await widgets(ns).create({ metadata: { name: 'noisy' }, spec: { size: 1 } });
+    const recorder = manager.eventRecorder('widget-controller');
+    await recorder.warning(widget, 'ReconcileFailed', 'backend unreachable', 'Reconcile');
+    await recorder.warning(widget, 'ReconcileFailed', 'backend unreachable', 'Reconcile');
+    await recorder.warning(widget, 'ReconcileFailed', 'backend unreachable', 'Reconcile');
+    await recorder.normal(widget, 'Created', 'made a thing');
+    const events = new ResourceClient<{ reason?: string; type?: string; note?: string; series?: { count: number }; regarding?: { uid?: string }; reportingController?: string }>(
+      admin,
+      coreResourceTypes.Event,
+      ns,
+    );
+    const list = (await events.list()).items;
+    expect(list).toHaveLength(2);
+    const failed = list.find((e) => e.reason === 'ReconcileFailed')!;
+    expect(failed).toMatchObject({ type: 'Warning', note: 'backend unreachable', reportingController: 'widget-controller', series: { count: 3 } });
+    expect(failed.regarding?.uid).toBe(widget.metadata?.uid);
+    expect(list.find((e) => e.reason === 'Created')?.series).toBeUndefined();
+  });
+
+  it('createOrUpdate creates, leaves unchanged objects alone, and updates', async () => {
+    const ns = await freshNamespace(admin, 'cou');
+    const cms = configMaps(admin).inNamespace(ns);
+    const first = await createOrUpdate(cms, 'settings', (cm) => {
+      cm.data = { mode: 'fast' };
+    });
+    expect(first.operation).toBe('created');
+    const again = await createOrUpdate(cms, 'settings', (cm) => {
+      cm.data = { mode: 'fast' };
+    });
+    expect(again.operation).toBe('unchanged');
+    expect(again.object.metadata?.resourceVersion).toBe(first.object.metadata?.resourceVersion);
+    const changed = await createOrUpdate(cms, 'settings', (cm) => {
+      cm.data = { ...cm.data, mode: 'safe' };
+    });
+    expect(changed.operation).toBe('updated');
+    expect((await cms.get('settings')).data).toEqual({ mode: 'safe' });
+  });
+});
