@@ -503,6 +503,7 @@ class ModelBuilder {
       );
       if (members.length === 1) return this.typeRef(state, members[0]!, sourceFile, owner);
       const literals = members.map((m) => (ts.isLiteralTypeNode(m) ? literalValue(ts, m) : undefined));
+      if (literals.includes(true) && literals.includes(false) && literals.length === 2) return { kind: 'boolean', text };
       if (literals.every((l) => l !== undefined)) return { kind: 'enum', values: literals as (string | number | boolean)[], text };
       if (members.every((m) => m.kind === ts.SyntaxKind.BooleanKeyword || (ts.isLiteralTypeNode(m) && typeof literalValue(ts, m) === 'boolean'))) {
         return { kind: 'boolean', text };
