@@ -178,6 +178,22 @@ describe('RestClient against an in-memory server', () => {
   });
 });
 
+describe('connection pools', () => {
+  it('open watches never starve ordinary requests of sockets', async () => {
+    const c = client({ maxSockets: 2 });
+    const ac = new AbortController();
+    const watches = Array.from({ length: 5 }, async () => {
+      for await (const ev of c.watch('/api/v1/forever', {}, { signal: ac.signal })) void ev;
+    });
+    // Every watch has its ADDED event, so all five hold a connection now.
+    await new Promise((r) => setTimeout(r, 100));
+    expect(await c.get('/api/v1/x', {}, { timeoutMs: 2000 })).toMatchObject({ path: '/api/v1/x' });
+    ac.abort();
+    await Promise.all(watches);
+    c.close();
+  });
+});
+
 describe('TokenBucket', () => {
   it('allows a burst, then paces at qps', async () => {
     let now = 0;

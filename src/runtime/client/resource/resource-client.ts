@@ -82,7 +82,11 @@ export class ResourceClient<T extends KubernetesObject> {
     return this.rest.get<ObjectList<T>>(this.collectionPath, listQuery(options), call(options));
   }
 
-  /** Yields every matching object, fetching pages of `limit` (default 500) as it goes. */
+  /**
+   * Yields every matching object, fetching pages of `limit` (default 500) as it goes. If a page
+   * takes so long that etcd compacts past the first page's revision, the next page fails with
+   * `isGone`; list again (items already yielded would repeat, so this does not retry itself).
+   */
   async *listAll(options: ListOptions = {}): AsyncGenerator<T, void, undefined> {
     let token = options.continue;
     do {

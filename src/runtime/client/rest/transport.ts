@@ -7,7 +7,7 @@ import { InvalidConfigurationError, type ClientConfig } from '../config/client-c
 
 /** Connection pool settings of a {@link Transport}. */
 export interface TransportOptions {
-  /** Sockets kept open per host; watches hold one each, so leave room. Default 64. */
+  /** Sockets open at once per host for ordinary requests (watches use their own, unlimited pool). Default 64. */
   maxSockets?: number;
   /** Idle sockets kept for reuse. Default 16. */
   maxFreeSockets?: number;
@@ -27,7 +27,13 @@ export interface TransportOptions {
  * providers) are re-evaluated per request, through client-node's authenticators.
  */
 export class Transport {
+  /** Pool for ordinary requests. */
   agent: http.Agent;
+  /**
+   * Pool for watches. Each HTTP/1.1 watch holds a connection for minutes, so watches get their
+   * own unlimited pool: many informers can never starve ordinary requests of sockets.
+   */
+  streamAgent: http.Agent;
   readonly isHttps: boolean;
   private readonly staticHeaders: Record<string, string>;
   private readonly dynamicAuth: KubeConfig | undefined;
@@ -50,6 +56,7 @@ export class Transport {
     this.dynamicRefreshMs = options.credentialRefreshMs ?? 30_000;
     this.tls = this.isHttps ? tlsOptions(cluster, user) : {};
     this.agent = this.makeAgent({});
+    this.streamAgent = this.makeAgent({}, true);
     this.staticHeaders = {};
     if (user?.token) this.staticHeaders.authorization = `Bearer ${user.token}`;
     if (user?.username) {
@@ -83,9 +90,11 @@ export class Transport {
       const cert = String(opts.cert);
       if (cert !== this.execCert) {
         this.execCert = cert;
-        const old = this.agent;
+        const old = [this.agent, this.streamAgent];
         this.agent = this.makeAgent({ cert: opts.cert, key: opts.key });
-        old.destroy();
+        this.streamAgent = this.makeAgent({ cert: opts.cert, key: opts.key }, true);
+        // In-flight requests and watches finish on the old pools; only idle connections go now.
+        for (const agent of old) closeIdle(agent);
       }
     }
     const headers: Record<string, string> = { ...this.staticHeaders };
@@ -97,17 +106,22 @@ export class Transport {
   /** Closes every pooled connection. */
   close(): void {
     this.agent.destroy();
+    this.streamAgent.destroy();
   }
 
-  private makeAgent(extra: https.AgentOptions): http.Agent {
+  private makeAgent(extra: https.AgentOptions, stream = false): http.Agent {
     const common = {
       keepAlive: true,
-      maxSockets: this.agentOptions.maxSockets ?? 64,
-      maxFreeSockets: this.agentOptions.maxFreeSockets ?? 16,
+      maxSockets: stream ? Infinity : (this.agentOptions.maxSockets ?? 64),
+      maxFreeSockets: stream ? 4 : (this.agentOptions.maxFreeSockets ?? 16),
       scheduling: 'lifo' as const,
     };
     return this.isHttps ? new https.Agent({ ...common, ...this.tls, ...extra }) : new http.Agent(common);
   }
+}
+
+function closeIdle(agent: http.Agent): void {
+  for (const sockets of Object.values(agent.freeSockets)) for (const socket of sockets ?? []) socket.destroy();
 }
 
 function fileOrData(file: string | undefined, data: string | undefined): Buffer | undefined {
