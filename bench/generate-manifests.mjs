@@ -5,6 +5,7 @@
 // Needs `npm run build` first.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -167,7 +168,7 @@ async function breakdown() {
   const t0 = performance.now();
   const { loadApiModel } = await import(pathToFileURL(path.join(dist, 'schema/model.js')).href);
   const { buildCrds, formatCrd } = await import(pathToFileURL(path.join(dist, 'schema/crd.js')).href);
-  await import('ts-morph');
+  createRequire(import.meta.url)('ts-morph');
   const t1 = performance.now();
   const model = await loadApiModel(dir);
   const t2 = performance.now();

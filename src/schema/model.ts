@@ -8,7 +8,7 @@
  */
 import * as path from 'node:path';
 import pluralize from 'pluralize';
-import type { SourceFile, ts as TypeScript } from 'ts-morph';
+import type { ts as TypeScript } from 'ts-morph';
 import { createApiProgram, type ApiProgram } from './program.js';
 import { isMarkerLine, parseMarker, markerDefinition, findMarker, type Marker, type MarkerTarget } from './markers.js';
 import { KindWithoutSpecError, MarkerPlacementError, MissingGroupError, StorageVersionError, type SourceLocation } from './errors.js';
@@ -155,7 +155,7 @@ const VERSION_PATTERN = /^v\d+((alpha|beta)\d+)?$/;
 const PACKAGE_ONLY = new Set(['groupName', 'versionName', 'kubebuilder:skip']);
 
 interface FileState {
-  sourceFile: SourceFile;
+  sourceFile: TypeScript.SourceFile;
   relative: string;
   declarations: Map<string, { declaration: TypeDeclaration; node: TypeScript.Node }>;
   imports: Map<string, { wellKnown: string } | { file: string; name: string } | { namespace: true }>;
@@ -256,13 +256,13 @@ class ModelBuilder {
   }
 
   /** Indexes a file's declarations, imports and header markers (pass 1). */
-  private fileState(sourceFile: SourceFile): FileState {
-    const absolute = sourceFile.getFilePath();
+  private fileState(sourceFile: TypeScript.SourceFile): FileState {
+    const absolute = sourceFile.fileName;
     const relative = this.relative(absolute);
     const existing = this.files.get(relative);
     if (existing) return existing;
     const ts = this.ts;
-    const node = sourceFile.compilerNode;
+    const node = sourceFile;
     const state: FileState = { sourceFile, relative, declarations: new Map(), imports: new Map(), packageMarkers: [], resolved: false };
     this.files.set(relative, state);
     const claimed = new Set<number>();
@@ -322,7 +322,7 @@ class ModelBuilder {
     for (const candidate of candidates) {
       if (!candidate.endsWith('.ts')) continue;
       const file = this.program.fileAt(candidate);
-      if (file) return this.relative(file.getFilePath());
+      if (file) return this.relative(file.fileName);
     }
     return undefined;
   }
@@ -435,7 +435,7 @@ class ModelBuilder {
     if (state.resolved) return;
     state.resolved = true;
     const ts = this.ts;
-    const sourceFile = state.sourceFile.compilerNode;
+    const sourceFile = state.sourceFile;
     for (const { declaration, node } of state.declarations.values()) {
       if (ts.isInterfaceDeclaration(node)) {
         declaration.fields = this.members(state, node.members, sourceFile, declaration.name);
