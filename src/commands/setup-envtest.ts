@@ -75,6 +75,7 @@ export async function runSetupEnvtest(options: SetupEnvtestOptions, context: Con
       etcdVersion: options.etcdVersion,
       binDir: options.binDir ? resolve(context.cwd, options.binDir) : undefined,
       force: options.force,
+      dryRun: context.dryRun,
       env: context.env,
       progress: options.progress ?? ((message) => void process.stderr.write(`setup-envtest: ${message}\n`)),
     });

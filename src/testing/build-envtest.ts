@@ -17,6 +17,8 @@ export interface BuildEnvtestOptions {
   binDir?: string;
   /** Rebuild even when working binaries of the right version are present. */
   force?: boolean;
+  /** Only report what would be built. */
+  dryRun?: boolean;
   env?: Environment;
   /** Progress lines (to stderr in the CLI, so stdout stays eval-able). */
   progress?: (message: string) => void;
@@ -78,6 +80,10 @@ export async function buildEnvtestBinaries(options: BuildEnvtestOptions = {}): P
     return { binDir, kubernetesVersion, etcdVersion: knownEtcd ?? 'unknown', built: [], reused };
   }
 
+  if (options.dryRun) {
+    progress(`would build ${missing.join(', ')} v${kubernetesVersion} into ${binDir}`);
+    return { binDir, kubernetesVersion, etcdVersion: knownEtcd ?? 'unknown', built: [], reused };
+  }
   await assertGoAvailable(pinned);
   mkdirSync(binDir, { recursive: true });
   const workDir = mkdtempSync(join(tmpdir(), 'kop-setup-envtest-'));

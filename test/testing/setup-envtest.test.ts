@@ -59,6 +59,20 @@ describe('kop setup-envtest', () => {
     }
   });
 
+  it('with --dry-run only says what it would build', async () => {
+    const binDir = mkdtempSync(join(tmpdir(), 'kop-dry-run-'));
+    const { context, stdout } = collectingContext();
+    const progress: string[] = [];
+    try {
+      await runSetupEnvtest({ print: 'path', force: false, binDir, progress: (line) => progress.push(line) }, { ...context, dryRun: true });
+      expect(progress).toEqual([`would build kube-apiserver, etcd, kubectl v1.36.3 into ${binDir}`]);
+      expect(stdout).toEqual([binDir]);
+      expect(readdirSync(binDir)).toEqual([]);
+    } finally {
+      rmSync(binDir, { recursive: true, force: true });
+    }
+  });
+
   it('quotes folders a shell would split', () => {
     expect(shellQuote('/home/u/.cache/kop/envtest/1.36.3')).toBe('/home/u/.cache/kop/envtest/1.36.3');
     expect(shellQuote("/tmp/my dir/it's")).toBe(`'/tmp/my dir/it'\\''s'`);
