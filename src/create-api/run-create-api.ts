@@ -159,15 +159,12 @@ export async function runCreateApi(options: CreateApiOptions, context: Context):
     } else {
       context.out.warn(`no reconciler test: the project has no ${CREATE_API_PATHS.globalSetup} to start a control plane for it`);
     }
-    const variable = `${kind[0]!.toLowerCase()}${kind.slice(1)}Reconciler`;
     await insertIntoFile(tree, CREATE_API_PATHS.main, [
       { marker: 'imports', code: `import { ${kind}Reconciler } from './controllers/${names.kindLower}.controller.js';` },
       {
         marker: 'controllers',
-        code: [
-          `const ${variable} = new ${kind}Reconciler();`,
-          `log('reconciler created; it is not called until a watch on ${plural} is wired to it', { kind: ${variable}.kind, apiVersion: ${variable}.apiVersion });`,
-        ].join('\n'),
+        // The manager runs it on every change to a ${kind} (kop/runtime's controller builder).
+        code: `new ${kind}Reconciler(manager.rest).setupWithManager(manager);`,
       },
     ]);
   }

@@ -75,8 +75,8 @@ describe('kop create api end to end', () => {
     expect(existsSync(path.join(project, 'api/web'))).toBe(false);
 
     const main = await read('src/main.ts');
-    expect(main.match(/new MemcachedReconciler\(\)/g)).toHaveLength(1);
-    expect(main).toContain('new RedisClusterReconciler()');
+    expect(main.match(/new MemcachedReconciler\(manager\.rest\)/g)).toHaveLength(1);
+    expect(main).toContain('new RedisClusterReconciler(manager.rest)');
     expect(main).not.toContain('TenantReconciler');
   }, TIMEOUT);
 

@@ -1,7 +1,8 @@
 /** meta/v1 Condition, the standard shape of `status.conditions` entries. */
 export interface Condition {
   type: string;
-  status: 'True' | 'False' | 'Unknown';
+  /** True, False or Unknown (typed as string so kop/api's Condition fits). */
+  status: string;
   /** CamelCase machine-readable reason. */
   reason: string;
   message: string;
@@ -12,7 +13,10 @@ export interface Condition {
 }
 
 /** What a caller provides to {@link setCondition}; the transition time is managed. */
-export type ConditionInput = Omit<Condition, 'lastTransitionTime'> & { lastTransitionTime?: string };
+export type ConditionInput = Omit<Condition, 'lastTransitionTime' | 'status'> & {
+  status: 'True' | 'False' | 'Unknown';
+  lastTransitionTime?: string;
+};
 
 function rfc3339(now: Date): string {
   return now.toISOString().replace(/\.\d{3}Z$/, 'Z');

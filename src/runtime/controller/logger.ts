@@ -22,7 +22,7 @@ export interface LoggerOptions {
   format?: 'json' | 'text' | 'auto';
   /** Lowest level written; default `info` (also `KOP_LOG_LEVEL`). */
   level?: LogLevel;
-  /** Where lines go; default process.stderr. */
+  /** Where lines go; default process.stdout (what log collectors read from containers). */
   stream?: { write(chunk: string): unknown; isTTY?: boolean };
   /** Fields on every line. */
   fields?: LogFields;
@@ -39,7 +39,7 @@ const LEVELS: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error:
  */
 export function createLogger(options: LoggerOptions = {}): Logger {
   const env = options.env ?? process.env;
-  const stream = options.stream ?? process.stderr;
+  const stream = options.stream ?? process.stdout;
   const requested = options.format ?? (env.KOP_LOG_FORMAT as LoggerOptions['format']) ?? 'auto';
   const json =
     requested === 'json' ||

@@ -65,7 +65,6 @@ export class LeaderElectionLostError extends Error {
  * reconciles in flight finish within the deadline, the lease is released.
  */
 export class Manager {
-  readonly rest: RestClient;
   readonly logger: Logger;
   readonly metrics: ManagerMetrics;
   private readonly informers = new Map<string, Informer<KubernetesObject>>();
@@ -79,19 +78,30 @@ export class Manager {
   private controllersStarted = false;
   private stopping: Promise<void> | undefined;
   private signalsHandled = false;
+  private restClient: RestClient | undefined;
   /** Bound address of the metrics server once started (`host:port`). */
   metricsAddress: string | undefined;
   /** Bound address of the probe server once started (`host:port`). */
   healthProbeAddress: string | undefined;
 
   constructor(private readonly options: ManagerOptions = {}) {
-    this.rest = options.rest ?? RestClient.load({ kubeconfig: options.kubeconfig });
+    this.restClient = options.rest;
     this.logger = options.logger ?? createLogger();
     this.metrics = options.metrics ?? new ManagerMetrics();
     this.readyChecks.set('informers-synced', () => {
       const pending = [...this.informers.values()].filter((i) => !i.hasSynced()).map((i) => i.name);
       if (pending.length > 0) throw new Error(`caches not synced: ${pending.join(', ')}`);
     });
+  }
+
+  /**
+   * The REST client of this manager: the one given, or one loaded from `kubeconfig` (then
+   * KUBECONFIG, in-cluster, ~/.kube/config) on first use, so a manager without controllers can
+   * serve its probes with no cluster configured.
+   */
+  get rest(): RestClient {
+    this.restClient ??= RestClient.load({ kubeconfig: this.options.kubeconfig });
+    return this.restClient;
   }
 
   /** The shared informer of a kind (created on first use; started with the manager). */
@@ -281,6 +291,7 @@ export class Manager {
       });
       this.servers.push(server);
       this.healthProbeAddress = await server.listen(probes);
+      this.logger.info('serving health probes', { address: this.healthProbeAddress, port: portOf(this.healthProbeAddress) });
     }
     if (metrics) {
       const server = new ProbeServer({
@@ -288,8 +299,13 @@ export class Manager {
       });
       this.servers.push(server);
       this.metricsAddress = await server.listen(metrics);
+      this.logger.info('serving metrics', { address: this.metricsAddress, port: portOf(this.metricsAddress) });
     }
   }
+}
+
+function portOf(address: string): number {
+  return Number(address.slice(address.lastIndexOf(':') + 1));
 }
 
 /** Runs checks the way the apiserver's /healthz does: `ok`, or a `[+]`/`[-]` line per check. */

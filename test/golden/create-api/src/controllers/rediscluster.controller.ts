@@ -2,40 +2,102 @@
 // Copyright 2026 The demo authors.
 // SPDX-License-Identifier: Apache-2.0
 
-import { API_VERSION } from '../../api/cache/v1alpha1/groupversion.js';
+import {
+  addFinalizer,
+  hasFinalizer,
+  isBeingDeleted,
+  isNotFound,
+  removeFinalizer,
+  ResourceClient,
+  setCondition,
+  type Manager,
+  type ReconcileContext,
+  type ReconcileResult,
+  type Request,
+  type ResourceType,
+  type RestClient,
+} from 'kop/runtime';
+import { API_VERSION, GROUP, VERSION } from '../../api/cache/v1alpha1/groupversion.js';
+import type { RedisCluster } from '../../api/cache/v1alpha1/rediscluster.types.js';
 
-// What the manager may do with redisclusters; `kop generate manifests` writes these rules to
-// config/rbac/role.yaml. Add a rule for every other kind the reconciler reads or writes.
+// What the manager may do; `kop generate manifests` writes these rules to config/rbac/role.yaml.
+// Add a rule for every other kind the reconciler reads or writes (and `.owns()` it below).
 // +kubebuilder:rbac:groups=cache.example.com,resources=redisclusters,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=cache.example.com,resources=redisclusters/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=cache.example.com,resources=redisclusters/finalizers,verbs=update
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 /** The object a reconcile is about: a name, never a snapshot, so each reconcile reads fresh state. */
-export interface ReconcileRequest {
-  namespace: string;
-  name: string;
-}
+export type ReconcileRequest = Request;
 
 /**
  * Reconciles RedisCluster objects: makes what the cluster runs match each RedisCluster's spec and
- * reports what it found in the RedisCluster's status conditions.
- *
- * src/main.ts creates this reconciler. Nothing calls `reconcile` yet: calling it whenever
- * a RedisCluster changes needs a watch on redisclusters, which this scaffold does not set up.
+ * reports the outcome in its status (a `Ready` condition with the generation it saw).
  */
 export class RedisClusterReconciler {
   /** The kind this reconciler is responsible for. */
   readonly kind = 'RedisCluster';
   /** Its API version, from groupversion.ts. */
   readonly apiVersion = API_VERSION;
+  /** Where redisclusters are served. */
+  static readonly resource: ResourceType = { group: GROUP, version: VERSION, resource: 'redisclusters', kind: 'RedisCluster', namespaced: true };
+  /** Held on every RedisCluster until its cleanup ran, so deleting one always goes through `finalize`. */
+  static readonly finalizer = 'cache.example.com/finalizer';
+
+  constructor(private readonly rest: RestClient) {}
+
+  /** Registers the controller: every change to a RedisCluster queues a reconcile of it. */
+  setupWithManager(manager: Manager): void {
+    manager.controller('rediscluster').for(RedisClusterReconciler.resource).complete(this);
+  }
 
   /**
    * Brings one RedisCluster in line with its spec. It must be safe to call any number of times:
-   * read the RedisCluster named by `request` (gone means deleted: what it owns goes with it
-   * through owner references), compare what exists with what its spec asks for, create or
-   * update the difference, then record the outcome in `status.conditions`. Throw to retry.
+   * compare what exists with what the spec asks for, create or update the difference, then
+   * record the outcome. Throw to retry with backoff; return `{ requeueAfter: ms }` to look again later.
    */
-  async reconcile(request: ReconcileRequest): Promise<void> {
-    void request;
+  async reconcile(request: ReconcileRequest, context?: ReconcileContext): Promise<ReconcileResult> {
+    const objects = new ResourceClient<RedisCluster>(this.rest, RedisClusterReconciler.resource, request.namespace);
+    let object: RedisCluster;
+    try {
+      object = await objects.get(request.name);
+    } catch (error) {
+      // Deleted meanwhile: what it owned goes with it through owner references.
+      if (isNotFound(error)) return;
+      throw error;
+    }
+
+    if (isBeingDeleted(object)) {
+      if (hasFinalizer(object, RedisClusterReconciler.finalizer)) {
+        await this.finalize(object);
+        await removeFinalizer(objects, object, RedisClusterReconciler.finalizer);
+        context?.logger.info('finalized');
+      }
+      return;
+    }
+    object = await addFinalizer(objects, object, RedisClusterReconciler.finalizer);
+
+    // The work: create or update what this RedisCluster asks for here, e.g. with createOrUpdate()
+    // and setControllerReference() from kop/runtime, then describe the outcome below.
+
+    const generation = object.metadata?.generation;
+    const conditions = (object.status?.conditions ?? []).map((condition) => ({ ...condition }));
+    const changed = setCondition(conditions, {
+      type: 'Ready',
+      status: 'True',
+      reason: 'Reconciled',
+      message: `RedisCluster is reconciled at generation ${generation ?? 0}`,
+      observedGeneration: generation,
+    });
+    if (changed) {
+      // Through the status subresource; the resourceVersion of the read guards against lost
+      // updates (a conflict throws, and the retry reads again).
+      await objects.updateStatus({ ...object, status: { ...object.status, conditions } });
+    }
+  }
+
+  /** Cleans up what a deleted RedisCluster leaves outside the cluster (objects it owns are garbage-collected). */
+  private async finalize(object: RedisCluster): Promise<void> {
+    void object;
   }
 }
