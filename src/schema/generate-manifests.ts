@@ -3,9 +3,11 @@
  * and config/crd/kustomization.yaml) and the manager's role from rbac markers
  * (config/rbac/role.yaml).
  */
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
 import { buildRoles, formatRoles } from '../rbac/role.js';
 import { collectRbacMarkers } from '../rbac/rbac-markers.js';
-import { GENERATED_HEADER } from '../scaffold/header.js';
+import { GENERATED_HEADER, isGenerated } from '../scaffold/header.js';
 import type { GeneratorInput } from '../generate/generator.js';
 import { buildCrds, formatCrd, stringifyYaml } from './crd.js';
 import { loadApiModel } from './model.js';
@@ -17,6 +19,9 @@ export async function generate({ tree, project, context, options }: GeneratorInp
   const crds = buildCrds(model, { maxDescriptionLength: options.maxDescriptionLength, allowDangerousTypes: options.allowDangerousTypes });
   for (const { fileName, crd } of crds) tree.write(`${CRD_BASES_DIR}/${fileName}`, formatCrd(crd), { kind: 'generated' });
   tree.write('config/crd/kustomization.yaml', formatCrdKustomization(crds.map((c) => `bases/${c.fileName}`)), { kind: 'generated' });
+  for (const leftover of await leftoverCrds(tree.root, new Set(crds.map((c) => c.fileName)))) {
+    context.out.warn(`${CRD_BASES_DIR}/${leftover} was generated for a kind that no longer exists; delete it`);
+  }
 
   const markers = await collectRbacMarkers(tree.root);
   let roles = buildRoles(markers);
@@ -32,4 +37,20 @@ export async function generate({ tree, project, context, options }: GeneratorInp
 /** config/crd/kustomization.yaml listing every CRD. */
 export function formatCrdKustomization(resources: readonly string[]): string {
   return `# ${GENERATED_HEADER}\n${stringifyYaml({ apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources: [...resources].sort() })}`;
+}
+
+/** Generated CRD files on disk that this run no longer produces (a kind or version was removed). */
+async function leftoverCrds(root: string, current: ReadonlySet<string>): Promise<string[]> {
+  let names: string[];
+  try {
+    names = await fs.readdir(path.join(root, CRD_BASES_DIR));
+  } catch {
+    return [];
+  }
+  const leftovers: string[] = [];
+  for (const name of names.sort()) {
+    if (!name.endsWith('.yaml') || current.has(name)) continue;
+    if (isGenerated(await fs.readFile(path.join(root, CRD_BASES_DIR, name), 'utf8'))) leftovers.push(name);
+  }
+  return leftovers;
 }
