@@ -9,6 +9,7 @@ import {
   RequestTimeoutError,
   RestClient,
   TokenBucket,
+  TransportError,
   clientConfigFromString,
   isUnauthorized,
   isConflict,
@@ -59,6 +60,8 @@ beforeAll(async () => {
           res.write(first.slice(10) + ev('MODIFIED', 'a', '2'));
           if (url.pathname.endsWith('/gone')) {
             res.end(JSON.stringify({ type: 'ERROR', object: { kind: 'Status', code: 410, reason: 'Expired', message: 'too old resource version' } }) + '\n');
+          } else if (url.pathname.endsWith('/drop')) {
+            setTimeout(() => res.socket?.destroy(), 30);
           } else if (url.pathname.endsWith('/forever')) {
             // keep the stream open; the client must cancel it
           } else {
@@ -159,6 +162,17 @@ describe('RestClient against an in-memory server', () => {
     })().catch((e: unknown) => e);
     expect(types).toEqual(['ADDED', 'MODIFIED']);
     expect(isGone(err)).toBe(true);
+    c.close();
+  });
+
+  it('reports a watch the server drops mid-stream as a TransportError', async () => {
+    const c = client();
+    const types: string[] = [];
+    const err = await (async () => {
+      for await (const ev of c.watch('/api/v1/drop')) types.push(ev.type);
+    })().catch((e: unknown) => e);
+    expect(types).toEqual(['ADDED', 'MODIFIED']);
+    expect(err).toBeInstanceOf(TransportError);
     c.close();
   });
 

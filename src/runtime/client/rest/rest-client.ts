@@ -171,24 +171,19 @@ export class RestClient {
     try {
       for await (const chunk of res as AsyncIterable<string>) {
         buffered += chunk;
-        let nl: number;
-        while ((nl = buffered.indexOf('\n')) >= 0) {
-          const line = buffered.slice(0, nl);
-          buffered = buffered.slice(nl + 1);
+        if (!chunk.includes('\n')) continue;
+        const lines = buffered.split('\n');
+        buffered = lines.pop() ?? '';
+        for (const line of lines) {
           if (line.trim() === '') continue;
-          const event = JSON.parse(line) as RawWatchEvent<T>;
-          if (event.type === 'ERROR') throw watchError(event.object, path);
-          yield event;
+          yield decodeWatchEvent<T>(line, path);
         }
       }
-      if (buffered.trim() !== '') {
-        const event = JSON.parse(buffered) as RawWatchEvent<T>;
-        if (event.type === 'ERROR') throw watchError(event.object, path);
-        yield event;
-      }
+      if (buffered.trim() !== '') yield decodeWatchEvent<T>(buffered, path);
     } catch (err) {
       if (signal?.aborted) return;
-      throw err;
+      if (err instanceof ApiError || err instanceof TransportError) throw err;
+      throw new TransportError(`watch stream failed: ${(err as Error).message}`, 'WATCH', path, { cause: err });
     } finally {
       res.destroy();
     }
@@ -215,7 +210,13 @@ export class RestClient {
 
   private async once(req: RestRequest): Promise<string> {
     const res = await this.open(req);
-    const body = await readBody(res);
+    let body: string;
+    try {
+      body = await readBody(res);
+    } catch (err) {
+      if (req.signal?.aborted || err instanceof TransportError) throw err;
+      throw new TransportError(`reading the response failed: ${(err as Error).message}`, req.method, req.path, { cause: err });
+    }
     const code = res.statusCode ?? 0;
     if (code < 200 || code >= 300) {
       const status = statusFromResponse(code, body);
@@ -298,6 +299,12 @@ function readBody(res: http.IncomingMessage): Promise<string> {
     });
     if (res.errored) reject(res.errored);
   });
+}
+
+function decodeWatchEvent<T>(line: string, path: string): RawWatchEvent<T> {
+  const event = JSON.parse(line) as RawWatchEvent<T>;
+  if (event.type === 'ERROR') throw watchError(event.object, path);
+  return event;
 }
 
 function watchError(object: unknown, path: string): ApiError {
