@@ -49,6 +49,10 @@ type FreeformSpec struct {
 	// +kubebuilder:validation:Schemaless
 	// +kubebuilder:validation:XIntOrString
 	Target *apiextensionsv1.JSON `json:"target,omitempty"`
+	// Objects are embedded resources.
+	// +kubebuilder:validation:items:XEmbeddedResource
+	// +kubebuilder:validation:items:XPreserveUnknownFields
+	Objects []runtime.RawExtension `json:"objects,omitempty"`
 }
 
 // Freeform is a kind with unknown fields.

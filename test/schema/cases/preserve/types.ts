@@ -56,6 +56,12 @@ export interface FreeformSpec {
    * +kubebuilder:validation:XIntOrString
    */
   target?: JSON;
+  /**
+   * Objects are embedded resources.
+   * +kubebuilder:validation:items:XEmbeddedResource
+   * +kubebuilder:validation:items:XPreserveUnknownFields
+   */
+  objects?: RawExtension[];
 }
 
 /**
