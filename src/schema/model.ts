@@ -268,7 +268,7 @@ class ModelBuilder {
     const claimed = new Set<number>();
     for (const statement of node.statements) {
       const comments = this.leadingComments(node, statement);
-      if (ts.isInterfaceDeclaration(statement) || ts.isTypeAliasDeclaration(statement)) {
+      if (ts.isInterfaceDeclaration(statement) || ts.isTypeAliasDeclaration(statement) || ts.isEnumDeclaration(statement)) {
         const attached = comments.attached;
         for (const c of attached) claimed.add(c.pos);
         const { doc, markers } = this.docAndMarkers(node, attached, 'type', statement.name.text);
@@ -446,8 +446,27 @@ class ModelBuilder {
         }
       } else if (ts.isTypeAliasDeclaration(node)) {
         declaration.aliasOf = this.typeRef(state, node.type, sourceFile, declaration.name);
+      } else if (ts.isEnumDeclaration(node)) {
+        declaration.aliasOf = this.enumRef(node, sourceFile);
       }
     }
+  }
+
+  /** A TypeScript enum whose members all have string or number initialisers is an enum of those values. */
+  private enumRef(node: TypeScript.EnumDeclaration, sourceFile: TypeScript.SourceFile): TypeRef {
+    const ts = this.ts;
+    const text = node.name.text;
+    const values: (string | number)[] = [];
+    for (const member of node.members) {
+      const init = member.initializer;
+      if (init && (ts.isStringLiteral(init) || ts.isNoSubstitutionTemplateLiteral(init))) values.push(init.text);
+      else if (init && ts.isNumericLiteral(init)) values.push(Number(init.text));
+      else if (init && ts.isPrefixUnaryExpression(init) && init.operator === ts.SyntaxKind.MinusToken && ts.isNumericLiteral(init.operand)) values.push(-Number(init.operand.text));
+      else {
+        return { kind: 'unresolved', text, reason: `enum member ${member.name.getText(sourceFile)} has no literal value; give every member a string value (A = 'a')` };
+      }
+    }
+    return { kind: 'enum', values, text };
   }
 
   private members(state: FileState, members: TypeScript.NodeArray<TypeScript.TypeElement>, sourceFile: TypeScript.SourceFile, owner: string): FieldModel[] {

@@ -46,6 +46,11 @@ describe('OpenApiConverter (forms Go cannot express)', () => {
     });
   });
 
+  it('reads TypeScript enums with literal values as enums', async () => {
+    const spec = await specSchema("  mode?: Mode;\n}\n\n/** Mode of operation. */\nexport enum Mode {\n  Fast = 'fast',\n  Slow = 'slow',");
+    expect(spec.properties!.mode).toEqual({ type: 'string', enum: ['fast', 'slow'], description: 'Mode of operation.' });
+  });
+
   it('reads true | false as boolean', async () => {
     expect((await specSchema('  flag?: true | false;')).properties!.flag).toEqual({ type: 'boolean' });
   });
