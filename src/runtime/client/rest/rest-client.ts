@@ -156,7 +156,7 @@ export class RestClient {
     const method = 'GET';
     let res: http.IncomingMessage;
     try {
-      res = await this.open({ method, path, query: { ...query, watch: true }, signal, timeoutMs: 0 }, true);
+      res = await this.open({ method, path, query: { ...query, watch: true }, signal, timeoutMs: 0 });
     } catch (err) {
       if (signal?.aborted) return;
       throw err;
@@ -230,7 +230,7 @@ export class RestClient {
   }
 
   /** Sends the request and resolves with the response once its headers arrive. */
-  private async open(req: RestRequest, stream = false): Promise<http.IncomingMessage> {
+  private async open(req: RestRequest): Promise<http.IncomingMessage> {
     if (this.limiter) await this.limiter.take(req.signal);
     const auth = await this.transport.authHeaders();
     const url = this.url(req.path, req.query);
@@ -249,7 +249,7 @@ export class RestClient {
     const timeoutMs = req.timeoutMs ?? this.timeoutMs;
     const lib = this.transport.isHttps ? https : http;
     return new Promise<http.IncomingMessage>((resolve, reject) => {
-      const httpReq = lib.request(url, { method: req.method, headers, agent: stream ? this.transport.streamAgent : this.transport.agent });
+      const httpReq = lib.request(url, { method: req.method, headers, agent: this.transport.agent });
       let response: http.IncomingMessage | undefined;
       let failure: Error | undefined;
       // One failure path for abort and timeout, before or after the headers arrived: destroying

@@ -7,7 +7,11 @@ import { InvalidConfigurationError, type ClientConfig } from '../config/client-c
 
 /** Connection pool settings of a {@link Transport}. */
 export interface TransportOptions {
-  /** Sockets open at once per host for ordinary requests (watches use their own, unlimited pool). Default 64. */
+  /**
+   * Cap on connections open at once, watches included (each HTTP/1.1 watch holds one for
+   * minutes, so a low cap lets watches starve requests). Default: no cap, like client-go;
+   * the QPS limiter bounds the request rate.
+   */
   maxSockets?: number;
   /** Idle sockets kept for reuse. Default 16. */
   maxFreeSockets?: number;
@@ -27,13 +31,8 @@ export interface TransportOptions {
  * providers) are re-evaluated per request, through client-node's authenticators.
  */
 export class Transport {
-  /** Pool for ordinary requests. */
+  /** The connection pool of every request and watch. */
   agent: http.Agent;
-  /**
-   * Pool for watches. Each HTTP/1.1 watch holds a connection for minutes, so watches get their
-   * own unlimited pool: many informers can never starve ordinary requests of sockets.
-   */
-  streamAgent: http.Agent;
   readonly isHttps: boolean;
   private readonly staticHeaders: Record<string, string>;
   private readonly dynamicAuth: KubeConfig | undefined;
@@ -56,7 +55,6 @@ export class Transport {
     this.dynamicRefreshMs = options.credentialRefreshMs ?? 30_000;
     this.tls = this.isHttps ? tlsOptions(cluster, user) : {};
     this.agent = this.makeAgent({});
-    this.streamAgent = this.makeAgent({}, true);
     this.staticHeaders = {};
     if (user?.token) this.staticHeaders.authorization = `Bearer ${user.token}`;
     if (user?.username) {
@@ -90,11 +88,10 @@ export class Transport {
       const cert = String(opts.cert);
       if (cert !== this.execCert) {
         this.execCert = cert;
-        const old = [this.agent, this.streamAgent];
+        const old = this.agent;
         this.agent = this.makeAgent({ cert: opts.cert, key: opts.key });
-        this.streamAgent = this.makeAgent({ cert: opts.cert, key: opts.key }, true);
-        // In-flight requests and watches finish on the old pools; only idle connections go now.
-        for (const agent of old) closeIdle(agent);
+        // In-flight requests and watches finish on the old pool; only its idle connections go now.
+        closeIdle(old);
       }
     }
     const headers: Record<string, string> = { ...this.staticHeaders };
@@ -106,14 +103,13 @@ export class Transport {
   /** Closes every pooled connection. */
   close(): void {
     this.agent.destroy();
-    this.streamAgent.destroy();
   }
 
-  private makeAgent(extra: https.AgentOptions, stream = false): http.Agent {
+  private makeAgent(extra: https.AgentOptions): http.Agent {
     const common = {
       keepAlive: true,
-      maxSockets: stream ? Infinity : (this.agentOptions.maxSockets ?? 64),
-      maxFreeSockets: stream ? 4 : (this.agentOptions.maxFreeSockets ?? 16),
+      maxSockets: this.agentOptions.maxSockets ?? Infinity,
+      maxFreeSockets: this.agentOptions.maxFreeSockets ?? 16,
       scheduling: 'lifo' as const,
     };
     return this.isHttps ? new https.Agent({ ...common, ...this.tls, ...extra }) : new http.Agent(common);
