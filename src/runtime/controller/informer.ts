@@ -60,6 +60,11 @@ export interface InformerOptions<T extends KubernetesObject> {
   initialBackoffMs?: number;
   /** Cap of the retry delay; default 30 s. */
   maxBackoffMs?: number;
+  /**
+   * Applied to every object before it is cached and handed to handlers, e.g. to drop fields
+   * nobody reads (see {@link stripManagedFields}) and save memory. Must not change name or namespace.
+   */
+  transform?: (object: T) => T;
   /** Custom indexes of the cache, by name. */
   indexers?: Record<string, IndexFunction<T>>;
   /** Label selector limiting what is cached. */
@@ -73,6 +78,19 @@ export interface InformerOptions<T extends KubernetesObject> {
 }
 
 const SILENT = Symbol('silent');
+
+/**
+ * An informer transform that drops `metadata.managedFields` (server-side apply bookkeeping, often
+ * half of an object's size). Objects written back from the cache without the field keep their
+ * managedFields on the server.
+ */
+export function stripManagedFields<T extends KubernetesObject>(object: T): T {
+  const metadata = object.metadata as (T['metadata'] & { managedFields?: unknown }) | undefined;
+  if (!metadata || metadata.managedFields === undefined) return object;
+  const { managedFields: _dropped, ...rest } = metadata;
+  void _dropped;
+  return { ...object, metadata: rest };
+}
 
 /**
  * Keeps a local cache of one kind in sync with the apiserver and notifies handlers of changes:
@@ -223,7 +241,8 @@ export class Informer<T extends KubernetesObject> {
         fieldSelector: this.options.fieldSelector,
         signal: this.stopController.signal,
       });
-      items.push(...page.items);
+      const transform = this.options.transform;
+      for (const item of page.items) items.push(transform ? transform(item) : item);
       resourceVersion = page.metadata.resourceVersion ?? resourceVersion;
       token = page.metadata.continue || undefined;
     } while (token);
@@ -300,19 +319,22 @@ export class Informer<T extends KubernetesObject> {
 
   private handleEvent(event: WatchEvent<T>): void {
     const version = event.object.metadata?.resourceVersion;
+    const transform = this.options.transform;
     switch (event.type) {
       case 'BOOKMARK':
         break;
       case 'ADDED':
       case 'MODIFIED': {
-        const previous = this.indexer.upsert(event.object);
-        if (previous) this.dispatchUpdate(previous, event.object);
-        else this.dispatchAdd(event.object, false);
+        const object = transform ? transform(event.object) : event.object;
+        const previous = this.indexer.upsert(object);
+        if (previous) this.dispatchUpdate(previous, object);
+        else this.dispatchAdd(object, false);
         break;
       }
       case 'DELETED': {
-        const previous = this.indexer.remove(objectKey(event.object));
-        this.dispatchDelete(event.object ?? previous, { finalStateUnknown: false });
+        const object = transform ? transform(event.object) : event.object;
+        this.indexer.remove(objectKey(object));
+        this.dispatchDelete(object, { finalStateUnknown: false });
         break;
       }
     }

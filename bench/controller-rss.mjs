@@ -1,0 +1,66 @@
+// Manager memory with many objects cached: creates OBJECTS ConfigMaps (small, like most operators
+// cache), then starts a manager in a separate process with a controller on ConfigMaps, waits
+// until its cache holds them all and the first reconcile of each ran, and prints its resident set
+// size (RSS) and V8 heap. Aim (issue 6): RSS under 150 MB with 10,000 objects.
+// Needs `npm run build` and the binaries (`node bin/kop.js setup-envtest`).
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { RestClient, configMaps, loadClientConfig, namespaces } from '../dist/runtime/index.js';
+import { startControlPlane } from '../dist/testing/index.js';
+
+const OBJECTS = Number(process.env.OBJECTS ?? 10_000);
+
+if (process.argv[2] === 'manager') {
+  // The measured process: only the manager lives here.
+  const { Manager, coreResourceTypes, silentLogger } = await import('../dist/runtime/index.js');
+  globalThis.gc?.();
+  const baseline = process.memoryUsage().rss;
+  const manager = new Manager({ kubeconfig: process.argv[3], namespace: 'rss', metricsBindAddress: '0', healthProbeBindAddress: '0', logger: silentLogger });
+  const seen = new Set();
+  manager
+    .controller('configmaps')
+    .for(coreResourceTypes.ConfigMap)
+    .withOptions({ maxConcurrentReconciles: 4 })
+    .complete((req) => {
+      seen.add(req.name);
+    });
+  const running = manager.start();
+  while (seen.size < Number(process.argv[4])) await new Promise((r) => setTimeout(r, 50));
+  const cached = manager.lister(coreResourceTypes.ConfigMap).list().length;
+  globalThis.gc?.();
+  await new Promise((r) => setTimeout(r, 500));
+  const { rss, heapUsed, heapTotal, external } = process.memoryUsage();
+  process.stdout.write(JSON.stringify({ cached, reconciled: seen.size, rss, heapUsed, heapTotal, external, baseline }) + '\n');
+  await manager.stop();
+  await running;
+  process.exit(0);
+}
+
+const plane = await startControlPlane();
+const rest = new RestClient(loadClientConfig({ kubeconfig: plane.kubeconfigPath }), { qps: Infinity });
+try {
+  await namespaces(rest).create({ metadata: { name: 'rss' } });
+  const client = configMaps(rest).inNamespace('rss');
+  let next = 0;
+  const started = Date.now();
+  await Promise.all(
+    Array.from({ length: 32 }, async () => {
+      while (next < OBJECTS) {
+        const i = next++;
+        await client.create({ metadata: { name: `cm-${String(i).padStart(5, '0')}`, labels: { app: 'bench', index: String(i) } }, data: { key: `value-${i}`, other: 'x'.repeat(64) } });
+      }
+    }),
+  );
+  console.log(`created ${OBJECTS} ConfigMaps in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  const child = spawn(process.execPath, ['--expose-gc', fileURLToPath(import.meta.url), 'manager', plane.kubeconfigPath, String(OBJECTS)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (c) => (out += c));
+  await new Promise((resolve) => child.on('exit', resolve));
+  const result = JSON.parse(out.trim().split('\n').pop());
+  const mb = (b) => (b / 1024 / 1024).toFixed(1);
+  console.log(`manager with ${result.cached} objects cached (${result.reconciled} reconciled): RSS ${mb(result.rss)} MB ` +
+      `(process with kop/runtime loaded, before the manager: ${mb(result.baseline)} MB); V8 heap used ${mb(result.heapUsed)} MB of ${mb(result.heapTotal)} MB, external ${mb(result.external)} MB`);
+} finally {
+  rest.close();
+  await plane.stop();
+}
