@@ -46,8 +46,8 @@ export class MarkerPlacementError extends SchemaError {}
 export class KindWithoutSpecError extends SchemaError {}
 /** Several versions of a kind and not exactly one of them marked as the storage version. */
 export class StorageVersionError extends SchemaError {}
-/** An API package (directory) without a group. */
-export class MissingGroupError extends SchemaError {}
+/** An API package (directory) without a group, with conflicting groups, or not named like a version. */
+export class ApiPackageError extends SchemaError {}
 /** The generated schema breaks a rule of structural schemas; several violations are listed together. */
 export class StructuralSchemaError extends KopError {
   constructor(readonly violations: readonly { location: SourceLocation; path: string; message: string }[]) {

@@ -11,7 +11,7 @@ import pluralize from 'pluralize';
 import type { ts as TypeScript } from 'ts-morph';
 import { createApiProgram, type ApiProgram } from './program.js';
 import { isMarkerLine, parseMarker, markerDefinition, findMarker, type Marker, type MarkerTarget } from './markers.js';
-import { KindWithoutSpecError, MarkerPlacementError, MissingGroupError, StorageVersionError, type SourceLocation } from './errors.js';
+import { KindWithoutSpecError, MarkerPlacementError, ApiPackageError, StorageVersionError, type SourceLocation } from './errors.js';
 import type { ProjectFile } from '../project/project-file.js';
 import { fullGroup } from '../project/project-file.js';
 
@@ -194,6 +194,16 @@ class ModelBuilder {
       for (const state of states) for (const [name, { declaration }] of state.declarations) declarations.set(name, declaration);
       const versionMarker = findMarker(markers, 'versionName');
       const version = typeof versionMarker?.value === 'string' ? versionMarker.value : path.posix.basename(dir);
+      const groupMarkers = markers.filter((m) => m.name === 'groupName');
+      const distinctGroups = [...new Set(groupMarkers.map((m) => String(m.value)))];
+      if (distinctGroups.length > 1) {
+        throw new ApiPackageError(
+          groupMarkers[1]!.location,
+          dir,
+          `the files of this API version name different groups (${distinctGroups.join(', ')})`,
+          'keep one +groupName, in groupversion.ts',
+        );
+      }
       let group = stringValue(findMarker(markers, 'groupName'));
       if (group === undefined && options.project) {
         const resource = options.project.resources.find((r) => r.path !== undefined && path.posix.dirname(r.path) === dir)
@@ -206,7 +216,7 @@ class ModelBuilder {
         continue;
       }
       if (group === undefined) {
-        throw new MissingGroupError(
+        throw new ApiPackageError(
           { file: states[0]!.relative, line: 1 },
           dir,
           'this API version has kinds but no group',
@@ -214,7 +224,7 @@ class ModelBuilder {
         );
       }
       if (!VERSION_PATTERN.test(version)) {
-        throw new MissingGroupError(
+        throw new ApiPackageError(
           { file: states[0]!.relative, line: 1 },
           dir,
           `"${version}" is not a Kubernetes version (v1, v1beta1, v2alpha3)`,
@@ -600,6 +610,19 @@ class ModelBuilder {
       }
       const scope = (scopeArg as ApiKind['scope'] | undefined) ?? (projectResource?.api?.namespaced === false ? 'Cluster' : 'Namespaced');
       const versions = entries.map(({ pkg, declaration }) => kindVersion(pkg, declaration));
+      const seenVersions = new Map<string, ApiKindVersion>();
+      for (const v of versions) {
+        const other = seenVersions.get(v.version);
+        if (other) {
+          throw new StorageVersionError(
+            v.declaration.location,
+            `${kind} (${group})`,
+            `version ${v.version} is declared twice (also at ${other.declaration.location.file}:${other.declaration.location.line})`,
+            'keep one declaration of the kind per group version',
+          );
+        }
+        seenVersions.set(v.version, v);
+      }
       versions.sort((a, b) => compareKubeVersions(b.version, a.version));
       const inCrd = versions.filter((v) => !v.skipped);
       const storage = inCrd.filter((v) => findMarker(v.declaration.markers, 'kubebuilder:storageversion'));
