@@ -15,6 +15,7 @@ import {
   configMaps,
   deployments,
   isAlreadyExists,
+  isBadRequest,
   isConflict,
   isForbidden,
   isGone,
@@ -339,6 +340,25 @@ describe('optimistic concurrency', () => {
     expect(forced.spec?.replicas).toBe(4);
     const managers = (forced.metadata as { managedFields?: { manager: string }[] }).managedFields?.map((m) => m.manager);
     expect(managers).toEqual(expect.arrayContaining(['alice', 'bob']));
+  });
+});
+
+describe('field validation and warnings', () => {
+  it('reports unknown fields as warnings (Warn) or refuses them (Strict)', async () => {
+    const ns = await freshNamespace('warn');
+    const warnings: string[] = [];
+    const warned = new RestClient(loadClientConfig({ kubeconfig: plane.kubeconfigPath }), { onWarning: (w) => warnings.push(w) });
+    try {
+      const spec = { image: 'redis', bogus: 1 } as RedisCluster['spec'];
+      const rc = redisClusterClient(warned).inNamespace(ns);
+      await rc.create({ metadata: { name: 'lenient' }, spec }, { fieldValidation: 'Warn' });
+      expect(warnings).toEqual(['unknown field "spec.bogus"']);
+      const strict = await rc.create({ metadata: { name: 'strict' }, spec }, { fieldValidation: 'Strict' }).catch((e: unknown) => e);
+      expect(isBadRequest(strict)).toBe(true);
+      expect((strict as ApiError).message).toContain('unknown field "spec.bogus"');
+    } finally {
+      warned.close();
+    }
   });
 });
 

@@ -27,6 +27,11 @@ export interface RestClientOptions extends TransportOptions {
   userAgent?: string;
   /** Times a request answered 429 (server throttling) is retried after its Retry-After. Default 3. */
   maxThrottleRetries?: number;
+  /**
+   * Called with each warning the apiserver attaches to a response (deprecated APIs, unknown
+   * fields under `fieldValidation: 'Warn'`, ...). Default: warnings are dropped.
+   */
+  onWarning?: (warning: string, request: { method: HttpMethod; path: string }) => void;
 }
 
 /** Per-call settings common to every verb. */
@@ -71,6 +76,7 @@ export class RestClient {
   private readonly timeoutMs: number;
   private readonly userAgent: string;
   private readonly maxThrottleRetries: number;
+  private readonly onWarning: RestClientOptions['onWarning'];
   private readonly base: URL;
   private readonly basePath: string;
 
@@ -82,6 +88,7 @@ export class RestClient {
     this.timeoutMs = options.timeoutMs ?? 60_000;
     this.userAgent = options.userAgent ?? `kop/${process.version}`;
     this.maxThrottleRetries = options.maxThrottleRetries ?? 3;
+    this.onWarning = options.onWarning;
     this.base = new URL(config.server);
     this.basePath = this.base.pathname.replace(/\/+$/, '');
   }
@@ -229,6 +236,16 @@ export class RestClient {
     return body;
   }
 
+  private reportWarnings(header: string | string[], req: RestRequest): void {
+    // RFC 7234 warnings as the apiserver sends them: `299 - "message"`, several per header possible.
+    const values = Array.isArray(header) ? header : [header];
+    for (const value of values) {
+      for (const match of value.matchAll(/\d{3} \S+ "((?:[^"\\]|\\.)*)"/g)) {
+        this.onWarning!(match[1]!.replace(/\\(.)/g, '$1'), { method: req.method, path: req.path });
+      }
+    }
+  }
+
   /** Sends the request and resolves with the response once its headers arrive. */
   private async open(req: RestRequest): Promise<http.IncomingMessage> {
     if (this.limiter) await this.limiter.take(req.signal);
@@ -270,6 +287,7 @@ export class RestClient {
       else req.signal?.addEventListener('abort', onAbort, { once: true });
       httpReq.on('response', (res) => {
         response = res;
+        if (this.onWarning && res.headers.warning) this.reportWarnings(res.headers.warning, req);
         res.on('error', () => undefined);
         res.once('close', cleanup);
         resolve(res);
