@@ -448,6 +448,15 @@ class ModelBuilder {
     const sourceFile = state.sourceFile;
     for (const { declaration, node } of state.declarations.values()) {
       if (ts.isInterfaceDeclaration(node)) {
+        const index = node.members.find(ts.isIndexSignatureDeclaration);
+        if (index) {
+          // `interface X { [key: string]: T }` is a map; mixing it with properties has no schema.
+          declaration.aliasOf =
+            node.members.length === 1 && index.type && !node.heritageClauses
+              ? { kind: 'map', values: this.typeRef(state, index.type, sourceFile, declaration.name), text: declaration.name }
+              : { kind: 'unresolved', text: declaration.name, reason: 'it mixes properties with an index signature; use a struct or a map (Record<string, T>), not both' };
+          continue;
+        }
         declaration.fields = this.members(state, node.members, sourceFile, declaration.name);
         for (const clause of node.heritageClauses ?? []) {
           for (const heritage of clause.types) {
@@ -524,6 +533,7 @@ class ModelBuilder {
       if (index && node.members.length === 1 && index.type) {
         return { kind: 'map', values: this.typeRef(state, index.type, sourceFile, owner), text };
       }
+      if (index) return { kind: 'unresolved', text, reason: 'it mixes properties with an index signature; use a struct or a map (Record<string, T>), not both' };
       return { kind: 'object', fields: this.members(state, node.members, sourceFile, owner ?? 'object'), text };
     }
     if (ts.isUnionTypeNode(node)) {

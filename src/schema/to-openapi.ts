@@ -184,7 +184,7 @@ export class OpenApiConverter {
     this.stack.push(target);
     const ownSite = { subject: target.name, location: target.location };
     let schema: JSONSchemaProps;
-    if (target.declarationKind === 'interface') {
+    if (target.declarationKind === 'interface' && !target.aliasOf) {
       schema = this.structSchema(allFields(target), target.file, target.name);
     } else {
       const alias = target.aliasOf!;

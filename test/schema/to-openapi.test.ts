@@ -51,6 +51,12 @@ describe('OpenApiConverter (forms Go cannot express)', () => {
     expect(spec.properties!.mode).toEqual({ type: 'string', enum: ['fast', 'slow'], description: 'Mode of operation.' });
   });
 
+  it('reads an interface with only an index signature as a map, and refuses mixing', async () => {
+    const spec = await specSchema('  labels?: Labels;\n}\n\n/** Labels by key. */\nexport interface Labels {\n  [key: string]: string;');
+    expect(spec.properties!.labels).toEqual({ type: 'object', additionalProperties: { type: 'string' }, description: 'Labels by key.' });
+    await expect(specSchema('  mixed?: { a?: string; [key: string]: string };')).rejects.toThrow(/mixes properties with an index signature/);
+  });
+
   it('reads true | false as boolean', async () => {
     expect((await specSchema('  flag?: true | false;')).properties!.flag).toEqual({ type: 'boolean' });
   });
