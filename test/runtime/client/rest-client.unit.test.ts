@@ -129,6 +129,15 @@ describe('RestClient against an in-memory server', () => {
     c.close();
   });
 
+  it('limits its own request rate to qps after a burst', async () => {
+    const c = client({ qps: 20, burst: 2 });
+    const start = performance.now();
+    await Promise.all(Array.from({ length: 8 }, () => c.get('/api/v1/x')));
+    // Two go at once, the other six wait 50ms each.
+    expect(performance.now() - start).toBeGreaterThanOrEqual(280);
+    c.close();
+  });
+
   it('retries 429 after Retry-After', async () => {
     const c = client();
     expect(await c.get('/throttled')).toEqual({ ok: true });
