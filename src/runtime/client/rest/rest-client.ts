@@ -86,7 +86,7 @@ export class RestClient {
     const qps = options.qps ?? 50;
     this.limiter = Number.isFinite(qps) && qps > 0 ? new TokenBucket(qps, options.burst ?? 100) : undefined;
     this.timeoutMs = options.timeoutMs ?? 60_000;
-    this.userAgent = options.userAgent ?? `kop/${process.version}`;
+    this.userAgent = options.userAgent ?? `kop-runtime (node/${process.versions.node}; ${process.platform}/${process.arch})`;
     this.maxThrottleRetries = options.maxThrottleRetries ?? 3;
     this.onWarning = options.onWarning;
     this.base = new URL(config.server);
