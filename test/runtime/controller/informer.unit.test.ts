@@ -1,0 +1,133 @@
+import { describe, expect, it } from 'vitest';
+import type { KubernetesObject, ListOptions, ObjectList, WatchEvent, WatchOptions } from '../../../src/runtime/index.js';
+import { ApiError, Informer, stripManagedFields } from '../../../src/runtime/index.js';
+import type { ListerWatcher } from '../../../src/runtime/index.js';
+import { waitFor } from './helpers.js';
+
+type Obj = KubernetesObject & { metadata: { name: string; namespace?: string; resourceVersion?: string; managedFields?: unknown[] }; value?: number };
+
+/** An in-memory API: objects with a revision counter, an event log, lists and watches from a revision, and compaction. */
+class FakeApi implements ListerWatcher<Obj> {
+  private revision = 1;
+  private readonly objects = new Map<string, Obj>();
+  private readonly log: Array<{ rev: number; event: WatchEvent<Obj> }> = [];
+  private compactedThrough = 0;
+  private readonly wakers = new Set<() => void>();
+  lists = 0;
+  watches: string[] = [];
+  /** When set, watches end right after delivering what is pending (like a server-side timeout). */
+  closeWatchesWhenIdle = false;
+
+  put(name: string, value: number): void {
+    const rev = ++this.revision;
+    const existed = this.objects.has(name);
+    const object: Obj = { metadata: { name, namespace: 'ns', resourceVersion: String(rev), managedFields: [{ manager: 'x' }] }, value };
+    this.objects.set(name, object);
+    this.emit(rev, { type: existed ? 'MODIFIED' : 'ADDED', object });
+  }
+
+  remove(name: string): void {
+    const object = this.objects.get(name)!;
+    this.objects.delete(name);
+    const rev = ++this.revision;
+    this.emit(rev, { type: 'DELETED', object: { ...object, metadata: { ...object.metadata, resourceVersion: String(rev) } } });
+  }
+
+  compact(): void {
+    this.compactedThrough = this.revision;
+  }
+
+  async list(_options: ListOptions): Promise<ObjectList<Obj>> {
+    this.lists++;
+    return { metadata: { resourceVersion: String(this.revision) }, items: [...this.objects.values()] };
+  }
+
+  async *watch(options: WatchOptions): AsyncGenerator<WatchEvent<Obj>> {
+    this.watches.push(options.resourceVersion ?? '');
+    let from = Number(options.resourceVersion);
+    if (from < this.compactedThrough) throw new ApiError({ kind: 'Status', code: 410, reason: 'Expired', message: 'too old' }, 'WATCH', '/fake');
+    for (;;) {
+      const pending = this.log.filter((entry) => entry.rev > from);
+      for (const entry of pending) {
+        from = entry.rev;
+        yield entry.event;
+      }
+      if (this.closeWatchesWhenIdle) return;
+      if (options.signal?.aborted) return;
+      await new Promise<void>((resolve) => {
+        this.wakers.add(resolve);
+        options.signal?.addEventListener('abort', () => resolve(), { once: true });
+      });
+      if (options.signal?.aborted) return;
+    }
+  }
+
+  private emit(rev: number, event: WatchEvent<Obj>): void {
+    this.log.push({ rev, event });
+    for (const wake of this.wakers) wake();
+    this.wakers.clear();
+  }
+}
+
+function record(informer: Informer<Obj>) {
+  const events: string[] = [];
+  informer.addEventHandler({
+    onAdd: (o, initial) => events.push(`add ${o.metadata.name}${initial ? ' (initial)' : ''}`),
+    onUpdate: (a, b) => events.push(`update ${b.metadata.name} ${a.value}->${b.value}`),
+    onDelete: (o, info) => events.push(`delete ${o.metadata.name} ${o.value}${info.finalStateUnknown ? ' (final state unknown)' : ''}`),
+  });
+  return events;
+}
+
+describe('Informer (in-memory API)', () => {
+  it('delivers the initial list, then watch events from the list resourceVersion, and replays the cache to late handlers', async () => {
+    const api = new FakeApi();
+    api.put('a', 1);
+    const informer = new Informer<Obj>(api, { transform: stripManagedFields });
+    const events = record(informer);
+    informer.start();
+    await informer.waitForSync();
+    api.put('b', 1);
+    api.put('a', 2);
+    api.remove('b');
+    await waitFor(() => events.length === 4, 2000);
+    expect(events).toEqual(['add a (initial)', 'add b', 'update a 1->2', 'delete b 1']);
+    expect(api.watches).toEqual(['2']);
+    expect(informer.lister.get('ns', 'a')?.metadata.managedFields).toBeUndefined();
+    const late: string[] = [];
+    informer.addEventHandler({ onAdd: (o, initial) => late.push(`${o.metadata.name} ${initial}`) });
+    expect(late).toEqual(['a true']);
+    await informer.stop();
+  });
+
+  it('re-watches from the last resourceVersion when a watch ends, and relists on 410 with final-state-unknown deletes', async () => {
+    const api = new FakeApi();
+    api.put('a', 1);
+    api.put('b', 1);
+    api.closeWatchesWhenIdle = true;
+    const informer = new Informer<Obj>(api, { initialBackoffMs: 10, maxBackoffMs: 20 });
+    const events = record(informer);
+    informer.start();
+    await informer.waitForSync();
+    api.put('a', 2);
+    await waitFor(() => events.includes('update a 1->2'), 2000);
+    // The informer falls behind a compaction: its next watch gets 410, it relists.
+    api.remove('b');
+    api.put('c', 1);
+    api.compact();
+    await waitFor(() => api.lists === 2 && events.length >= 5, 3000);
+    expect(events.slice(2)).toEqual(expect.arrayContaining(['update a 1->2', 'delete b 1 (final state unknown)', 'add c']));
+    expect(informer.lister.list().map((o) => o.metadata.name).sort()).toEqual(['a', 'c']);
+    await informer.stop();
+  });
+
+  it('replays every cached object as an update on each resync period', async () => {
+    const api = new FakeApi();
+    api.put('a', 1);
+    const informer = new Informer<Obj>(api, { resyncPeriodMs: 50 });
+    const events = record(informer);
+    informer.start();
+    await waitFor(() => events.filter((e) => e === 'update a 1->1').length >= 2, 2000);
+    await informer.stop();
+  });
+});
