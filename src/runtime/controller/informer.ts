@@ -48,8 +48,9 @@ export interface InformerOptions<T extends KubernetesObject> {
   resyncPeriodMs?: number;
   /**
    * A watch that delivers neither an event nor a bookmark for this long is considered stalled
-   * (half-open connection, stuck proxy) and is replaced. Default 150 s: the apiserver sends
-   * bookmarks about once a minute.
+   * (half-open connection, stuck proxy) and is replaced. Default 180 s: an idle watch gets a
+   * bookmark about once a minute, the first one up to two minutes after it opened (measured on
+   * kube-apiserver 1.36), so a healthy watch is never taken for a dead one.
    */
   silentWatchTimeoutMs?: number;
   /** Server-side watch timeout; default a random 5–10 minutes so many informers do not reconnect at once. */
@@ -275,7 +276,7 @@ export class Informer<T extends KubernetesObject> {
     const stop = (): void => controller.abort();
     this.stopController.signal.addEventListener('abort', stop, { once: true });
     const timeoutSeconds = this.options.watchTimeoutSeconds ?? Math.round(300 + Math.random() * 300);
-    const silentMs = this.options.silentWatchTimeoutMs ?? 150_000;
+    const silentMs = this.options.silentWatchTimeoutMs ?? 180_000;
     const iterator = this.source
       .watch({
         resourceVersion: this.resourceVersion,
