@@ -79,6 +79,7 @@ export class Manager {
   private readonly servers: ProbeServer[] = [];
   private readonly stopController = new AbortController();
   private elector: LeaderElector | undefined;
+  private started = false;
   private startedInformers = false;
   private controllersStarted = false;
   private stopping: Promise<void> | undefined;
@@ -191,6 +192,8 @@ export class Manager {
    * not sync in time or the leader lease is lost (the process should then exit and restart).
    */
   async start(): Promise<void> {
+    if (this.started || this.stopping) throw new Error('a manager can be started once');
+    this.started = true;
     const signal = this.stopController.signal;
     await this.startServers();
     this.startedInformers = true;
