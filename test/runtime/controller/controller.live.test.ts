@@ -191,7 +191,9 @@ describe('controllers against a real apiserver', () => {
     expect(ready.status?.observedGeneration).toBe(1);
     await client.delete('fin');
     await waitFor(async () => client.get('fin').then(() => false, () => true), 10_000, 'object gone');
-    expect(cleanups).toEqual([{ name: 'fin', stillThere: true }]);
+    // At least once, the first time while the object still existed. A second run is possible when
+    // the cache still shows the finalizer after our own patch removed it: cleanups must be idempotent.
+    expect(cleanups[0]).toEqual({ name: 'fin', stillThere: true });
     await manager.stop();
   });
 
@@ -295,7 +297,7 @@ describe('event recorder and createOrUpdate against a real apiserver', () => {
     await recorder.warning(widget, 'ReconcileFailed', 'backend unreachable', 'Reconcile');
     await recorder.warning(widget, 'ReconcileFailed', 'backend unreachable', 'Reconcile');
     await recorder.normal(widget, 'Created', 'made a thing');
-    const events = new ResourceClient<{ reason?: string; type?: string; note?: string; series?: { count: number }; regarding?: { uid?: string }; reportingController?: string }>(
+    const events = new ResourceClient<{ metadata?: { name?: string }; reason?: string; type?: string; note?: string; series?: { count: number }; regarding?: { uid?: string }; reportingController?: string }>(
       admin,
       coreResourceTypes.Event,
       ns,
