@@ -11,7 +11,7 @@ import type { MakeContext } from './index.js';
 export const generators: GeneratorEntry[] = [
   {
     name: 'manifests',
-    description: 'CRDs (config/crd) from the API types and the manager role (config/rbac/role.yaml) from rbac markers',
+    description: 'CRDs (config/crd) from the API types, the manager role (config/rbac/role.yaml) from rbac markers and webhook configurations (config/webhook/manifests.yaml) from webhook markers',
     load: () => import('../schema/generate-manifests.js'),
   },
   {

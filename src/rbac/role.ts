@@ -5,8 +5,7 @@
  * rules differing only in resources, then only in groups, then only in URLs are joined —
  * de-duplicated and sorted, and `core` means the core group "".
  */
-import { GENERATED_HEADER } from '../scaffold/header.js';
-import { stringifyYaml } from '../schema/crd.js';
+import { formatGeneratedDocuments } from '../schema/crd.js';
 import type { RbacMarker } from './rbac-markers.js';
 
 /** The default role name, as Kubebuilder's config/rbac expects. */
@@ -116,5 +115,5 @@ export function buildRoles(markers: readonly RbacMarker[], roleName = MANAGER_RO
 
 /** config/rbac/role.yaml: the generated-file header, then one document per role. */
 export function formatRoles(roles: readonly RoleObject[]): string {
-  return `# ${GENERATED_HEADER}\n${roles.map((role) => `---\n${stringifyYaml(role)}`).join('')}`;
+  return formatGeneratedDocuments(roles);
 }

@@ -162,7 +162,12 @@ function keyValues(marker: Marker | undefined, key: string): Record<string, stri
 
 /** The YAML file of one CRD: the generated-file header, then the document with sorted keys. */
 export function formatCrd(crd: CustomResourceDefinition): string {
-  return `# ${GENERATED_HEADER}\n---\n${stringifyYaml(crd)}`;
+  return formatGeneratedDocuments([crd]);
+}
+
+/** A generated YAML file: the generated-file header, then each object as a `---` document with sorted keys. */
+export function formatGeneratedDocuments(documents: readonly unknown[]): string {
+  return `# ${GENERATED_HEADER}\n${documents.map((document) => `---\n${stringifyYaml(document)}`).join('')}`;
 }
 
 /** YAML with sorted keys, no line folding and block scalars for multi-line strings: stable bytes. */

@@ -1,12 +1,16 @@
 /**
  * The `manifests` generator: CRDs from the API types (config/crd/bases/<group>_<plural>.yaml
- * and config/crd/kustomization.yaml) and the manager's role from rbac markers
- * (config/rbac/role.yaml).
+ * and config/crd/kustomization.yaml), the manager's role from rbac markers
+ * (config/rbac/role.yaml) and the admission webhook configurations from webhook markers
+ * (config/webhook/manifests.yaml, only when there are webhook markers).
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { buildRoles, formatRoles } from '../rbac/role.js';
-import { collectRbacMarkers } from '../rbac/rbac-markers.js';
+import { parseRbacMarkers, RBAC_PREFIX } from '../rbac/rbac-markers.js';
+import { collectCommentMarkers } from '../generate/source-files.js';
+import { buildWebhookConfigurations, formatWebhookConfigurations, WEBHOOK_MANIFESTS } from '../webhook/webhook-configuration.js';
+import { parseWebhookMarkers, WEBHOOK_CONFIGURATION_PREFIX, WEBHOOK_PREFIX } from '../webhook/webhook-markers.js';
 import { GENERATED_HEADER, isGenerated } from '../scaffold/header.js';
 import type { GeneratorInput } from '../generate/generator.js';
 import { buildCrds, formatCrd, stringifyYaml } from './crd.js';
@@ -23,7 +27,8 @@ export async function generate({ tree, project, context, options }: GeneratorInp
     context.out.warn(`${CRD_BASES_DIR}/${leftover} was generated for a kind that no longer exists; delete it`);
   }
 
-  const markers = await collectRbacMarkers(tree.root);
+  const sourceMarkers = await collectCommentMarkers(tree.root, [RBAC_PREFIX, WEBHOOK_PREFIX, WEBHOOK_CONFIGURATION_PREFIX]);
+  const markers = parseRbacMarkers(sourceMarkers.get(RBAC_PREFIX)!);
   let roles = buildRoles(markers);
   if (project.namespaced) {
     // A namespaced manager gets no ClusterRole: its cluster-wide rules become a Role in the
@@ -31,7 +36,15 @@ export async function generate({ tree, project, context, options }: GeneratorInp
     roles = roles.map((role) => (role.kind === 'ClusterRole' ? { ...role, kind: 'Role', metadata: { ...role.metadata, namespace: 'system' } } : role));
   }
   tree.write('config/rbac/role.yaml', formatRoles(roles), { kind: 'generated' });
-  context.out.debug(`manifests: ${crds.length} CRD(s), ${markers.length} rbac marker(s)`);
+
+  const { webhooks, configurations } = parseWebhookMarkers(sourceMarkers);
+  const webhookConfigurations = buildWebhookConfigurations(webhooks, configurations);
+  if (webhookConfigurations.length > 0) {
+    tree.write(WEBHOOK_MANIFESTS, formatWebhookConfigurations(webhookConfigurations), { kind: 'generated' });
+  } else if (isGenerated((await tree.read(WEBHOOK_MANIFESTS)) ?? '')) {
+    context.out.warn(`${WEBHOOK_MANIFESTS} was generated for webhook markers that no longer exist; delete it`);
+  }
+  context.out.debug(`manifests: ${crds.length} CRD(s), ${markers.length} rbac marker(s), ${webhooks.length} webhook marker(s)`);
 }
 
 /** config/crd/kustomization.yaml listing every CRD. */

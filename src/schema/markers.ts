@@ -31,7 +31,7 @@ export interface MarkerDefinition {
   /** The type of the single value after `=`; absent for flags and for markers with named arguments. */
   value?: ArgumentType;
   /** Named arguments after `name:`; `optional` ones may be left out. */
-  args?: Readonly<Record<string, { type: ArgumentType; optional?: boolean }>>;
+  args?: ArgumentSpecs;
   /** True when the marker may appear several times on one declaration. */
   repeatable?: boolean;
   /** Markers of other tools that kop accepts and ignores (they carry no schema meaning). */
@@ -208,21 +208,7 @@ export function parseMarker(text: string, location: SourceLocation): Marker {
       return marker;
     }
     if (!rest.startsWith(':')) fail(`expected ":" after the marker name`);
-    for (const part of splitTopLevel(rest.slice(1), ',')) {
-      const eq = part.indexOf('=');
-      if (eq < 0) fail(`argument "${part}" has no "="`);
-      const key = part.slice(0, eq).trim();
-      const spec = definition.args[key];
-      if (!spec) fail(`unknown argument "${key}" (known: ${Object.keys(definition.args).join(', ')})`);
-      try {
-        marker.args[key] = parseArgument(part.slice(eq + 1), spec!.type);
-      } catch (error) {
-        fail(`argument ${key}: ${(error as Error).message}`);
-      }
-    }
-    for (const [key, spec] of Object.entries(definition.args)) {
-      if (!spec.optional && !(key in marker.args)) fail(`missing argument ${key}`);
-    }
+    marker.args = parseNamedArguments(rest.slice(1), definition.args, fail);
     return marker;
   }
   if (rest === '') {
@@ -239,11 +225,43 @@ export function parseMarker(text: string, location: SourceLocation): Marker {
   return marker;
 }
 
+/** The named arguments a marker takes: each one's type, and whether it may be left out. */
+export type ArgumentSpecs = Readonly<Record<string, { type: ArgumentType; optional?: boolean }>>;
+
+/**
+ * Reads `key=value,key2=value2` (the text after `+name:`) against `specs`. Unknown,
+ * repeated, unparsable and missing required arguments go to `fail` with a short problem.
+ */
+export function parseNamedArguments(text: string, specs: ArgumentSpecs, fail: (problem: string) => never): Record<string, JSONValue> {
+  const args: Record<string, JSONValue> = {};
+  for (const part of splitTopLevel(text, ',')) {
+    const eq = part.indexOf('=');
+    if (eq < 0) fail(`argument "${part}" has no "="`);
+    const key = part.slice(0, eq).trim();
+    const spec = Object.hasOwn(specs, key) ? specs[key] : undefined;
+    if (!spec) fail(`unknown argument "${key}" (known: ${Object.keys(specs).join(', ')})`);
+    if (Object.hasOwn(args, key)) fail(`argument ${key} is given twice`);
+    try {
+      args[key] = parseArgument(part.slice(eq + 1), spec!.type);
+    } catch (error) {
+      fail(`argument ${key}: ${(error as Error).message}`);
+    }
+  }
+  const missing = Object.keys(specs).filter((key) => !specs[key]!.optional && !Object.hasOwn(args, key));
+  if (missing.length > 0) fail(`missing argument ${missing.join(', ')}`);
+  return args;
+}
+
+/** `key=<type>,[optional=<type>]`: how to write a marker's named arguments, for hints. */
+export function argumentsUsage(specs: ArgumentSpecs): string {
+  return Object.entries(specs)
+    .map(([k, a]) => `${a.optional ? '[' : ''}${k}=<${a.type}>${a.optional ? ']' : ''}`)
+    .join(',');
+}
+
 function usage(definition: MarkerDefinition): string {
   if (definition.args) {
-    return `+${definition.name}:${Object.entries(definition.args)
-      .map(([k, a]) => `${a.optional ? '[' : ''}${k}=<${a.type}>${a.optional ? ']' : ''}`)
-      .join(',')}`;
+    return `+${definition.name}:${argumentsUsage(definition.args)}`;
   }
   if (definition.value) return `+${definition.name}=<${definition.value}>`;
   return `+${definition.name}`;

@@ -12,6 +12,7 @@ import { promises as fs, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import type { ts as TypeScript } from 'ts-morph';
+import { isTypeScriptSource, listSourceFiles } from '../generate/source-files.js';
 
 /** The parsed API sources. */
 export interface ApiProgram {
@@ -36,27 +37,7 @@ function loadTsMorph(): typeof import('ts-morph') {
 
 /** Files under api/ that hold no API types: generated clients, tests, declarations. */
 function isApiSource(file: string): boolean {
-  return file.endsWith('.ts') && !file.endsWith('.d.ts') && !file.endsWith('.client.ts') && !file.endsWith('.test.ts');
-}
-
-async function listFiles(dir: string): Promise<string[]> {
-  let entries: import('node:fs').Dirent[];
-  try {
-    entries = await fs.readdir(dir, { withFileTypes: true });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw error;
-  }
-  const files: string[] = [];
-  for (const entry of entries) {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) {
-      if (entry.name !== 'node_modules') files.push(...(await listFiles(full)));
-    } else if (isApiSource(entry.name)) {
-      files.push(full);
-    }
-  }
-  return files;
+  return isTypeScriptSource(file) && !file.endsWith('.client.ts') && !file.endsWith('.test.ts');
 }
 
 /**
@@ -65,7 +46,7 @@ async function listFiles(dir: string): Promise<string[]> {
  */
 export async function createApiProgram(root: string, options: { apiDir?: string; files?: string[] } = {}): Promise<ApiProgram> {
   const absoluteRoot = path.resolve(root);
-  const files = (options.files ?? (await listFiles(path.join(absoluteRoot, options.apiDir ?? 'api')))).sort();
+  const files = (options.files ?? (await listSourceFiles(path.join(absoluteRoot, options.apiDir ?? 'api'), isApiSource))).sort();
   const { ts } = loadTsMorph();
   const parsed = new Map<string, TypeScript.SourceFile>();
   const parse = (file: string, text: string): TypeScript.SourceFile => {

@@ -4,6 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
+import { parseAllDocuments } from 'yaml';
 
 export const CONTROLLER_GEN_VERSION = 'v0.21.0';
 
@@ -32,4 +33,29 @@ export async function controllerGen(): Promise<string> {
     await execa('go', ['install', `sigs.k8s.io/controller-tools/cmd/controller-gen@${CONTROLLER_GEN_VERSION}`], { env: { GOBIN: bin } });
   }
   return file;
+}
+
+/**
+ * Runs controller-gen with `generatorArgs` (for example `webhook`) over a throwaway package
+ * whose only content is `markerLines` as package-level comments, and returns its stdout.
+ */
+export async function controllerGenOnMarkers(generatorArgs: readonly string[], markerLines: readonly string[]): Promise<string> {
+  const work = await fs.mkdtemp(path.join(os.tmpdir(), 'kop-markers-'));
+  try {
+    await fs.cp(MODULE_DIR, work, { recursive: true });
+    await fs.mkdir(path.join(work, 'controllers'));
+    // Package-level markers: a comment group not attached to a declaration.
+    await fs.writeFile(path.join(work, 'controllers', 'markers.go'), `package controllers\n\n${markerLines.map((l) => `// ${l}`).join('\n')}\n\nfunc unused() {}\n`);
+    const result = await execa(await controllerGen(), [...generatorArgs, 'paths=./controllers/...', 'output:stdout'], { cwd: work, env: { GOFLAGS: '-mod=mod' } });
+    return result.stdout;
+  } finally {
+    await fs.rm(work, { recursive: true, force: true });
+  }
+}
+
+/** The YAML documents of a multi-document text as plain data, without empty documents. */
+export function parseDocuments(text: string): unknown[] {
+  return parseAllDocuments(text)
+    .map((doc) => doc.toJS() as unknown)
+    .filter((doc) => doc !== null);
 }

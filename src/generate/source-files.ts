@@ -1,0 +1,77 @@
+/**
+ * Finding a project's TypeScript sources and the marker lines in their comments. The
+ * schema pipeline walks api/ for types; the rbac and webhook generators walk src/ for
+ * `+kubebuilder:rbac:` / `+kubebuilder:webhook:` lines, which are plain comment text
+ * and need no TypeScript program.
+ */
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import type { SourceLocation } from '../schema/errors.js';
+
+/** Every file under `dir` (recursively, skipping node_modules) whose name `accept`s; [] when `dir` does not exist. */
+export async function listSourceFiles(dir: string, accept: (fileName: string) => boolean): Promise<string[]> {
+  let entries: import('node:fs').Dirent[];
+  try {
+    entries = await fs.readdir(dir, { withFileTypes: true });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  const files: string[] = [];
+  for (const entry of entries) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) {
+      if (entry.name !== 'node_modules') files.push(...(await listSourceFiles(full, accept)));
+    } else if (accept(entry.name)) {
+      files.push(full);
+    }
+  }
+  return files;
+}
+
+/** A TypeScript source file that is not a declaration file. */
+export function isTypeScriptSource(fileName: string): boolean {
+  return fileName.endsWith('.ts') && !fileName.endsWith('.d.ts');
+}
+
+/** One marker line found in a comment: its text from the `+` on, and where it stands. */
+export interface CommentMarker {
+  text: string;
+  location: SourceLocation;
+}
+
+/** The part of a `//` or `/* *` comment line after the comment syntax, or undefined for other lines. */
+const COMMENT_LINE = /^\s*(?:\/\/+|\/?\*+)\s*(\+.*?)\s*(?:\*\/)?\s*$/;
+
+/**
+ * The comment lines of one file's text that start with one of `prefixes` (for example
+ * `+kubebuilder:rbac:`), grouped by prefix, in line order. `file` is what locations name.
+ */
+export function commentMarkersInText(text: string, file: string, prefixes: readonly string[]): Map<string, CommentMarker[]> {
+  const found = new Map<string, CommentMarker[]>(prefixes.map((prefix) => [prefix, []]));
+  text.split('\n').forEach((line, index) => {
+    const marker = COMMENT_LINE.exec(line)?.[1];
+    if (marker === undefined) return;
+    const prefix = prefixes.find((p) => marker.startsWith(p));
+    if (prefix !== undefined) found.get(prefix)!.push({ text: marker, location: { file, line: index + 1 } });
+  });
+  return found;
+}
+
+/**
+ * Marker lines starting with one of `prefixes` in `<root>/<sourceDir>/**\/*.ts`, grouped by
+ * prefix, in file and line order; locations are root-relative with `/` separators. One walk
+ * serves every prefix, so the rbac and webhook generators read src/ once between them.
+ */
+export async function collectCommentMarkers(root: string, prefixes: readonly string[], sourceDir = 'src'): Promise<Map<string, CommentMarker[]>> {
+  const files = (await listSourceFiles(path.join(root, sourceDir), isTypeScriptSource)).sort();
+  const found = new Map<string, CommentMarker[]>(prefixes.map((prefix) => [prefix, []]));
+  const texts = await Promise.all(files.map((file) => fs.readFile(file, 'utf8')));
+  files.forEach((file, i) => {
+    const text = texts[i]!;
+    if (!prefixes.some((prefix) => text.includes(prefix))) return;
+    const relative = path.relative(root, file).split(path.sep).join('/');
+    for (const [prefix, markers] of commentMarkersInText(text, relative, prefixes)) found.get(prefix)!.push(...markers);
+  });
+  return found;
+}
