@@ -66,7 +66,16 @@ export async function connectToExistingCluster(options: ControlPlaneOptions): Pr
       return installCRDs(transport, Array.isArray(sources) ? sources : [sources], installOptions);
     },
     async compactEtcd() {
-      throw new Error('compactEtcd() needs the control plane kop/testing starts; it is not available with USE_EXISTING_CLUSTER');
+      throw notWithExistingCluster('compactEtcd()');
+    },
+    async stopApiServer() {
+      throw notWithExistingCluster('stopApiServer()');
+    },
+    async startApiServer() {
+      throw notWithExistingCluster('startApiServer()');
+    },
+    async restartApiServer() {
+      throw notWithExistingCluster('restartApiServer()');
     },
     async stop() {
       if (stopped) return;
@@ -82,4 +91,8 @@ export async function connectToExistingCluster(options: ControlPlaneOptions): Pr
     throw error;
   }
   return plane;
+}
+
+function notWithExistingCluster(method: string): Error {
+  return new Error(`${method} needs the control plane kop/testing starts; it is not available with USE_EXISTING_CLUSTER`);
 }

@@ -14,6 +14,7 @@ export {
   type ControlPlane,
   type ControlPlaneOptions,
   type ControlPlaneUser,
+  type StopApiServerOptions,
 } from './control-plane.js';
 export {
   findControlPlaneBinaries,

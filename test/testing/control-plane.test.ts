@@ -175,6 +175,7 @@ describe('USE_EXISTING_CLUSTER mode', () => {
       const bob = await existing.addUser({ name: 'bob', groups: ['qa'] });
       expect(bob.kubeconfig.users[0]!.user).toMatchObject({ as: 'bob', 'as-groups': ['qa'] });
       await expect(existing.compactEtcd()).rejects.toThrow('USE_EXISTING_CLUSTER');
+      await expect(existing.restartApiServer()).rejects.toThrow('USE_EXISTING_CLUSTER');
 
       await existing.stop();
       expect((await apiRequest(real, real.admin, 'GET', '/apis/testing.kop.dev/v1alpha1/namespaces/default/widgets')).status).toBe(200);
