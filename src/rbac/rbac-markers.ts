@@ -3,7 +3,7 @@
  * source (reconcilers, main.ts): the permissions the manager needs. Read from comment
  * lines of src/**\/*.ts without a TypeScript program; they are plain text.
  */
-import { collectCommentMarkers, commentMarkersInText, type CommentMarker } from '../generate/source-files.js';
+import { collectCommentMarkers, commentMarkersInText, unknownMarker, type CommentMarker } from '../generate/source-files.js';
 import { MarkerSyntaxError, type SourceLocation } from '../schema/errors.js';
 import { argumentsUsage, parseNamedArguments, type ArgumentSpecs } from '../schema/markers.js';
 
@@ -23,6 +23,8 @@ export interface RbacMarker {
 
 /** The text every rbac marker line starts with. */
 export const RBAC_PREFIX = '+kubebuilder:rbac:';
+/** What to scan comments for: also catches misspellings such as `+kubebuilder:rbacs:`, which are errors. */
+export const RBAC_SCAN_PREFIX = '+kubebuilder:rbac';
 
 const RBAC_ARGS: ArgumentSpecs = {
   groups: { type: 'stringList', optional: true },
@@ -55,17 +57,20 @@ export function parseRbacMarker(text: string, location: SourceLocation): RbacMar
   return marker;
 }
 
-/** Parses marker lines found by collectCommentMarkers under RBAC_PREFIX. */
+/** Parses marker lines found by collectCommentMarkers under RBAC_SCAN_PREFIX. */
 export function parseRbacMarkers(found: readonly CommentMarker[]): RbacMarker[] {
-  return found.map(({ text, location }) => parseRbacMarker(text, location));
+  return found.map(({ text, location }) => {
+    if (!text.startsWith(RBAC_PREFIX)) throw unknownMarker(text, location, RBAC_PREFIX);
+    return parseRbacMarker(text, location);
+  });
 }
 
 /** Finds every rbac marker in the comment lines of one file's text. */
 export function rbacMarkersInText(text: string, file: string): RbacMarker[] {
-  return parseRbacMarkers(commentMarkersInText(text, file, [RBAC_PREFIX]).get(RBAC_PREFIX)!);
+  return parseRbacMarkers(commentMarkersInText(text, file, [RBAC_SCAN_PREFIX]).get(RBAC_SCAN_PREFIX)!);
 }
 
 /** Every rbac marker in `<root>/src/**\/*.ts`, in file and line order. */
 export async function collectRbacMarkers(root: string, sourceDir = 'src'): Promise<RbacMarker[]> {
-  return parseRbacMarkers((await collectCommentMarkers(root, [RBAC_PREFIX], sourceDir)).get(RBAC_PREFIX)!);
+  return parseRbacMarkers((await collectCommentMarkers(root, [RBAC_SCAN_PREFIX], sourceDir)).get(RBAC_SCAN_PREFIX)!);
 }

@@ -7,10 +7,10 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { buildRoles, formatRoles } from '../rbac/role.js';
-import { parseRbacMarkers, RBAC_PREFIX } from '../rbac/rbac-markers.js';
+import { parseRbacMarkers, RBAC_SCAN_PREFIX } from '../rbac/rbac-markers.js';
 import { collectCommentMarkers } from '../generate/source-files.js';
 import { buildWebhookConfigurations, formatWebhookConfigurations, WEBHOOK_MANIFESTS } from '../webhook/webhook-configuration.js';
-import { parseWebhookMarkers, WEBHOOK_CONFIGURATION_PREFIX, WEBHOOK_PREFIX } from '../webhook/webhook-markers.js';
+import { parseWebhookMarkers, WEBHOOK_SCAN_PREFIX } from '../webhook/webhook-markers.js';
 import { GENERATED_HEADER, isGenerated } from '../scaffold/header.js';
 import type { GeneratorInput } from '../generate/generator.js';
 import { buildCrds, formatCrd, stringifyYaml } from './crd.js';
@@ -27,8 +27,8 @@ export async function generate({ tree, project, context, options }: GeneratorInp
     context.out.warn(`${CRD_BASES_DIR}/${leftover} was generated for a kind that no longer exists; delete it`);
   }
 
-  const sourceMarkers = await collectCommentMarkers(tree.root, [RBAC_PREFIX, WEBHOOK_PREFIX, WEBHOOK_CONFIGURATION_PREFIX]);
-  const markers = parseRbacMarkers(sourceMarkers.get(RBAC_PREFIX)!);
+  const sourceMarkers = await collectCommentMarkers(tree.root, [RBAC_SCAN_PREFIX, WEBHOOK_SCAN_PREFIX]);
+  const markers = parseRbacMarkers(sourceMarkers.get(RBAC_SCAN_PREFIX)!);
   let roles = buildRoles(markers);
   if (project.namespaced) {
     // A namespaced manager gets no ClusterRole: its cluster-wide rules become a Role in the
@@ -37,7 +37,7 @@ export async function generate({ tree, project, context, options }: GeneratorInp
   }
   tree.write('config/rbac/role.yaml', formatRoles(roles), { kind: 'generated' });
 
-  const { webhooks, configurations } = parseWebhookMarkers(sourceMarkers);
+  const { webhooks, configurations } = parseWebhookMarkers(sourceMarkers.get(WEBHOOK_SCAN_PREFIX)!);
   const webhookConfigurations = buildWebhookConfigurations(webhooks, configurations);
   if (webhookConfigurations.length > 0) {
     tree.write(WEBHOOK_MANIFESTS, formatWebhookConfigurations(webhookConfigurations), { kind: 'generated' });

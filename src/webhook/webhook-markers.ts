@@ -7,7 +7,7 @@
  * some unknown values through (failurePolicy, verbs) or drops them (reinvocationPolicy),
  * and the apiserver or the user finds out later.
  */
-import type { CommentMarker } from '../generate/source-files.js';
+import { unknownMarker, type CommentMarker } from '../generate/source-files.js';
 import { MarkerSyntaxError, type SourceLocation } from '../schema/errors.js';
 import { argumentsUsage, parseNamedArguments, type ArgumentSpecs } from '../schema/markers.js';
 
@@ -15,6 +15,8 @@ import { argumentsUsage, parseNamedArguments, type ArgumentSpecs } from '../sche
 export const WEBHOOK_PREFIX = '+kubebuilder:webhook:';
 /** The text every webhook-configuration marker line starts with. */
 export const WEBHOOK_CONFIGURATION_PREFIX = '+kubebuilder:webhookconfiguration:';
+/** What to scan comments for: both markers, and misspellings such as `+kubebuilder:webhooks:`, which are errors. */
+export const WEBHOOK_SCAN_PREFIX = '+kubebuilder:webhook';
 
 /** An admission operation as the API spells it. */
 export type WebhookOperation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT' | '*';
@@ -186,13 +188,17 @@ export function parseWebhookConfigurationMarker(text: string, location: SourceLo
   return marker;
 }
 
-/** The webhook and webhookconfiguration markers among lines found by collectCommentMarkers. */
-export function parseWebhookMarkers(found: ReadonlyMap<string, readonly CommentMarker[]>): {
+/** The webhook and webhookconfiguration markers among lines found by collectCommentMarkers under WEBHOOK_SCAN_PREFIX. */
+export function parseWebhookMarkers(found: readonly CommentMarker[]): {
   webhooks: WebhookMarker[];
   configurations: WebhookConfigurationMarker[];
 } {
-  return {
-    webhooks: (found.get(WEBHOOK_PREFIX) ?? []).map(({ text, location }) => parseWebhookMarker(text, location)),
-    configurations: (found.get(WEBHOOK_CONFIGURATION_PREFIX) ?? []).map(({ text, location }) => parseWebhookConfigurationMarker(text, location)),
-  };
+  const webhooks: WebhookMarker[] = [];
+  const configurations: WebhookConfigurationMarker[] = [];
+  for (const { text, location } of found) {
+    if (text.startsWith(WEBHOOK_PREFIX)) webhooks.push(parseWebhookMarker(text, location));
+    else if (text.startsWith(WEBHOOK_CONFIGURATION_PREFIX)) configurations.push(parseWebhookConfigurationMarker(text, location));
+    else throw unknownMarker(text, location, WEBHOOK_PREFIX, WEBHOOK_CONFIGURATION_PREFIX);
+  }
+  return { webhooks, configurations };
 }

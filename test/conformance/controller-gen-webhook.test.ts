@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { commentMarkersInText } from '../../src/generate/source-files.js';
 import { buildWebhookConfigurations, formatWebhookConfigurations } from '../../src/webhook/webhook-configuration.js';
-import { parseWebhookMarkers, WEBHOOK_CONFIGURATION_PREFIX, WEBHOOK_PREFIX } from '../../src/webhook/webhook-markers.js';
+import { parseWebhookMarkers, WEBHOOK_SCAN_PREFIX } from '../../src/webhook/webhook-markers.js';
 import { controllerGenOnMarkers, goAvailable, parseDocuments } from './controller-gen-tool.js';
 
 const CASES = path.join(path.dirname(fileURLToPath(import.meta.url)), 'webhook');
@@ -21,8 +21,8 @@ describe.skipIf(!hasGo)('webhook conformance with controller-gen', () => {
   for (const name of cases) {
     it(name, { timeout: 300_000 }, async () => {
       const lines = (await fs.readFile(path.join(CASES, name), 'utf8')).split('\n').filter((line) => line.startsWith('+'));
-      const found = commentMarkersInText(lines.map((line) => `// ${line}`).join('\n'), name, [WEBHOOK_PREFIX, WEBHOOK_CONFIGURATION_PREFIX]);
-      const { webhooks, configurations } = parseWebhookMarkers(found);
+      const found = commentMarkersInText(lines.map((line) => `// ${line}`).join('\n'), name, [WEBHOOK_SCAN_PREFIX]);
+      const { webhooks, configurations } = parseWebhookMarkers(found.get(WEBHOOK_SCAN_PREFIX)!);
       const ours = formatWebhookConfigurations(buildWebhookConfigurations(webhooks, configurations));
       const theirs = await controllerGenOnMarkers(['webhook'], lines);
       expect(parseDocuments(ours)).toEqual(parseDocuments(theirs));

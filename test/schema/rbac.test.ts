@@ -26,6 +26,9 @@ describe('rbac markers', () => {
     const text = ['// +kubebuilder:rbac:groups=a,resources=b,verbs=get', '/**', ' * +kubebuilder:rbac:groups=c,resources=d,verbs=list', ' */', 'const x = "+kubebuilder:rbac:not-a-comment";'].join('\n');
     expect(rbacMarkersInText(text, 'f.ts').map((m) => [m.groups[0], m.location.line])).toEqual([['a', 1], ['c', 3]]);
   });
+  it('refuses a misspelt rbac marker with file:line', () => {
+    expect(() => rbacMarkersInText('\n// +kubebuilder:rbacs:groups=a,verbs=get', 'f.ts')).toThrow(/^\+kubebuilder:rbacs: kop does not know this marker; write \+kubebuilder:rbac:\.\.\. \(f\.ts:2\)$/);
+  });
 });
 
 describe('buildRoles', () => {

@@ -6,8 +6,7 @@ import {
   parseWebhookConfigurationMarker,
   parseWebhookMarker,
   parseWebhookMarkers,
-  WEBHOOK_CONFIGURATION_PREFIX,
-  WEBHOOK_PREFIX,
+  WEBHOOK_SCAN_PREFIX,
 } from '../../src/webhook/webhook-markers.js';
 
 const at = { file: 'src/webhooks/rediscluster.webhook.ts', line: 7 };
@@ -101,12 +100,18 @@ describe('webhook markers', () => {
       ' */',
       `const s = "+kubebuilder:webhook:path=/x";`,
     ].join('\n');
-    const { webhooks, configurations } = parseWebhookMarkers(commentMarkersInText(text, 'f.ts', [WEBHOOK_PREFIX, WEBHOOK_CONFIGURATION_PREFIX]));
+    const { webhooks, configurations } = parseWebhookMarkers(commentMarkersInText(text, 'f.ts', [WEBHOOK_SCAN_PREFIX]).get(WEBHOOK_SCAN_PREFIX)!);
     expect(webhooks.map((w) => [w.name, w.location.line])).toEqual([
       ['m.example.com', 1],
       ['v.example.com', 3],
     ]);
     expect(configurations.map((c) => [c.name, c.location.line])).toEqual([['checks', 4]]);
+  });
+  it('refuses misspelt webhook markers instead of skipping them', () => {
+    const text = `// +kubebuilder:webhooks:path=/m,mutating=true\n`;
+    expect(() => parseWebhookMarkers(commentMarkersInText(text, 'f.ts', [WEBHOOK_SCAN_PREFIX]).get(WEBHOOK_SCAN_PREFIX)!)).toThrow(
+      /^\+kubebuilder:webhooks: kop does not know this marker; write \+kubebuilder:webhook:\.\.\. or \+kubebuilder:webhookconfiguration:\.\.\. \(f\.ts:1\)$/,
+    );
   });
 });
 
