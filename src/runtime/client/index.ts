@@ -1,6 +1,7 @@
 // The client side of kop/runtime: configuration, REST, errors, typed/dynamic/discovery clients.
 export * from './types/meta.js';
 export * from './errors/api-error.js';
+export * from './config/kubeconfig.js';
 export * from './config/client-config.js';
 export * from './rest/token-bucket.js';
 export * from './rest/transport.js';

@@ -1,9 +1,13 @@
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { InvalidConfigurationError, NoConfigurationError, Transport, loadClientConfig } from '../../../src/runtime/index.js';
+import { InvalidConfigurationError, NoConfigurationError, Transport, clientConfigFromString, loadClientConfig } from '../../../src/runtime/index.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
 const root = mkdtempSync(path.join(tmpdir(), 'kop-config-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -128,5 +132,92 @@ describe('loadClientConfig: loading order', () => {
   it('names a missing explicit file and an unknown context', () => {
     expect(() => loadClientConfig({ kubeconfig: path.join(root, 'absent') })).toThrow(InvalidConfigurationError);
     expect(() => loadClientConfig({ kubeconfig: explicit, context: 'nope' })).toThrow(/context "nope" not found/);
+  });
+
+  it('re-reads a rotated service-account token (after the refresh period, or at once after a 401)', async () => {
+    const sa = serviceAccount('first', 'x');
+    const transport = new Transport(loadClientConfig({ env: { ...inClusterEnv }, homeDir: home(), serviceAccountDir: sa }));
+    expect(transport.hasDynamicCredentials).toBe(true);
+    expect((await transport.authHeaders()).authorization).toBe('Bearer first');
+    writeFileSync(path.join(sa, 'token'), 'second\n');
+    expect((await transport.authHeaders()).authorization).toBe('Bearer first');
+    transport.invalidateCredentials();
+    expect((await transport.authHeaders()).authorization).toBe('Bearer second');
+    transport.close();
+    const uncached = new Transport(loadClientConfig({ env: { ...inClusterEnv }, homeDir: home(), serviceAccountDir: sa }), { credentialRefreshMs: 0 });
+    writeFileSync(path.join(sa, 'token'), 'third');
+    expect((await uncached.authHeaders()).authorization).toBe('Bearer third');
+    uncached.close();
+  });
+
+  it('resolves relative certificate, key and token-file paths against the kubeconfig directory', () => {
+    const dir = path.join(root, `relative-${++n}`);
+    mkdirSync(path.join(dir, 'pki'), { recursive: true });
+    const file = path.join(dir, 'config');
+    writeFileSync(
+      file,
+      stringify({
+        clusters: [{ name: 'c', cluster: { server: 'https://c.example/', 'certificate-authority': 'pki/ca.crt', 'tls-server-name': 'api.internal' } }],
+        users: [{ name: 'u', user: { 'client-certificate': 'pki/client.crt', 'client-key': '/abs/client.key', tokenFile: 'token' } }],
+        contexts: [{ name: 'ctx', context: { cluster: 'c', user: 'u', namespace: 'ns' } }],
+        'current-context': 'ctx',
+      }),
+    );
+    const config = loadClientConfig({ kubeconfig: file });
+    expect(config).toMatchObject({
+      server: 'https://c.example',
+      context: 'ctx',
+      namespace: 'ns',
+      cluster: { name: 'c', caFile: path.join(dir, 'pki/ca.crt'), tlsServerName: 'api.internal', skipTLSVerify: false },
+      user: { name: 'u', certFile: path.join(dir, 'pki/client.crt'), keyFile: '/abs/client.key', tokenFile: path.join(dir, 'token') },
+    });
+  });
+
+  it('names the malformed entry of a kubeconfig', () => {
+    const bad = (doc: object): (() => unknown) => () => clientConfigFromString(JSON.stringify(doc));
+    expect(bad({ clusters: [{ name: 'c', cluster: {} }] })).toThrow(/clusters\[0\]\.cluster\.server is missing/);
+    expect(bad({ users: [{ user: {} }] })).toThrow(/users\[0\]\.name is missing/);
+    expect(bad({ contexts: [{ name: 'x', context: { user: 'u' } }] })).toThrow(/contexts\[0\]\.context\.cluster is missing/);
+    expect(() => clientConfigFromString('clusters: [')).toThrow(InvalidConfigurationError);
+  });
+});
+
+// What a user's operator loads: kop/runtime without @kubernetes/client-node (about 65 MB of
+// memory), which only exec plugins and auth providers need. A module hook makes loading
+// client-node fail in a child process running the built runtime.
+describe.skipIf(!existsSync(path.join(ROOT, 'dist/runtime/index.js')))('loading @kubernetes/client-node on demand only', () => {
+  const hook = `data:text/javascript,${encodeURIComponent(
+    `export async function load(url, context, next) { if (url.includes('/@kubernetes/client-node/')) throw new Error('client-node loaded: ' + url); return next(url, context); }`,
+  )}`;
+  const run = (script: string): string =>
+    execFileSync(process.execPath, ['--input-type=module', '-e', `import { register } from 'node:module'; register(${JSON.stringify(hook)}); ${script}`], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+  const runtime = JSON.stringify(pathToFileURL(path.join(ROOT, 'dist/runtime/index.js')).href);
+
+  it('is not needed for tokens, certificates, token files, or a manager', () => {
+    const sa = serviceAccount('sa-token', 'ns');
+    const tokenConfig = kubeconfig([{ name: 't', server: 'https://t.example', token: 'abc' }]);
+    const out = run(`
+      const { Manager, RestClient, Transport, loadClientConfig } = await import(${runtime});
+      const inCluster = new Transport(loadClientConfig({ env: ${JSON.stringify(inClusterEnv)}, homeDir: ${JSON.stringify(home())}, serviceAccountDir: ${JSON.stringify(sa)} }));
+      const token = new Transport(loadClientConfig({ kubeconfig: ${JSON.stringify(tokenConfig)} }));
+      const manager = new Manager({ rest: new RestClient(loadClientConfig({ kubeconfig: ${JSON.stringify(tokenConfig)} })), metricsBindAddress: '0', healthProbeBindAddress: '0' });
+      console.log((await inCluster.authHeaders()).authorization, (await token.authHeaders()).authorization, typeof manager.start);
+      process.exit(0);
+    `);
+    expect(out.trim()).toBe('Bearer sa-token Bearer abc function');
+  });
+
+  it('is loaded when an exec plugin needs it (and so fails under the hook)', () => {
+    const exec = { apiVersion: 'client.authentication.k8s.io/v1', command: process.execPath, args: ['-e', '0'], interactiveMode: 'Never' };
+    const doc = { clusters: [{ name: 'c', cluster: { server: 'https://c.example' } }], users: [{ name: 'u', user: { exec } }], contexts: [{ name: 'x', context: { cluster: 'c', user: 'u' } }], 'current-context': 'x' };
+    expect(() =>
+      run(`
+        const { Transport, clientConfigFromString } = await import(${runtime});
+        await new Transport(clientConfigFromString(${JSON.stringify(JSON.stringify(doc))})).authHeaders();
+      `),
+    ).toThrow(/client-node loaded/);
   });
 });

@@ -2,21 +2,25 @@ import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { isIPv6 } from 'node:net';
-import { KubeConfig } from '@kubernetes/client-node';
-import type { Cluster, Context, User } from '@kubernetes/client-node';
+import { parseKubeconfig, readKubeconfigFile } from './kubeconfig.js';
+import type { Kubeconfig, KubeconfigCluster, KubeconfigContext, KubeconfigUser } from './kubeconfig.js';
 
 /** Where a ClientConfig came from, in the order they are tried. */
 export type ConfigSource = 'explicit-kubeconfig' | 'explicit-server' | 'KUBECONFIG' | 'home-kubeconfig' | 'in-cluster' | 'kubeconfig-string';
 
 /**
- * Everything needed to talk to one apiserver: its URL and the credentials of one kubeconfig
- * context (client-node's KubeConfig does the authentication: certificates, tokens, exec plugins).
+ * Everything needed to talk to one apiserver: its URL and the cluster and user of one
+ * kubeconfig context (certificates, tokens, token files, exec plugins, auth providers).
  */
 export interface ClientConfig {
   /** Base URL of the apiserver, without a trailing slash. */
   server: string;
-  /** The parsed configuration, current context selected. */
-  kubeConfig: KubeConfig;
+  /** The selected context's name. */
+  context: string;
+  /** The context's cluster (its `server` overridden when an explicit server was given). */
+  cluster: KubeconfigCluster;
+  /** The context's user; a user without credentials (`{ name: '' }`) when the context names none. */
+  user: KubeconfigUser;
   /** Which rule of the loading order produced this config. */
   source: ConfigSource;
   /** The context's default namespace (or the service account's namespace in-cluster), if any. */
@@ -78,8 +82,12 @@ export function loadClientConfig(options: LoadClientConfigOptions = {}): ClientC
     return finish(loadFiles([options.kubeconfig]), 'explicit-kubeconfig', options);
   }
   if (options.server) {
-    const kc = new KubeConfig();
-    kc.loadFromClusterAndUser({ name: 'explicit', server: options.server, skipTLSVerify: false }, { name: 'anonymous' });
+    const kc: Kubeconfig = {
+      clusters: [{ name: 'explicit', server: options.server, skipTLSVerify: false }],
+      users: [{ name: 'anonymous' }],
+      contexts: [{ name: 'explicit', cluster: 'explicit', user: 'anonymous' }],
+      currentContext: 'explicit',
+    };
     return finish(kc, 'explicit-server', { ...options, server: undefined });
   }
   tried.push('explicit kubeconfig or server: none given');
@@ -107,7 +115,7 @@ export function loadClientConfig(options: LoadClientConfigOptions = {}): ClientC
   const host = env.KUBERNETES_SERVICE_HOST;
   const port = env.KUBERNETES_SERVICE_PORT;
   if (host && port && existsSync(join(saDir, 'token'))) {
-    return finish(inClusterKubeConfig(host, port, saDir), 'in-cluster', options);
+    return finish(inClusterKubeconfig(host, port, saDir), 'in-cluster', options);
   }
   tried.push(
     host && port
@@ -119,9 +127,9 @@ export function loadClientConfig(options: LoadClientConfigOptions = {}): ClientC
 
 /** Builds a ClientConfig from kubeconfig YAML text, e.g. the one a test control plane hands out. */
 export function clientConfigFromString(kubeconfigYaml: string, context?: string): ClientConfig {
-  const kc = new KubeConfig();
+  let kc: Kubeconfig;
   try {
-    kc.loadFromString(kubeconfigYaml);
+    kc = parseKubeconfig(kubeconfigYaml);
   } catch (cause) {
     throw new InvalidConfigurationError(`cannot parse kubeconfig: ${(cause as Error).message}`, { cause });
   }
@@ -138,74 +146,62 @@ function safeHomedir(): string | undefined {
 
 /**
  * Merges kubeconfig files the way kubectl does: the first file to define a cluster, user or
- * context name wins, and the first file that sets current-context decides it. client-node's
- * own mergeConfig throws on duplicate names instead.
+ * context name wins, and the first file that sets current-context decides it (client-node's
+ * mergeConfig throws on duplicate names instead).
  */
-function loadFiles(files: string[]): KubeConfig {
-  const clusters = new Map<string, Cluster>();
-  const users = new Map<string, User>();
-  const contexts = new Map<string, Context>();
+function loadFiles(files: string[]): Kubeconfig {
+  const clusters = new Map<string, KubeconfigCluster>();
+  const users = new Map<string, KubeconfigUser>();
+  const contexts = new Map<string, KubeconfigContext>();
   let currentContext = '';
   for (const file of files) {
-    const kc = new KubeConfig();
+    let kc: Kubeconfig;
     try {
-      kc.loadFromFile(file);
+      kc = readKubeconfigFile(file);
     } catch (cause) {
       throw new InvalidConfigurationError(`cannot load kubeconfig ${file}: ${(cause as Error).message}`, { cause });
     }
-    for (const c of kc.clusters ?? []) if (!clusters.has(c.name)) clusters.set(c.name, c);
-    for (const u of kc.users ?? []) if (!users.has(u.name)) users.set(u.name, u);
-    for (const c of kc.contexts ?? []) if (!contexts.has(c.name)) contexts.set(c.name, c);
+    for (const c of kc.clusters) if (!clusters.has(c.name)) clusters.set(c.name, c);
+    for (const u of kc.users) if (!users.has(u.name)) users.set(u.name, u);
+    for (const c of kc.contexts) if (!contexts.has(c.name)) contexts.set(c.name, c);
     if (!currentContext && kc.currentContext) currentContext = kc.currentContext;
   }
-  const merged = new KubeConfig();
-  merged.loadFromOptions({
-    clusters: [...clusters.values()],
-    users: [...users.values()],
-    contexts: [...contexts.values()],
-    currentContext,
-  });
-  return merged;
+  return { clusters: [...clusters.values()], users: [...users.values()], contexts: [...contexts.values()], currentContext };
 }
 
-function inClusterKubeConfig(host: string, port: string, saDir: string): KubeConfig {
+function inClusterKubeconfig(host: string, port: string, saDir: string): Kubeconfig {
   const serverHost = isIPv6(host) ? `[${host}]` : host;
-  const kc = new KubeConfig();
   const namespaceFile = join(saDir, 'namespace');
   const namespace = existsSync(namespaceFile) ? readFileSync(namespaceFile, 'utf8').trim() : undefined;
-  kc.loadFromOptions({
+  return {
     clusters: [{ name: 'in-cluster', server: `https://${serverHost}:${port}`, caFile: join(saDir, 'ca.crt'), skipTLSVerify: false }],
-    // client-node's tokenFile provider re-reads the projected token, which the kubelet rotates.
-    users: [{ name: 'in-cluster', authProvider: { name: 'tokenFile', config: { tokenFile: join(saDir, 'token') } } }],
+    // A token file is re-read as it changes: the kubelet rotates the projected token.
+    users: [{ name: 'in-cluster', tokenFile: join(saDir, 'token') }],
     contexts: [{ name: 'in-cluster', cluster: 'in-cluster', user: 'in-cluster', namespace }],
     currentContext: 'in-cluster',
-  });
-  return kc;
+  };
 }
 
-function finish(kc: KubeConfig, source: ConfigSource, options: { context?: string; server?: string }): ClientConfig {
-  if (options.context) {
-    if (!kc.getContextObject(options.context)) {
-      throw new InvalidConfigurationError(`context "${options.context}" not found in the ${source} configuration`);
-    }
-    kc.setCurrentContext(options.context);
+function finish(kc: Kubeconfig, source: ConfigSource, options: { context?: string; server?: string }): ClientConfig {
+  if (options.context && !kc.contexts.some((c) => c.name === options.context)) {
+    throw new InvalidConfigurationError(`context "${options.context}" not found in the ${source} configuration`);
   }
-  const contextName = kc.getCurrentContext();
+  const contextName = options.context || kc.currentContext;
   if (!contextName) throw new InvalidConfigurationError(`the ${source} configuration has no current-context`);
-  const context = kc.getContextObject(contextName);
+  const context = kc.contexts.find((c) => c.name === contextName);
   if (!context) throw new InvalidConfigurationError(`current-context "${contextName}" is not defined (${source})`);
-  let cluster = kc.getCluster(context.cluster);
+  let cluster = kc.clusters.find((c) => c.name === context.cluster);
   if (!cluster) throw new InvalidConfigurationError(`context "${contextName}" refers to unknown cluster "${context.cluster}" (${source})`);
-  if (options.server) {
-    // An explicit server overrides the kubeconfig's, keeping its credentials (client-go's ClusterDefaults override).
-    const overridden: Cluster = { ...cluster, server: options.server };
-    kc.clusters = kc.clusters.map((c) => (c.name === cluster!.name ? overridden : c));
-    cluster = overridden;
-  }
+  // An explicit server overrides the kubeconfig's, keeping its credentials (client-go's ClusterDefaults override).
+  if (options.server) cluster = { ...cluster, server: options.server };
   if (!cluster.server) throw new InvalidConfigurationError(`cluster "${cluster.name}" has no server URL (${source})`);
+  // A context naming an undefined user, or none, talks to the server without credentials (as kubectl does).
+  const user = kc.users.find((u) => u.name === context.user) ?? { name: context.user ?? '' };
   return {
     server: cluster.server.replace(/\/+$/, ''),
-    kubeConfig: kc,
+    context: contextName,
+    cluster,
+    user,
     source,
     namespace: context.namespace,
   };

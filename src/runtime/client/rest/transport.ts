@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
-import { KubeConfig } from '@kubernetes/client-node';
-import type { Cluster, User } from '@kubernetes/client-node';
+import tls from 'node:tls';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { InvalidConfigurationError, type ClientConfig } from '../config/client-config.js';
+import type { KubeconfigCluster, KubeconfigUser } from '../config/kubeconfig.js';
 
 /** Connection pool settings of a {@link Transport}. */
 export interface TransportOptions {
@@ -17,25 +18,30 @@ export interface TransportOptions {
   maxFreeSockets?: number;
   /**
    * How long credentials from exec plugins, token files and auth providers are reused before
-   * client-node is asked again (it re-runs a plugin only when its credential expired). A 401
-   * answer refreshes them at once. Default 30000.
+   * the file is read again or client-node is asked again (it re-runs a plugin only when its
+   * credential expired). A 401 answer refreshes them at once. Default 30000.
    */
   credentialRefreshMs?: number;
 }
 
 /**
  * The connection side of a RestClient: one keep-alive agent with the cluster's TLS settings,
- * and the authentication headers for each request. client-node's applyToHTTPSOptions builds a
- * new agent (so a new TLS handshake) and re-reads certificate files on every call; here TLS is
- * set up once and only the credentials that can change (exec plugins, token files, auth
- * providers) are re-evaluated per request, through client-node's authenticators.
+ * and the authentication headers for each request. TLS is set up once (client-node's
+ * applyToHTTPSOptions builds a new agent, so a new TLS handshake, on every call); certificates,
+ * tokens and basic auth are handled here, token files are re-read as they rotate, and only exec
+ * plugins and auth providers go through client-node's authenticators, which are loaded on their
+ * first use so that configurations without them never pay for client-node's memory.
  */
 export class Transport {
   /** The connection pool of every request and watch. */
   agent: http.Agent;
   readonly isHttps: boolean;
   private readonly staticHeaders: Record<string, string>;
-  private readonly dynamicAuth: KubeConfig | undefined;
+  /** The user's exec plugin or auth provider, for client-node; undefined when there is none. */
+  private readonly pluginUser: KubeconfigUser | undefined;
+  private pluginAuth: Promise<KubeConfig> | undefined;
+  /** A token file re-read as it rotates (in-cluster service account, `tokenFile`). */
+  private readonly tokenFile: string | undefined;
   private readonly tls: https.AgentOptions;
   private readonly agentOptions: TransportOptions;
   private execCert: string | undefined;
@@ -43,9 +49,7 @@ export class Transport {
   private readonly dynamicRefreshMs: number;
 
   constructor(config: ClientConfig, options: TransportOptions = {}) {
-    const kc = config.kubeConfig;
-    const cluster = kc.getCurrentCluster();
-    const user = kc.getCurrentUser();
+    const { cluster, user } = config;
     if (!cluster) throw new InvalidConfigurationError('the configuration has no current cluster');
     if (cluster.proxyUrl) {
       throw new InvalidConfigurationError(`cluster "${cluster.name}" sets proxy-url, which kop's client does not support`);
@@ -61,12 +65,14 @@ export class Transport {
       this.staticHeaders.authorization = `Basic ${Buffer.from(`${user.username}:${user.password ?? ''}`).toString('base64')}`;
     }
     if (user?.impersonateUser) this.staticHeaders['impersonate-user'] = user.impersonateUser;
-    this.dynamicAuth = user && (user.exec || user.authProvider) ? credentialsOnly(user) : undefined;
+    this.pluginUser = user && (user.exec || user.authProvider) ? credentialsOnly(user) : undefined;
+    // As in client-go, a token given inline wins over a token file.
+    this.tokenFile = !this.pluginUser && !user?.token && !user?.username ? user?.tokenFile : undefined;
   }
 
   /** True when credentials can change while the process runs (exec plugins, token files, auth providers). */
   get hasDynamicCredentials(): boolean {
-    return this.dynamicAuth !== undefined;
+    return this.pluginUser !== undefined || this.tokenFile !== undefined;
   }
 
   /** Forgets cached dynamic credentials, e.g. after a 401, so the next request fetches fresh ones. */
@@ -76,13 +82,18 @@ export class Transport {
 
   /** Authentication headers for the next request; runs exec plugins / token refresh when needed. */
   async authHeaders(): Promise<Record<string, string>> {
-    if (!this.dynamicAuth) return this.staticHeaders;
+    if (!this.hasDynamicCredentials) return this.staticHeaders;
     // client-node re-runs an exec plugin on every call when its credential has no expiry
     // (client-go keeps such a credential until a 401), so reuse what we got for a while.
     const cached = this.cachedDynamic;
     if (cached && performance.now() < cached.until) return cached.headers;
+    if (this.tokenFile) {
+      const headers = { ...this.staticHeaders, authorization: `Bearer ${readTokenFile(this.tokenFile)}` };
+      this.cachedDynamic = { headers, until: performance.now() + this.dynamicRefreshMs };
+      return headers;
+    }
     const opts: https.RequestOptions & { headers: Record<string, string> } = { headers: {} };
-    await this.dynamicAuth.applyToHTTPSOptions(opts);
+    await (await this.pluginAuthenticator()).applyToHTTPSOptions(opts);
     if (opts.cert && opts.key) {
       // An exec plugin handed out a client certificate: rebuild the pool when it rotates.
       const cert = String(opts.cert);
@@ -100,6 +111,16 @@ export class Transport {
     return headers;
   }
 
+  /** client-node's KubeConfig for the plugin user, imported on first use (see the class comment). */
+  private pluginAuthenticator(): Promise<KubeConfig> {
+    this.pluginAuth ??= import('@kubernetes/client-node').then(({ KubeConfig }) => {
+      const kc = new KubeConfig();
+      kc.loadFromClusterAndUser({ name: 'auth-only', server: 'https://auth-only.invalid', skipTLSVerify: false }, this.pluginUser!);
+      return kc;
+    });
+    return this.pluginAuth;
+  }
+
   /** Closes every pooled connection. */
   close(): void {
     this.agent.destroy();
@@ -112,7 +133,17 @@ export class Transport {
       maxFreeSockets: this.agentOptions.maxFreeSockets ?? 16,
       scheduling: 'lifo' as const,
     };
-    return this.isHttps ? new https.Agent({ ...common, ...this.tls, ...extra }) : new http.Agent(common);
+    if (!this.isHttps) return new http.Agent(common);
+    // One TLS context for the pool, made here once: without it every new connection parses the
+    // CA, certificate and key again, and every request's pool key embeds their whole text.
+    const { ca, cert, key, ...connectOptions } = { ...this.tls, ...extra };
+    let secureContext: tls.SecureContext;
+    try {
+      secureContext = tls.createSecureContext({ ca, cert, key });
+    } catch (cause) {
+      throw new InvalidConfigurationError(`invalid TLS material: ${(cause as Error).message}`, { cause });
+    }
+    return new https.Agent({ ...common, ...connectOptions, secureContext });
   }
 }
 
@@ -126,7 +157,15 @@ function fileOrData(file: string | undefined, data: string | undefined): Buffer 
   return undefined;
 }
 
-function tlsOptions(cluster: Cluster, user: User | null): https.AgentOptions {
+function readTokenFile(file: string): string {
+  try {
+    return readFileSync(file, 'utf8').trim();
+  } catch (cause) {
+    throw new InvalidConfigurationError(`cannot read token file ${file}: ${(cause as Error).message}`, { cause });
+  }
+}
+
+function tlsOptions(cluster: KubeconfigCluster, user: KubeconfigUser | undefined): https.AgentOptions {
   const tls: https.AgentOptions = {};
   try {
     const ca = fileOrData(cluster.caFile, cluster.caData);
@@ -145,10 +184,8 @@ function tlsOptions(cluster: Cluster, user: User | null): https.AgentOptions {
   return tls;
 }
 
-/** A KubeConfig holding only the user's dynamic credentials, so applying it reads no files and dials nothing. */
-function credentialsOnly(user: User): KubeConfig {
-  const kc = new KubeConfig();
-  const { certFile: _cf, keyFile: _kf, certData: _cd, keyData: _kd, token: _t, username: _u, password: _p, ...rest } = user;
-  kc.loadFromClusterAndUser({ name: 'auth-only', server: 'https://auth-only.invalid', skipTLSVerify: false }, rest);
-  return kc;
+/** The user with only its plugin credentials, so applying it through client-node reads no files and dials nothing. */
+function credentialsOnly(user: KubeconfigUser): KubeconfigUser {
+  const { certFile: _cf, keyFile: _kf, certData: _cd, keyData: _kd, token: _t, tokenFile: _tf, username: _u, password: _p, ...rest } = user;
+  return rest;
 }
