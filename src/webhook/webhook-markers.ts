@@ -135,6 +135,20 @@ export function parseWebhookMarker(text: string, location: SourceLocation): Webh
     if (operation === undefined) fail(`verb "${verb}" is not one of create, update, delete, connect, * (admission webhooks see only changes)`);
     return operation!;
   });
+  const groups = list('groups').map((group) => (group === 'core' ? '' : group));
+  const versions = list('versions');
+  const resources = list('resources');
+  // The apiserver's rules for a RuleWithOperations: "*" stands alone, nothing is empty.
+  for (const [key, values] of [['groups', groups], ['versions', versions], ['verbs', operations]] as const) {
+    if (values.length > 1 && values.includes('*')) fail(`${key}: "*" already matches everything; give it alone`);
+  }
+  if (versions.includes('')) fail('versions: a version must not be empty');
+  if (resources.includes('')) fail('resources: a resource must not be empty');
+  if (resources.length > 1 && resources.includes('*/*')) fail('resources: "*/*" already matches everything; give it alone');
+  if (resources.includes('*') && resources.some((r) => r !== '*' && !r.includes('/'))) {
+    fail('resources: "*" already matches every resource; only subresources (like */status or pods/log) may go beside it');
+  }
+
   const admissionReviewVersions = list('admissionReviewVersions');
   if (!admissionReviewVersions.some((v) => v === 'v1' || v === 'v1beta1')) fail('admissionReviewVersions must include v1 (or v1beta1)');
   for (const version of list('webhookVersions')) {
@@ -157,9 +171,9 @@ export function parseWebhookMarker(text: string, location: SourceLocation): Webh
     mutating,
     failurePolicy,
     sideEffects,
-    groups: list('groups').map((group) => (group === 'core' ? '' : group)),
-    resources: list('resources'),
-    versions: list('versions'),
+    groups,
+    resources,
+    versions,
     operations,
     admissionReviewVersions,
     location,

@@ -1,7 +1,9 @@
 /**
  * The generated CRDs against a real kube-apiserver (kop/testing): every schema case's
  * CRD is accepted, the server applies defaults, rejects CRs that break each kind of
- * validation, and scales a RedisCluster through /scale.
+ * validation, and scales a RedisCluster through /scale. The webhook configurations of the
+ * conformance cases are accepted too (server-side dry run, so no webhook intercepts the
+ * CRs above), and the values kop refuses in webhook markers are the ones the server refuses.
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
@@ -10,6 +12,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startControlPlane, type ControlPlane, type CustomResourceDefinition } from '../../src/testing/index.js';
 import { apiRequest } from '../testing/helpers.js';
 import { CASES_DIR, listCaseDirs } from './run-case.js';
+import { commentMarkersInText } from '../../src/generate/source-files.js';
+import { buildWebhookConfigurations, type WebhookConfigurationObject } from '../../src/webhook/webhook-configuration.js';
+import { parseWebhookMarkers, WEBHOOK_SCAN_PREFIX } from '../../src/webhook/webhook-markers.js';
 
 let plane: ControlPlane;
 
@@ -116,5 +121,56 @@ describe('generated CRDs on a real apiserver', () => {
     expect(updated.status, updated.body).toBe(200);
     const after = await request('GET', `${redisUrl}/scaled`);
     expect(after.json<{ spec: { replicas: number } }>().spec.replicas).toBe(5);
+  });
+});
+
+describe('generated webhook configurations on a real apiserver', () => {
+  const casesDir = path.join(CASES_DIR, '..', '..', 'conformance', 'webhook');
+  const dryRunCreate = (object: WebhookConfigurationObject) =>
+    request('POST', `/apis/admissionregistration.k8s.io/v1/${object.kind.toLowerCase()}s?dryRun=All`, object);
+  const configurationsOf = async (file: string) => {
+    const text = await fs.readFile(path.join(casesDir, file), 'utf8');
+    const found = commentMarkersInText(text.replace(/^\+/gm, '// +'), file, [WEBHOOK_SCAN_PREFIX]).get(WEBHOOK_SCAN_PREFIX)!;
+    const { webhooks, configurations } = parseWebhookMarkers(found);
+    return buildWebhookConfigurations(webhooks, configurations);
+  };
+
+  it('accepts the configurations of every webhook conformance case', async () => {
+    const files = (await fs.readdir(casesDir)).filter((f) => f.endsWith('.txt'));
+    let created = 0;
+    for (const file of files) {
+      for (const object of await configurationsOf(file)) {
+        const response = await dryRunCreate(object);
+        expect(response.status, `${file} ${object.kind}: ${response.body}`).toBe(201);
+        created++;
+      }
+    }
+    expect(created).toBeGreaterThanOrEqual(3);
+  });
+
+  it('refuses the values kop refuses in webhook markers', async () => {
+    const [mutating] = await configurationsOf('both-kinds.txt');
+    const broken: [string, (w: Record<string, unknown>) => void, RegExp][] = [
+      ['failurePolicy', (w) => (w.failurePolicy = 'never'), /failurePolicy: Unsupported value/],
+      ['verb', (w) => ((w.rules as { operations: string[] }[])[0]!.operations = ['GET']), /operations\[0\]: Unsupported value/],
+      ['sideEffects', (w) => (w.sideEffects = 'Some'), /sideEffects: Unsupported value/],
+      ['timeoutSeconds', (w) => (w.timeoutSeconds = 31), /timeoutSeconds: Invalid value/],
+      ['name', (w) => (w.name = 'two.segments'), /should be a domain with at least three segments/],
+      ['path', (w) => ((w.clientConfig as { service: { path: string } }).service.path = 'relative'), /path: Invalid value/],
+      ['verb *', (w) => ((w.rules as { operations: string[] }[])[0]!.operations = ['*', 'CREATE']), /if '\*' is present, must not specify other operations/],
+      ['group *', (w) => ((w.rules as { apiGroups: string[] }[])[0]!.apiGroups = ['*', 'apps']), /if '\*' is present, must not specify other API groups/],
+      ['resources *', (w) => ((w.rules as { resources: string[] }[])[0]!.resources = ['*', 'pods']), /if '\*' is present, must not specify other resources without subresources/],
+      ['resources */*', (w) => ((w.rules as { resources: string[] }[])[0]!.resources = ['*/*', 'pods']), /if '\*\/\*' is present, must not specify other resources/],
+    ];
+    for (const [what, breakIt, want] of broken) {
+      const object = structuredClone(mutating!);
+      breakIt(object.webhooks[0] as unknown as Record<string, unknown>);
+      const response = await dryRunCreate(object);
+      expect(response.status, what).toBe(422);
+      expect(response.body, what).toMatch(want);
+    }
+    const duplicate = structuredClone(mutating!);
+    duplicate.webhooks[1]!.name = duplicate.webhooks[0]!.name;
+    expect((await dryRunCreate(duplicate)).body).toMatch(/Duplicate value/);
   });
 });

@@ -19,7 +19,7 @@ describe('webhook markers', () => {
   it('reads every argument and spells values as the API does (case-insensitive, core is "")', () => {
     const marker = webhook(
       'path=/mutate-pods,mutating=true,failurePolicy=ignore,sideEffects=noneondryrun,groups=core;apps,resources=pods;pods/status,' +
-        'verbs=Create;UPDATE;delete;connect;*,versions=v1,name=pods.example.com,admissionReviewVersions={v1,v1beta1},' +
+        'verbs=Create;UPDATE;delete;connect,versions=v1,name=pods.example.com,admissionReviewVersions={v1,v1beta1},' +
         'matchPolicy=exact,timeoutSeconds=5,reinvocationPolicy=ifneeded,serviceName=hooks,serviceNamespace=ops,servicePort=9443,webhookVersions=v1',
     );
     expect(marker).toEqual({
@@ -33,7 +33,7 @@ describe('webhook markers', () => {
       groups: ['', 'apps'],
       resources: ['pods', 'pods/status'],
       versions: ['v1'],
-      operations: ['CREATE', 'UPDATE', 'DELETE', 'CONNECT', '*'],
+      operations: ['CREATE', 'UPDATE', 'DELETE', 'CONNECT'],
       admissionReviewVersions: ['v1', 'v1beta1'],
       path: '/mutate-pods',
       serviceName: 'hooks',
@@ -77,11 +77,23 @@ describe('webhook markers', () => {
     expect(() => webhook(`path=/v,mutating=false,failurePolicy=fail,sideEffects=None,${BASE.replace('versions=v1alpha1', 'versions=')},name=v.example.com`)).toThrow(
       /argument versions is empty/,
     );
+    for (const [from, to, message] of [
+      ['verbs=create;update', 'verbs=*;create', /verbs: "\*" already matches everything/],
+      ['groups=cache.example.com', 'groups=*;apps', /groups: "\*" already matches everything; give it alone/],
+      ['resources=redisclusters', 'resources=*/*;pods', /resources: "\*\/\*" already matches everything/],
+      ['versions=v1alpha1', 'versions=v1;*', /versions: "\*" already matches everything/],
+      ['resources=redisclusters', 'resources=*;pods', /resources: "\*" already matches every resource; only subresources/],
+      ['versions=v1alpha1', 'versions={v1,""}', /versions: a version must not be empty/],
+    ] as const) {
+      expect(() => webhook(`path=/v,mutating=false,failurePolicy=fail,sideEffects=None,${BASE.replace(from, to)},name=v.example.com`), to).toThrow(message);
+    }
     expect(() => validating('v.example.com', ',webhookVersions=v1beta1')).toThrow(/webhookVersions "v1beta1" is not supported/);
     expect(() => webhook(`url="https://h.example.com/v",servicePort=443,mutating=false,failurePolicy=fail,sideEffects=None,${BASE},name=v.example.com`)).toThrow(
       /apply only with path/,
     );
     expect(() => validating('v.example.com')).not.toThrow();
+    expect(validating('v.example.com').resources).toEqual(['redisclusters']);
+    expect(() => webhook(`path=/v,mutating=false,failurePolicy=fail,sideEffects=None,${BASE.replace('resources=redisclusters', 'resources=*;pods/status')},name=v.example.com`)).not.toThrow();
     expect(() => validating('v.example.com', ',bogus=1')).toThrow(MarkerSyntaxError);
   });
 
