@@ -287,19 +287,21 @@ export class Informer<T extends KubernetesObject> {
         signal: controller.signal,
       })
       [Symbol.asyncIterator]();
+    // One watchdog per watch rather than a timer per event (a busy watch delivers thousands):
+    // it fires once per window and re-arms for the rest of the window when events arrived meanwhile.
+    let lastActivity = this.clock.now();
+    let declareSilent: (value: typeof SILENT) => void = () => undefined;
+    const silence = new Promise<typeof SILENT>((resolve) => (declareSilent = resolve));
+    const check = (): void => {
+      const idle = this.clock.now() - lastActivity;
+      if (idle >= silentMs) declareSilent(SILENT);
+      else cancelWatchdog = this.clock.setTimer(check, silentMs - idle);
+    };
+    let cancelWatchdog = this.clock.setTimer(check, silentMs);
     try {
       for (;;) {
         const next = iterator.next();
-        let cancelTimer: (() => void) | undefined;
-        const silence = new Promise<typeof SILENT>((resolve) => {
-          cancelTimer = this.clock.setTimer(() => resolve(SILENT), silentMs);
-        });
-        let result: IteratorResult<WatchEvent<T>> | typeof SILENT;
-        try {
-          result = await Promise.race([next, silence]);
-        } finally {
-          cancelTimer?.();
-        }
+        const result: IteratorResult<WatchEvent<T>> | typeof SILENT = await Promise.race([next, silence]);
         if (result === SILENT) {
           // Closing the connection makes the pending read settle; its outcome no longer matters.
           next.catch(() => undefined);
@@ -307,12 +309,14 @@ export class Informer<T extends KubernetesObject> {
           return 'silent';
         }
         if (result.done) return 'closed';
+        lastActivity = this.clock.now();
         this.handleEvent(result.value);
       }
     } catch (err) {
       if (isGone(err)) return 'gone';
       throw err;
     } finally {
+      cancelWatchdog();
       this.stopController.signal.removeEventListener('abort', stop);
       controller.abort();
     }

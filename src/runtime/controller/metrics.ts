@@ -51,34 +51,51 @@ export class ManagerMetrics {
     this.leader = new Gauge({ name: 'leader_election_master_status', help: 'Whether this manager currently holds the leader lease (1) or not (0)', labelNames: ['name'], registers });
   }
 
-  /** Hooks for the work queue of `controller`. */
+  /**
+   * Hooks for the work queue of `controller`. Children bound to the labels once: every reconcile
+   * reports several observations, and binding skips prom-client's label checks and hashing.
+   */
   queue(controller: string): WorkQueueMetrics {
     const labels = { name: controller, controller };
-    this.depth.set(labels, 0);
-    this.adds.inc(labels, 0);
-    this.retries.inc(labels, 0);
+    const depth = this.depth.labels(labels);
+    const adds = this.adds.labels(labels);
+    const retries = this.retries.labels(labels);
+    const queueDuration = this.queueDuration.labels(labels);
+    const workDuration = this.workDuration.labels(labels);
+    depth.set(0);
+    adds.inc(0);
+    retries.inc(0);
     return {
-      depth: (n) => this.depth.set(labels, n),
-      added: () => this.adds.inc(labels),
-      retried: () => this.retries.inc(labels),
-      queueLatency: (s) => this.queueDuration.observe(labels, s),
-      workDuration: (s) => this.workDuration.observe(labels, s),
+      depth: (n) => depth.set(n),
+      added: () => adds.inc(),
+      retried: () => retries.inc(),
+      queueLatency: (s) => queueDuration.observe(s),
+      workDuration: (s) => workDuration.observe(s),
     };
   }
 
-  /** Hooks for the reconciles of `controller`. */
+  /** Hooks for the reconciles of `controller` (label-bound children, as for the queue). */
   controller(controller: string, maxConcurrentReconciles: number): ControllerMetrics {
     this.maxConcurrent.set({ controller }, maxConcurrentReconciles);
-    this.workers.set({ controller }, 0);
-    for (const result of ['success', 'error', 'requeue', 'requeue_after'] as const) this.reconcileTotal.inc({ controller, result }, 0);
-    this.reconcileErrors.inc({ controller }, 0);
+    const workers = this.workers.labels({ controller });
+    workers.set(0);
+    const totals = {
+      success: this.reconcileTotal.labels({ controller, result: 'success' }),
+      error: this.reconcileTotal.labels({ controller, result: 'error' }),
+      requeue: this.reconcileTotal.labels({ controller, result: 'requeue' }),
+      requeue_after: this.reconcileTotal.labels({ controller, result: 'requeue_after' }),
+    } satisfies Record<ReconcileOutcome, unknown>;
+    for (const total of Object.values(totals)) total.inc(0);
+    const errors = this.reconcileErrors.labels({ controller });
+    errors.inc(0);
+    const time = this.reconcileTime.labels({ controller });
     return {
       reconciled: (outcome, seconds) => {
-        this.reconcileTotal.inc({ controller, result: outcome });
-        if (outcome === 'error') this.reconcileErrors.inc({ controller });
-        this.reconcileTime.observe({ controller }, seconds);
+        totals[outcome].inc();
+        if (outcome === 'error') errors.inc();
+        time.observe(seconds);
       },
-      activeWorkers: (delta) => this.workers.inc({ controller }, delta),
+      activeWorkers: (delta) => workers.inc(delta),
     };
   }
 
