@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import type { CreateApiOptions } from '../create-api/run-create-api.js';
 import type { MakeContext } from './index.js';
 
 /**
@@ -23,31 +24,9 @@ export function register(program: Command, makeContext: MakeContext): void {
     .option('--controller', 'scaffold a reconciler and register it in src/main.ts (asked on a terminal; default yes)')
     .option('--no-controller', 'do not scaffold a reconciler')
     .option('--force', 'overwrite the files of an existing kind/version')
-    .action(async (flags: CreateApiFlags) => {
+    // The flags' names are CreateApiOptions' fields, and an absent flag means "ask or default".
+    .action(async (flags: CreateApiOptions) => {
       const { runCreateApi } = await import('../create-api/run-create-api.js');
-      await runCreateApi(
-        {
-          group: flags.group,
-          version: flags.version,
-          kind: flags.kind,
-          plural: flags.plural,
-          namespaced: flags.namespaced,
-          resource: flags.resource,
-          controller: flags.controller,
-          force: flags.force ?? false,
-        },
-        makeContext(),
-      );
+      await runCreateApi(flags, makeContext());
     });
-}
-
-interface CreateApiFlags {
-  group?: string;
-  version?: string;
-  kind?: string;
-  plural?: string;
-  namespaced?: boolean;
-  resource?: boolean;
-  controller?: boolean;
-  force?: boolean;
 }

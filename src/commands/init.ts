@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import type { InitOptions } from '../init/run-init.js';
 import type { MakeContext } from './index.js';
 
 /** `kop init`: scaffolds a new operator project in the current folder. */
@@ -14,31 +15,9 @@ export function register(program: Command, makeContext: MakeContext): void {
     .option('--kop-source <spec>', 'npm dependency spec for kop (default: file: reference to the kop running init)')
     .option('--skip-install', 'do not run npm install after writing the files')
     .option('--force', 'write even when the folder already holds a project')
-    .action(async (flags: InitFlags) => {
+    // The flags' camel-cased names are InitOptions' fields, and an absent flag means the default.
+    .action(async (flags: InitOptions) => {
       const { runInit } = await import('../init/run-init.js');
-      await runInit(
-        {
-          domain: flags.domain,
-          projectName: flags.projectName,
-          owner: flags.owner,
-          license: flags.license,
-          namespaced: flags.namespaced ?? false,
-          kopSource: flags.kopSource,
-          skipInstall: flags.skipInstall ?? false,
-          force: flags.force ?? false,
-        },
-        makeContext(),
-      );
+      await runInit(flags, makeContext());
     });
-}
-
-interface InitFlags {
-  domain?: string;
-  projectName?: string;
-  owner?: string;
-  license?: string;
-  namespaced?: boolean;
-  kopSource?: string;
-  skipInstall?: boolean;
-  force?: boolean;
 }

@@ -1,4 +1,5 @@
-import type { Context, PromptQuestion } from '../cli/context.js';
+import { askChecked, askYesNo } from '../cli/ask.js';
+import type { Context } from '../cli/context.js';
 import { KopError, UsageError } from '../cli/errors.js';
 import { fullGroup, loadProjectFile, saveProjectFile, type ProjectFile, type ProjectResource } from '../project/project-file.js';
 import { checkGroup, checkKind, checkVersion, isDns1123Label, pluralOf, requireValid, singularOf, type NameCheck } from '../project/resource.js';
@@ -73,9 +74,9 @@ export async function runCreateApi(options: CreateApiOptions, context: Context):
   const tree = new VirtualTree(context.cwd);
   const project = await loadProjectFile(tree);
 
-  const group = await askName(context, options.group, checkGroup, { flag: '--group', type: 'text', message: 'API group (the part before the domain, e.g. cache)' });
-  const version = await askName(context, options.version, checkVersion, { flag: '--version', type: 'text', message: 'API version (e.g. v1alpha1)', initial: 'v1alpha1' });
-  const kind = await askName(context, options.kind, checkKindName, { flag: '--kind', type: 'text', message: 'Kind (UpperCamelCase, e.g. Memcached)' });
+  const group = await askChecked(context, options.group, checkGroup, { flag: '--group', type: 'text', message: 'API group (the part before the domain, e.g. cache)' });
+  const version = await askChecked(context, options.version, checkVersion, { flag: '--version', type: 'text', message: 'API version (e.g. v1alpha1)', initial: 'v1alpha1' });
+  const kind = await askChecked(context, options.kind, checkKindName, { flag: '--kind', type: 'text', message: 'Kind (UpperCamelCase, e.g. Memcached)' });
   const fullGroupName = fullGroup({ group, domain: project.domain });
 
   const sameKind = project.resources.filter((r) => r.kind === kind && fullGroup(r) === fullGroupName);
@@ -193,17 +194,6 @@ export async function runCreateApi(options: CreateApiOptions, context: Context):
     );
   }
   return result;
-}
-
-async function askName(context: Context, given: string | undefined, check: NameCheck, question: PromptQuestion): Promise<string> {
-  const value = given ?? String(await context.prompter.ask({ ...question, validate: check }));
-  return requireValid(check, value, question.flag);
-}
-
-async function askYesNo(context: Context, given: boolean | undefined, question: PromptQuestion): Promise<boolean> {
-  if (given !== undefined) return given;
-  const answer = await context.prompter.ask(question);
-  return answer === true || answer === 'true' || answer === 'y' || answer === 'yes';
 }
 
 /** A kind has one plural across its versions (the CRD has one); the default comes from a pluralisation library. */

@@ -1,9 +1,10 @@
 import * as path from 'node:path';
+import { askChecked } from '../cli/ask.js';
 import type { Context } from '../cli/context.js';
 import { KopError, UsageError } from '../cli/errors.js';
 import { kopPackageRoot, kopVersion } from '../cli/paths.js';
 import { LAYOUT, PROJECT_FILE, PROJECT_FORMAT_VERSION, saveProjectFile, type ProjectFile } from '../project/project-file.js';
-import { checkDomain, checkProjectName, isDns1123Label, requireValid } from '../project/resource.js';
+import { checkDomain, checkProjectName, isDns1123Label } from '../project/resource.js';
 import { applyTree, type ApplyResult, type PostFlushTask } from '../scaffold/apply.js';
 import { boilerplateComment } from '../scaffold/boilerplate.js';
 import { commentText, renderTemplateDir } from '../scaffold/render.js';
@@ -126,44 +127,27 @@ export async function scaffoldProject(
 
 /** Fills in what the flags left out: asks on a TTY, otherwise takes defaults or fails naming the flag. */
 export async function resolveAnswers(options: InitOptions, context: Context): Promise<InitAnswers> {
-  const ask = async (flag: string, given: string | undefined, question: Parameters<Context['prompter']['ask']>[0]) =>
-    given ?? String(await context.prompter.ask({ ...question, flag }));
-
   const folder = path.basename(context.cwd);
-  const domain = await ask('--domain', options.domain, {
+  const domain = await askChecked(context, options.domain, checkDomain, {
     flag: '--domain',
     type: 'text',
     message: 'Domain of your API groups (e.g. example.com)',
     initial: 'my.domain',
-    validate: checkDomain,
   });
-  requireValid(checkDomain, domain, '--domain');
-
-  const projectName = await ask('--project-name', options.projectName, {
+  const projectName = await askChecked(context, options.projectName, checkProjectName, {
     flag: '--project-name',
     type: 'text',
     message: 'Project name (a DNS-1123 label)',
     initial: isDns1123Label(folder) ? folder : undefined,
-    validate: checkProjectName,
   });
-  requireValid(checkProjectName, projectName, '--project-name');
-
-  const owner = await ask('--owner', options.owner, {
+  const owner = await askChecked(context, options.owner, checkOwner, {
     flag: '--owner',
     type: 'text',
     message: 'Copyright owner',
     initial: `The ${projectName} authors`,
-    validate: checkOwner,
   });
-  requireValid(checkOwner, owner, '--owner');
-
-  const license = await ask('--license', options.license, {
-    flag: '--license',
-    type: 'select',
-    message: 'License',
-    initial: 'apache2',
-    choices: [...LICENSES],
-  });
+  const license =
+    options.license ?? String(await context.prompter.ask({ flag: '--license', type: 'select', message: 'License', initial: 'apache2', choices: [...LICENSES] }));
   if (!(LICENSES as readonly string[]).includes(license)) {
     throw new UsageError(`--license: unknown license ${JSON.stringify(license)}; choose one of ${LICENSES.join(', ')}`);
   }

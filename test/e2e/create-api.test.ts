@@ -1,12 +1,11 @@
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { findControlPlaneBinaries, startControlPlane } from '../../src/testing/index.js';
+import { initLinkedProject, KOP_BIN, KOP_ROOT, requireBuilt } from '../helpers/cli-project.js';
 
 /**
  * The built CLI (bin/kop.js -> dist/) adds APIs to a project made by `kop init`, and the
@@ -16,32 +15,18 @@ import { findControlPlaneBinaries, startControlPlane } from '../../src/testing/i
  * instead of installed, so the test needs no registry. Needs `npm run build` and
  * `kop setup-envtest` first.
  */
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const KOP = path.join(ROOT, 'bin/kop.js');
-const TSC = path.join(ROOT, 'node_modules/.bin/tsc');
+const TSC = path.join(KOP_ROOT, 'node_modules/.bin/tsc');
 const TIMEOUT = 120_000;
 
 describe('kop create api end to end', () => {
   let parent: string;
   let project: string;
-  const kop = (args: string[]) => execa('node', [KOP, ...args], { cwd: project, reject: false, env: { NO_COLOR: '1', CI: 'true' } });
+  const kop = (args: string[]) => execa('node', [KOP_BIN, ...args], { cwd: project, reject: false, env: { NO_COLOR: '1', CI: 'true' } });
   const read = (file: string) => readFile(path.join(project, file), 'utf8');
 
   beforeAll(async () => {
-    for (const built of ['dist/cli/main.js', 'dist/api/index.d.ts']) {
-      if (!existsSync(path.join(ROOT, built))) throw new Error(`${built} is missing: run \`npm run build\` before the end-to-end tests`);
-    }
-    parent = await mkdtemp(path.join(tmpdir(), 'kop-e2e-api-'));
-    project = path.join(parent, 'demo');
-    await mkdir(project);
-    const init = await kop(['init', '--domain', 'example.com', '--project-name', 'demo', '--owner', 'Demo', '--skip-install', '--yes']);
-    expect(init.exitCode, init.stderr).toBe(0);
-    // kop's own dependencies stand in for the project's (typescript, vitest, @types/node).
-    await mkdir(path.join(project, 'node_modules'));
-    for (const entry of await readdir(path.join(ROOT, 'node_modules'))) {
-      if (entry !== '.cache') await symlink(path.join(ROOT, 'node_modules', entry), path.join(project, 'node_modules', entry), 'dir');
-    }
-    await symlink(ROOT, path.join(project, 'node_modules/kop'), 'dir');
+    requireBuilt(['dist/cli/main.js', 'dist/api/index.d.ts']);
+    ({ parent, project } = await initLinkedProject('demo', 'kop-e2e-api-'));
   }, TIMEOUT);
 
   afterAll(async () => {

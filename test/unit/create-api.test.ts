@@ -7,18 +7,9 @@ import { runCreateApi, type CreateApiOptions } from '../../src/create-api/run-cr
 import { runInit } from '../../src/init/run-init.js';
 import { parseProjectFile } from '../../src/project/project-file.js';
 import { tempDir, testContext } from './helpers/fake-context.js';
+import { listFiles } from './helpers/files.js';
 
 const MEMCACHED: CreateApiOptions = { group: 'cache', version: 'v1alpha1', kind: 'Memcached' };
-
-async function listFiles(dir: string, prefix = ''): Promise<string[]> {
-  const out: string[] = [];
-  for (const entry of await readdir(path.join(dir, prefix), { withFileTypes: true })) {
-    const relative = prefix ? `${prefix}/${entry.name}` : entry.name;
-    if (entry.isDirectory()) out.push(...(await listFiles(dir, relative)));
-    else out.push(relative);
-  }
-  return out.sort();
-}
 
 /** Every file's content, to show that a refused run wrote nothing. */
 async function snapshot(dir: string): Promise<Record<string, string>> {

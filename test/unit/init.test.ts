@@ -9,18 +9,9 @@ import { runInit, type InitOptions } from '../../src/init/run-init.js';
 import { parseProjectFile } from '../../src/project/project-file.js';
 import { insertAtMarkers } from '../../src/scaffold/insert.js';
 import { tempDir, testContext } from './helpers/fake-context.js';
+import { listFiles } from './helpers/files.js';
 
 const BASE: InitOptions = { domain: 'example.com', projectName: 'demo', owner: 'Example Authors', kopSource: 'file:../kop', skipInstall: true };
-
-async function listFiles(dir: string, prefix = ''): Promise<string[]> {
-  const out: string[] = [];
-  for (const entry of await readdir(path.join(dir, prefix), { withFileTypes: true })) {
-    const relative = prefix ? `${prefix}/${entry.name}` : entry.name;
-    if (entry.isDirectory()) out.push(...(await listFiles(dir, relative)));
-    else out.push(relative);
-  }
-  return out.sort();
-}
 
 describe('kop init', () => {
   let dir: string;

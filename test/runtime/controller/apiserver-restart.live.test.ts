@@ -1,23 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ControlPlane } from '../../../src/testing/index.js';
 import type { RestClient, WatchRestartReason } from '../../../src/runtime/index.js';
 import { Informer, ResourceClient, configMaps } from '../../../src/runtime/index.js';
 import { coreResourceTypes } from '../../../src/runtime/index.js';
-import { delay, freshNamespace, restFor, startTestControlPlane, waitFor } from './helpers.js';
+import { delay, freshNamespace, restFor, useTestControlPlane, waitFor } from './helpers.js';
 
 /** A real kube-apiserver restart mid-watch, through kop/testing, against the same etcd, port and certificates. */
 let plane: ControlPlane;
 let admin: RestClient;
-
-beforeAll(async () => {
-  plane = await startTestControlPlane();
-  admin = restFor(plane);
-});
-
-afterAll(async () => {
-  admin?.close();
-  await plane?.stop();
-});
+useTestControlPlane((started) => ({ plane, admin } = started));
 
 describe('informer across a kube-apiserver restart', () => {
   it.each([

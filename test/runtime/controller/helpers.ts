@@ -1,6 +1,7 @@
 import net from 'node:net';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll } from 'vitest';
 import type { ResourceType } from '../../../src/runtime/index.js';
 import { RestClient, loadClientConfig, namespaces } from '../../../src/runtime/index.js';
 import type { ControlPlane } from '../../../src/testing/index.js';
@@ -34,6 +35,24 @@ export function startTestControlPlane(): Promise<ControlPlane> {
   return startControlPlane({
     crds: [path.join(here, 'fixtures/widget-crd.yaml')],
     apiServerArgs: ['--watch-cache-sizes=secrets#0'],
+  });
+}
+
+/**
+ * For a test file: starts {@link startTestControlPlane} and an admin client before its tests
+ * (handing both to `use`), and closes the client and stops the control plane after them.
+ */
+export function useTestControlPlane(use: (started: { plane: ControlPlane; admin: RestClient }) => void): void {
+  let plane: ControlPlane | undefined;
+  let admin: RestClient | undefined;
+  beforeAll(async () => {
+    plane = await startTestControlPlane();
+    admin = restFor(plane);
+    use({ plane, admin });
+  });
+  afterAll(async () => {
+    admin?.close();
+    await plane?.stop();
   });
 }
 

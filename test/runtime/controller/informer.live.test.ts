@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ControlPlane } from '../../../src/testing/index.js';
 import type { RestClient, WatchRestartReason } from '../../../src/runtime/index.js';
 import { Informer, ResourceClient, coreResourceTypes, secrets } from '../../../src/runtime/index.js';
-import { TcpProxy, delay, freshNamespace, restFor, startTestControlPlane, waitFor } from './helpers.js';
+import { TcpProxy, delay, freshNamespace, restFor, useTestControlPlane, waitFor } from './helpers.js';
 
 interface SecretObject {
   apiVersion?: string;
@@ -14,16 +14,7 @@ interface SecretObject {
 
 let plane: ControlPlane;
 let admin: RestClient;
-
-beforeAll(async () => {
-  plane = await startTestControlPlane();
-  admin = restFor(plane);
-});
-
-afterAll(async () => {
-  admin?.close();
-  await plane?.stop();
-});
+useTestControlPlane((started) => ({ plane, admin } = started));
 
 /** An informer on Secrets of one namespace, through a proxy, recording everything it reports. */
 async function watchedSecrets(namespace: string, options: { silentWatchTimeoutMs?: number } = {}) {

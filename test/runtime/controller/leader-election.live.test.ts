@@ -1,23 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ControlPlane } from '../../../src/testing/index.js';
 import type { RestClient } from '../../../src/runtime/index.js';
 import { LeaderElectionLostError, Manager, ResourceClient, coreResourceTypes, silentLogger } from '../../../src/runtime/index.js';
 import type { LeaseObject } from '../../../src/runtime/index.js';
 import type { Widget } from './helpers.js';
-import { TcpProxy, delay, freshNamespace, restFor, startTestControlPlane, waitFor, widgetResource } from './helpers.js';
+import { TcpProxy, delay, freshNamespace, restFor, useTestControlPlane, waitFor, widgetResource } from './helpers.js';
 
 let plane: ControlPlane;
 let admin: RestClient;
-
-beforeAll(async () => {
-  plane = await startTestControlPlane();
-  admin = restFor(plane);
-});
-
-afterAll(async () => {
-  admin?.close();
-  await plane?.stop();
-});
+useTestControlPlane((started) => ({ plane, admin } = started));
 
 const LEASE = { leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 300 };
 

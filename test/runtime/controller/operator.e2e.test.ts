@@ -1,12 +1,10 @@
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, rm, symlink } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { execa, type ResultPromise } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ControlPlane } from '../../../src/testing/index.js';
 import { findControlPlaneBinaries, startControlPlane } from '../../../src/testing/index.js';
+import { initLinkedProject, KOP_BIN } from '../../helpers/cli-project.js';
 import { waitFor } from './helpers.js';
 
 /**
@@ -15,8 +13,6 @@ import { waitFor } from './helpers.js';
  * Ready, deleting the sample completes (the finalizer is removed), and SIGTERM stops it with exit 0.
  * kop is linked into the project's node_modules (no registry). Needs `npm run build` first.
  */
-const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
-const KOP = path.join(ROOT, 'bin/kop.js');
 const TIMEOUT = 180_000;
 
 describe('a scaffolded operator, end to end', () => {
@@ -27,20 +23,10 @@ describe('a scaffolded operator, end to end', () => {
   const run = (file: string, args: string[]) => {
     return execa(file, args, { cwd: project, reject: false, stdin: 'ignore', env: { NO_COLOR: '1', CI: 'true' } });
   };
-  const kop = (args: string[]) => run('node', [KOP, ...args]);
+  const kop = (args: string[]) => run('node', [KOP_BIN, ...args]);
 
   beforeAll(async () => {
-    if (!existsSync(path.join(ROOT, 'dist/cli/main.js'))) throw new Error('dist/cli/main.js is missing: run `npm run build` first');
-    parent = await mkdtemp(path.join(tmpdir(), 'kop-e2e-operator-'));
-    project = path.join(parent, 'redis-operator');
-    await mkdir(project);
-    const init = await kop(['init', '--domain', 'example.com', '--project-name', 'redis-operator', '--owner', 'Demo', '--skip-install', '--yes']);
-    expect(init.exitCode, init.stderr).toBe(0);
-    await mkdir(path.join(project, 'node_modules'));
-    for (const entry of await readdir(path.join(ROOT, 'node_modules'))) {
-      if (entry !== '.cache') await symlink(path.join(ROOT, 'node_modules', entry), path.join(project, 'node_modules', entry), 'dir');
-    }
-    await symlink(ROOT, path.join(project, 'node_modules/kop'), 'dir');
+    ({ parent, project } = await initLinkedProject('redis-operator', 'kop-e2e-operator-'));
   }, TIMEOUT);
 
   afterAll(async () => {

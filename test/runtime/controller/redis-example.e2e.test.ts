@@ -1,12 +1,10 @@
-import { existsSync } from 'node:fs';
-import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, symlink } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { copyFile, readFile, rm } from 'node:fs/promises';
 import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { execa, type ResultPromise } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ControlPlane } from '../../../src/testing/index.js';
 import { findControlPlaneBinaries, startControlPlane } from '../../../src/testing/index.js';
+import { initLinkedProject, KOP_BIN, KOP_ROOT } from '../../helpers/cli-project.js';
 import { waitFor } from './helpers.js';
 
 /**
@@ -15,9 +13,7 @@ import { waitFor } from './helpers.js';
  * status, and `kubectl scale` works through the scale subresource. The control plane has no
  * controller-manager, so the test plays the StatefulSet controller by writing its status.
  */
-const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
-const KOP = path.join(ROOT, 'bin/kop.js');
-const EXAMPLE = path.join(ROOT, 'examples/redis-operator');
+const EXAMPLE = path.join(KOP_ROOT, 'examples/redis-operator');
 const TIMEOUT = 180_000;
 
 interface Json {
@@ -31,19 +27,10 @@ describe('the RedisCluster example operator', () => {
   let manager: ResultPromise | undefined;
   const run = (file: string, args: string[], input?: string) =>
     execa(file, args, { cwd: project, reject: false, stdin: input === undefined ? 'ignore' : undefined, input, env: { NO_COLOR: '1', CI: 'true' } });
-  const kop = (args: string[]) => run('node', [KOP, ...args]);
+  const kop = (args: string[]) => run('node', [KOP_BIN, ...args]);
 
   beforeAll(async () => {
-    if (!existsSync(path.join(ROOT, 'dist/cli/main.js'))) throw new Error('dist/cli/main.js is missing: run `npm run build` first');
-    parent = await mkdtemp(path.join(tmpdir(), 'kop-e2e-redis-'));
-    project = path.join(parent, 'redis-operator');
-    await mkdir(project);
-    expect((await kop(['init', '--domain', 'example.com', '--project-name', 'redis-operator', '--owner', 'Demo', '--skip-install', '--yes'])).exitCode).toBe(0);
-    await mkdir(path.join(project, 'node_modules'));
-    for (const entry of await readdir(path.join(ROOT, 'node_modules'))) {
-      if (entry !== '.cache') await symlink(path.join(ROOT, 'node_modules', entry), path.join(project, 'node_modules', entry), 'dir');
-    }
-    await symlink(ROOT, path.join(project, 'node_modules/kop'), 'dir');
+    ({ parent, project } = await initLinkedProject('redis-operator', 'kop-e2e-redis-'));
   }, TIMEOUT);
 
   afterAll(async () => {

@@ -1,0 +1,53 @@
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, symlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
+import { expect } from 'vitest';
+
+/** The kop package root (this checkout). */
+export const KOP_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/** The built CLI, as users run it. */
+export const KOP_BIN = path.join(KOP_ROOT, 'bin/kop.js');
+
+/** Fails fast, naming the fix, when `npm run build` has not produced `files` (paths under the kop root). */
+export function requireBuilt(files: readonly string[] = ['dist/cli/main.js']): void {
+  for (const built of files) {
+    if (!existsSync(path.join(KOP_ROOT, built))) throw new Error(`${built} is missing: run \`npm run build\` before the end-to-end tests`);
+  }
+}
+
+/** A project made by the built `kop init` in a fresh temp folder. */
+export interface CliProject {
+  /** The temp folder holding the project; delete it when done. */
+  parent: string;
+  /** The project folder, `<parent>/<name>`. */
+  project: string;
+}
+
+/**
+ * Runs the built `kop init --domain example.com --project-name <name> --owner Demo --skip-install --yes`
+ * in `<new temp folder>/<name>` and links kop's own dependencies (typescript, vitest, @types/node, ...)
+ * and kop itself into its node_modules, so the project builds and tests without a registry.
+ */
+export async function initLinkedProject(name: string, tempPrefix: string): Promise<CliProject> {
+  requireBuilt();
+  const parent = await mkdtemp(path.join(tmpdir(), tempPrefix));
+  const project = path.join(parent, name);
+  await mkdir(project);
+  const init = await execa('node', [KOP_BIN, 'init', '--domain', 'example.com', '--project-name', name, '--owner', 'Demo', '--skip-install', '--yes'], {
+    cwd: project,
+    reject: false,
+    stdin: 'ignore',
+    env: { NO_COLOR: '1', CI: 'true' },
+  });
+  expect(init.exitCode, init.stderr).toBe(0);
+  await mkdir(path.join(project, 'node_modules'));
+  for (const entry of await readdir(path.join(KOP_ROOT, 'node_modules'))) {
+    if (entry !== '.cache') await symlink(path.join(KOP_ROOT, 'node_modules', entry), path.join(project, 'node_modules', entry), 'dir');
+  }
+  await symlink(KOP_ROOT, path.join(project, 'node_modules/kop'), 'dir');
+  return { parent, project };
+}
