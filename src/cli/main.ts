@@ -1,15 +1,13 @@
-import { createRequire } from 'node:module';
 import type { Command } from 'commander';
 import { commands, type MakeContext } from '../commands/index.js';
 import type { Context } from './context.js';
 import { KopError } from './errors.js';
+import { loadCommander } from './load-commander.js';
 import { createContext } from './make-context.js';
 import { createOutput, createStyles, shouldUseColor, type OutputStreams } from './output.js';
 import { kopVersion } from './paths.js';
 
-// commander is CommonJS: require() skips its ESM wrapper and Node's scan of its exports,
-// a few milliseconds of every `kop --help` cold start.
-const { Command: CommandClass, CommanderError } = createRequire(import.meta.url)('commander') as typeof import('commander');
+const { Command: CommandClass, CommanderError } = loadCommander();
 
 /** The process around the CLI; tests pass string sinks, a temp cwd and their own env. */
 export interface MainIo extends OutputStreams {

@@ -1,0 +1,33 @@
+import { execa } from 'execa';
+import { describe, expect, it } from 'vitest';
+import { KOP_BIN, KOP_ROOT, requireBuilt } from '../helpers/cli-project.js';
+
+/**
+ * What `kop --help` loads, so a heavy static import in a command module (or commander pulling in
+ * node:child_process again) shows up here rather than as a slower cold start. Needs `npm run build`.
+ */
+const RECORD_LOADS = `
+import { register } from 'node:module';
+register('data:text/javascript,' + encodeURIComponent('export async function resolve(s, c, next) { const r = await next(s, c); if (r.url.startsWith("file:")) process.stderr.write("ESM " + r.url + "\\\\n"); return r; }'));
+process.on('exit', () => { for (const m of process.moduleLoadList) process.stderr.write('BUILTIN ' + m + '\\n'); });
+`;
+
+describe('kop --help cold start', () => {
+  it('loads only the CLI and command modules, commander, and no node:child_process', async () => {
+    requireBuilt();
+    const run = await execa('node', ['--import', `data:text/javascript,${encodeURIComponent(RECORD_LOADS)}`, KOP_BIN, '--help'], { reject: false });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stdout).toContain('Usage: kop');
+    const root = new URL(`file://${KOP_ROOT}`).href;
+    const ours = run.stderr
+      .split('\n')
+      .filter((line) => line.startsWith('ESM '))
+      .map((line) => line.slice(4).replace(root, ''))
+      .filter((file) => file !== 'bin/kop.js');
+    expect(ours.length).toBeGreaterThan(0);
+    for (const file of ours) expect(file).toMatch(/^dist\/(cli|commands)\/[a-z-]+\.js$/);
+    const builtins = run.stderr.split('\n').filter((line) => line.startsWith('BUILTIN '));
+    expect(builtins.length).toBeGreaterThan(0);
+    expect(builtins.filter((line) => line.includes('child_process'))).toEqual([]);
+  });
+});
