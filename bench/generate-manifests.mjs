@@ -1,6 +1,7 @@
 // Wall time of `kop generate manifests` on a project with 30 kinds of realistic size
 // (nested structs, lists with listType=map, maps, enums, CEL rules, Quantity, Conditions
-// and core types such as PodTemplateSpec) in 3 groups x 2 versions; prints the median
+// and core types such as PodTemplateSpec) in 3 groups x 2 versions, with rbac markers on
+// a controller and a mutating and a validating webhook marker per kind; prints the median
 // and a breakdown of one in-process run (import, parse+model, schemas+CRDs, write).
 // Needs `npm run build` first.
 import { spawnSync } from 'node:child_process';
@@ -141,6 +142,15 @@ function makeProject() {
       path.join(controllers, `${kind.toLowerCase()}.controller.ts`),
       `// +kubebuilder:rbac:groups=${group}.example.com,resources=${kind.toLowerCase()}s,verbs=get;list;watch;update;patch\n// +kubebuilder:rbac:groups=${group}.example.com,resources=${kind.toLowerCase()}s/status,verbs=get;update;patch\nexport {};\n`,
     );
+  }
+  // A defaulting and a validating webhook per kind, as Kubebuilder's `create webhook` adds them.
+  const webhooks = path.join(dir, 'src', 'webhooks');
+  mkdirSync(webhooks, { recursive: true });
+  for (const { group, version, kind } of resources) {
+    const lower = kind.toLowerCase();
+    const marker = (mutating) =>
+      `// +kubebuilder:webhook:path=/${mutating ? 'mutate' : 'validate'}-${group}-example-com-${version}-${lower},mutating=${mutating},failurePolicy=fail,sideEffects=None,groups=${group}.example.com,resources=${lower}s,verbs=create;update,versions=${version},name=${mutating ? 'm' : 'v'}${lower}-${version}.kb.io,admissionReviewVersions=v1`;
+    writeFileSync(path.join(webhooks, `${lower}-${version}.webhook.ts`), `${marker(true)}\n${marker(false)}\nexport {};\n`);
   }
   const project = [
     'version: "1"',
