@@ -2,10 +2,10 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findControlPlaneBinary } from '../../src/testing/binaries.js';
+import { KOP_BIN, requireBuilt } from '../helpers/cli-project.js';
 
 /**
  * End to end, as a new user: the built CLI (bin/kop.js -> dist/) scaffolds a project,
@@ -13,8 +13,6 @@ import { findControlPlaneBinary } from '../../src/testing/binaries.js';
  * bundles and runs it. One `npm install` (run by `kop init` itself) serves every test.
  * Needs `npm run build` first; it builds nothing itself.
  */
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const KOP = path.join(ROOT, 'bin/kop.js');
 const TIMEOUT = 300_000;
 
 /** kubectl as kop/testing finds it (KUBEBUILDER_ASSETS, the `kop setup-envtest` cache, ...); undefined when absent. */
@@ -31,13 +29,11 @@ describe('kop init end to end', () => {
   let project: string;
 
   beforeAll(async () => {
-    if (!existsSync(path.join(ROOT, 'dist/cli/main.js'))) {
-      throw new Error('dist/cli/main.js is missing: run `npm run build` before the end-to-end tests');
-    }
+    requireBuilt();
     parent = await mkdtemp(path.join(tmpdir(), 'kop-e2e-'));
     project = path.join(parent, 'demo');
     await mkdir(project);
-    const init = await execa('node', [KOP, 'init', '--domain', 'example.com', '--project-name', 'demo', '--yes'], {
+    const init = await execa('node', [KOP_BIN, 'init', '--domain', 'example.com', '--project-name', 'demo', '--yes'], {
       cwd: project,
       reject: false,
       env: { NO_COLOR: '1' },
@@ -134,19 +130,19 @@ describe('kop init end to end', () => {
 
   it('a second init refuses and writes nothing; --dry-run elsewhere writes nothing', async () => {
     const before = await readdir(project);
-    const again = await execa('node', [KOP, 'init', '--yes', '--skip-install'], { cwd: project, reject: false });
+    const again = await execa('node', [KOP_BIN, 'init', '--yes', '--skip-install'], { cwd: project, reject: false });
     expect(again.exitCode).toBe(1);
     expect(again.stderr).toMatch(/^error: .*already has a PROJECT/);
     expect(await readdir(project)).toEqual(before);
 
     const empty = path.join(parent, 'dry');
     await mkdir(empty);
-    const dry = await execa('node', [KOP, 'init', '--dry-run', '--yes'], { cwd: empty, reject: false });
+    const dry = await execa('node', [KOP_BIN, 'init', '--dry-run', '--yes'], { cwd: empty, reject: false });
     expect(dry.exitCode).toBe(0);
     expect(dry.stdout).toMatch(/CREATE package\.json[^]*would run: npm install\ndry run: nothing was written/);
     expect(await readdir(empty)).toEqual([]);
 
-    const bad = await execa('node', [KOP, 'init', '--project-name', 'Bad_Name', '--yes'], { cwd: empty, reject: false });
+    const bad = await execa('node', [KOP_BIN, 'init', '--project-name', 'Bad_Name', '--yes'], { cwd: empty, reject: false });
     expect(bad.exitCode).toBe(2);
     expect(bad.stderr).toMatch(/must be a DNS-1123 label/);
   }, TIMEOUT);
