@@ -28,13 +28,21 @@ function openWatch(plane: ControlPlane, path: string): Promise<{ ended: Promise<
   });
 }
 
-/** The Node error code of a request that cannot reach the apiserver, or its HTTP status. */
-async function reachability(plane: ControlPlane): Promise<string | number> {
-  try {
-    return (await apiRequest(plane, plane.admin, 'GET', '/readyz')).status;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code ?? String(error);
-  }
+/** The HTTP status of GET /readyz on a new connection, or the Node error code when nothing answers. */
+function reachability(plane: ControlPlane): Promise<string | number> {
+  const url = new URL('/readyz', plane.server);
+  return new Promise((resolve) => {
+    // agent: false, so a kept-alive connection to the old process cannot answer instead.
+    const req = request(
+      { hostname: url.hostname, port: url.port, path: url.pathname, agent: false, ca: plane.caData, cert: plane.admin.certData, key: plane.admin.keyData },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
+    req.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? String(error)));
+    req.end();
+  });
 }
 
 describe('stopping and starting kube-apiserver alone', () => {
