@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { KubernetesObject, ListOptions, ObjectList, WatchEvent, WatchOptions } from '../../../src/runtime/index.js';
 import { ApiError, Informer, stripManagedFields } from '../../../src/runtime/index.js';
 import type { ListerWatcher } from '../../../src/runtime/index.js';
+import { FakeClock } from './fake-clock.js';
 import { waitFor } from './helpers.js';
 
 type Obj = KubernetesObject & { metadata: { name: string; namespace?: string; resourceVersion?: string; managedFields?: unknown[] }; value?: number };
@@ -128,6 +129,32 @@ describe('Informer (in-memory API)', () => {
     const events = record(informer);
     informer.start();
     await waitFor(() => events.filter((e) => e === 'update a 1->1').length >= 2, 2000);
+    await informer.stop();
+  });
+
+  it('takes a watch for silent only after a whole window without events, with one timer per watch', async () => {
+    const api = new FakeApi();
+    api.put('a', 1);
+    const clock = new FakeClock();
+    const restarts: string[] = [];
+    const informer = new Informer<Obj>(api, { clock, silentWatchTimeoutMs: 1000, initialBackoffMs: 10, onWatchRestart: (r) => restarts.push(r) });
+    const events = record(informer);
+    informer.start();
+    await informer.waitForSync();
+    await waitFor(() => api.watches.length === 1, 2000);
+    // Events every 600 ms keep a 1 s window from expiring, over three windows' time.
+    for (let value = 2; value <= 6; value++) {
+      clock.advance(600);
+      api.put('a', value);
+      await waitFor(() => events.includes(`update a ${value - 1}->${value}`), 2000);
+      expect(clock.pendingTimers).toBe(1);
+    }
+    expect(restarts).toEqual([]);
+    clock.advance(1000);
+    await waitFor(() => restarts.includes('silent'), 2000);
+    expect(api.watches.length).toBe(1);
+    clock.advance(100); // the backoff before the next watch
+    await waitFor(() => api.watches.length === 2, 2000);
     await informer.stop();
   });
 });
