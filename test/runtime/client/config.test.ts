@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -173,51 +173,153 @@ describe('loadClientConfig: loading order', () => {
     });
   });
 
+  it("keeps client-node's `token-file` as a path against the kubeconfig directory, re-read when used", async () => {
+    const dir = path.join(root, `token-file-${++n}`);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, 'token'), 'from-file\n');
+    const file = path.join(dir, 'config');
+    writeFileSync(
+      file,
+      stringify({
+        clusters: [{ name: 'c', cluster: { server: 'https://c.example' } }],
+        users: [{ name: 'u', user: { 'token-file': 'token' } }],
+        contexts: [{ name: 'ctx', context: { cluster: 'c', user: 'u' } }],
+        'current-context': 'ctx',
+      }),
+    );
+    const config = loadClientConfig({ kubeconfig: file });
+    expect(config.user.tokenFile).toBe(path.join(dir, 'token'));
+    expect(config.user.token).toBeFalsy();
+    const transport = new Transport(config);
+    expect((await transport.authHeaders()).authorization).toBe('Bearer from-file');
+    transport.close();
+  });
+
   it('names the malformed entry of a kubeconfig', () => {
     const bad = (doc: object): (() => unknown) => () => clientConfigFromString(JSON.stringify(doc));
     expect(bad({ clusters: [{ name: 'c', cluster: {} }] })).toThrow(/clusters\[0\]\.cluster\.server is missing/);
     expect(bad({ users: [{ user: {} }] })).toThrow(/users\[0\]\.name is missing/);
     expect(bad({ contexts: [{ name: 'x', context: { user: 'u' } }] })).toThrow(/contexts\[0\]\.context\.cluster is missing/);
+    expect(bad({ clusters: [null] })).toThrow(/clusters\[0\] is not a mapping/);
     expect(() => clientConfigFromString('clusters: [')).toThrow(InvalidConfigurationError);
   });
 });
 
-// What a user's operator loads: kop/runtime without @kubernetes/client-node (about 65 MB of
-// memory), which only exec plugins and auth providers need. A module hook makes loading
-// client-node fail in a child process running the built runtime.
-describe.skipIf(!existsSync(path.join(ROOT, 'dist/runtime/index.js')))('loading @kubernetes/client-node on demand only', () => {
+/** An exec credential plugin (this Node binary running `script`) in a kubeconfig user. */
+function execUser(script: string): object {
+  return { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: process.execPath, args: ['-e', script], interactiveMode: 'Never' } };
+}
+
+/** A kubeconfig (as text) whose only context uses `user`. */
+function kubeconfigWithUser(user: object): string {
+  return JSON.stringify({
+    clusters: [{ name: 'c', cluster: { server: 'https://c.example' } }],
+    users: [{ name: 'u', user }],
+    contexts: [{ name: 'x', context: { cluster: 'c', user: 'u' } }],
+    'current-context': 'x',
+  });
+}
+
+describe('exec plugins and token-file auth providers (client-node ExecAuth, FileAuth)', () => {
+  it('runs an exec plugin again after invalidation even when its credential has not expired', async () => {
+    const counter = path.join(root, `exec-runs-${++n}`);
+    writeFileSync(counter, '');
+    const script = `const fs = require('node:fs'); fs.appendFileSync(${JSON.stringify(counter)}, 'x'); const runs = fs.readFileSync(${JSON.stringify(counter)}, 'utf8').length;
+      console.log(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: { token: 'run-' + runs, expirationTimestamp: '2999-01-01T00:00:00Z' } }));`;
+    const transport = new Transport(clientConfigFromString(kubeconfigWithUser(execUser(script))), { credentialRefreshMs: 0 });
+    expect(transport.hasDynamicCredentials).toBe(true);
+    expect((await transport.authHeaders()).authorization).toBe('Bearer run-1');
+    expect((await transport.authHeaders()).authorization).toBe('Bearer run-1');
+    transport.invalidateCredentials();
+    expect((await transport.authHeaders()).authorization).toBe('Bearer run-2');
+    transport.close();
+  });
+
+  it('reads an auth provider token file, without its trailing newline', async () => {
+    const file = path.join(root, `provider-token-${++n}`);
+    writeFileSync(file, 'provider-token\n');
+    const transport = new Transport(clientConfigFromString(kubeconfigWithUser({ 'auth-provider': { name: 'file', config: { tokenFile: file } } })));
+    expect((await transport.authHeaders()).authorization).toBe('Bearer provider-token');
+    transport.close();
+  });
+});
+
+// What a user's operator loads: kop/runtime without @kubernetes/client-node's index (about 65 MB
+// of memory), which only auth providers such as oidc need; of client-node it loads the small
+// modules it uses (kubeconfig entry parsing; ExecAuth when a plugin is configured). A module hook
+// in a child process running the built runtime logs each client-node module loaded and makes
+// loading any other fail.
+describe.skipIf(!existsSync(path.join(ROOT, 'dist/runtime/index.js')))('loading @kubernetes/client-node modules on demand only', () => {
   const hook = `data:text/javascript,${encodeURIComponent(
-    `export async function load(url, context, next) { if (url.includes('/@kubernetes/client-node/')) throw new Error('client-node loaded: ' + url); return next(url, context); }`,
+    `import { appendFileSync } from 'node:fs';
+     let options;
+     export function initialize(data) { options = data; }
+     export async function load(url, context, next) {
+       const at = url.indexOf('/@kubernetes/client-node/');
+       if (at >= 0) {
+         const module = url.slice(at + '/@kubernetes/client-node/'.length);
+         if (!options.allowed.includes(module)) throw new Error('client-node loaded: ' + module);
+         appendFileSync(options.log, module + '\\n');
+       }
+       return next(url, context);
+     }`,
   )}`;
-  const run = (script: string): string =>
-    execFileSync(process.execPath, ['--input-type=module', '-e', `import { register } from 'node:module'; register(${JSON.stringify(hook)}); ${script}`], {
+  /** Runs `script` under the hook; returns its output and the client-node modules it loaded. */
+  const run = (script: string, allowed: string[]): { out: string; loaded: string[] } => {
+    const log = path.join(root, `loaded-${++n}`);
+    writeFileSync(log, '');
+    const data = JSON.stringify({ log, allowed });
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', `import { register } from 'node:module'; register(${JSON.stringify(hook)}, { data: ${data} }); ${script}`], {
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    return { out, loaded: [...new Set(readFileSync(log, 'utf8').split('\n').filter(Boolean))].sort() };
+  };
   const runtime = JSON.stringify(pathToFileURL(path.join(ROOT, 'dist/runtime/index.js')).href);
+  const small = ['dist/config_types.js', 'dist/exec_auth.js', 'dist/file_auth.js'];
 
-  it('is not needed for tokens, certificates, token files, or a manager', () => {
+  it('loads only the kubeconfig entry parser for tokens, certificates, token files, or a manager', () => {
     const sa = serviceAccount('sa-token', 'ns');
     const tokenConfig = kubeconfig([{ name: 't', server: 'https://t.example', token: 'abc' }]);
-    const out = run(`
+    const { out, loaded } = run(
+      `
       const { Manager, RestClient, Transport, loadClientConfig } = await import(${runtime});
       const inCluster = new Transport(loadClientConfig({ env: ${JSON.stringify(inClusterEnv)}, homeDir: ${JSON.stringify(home())}, serviceAccountDir: ${JSON.stringify(sa)} }));
       const token = new Transport(loadClientConfig({ kubeconfig: ${JSON.stringify(tokenConfig)} }));
       const manager = new Manager({ rest: new RestClient(loadClientConfig({ kubeconfig: ${JSON.stringify(tokenConfig)} })), metricsBindAddress: '0', healthProbeBindAddress: '0' });
       console.log((await inCluster.authHeaders()).authorization, (await token.authHeaders()).authorization, typeof manager.start);
       process.exit(0);
-    `);
+    `,
+      ['dist/config_types.js'],
+    );
     expect(out.trim()).toBe('Bearer sa-token Bearer abc function');
+    expect(loaded).toEqual(['dist/config_types.js']);
   });
 
-  it('is loaded when an exec plugin needs it (and so fails under the hook)', () => {
-    const exec = { apiVersion: 'client.authentication.k8s.io/v1', command: process.execPath, args: ['-e', '0'], interactiveMode: 'Never' };
-    const doc = { clusters: [{ name: 'c', cluster: { server: 'https://c.example' } }], users: [{ name: 'u', user: { exec } }], contexts: [{ name: 'x', context: { cluster: 'c', user: 'u' } }], 'current-context': 'x' };
+  it('runs an exec plugin through ExecAuth, without the index', () => {
+    const credential = { apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: { token: 'exec-token' } };
+    const doc = kubeconfigWithUser(execUser(`console.log(${JSON.stringify(JSON.stringify(credential))})`));
+    const { out, loaded } = run(
+      `
+      const { Transport, clientConfigFromString } = await import(${runtime});
+      console.log((await new Transport(clientConfigFromString(${JSON.stringify(doc)})).authHeaders()).authorization);
+    `,
+      small,
+    );
+    expect(out.trim()).toBe('Bearer exec-token');
+    expect(loaded).toEqual(['dist/config_types.js', 'dist/exec_auth.js']);
+  });
+
+  it('loads the index for an auth provider such as oidc (and so fails under the hook)', () => {
+    const doc = kubeconfigWithUser({ 'auth-provider': { name: 'oidc', config: { 'client-id': 'kop', 'id-token': 'x', 'idp-issuer-url': 'https://issuer.invalid' } } });
     expect(() =>
-      run(`
+      run(
+        `
         const { Transport, clientConfigFromString } = await import(${runtime});
-        await new Transport(clientConfigFromString(${JSON.stringify(JSON.stringify(doc))})).authHeaders();
-      `),
-    ).toThrow(/client-node loaded/);
+        await new Transport(clientConfigFromString(${JSON.stringify(doc)})).authHeaders();
+      `,
+        small,
+      ),
+    ).toThrow(/client-node loaded: dist\/index\.js/);
   });
 });

@@ -51,11 +51,14 @@ describe('kop/runtime client public API', () => {
         if (target.startsWith('.')) {
           const resolved = path.resolve(path.dirname(file), target);
           if (!resolved.startsWith(path.join(repo, 'src/runtime') + path.sep) && !typeOnly) problems.push(`${path.relative(repo, file)} imports ${target}`);
-        } else if (target === '@kubernetes/client-node') {
-          // client-node costs ~65 MB of memory once loaded: only exec plugins and auth providers
-          // load it, through import() when first used (the transport's pluginAuthenticator).
-          if (!typeOnly) problems.push(`${path.relative(repo, file)} loads @kubernetes/client-node eagerly`);
-        } else if (!target.startsWith('node:') && target !== 'js-yaml') {
+        } else if (target.startsWith('@kubernetes/client-node')) {
+          // client-node's index costs ~65 MB of memory once loaded: it is imported only through
+          // import() when an auth provider needs it (the transport's pluginAuthenticator). Of its
+          // modules, only the small kubeconfig entry parser is loaded up front.
+          if (!typeOnly && target !== '@kubernetes/client-node/dist/config_types.js') {
+            problems.push(`${path.relative(repo, file)} loads ${target} eagerly`);
+          }
+        } else if (!target.startsWith('node:') && target !== 'yaml') {
           problems.push(`${path.relative(repo, file)} imports package ${target}`);
         }
       }

@@ -1,29 +1,19 @@
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join } from 'node:path';
-import { load as loadYaml } from 'js-yaml';
+import { parse as parseYaml } from 'yaml';
+// Deep import on purpose (memory): client-node's index, and its dist/config.js (KubeConfig),
+// load its whole generated API, about 65 MB of resident memory in every operator. Its entry
+// parsing and checks (what KubeConfig.loadFromString runs) live in this small module, which
+// costs about 2 MB. Exec plugins and token-file auth providers are likewise imported from
+// their own modules, on first use (see Transport); only oidc/azure/gcp load the index.
+import { newClusters, newContexts, newUsers } from '@kubernetes/client-node/dist/config_types.js';
+import type { Cluster, Context, User } from '@kubernetes/client-node/dist/config_types.js';
 
-// kop reads kubeconfig files itself instead of through @kubernetes/client-node's KubeConfig:
-// importing that class loads the whole generated client-node API (about 65 MB of resident
-// memory in every operator), while most configurations need nothing of it. client-node is
-// loaded only for the credentials it implements (exec plugins, auth providers; see Transport).
-// The field names below are client-node's, so those entries can be handed to it unchanged.
+/** A cluster of a kubeconfig: where the apiserver is and how to trust it (client-node's `Cluster`). */
+export type KubeconfigCluster = Cluster;
 
-/** A cluster of a kubeconfig: where the apiserver is and how to trust it. */
-export interface KubeconfigCluster {
-  name: string;
-  /** Apiserver URL without a trailing slash. */
-  server: string;
-  /** `certificate-authority-data`: base64 PEM. */
-  caData?: string;
-  /** `certificate-authority`: PEM file (absolute once loaded from a file). */
-  caFile?: string;
-  /** `insecure-skip-tls-verify`. */
-  skipTLSVerify: boolean;
-  /** `tls-server-name`: the name the server certificate is checked against. */
-  tlsServerName?: string;
-  /** `proxy-url` (refused by kop's transport). */
-  proxyUrl?: string;
-}
+/** A context of a kubeconfig: a cluster, a user and a default namespace (client-node's `Context`, `user` optional). */
+export type KubeconfigContext = Omit<Context, 'user'> & { readonly user?: string };
 
 /** `users[].user.exec` of a kubeconfig: a credential plugin (client.authentication.k8s.io). */
 export interface KubeconfigExecConfig {
@@ -43,36 +33,18 @@ export interface KubeconfigAuthProvider {
   config?: Record<string, string>;
 }
 
-/** A user of a kubeconfig: the credentials. */
-export interface KubeconfigUser {
-  name: string;
-  /** `client-certificate-data`: base64 PEM. */
-  certData?: string;
-  /** `client-certificate`: PEM file. */
-  certFile?: string;
-  /** `client-key-data`: base64 PEM. */
-  keyData?: string;
-  /** `client-key`: PEM file. */
-  keyFile?: string;
-  /** `token`: a bearer token. */
-  token?: string;
-  /** `tokenFile` (or client-node's `token-file`): a bearer token re-read as it rotates. */
+/**
+ * A user of a kubeconfig: client-node's `User`, with its untyped `exec` and `authProvider`
+ * typed, and `tokenFile`, which client-node lacks (it reads `token-file` once, relative to the
+ * working directory; kop resolves it against the kubeconfig's directory and re-reads it as it
+ * rotates).
+ */
+export type KubeconfigUser = Omit<User, 'exec' | 'authProvider'> & {
+  readonly exec?: KubeconfigExecConfig;
+  readonly authProvider?: KubeconfigAuthProvider;
+  /** `tokenFile` (or client-node's `token-file`): a bearer token file, re-read as it rotates. */
   tokenFile?: string;
-  username?: string;
-  password?: string;
-  /** `as`: the user to impersonate. */
-  impersonateUser?: string;
-  exec?: KubeconfigExecConfig;
-  authProvider?: KubeconfigAuthProvider;
-}
-
-/** A context of a kubeconfig: a cluster, a user and a default namespace. */
-export interface KubeconfigContext {
-  name: string;
-  cluster: string;
-  user?: string;
-  namespace?: string;
-}
+};
 
 /** A parsed kubeconfig. */
 export interface Kubeconfig {
@@ -82,53 +54,44 @@ export interface Kubeconfig {
   currentContext: string;
 }
 
-type Raw = Record<string, unknown>;
-
 /**
- * Parses kubeconfig text (YAML or JSON). Relative file paths (certificate authority, client
- * certificate and key, token file) are resolved against `baseDir`, the kubeconfig's directory,
- * as kubectl does. Throws an Error naming the first malformed entry.
+ * Parses kubeconfig text (YAML or JSON) with client-node's entry parsing. Relative file paths
+ * (certificate authority, client certificate and key, token file) are resolved against
+ * `baseDir`, the kubeconfig's directory, as kubectl does. Throws an Error naming the first
+ * malformed entry.
  */
 export function parseKubeconfig(text: string, baseDir?: string): Kubeconfig {
-  const document = loadYaml(text);
+  // YAML 1.2 with merge keys, as client-go's YAML reader accepts them.
+  const document: unknown = parseYaml(text, { merge: true });
   if (document === undefined || document === null) return { clusters: [], users: [], contexts: [], currentContext: '' };
   if (!isRecord(document)) throw new Error('a kubeconfig must be a mapping');
-  const path = (file: unknown): string | undefined => {
-    const value = optionalString(file);
-    return value && baseDir && !isAbsolute(value) ? join(baseDir, value) : value;
-  };
-  const clusters = entries(document.clusters, 'clusters', 'cluster', (name, raw, at) => {
-    const server = optionalString(raw.server);
-    if (!server) throw new Error(`${at}.cluster.server is missing`);
+  const path = <T extends string | undefined | null>(file: T): T | string =>
+    file && baseDir && !isAbsolute(file) ? join(baseDir, file) : file;
+
+  const clusters = newClusters(entries(document.clusters, 'clusters'));
+  for (const cluster of clusters) cluster.caFile = path(cluster.caFile);
+
+  // client-node would read `token-file` here, once and relative to the working directory: take
+  // the token file out of its input and keep it as a path.
+  const rawUsers = entries(document.users, 'users');
+  const tokenFiles = rawUsers.map((element) => {
+    const user = element.user;
+    if (!isRecord(user)) return undefined;
+    const { tokenFile, 'token-file': dashed, ...rest } = user;
+    element.user = rest;
+    return optionalString(tokenFile ?? dashed);
+  });
+  const users: KubeconfigUser[] = newUsers(rawUsers).map((user, i) => {
+    const tokenFile = tokenFiles[i];
     return {
-      name,
-      server: server.replace(/\/$/, ''),
-      caData: optionalString(raw['certificate-authority-data']),
-      caFile: path(raw['certificate-authority']),
-      skipTLSVerify: raw['insecure-skip-tls-verify'] === true,
-      tlsServerName: optionalString(raw['tls-server-name']),
-      proxyUrl: optionalString(raw['proxy-url']),
+      ...user,
+      certFile: path(user.certFile),
+      keyFile: path(user.keyFile),
+      ...(tokenFile ? { tokenFile: path(tokenFile) } : {}),
     };
   });
-  const users = entries(document.users, 'users', 'user', (name, raw) => ({
-    name,
-    certData: optionalString(raw['client-certificate-data']),
-    certFile: path(raw['client-certificate']),
-    keyData: optionalString(raw['client-key-data']),
-    keyFile: path(raw['client-key']),
-    token: optionalString(raw.token),
-    tokenFile: path(raw.tokenFile ?? raw['token-file']),
-    username: optionalString(raw.username),
-    password: optionalString(raw.password),
-    impersonateUser: optionalString(raw.as),
-    exec: isRecord(raw.exec) ? (raw.exec as KubeconfigExecConfig) : undefined,
-    authProvider: isRecord(raw['auth-provider']) ? (raw['auth-provider'] as unknown as KubeconfigAuthProvider) : undefined,
-  }), { optionalBody: true });
-  const contexts = entries(document.contexts, 'contexts', 'context', (name, raw, at) => {
-    const cluster = optionalString(raw.cluster);
-    if (!cluster) throw new Error(`${at}.context.cluster is missing`);
-    return { name, cluster, user: optionalString(raw.user), namespace: optionalString(raw.namespace) };
-  });
+
+  const contexts: KubeconfigContext[] = newContexts(entries(document.contexts, 'contexts'));
   return { clusters, users, contexts, currentContext: optionalString(document['current-context']) ?? '' };
 }
 
@@ -137,29 +100,16 @@ export function readKubeconfigFile(file: string): Kubeconfig {
   return parseKubeconfig(readFileSync(file, 'utf8'), dirname(file));
 }
 
-function entries<T>(
-  list: unknown,
-  section: string,
-  body: string,
-  make: (name: string, raw: Raw, at: string) => T,
-  options: { optionalBody?: boolean } = {},
-): T[] {
+/** A section's entries, each checked to be a mapping (client-node would fail on `null.name`). */
+function entries(list: unknown, section: string): Record<string, unknown>[] {
   if (!Array.isArray(list)) return [];
   return list.map((element: unknown, i) => {
-    const at = `${section}[${i}]`;
-    if (!isRecord(element)) throw new Error(`${at} is not a mapping`);
-    const name = optionalString(element.name);
-    if (!name) throw new Error(`${at}.name is missing`);
-    const raw = element[body];
-    if (!isRecord(raw)) {
-      if (options.optionalBody && (raw === undefined || raw === null)) return make(name, {}, at);
-      throw new Error(`${at}.${body} is missing`);
-    }
-    return make(name, raw, at);
+    if (!isRecord(element)) throw new Error(`${section}[${i}] is not a mapping`);
+    return { ...element };
   });
 }
 
-function isRecord(value: unknown): value is Raw {
+function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 

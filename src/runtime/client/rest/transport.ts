@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import tls from 'node:tls';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { Authenticator } from '@kubernetes/client-node/dist/auth.js';
 import { InvalidConfigurationError, type ClientConfig } from '../config/client-config.js';
 import type { KubeconfigCluster, KubeconfigUser } from '../config/kubeconfig.js';
 
@@ -28,9 +28,11 @@ export interface TransportOptions {
  * The connection side of a RestClient: one keep-alive agent with the cluster's TLS settings,
  * and the authentication headers for each request. TLS is set up once (client-node's
  * applyToHTTPSOptions builds a new agent, so a new TLS handshake, on every call); certificates,
- * tokens and basic auth are handled here, token files are re-read as they rotate, and only exec
- * plugins and auth providers go through client-node's authenticators, which are loaded on their
- * first use so that configurations without them never pay for client-node's memory.
+ * tokens and basic auth are set here, and token files are re-read as they rotate (client-node's
+ * FileAuth re-reads only every 60 s and keeps the trailing newline). Exec plugins and
+ * auth providers go through client-node's authenticators, imported on their first use: ExecAuth
+ * and FileAuth from their own small modules, and client-node's whole KubeConfig (about 65 MB of
+ * memory) only for the auth providers that need it (oidc, azure, gcp).
  */
 export class Transport {
   /** The connection pool of every request and watch. */
@@ -39,7 +41,9 @@ export class Transport {
   private readonly staticHeaders: Record<string, string>;
   /** The user's exec plugin or auth provider, for client-node; undefined when there is none. */
   private readonly pluginUser: KubeconfigUser | undefined;
-  private pluginAuth: Promise<KubeConfig> | undefined;
+  /** Which client-node authenticator serves the plugin user (see the class comment). */
+  private readonly pluginAuthKind: 'exec' | 'file' | 'kubeconfig';
+  private pluginAuth: Promise<PluginAuthenticator> | undefined;
   /** A token file re-read as it rotates (in-cluster service account, `tokenFile`). */
   private readonly tokenFile: string | undefined;
   private readonly tls: https.AgentOptions;
@@ -66,6 +70,7 @@ export class Transport {
     }
     if (user?.impersonateUser) this.staticHeaders['impersonate-user'] = user.impersonateUser;
     this.pluginUser = user && (user.exec || user.authProvider) ? credentialsOnly(user) : undefined;
+    this.pluginAuthKind = pluginAuthKind(this.pluginUser);
     // As in client-go, a token given inline wins over a token file.
     this.tokenFile = !this.pluginUser && !user?.token && !user?.username ? user?.tokenFile : undefined;
   }
@@ -78,6 +83,8 @@ export class Transport {
   /** Forgets cached dynamic credentials, e.g. after a 401, so the next request fetches fresh ones. */
   invalidateCredentials(): void {
     this.cachedDynamic = undefined;
+    // ExecAuth and FileAuth keep a credential until it expires: a fresh one asks again.
+    if (this.pluginAuthKind !== 'kubeconfig') this.pluginAuth = undefined;
   }
 
   /** Authentication headers for the next request; runs exec plugins / token refresh when needed. */
@@ -93,7 +100,7 @@ export class Transport {
       return headers;
     }
     const opts: https.RequestOptions & { headers: Record<string, string> } = { headers: {} };
-    await (await this.pluginAuthenticator()).applyToHTTPSOptions(opts);
+    await (await this.pluginAuthenticator())(opts);
     if (opts.cert && opts.key) {
       // An exec plugin handed out a client certificate: rebuild the pool when it rotates.
       const cert = String(opts.cert);
@@ -106,19 +113,32 @@ export class Transport {
       }
     }
     const headers: Record<string, string> = { ...this.staticHeaders };
-    for (const [k, v] of Object.entries(opts.headers)) headers[k.toLowerCase()] = String(v);
+    // Trimmed: FileAuth passes a token file's trailing newline on, which no header may carry.
+    for (const [k, v] of Object.entries(opts.headers)) headers[k.toLowerCase()] = String(v).trim();
     this.cachedDynamic = { headers, until: performance.now() + this.dynamicRefreshMs };
     return headers;
   }
 
-  /** client-node's KubeConfig for the plugin user, imported on first use (see the class comment). */
-  private pluginAuthenticator(): Promise<KubeConfig> {
-    this.pluginAuth ??= import('@kubernetes/client-node').then(({ KubeConfig }) => {
-      const kc = new KubeConfig();
-      kc.loadFromClusterAndUser({ name: 'auth-only', server: 'https://auth-only.invalid', skipTLSVerify: false }, this.pluginUser!);
-      return kc;
-    });
-    return this.pluginAuth;
+  /** client-node's authenticator for the plugin user, imported on first use. */
+  private pluginAuthenticator(): Promise<PluginAuthenticator> {
+    const user = this.pluginUser!;
+    const fromAuthenticator = (authenticator: Authenticator): PluginAuthenticator => (opts) => authenticator.applyAuthentication(user, opts);
+    switch (this.pluginAuthKind) {
+      case 'exec':
+        this.pluginAuth ??= import('@kubernetes/client-node/dist/exec_auth.js').then(({ ExecAuth }) => fromAuthenticator(new ExecAuth()));
+        break;
+      case 'file':
+        this.pluginAuth ??= import('@kubernetes/client-node/dist/file_auth.js').then(({ FileAuth }) => fromAuthenticator(new FileAuth()));
+        break;
+      case 'kubeconfig':
+        this.pluginAuth ??= import('@kubernetes/client-node').then(({ KubeConfig }) => {
+          const kc = new KubeConfig();
+          kc.loadFromClusterAndUser({ name: 'auth-only', server: 'https://auth-only.invalid', skipTLSVerify: false }, user);
+          return (opts) => kc.applyToHTTPSOptions(opts);
+        });
+        break;
+    }
+    return this.pluginAuth!;
   }
 
   /** Closes every pooled connection. */
@@ -145,6 +165,21 @@ export class Transport {
     }
     return new https.Agent({ ...common, ...connectOptions, secureContext });
   }
+}
+
+/** Applies a plugin's credentials (headers, client certificate) to request options. */
+type PluginAuthenticator = (opts: https.RequestOptions & { headers: Record<string, string> }) => Promise<void>;
+
+/** Auth providers that client-node's KubeConfig serves with its own authenticators. */
+const CLOUD_PROVIDERS = new Set(['azure', 'gcp', 'oidc']);
+
+/** The authenticator client-node's KubeConfig would pick for the user, in its order (exec, then token file). */
+function pluginAuthKind(user: KubeconfigUser | undefined): 'exec' | 'file' | 'kubeconfig' {
+  const provider = user?.authProvider;
+  const cloud = provider !== undefined && CLOUD_PROVIDERS.has(provider.name);
+  if (user?.exec || provider?.name === 'exec' || (provider?.config?.exec && !cloud)) return 'exec';
+  if (provider?.config?.tokenFile && !cloud) return 'file';
+  return 'kubeconfig';
 }
 
 function closeIdle(agent: http.Agent): void {
