@@ -19,7 +19,8 @@ describe('starting and stopping', () => {
       await expect(plane.addUser({ name: 'late' })).rejects.toThrow('stopped');
     }
     expect(servers.size).toBe(2);
-  });
+    // Two full starts and stops: allow each its own start and stop budget on a loaded machine.
+  }, 240_000);
 
   it('passes extra kube-apiserver flags: without the watch cache, every watch reads etcd and compaction yields 410', async () => {
     const plane = await startControlPlane({ apiServerArgs: ['--watch-cache=false'] });

@@ -266,11 +266,12 @@ describe('watch', () => {
     const cms = configMaps(rest).inNamespace(ns);
     const list = await cms.list();
     await cms.create({ metadata: { name: 'one' } });
-    await cms.create({ metadata: { name: 'two' } });
+    const two = await cms.create({ metadata: { name: 'two' } });
     const events: string[] = [];
     let bookmark: WatchEvent<unknown> | undefined;
     // A watch-list: the current objects as ADDED, then a BOOKMARK marking the end of the initial state.
-    for await (const ev of cms.watch({ allowWatchBookmarks: true, sendInitialEvents: true, resourceVersionMatch: 'NotOlderThan', resourceVersion: list.metadata.resourceVersion })) {
+    // NotOlderThan the last create, so the initial state is sure to hold both objects.
+    for await (const ev of cms.watch({ allowWatchBookmarks: true, sendInitialEvents: true, resourceVersionMatch: 'NotOlderThan', resourceVersion: two.metadata?.resourceVersion })) {
       events.push(ev.type === 'BOOKMARK' ? 'BOOKMARK' : `${ev.type}:${ev.object.metadata?.name}`);
       if (ev.type === 'BOOKMARK') {
         bookmark = ev;
