@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
@@ -205,6 +206,7 @@ describe('connection pool', () => {
   it('has no connection cap by default, so open watches never starve requests', async () => {
     const c = client();
     const ac = new AbortController();
+    setMaxListeners(100, ac.signal); // 80 watches share this signal on purpose
     const watches = Array.from({ length: 80 }, async () => {
       for await (const ev of c.watch('/api/v1/forever', {}, { signal: ac.signal })) void ev;
     });
