@@ -87,12 +87,19 @@ async function generateKeyPair(): Promise<webcrypto.CryptoKeyPair> {
   return (await engine.generateKey(KEY_ALGORITHM, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
 }
 
+/**
+ * A positive serial in minimal DER form, as Go's x509 parser demands: the first byte is
+ * 0x01..0x7f, so it is neither negative (top bit) nor padded (leading zero byte).
+ */
+export function serialNumberBytes(random: Uint8Array): Uint8Array {
+  const serial = Uint8Array.from(random);
+  serial[0] = 1 + (serial[0]! % 0x7f);
+  return serial;
+}
+
 function fillCommon(certificate: pkijs.Certificate, commonName: string, organizations: readonly string[]): void {
   certificate.version = 2;
-  // Positive 16-byte serial: clear the top bit so DER does not read it as negative.
-  const serial = randomBytes(16);
-  serial[0] = serial[0]! & 0x7f;
-  certificate.serialNumber = new asn1js.Integer({ valueHex: serial });
+  certificate.serialNumber = new asn1js.Integer({ valueHex: serialNumberBytes(randomBytes(16)) });
   certificate.subject = nameOf(commonName, organizations);
   // Backdated a little so clocks that disagree by seconds do not reject a brand new cert.
   const now = Date.now();
