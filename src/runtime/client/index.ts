@@ -8,6 +8,7 @@ export * from './rest/transport.js';
 export * from './rest/rest-client.js';
 export * from './resource/options.js';
 export * from './resource/resource-client.js';
+export * from './resource/list-pager.js';
 export * from './retry/retry-on-conflict.js';
 export * from './discovery/discovery-client.js';
 export * from './discovery/rest-mapper.js';

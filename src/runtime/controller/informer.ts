@@ -1,5 +1,5 @@
 import type { KubernetesObject, ListOptions, ObjectList, WatchEvent, WatchOptions } from '../client/index.js';
-import { isGone } from '../client/index.js';
+import { DEFAULT_LIST_PAGE_SIZE, isGone, listComplete } from '../client/index.js';
 import type { Clock } from './clock.js';
 import { sleep, systemClock } from './clock.js';
 import type { IndexFunction } from './indexer.js';
@@ -95,9 +95,9 @@ export function stripManagedFields<T extends KubernetesObject>(object: T): T {
 
 /**
  * Keeps a local cache of one kind in sync with the apiserver and notifies handlers of changes:
- * lists (in pages), then watches from the list's resourceVersion with bookmarks; re-watches from
- * the last seen resourceVersion when a watch ends or fails; relists on 410 Gone; replaces a watch
- * that went silent; backs off on errors. Objects that vanished between a watch and a relist are
+ * lists (in pages; in one piece if a page's continue token expires), then watches from the list's
+ * resourceVersion with bookmarks; re-watches from the last seen resourceVersion when a watch ends
+ * or fails; relists on 410 Gone; replaces a watch that went silent; backs off on errors. Objects that vanished between a watch and a relist are
  * reported as deletes with their last known state.
  */
 export class Informer<T extends KubernetesObject> {
@@ -229,24 +229,28 @@ export class Informer<T extends KubernetesObject> {
     return Math.round(base * (0.5 + Math.random() * 0.5));
   }
 
-  /** Lists every page, then makes the cache equal to the result, notifying handlers of the differences. */
+  /**
+   * Lists every page, then makes the cache equal to the result, notifying handlers of the differences.
+   * A continue token that expires mid-way (etcd compacted past the first page) ends in one list
+   * without `limit` rather than paging from the start again, which could repeat forever on a big,
+   * busy set.
+   */
   private async listAndReplace(): Promise<void> {
-    const items: T[] = [];
-    let token: string | undefined;
-    let resourceVersion = '';
-    do {
-      const page = await this.source.list({
-        limit: this.options.listPageSize ?? 500,
-        continue: token,
-        labelSelector: this.options.labelSelector,
-        fieldSelector: this.options.fieldSelector,
-        signal: this.stopController.signal,
-      });
-      const transform = this.options.transform;
-      for (const item of page.items) items.push(transform ? transform(item) : item);
-      resourceVersion = page.metadata.resourceVersion ?? resourceVersion;
-      token = page.metadata.continue || undefined;
-    } while (token);
+    const transform = this.options.transform;
+    // Transforming each page as it arrives lets the untransformed objects be collected early.
+    const listPage = async (options: ListOptions): Promise<ObjectList<T>> => {
+      const page = await this.source.list(options);
+      return transform ? { ...page, items: page.items.map(transform) } : page;
+    };
+    const list = await listComplete(listPage, {
+      limit: this.options.listPageSize ?? DEFAULT_LIST_PAGE_SIZE,
+      labelSelector: this.options.labelSelector,
+      fieldSelector: this.options.fieldSelector,
+      signal: this.stopController.signal,
+      onContinueExpired: (err) => this.logger.info('list continue token expired, listing everything at once', { err }),
+    });
+    const items = list.items;
+    const resourceVersion = list.metadata.resourceVersion ?? '';
     if (this.stopped) return;
     const initial = !this.synced;
     const seen = new Set<string>();

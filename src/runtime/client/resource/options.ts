@@ -34,7 +34,7 @@ export interface GetOptions extends CallOptions {
   resourceVersion?: string;
 }
 
-/** Options of `list` and `listAll`. */
+/** Options of `list` and `listAll` (`listComplete` takes them without `continue`). */
 export interface ListOptions extends CallOptions {
   labelSelector?: Selector;
   fieldSelector?: Selector;

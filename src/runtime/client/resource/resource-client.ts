@@ -1,5 +1,6 @@
 import type { RestClient, Query } from '../rest/rest-client.js';
 import type { KubernetesObject, ObjectList, Scale, Status } from '../types/meta.js';
+import { listComplete, type ListCompleteOptions } from './list-pager.js';
 import {
   PATCH_CONTENT_TYPES,
   apiVersionOf,
@@ -83,9 +84,20 @@ export class ResourceClient<T extends KubernetesObject> {
   }
 
   /**
+   * Returns every matching object as one list, fetched in pages of `limit` (default 500), with the
+   * snapshot's `metadata.resourceVersion` to watch from. If etcd compacts past the first page's
+   * revision before the last page (410 Gone on a continued page), it does one list without `limit`
+   * and returns that consistent snapshot instead of failing; a 410 on the first page is thrown.
+   */
+  listComplete(options: ListCompleteOptions = {}): Promise<ObjectList<T>> {
+    return listComplete((page) => this.list(page), options);
+  }
+
+  /**
    * Yields every matching object, fetching pages of `limit` (default 500) as it goes. If a page
    * takes so long that etcd compacts past the first page's revision, the next page fails with
-   * `isGone`; list again (items already yielded would repeat, so this does not retry itself).
+   * `isGone`; this cannot retry itself because the items already yielded would repeat. Callers
+   * that need the whole set even then use `listComplete`, which falls back to one full list.
    */
   async *listAll(options: ListOptions = {}): AsyncGenerator<T, void, undefined> {
     let token = options.continue;
@@ -210,7 +222,7 @@ export class ScalableResourceClient<T extends KubernetesObject> extends Resource
 
 /**
  * Entry point for a namespaced kind: `inNamespace(ns)` scopes reads and writes to one namespace;
- * `list`, `listAll` and `watch` here span all namespaces (what informers use).
+ * `list`, `listComplete`, `listAll` and `watch` here span all namespaces (what informers use).
  */
 export class NamespacedResourceClient<T extends KubernetesObject, C extends ResourceClient<T> = ResourceClient<T>> {
   private readonly everywhere: ResourceClient<T>;
@@ -232,6 +244,11 @@ export class NamespacedResourceClient<T extends KubernetesObject, C extends Reso
   /** Lists one page across all namespaces. */
   list(options: ListOptions = {}): Promise<ObjectList<T>> {
     return this.everywhere.list(options);
+  }
+
+  /** Every matching object across all namespaces as one list; see {@link ResourceClient.listComplete} for the 410 fallback. */
+  listComplete(options: ListCompleteOptions = {}): Promise<ObjectList<T>> {
+    return this.everywhere.listComplete(options);
   }
 
   /** Yields every matching object across all namespaces, page by page. */
