@@ -53,6 +53,42 @@ export async function controllerGenOnMarkers(generatorArgs: readonly string[], m
   }
 }
 
+/** controller-gen's flags for a case's options (`options.json`). */
+export interface ControllerGenCaseOptions {
+  allowDangerousTypes?: boolean;
+  maxDescriptionLength?: number;
+}
+
+/**
+ * controller-gen's CRDs for the Go twin of a schema case, as one multi-document text: the
+ * case's Go files are copied into a throwaway module, `<case>/x.go` -> api/<package>/x.go,
+ * `<case>/v2/x.go` -> api/v2/x.go.
+ */
+export async function controllerGenCaseYaml(caseDir: string, goFiles: readonly string[], options: ControllerGenCaseOptions = {}): Promise<string> {
+  const work = await fs.mkdtemp(path.join(os.tmpdir(), 'kop-conformance-'));
+  try {
+    await fs.cp(MODULE_DIR, work, { recursive: true });
+    for (const file of goFiles) {
+      const relative = path.relative(caseDir, file);
+      const text = await fs.readFile(file, 'utf8');
+      const pkg = /^package\s+(\w+)/m.exec(text)?.[1] ?? 'api';
+      const target = path.dirname(relative) === '.' ? path.join(work, 'api', pkg, path.basename(file)) : path.join(work, 'api', relative);
+      await fs.mkdir(path.dirname(target), { recursive: true });
+      await fs.writeFile(target, text);
+    }
+    const crdOptions: string[] = [];
+    if (options.allowDangerousTypes) crdOptions.push('allowDangerousTypes=true');
+    if (options.maxDescriptionLength !== undefined) crdOptions.push(`maxDescLen=${options.maxDescriptionLength}`);
+    const crdArgs = [crdOptions.length > 0 ? `crd:${crdOptions.join(',')}` : 'crd'];
+    await execa(await controllerGen(), [...crdArgs, 'paths=./api/...', 'output:crd:dir=out'], { cwd: work, env: { GOFLAGS: '-mod=mod' } });
+    const outDir = path.join(work, 'out');
+    const outputs = (await fs.readdir(outDir)).sort();
+    return (await Promise.all(outputs.map((f) => fs.readFile(path.join(outDir, f), 'utf8')))).join('\n');
+  } finally {
+    await fs.rm(work, { recursive: true, force: true });
+  }
+}
+
 /** The YAML documents of a multi-document text as plain data, without empty documents. */
 export function parseDocuments(text: string): unknown[] {
   return parseAllDocuments(text)

@@ -11,6 +11,8 @@ import { parseAllDocuments } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startControlPlane, type ControlPlane, type CustomResourceDefinition } from '../../src/testing/index.js';
 import { apiRequest } from '../testing/helpers.js';
+import type { JSONSchemaProps } from '../../src/schema/json-schema.js';
+import { DEFAULT_CASES, JUNCTOR_KEYS_SCHEMA, JUNCTOR_KEYS_WANT } from './default-cases.js';
 import { CASES_DIR, listCaseDirs } from './run-case.js';
 import { commentMarkersInText } from '../../src/generate/source-files.js';
 import { buildWebhookConfigurations, type WebhookConfigurationObject } from '../../src/webhook/webhook-configuration.js';
@@ -121,6 +123,43 @@ describe('generated CRDs on a real apiserver', () => {
     expect(updated.status, updated.body).toBe(200);
     const after = await request('GET', `${redisUrl}/scaled`);
     expect(after.json<{ spec: { replicas: number } }>().spec.replicas).toBe(5);
+  });
+});
+
+describe('defaults and junctors: kop and the apiserver agree', () => {
+  const crdWith = (name: string, properties: Record<string, JSONSchemaProps>) => ({
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${name}s.agree.example.com` },
+    spec: {
+      group: 'agree.example.com',
+      scope: 'Namespaced',
+      names: { plural: `${name}s`, singular: name, kind: name.charAt(0).toUpperCase() + name.slice(1), listKind: `${name.charAt(0).toUpperCase() + name.slice(1)}List` },
+      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties } } } } }],
+    },
+  });
+  const dryRunCreate = (crd: unknown) => request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions?dryRun=All', crd);
+  /** `spec.validation.openAPIV3Schema.properties[spec].properties[f3].allOf[0].default` -> `.spec.f3.allOf[0]` (the node, without the key). */
+  const nodePath = (field: string) => {
+    const inSchema = field.slice(field.indexOf('openAPIV3Schema') + 'openAPIV3Schema'.length);
+    return inSchema.replace(/\.default(\..*)?$/, '').replace(/\.[^.[\]]+$/, (key) => (key === '.not' ? key : '')).replace(/\.properties\[([^\]]+)\]/g, '.$1');
+  };
+  const causesOf = (response: { json<T>(): T }) => response.json<{ details: { causes: { field: string; message: string }[] } }>().details.causes;
+
+  it('refuses exactly the defaults kop refuses under allOf/anyOf/oneOf/not, int-or-string patterns and one-of rules', async () => {
+    const properties = Object.fromEntries(DEFAULT_CASES.map((c, i) => [`f${i}`, { ...c.schema, default: c.value }]));
+    const response = await dryRunCreate(crdWith('defaultcheck', properties));
+    const refusedByServer = new Set(causesOf(response).map((c) => /properties\[spec\]\.properties\[(f\d+)\]\.default/.exec(c.field)?.[1]));
+    for (const [i, c] of DEFAULT_CASES.entries()) {
+      expect(refusedByServer.has(`f${i}`), `${c.name}: ${response.body}`).toBe(c.want.length > 0);
+    }
+  });
+
+  it('refuses the keys kop refuses under junctors, at the same places', async () => {
+    const response = await dryRunCreate(crdWith('junctorkeys', JUNCTOR_KEYS_SCHEMA.properties!));
+    expect(response.status, response.body).toBe(422);
+    const server = causesOf(response).map((c) => `${nodePath(c.field).replace(/^\.spec/, '')}: ${c.field.slice(c.field.lastIndexOf('.') + 1)} ${c.message.replace(/^Forbidden: /, '')}`);
+    expect(server.sort()).toEqual([...JUNCTOR_KEYS_WANT].sort());
   });
 });
 

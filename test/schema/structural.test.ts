@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { JSONSchemaProps } from '../../src/schema/json-schema.js';
 import { checkStructural, topLevelMetadata, truncateDescription, truncateDescriptions, validateValue } from '../../src/schema/structural.js';
 import { flattenFieldLayer } from '../../src/schema/to-openapi.js';
+import { DEFAULT_CASES, JUNCTOR_KEYS_SCHEMA, JUNCTOR_KEYS_WANT } from './default-cases.js';
 
 const at = { file: 'api/x/v1/types.ts', line: 3 };
 const check = (schema: JSONSchemaProps) => checkStructural(schema, new WeakMap(), at).map((v) => `${v.path}: ${v.message}`);
@@ -39,6 +40,26 @@ describe('validateValue', () => {
     expect(validateValue({ b: 1 }, { type: 'object', properties: { a: { type: 'string' } } }, '')).toEqual(['.b is not a field (it would be pruned)']);
     expect(validateValue('25%', { 'x-kubernetes-int-or-string': true }, '')).toEqual([]);
     expect(validateValue(null, { type: 'string', nullable: true }, '')).toEqual([]);
+  });
+
+  it('leaves CEL rules other than its own one-of rules to the apiserver', () => {
+    expect(validateValue({}, { type: 'object', 'x-kubernetes-validations': [{ rule: 'false', message: 'never' }] }, '')).toEqual([]);
+  });
+
+  for (const { name, value, schema, want } of DEFAULT_CASES) {
+    it(`checks ${name}`, () => {
+      expect(validateValue(value, schema, '')).toEqual(want);
+    });
+  }
+});
+
+describe('value validations only under junctors', () => {
+  it('reports keys the apiserver forbids under allOf/anyOf/oneOf/not, with its wording', () => {
+    expect(check(JUNCTOR_KEYS_SCHEMA).map((v) => v.replace(/: only value validations.*/, ''))).toEqual(JUNCTOR_KEYS_WANT);
+  });
+  it('allows the int-or-string anyOf and value validations with nested properties', () => {
+    expect(check({ 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }] })).toEqual([]);
+    expect(check({ type: 'object', properties: { p: { type: 'integer' } }, allOf: [{ properties: { p: { minimum: 3 } } }, { required: ['p'] }] })).toEqual([]);
   });
 });
 
