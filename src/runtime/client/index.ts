@@ -3,6 +3,7 @@ export * from './types/meta.js';
 export * from './errors/api-error.js';
 export * from './config/kubeconfig.js';
 export * from './config/client-config.js';
+export * from './config/exec-credential.js';
 export * from './rest/token-bucket.js';
 export * from './rest/transport.js';
 export * from './rest/rest-client.js';

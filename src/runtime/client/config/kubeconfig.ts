@@ -1,16 +1,23 @@
 import { readFileSync } from 'node:fs';
-import { dirname, isAbsolute, join } from 'node:path';
+import { dirname, isAbsolute, join, sep } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 // Deep import on purpose (memory): client-node's index, and its dist/config.js (KubeConfig),
 // load its whole generated API, about 65 MB of resident memory in every operator. Its entry
 // parsing and checks (what KubeConfig.loadFromString runs) live in this small module, which
-// costs about 2 MB. Exec plugins and token-file auth providers are likewise imported from
-// their own modules, on first use (see Transport); only oidc/azure/gcp load the index.
+// costs about 2 MB. Token-file auth providers are likewise imported from their own module, on
+// first use (see Transport); exec plugins are run by kop itself (exec-credential.ts); only
+// oidc/azure/gcp load the index.
 import { newClusters, newContexts, newUsers } from '@kubernetes/client-node/dist/config_types.js';
 import type { Cluster, Context, User } from '@kubernetes/client-node/dist/config_types.js';
 
-/** A cluster of a kubeconfig: where the apiserver is and how to trust it (client-node's `Cluster`). */
-export type KubeconfigCluster = Cluster;
+/**
+ * A cluster of a kubeconfig: where the apiserver is and how to trust it (client-node's
+ * `Cluster`), with its `extensions` (client-node drops them), which exec plugins may be handed.
+ */
+export type KubeconfigCluster = Cluster & {
+  /** `clusters[].cluster.extensions`, by name: each entry's `extension` value. */
+  readonly extensions?: Readonly<Record<string, unknown>>;
+};
 
 /** A context of a kubeconfig: a cluster, a user and a default namespace (client-node's `Context`, `user` optional). */
 export type KubeconfigContext = Omit<Context, 'user'> & { readonly user?: string };
@@ -35,15 +42,21 @@ export interface KubeconfigAuthProvider {
 
 /**
  * A user of a kubeconfig: client-node's `User`, with its untyped `exec` and `authProvider`
- * typed, and `tokenFile`, which client-node lacks (it reads `token-file` once, relative to the
+ * typed, and what client-node lacks: `tokenFile` (it reads `token-file` once, relative to the
  * working directory; kop resolves it against the kubeconfig's directory and re-reads it as it
- * rotates).
+ * rotates) and the impersonation fields besides `as` (client-node's `impersonateUser`).
  */
 export type KubeconfigUser = Omit<User, 'exec' | 'authProvider'> & {
   readonly exec?: KubeconfigExecConfig;
   readonly authProvider?: KubeconfigAuthProvider;
   /** `tokenFile` (or client-node's `token-file`): a bearer token file, re-read as it rotates. */
   tokenFile?: string;
+  /** `as-uid`: the UID to impersonate. */
+  impersonateUid?: string;
+  /** `as-groups`: the groups to impersonate. */
+  impersonateGroups?: string[];
+  /** `as-user-extra`: extra fields of the impersonated user, each key with its values. */
+  impersonateUserExtra?: Record<string, string[]>;
 };
 
 /** A parsed kubeconfig. */
@@ -68,8 +81,11 @@ export function parseKubeconfig(text: string, baseDir?: string): Kubeconfig {
   const path = <T extends string | undefined | null>(file: T): T | string =>
     file && baseDir && !isAbsolute(file) ? join(baseDir, file) : file;
 
-  const clusters = newClusters(entries(document.clusters, 'clusters'));
-  for (const cluster of clusters) cluster.caFile = path(cluster.caFile);
+  const rawClusters = entries(document.clusters, 'clusters');
+  const clusters: KubeconfigCluster[] = newClusters(rawClusters).map((cluster, i) => {
+    const extensions = clusterExtensions(rawClusters[i]!.cluster, i);
+    return { ...cluster, caFile: path(cluster.caFile), ...(extensions ? { extensions } : {}) };
+  });
 
   // client-node would read `token-file` here, once and relative to the working directory: take
   // the token file out of its input and keep it as a path.
@@ -83,16 +99,60 @@ export function parseKubeconfig(text: string, baseDir?: string): Kubeconfig {
   });
   const users: KubeconfigUser[] = newUsers(rawUsers).map((user, i) => {
     const tokenFile = tokenFiles[i];
+    const raw = rawUsers[i]!.user as Record<string, unknown>;
+    const exec = user.exec as KubeconfigExecConfig | undefined;
     return {
       ...user,
       certFile: path(user.certFile),
       keyFile: path(user.keyFile),
       ...(tokenFile ? { tokenFile: path(tokenFile) } : {}),
+      // As client-go's loader does: a command with a path separator is a path, and a relative
+      // one is relative to the kubeconfig that names it; a bare name is looked up in PATH.
+      ...(exec && typeof exec.command === 'string' && exec.command.includes(sep) ? { exec: { ...exec, command: path(exec.command) } } : {}),
+      ...impersonation(raw, i),
     };
   });
 
   const contexts: KubeconfigContext[] = newContexts(entries(document.contexts, 'contexts'));
   return { clusters, users, contexts, currentContext: optionalString(document['current-context']) ?? '' };
+}
+
+/** The impersonation fields of a raw user entry besides `as`, checked for their shapes. */
+function impersonation(raw: Record<string, unknown>, i: number): Pick<KubeconfigUser, 'impersonateUid' | 'impersonateGroups' | 'impersonateUserExtra'> {
+  const where = `users[${i}].user`;
+  const result: Pick<KubeconfigUser, 'impersonateUid' | 'impersonateGroups' | 'impersonateUserExtra'> = {};
+  const uid = optionalString(raw['as-uid']);
+  if (uid) result.impersonateUid = uid;
+  const groups = raw['as-groups'];
+  if (groups !== undefined && groups !== null) {
+    if (!Array.isArray(groups) || groups.some((g) => typeof g !== 'string')) throw new Error(`${where}.as-groups must be a list of strings`);
+    if (groups.length > 0) result.impersonateGroups = [...(groups as string[])];
+  }
+  const extra = raw['as-user-extra'];
+  if (extra !== undefined && extra !== null) {
+    if (!isRecord(extra)) throw new Error(`${where}.as-user-extra must be a mapping of keys to lists of strings`);
+    const checked: Record<string, string[]> = {};
+    for (const [key, values] of Object.entries(extra)) {
+      if (!Array.isArray(values) || values.some((v) => typeof v !== 'string')) {
+        throw new Error(`${where}.as-user-extra.${key} must be a list of strings`);
+      }
+      checked[key] = [...(values as string[])];
+    }
+    if (Object.keys(checked).length > 0) result.impersonateUserExtra = checked;
+  }
+  return result;
+}
+
+/** `extensions` of a raw cluster entry (a list of `{ name, extension }`), by name. */
+function clusterExtensions(cluster: unknown, i: number): Record<string, unknown> | undefined {
+  if (!isRecord(cluster) || cluster.extensions === undefined || cluster.extensions === null) return undefined;
+  if (!Array.isArray(cluster.extensions)) throw new Error(`clusters[${i}].cluster.extensions must be a list`);
+  const byName: Record<string, unknown> = {};
+  cluster.extensions.forEach((entry: unknown, j) => {
+    if (!isRecord(entry) || typeof entry.name !== 'string') throw new Error(`clusters[${i}].cluster.extensions[${j}] needs a name`);
+    byName[entry.name] = entry.extension;
+  });
+  return byName;
 }
 
 /** Reads and parses a kubeconfig file, resolving its relative paths against its directory. */

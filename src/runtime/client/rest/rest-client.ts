@@ -251,7 +251,8 @@ export class RestClient {
     if (this.limiter) await this.limiter.take(req.signal);
     const auth = await this.transport.authHeaders();
     const url = this.url(req.path, req.query);
-    const headers: Record<string, string> = {
+    // Values may be lists (impersonated groups, extras): Node's http sends one line per value.
+    const headers: Record<string, string | string[]> = {
       accept: req.accept ?? 'application/json',
       'user-agent': this.userAgent,
       ...auth,

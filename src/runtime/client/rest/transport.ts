@@ -4,7 +4,8 @@ import https from 'node:https';
 import tls from 'node:tls';
 import type { Authenticator } from '@kubernetes/client-node/dist/auth.js';
 import { InvalidConfigurationError, type ClientConfig } from '../config/client-config.js';
-import type { KubeconfigCluster, KubeconfigUser } from '../config/kubeconfig.js';
+import { ExecCredentialProvider, type ExecCredential } from '../config/exec-credential.js';
+import type { KubeconfigCluster, KubeconfigExecConfig, KubeconfigUser } from '../config/kubeconfig.js';
 
 /** Connection pool settings of a {@link Transport}. */
 export interface TransportOptions {
@@ -17,9 +18,10 @@ export interface TransportOptions {
   /** Idle sockets kept for reuse. Default 16. */
   maxFreeSockets?: number;
   /**
-   * How long credentials from exec plugins, token files and auth providers are reused before
-   * the file is read again or client-node is asked again (it re-runs a plugin only when its
-   * credential expired). A 401 answer refreshes them at once. Default 30000.
+   * How long credentials from token files and auth providers are reused before the file is
+   * read again or client-node is asked again. A 401 answer refreshes them at once. Default
+   * 30000. Exec plugins do not use it: their credential is kept until its own expiry, or,
+   * without one, until a 401.
    */
   credentialRefreshMs?: number;
 }
@@ -28,28 +30,34 @@ export interface TransportOptions {
  * The connection side of a RestClient: one keep-alive agent with the cluster's TLS settings,
  * and the authentication headers for each request. TLS is set up once (client-node's
  * applyToHTTPSOptions builds a new agent, so a new TLS handshake, on every call); certificates,
- * tokens and basic auth are set here, and token files are re-read as they rotate (client-node's
- * FileAuth re-reads only every 60 s and keeps the trailing newline). Exec plugins and
- * auth providers go through client-node's authenticators, imported on their first use: ExecAuth
- * and FileAuth from their own small modules, and client-node's whole KubeConfig (about 65 MB of
- * memory) only for the auth providers that need it (oidc, azure, gcp).
+ * tokens, basic auth and impersonation (`as`, `as-uid`, `as-groups`, `as-user-extra`) are set
+ * here, and token files are re-read as they rotate (client-node's FileAuth re-reads only every
+ * 60 s and keeps the trailing newline). Exec plugins are run by an {@link ExecCredentialProvider}
+ * (client-go's semantics; client-node's ExecAuth writes the plugin's env into process.env).
+ * Auth providers go through client-node's authenticators, imported on their first use: FileAuth
+ * for a token-file provider from its own small module, and client-node's whole KubeConfig
+ * (about 65 MB of memory) only for the providers that need it (oidc, azure, gcp).
  */
 export class Transport {
   /** The connection pool of every request and watch. */
   agent: http.Agent;
   readonly isHttps: boolean;
-  private readonly staticHeaders: Record<string, string>;
-  /** The user's exec plugin or auth provider, for client-node; undefined when there is none. */
+  private readonly staticHeaders: AuthHeaders;
+  /** The user's exec plugin or auth provider; undefined when there is none. */
   private readonly pluginUser: KubeconfigUser | undefined;
-  /** Which client-node authenticator serves the plugin user (see the class comment). */
+  /** Which authenticator serves the plugin user (see the class comment). */
   private readonly pluginAuthKind: 'exec' | 'file' | 'kubeconfig';
   private pluginAuth: Promise<PluginAuthenticator> | undefined;
+  /** Runs the user's exec plugin; set when pluginAuthKind is 'exec'. */
+  private readonly execProvider: ExecCredentialProvider | undefined;
+  /** The headers made from the exec plugin's last credential. */
+  private execHeaders: { credential: ExecCredential; headers: AuthHeaders } | undefined;
   /** A token file re-read as it rotates (in-cluster service account, `tokenFile`). */
   private readonly tokenFile: string | undefined;
   private readonly tls: https.AgentOptions;
   private readonly agentOptions: TransportOptions;
   private execCert: string | undefined;
-  private cachedDynamic: { headers: Record<string, string>; until: number } | undefined;
+  private cachedDynamic: { headers: AuthHeaders; until: number } | undefined;
   private readonly dynamicRefreshMs: number;
 
   constructor(config: ClientConfig, options: TransportOptions = {}) {
@@ -68,9 +76,12 @@ export class Transport {
     if (user?.username) {
       this.staticHeaders.authorization = `Basic ${Buffer.from(`${user.username}:${user.password ?? ''}`).toString('base64')}`;
     }
-    if (user?.impersonateUser) this.staticHeaders['impersonate-user'] = user.impersonateUser;
+    if (user) Object.assign(this.staticHeaders, impersonationHeaders(user));
     this.pluginUser = user && (user.exec || user.authProvider) ? credentialsOnly(user) : undefined;
     this.pluginAuthKind = pluginAuthKind(this.pluginUser);
+    if (this.pluginUser && this.pluginAuthKind === 'exec') {
+      this.execProvider = new ExecCredentialProvider({ user: this.pluginUser.name, exec: execConfigOf(this.pluginUser), cluster });
+    }
     // As in client-go, a token given inline wins over a token file.
     this.tokenFile = !this.pluginUser && !user?.token && !user?.username ? user?.tokenFile : undefined;
   }
@@ -83,13 +94,19 @@ export class Transport {
   /** Forgets cached dynamic credentials, e.g. after a 401, so the next request fetches fresh ones. */
   invalidateCredentials(): void {
     this.cachedDynamic = undefined;
-    // ExecAuth and FileAuth keep a credential until it expires: a fresh one asks again.
-    if (this.pluginAuthKind !== 'kubeconfig') this.pluginAuth = undefined;
+    this.execProvider?.invalidate();
+    // FileAuth keeps a credential until it expires: a fresh one reads the file again.
+    if (this.pluginAuthKind === 'file') this.pluginAuth = undefined;
   }
 
-  /** Authentication headers for the next request; runs exec plugins / token refresh when needed. */
-  async authHeaders(): Promise<Record<string, string>> {
+  /**
+   * Authentication and impersonation headers for the next request; runs the exec plugin or
+   * re-reads a token file when needed. A header given as a list (`impersonate-group`, each
+   * `impersonate-extra-*`) is sent once per value.
+   */
+  async authHeaders(): Promise<AuthHeaders> {
     if (!this.hasDynamicCredentials) return this.staticHeaders;
+    if (this.execProvider) return this.execAuthHeaders(this.execProvider);
     // client-node re-runs an exec plugin on every call when its credential has no expiry
     // (client-go keeps such a credential until a 401), so reuse what we got for a while.
     const cached = this.cachedDynamic;
@@ -112,21 +129,40 @@ export class Transport {
         closeIdle(old);
       }
     }
-    const headers: Record<string, string> = { ...this.staticHeaders };
+    const headers: AuthHeaders = { ...this.staticHeaders };
     // Trimmed: FileAuth passes a token file's trailing newline on, which no header may carry.
     for (const [k, v] of Object.entries(opts.headers)) headers[k.toLowerCase()] = String(v).trim();
     this.cachedDynamic = { headers, until: performance.now() + this.dynamicRefreshMs };
     return headers;
   }
 
-  /** client-node's authenticator for the plugin user, imported on first use. */
+  /** Headers from the exec plugin's credential (cached by the provider); a new client certificate rotates the pool. */
+  private async execAuthHeaders(provider: ExecCredentialProvider): Promise<AuthHeaders> {
+    const credential = await provider.credential();
+    const last = this.execHeaders;
+    if (last && last.credential === credential) return last.headers;
+    const { clientCertificateData: cert, clientKeyData: key, token } = credential;
+    if (cert && key && cert !== this.execCert) {
+      const agent = this.makeAgent({ cert, key });
+      this.execCert = cert;
+      const old = this.agent;
+      this.agent = agent;
+      // In-flight requests and watches finish on the old pool; only its idle connections go now.
+      closeIdle(old);
+    }
+    const headers: AuthHeaders = { ...this.staticHeaders };
+    if (token) headers.authorization = `Bearer ${token}`;
+    this.execHeaders = { credential, headers };
+    return headers;
+  }
+
+  /** client-node's authenticator for an auth-provider user, imported on first use. */
   private pluginAuthenticator(): Promise<PluginAuthenticator> {
     const user = this.pluginUser!;
     const fromAuthenticator = (authenticator: Authenticator): PluginAuthenticator => (opts) => authenticator.applyAuthentication(user, opts);
     switch (this.pluginAuthKind) {
       case 'exec':
-        this.pluginAuth ??= import('@kubernetes/client-node/dist/exec_auth.js').then(({ ExecAuth }) => fromAuthenticator(new ExecAuth()));
-        break;
+        throw new Error('exec plugins are run by ExecCredentialProvider');
       case 'file':
         this.pluginAuth ??= import('@kubernetes/client-node/dist/file_auth.js').then(({ FileAuth }) => fromAuthenticator(new FileAuth()));
         break;
@@ -167,19 +203,72 @@ export class Transport {
   }
 }
 
+/**
+ * Headers a Transport adds to each request. A list is sent as one header line per value
+ * (Node's http does so for array values), as the apiserver wants for `Impersonate-Group`.
+ */
+export type AuthHeaders = Record<string, string | string[]>;
+
 /** Applies a plugin's credentials (headers, client certificate) to request options. */
 type PluginAuthenticator = (opts: https.RequestOptions & { headers: Record<string, string> }) => Promise<void>;
 
 /** Auth providers that client-node's KubeConfig serves with its own authenticators. */
 const CLOUD_PROVIDERS = new Set(['azure', 'gcp', 'oidc']);
 
-/** The authenticator client-node's KubeConfig would pick for the user, in its order (exec, then token file). */
+/**
+ * Who serves the plugin user, in client-node's order: an exec plugin (`user.exec`, or, a
+ * client-node convention client-go lacks, an auth provider other than oidc/azure/gcp whose
+ * config holds an `exec` entry: both run by kop's ExecCredentialProvider), then a token-file
+ * auth provider, then client-node's KubeConfig.
+ */
 function pluginAuthKind(user: KubeconfigUser | undefined): 'exec' | 'file' | 'kubeconfig' {
   const provider = user?.authProvider;
   const cloud = provider !== undefined && CLOUD_PROVIDERS.has(provider.name);
   if (user?.exec || provider?.name === 'exec' || (provider?.config?.exec && !cloud)) return 'exec';
   if (provider?.config?.tokenFile && !cloud) return 'file';
   return 'kubeconfig';
+}
+
+/** The exec entry of a user that pluginAuthKind sent to 'exec'. */
+function execConfigOf(user: KubeconfigUser): KubeconfigExecConfig {
+  if (user.exec) return user.exec;
+  const fromProvider: unknown = user.authProvider?.config?.exec;
+  if (typeof fromProvider === 'object' && fromProvider !== null && !Array.isArray(fromProvider)) return fromProvider as KubeconfigExecConfig;
+  throw new InvalidConfigurationError(
+    `user "${user.name}": auth-provider "${user.authProvider?.name ?? ''}" has no exec entry in its config; configure the credential plugin as users[].user.exec`,
+  );
+}
+
+/** Percent-encodes what may not appear in a header name (and '%' itself), byte by byte, as client-go does for extra keys. */
+function headerKeyEscape(key: string): string {
+  let escaped = '';
+  for (const byte of Buffer.from(key, 'utf8')) {
+    const char = String.fromCharCode(byte);
+    escaped += byte < 0x80 && HEADER_TOKEN_CHAR.test(char) ? char : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+  }
+  return escaped;
+}
+
+/** An RFC 7230 token character, '%' excluded (the apiserver unescapes the key). */
+const HEADER_TOKEN_CHAR = /^[A-Za-z0-9!#$&'*+.^_`|~-]$/;
+
+/** The impersonation headers of a kubeconfig user (`as`, `as-uid`, `as-groups`, `as-user-extra`). */
+function impersonationHeaders(user: KubeconfigUser): AuthHeaders {
+  const headers: AuthHeaders = {};
+  const groups = user.impersonateGroups ?? [];
+  const extra = Object.entries(user.impersonateUserExtra ?? {}).filter(([, values]) => values.length > 0);
+  if (!user.impersonateUser) {
+    // The apiserver refuses these without a user to impersonate; say so before any request.
+    if (user.impersonateUid || groups.length > 0 || extra.length > 0) {
+      throw new InvalidConfigurationError(`user "${user.name}" sets as-uid, as-groups or as-user-extra without as; name the user to impersonate with as`);
+    }
+    return headers;
+  }
+  headers['impersonate-user'] = user.impersonateUser;
+  if (user.impersonateUid) headers['impersonate-uid'] = user.impersonateUid;
+  if (groups.length > 0) headers['impersonate-group'] = [...groups];
+  for (const [key, values] of extra) headers[`impersonate-extra-${headerKeyEscape(key)}`] = [...values];
+  return headers;
 }
 
 function closeIdle(agent: http.Agent): void {
