@@ -227,6 +227,16 @@ describe('list: selectors and pagination', () => {
     expect(names).toHaveLength(250);
     expect(new Set(names).size).toBe(250);
 
+    // A list at an exact resourceVersion pages too: only the first page carries it, since the
+    // apiserver refuses a resourceVersion beside a continue token.
+    const snapshot = (await cms.list({ limit: 1 })).metadata.resourceVersion!;
+    let atSnapshot = 0;
+    for await (const cm of cms.listAll({ limit: 100, resourceVersion: snapshot, resourceVersionMatch: 'Exact' })) {
+      expect(Number(cm.metadata!.resourceVersion)).toBeLessThanOrEqual(Number(snapshot));
+      atSnapshot++;
+    }
+    expect(atSnapshot).toBe(250);
+
     expect((await cms.list({ labelSelector: 'parity=even' })).items).toHaveLength(125);
     expect((await cms.list({ labelSelector: { parity: 'odd', bucket: '1' } })).items).toHaveLength(25);
     expect((await cms.list({ labelSelector: 'bucket in (0,1),parity!=odd' })).items).toHaveLength(50);

@@ -100,9 +100,12 @@ export class ResourceClient<T extends KubernetesObject> {
    * that need the whole set even then use `listComplete`, which falls back to one full list.
    */
   async *listAll(options: ListOptions = {}): AsyncGenerator<T, void, undefined> {
+    const { resourceVersion, resourceVersionMatch, ...rest } = options;
     let token = options.continue;
     do {
-      const page = await this.list({ ...options, limit: options.limit ?? 500, continue: token });
+      // The token pins the revision; the apiserver refuses resourceVersion(Match) beside it.
+      const pinned = token ? {} : { resourceVersion, resourceVersionMatch };
+      const page = await this.list({ ...rest, ...pinned, limit: options.limit ?? 500, continue: token });
       yield* page.items;
       token = page.metadata.continue || undefined;
     } while (token);
