@@ -45,6 +45,7 @@ switch (env.PLUGIN_MODE ?? 'token') {
   case 'nothing': break;
   case 'cert-only': print({ clientCertificateData: '-----BEGIN CERTIFICATE-----' }); break;
   case 'key-only': print({ clientKeyData: '-----BEGIN PRIVATE KEY-----' }); break;
+  case 'bad-cert': print({ clientCertificateData: 'not a certificate', clientKeyData: 'not a key' }); break;
   case 'empty-status': print({}); break;
   case 'no-status': console.log(JSON.stringify({ apiVersion, kind: 'ExecCredential' })); break;
   case 'wrong-kind': console.log(JSON.stringify({ apiVersion, kind: 'Credential', status: { token: 't' } })); break;
@@ -287,6 +288,18 @@ describe('exec credential plugins: errors', () => {
     });
   }
 
+  it('says a client certificate the plugin printed cannot be used, and runs the plugin again next time', async () => {
+    const runs = tempFile('runs');
+    writeFileSync(runs, '');
+    const transport = transportFor(plugin({ RUNS_FILE: runs, PLUGIN_MODE: 'bad-cert' }));
+    const err = await rejection(transport.authHeaders());
+    expect(err).toBeInstanceOf(ExecPluginError);
+    expect(err.message).toMatch(/exec plugin of user "u" printed a client certificate and key that cannot be used/);
+    await rejection(transport.authHeaders());
+    expect(runsOf(runs)).toBe(2);
+    transport.close();
+  });
+
   it('parses expiry, token and certificate of a good ExecCredential', () => {
     expect(
       parseExecCredential(
@@ -355,6 +368,17 @@ describe('exec credential plugins: where the command is', () => {
     expect((await transport.authHeaders()).authorization).toBe('Bearer run-1');
     transport.close();
     expect(loadClientConfig({ kubeconfig: file, context: 'bare' }).user.exec?.command).toBe('credential-plugin');
+  });
+});
+
+describe("client-node's exec auth provider convention", () => {
+  it('runs the exec entry of an auth provider config with the same provider, and refuses an exec provider without one', async () => {
+    const transport = new Transport(clientConfigFromString(kubeconfigText({ 'auth-provider': { name: 'custom', config: { exec: plugin() } } })));
+    expect((await transport.authHeaders()).authorization).toBe('Bearer run-1');
+    transport.close();
+    expect(() => new Transport(clientConfigFromString(kubeconfigText({ 'auth-provider': { name: 'exec', config: {} } })))).toThrow(
+      /user "u": auth-provider "exec" has no exec entry in its config; configure the credential plugin as users\[\]\.user\.exec/,
+    );
   });
 });
 

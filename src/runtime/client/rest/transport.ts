@@ -4,7 +4,7 @@ import https from 'node:https';
 import tls from 'node:tls';
 import type { Authenticator } from '@kubernetes/client-node/dist/auth.js';
 import { InvalidConfigurationError, type ClientConfig } from '../config/client-config.js';
-import { ExecCredentialProvider, type ExecCredential } from '../config/exec-credential.js';
+import { ExecCredentialProvider, ExecPluginError, type ExecCredential } from '../config/exec-credential.js';
 import type { KubeconfigCluster, KubeconfigExecConfig, KubeconfigUser } from '../config/kubeconfig.js';
 
 /** Connection pool settings of a {@link Transport}. */
@@ -107,8 +107,7 @@ export class Transport {
   async authHeaders(): Promise<AuthHeaders> {
     if (!this.hasDynamicCredentials) return this.staticHeaders;
     if (this.execProvider) return this.execAuthHeaders(this.execProvider);
-    // client-node re-runs an exec plugin on every call when its credential has no expiry
-    // (client-go keeps such a credential until a 401), so reuse what we got for a while.
+    // Token files and auth providers carry no expiry kop can read: reuse what we got for a while.
     const cached = this.cachedDynamic;
     if (cached && performance.now() < cached.until) return cached.headers;
     if (this.tokenFile) {
@@ -119,7 +118,7 @@ export class Transport {
     const opts: https.RequestOptions & { headers: Record<string, string> } = { headers: {} };
     await (await this.pluginAuthenticator())(opts);
     if (opts.cert && opts.key) {
-      // An exec plugin handed out a client certificate: rebuild the pool when it rotates.
+      // An auth provider handed out a client certificate: rebuild the pool when it rotates.
       const cert = String(opts.cert);
       if (cert !== this.execCert) {
         this.execCert = cert;
@@ -143,7 +142,14 @@ export class Transport {
     if (last && last.credential === credential) return last.headers;
     const { clientCertificateData: cert, clientKeyData: key, token } = credential;
     if (cert && key && cert !== this.execCert) {
-      const agent = this.makeAgent({ cert, key });
+      let agent: http.Agent;
+      try {
+        agent = this.makeAgent({ cert, key });
+      } catch (cause) {
+        // Run the plugin again next time rather than failing on the same output forever.
+        provider.invalidate();
+        throw new ExecPluginError(`exec plugin of user "${this.pluginUser?.name ?? ''}" printed a client certificate and key that cannot be used: ${(cause as Error).message}`, { cause });
+      }
       this.execCert = cert;
       const old = this.agent;
       this.agent = agent;
