@@ -1,4 +1,4 @@
-import { rm } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { execa, type ResultPromise } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -87,5 +87,85 @@ describe('a scaffolded operator, end to end', () => {
     const exit = await manager;
     expect(exit.exitCode, logs).toBe(0);
     expect(logs).toContain('"msg":"manager stopped"');
+  }, TIMEOUT);
+
+  // Runs after the test above, on its built project and control plane.
+  it('`kubectl apply -k config/default` deploys; the pod template passes restricted Pod Security; the manager runs on its own RBAC alone', async () => {
+    expect(plane, 'the previous test started the control plane').toBeDefined();
+    const kubectl = (args: string[], input?: string) =>
+      execa(findControlPlaneBinaries().kubectl!, ['--kubeconfig', plane!.kubeconfigPath, ...args], { cwd: project, reject: false, input, env: { NO_COLOR: '1' } });
+    const namespace = 'redis-operator-system';
+    const serviceAccount = 'redis-operator-controller-manager';
+
+    const deployed = await kubectl(['apply', '-k', 'config/default']);
+    expect(deployed.exitCode, deployed.stderr).toBe(0);
+    // The namespace enforces restricted; a Deployment whose pods would break it draws a warning.
+    expect(deployed.stderr).not.toMatch(/PodSecurity/);
+
+    // No kubelet runs here, so make the Deployment's pod by hand (server dry run): admitted as is,
+    // and refused once it asks for the host network, which shows the namespace really enforces.
+    const deployment = JSON.parse((await kubectl(['get', 'deployment', `${serviceAccount}`, '-n', namespace, '-o', 'json'])).stdout) as {
+      spec: { template: { spec: { containers: Array<{ securityContext?: Record<string, unknown> }> } } };
+    };
+    const pod = (spec: unknown) => JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'manager-template', namespace }, spec });
+    const admitted = await kubectl(['create', '--dry-run=server', '-f', '-'], pod(deployment.spec.template.spec));
+    expect(admitted.exitCode, admitted.stderr).toBe(0);
+    expect(admitted.stderr).not.toMatch(/PodSecurity/);
+    const refused = await kubectl(['create', '--dry-run=server', '-f', '-'], pod({ ...deployment.spec.template.spec, hostNetwork: true }));
+    expect(refused.exitCode).not.toBe(0);
+    expect(refused.stderr).toMatch(/violates PodSecurity "restricted/);
+
+    // Least privilege, and enough: the service account may not read Secrets, yet the manager
+    // (leader election on) reconciles the sample with nothing but that account's token.
+    const canI = async (verb: string, resource: string, ns?: string) =>
+      (await kubectl(['auth', 'can-i', verb, resource, `--as=system:serviceaccount:${namespace}:${serviceAccount}`, ...(ns ? ['-n', ns] : [])])).stdout.trim();
+    expect(await canI('list', 'redisclusters.cache.example.com')).toBe('yes');
+    expect(await canI('get', 'secrets', 'default')).toBe('no');
+    expect(await canI('create', 'leases.coordination.k8s.io', namespace)).toBe('yes');
+    expect(await canI('create', 'leases.coordination.k8s.io', 'default')).toBe('no');
+    const token = await kubectl(['create', 'token', serviceAccount, '-n', namespace]);
+    expect(token.exitCode, token.stderr).toBe(0);
+    const kubeconfigPath = path.join(parent, 'service-account.kubeconfig');
+    await writeFile(
+      kubeconfigPath,
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'Config',
+        clusters: [{ name: 'envtest', cluster: { server: plane!.server, 'certificate-authority-data': Buffer.from(plane!.caData!).toString('base64') } }],
+        users: [{ name: 'manager', user: { token: token.stdout.trim() } }],
+        // The context's namespace is where the manager keeps its leader-election lease, as in a pod.
+        contexts: [{ name: 'manager', context: { cluster: 'envtest', user: 'manager', namespace } }],
+        'current-context': 'manager',
+      }),
+    );
+    manager = execa('node', ['dist/src/main.js', '--kubeconfig', kubeconfigPath, '--leader-elect', '--metrics-bind-address', '127.0.0.1:0', '--health-probe-bind-address', '127.0.0.1:0'], {
+      cwd: project,
+      reject: false,
+      stdin: 'ignore',
+      env: { NO_COLOR: '1' },
+    });
+    let logs = '';
+    manager.stdout!.on('data', (chunk: Buffer) => (logs += chunk.toString()));
+    manager.stderr!.on('data', (chunk: Buffer) => (logs += chunk.toString()));
+
+    const applied = await kubectl(['apply', '-k', 'config/samples']);
+    expect(applied.exitCode, applied.stderr).toBe(0);
+    await waitFor(
+      async () => {
+        const got = await kubectl(['get', 'redisclusters.cache.example.com', 'rediscluster-sample', '-n', 'default', '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}']);
+        return got.stdout === 'True' ? true : undefined;
+      },
+      60_000,
+      `sample Ready with the service account's rights (manager logs:\n${logs})`,
+    );
+    const lease = await kubectl(['get', 'leases.coordination.k8s.io', '-n', namespace, '-o', 'jsonpath={.items[*].spec.holderIdentity}']);
+    expect(lease.stdout, lease.stderr).not.toBe('');
+    const deleted = await kubectl(['delete', '-k', 'config/samples', '--wait=true', '--timeout=30s']);
+    expect(deleted.exitCode, deleted.stderr + logs).toBe(0);
+    expect(logs).not.toMatch(/forbidden/i);
+
+    manager.kill('SIGTERM');
+    expect((await manager).exitCode, logs).toBe(0);
+    expect(JSON.parse(await readFile(path.join(project, 'package.json'), 'utf8')).scripts.deploy).toBe('kubectl apply -k config/default');
   }, TIMEOUT);
 });
