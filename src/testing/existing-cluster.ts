@@ -1,46 +1,52 @@
 import { mkdtempSync, readFileSync, realpathSync } from 'node:fs';
+import type { RequestOptions } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
+// kop/runtime's own loader and connection code, not @kubernetes/client-node's KubeConfig: that
+// one loads client-node's whole generated API (about 65 MB of memory, a slow import) into
+// every test process that only needs to read a kubeconfig and sign requests.
+import { loadClientConfig, type ClientConfig } from '../runtime/client/config/client-config.js';
+import type { KubeconfigCluster as LoadedCluster, KubeconfigUser as LoadedUser } from '../runtime/client/config/kubeconfig.js';
+import { Transport } from '../runtime/client/rest/transport.js';
 import { removeDirSync } from './cleanup.js';
 import type { ControlPlane, ControlPlaneOptions, ControlPlaneUser } from './control-plane.js';
 import { installCRDs, type CRDSource } from './crds.js';
 import { ApiServerTransport } from './http.js';
-import { writeKubeconfig, type Kubeconfig } from './kubeconfig.js';
+import { writeKubeconfig, type Kubeconfig, type KubeconfigCluster, type KubeconfigUser } from './kubeconfig.js';
 
 /**
- * USE_EXISTING_CLUSTER mode: the current kubeconfig (KUBECONFIG, ~/.kube/config or
- * in-cluster) stands in for a started control plane. stop() only deletes kop's temp files;
- * the cluster and whatever the tests created in it stay.
+ * USE_EXISTING_CLUSTER mode: the current kubeconfig stands in for a started control plane. It
+ * is found as kubectl finds it — KUBECONFIG (merged), then ~/.kube/config, then the in-cluster
+ * service account — with KUBECONFIG read from `options.env` (default process.env). Its current
+ * context is written, with certificate files embedded, to a temp folder (`kubeconfigPath`).
+ * stop() deletes only that folder; the cluster and whatever the tests created in it stay.
  */
 export async function connectToExistingCluster(options: ControlPlaneOptions): Promise<ControlPlane> {
-  const loaded = new KubeConfig();
-  // Same search as kubectl: $KUBECONFIG (merged), ~/.kube/config, then in-cluster.
-  loaded.loadFromDefault();
-  const cluster = loaded.getCurrentCluster();
-  const currentUser = loaded.getCurrentUser();
-  if (!cluster || !currentUser) {
-    throw new Error('USE_EXISTING_CLUSTER is set but the current kubeconfig has no current context with a cluster and user');
-  }
-  const kubeconfig = JSON.parse(loaded.exportConfig()) as Kubeconfig;
-  const caData = cluster.caData
-    ? Buffer.from(cluster.caData, 'base64').toString('utf8')
-    : cluster.caFile
-      ? readFileSync(cluster.caFile, 'utf8')
-      : undefined;
+  const config = loadClientConfig({ env: options.env ?? process.env });
+  const kubeconfig = flattenedKubeconfig(config);
   const dir = mkdtempSync(join(realpathSync(tmpdir()), 'kop-existing-'));
   const kubeconfigPath = join(dir, 'kubeconfig');
-  writeKubeconfig(kubeconfigPath, kubeconfig);
-  const server = cluster.server.replace(/\/+$/, '');
-  const transport = new ApiServerTransport(server, {}, (requestOptions) => loaded.applyToHTTPSOptions(requestOptions));
-  const admin: ControlPlaneUser = { name: currentUser.name, groups: [], kubeconfig, kubeconfigPath };
+  let connection: Transport | undefined;
+  let transport: ApiServerTransport | undefined;
+  try {
+    writeKubeconfig(kubeconfigPath, kubeconfig);
+    connection = new Transport(config);
+    transport = new ApiServerTransport(config.server, {}, signWith(connection));
+  } catch (error) {
+    connection?.close();
+    removeDirSync(dir);
+    throw error;
+  }
+  const userName = kubeconfig.users[0]!.name;
+  const admin: ControlPlaneUser = { name: userName, groups: [], kubeconfig, kubeconfigPath };
+  const caEntry = kubeconfig.clusters[0]!.cluster['certificate-authority-data'];
   let userCount = 0;
   let stopped = false;
 
   const plane: ControlPlane = {
     existingCluster: true,
-    server,
-    caData,
+    server: config.server,
+    caData: caEntry === undefined ? undefined : Buffer.from(caEntry, 'base64').toString('utf8'),
     kubeconfig,
     kubeconfigPath,
     admin,
@@ -49,21 +55,22 @@ export async function connectToExistingCluster(options: ControlPlaneOptions): Pr
     dir,
     async addUser(user) {
       // No CA key here, so users are impersonated by the current user (who needs the
-      // `impersonate` verb, as cluster admins have).
+      // `impersonate` verb on users and groups, as cluster admins have).
       const groups = user.groups ?? [];
       const impersonating: Kubeconfig = structuredClone(kubeconfig);
-      const entry = impersonating.users.find((candidate) => candidate.name === currentUser.name);
-      if (entry) {
-        entry.user.as = user.name;
-        if (groups.length > 0) entry.user['as-groups'] = groups;
-      }
+      const entry = impersonating.users[0]!.user;
+      delete entry['as-uid'];
+      delete entry['as-user-extra'];
+      delete entry['as-groups'];
+      entry.as = user.name;
+      if (groups.length > 0) entry['as-groups'] = [...groups];
       userCount += 1;
       const path = join(dir, `kubeconfig-user-${userCount}`);
       writeKubeconfig(path, impersonating);
       return { name: user.name, groups, kubeconfig: impersonating, kubeconfigPath: path };
     },
     async installCRDs(sources: CRDSource | CRDSource[], installOptions) {
-      return installCRDs(transport, Array.isArray(sources) ? sources : [sources], installOptions);
+      return installCRDs(transport!, Array.isArray(sources) ? sources : [sources], installOptions);
     },
     async compactEtcd() {
       throw notWithExistingCluster('compactEtcd()');
@@ -80,7 +87,8 @@ export async function connectToExistingCluster(options: ControlPlaneOptions): Pr
     async stop() {
       if (stopped) return;
       stopped = true;
-      transport.close();
+      transport!.close();
+      connection!.close();
       removeDirSync(dir);
     },
   };
@@ -91,6 +99,76 @@ export async function connectToExistingCluster(options: ControlPlaneOptions): Pr
     throw error;
   }
   return plane;
+}
+
+/**
+ * Signs kop/testing's own requests (readiness, CRDs) with kop/runtime's Transport: its TLS
+ * agent (CA, client certificate, also one an exec plugin hands out) and its authentication and
+ * impersonation headers (tokens, token files, exec plugins, auth providers).
+ */
+function signWith(connection: Transport): (options: RequestOptions) => Promise<void> {
+  return async (options) => {
+    const headers = await connection.authHeaders();
+    // Read after authHeaders(): an exec plugin's client certificate replaces the agent.
+    options.agent = connection.agent;
+    options.headers = { ...options.headers, ...headers };
+  };
+}
+
+/**
+ * The loaded configuration's current context as a one-context kubeconfig, with certificate
+ * files read into `*-data` fields (`kubectl config view --minify --flatten`), so the file
+ * still works when copied elsewhere. Token files and exec plugins stay references: their
+ * credentials rotate.
+ */
+export function flattenedKubeconfig(config: ClientConfig): Kubeconfig {
+  const clusterName = config.cluster.name || 'cluster';
+  const userName = config.user.name || 'user';
+  const contextName = config.context || 'context';
+  const context: Kubeconfig['contexts'][number]['context'] = { cluster: clusterName, user: userName };
+  if (config.namespace) context.namespace = config.namespace;
+  return {
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [{ name: clusterName, cluster: flattenedCluster(config.server, config.cluster) }],
+    users: [{ name: userName, user: flattenedUser(config.user) }],
+    contexts: [{ name: contextName, context }],
+    'current-context': contextName,
+  };
+}
+
+function flattenedCluster(server: string, cluster: LoadedCluster): KubeconfigCluster & Record<string, unknown> {
+  const out: KubeconfigCluster & Record<string, unknown> = { server };
+  const caData = cluster.caData ?? (cluster.caFile ? fileAsBase64(cluster.caFile) : undefined);
+  if (caData) out['certificate-authority-data'] = caData;
+  if (cluster.skipTLSVerify) out['insecure-skip-tls-verify'] = true;
+  if (cluster.tlsServerName) out['tls-server-name'] = cluster.tlsServerName;
+  if (cluster.proxyUrl) out['proxy-url'] = cluster.proxyUrl;
+  if (cluster.extensions) out.extensions = Object.entries(cluster.extensions).map(([name, extension]) => ({ name, extension }));
+  return out;
+}
+
+function flattenedUser(user: LoadedUser): KubeconfigUser {
+  const out: KubeconfigUser = {};
+  const certData = user.certData ?? (user.certFile ? fileAsBase64(user.certFile) : undefined);
+  const keyData = user.keyData ?? (user.keyFile ? fileAsBase64(user.keyFile) : undefined);
+  if (certData) out['client-certificate-data'] = certData;
+  if (keyData) out['client-key-data'] = keyData;
+  if (user.token) out.token = user.token;
+  if (user.tokenFile) out.tokenFile = user.tokenFile;
+  if (user.username) out.username = user.username;
+  if (user.password) out.password = user.password;
+  if (user.exec) out.exec = user.exec;
+  if (user.authProvider) out['auth-provider'] = user.authProvider;
+  if (user.impersonateUser) out.as = user.impersonateUser;
+  if (user.impersonateUid) out['as-uid'] = user.impersonateUid;
+  if (user.impersonateGroups) out['as-groups'] = [...user.impersonateGroups];
+  if (user.impersonateUserExtra) out['as-user-extra'] = structuredClone(user.impersonateUserExtra);
+  return out;
+}
+
+function fileAsBase64(file: string): string {
+  return readFileSync(file).toString('base64');
 }
 
 function notWithExistingCluster(method: string): Error {

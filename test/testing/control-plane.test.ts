@@ -156,36 +156,7 @@ describe('a started control plane', () => {
   });
 });
 
-describe('USE_EXISTING_CLUSTER mode', () => {
-  it('starts nothing, uses the current kubeconfig, installs CRDs with its credentials and leaves the cluster running on stop', async () => {
-    const real = await startControlPlane();
-    const previous = process.env.KUBECONFIG;
-    process.env.KUBECONFIG = real.kubeconfigPath;
-    try {
-      const existing = await startControlPlane({ env: { USE_EXISTING_CLUSTER: 'true' } });
-      expect(existing.existingCluster).toBe(true);
-      expect(existing.server).toBe(real.server);
-      expect(existing.caData).toBe(real.caData);
-      expect(existing.etcdUrl).toBeUndefined();
-      expect(parse(readFileSync(existing.kubeconfigPath, 'utf8')).clusters[0].cluster.server).toBe(real.server);
-
-      const [crd] = await existing.installCRDs(CRD_FIXTURE);
-      expect(crd!.metadata.name).toBe('widgets.testing.kop.dev');
-
-      const bob = await existing.addUser({ name: 'bob', groups: ['qa'] });
-      expect(bob.kubeconfig.users[0]!.user).toMatchObject({ as: 'bob', 'as-groups': ['qa'] });
-      await expect(existing.compactEtcd()).rejects.toThrow('USE_EXISTING_CLUSTER');
-      await expect(existing.restartApiServer()).rejects.toThrow('USE_EXISTING_CLUSTER');
-
-      await existing.stop();
-      expect((await apiRequest(real, real.admin, 'GET', '/apis/testing.kop.dev/v1alpha1/namespaces/default/widgets')).status).toBe(200);
-    } finally {
-      if (previous === undefined) delete process.env.KUBECONFIG;
-      else process.env.KUBECONFIG = previous;
-      await real.stop();
-    }
-  });
-});
+// USE_EXISTING_CLUSTER mode: test/testing/existing-cluster.test.ts.
 
 function firstErrorEvent(stream: string): { code: number; reason: string } {
   for (const line of stream.split('\n').filter(Boolean)) {
