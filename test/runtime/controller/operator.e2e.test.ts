@@ -24,6 +24,19 @@ describe('a scaffolded operator, end to end', () => {
     return execa(file, args, { cwd: project, reject: false, stdin: 'ignore', env: { NO_COLOR: '1', CI: 'true' } });
   };
   const kop = (args: string[]) => run('node', [KOP_BIN, ...args]);
+  /** Starts the built manager (what `npm start --` runs, minus npm, so SIGTERM reaches it); its output collects in `text`. */
+  const startManager = (args: string[]): { text: string } => {
+    const output = { text: '' };
+    manager = execa('node', ['dist/src/main.js', ...args, '--metrics-bind-address', '127.0.0.1:0', '--health-probe-bind-address', '127.0.0.1:0'], {
+      cwd: project,
+      reject: false,
+      stdin: 'ignore',
+      env: { NO_COLOR: '1' },
+    });
+    manager.stdout!.on('data', (chunk: Buffer) => (output.text += chunk.toString()));
+    manager.stderr!.on('data', (chunk: Buffer) => (output.text += chunk.toString()));
+    return output;
+  };
 
   beforeAll(async () => {
     ({ parent, project } = await initLinkedProject('redis-operator', 'kop-e2e-operator-'));
@@ -49,16 +62,8 @@ describe('a scaffolded operator, end to end', () => {
 
     // What `npm start --` runs (node dist/src/main.js), without npm in between so SIGTERM reaches the manager.
     expect(JSON.parse(await import('node:fs/promises').then((fs) => fs.readFile(path.join(project, 'package.json'), 'utf8'))).scripts.start).toBe('node dist/src/main.js');
-    manager = execa('node', ['dist/src/main.js', '--kubeconfig', plane.kubeconfigPath, '--metrics-bind-address', '127.0.0.1:0', '--health-probe-bind-address', '127.0.0.1:0'], {
-      cwd: project,
-      reject: false,
-      stdin: 'ignore',
-      env: { NO_COLOR: '1' },
-    });
-    let logs = '';
-    manager.stdout!.on('data', (chunk: Buffer) => (logs += chunk.toString()));
-    manager.stderr!.on('data', (chunk: Buffer) => (logs += chunk.toString()));
-    const probes = await waitFor(() => /"msg":"serving health probes".*"port":(\d+)/.exec(logs)?.[1], 30_000, 'probe server');
+    const output = startManager(['--kubeconfig', plane.kubeconfigPath]);
+    const probes = await waitFor(() => /"msg":"serving health probes".*"port":(\d+)/.exec(output.text)?.[1], 30_000, 'probe server');
     await waitFor(async () => (await fetch(`http://127.0.0.1:${probes}/readyz`)).ok, 30_000, 'readyz');
 
     const applied = await kubectl(['apply', '-k', 'config/samples']);
@@ -71,22 +76,22 @@ describe('a scaffolded operator, end to end', () => {
         return condition?.status === 'True' ? { object, condition } : undefined;
       },
       30_000,
-      `sample Ready (manager logs:\n${logs})`,
+      `sample Ready (manager logs:\n${output.text})`,
     );
     expect(ready.condition.observedGeneration).toBe(ready.object.metadata?.generation);
     expect(ready.object.metadata?.finalizers).toEqual(['cache.example.com/finalizer']);
-    expect(logs).toMatch(/"controller":"rediscluster"/);
+    expect(output.text).toMatch(/"controller":"rediscluster"/);
 
     const deleted = await kubectl(['delete', '-k', 'config/samples', '--wait=true', '--timeout=30s']);
-    expect(deleted.exitCode, deleted.stderr + logs).toBe(0);
+    expect(deleted.exitCode, deleted.stderr + output.text).toBe(0);
     const gone = await kubectl(['get', 'redisclusters.cache.example.com', 'rediscluster-sample', '-n', 'default']);
     expect(gone.stderr).toContain('NotFound');
-    expect(logs).toMatch(/"msg":"finalized".*"key":"default\/rediscluster-sample"/);
+    expect(output.text).toMatch(/"msg":"finalized".*"key":"default\/rediscluster-sample"/);
 
-    manager.kill('SIGTERM');
-    const exit = await manager;
-    expect(exit.exitCode, logs).toBe(0);
-    expect(logs).toContain('"msg":"manager stopped"');
+    manager!.kill('SIGTERM');
+    const exit = await manager!;
+    expect(exit.exitCode, output.text).toBe(0);
+    expect(output.text).toContain('"msg":"manager stopped"');
   }, TIMEOUT);
 
   // Runs after the test above, on its built project and control plane.
@@ -138,15 +143,7 @@ describe('a scaffolded operator, end to end', () => {
         'current-context': 'manager',
       }),
     );
-    manager = execa('node', ['dist/src/main.js', '--kubeconfig', kubeconfigPath, '--leader-elect', '--metrics-bind-address', '127.0.0.1:0', '--health-probe-bind-address', '127.0.0.1:0'], {
-      cwd: project,
-      reject: false,
-      stdin: 'ignore',
-      env: { NO_COLOR: '1' },
-    });
-    let logs = '';
-    manager.stdout!.on('data', (chunk: Buffer) => (logs += chunk.toString()));
-    manager.stderr!.on('data', (chunk: Buffer) => (logs += chunk.toString()));
+    const output = startManager(['--kubeconfig', kubeconfigPath, '--leader-elect']);
 
     const applied = await kubectl(['apply', '-k', 'config/samples']);
     expect(applied.exitCode, applied.stderr).toBe(0);
@@ -156,16 +153,16 @@ describe('a scaffolded operator, end to end', () => {
         return got.stdout === 'True' ? true : undefined;
       },
       60_000,
-      `sample Ready with the service account's rights (manager logs:\n${logs})`,
+      `sample Ready with the service account's rights (manager logs:\n${output.text})`,
     );
     const lease = await kubectl(['get', 'leases.coordination.k8s.io', '-n', namespace, '-o', 'jsonpath={.items[*].spec.holderIdentity}']);
     expect(lease.stdout, lease.stderr).not.toBe('');
     const deleted = await kubectl(['delete', '-k', 'config/samples', '--wait=true', '--timeout=30s']);
-    expect(deleted.exitCode, deleted.stderr + logs).toBe(0);
-    expect(logs).not.toMatch(/forbidden/i);
+    expect(deleted.exitCode, deleted.stderr + output.text).toBe(0);
+    expect(output.text).not.toMatch(/forbidden/i);
 
-    manager.kill('SIGTERM');
-    expect((await manager).exitCode, logs).toBe(0);
+    manager!.kill('SIGTERM');
+    expect((await manager!).exitCode, output.text).toBe(0);
     expect(JSON.parse(await readFile(path.join(project, 'package.json'), 'utf8')).scripts.deploy).toBe('kubectl apply -k config/default');
   }, TIMEOUT);
 });
