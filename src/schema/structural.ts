@@ -67,9 +67,10 @@ function visit(node: JSONSchemaProps, path: string, visitor: Visitor): void {
 /** Every structural rule kop checks; returns the violations (empty when the schema is structural). */
 export function checkStructural(root: JSONSchemaProps, origins: SchemaOrigins, fallback: SourceLocation): StructuralViolation[] {
   const violations: StructuralViolation[] = [];
-  // `junctor` is true below allOf/anyOf/oneOf/not, where the apiserver allows value validations only;
-  // `typeAllowed` marks the one exception, the `anyOf: [{type: integer}, {type: string}]` of int-or-string.
-  const walk = (node: JSONSchemaProps, path: string, location: SourceLocation, junctor: boolean, typeAllowed = false): void => {
+  // `junctor` is true below allOf/anyOf/oneOf/not, where the apiserver allows value validations only.
+  // `typeAllowed` marks the one exception, the `anyOf: [{type: integer}, {type: string}]` of an
+  // int-or-string node, also when wrapped in its allOf (`typedAnyOf` on that allOf's branches).
+  const walk = (node: JSONSchemaProps, path: string, location: SourceLocation, junctor: boolean, typeAllowed = false, typedAnyOf = false): void => {
     const here = origins.get(node) ?? location;
     const report = (message: string) => violations.push({ path: path || '.', message, location: here });
     if (node.$ref !== undefined) report('$ref is not allowed; types must be inlined');
@@ -91,8 +92,8 @@ export function checkStructural(root: JSONSchemaProps, origins: SchemaOrigins, f
     for (const [name, child] of Object.entries(node.properties ?? {})) walk(child, `${path}.${name}`, here, junctor);
     if (node.items) walk(node.items, `${path}[*]`, here, junctor);
     if (typeof node.additionalProperties === 'object') walk(node.additionalProperties, `${path}[*]`, here, junctor);
-    node.allOf?.forEach((child, i) => walk(child, `${path}.allOf[${i}]`, here, true, intOrString && child.anyOf !== undefined));
-    node.anyOf?.forEach((child, i) => walk(child, `${path}.anyOf[${i}]`, here, true, intOrString || (typeAllowed && !child.anyOf)));
+    node.allOf?.forEach((child, i) => walk(child, `${path}.allOf[${i}]`, here, true, false, intOrString));
+    node.anyOf?.forEach((child, i) => walk(child, `${path}.anyOf[${i}]`, here, true, intOrString || typedAnyOf));
     node.oneOf?.forEach((child, i) => walk(child, `${path}.oneOf[${i}]`, here, true));
     if (node.not) walk(node.not, `${path}.not`, here, true);
   };

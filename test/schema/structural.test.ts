@@ -59,6 +59,8 @@ describe('value validations only under junctors', () => {
   });
   it('allows the int-or-string anyOf and value validations with nested properties', () => {
     expect(check({ 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }] })).toEqual([]);
+    expect(check({ 'x-kubernetes-int-or-string': true, allOf: [{ anyOf: [{ type: 'integer' }, { type: 'string' }] }, { pattern: '^a' }] })).toEqual([]);
+    expect(check({ 'x-kubernetes-int-or-string': true, allOf: [{ type: 'string' }] }).join()).toMatch(/\.allOf\[0\]: type must be empty to be structural/);
     expect(check({ type: 'object', properties: { p: { type: 'integer' } }, allOf: [{ properties: { p: { minimum: 3 } } }, { required: ['p'] }] })).toEqual([]);
   });
 });
