@@ -18,7 +18,7 @@ export class ApiServerTransport {
   private readonly agent: Agent;
 
   constructor(
-    /** https://host:port, no trailing slash. */
+    /** https://host:port, perhaps with a path prefix; no trailing slash. */
     readonly server: string,
     tls: { caPem?: string; certPem?: string; keyPem?: string },
     private readonly applyCredentials?: ApplyCredentials,
@@ -33,7 +33,9 @@ export class ApiServerTransport {
     body?: unknown,
     options: { timeoutMs?: number; contentType?: string } = {},
   ): Promise<HttpResponse> {
-    const url = new URL(path, this.server);
+    // Keep a path prefix of the server URL (proxies such as https://host/k8s/clusters/<id>).
+    const base = new URL(this.server);
+    const url = new URL(base.pathname.replace(/\/+$/, '') + path, base);
     const payload = body === undefined ? undefined : JSON.stringify(body);
     const requestOptions: RequestOptions = {
       method,
@@ -41,7 +43,7 @@ export class ApiServerTransport {
       hostname: url.hostname,
       port: url.port,
       path: `${url.pathname}${url.search}`,
-      agent: this.agent,
+      agent: url.protocol === 'https:' ? this.agent : undefined,
       headers: {
         accept: 'application/json',
         ...(payload === undefined
