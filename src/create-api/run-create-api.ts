@@ -185,7 +185,7 @@ export async function runCreateApi(options: CreateApiOptions, context: Context):
 
   const result = await applyTree(tree, context);
   if (result.written) {
-    context.out.info(`\nNext: edit ${CREATE_API_PATHS.typesFile(names)}, then run \`npm run manifests\` to generate the CRD.`);
+    context.out.info(`\nNext: edit ${CREATE_API_PATHS.typesFile(names)}, then run \`npm run generate\` for the CRD, RBAC role and typed client.`);
   }
   const versions = [...new Set([...sameKind.map((r) => r.version), version])].sort();
   if (resource && versions.length > 1) {
