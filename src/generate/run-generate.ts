@@ -21,10 +21,10 @@ export async function runGenerate(options: RunGenerateOptions, context: Context)
     await generator.generate({ tree, project, context, options });
   }
   if (options.check) {
-    const stale = (await tree.plan()).filter((change) => change.action === 'create' || change.action === 'update');
+    const stale = (await tree.plan()).filter((change) => change.action === 'create' || change.action === 'update' || change.action === 'delete');
     if (stale.length > 0) {
       throw new KopError(
-        `generated files are stale: ${stale.map((change) => change.path).join(', ')}`,
+        `generated files are stale: ${stale.map((change) => (change.action === 'delete' ? `${change.path} (no longer generated)` : change.path)).join(', ')}`,
         `run \`kop generate${options.generators.length === 1 ? ` ${options.generators[0]!.name}` : ''}\` and commit the result`,
       );
     }

@@ -23,7 +23,7 @@ export interface ApplyResult {
   written: boolean;
 }
 
-const LABELS = { create: 'CREATE', update: 'UPDATE', skip: 'SKIP' } as const;
+const LABELS = { create: 'CREATE', update: 'UPDATE', delete: 'DELETE', skip: 'SKIP' } as const;
 
 /**
  * The last step of every generating command: prints the plan (CREATE / UPDATE / SKIP
@@ -38,11 +38,17 @@ export async function applyTree(tree: VirtualTree, context: Context, options: Ap
   for (const change of visible) {
     const label = LABELS[change.action as keyof typeof LABELS].padEnd(6);
     const colored =
-      change.action === 'create' ? styles?.green(label) : change.action === 'update' ? styles?.yellow(label) : styles?.dim(label);
+      change.action === 'create'
+        ? styles?.green(label)
+        : change.action === 'update'
+          ? styles?.yellow(label)
+          : change.action === 'delete'
+            ? styles?.red(label)
+            : styles?.dim(label);
     const shown = displayPath(tree.root, change.path, context.cwd);
     context.out.info(`${colored ?? label} ${shown}${change.reason ? ` (${change.reason})` : ''}`);
   }
-  const writes = visible.some((change) => change.action === 'create' || change.action === 'update');
+  const writes = visible.some((change) => change.action === 'create' || change.action === 'update' || change.action === 'delete');
   if (!writes) context.out.info('no changes');
   const tasks = options.tasks ?? [];
   if (context.dryRun) {

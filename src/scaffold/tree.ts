@@ -6,7 +6,7 @@ import { FileExistsError, KopError } from '../cli/errors.js';
 export type FileKind = 'generated' | 'scaffolded' | 'inserted';
 
 /** What flushing the tree does to one file. */
-export type ChangeAction = 'create' | 'update' | 'skip' | 'unchanged';
+export type ChangeAction = 'create' | 'update' | 'delete' | 'skip' | 'unchanged';
 
 export interface PlannedChange {
   path: string;
@@ -17,6 +17,7 @@ export interface PlannedChange {
 }
 
 interface StagedFile {
+  /** undefined: the file is to be deleted (see `remove`). */
   content: string | undefined;
   kind: FileKind;
   mode?: number;
@@ -88,6 +89,14 @@ export class VirtualTree {
     return (await this.readDisk(this.key(file))) !== undefined;
   }
 
+  /**
+   * Stages the deletion of a generated file that no generator produces any more (its kind or
+   * version was removed). Only files kop generated are removed this way; callers check the header.
+   */
+  remove(file: string): void {
+    this.staged.set(this.key(file), { content: undefined, kind: 'generated' });
+  }
+
   /** Stages content for a file, replacing whatever was staged or on disk. */
   write(file: string, content: string, options: WriteOptions = {}): void {
     this.staged.set(this.key(file), { content, kind: options.kind ?? 'generated', mode: options.mode });
@@ -128,6 +137,7 @@ export class VirtualTree {
       const onDisk = await this.readDisk(key);
       let action: ChangeAction;
       if (file.skipReason !== undefined) action = 'skip';
+      else if (file.content === undefined) action = onDisk === undefined ? 'unchanged' : 'delete';
       else if (onDisk === undefined) action = 'create';
       else if (onDisk === file.content) action = 'unchanged';
       else action = 'update';
@@ -141,10 +151,15 @@ export class VirtualTree {
     return [...this.staged.keys()].sort();
   }
 
-  /** Writes every created or updated file. Call only after every generator succeeded. */
+  /** Writes every created or updated file and deletes removed ones. Call only after every generator succeeded. */
   async flush(): Promise<PlannedChange[]> {
     const changes = await this.plan();
     for (const change of changes) {
+      if (change.action === 'delete') {
+        await fs.rm(path.join(this.root, change.path), { force: true });
+        this.diskCache.set(change.path, undefined);
+        continue;
+      }
       if (change.action !== 'create' && change.action !== 'update') continue;
       const file = this.staged.get(change.path)!;
       const target = path.join(this.root, change.path);

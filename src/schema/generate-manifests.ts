@@ -4,14 +4,13 @@
  * (config/rbac/role.yaml) and the admission webhook configurations from webhook markers
  * (config/webhook/manifests.yaml, only when there are webhook markers).
  */
-import { promises as fs } from 'node:fs';
-import * as path from 'node:path';
 import { buildRoles, formatRoles } from '../rbac/role.js';
 import { parseRbacMarkers, RBAC_SCAN_PREFIX } from '../rbac/rbac-markers.js';
 import { collectCommentMarkers } from '../generate/source-files.js';
 import { buildWebhookConfigurations, formatWebhookConfigurations, WEBHOOK_MANIFESTS } from '../webhook/webhook-configuration.js';
 import { parseWebhookMarkers, WEBHOOK_SCAN_PREFIX } from '../webhook/webhook-markers.js';
 import { GENERATED_HEADER, isGenerated } from '../scaffold/header.js';
+import { removeLeftoverGeneratedFiles } from '../generate/leftovers.js';
 import type { GeneratorInput } from '../generate/generator.js';
 import { buildCrds, formatCrd, stringifyYaml } from './crd.js';
 import { loadApiModel } from './model.js';
@@ -23,9 +22,7 @@ export async function generate({ tree, project, context, options }: GeneratorInp
   const crds = buildCrds(model, { maxDescriptionLength: options.maxDescriptionLength, allowDangerousTypes: options.allowDangerousTypes });
   for (const { fileName, crd } of crds) tree.write(`${CRD_BASES_DIR}/${fileName}`, formatCrd(crd), { kind: 'generated' });
   tree.write('config/crd/kustomization.yaml', formatCrdKustomization(crds.map((c) => `bases/${c.fileName}`)), { kind: 'generated' });
-  for (const leftover of await leftoverCrds(tree.root, new Set(crds.map((c) => c.fileName)))) {
-    context.out.warn(`${CRD_BASES_DIR}/${leftover} was generated for a kind that no longer exists; delete it`);
-  }
+  await removeLeftoverGeneratedFiles(tree, CRD_BASES_DIR, (name) => name.endsWith('.yaml'));
 
   const sourceMarkers = await collectCommentMarkers(tree.root, [RBAC_SCAN_PREFIX, WEBHOOK_SCAN_PREFIX]);
   const markers = parseRbacMarkers(sourceMarkers.get(RBAC_SCAN_PREFIX)!);
@@ -42,7 +39,8 @@ export async function generate({ tree, project, context, options }: GeneratorInp
   if (webhookConfigurations.length > 0) {
     tree.write(WEBHOOK_MANIFESTS, formatWebhookConfigurations(webhookConfigurations), { kind: 'generated' });
   } else if (isGenerated((await tree.read(WEBHOOK_MANIFESTS)) ?? '')) {
-    context.out.warn(`${WEBHOOK_MANIFESTS} was generated for webhook markers that no longer exist; delete it`);
+    // The webhook markers are gone: their configuration goes too.
+    tree.remove(WEBHOOK_MANIFESTS);
   }
   context.out.debug(`manifests: ${crds.length} CRD(s), ${markers.length} rbac marker(s), ${webhooks.length} webhook marker(s)`);
 }
@@ -50,20 +48,4 @@ export async function generate({ tree, project, context, options }: GeneratorInp
 /** config/crd/kustomization.yaml listing every CRD. */
 export function formatCrdKustomization(resources: readonly string[]): string {
   return `# ${GENERATED_HEADER}\n${stringifyYaml({ apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources: [...resources].sort() })}`;
-}
-
-/** Generated CRD files on disk that this run no longer produces (a kind or version was removed). */
-async function leftoverCrds(root: string, current: ReadonlySet<string>): Promise<string[]> {
-  let names: string[];
-  try {
-    names = await fs.readdir(path.join(root, CRD_BASES_DIR));
-  } catch {
-    return [];
-  }
-  const leftovers: string[] = [];
-  for (const name of names.sort()) {
-    if (!name.endsWith('.yaml') || current.has(name)) continue;
-    if (isGenerated(await fs.readFile(path.join(root, CRD_BASES_DIR, name), 'utf8'))) leftovers.push(name);
-  }
-  return leftovers;
 }

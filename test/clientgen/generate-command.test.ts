@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -46,5 +46,26 @@ describe('kop generate client', () => {
     await expect(runGenerate({ check: true, generators: client }, testContext({ cwd: dir }))).rejects.toThrow(
       /stale: api\/cache\/v1alpha1\/rediscluster\.client\.ts/,
     );
+  });
+
+  it('deletes the generated client of a kind whose types were removed, and keeps hand-written .client.ts files', async () => {
+    const dir = project();
+    await runGenerate({ check: false, generators: client }, testContext({ cwd: dir }));
+    const stale = 'api/cache/v1alpha1/rediscluster.client.ts';
+    const own = 'api/cache/v1alpha1/extra.client.ts';
+    writeFileSync(path.join(dir, own), 'export const mine = 1;\n');
+    rmSync(path.join(dir, 'api/cache/v1alpha1/rediscluster.types.ts'));
+
+    await expect(runGenerate({ check: true, generators: client }, testContext({ cwd: dir }))).rejects.toThrow(`stale: ${stale} (no longer generated)`);
+    const dry = testContext({ cwd: dir, dryRun: true });
+    await runGenerate({ check: false, generators: client }, dry);
+    expect(dry.out.lines).toContain(`DELETE ${stale}`);
+    expect(existsSync(path.join(dir, stale))).toBe(true);
+
+    const applied = testContext({ cwd: dir });
+    await runGenerate({ check: false, generators: client }, applied);
+    expect(applied.out.lines).toContain(`DELETE ${stale}`);
+    expect(existsSync(path.join(dir, stale))).toBe(false);
+    expect(readFileSync(path.join(dir, own), 'utf8')).toBe('export const mine = 1;\n');
   });
 });

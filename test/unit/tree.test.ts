@@ -69,6 +69,21 @@ describe('VirtualTree', () => {
     expect((await again.plan()).map((change) => change.action)).toEqual(['unchanged']);
   });
 
+  it('plans a removed file as delete (unchanged when it is not on disk), reads it as gone, and deletes it on flush', async () => {
+    const tree = new VirtualTree(dir);
+    tree.remove('src/old.ts');
+    tree.remove('src/never.ts');
+    expect(await tree.plan()).toEqual([
+      { path: 'src/never.ts', action: 'unchanged', kind: 'generated', reason: undefined },
+      { path: 'src/old.ts', action: 'delete', kind: 'generated', reason: undefined },
+    ]);
+    expect(await tree.read('src/old.ts')).toBeUndefined();
+    expect(await readFile(path.join(dir, 'src/old.ts'), 'utf8')).toBe('old\n');
+    await tree.flush();
+    await expect(readFile(path.join(dir, 'src/old.ts'), 'utf8')).rejects.toThrow(/ENOENT/);
+    expect((await tree.plan()).map((change) => change.action)).toEqual(['unchanged', 'unchanged']);
+  });
+
   it('refuses paths outside the root', () => {
     const tree = new VirtualTree(dir);
     for (const bad of ['../x', '/etc/passwd', 'a/../../x', '']) {

@@ -1,0 +1,28 @@
+/**
+ * Generated files that a generator no longer produces, because their kind or version was
+ * removed from the API types. Left behind they would break the build (a client importing a
+ * deleted types file) or install a CRD nobody serves, so the generator stages their deletion.
+ * Only files that carry kop's generated header are touched; anything a user wrote stays.
+ */
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { isGenerated } from '../scaffold/header.js';
+import type { VirtualTree } from '../scaffold/tree.js';
+import { listSourceFiles } from './source-files.js';
+
+/**
+ * Stages the removal of every generated file under `dir` (project-relative, searched
+ * recursively) whose name `accept`s and that this run has not written; returns their paths.
+ */
+export async function removeLeftoverGeneratedFiles(tree: VirtualTree, dir: string, accept: (fileName: string) => boolean): Promise<string[]> {
+  const written = new Set(tree.files());
+  const removed: string[] = [];
+  for (const file of await listSourceFiles(path.join(tree.root, dir), accept)) {
+    const relative = path.relative(tree.root, file).split(path.sep).join('/');
+    if (written.has(relative)) continue;
+    if (!isGenerated(await fs.readFile(file, 'utf8'))) continue;
+    tree.remove(relative);
+    removed.push(relative);
+  }
+  return removed.sort();
+}
