@@ -8,13 +8,13 @@ import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, 
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import ts from 'typescript';
 import { parse, stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadClientConfig } from '../../src/runtime/client/config/client-config.js';
 import { RestClient } from '../../src/runtime/client/rest/rest-client.js';
 import { startControlPlane, type ControlPlane } from '../../src/testing/index.js';
 import { apiRequest } from './helpers.js';
+import { moduleImports } from '../helpers/module-imports.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const CRD_FIXTURE = fileURLToPath(new URL('./fixtures/widgets-crd.yaml', import.meta.url));
@@ -144,15 +144,10 @@ describe("kop/testing's existing-cluster path without @kubernetes/client-node's 
     const visit = (file: string): void => {
       if (seen.has(file)) return;
       seen.add(file);
-      const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.ES2022, true);
-      for (const statement of source.statements) {
-        if (!ts.isImportDeclaration(statement) && !ts.isExportDeclaration(statement)) continue;
-        const spec = statement.moduleSpecifier;
-        if (!spec || !ts.isStringLiteral(spec)) continue;
-        const typeOnly = ts.isImportDeclaration(statement) ? statement.importClause?.isTypeOnly === true : statement.isTypeOnly;
+      for (const { specifier, typeOnly } of moduleImports(file)) {
         if (typeOnly) continue;
-        if (spec.text.startsWith('.')) visit(path.resolve(path.dirname(file), spec.text.replace(/\.js$/, '.ts')));
-        else packages.add(spec.text);
+        if (specifier.startsWith('.')) visit(path.resolve(path.dirname(file), specifier.replace(/\.js$/, '.ts')));
+        else packages.add(specifier);
       }
     };
     visit(path.join(ROOT, 'src/testing/index.ts'));

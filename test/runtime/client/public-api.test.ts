@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { moduleImports } from '../../helpers/module-imports.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const clientDir = path.join(repo, 'src/runtime/client');
@@ -41,13 +42,7 @@ describe('kop/runtime client public API', () => {
   it('loads nothing from outside src/runtime at run time (kop/api types are imported type-only), and client-node only on demand', () => {
     const problems: string[] = [];
     for (const file of sources(clientDir)) {
-      const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.ES2022, true);
-      for (const statement of source.statements) {
-        if (!ts.isImportDeclaration(statement) && !ts.isExportDeclaration(statement)) continue;
-        const spec = statement.moduleSpecifier;
-        if (!spec || !ts.isStringLiteral(spec)) continue;
-        const typeOnly = ts.isImportDeclaration(statement) ? statement.importClause?.isTypeOnly === true : statement.isTypeOnly;
-        const target = spec.text;
+      for (const { specifier: target, typeOnly } of moduleImports(file)) {
         if (target.startsWith('.')) {
           const resolved = path.resolve(path.dirname(file), target);
           if (!resolved.startsWith(path.join(repo, 'src/runtime') + path.sep) && !typeOnly) problems.push(`${path.relative(repo, file)} imports ${target}`);
