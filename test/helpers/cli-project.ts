@@ -28,16 +28,16 @@ export interface CliProject {
 }
 
 /**
- * Runs the built `kop init --domain example.com --project-name <name> --owner Demo --skip-install --yes`
+ * Runs the built `kop init --domain example.com --project-name <name> --owner Demo --skip-install --yes <extraInitArgs>`
  * in `<new temp folder>/<name>` and links kop's own dependencies (typescript, vitest, @types/node, ...)
  * and kop itself into its node_modules, so the project builds and tests without a registry.
  */
-export async function initLinkedProject(name: string, tempPrefix: string): Promise<CliProject> {
+export async function initLinkedProject(name: string, tempPrefix: string, extraInitArgs: readonly string[] = []): Promise<CliProject> {
   requireBuilt();
   const parent = await mkdtemp(path.join(tmpdir(), tempPrefix));
   const project = path.join(parent, name);
   await mkdir(project);
-  const init = await execa('node', [KOP_BIN, 'init', '--domain', 'example.com', '--project-name', name, '--owner', 'Demo', '--skip-install', '--yes'], {
+  const init = await execa('node', [KOP_BIN, 'init', '--domain', 'example.com', '--project-name', name, '--owner', 'Demo', '--skip-install', '--yes', ...extraInitArgs], {
     cwd: project,
     reject: false,
     stdin: 'ignore',
