@@ -57,6 +57,13 @@ describe('a scaffolded operator, end to end', () => {
     const build = await run('npm', ['run', 'build']);
     expect(build.exitCode, build.stdout + build.stderr).toBe(0);
 
+    // A missing kubeconfig is one clear log line and exit 1, not a stack trace.
+    const missing = await run('node', ['dist/src/main.js', '--kubeconfig', path.join(parent, 'missing.kubeconfig')]);
+    expect(missing.exitCode).toBe(1);
+    const lines = `${missing.stdout}\n${missing.stderr}`.split('\n').filter((line) => line.trim() !== '');
+    expect(lines.at(-1)).toMatch(/"level":"error","msg":"cannot set up the controllers".*missing\.kubeconfig does not exist/);
+    expect(missing.stderr).not.toMatch(/^\s+at /m);
+
     plane = await startControlPlane({ crds: [path.join(project, 'config/crd/bases')] });
     const kubectl = (args: string[]) => run(findControlPlaneBinaries().kubectl!, ['--kubeconfig', plane!.kubeconfigPath, ...args]);
 

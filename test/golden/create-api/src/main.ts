@@ -39,9 +39,15 @@ async function main(argv: readonly string[]): Promise<number> {
     logger,
   });
 
-  new MemcachedReconciler(manager.rest).setupWithManager(manager);
-  new RedisClusterReconciler(manager.rest).setupWithManager(manager);
-  // +kop:scaffold:controllers
+  try {
+    // The first use of manager.rest loads the kubeconfig: a missing or broken one ends here, in one log line.
+    new MemcachedReconciler(manager.rest).setupWithManager(manager);
+    new RedisClusterReconciler(manager.rest).setupWithManager(manager);
+    // +kop:scaffold:controllers
+  } catch (error) {
+    logger.error('cannot set up the controllers', { err: error });
+    return 1;
+  }
 
   manager.handleSignals();
   try {

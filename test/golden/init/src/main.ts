@@ -37,7 +37,13 @@ async function main(argv: readonly string[]): Promise<number> {
     logger,
   });
 
-  // +kop:scaffold:controllers
+  try {
+    // The first use of manager.rest loads the kubeconfig: a missing or broken one ends here, in one log line.
+    // +kop:scaffold:controllers
+  } catch (error) {
+    logger.error('cannot set up the controllers', { err: error });
+    return 1;
+  }
 
   manager.handleSignals();
   try {
