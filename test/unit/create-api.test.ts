@@ -86,7 +86,7 @@ describe('kop create api', () => {
 
     const main = await read('src/main.ts');
     expect(main).toContain("import { MemcachedReconciler } from './controllers/memcached.controller.js';\n// +kop:scaffold:imports");
-    expect(main).toContain('  new MemcachedReconciler(manager.rest).setupWithManager(manager);\n  // +kop:scaffold:controllers');
+    expect(main).toContain('    new MemcachedReconciler(manager.rest).setupWithManager(manager);\n    // +kop:scaffold:controllers');
   });
 
   it('adds a second kind to a version without touching its groupversion.ts', async () => {
