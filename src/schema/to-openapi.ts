@@ -195,7 +195,7 @@ export class OpenApiConverter {
     }
     this.stack.pop();
     if (target.doc) schema.description = target.doc;
-    this.applyMarkers(schema, schema, target.markers, 'type', ownSite);
+    this.applyMarkers(schema, schema, target.markers, 'type', ownSite, target.aliasOf !== undefined && hasNamedItems(target.aliasOf));
     this.origins.set(schema, target.location);
     this.cache.set(target, schema);
     return this.copy(schema);
@@ -259,7 +259,7 @@ export class OpenApiConverter {
     } else {
       schema = typeSchema;
       if (field.doc) schema.description = field.doc;
-      this.applyMarkers(schema, schema, field.markers, 'field', site);
+      this.applyMarkers(schema, schema, field.markers, 'field', site, hasNamedItems(field.type));
     }
     this.origins.set(schema, field.location);
     return schema;
@@ -269,11 +269,14 @@ export class OpenApiConverter {
    * Applies validation, default, topology and documentation markers. Field rules go
    * before the rules the field's type brought; a type's own rules go after the rules
    * generated from its fields, in controller-gen's order (XValidation, AtMostOneOf,
-   * ExactlyOneOf, AtLeastOneOf).
+   * ExactlyOneOf, AtLeastOneOf). When the elements of an array are a named type,
+   * `items:` markers form a layer of their own that is flattened over the element
+   * type's schema, as controller-gen flattens markers placed beside a `$ref`.
    */
-  private applyMarkers(schema: JSONSchemaProps, fit: JSONSchemaProps, markers: readonly Marker[], target: 'type' | 'field', site: Site): void {
+  private applyMarkers(schema: JSONSchemaProps, fit: JSONSchemaProps, markers: readonly Marker[], target: 'type' | 'field', site: Site, namedItems = false): void {
     const rules: ValidationRule[] = [];
     const itemRules: ValidationRule[] = [];
+    const itemsLayer: JSONSchemaProps = {};
     const oneOfRules: Record<string, ValidationRule[]> = { AtMostOneOf: [], ExactlyOneOf: [], AtLeastOneOf: [] };
     let immutable = false;
     for (const marker of markers) {
@@ -283,7 +286,7 @@ export class OpenApiConverter {
         const short = marker.name.slice(itemsPrefix.length);
         schema.items ??= {};
         if (short === 'XValidation') itemRules.push(this.celRule(marker, site));
-        else this.applyValidation(schema.items, fit.items!, short, marker, site);
+        else this.applyValidation(namedItems ? itemsLayer : schema.items, fit.items!, short, marker, site);
         continue;
       }
       const validationPrefix = 'kubebuilder:validation:';
@@ -344,7 +347,12 @@ export class OpenApiConverter {
       const existing = schema['x-kubernetes-validations'] ?? [];
       schema['x-kubernetes-validations'] = target === 'field' ? [...generated, ...existing] : [...existing, ...generated];
     }
-    if (itemRules.length > 0) schema.items!['x-kubernetes-validations'] = [...(schema.items!['x-kubernetes-validations'] ?? []), ...itemRules];
+    if (namedItems) {
+      if (itemRules.length > 0) itemsLayer['x-kubernetes-validations'] = itemRules;
+      if (Object.keys(itemsLayer).length > 0) schema.items = flattenFieldLayer(schema.items!, itemsLayer);
+    } else if (itemRules.length > 0) {
+      schema.items!['x-kubernetes-validations'] = [...(schema.items!['x-kubernetes-validations'] ?? []), ...itemRules];
+    }
   }
 
   private applyValidation(schema: JSONSchemaProps, fit: JSONSchemaProps, short: string, marker: Marker, site: Site): void {
@@ -483,6 +491,11 @@ function sortRecord<T>(record: Record<string, T>): Record<string, T> {
 /** Types controller-gen sees as named Go types (a `$ref` it flattens), as opposed to built-ins and literals. */
 function isNamedType(ref: TypeRef): boolean {
   return ref.kind === 'reference' || (ref.kind === 'wellKnown' && ref.name !== 'int32' && ref.name !== 'int64');
+}
+
+/** An array whose elements are a named type, so `items:` markers are flattened over that type. */
+function hasNamedItems(ref: TypeRef): boolean {
+  return ref.kind === 'array' && isNamedType(ref.items);
 }
 
 const DOC_KEYS = new Set(['description', 'title', 'externalDocs', 'example']);
