@@ -16,11 +16,13 @@ import {
   type WatchOptions,
   type WriteOptions,
 } from './options.js';
+import { pathSegment } from './path-segment.js';
 
 /** Builds the collection path of a resource, optionally inside a namespace. */
 export function resourcePath(type: ResourceType, namespace?: string): string {
   const prefix = type.group ? `/apis/${type.group}/${type.version}` : `/api/${type.version}`;
-  return namespace ? `${prefix}/namespaces/${encodeURIComponent(namespace)}/${type.resource}` : `${prefix}/${type.resource}`;
+  const resource = pathSegment(type.resource, `${type.kind || 'resource'}: resource`);
+  return namespace ? `${prefix}/namespaces/${pathSegment(namespace, `${type.kind || type.resource}: namespace`)}/${resource}` : `${prefix}/${resource}`;
 }
 
 function listQuery(options: ListOptions): Query {
@@ -70,7 +72,7 @@ export class ResourceClient<T extends KubernetesObject> {
   /** Path of one object, or of one of its subresources. */
   protected objectPath(name: string, subresource?: string): string {
     if (!name) throw new TypeError(`${this.type.kind}: a name is required`);
-    return `${this.collectionPath}/${encodeURIComponent(name)}${subresource ? `/${subresource}` : ''}`;
+    return `${this.collectionPath}/${pathSegment(name, `${this.type.kind || this.type.resource}: name`)}${subresource ? `/${subresource}` : ''}`;
   }
 
   /** Reads one object by name. Throws ApiError (`isNotFound`) when it does not exist. */

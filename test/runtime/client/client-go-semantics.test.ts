@@ -1,0 +1,66 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startControlPlane, type ControlPlane } from '../../../src/testing/index.js';
+import {
+  ApiError,
+  DynamicClient,
+  RestClient,
+  configMaps,
+  isNotFound,
+  loadClientConfig,
+  namespaces,
+} from '../../../src/runtime/index.js';
+
+// Details of client-go's semantics that kop's client once got wrong, each shown against a real
+// kube-apiserver: the bug reproduced first, then fixed.
+
+let plane: ControlPlane;
+let rest: RestClient;
+
+beforeAll(async () => {
+  plane = await startControlPlane();
+  rest = new RestClient(loadClientConfig({ kubeconfig: plane.kubeconfigPath }), { qps: Infinity });
+});
+
+afterAll(async () => {
+  rest?.close();
+  await plane?.stop();
+});
+
+/** Runs a client call, turning a synchronous throw (argument checks) into a rejection. */
+async function attempt<R>(call: () => Promise<R>): Promise<R> {
+  return call();
+}
+
+let nsCounter = 0;
+async function freshNamespace(prefix: string): Promise<string> {
+  const name = `${prefix}-${++nsCounter}`;
+  await namespaces(rest).create({ metadata: { name } });
+  return name;
+}
+
+describe('names and namespaces that are not path segments', () => {
+  it('refuses "." and ".." and names with "/" or "%" before sending anything, so they cannot address another object', async () => {
+    const ns = await freshNamespace('dot-names');
+    const cms = configMaps(rest).inNamespace(ns);
+    await cms.create({ metadata: { name: 'keep' }, data: { a: '1' } });
+
+    // URL resolution would turn `<ns>/configmaps/..` into `/api/v1/namespaces/<ns>/`: the namespace itself.
+    for (const name of ['.', '..', 'a/b', '../keep', '100%']) {
+      await expect(attempt(() => cms.get(name))).rejects.toThrow(TypeError);
+      await expect(attempt(() => cms.delete(name))).rejects.toThrow(TypeError);
+      await expect(attempt(() => cms.patch(name, { type: 'merge', patch: { data: { b: '2' } } }))).rejects.toThrow(TypeError);
+    }
+    await expect(attempt(() => cms.update({ metadata: { name: '..' } }))).rejects.toThrow(TypeError);
+    const namespace = await namespaces(rest).get(ns);
+    expect(namespace.metadata?.deletionTimestamp).toBeUndefined();
+    expect((await cms.get('keep')).data).toEqual({ a: '1' });
+
+    // `inNamespace('..')` would list every namespace's ConfigMaps.
+    expect(() => configMaps(rest).inNamespace('..')).toThrow(TypeError);
+    expect(() => configMaps(rest).inNamespace('a/b')).toThrow(TypeError);
+    const dynamic = new DynamicClient(rest);
+    expect(() => dynamic.resource({ group: '', version: 'v1', resource: 'configmaps' }).inNamespace('.')).toThrow(TypeError);
+    // Names the apiserver allows that need escaping still work.
+    await expect(cms.get('no:such')).rejects.toSatisfy((e: unknown) => isNotFound(e) && e instanceof ApiError);
+  });
+});
