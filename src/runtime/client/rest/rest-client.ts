@@ -25,7 +25,11 @@ export interface RestClientOptions extends TransportOptions {
   timeoutMs?: number;
   /** User-Agent header. */
   userAgent?: string;
-  /** Times a request answered 429 (server throttling) is retried after its Retry-After. Default 3. */
+  /**
+   * Times a request is sent again, as client-go does: after the Retry-After of a 429 (server
+   * throttling; 1 s when it names none) or of a 5xx that carries one, and, for GETs only, 1 s
+   * after the connection was reset (an apiserver restart closing kept-alive connections). Default 3.
+   */
   maxThrottleRetries?: number;
   /**
    * Called with each warning the apiserver attaches to a response (deprecated APIs, unknown
@@ -111,8 +115,9 @@ export class RestClient {
       try {
         return await this.once(req);
       } catch (err) {
-        if (err instanceof ApiError && err.code === 429 && attempt < this.maxThrottleRetries) {
-          await sleep((err.retryAfterSeconds ?? 1) * 1000, req.signal);
+        const waitSeconds = attempt < this.maxThrottleRetries ? retryWaitSeconds(err, req) : undefined;
+        if (waitSeconds !== undefined) {
+          await sleep(waitSeconds * 1000, req.signal);
           continue;
         }
         if (err instanceof ApiError && err.code === 401 && this.transport.hasDynamicCredentials && !refreshed) {
@@ -227,11 +232,14 @@ export class RestClient {
     const code = res.statusCode ?? 0;
     if (code < 200 || code >= 300) {
       const status = statusFromResponse(code, body);
-      const retryAfter = Number(res.headers['retry-after']);
-      if (code === 429 && Number.isFinite(retryAfter) && !status.details?.retryAfterSeconds) {
+      const header = res.headers['retry-after'];
+      const retryAfter = header !== undefined && /^\d+$/.test(header.trim()) ? Number(header) : undefined;
+      if ((code === 429 || code >= 500) && retryAfter !== undefined && !status.details?.retryAfterSeconds) {
         status.details = { ...status.details, retryAfterSeconds: retryAfter };
       }
-      throw new ApiError(status, req.method, req.path);
+      const error = new ApiError(status, req.method, req.path);
+      if (code >= 500 && retryAfter !== undefined) serverAskedToRetry.set(error, retryAfter);
+      throw error;
     }
     return body;
   }
@@ -300,6 +308,23 @@ export class RestClient {
       httpReq.end(payload);
     });
   }
+}
+
+/** 5xx answers that carried a Retry-After header, with its seconds: the ones client-go retries. */
+const serverAskedToRetry = new WeakMap<ApiError, number>();
+
+/** Connection errors after which client-go sends a GET again (its IsConnectionReset and IsProbableEOF). */
+const RESET_CODES = new Set(['ECONNRESET', 'EPIPE']);
+
+/** Seconds to wait before sending a failed request again, or undefined when it must not be. */
+function retryWaitSeconds(err: unknown, req: RestRequest): number | undefined {
+  if (err instanceof ApiError) {
+    if (err.code === 429) return err.retryAfterSeconds ?? 1;
+    return serverAskedToRetry.get(err);
+  }
+  if (req.method !== 'GET' || !(err instanceof TransportError) || err instanceof RequestTimeoutError || req.signal?.aborted) return undefined;
+  const code = (err.cause as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && RESET_CODES.has(code) ? 1 : undefined;
 }
 
 function abortReason(signal: AbortSignal | undefined): Error {
