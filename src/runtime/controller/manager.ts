@@ -84,6 +84,8 @@ export class Manager {
   private controllersStarted = false;
   private stopping: Promise<void> | undefined;
   private signalsHandled = false;
+  /** Set when the lease was lost: another replica may already reconcile, so in-flight work is not waited for. */
+  private skipGracefulShutdown = false;
   private restClient: RestClient | undefined;
   /** Bound address of the metrics server once started (`host:port`). */
   metricsAddress: string | undefined;
@@ -219,6 +221,7 @@ export class Manager {
       const outcome = await Promise.race([stopped, ...(lost ? [lost] : [])]);
       if (outcome === 'lost') {
         this.metrics.setLeader(this.leaseName, false);
+        this.skipGracefulShutdown = true;
         await this.stop();
         throw new LeaderElectionLostError(this.leaseName);
       }
@@ -261,7 +264,7 @@ export class Manager {
 
   private async shutdown(): Promise<void> {
     this.stopController.abort(new Error('manager stopped'));
-    const deadline = this.options.gracefulShutdownTimeoutMs ?? 30_000;
+    const deadline = this.skipGracefulShutdown ? 0 : this.options.gracefulShutdownTimeoutMs ?? 30_000;
     const results = await Promise.all(this.controllers.map((c) => c.stop(deadline)));
     if (results.some((finished) => !finished)) this.logger.warn('graceful shutdown deadline passed with reconciles in flight');
     this.controllersStarted = false;

@@ -1,0 +1,71 @@
+// Behaviours checked against controller-runtime / client-go semantics on a real kube-apiserver.
+import { describe, expect, it } from 'vitest';
+import type { ControlPlane } from '../../../src/testing/index.js';
+import type { KubernetesObject, LeaseObject, Request, RestClient } from '../../../src/runtime/index.js';
+import {
+  LeaderElectionLostError,
+  Manager,
+  ResourceClient,
+  addFinalizer,
+  configMaps,
+  coreResourceTypes,
+  namespaces,
+  removeFinalizer,
+  setControllerReference,
+  silentLogger,
+} from '../../../src/runtime/index.js';
+import type { Widget } from './helpers.js';
+import { delay, freshNamespace, restFor, useTestControlPlane, waitFor, widgetResource } from './helpers.js';
+
+let plane: ControlPlane;
+let admin: RestClient;
+useTestControlPlane((started) => ({ plane, admin } = started));
+
+function newManager(options: ConstructorParameters<typeof Manager>[0] = {}): Manager {
+  return new Manager({ rest: restFor(plane), metricsBindAddress: '0', healthProbeBindAddress: '0', logger: silentLogger, ...options });
+}
+
+describe('controller-runtime semantics against a real apiserver', () => {
+  it('a leader that loses its lease skips the graceful shutdown: reconciles in flight are aborted at once', async () => {
+    const ns = await freshNamespace(admin, 'lost');
+    const manager = newManager({
+      namespace: ns,
+      leaderElection: true,
+      leaderElectionId: 'lost-leader',
+      leaderElectionNamespace: ns,
+      leaderElectionIdentity: 'a',
+      leaseDurationMs: 3000,
+      renewDeadlineMs: 2000,
+      retryPeriodMs: 300,
+      gracefulShutdownTimeoutMs: 30_000,
+    });
+    let aborted = false;
+    let started = false;
+    manager
+      .controller('widget')
+      .for(widgetResource)
+      .complete(async (_request, { signal }) => {
+        started = true;
+        // A reconcile that only ends when its signal aborts (a long call honouring the signal).
+        await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+        aborted = true;
+      });
+    const done = manager.start();
+    let failure: unknown;
+    done.catch((err: unknown) => (failure = err));
+    await waitFor(() => manager.isLeader, 15_000, 'leads');
+    await new ResourceClient<Widget>(admin, widgetResource, ns).create({ metadata: { name: 'slow' }, spec: { size: 1 } });
+    await waitFor(() => started, 10_000, 'reconcile started');
+    // Another replica takes the lease for a long time: renewals fail until the renew deadline.
+    const leases = new ResourceClient<LeaseObject>(admin, coreResourceTypes.Lease, ns);
+    const lease = await leases.get('lost-leader');
+    await leases.update({ ...lease, spec: { ...lease.spec, holderIdentity: 'b', leaseDurationSeconds: 3600, renewTime: new Date().toISOString().replace('Z', '000Z') } });
+    const takenAt = Date.now();
+    await waitFor(() => failure, 10_000, 'start rejects');
+    expect(failure).toBeInstanceOf(LeaderElectionLostError);
+    expect(aborted).toBe(true);
+    // Renew deadline (2 s) plus a retry, not the 30 s graceful shutdown timeout.
+    expect(Date.now() - takenAt).toBeLessThan(6000);
+    expect((await leases.get('lost-leader')).spec?.holderIdentity).toBe('b');
+  });
+});
