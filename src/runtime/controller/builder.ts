@@ -84,7 +84,7 @@ export class ControllerBuilder {
       metrics: this.manager.metrics.controller(this.name, this.maxConcurrentReconciles),
       queueMetrics: this.manager.metrics.queue(this.name),
     });
-    const owner = { group: this.primary.type.group, kind: this.primary.type.kind };
+    const owner = { group: this.primary.type.group, kind: this.primary.type.kind, namespaced: this.primary.type.namespaced };
     for (const watch of [this.primary, ...this.others]) {
       const map = watch.map === 'owner' ? mapToControllerOwner(owner) : watch.map;
       controller.watch(this.manager.informerFor(watch.type), map, [...this.globalPredicates, ...watch.predicates]);

@@ -16,18 +16,21 @@ export function mapToSelf<T extends KubernetesObject>(): MapFunction<T> {
 export interface OwnerKind {
   group: string;
   kind: string;
+  /** False for a cluster-scoped owner kind; default true. */
+  namespaced?: boolean;
 }
 
 /**
  * Requests for the controller owner of an object (used by `owns`): the ownerReference with
- * `controller: true` whose group and kind match. Owners live in the owned object's namespace.
+ * `controller: true` whose group and kind match. A namespaced owner lives in the owned object's
+ * namespace; a cluster-scoped owner is requested with namespace `''`, the key its own events use.
  */
 export function mapToControllerOwner<T extends KubernetesObject>(owner: OwnerKind): MapFunction<T> {
   return (object) => {
     const meta = metaOf(object);
     const ref = meta.ownerReferences?.find((r) => r.controller === true);
     if (!ref || ref.kind !== owner.kind || groupOf(ref.apiVersion) !== owner.group) return [];
-    return [{ namespace: meta.namespace ?? '', name: ref.name }];
+    return [{ namespace: owner.namespaced === false ? '' : meta.namespace ?? '', name: ref.name }];
   };
 }
 

@@ -68,4 +68,28 @@ describe('controller-runtime semantics against a real apiserver', () => {
     expect(Date.now() - takenAt).toBeLessThan(6000);
     expect((await leases.get('lost-leader')).spec?.holderIdentity).toBe('b');
   });
+
+  it('owns() enqueues a cluster-scoped owner with an empty namespace, the same key as its for() events', async () => {
+    const ns = await freshNamespace(admin, 'cluster-owner');
+    const owner = await namespaces(admin).get(ns);
+    const manager = newManager();
+    const requests: Request[] = [];
+    manager
+      .controller('namespace')
+      .for(coreResourceTypes.Namespace)
+      .owns(coreResourceTypes.ConfigMap)
+      .complete((request) => {
+        if (request.name === ns) requests.push(request);
+      });
+    const done = manager.start();
+    await waitFor(() => requests.length > 0, 15_000, 'first reconcile');
+    const cm: KubernetesObject & { data?: Record<string, string> } = { metadata: { name: 'owned', namespace: ns }, data: { a: '1' } };
+    setControllerReference({ apiVersion: 'v1', kind: 'Namespace', ...owner }, cm);
+    const before = requests.length;
+    await configMaps(admin).inNamespace(ns).create(cm);
+    await waitFor(() => requests.length > before, 10_000, 'reconcile from the owned ConfigMap');
+    expect(requests.every((r) => r.namespace === '')).toBe(true);
+    await manager.stop();
+    await done;
+  });
 });
