@@ -1,5 +1,5 @@
 import type { KubernetesObject, ResourceClient } from '../client/index.js';
-import { isConflict, isInvalid } from '../client/index.js';
+import { isConflict, isInvalid, isNotFound } from '../client/index.js';
 import { metaOf } from './object-meta.js';
 
 /** True when `object` carries `finalizer`. */
@@ -24,9 +24,20 @@ export async function addFinalizer<T extends KubernetesObject>(client: ResourceC
   return editFinalizers(client, object, (list) => (list.includes(finalizer) ? undefined : [...list, finalizer]));
 }
 
-/** Removes `finalizer` the same way; once the last finalizer is gone a deleted object disappears. */
+/**
+ * Removes `finalizer` the same way; once the last finalizer is gone a deleted object disappears.
+ * An object that is already gone needs no removal: its last known state is returned without the
+ * finalizer instead of a NotFound error (another reconcile or a person may have removed it first).
+ */
 export async function removeFinalizer<T extends KubernetesObject>(client: ResourceClient<T>, object: T, finalizer: string): Promise<T> {
-  return editFinalizers(client, object, (list) => (list.includes(finalizer) ? list.filter((f) => f !== finalizer) : undefined));
+  const without = (list: string[]): string[] | undefined => (list.includes(finalizer) ? list.filter((f) => f !== finalizer) : undefined);
+  try {
+    return await editFinalizers(client, object, without);
+  } catch (err) {
+    if (!isNotFound(err)) throw err;
+    const finalizers = without(metaOf(object).finalizers ?? []) ?? metaOf(object).finalizers;
+    return { ...object, metadata: { ...object.metadata, finalizers } };
+  }
 }
 
 async function editFinalizers<T extends KubernetesObject>(

@@ -92,4 +92,17 @@ describe('controller-runtime semantics against a real apiserver', () => {
     await manager.stop();
     await done;
   });
+
+  it('removeFinalizer on an object that is already gone is a no-op', async () => {
+    const ns = await freshNamespace(admin, 'fin-gone');
+    const widgets = new ResourceClient<Widget>(admin, widgetResource, ns);
+    const created = await widgets.create({ metadata: { name: 'gone' }, spec: { size: 1 } });
+    const withFinalizer = await addFinalizer(widgets, created, 'test.kop.dev/cleanup');
+    await widgets.delete('gone');
+    const deleting = await widgets.get('gone');
+    // Someone else (a second reconcile, a human) removes the finalizer first: the object disappears.
+    await removeFinalizer(widgets, deleting, 'test.kop.dev/cleanup');
+    await waitFor(async () => (await widgets.list()).items.length === 0, 10_000, 'object gone');
+    await expect(removeFinalizer(widgets, withFinalizer, 'test.kop.dev/cleanup')).resolves.toBeDefined();
+  });
 });
