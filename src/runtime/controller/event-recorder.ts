@@ -16,7 +16,7 @@ export interface EventInput {
   reason: string;
   /** What the controller did or failed to do, e.g. `Create`, `Reconcile`. Defaults to the reason. */
   action?: string;
-  /** Human-readable description (at most 1 KiB is kept). */
+  /** Human-readable description (at most 1024 bytes of UTF-8 are kept). */
   note: string;
 }
 
@@ -47,6 +47,20 @@ interface SeriesState {
 /** Repeats within this window update one Event's series instead of creating new Events. */
 const SERIES_WINDOW_MS = 6 * 60_000;
 
+/**
+ * Shortens `text` to at most `limit` bytes of UTF-8, ending in `...` when cut. The apiserver
+ * measures note, reason, action and reportingInstance in bytes, so a string that is short in
+ * characters but holds multi-byte ones would otherwise get the whole Event rejected.
+ */
+function truncateUtf8(text: string, limit: number): string {
+  const bytes = Buffer.from(text, 'utf8');
+  if (bytes.length <= limit) return text;
+  let end = limit - 3;
+  // Back up to the start of a character: continuation bytes look like 10xxxxxx.
+  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--;
+  return `${bytes.subarray(0, end).toString('utf8')}...`;
+}
+
 function microTime(ms: number): string {
   return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 }
@@ -65,7 +79,7 @@ export class EventRecorder {
 
   constructor(private readonly options: { rest: RestClient; component: string; instance?: string; logger?: Logger }) {
     this.component = options.component;
-    this.instance = options.instance ?? `${options.component}-${hostname()}`;
+    this.instance = truncateUtf8(options.instance ?? `${options.component}-${hostname()}`, 128);
     this.logger = (options.logger ?? silentLogger).child({ eventRecorder: options.component });
   }
 
@@ -83,9 +97,10 @@ export class EventRecorder {
   async record(object: KubernetesObject, input: EventInput): Promise<void> {
     const meta = metaOf(object);
     const namespace = meta.namespace || 'default';
-    const action = input.action ?? input.reason;
-    const note = input.note.length > 1024 ? `${input.note.slice(0, 1021)}...` : input.note;
-    const key = [meta.uid ?? `${namespace}/${meta.name}`, input.type, input.reason, action, note].join('\u0000');
+    const reason = truncateUtf8(input.reason, 128);
+    const action = truncateUtf8(input.action ?? input.reason, 128);
+    const note = truncateUtf8(input.note, 1024);
+    const key = [meta.uid ?? `${namespace}/${meta.name}`, input.type, reason, action, note].join('\u0000');
     const now = Date.now();
     const state = this.series.get(key);
     const events = new ResourceClient<EventsV1Event>(this.options.rest, coreResourceTypes.Event, namespace);
@@ -107,14 +122,14 @@ export class EventRecorder {
         reportingController: this.component,
         reportingInstance: this.instance,
         action,
-        reason: input.reason,
+        reason,
         note,
         type: input.type,
         regarding: { apiVersion: object.apiVersion, kind: object.kind, name: meta.name, namespace: meta.namespace, uid: meta.uid, resourceVersion: meta.resourceVersion },
       });
     } catch (err) {
       this.series.delete(key);
-      this.logger.warn('could not record event', { err, reason: input.reason });
+      this.logger.warn('could not record event', { err, reason });
     }
   }
 

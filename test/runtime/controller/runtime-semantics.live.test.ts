@@ -105,4 +105,20 @@ describe('controller-runtime semantics against a real apiserver', () => {
     await waitFor(async () => (await widgets.list()).items.length === 0, 10_000, 'object gone');
     await expect(removeFinalizer(widgets, withFinalizer, 'test.kop.dev/cleanup')).resolves.toBeDefined();
   });
+
+  it('records an event whose note has multi-byte characters beyond 1024 bytes (the apiserver counts bytes)', async () => {
+    const ns = await freshNamespace(admin, 'event-bytes');
+    const manager = newManager();
+    const widget = await new ResourceClient<Widget>(admin, widgetResource, ns).create({ metadata: { name: 'w' }, spec: { size: 1 } });
+    const recorder = manager.eventRecorder('widget-controller');
+    const note = 'é'.repeat(800); // 800 characters, 1600 bytes
+    await recorder.warning(widget, 'Degraded', note);
+    const events = new ResourceClient<KubernetesObject & { note?: string }>(admin, coreResourceTypes.Event, ns);
+    const list = (await events.list()).items;
+    expect(list).toHaveLength(1);
+    const written = list[0]!.note!;
+    expect(Buffer.byteLength(written)).toBeLessThanOrEqual(1024);
+    expect(written.startsWith('é'.repeat(100))).toBe(true);
+    await delay(0);
+  });
 });
