@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { WorkQueueMetrics } from './work-queue.js';
+import type { WorkQueueInFlightProbe, WorkQueueMetrics } from './work-queue.js';
 import type { WatchRestartReason } from './informer.js';
 
 /** Outcome label of `controller_runtime_reconcile_total`. */
@@ -14,7 +14,8 @@ export interface ControllerMetrics {
 /**
  * The Prometheus metrics of a manager, under the names controller-runtime uses so existing
  * dashboards and alerts keep working: reconcile totals, errors and durations per controller,
- * work-queue depth, adds, retries, queue latency and work duration per queue, watch restarts
+ * work-queue depth, adds, retries, queue latency, work duration, unfinished work and longest
+ * running processor per queue, watch restarts
  * per informer, and leader status.
  */
 export class ManagerMetrics {
@@ -29,6 +30,8 @@ export class ManagerMetrics {
   private readonly retries: Counter<'name' | 'controller'>;
   private readonly queueDuration: Histogram<'name' | 'controller'>;
   private readonly workDuration: Histogram<'name' | 'controller'>;
+  /** In-flight probes of the queues, by controller; read when /metrics is scraped. */
+  private readonly inFlightProbes = new Map<string, WorkQueueInFlightProbe>();
   private readonly watchRestarts: Counter<'informer' | 'reason'>;
   private readonly leader: Gauge<'name'>;
 
@@ -47,6 +50,25 @@ export class ManagerMetrics {
     this.retries = new Counter({ name: 'workqueue_retries_total', help: 'Total number of retries handled by workqueue', labelNames: ['name', 'controller'], registers });
     this.queueDuration = new Histogram({ name: 'workqueue_queue_duration_seconds', help: 'How long in seconds an item stays in workqueue before being requested', labelNames: ['name', 'controller'], buckets: latencyBuckets, registers });
     this.workDuration = new Histogram({ name: 'workqueue_work_duration_seconds', help: 'How long in seconds processing an item from workqueue takes', labelNames: ['name', 'controller'], buckets: latencyBuckets, registers });
+    const probes = this.inFlightProbes;
+    new Gauge({
+      name: 'workqueue_unfinished_work_seconds',
+      help: 'Seconds of work in progress not yet reported in workqueue_work_duration_seconds, summed over the keys in flight; a value that keeps growing means a stuck worker',
+      labelNames: ['name', 'controller'],
+      registers,
+      collect() {
+        for (const [controller, probe] of probes) this.set({ name: controller, controller }, probe.unfinishedWorkSeconds());
+      },
+    });
+    new Gauge({
+      name: 'workqueue_longest_running_processor_seconds',
+      help: 'Seconds the key that has been in flight longest has been processed so far',
+      labelNames: ['name', 'controller'],
+      registers,
+      collect() {
+        for (const [controller, probe] of probes) this.set({ name: controller, controller }, probe.longestRunningProcessorSeconds());
+      },
+    });
     this.watchRestarts = new Counter({ name: 'kop_informer_watch_restarts_total', help: 'Times an informer replaced its watch, by reason (closed, gone, silent, error)', labelNames: ['informer', 'reason'], registers });
     this.leader = new Gauge({ name: 'leader_election_master_status', help: 'Whether this manager currently holds the leader lease (1) or not (0)', labelNames: ['name'], registers });
   }
@@ -71,6 +93,7 @@ export class ManagerMetrics {
       retried: () => retries.inc(),
       queueLatency: (s) => queueDuration.observe(s),
       workDuration: (s) => workDuration.observe(s),
+      inFlight: (probe) => this.inFlightProbes.set(controller, probe),
     };
   }
 

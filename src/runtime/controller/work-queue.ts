@@ -13,8 +13,18 @@ export interface WorkQueueMetrics {
   queueLatency?(seconds: number): void;
   /** Seconds a worker held a key, from `get` to `done`. */
   workDuration?(seconds: number): void;
-  /** A key was re-added through `addRateLimited`. */
+  /** A key was re-added with a delay (`addAfter`, and so `addRateLimited`), as client-go counts retries. */
   retried?(): void;
+  /** Called once with the queue's in-flight probe, which metrics read at scrape time. */
+  inFlight?(probe: WorkQueueInFlightProbe): void;
+}
+
+/** Live figures about the keys workers hold now. */
+export interface WorkQueueInFlightProbe {
+  /** Seconds of work done so far by all keys in flight, summed. */
+  unfinishedWorkSeconds(): number;
+  /** Seconds the longest-running key in flight has been held. */
+  longestRunningProcessorSeconds(): number;
 }
 
 /** Options of {@link WorkQueue}. */
@@ -52,6 +62,19 @@ export class WorkQueue {
     this.clock = options.clock ?? systemClock;
     this.rateLimiter = options.rateLimiter ?? defaultControllerRateLimiter({ clock: this.clock });
     this.metrics = options.metrics ?? {};
+    this.metrics.inFlight?.({
+      unfinishedWorkSeconds: () => {
+        const now = this.clock.now();
+        let total = 0;
+        for (const started of this.startedAt.values()) total += now - started;
+        return total / 1000;
+      },
+      longestRunningProcessorSeconds: () => {
+        let oldest = Infinity;
+        for (const started of this.startedAt.values()) oldest = Math.min(oldest, started);
+        return oldest === Infinity ? 0 : (this.clock.now() - oldest) / 1000;
+      },
+    });
   }
 
   /** Queues `key` now unless it is already waiting. */
@@ -67,6 +90,7 @@ export class WorkQueue {
   /** Queues `key` after `delayMs`; an earlier pending delay for the same key wins. */
   addAfter(key: string, delayMs: number): void {
     if (this.shuttingDown) return;
+    this.metrics.retried?.();
     if (delayMs <= 0) {
       this.add(key);
       return;
@@ -85,7 +109,6 @@ export class WorkQueue {
   /** Queues `key` after the delay its rate limiter assigns (backoff on failure). */
   addRateLimited(key: string): void {
     if (this.shuttingDown) return;
-    this.metrics.retried?.();
     this.addAfter(key, this.rateLimiter.when(key));
   }
 
