@@ -64,3 +64,12 @@ describe('names and namespaces that are not path segments', () => {
     await expect(cms.get('no:such')).rejects.toSatisfy((e: unknown) => isNotFound(e) && e instanceof ApiError);
   });
 });
+
+describe('the default User-Agent', () => {
+  it('names writes without a fieldManager "kop-runtime" in managedFields, as the apiserver takes the part before the first "/"', async () => {
+    const ns = await freshNamespace('user-agent');
+    const cms = configMaps(rest).inNamespace(ns);
+    const created = await cms.create({ metadata: { name: 'managed' }, data: { a: '1' } });
+    expect(created.metadata?.managedFields?.map((f) => f.manager)).toEqual(['kop-runtime']);
+  });
+});

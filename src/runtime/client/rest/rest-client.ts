@@ -23,7 +23,10 @@ export interface RestClientOptions extends TransportOptions {
   burst?: number;
   /** Default per-request timeout in milliseconds (not applied to watches). Default 60000; 0 for none. */
   timeoutMs?: number;
-  /** User-Agent header. */
+  /**
+   * User-Agent header. Its part before the first '/' is the field manager of writes that name
+   * none (`my-operator/1.0` records `my-operator`). Default `kop-runtime/unknown (<os>/<arch>) node/<version>`.
+   */
   userAgent?: string;
   /**
    * Times a request is sent again, as client-go does: after the Retry-After of a 429 (server
@@ -90,7 +93,8 @@ export class RestClient {
     const qps = options.qps ?? 50;
     this.limiter = Number.isFinite(qps) && qps > 0 ? new TokenBucket(qps, options.burst ?? 100) : undefined;
     this.timeoutMs = options.timeoutMs ?? 60_000;
-    this.userAgent = options.userAgent ?? `kop-runtime (node/${process.versions.node}; ${process.platform}/${process.arch})`;
+    // The apiserver names writes without a fieldManager after the part before the first '/'.
+    this.userAgent = options.userAgent ?? `kop-runtime/unknown (${process.platform}/${process.arch}) node/${process.versions.node}`;
     this.maxThrottleRetries = options.maxThrottleRetries ?? 3;
     this.onWarning = options.onWarning;
     this.base = new URL(config.server);
