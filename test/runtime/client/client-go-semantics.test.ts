@@ -7,17 +7,44 @@ import {
   configMaps,
   isNotFound,
   loadClientConfig,
+  namespacedResource,
   namespaces,
+  type KubernetesObject,
 } from '../../../src/runtime/index.js';
 
 // Details of client-go's semantics that kop's client once got wrong, each shown against a real
 // kube-apiserver: the bug reproduced first, then fixed.
 
+/** A CRD with a selectable field, whose values (unlike label values) may hold ',', '=' and '\\'. */
+const widgetCrd = {
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: 'widgets.audit.kop.dev' },
+  spec: {
+    group: 'audit.kop.dev',
+    scope: 'Namespaced',
+    names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { target: { type: 'string' } } } } } },
+        selectableFields: [{ jsonPath: '.spec.target' }],
+      },
+    ],
+  },
+};
+
+interface Widget extends KubernetesObject {
+  spec?: { target?: string };
+}
+
 let plane: ControlPlane;
 let rest: RestClient;
 
 beforeAll(async () => {
-  plane = await startControlPlane();
+  plane = await startControlPlane({ crds: [widgetCrd] });
   rest = new RestClient(loadClientConfig({ kubeconfig: plane.kubeconfigPath }), { qps: Infinity });
 });
 
@@ -71,5 +98,18 @@ describe('the default User-Agent', () => {
     const cms = configMaps(rest).inNamespace(ns);
     const created = await cms.create({ metadata: { name: 'managed' }, data: { a: '1' } });
     expect(created.metadata?.managedFields?.map((f) => f.manager)).toEqual(['kop-runtime']);
+  });
+});
+
+describe('field selectors given as a map', () => {
+  it('escapes ",", "=" and "\\" in values, as client-go does, so a selectable field matches its exact value', async () => {
+    const ns = await freshNamespace('field-escape');
+    const widgets = namespacedResource<Widget>(rest, { group: 'audit.kop.dev', version: 'v1', resource: 'widgets', kind: 'Widget', namespaced: true }).inNamespace(ns);
+    const targets = { plain: 'a', comma: 'a,b=c', slash: 'x\\y' };
+    for (const [name, target] of Object.entries(targets)) await widgets.create({ metadata: { name }, spec: { target } });
+    for (const [name, target] of Object.entries(targets)) {
+      const list = await widgets.list({ fieldSelector: { 'spec.target': target } });
+      expect(list.items.map((w) => w.metadata?.name)).toEqual([name]);
+    }
   });
 });

@@ -28,6 +28,18 @@ export function selectorString(selector: Selector | undefined): string | undefin
     .join(',');
 }
 
+/**
+ * Encodes a field Selector for the query string. Values of a map are escaped (`\`, `,`, `=`
+ * get a backslash) because field values, unlike label values, may contain them: a CRD's
+ * selectable field can hold `a,b=c`, which unescaped would read as two requirements.
+ */
+export function fieldSelectorString(selector: Selector | undefined): string | undefined {
+  if (selector === undefined || typeof selector === 'string') return selector;
+  return Object.entries(selector)
+    .map(([k, v]) => `${k}=${v.replace(/[\\,=]/g, (c) => `\\${c}`)}`)
+    .join(',');
+}
+
 /** Options of `get`. */
 export interface GetOptions extends CallOptions {
   /** '0' serves from the watch cache; unset reads the latest from etcd. */

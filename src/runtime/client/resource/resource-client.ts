@@ -4,6 +4,7 @@ import { listComplete, type ListCompleteOptions } from './list-pager.js';
 import {
   PATCH_CONTENT_TYPES,
   apiVersionOf,
+  fieldSelectorString,
   selectorString,
   type DeepPartial,
   type DeleteOptions,
@@ -28,7 +29,7 @@ export function resourcePath(type: ResourceType, namespace?: string): string {
 function listQuery(options: ListOptions): Query {
   return {
     labelSelector: selectorString(options.labelSelector),
-    fieldSelector: selectorString(options.fieldSelector),
+    fieldSelector: fieldSelectorString(options.fieldSelector),
     limit: options.limit,
     continue: options.continue,
     resourceVersion: options.resourceVersion,
@@ -120,7 +121,7 @@ export class ResourceClient<T extends KubernetesObject> {
   async *watch(options: WatchOptions = {}): AsyncGenerator<WatchEvent<T>, void, undefined> {
     const query: Query = {
       labelSelector: selectorString(options.labelSelector),
-      fieldSelector: selectorString(options.fieldSelector),
+      fieldSelector: fieldSelectorString(options.fieldSelector),
       resourceVersion: options.resourceVersion,
       resourceVersionMatch: options.resourceVersionMatch,
       allowWatchBookmarks: options.allowWatchBookmarks,
