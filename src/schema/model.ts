@@ -41,7 +41,7 @@ export type TypeRef =
   /** `any` or `unknown`. */
   | { kind: 'untyped'; text: string }
   /** A name that is neither declared, relatively imported nor from kop/api, or an unsupported type form. */
-  | { kind: 'unresolved'; text: string; reason: string };
+  | { kind: 'unresolved'; text: string; reason: string; fix?: string };
 
 /** One property of an interface or type literal. */
 export interface FieldModel {
@@ -453,7 +453,7 @@ class ModelBuilder {
           // `interface X { [key: string]: T }` is a map; mixing it with properties has no schema.
           declaration.aliasOf =
             node.members.length === 1 && index.type && !node.heritageClauses
-              ? { kind: 'map', values: this.typeRef(state, index.type, sourceFile, declaration.name), text: declaration.name }
+              ? (indexKeyError(ts, index, declaration.name) ?? { kind: 'map', values: this.typeRef(state, index.type, sourceFile, declaration.name), text: declaration.name })
               : { kind: 'unresolved', text: declaration.name, reason: 'it mixes properties with an index signature; use a struct or a map (Record<string, T>), not both' };
           continue;
         }
@@ -482,7 +482,7 @@ class ModelBuilder {
       else if (init && ts.isNumericLiteral(init)) values.push(Number(init.text));
       else if (init && ts.isPrefixUnaryExpression(init) && init.operator === ts.SyntaxKind.MinusToken && ts.isNumericLiteral(init.operand)) values.push(-Number(init.operand.text));
       else {
-        return { kind: 'unresolved', text, reason: `enum member ${member.name.getText(sourceFile)} has no literal value; give every member a string value (A = 'a')` };
+        return { kind: 'unresolved', text, reason: `enum member ${member.name.getText(sourceFile)} has no literal value`, fix: "give every member a string value (A = 'a')" };
       }
     }
     return { kind: 'enum', values, text };
@@ -492,6 +492,25 @@ class ModelBuilder {
     const ts = this.ts;
     const fields: FieldModel[] = [];
     for (const member of members) {
+      if (ts.isMethodSignature(member) || ts.isGetAccessorDeclaration(member) || ts.isSetAccessorDeclaration(member)) {
+        // A JSON object has only data; dropping such a member would silently lose a field.
+        const name = member.name.getText(sourceFile);
+        const accessor = !ts.isMethodSignature(member);
+        fields.push({
+          name,
+          type: {
+            kind: 'unresolved',
+            text: member.getText(sourceFile).replace(/\s+/g, ' '),
+            reason: accessor ? 'an accessor is not a property of the JSON object' : 'a method is not data',
+            fix: accessor ? `declare a property instead (${name}?: <type>)` : 'remove it: API types hold only properties, and functions belong in your controller code',
+          },
+          optional: true,
+          doc: '',
+          markers: [],
+          location: this.location(sourceFile, member.name.getStart(sourceFile)),
+        });
+        continue;
+      }
       if (!ts.isPropertySignature(member)) continue;
       const name = ts.isIdentifier(member.name) || ts.isStringLiteral(member.name) ? member.name.text : member.name.getText(sourceFile);
       const { attached } = this.leadingComments(sourceFile, member);
@@ -531,6 +550,8 @@ class ModelBuilder {
     if (ts.isTypeLiteralNode(node)) {
       const index = node.members.find(ts.isIndexSignatureDeclaration);
       if (index && node.members.length === 1 && index.type) {
+        const keyError = indexKeyError(ts, index, text);
+        if (keyError) return keyError;
         return { kind: 'map', values: this.typeRef(state, index.type, sourceFile, owner), text };
       }
       if (index) return { kind: 'unresolved', text, reason: 'it mixes properties with an index signature; use a struct or a map (Record<string, T>), not both' };
@@ -551,7 +572,7 @@ class ModelBuilder {
     }
     if (ts.isIntersectionTypeNode(node)) return { kind: 'intersection', members: node.types.map((t) => this.typeRef(state, t, sourceFile, owner)), text };
     if (ts.isTypeReferenceNode(node)) return this.resolveName(state, node.typeName.getText(sourceFile), node.typeArguments, node, sourceFile, owner);
-    return { kind: 'unresolved', text, reason: 'this form of type has no schema' };
+    return { kind: 'unresolved', text, reason: 'this form of type has no schema', fix: typeFormFix(ts, node) };
   }
 
   private resolveName(
@@ -567,14 +588,31 @@ class ModelBuilder {
     if ((name === 'Array' || name === 'ReadonlyArray') && args.length === 1) return { kind: 'array', items: this.typeRef(state, args[0]!, sourceFile, owner), text };
     if (name === 'Record' && args.length === 2) {
       const key = this.typeRef(state, args[0]!, sourceFile, owner);
-      if (key.kind !== 'string') return { kind: 'unresolved', text, reason: 'map keys must be string' };
+      if (key.kind !== 'string') return { kind: 'unresolved', text, reason: 'map keys must be string', fix: 'JSON object keys are strings: use Record<string, T>' };
       return { kind: 'map', values: this.typeRef(state, args[1]!, sourceFile, owner), text };
     }
-    if (args.length > 0) return { kind: 'unresolved', text, reason: 'generic types have no schema' };
+    const builtin = BUILTIN_TYPE_FIXES[name];
+    if (builtin && !state.declarations.has(name) && !state.imports.has(name)) return { kind: 'unresolved', text, reason: builtin.reason, fix: builtin.fix };
+    if (args.length > 0) {
+      return {
+        kind: 'unresolved',
+        text,
+        reason: 'generic types have no schema',
+        fix: 'declare a non-generic interface or type alias with the concrete field types (a structural schema has no type parameters, like Go API types)',
+      };
+    }
     const dot = name.indexOf('.');
     if (dot > 0) {
       const namespace = state.imports.get(name.slice(0, dot));
       if (namespace && 'namespace' in namespace) return { kind: 'wellKnown', name: name.slice(dot + 1), text };
+      const outer = state.declarations.get(name.slice(0, dot));
+      if (outer && this.ts.isEnumDeclaration(outer.node)) {
+        return { kind: 'unresolved', text, reason: 'an enum member is not a type kop reads', fix: `use the member's string literal, or the whole enum ${name.slice(0, dot)}` };
+      }
+      const declaredAs = otherDeclarationKind(this.ts, sourceFile, name.slice(0, dot));
+      if (declaredAs === 'namespace') {
+        return { kind: 'unresolved', text, reason: 'types inside a namespace are not read', fix: 'declare the type at the top level of an API file (or a relatively imported file)' };
+      }
       return { kind: 'unresolved', text, reason: `"${name.slice(0, dot)}" is not a namespace import of ${WELL_KNOWN_MODULE}` };
     }
     const local = state.declarations.get(name);
@@ -588,7 +626,15 @@ class ModelBuilder {
       if (declaration) return { kind: 'reference', name, target: declaration.declaration, text };
       return { kind: 'unresolved', text, reason: `${imported.file} declares no interface or type "${imported.name}"` };
     }
-    if (name === 'Date') return { kind: 'unresolved', text, reason: `a Date does not survive JSON; use Time from ${WELL_KNOWN_MODULE} (an RFC 3339 string)` };
+    const declaredAs = otherDeclarationKind(this.ts, sourceFile, name);
+    if (declaredAs === 'class') return { kind: 'unresolved', text, reason: `"${name}" is a class`, fix: `declare ${name} as an interface: kop reads interfaces and type aliases` };
+    const owningDeclaration = owner ? state.declarations.get(owner.split('.')[0]!) : undefined;
+    const owningNode = owningDeclaration?.node;
+    const typeParameters =
+      owningNode && (this.ts.isInterfaceDeclaration(owningNode) || this.ts.isTypeAliasDeclaration(owningNode)) ? owningNode.typeParameters : undefined;
+    if (typeParameters?.some((p) => p.name.text === name)) {
+      return { kind: 'unresolved', text, reason: `"${name}" is a type parameter, and a structural schema has none`, fix: 'write the concrete type in a non-generic declaration' };
+    }
     return { kind: 'unresolved', text, reason: `"${name}" is not declared in this file, imported from a relative file, or imported from ${WELL_KNOWN_MODULE}` };
   }
 
@@ -772,3 +818,54 @@ function stringList(value: Marker['value'] | undefined): string[] {
   return Array.isArray(value) ? value.map(String) : [];
 }
 
+
+/** What to write instead of built-in types that have no JSON schema. */
+const BUILTIN_TYPE_FIXES: Record<string, { reason: string; fix: string }> = {
+  Date: { reason: 'a Date does not survive JSON', fix: `use Time from ${WELL_KNOWN_MODULE} (an RFC 3339 string)` },
+  Map: { reason: 'a Map does not survive JSON', fix: 'use Record<string, T> (a JSON object)' },
+  ReadonlyMap: { reason: 'a Map does not survive JSON', fix: 'use Record<string, T> (a JSON object)' },
+  Set: { reason: 'a Set does not survive JSON', fix: 'use T[] with +listType=set' },
+  ReadonlySet: { reason: 'a Set does not survive JSON', fix: 'use T[] with +listType=set' },
+  Partial: { reason: 'utility types are not read', fix: 'declare an interface with the fields you need (optional ones with ?), or one that extends the base interface' },
+  Required: { reason: 'utility types are not read', fix: 'declare an interface with the fields you need, or one that extends the base interface' },
+  Readonly: { reason: 'utility types are not read', fix: 'use the type itself; readonly makes no difference to the schema' },
+  Pick: { reason: 'utility types are not read', fix: 'declare an interface with the fields you need, or one that extends the base interface' },
+  Omit: { reason: 'utility types are not read', fix: 'declare an interface with the fields you need, or one that extends the base interface' },
+  Exclude: { reason: 'utility types are not read', fix: "write the remaining string literals as a union ('a' | 'b')" },
+  Extract: { reason: 'utility types are not read', fix: "write the remaining string literals as a union ('a' | 'b')" },
+  NonNullable: { reason: 'utility types are not read', fix: 'use the type itself' },
+  String: { reason: 'the wrapper object type String is not a JSON type', fix: 'use string' },
+  Number: { reason: 'the wrapper object type Number is not a JSON type', fix: `use int32 or int64 from ${WELL_KNOWN_MODULE}` },
+  Boolean: { reason: 'the wrapper object type Boolean is not a JSON type', fix: 'use boolean' },
+  Object: { reason: 'the type Object says nothing about the value', fix: `use JSON (any JSON value) or RawExtension (an embedded object) from ${WELL_KNOWN_MODULE}` },
+  BigInt: { reason: 'a bigint does not survive JSON', fix: `use int64 from ${WELL_KNOWN_MODULE}` },
+  Function: { reason: 'a function is not data', fix: 'remove it: API types hold only properties' },
+};
+
+/** An index signature whose key is not `string`: JSON object keys are strings, as `Record` requires. */
+function indexKeyError(ts: typeof TypeScript, index: TypeScript.IndexSignatureDeclaration, text: string): TypeRef | undefined {
+  const key = index.parameters[0]?.type;
+  if (!key || key.kind === ts.SyntaxKind.StringKeyword) return undefined;
+  return { kind: 'unresolved', text, reason: 'map keys must be string', fix: 'JSON object keys are strings: use { [key: string]: T } or Record<string, T>' };
+}
+
+/** Whether `name` is declared in the file as something kop does not read (a class or namespace). */
+function otherDeclarationKind(ts: typeof TypeScript, sourceFile: TypeScript.SourceFile, name: string): 'class' | 'namespace' | undefined {
+  for (const statement of sourceFile.statements) {
+    if (ts.isClassDeclaration(statement) && statement.name?.text === name) return 'class';
+    if (ts.isModuleDeclaration(statement) && ts.isIdentifier(statement.name) && statement.name.text === name) return 'namespace';
+  }
+  return undefined;
+}
+
+/** What to write instead of a form of type that has no schema. */
+function typeFormFix(ts: typeof TypeScript, node: TypeScript.TypeNode): string {
+  if (ts.isTupleTypeNode(node)) return 'use an array (T[]) with +kubebuilder:validation:MinItems/MaxItems, or an object with named fields';
+  if (node.kind === ts.SyntaxKind.BigIntKeyword) return `use int64 from ${WELL_KNOWN_MODULE}`;
+  if (ts.isFunctionTypeNode(node) || ts.isConstructorTypeNode(node)) return 'remove it: API types hold only data';
+  if (ts.isTemplateLiteralTypeNode(node)) return 'use string with +kubebuilder:validation:Pattern=<regular expression>';
+  if (ts.isTypeOperatorNode(node) && node.operator === ts.SyntaxKind.KeyOfKeyword) return "write the keys as a union of string literals ('a' | 'b')";
+  if (ts.isIndexedAccessTypeNode(node)) return 'write the type of that property itself, or give it a name both places use';
+  if (ts.isTypeQueryNode(node)) return 'write the type out instead of taking it from a value';
+  return `write it as string, boolean, int32/int64 (${WELL_KNOWN_MODULE}), an array, Record<string, T>, an interface or a union of string literals`;
+}

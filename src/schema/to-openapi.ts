@@ -151,7 +151,7 @@ export class OpenApiConverter {
           site.location,
           site.subject,
           `cannot resolve type "${ref.text}": ${ref.reason}`,
-          `declare it in the API files, import it from a relative file, or import it from ${WELL_KNOWN_MODULE}`,
+          ref.fix ?? `declare it in the API files, import it from a relative file, or import it from ${WELL_KNOWN_MODULE}`,
         );
     }
   }
