@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startControlPlane, type ControlPlane } from '../../../src/testing/index.js';
+import { startControlPlane, type ControlPlane, type CustomResourceDefinition } from '../../../src/testing/index.js';
 import {
   ApiError,
   DynamicClient,
@@ -16,7 +16,7 @@ import {
 // kube-apiserver: the bug reproduced first, then fixed.
 
 /** A CRD with a selectable field, whose values (unlike label values) may hold ',', '=' and '\\'. */
-const widgetCrd = {
+const widgetCrd: CustomResourceDefinition = {
   apiVersion: 'apiextensions.k8s.io/v1',
   kind: 'CustomResourceDefinition',
   metadata: { name: 'widgets.audit.kop.dev' },
