@@ -82,11 +82,19 @@ function reasonForCode(code: number): string {
   }
 }
 
+/** The reasons the apiserver defines (meta/v1 StatusReason); any other one says nothing by itself. */
+const KNOWN_REASONS = new Set([
+  'Unauthorized', 'Forbidden', 'NotFound', 'AlreadyExists', 'Conflict', 'Gone', 'Invalid', 'ServerTimeout',
+  'StoreReadError', 'Timeout', 'TooManyRequests', 'BadRequest', 'MethodNotAllowed', 'NotAcceptable',
+  'RequestEntityTooLarge', 'UnsupportedMediaType', 'InternalError', 'Expired', 'ServiceUnavailable',
+]);
+
 function reasonOrCode(err: unknown, reasons: readonly string[], code: number): boolean {
   if (!(err instanceof ApiError)) return false;
   if (reasons.includes(err.reason)) return true;
-  // Only fall back to the code when the server gave no reason, so a 409 AlreadyExists is not a conflict.
-  return err.reason === 'Unknown' && err.code === code;
+  // Fall back to the code only when the reason is none the apiserver defines (missing, or an
+  // admission webhook's own), so a 409 AlreadyExists is never a conflict.
+  return !KNOWN_REASONS.has(err.reason) && err.code === code;
 }
 
 /** 404: the object (or its namespace, or the resource type) does not exist. */
