@@ -21,6 +21,25 @@ import { WorkQueue } from './work-queue.js';
  */
 export type ReconcileResult = void | undefined | { requeue?: boolean; requeueAfter?: number };
 
+/**
+ * Thrown by a reconcile that cannot succeed by retrying (invalid spec, a state only a person can
+ * fix): it is logged and counted as an error but not requeued; the next change to the object
+ * reconciles it again. Found also as the `cause` of another error.
+ */
+export class TerminalError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'TerminalError';
+  }
+}
+
+function isTerminal(err: unknown): boolean {
+  for (let current = err, depth = 0; current instanceof Error && depth < 16; current = current.cause, depth++) {
+    if (current instanceof TerminalError) return true;
+  }
+  return false;
+}
+
 /** Passed to every reconcile. */
 export interface ReconcileContext {
   /** Logger carrying the controller name and the object's namespace, name and key. */
@@ -31,7 +50,10 @@ export interface ReconcileContext {
   controller: string;
 }
 
-/** A reconcile function: make the world match the object named by `request`. Throw to retry with backoff. */
+/**
+ * A reconcile function: make the world match the object named by `request`. Throw to retry with
+ * backoff; throw a {@link TerminalError} to give up until the object changes.
+ */
 export type ReconcileFunction = (request: Request, context: ReconcileContext) => Promise<ReconcileResult> | ReconcileResult;
 
 /** An object with a reconcile method (a reconciler class instance). */
@@ -158,6 +180,7 @@ export class Controller {
     const logger = this.logger.child({ key, namespace: request.namespace || undefined, name: request.name, reconcileID: randomUUID() });
     const started = this.clock.now();
     let outcome: ReconcileOutcome = 'success';
+    let terminal = false;
     this.options.metrics?.activeWorkers(1);
     try {
       const result = await this.reconcileFunction(request, { logger, signal: this.abortInFlight.signal, controller: this.name });
@@ -174,12 +197,17 @@ export class Controller {
       logger.debug('reconciled', { result: outcome });
     } catch (err) {
       outcome = 'error';
-      this.queue.addRateLimited(key);
-      logger.error('reconcile failed', { err, retries: this.queue.numRequeues(key) });
+      terminal = isTerminal(err);
+      if (terminal) {
+        logger.error('reconcile failed with a terminal error, not retrying', { err });
+      } else {
+        this.queue.addRateLimited(key);
+        logger.error('reconcile failed', { err, retries: this.queue.numRequeues(key) });
+      }
     } finally {
       this.queue.done(key);
       this.options.metrics?.activeWorkers(-1);
-      this.options.metrics?.reconciled(outcome, (this.clock.now() - started) / 1000);
+      this.options.metrics?.reconciled(outcome, (this.clock.now() - started) / 1000, terminal);
     }
   }
 }

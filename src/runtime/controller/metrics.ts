@@ -7,7 +7,8 @@ export type ReconcileOutcome = 'success' | 'error' | 'requeue' | 'requeue_after'
 
 /** What a controller reports about its reconciles. */
 export interface ControllerMetrics {
-  reconciled(outcome: ReconcileOutcome, seconds: number): void;
+  /** `terminal` is true for an error thrown as a TerminalError (not retried). */
+  reconciled(outcome: ReconcileOutcome, seconds: number, terminal?: boolean): void;
   activeWorkers(delta: number): void;
 }
 
@@ -22,6 +23,7 @@ export class ManagerMetrics {
   readonly registry: Registry;
   private readonly reconcileTotal: Counter<'controller' | 'result'>;
   private readonly reconcileErrors: Counter<'controller'>;
+  private readonly terminalErrors: Counter<'controller'>;
   private readonly reconcileTime: Histogram<'controller'>;
   private readonly workers: Gauge<'controller'>;
   private readonly maxConcurrent: Gauge<'controller'>;
@@ -42,6 +44,7 @@ export class ManagerMetrics {
     const latencyBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
     this.reconcileTotal = new Counter({ name: 'controller_runtime_reconcile_total', help: 'Total number of reconciliations per controller', labelNames: ['controller', 'result'], registers });
     this.reconcileErrors = new Counter({ name: 'controller_runtime_reconcile_errors_total', help: 'Total number of reconciliation errors per controller', labelNames: ['controller'], registers });
+    this.terminalErrors = new Counter({ name: 'controller_runtime_terminal_reconcile_errors_total', help: 'Reconciles per controller that failed with a TerminalError and were not retried', labelNames: ['controller'], registers });
     this.reconcileTime = new Histogram({ name: 'controller_runtime_reconcile_time_seconds', help: 'Length of time per reconciliation per controller', labelNames: ['controller'], buckets: latencyBuckets, registers });
     this.workers = new Gauge({ name: 'controller_runtime_active_workers', help: 'Number of currently used workers per controller', labelNames: ['controller'], registers });
     this.maxConcurrent = new Gauge({ name: 'controller_runtime_max_concurrent_reconciles', help: 'Maximum number of concurrent reconciles per controller', labelNames: ['controller'], registers });
@@ -111,11 +114,14 @@ export class ManagerMetrics {
     for (const total of Object.values(totals)) total.inc(0);
     const errors = this.reconcileErrors.labels({ controller });
     errors.inc(0);
+    const terminalErrors = this.terminalErrors.labels({ controller });
+    terminalErrors.inc(0);
     const time = this.reconcileTime.labels({ controller });
     return {
-      reconciled: (outcome, seconds) => {
+      reconciled: (outcome, seconds, terminal) => {
         totals[outcome].inc();
         if (outcome === 'error') errors.inc();
+        if (terminal) terminalErrors.inc();
         time.observe(seconds);
       },
       activeWorkers: (delta) => workers.inc(delta),

@@ -1,0 +1,47 @@
+// How a Controller treats what a reconcile returns or throws, with controller-runtime's semantics.
+import { describe, expect, it } from 'vitest';
+import { Controller, TerminalError } from '../../../src/runtime/controller/controller.js';
+import { ManagerMetrics } from '../../../src/runtime/controller/metrics.js';
+import type { ReconcileFunction } from '../../../src/runtime/controller/controller.js';
+import { FakeClock } from './fake-clock.js';
+
+async function settle(): Promise<void> {
+  for (let i = 0; i < 20; i++) await Promise.resolve();
+}
+
+async function sample(metrics: ManagerMetrics, name: string): Promise<number | undefined> {
+  const line = (await metrics.render()).split('\n').find((l) => l.startsWith(`${name}{`) && l.includes('controller="widget"'));
+  return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
+}
+
+describe('reconcile results', () => {
+  it('a TerminalError (also as the cause of another error) is counted but not retried; other errors back off', async () => {
+    const clock = new FakeClock();
+    const metrics = new ManagerMetrics({ processMetrics: false });
+    const calls: Record<string, number> = {};
+    const reconcile: ReconcileFunction = ({ name }) => {
+      calls[name] = (calls[name] ?? 0) + 1;
+      if (name === 'terminal') throw new TerminalError('spec.size must be positive');
+      if (name === 'wrapped') throw new Error('could not reconcile', { cause: new TerminalError('bad spec') });
+      throw new Error('backend unreachable');
+    };
+    const controller = new Controller(reconcile, { name: 'widget', clock, metrics: metrics.controller('widget', 1), queueMetrics: metrics.queue('widget') });
+    controller.start();
+    for (const name of ['terminal', 'wrapped', 'transient']) controller.enqueue({ namespace: 'ns', name });
+    for (let i = 0; i < 10; i++) {
+      await settle();
+      clock.advance(1000);
+    }
+    await settle();
+    expect(calls.terminal).toBe(1);
+    expect(calls.wrapped).toBe(1);
+    expect(calls.transient).toBeGreaterThan(5);
+    expect(await sample(metrics, 'controller_runtime_terminal_reconcile_errors_total')).toBe(2);
+    expect(await sample(metrics, 'controller_runtime_reconcile_errors_total')).toBe(2 + calls.transient!);
+    // A later change to the object reconciles it again.
+    controller.enqueue({ namespace: 'ns', name: 'terminal' });
+    await settle();
+    expect(calls.terminal).toBe(2);
+    await controller.stop(0);
+  });
+});
