@@ -212,7 +212,7 @@ export class Manager {
         } catch {
           return await this.stopping;
         }
-        this.metrics.setLeader(this.leaseName, true);
+        this.metrics.setLeader(this.leaderMetricName, true);
         lost = elector.holdLease(signal);
       }
       this.controllersStarted = true;
@@ -220,7 +220,7 @@ export class Manager {
       const stopped = new Promise<'stopped'>((resolve) => signal.addEventListener('abort', () => resolve('stopped'), { once: true }));
       const outcome = await Promise.race([stopped, ...(lost ? [lost] : [])]);
       if (outcome === 'lost') {
-        this.metrics.setLeader(this.leaseName, false);
+        this.metrics.setLeader(this.leaderMetricName, false);
         this.skipGracefulShutdown = true;
         await this.stop();
         throw new LeaderElectionLostError(this.leaseName);
@@ -242,6 +242,11 @@ export class Manager {
     return `${this.leaseNamespace}/${this.options.leaderElectionId ?? ''}`;
   }
 
+  /** The `name` label of leader_election_master_status: the Lease name, as controller-runtime reports it. */
+  private get leaderMetricName(): string {
+    return this.options.leaderElectionId ?? '';
+  }
+
   private get leaseNamespace(): string {
     return this.options.leaderElectionNamespace ?? this.rest.config.namespace ?? 'default';
   }
@@ -258,7 +263,7 @@ export class Manager {
       retryPeriodMs: this.options.retryPeriodMs,
       logger: this.logger,
     });
-    this.metrics.setLeader(this.leaseName, false);
+    this.metrics.setLeader(this.leaderMetricName, false);
     return this.elector;
   }
 
@@ -270,7 +275,7 @@ export class Manager {
     this.controllersStarted = false;
     if (this.elector) {
       await this.elector.release();
-      this.metrics.setLeader(this.leaseName, false);
+      this.metrics.setLeader(this.leaderMetricName, false);
     }
     await Promise.all([...this.informers.values()].map((i) => i.stop()));
     await Promise.all(this.servers.map((s) => s.close()));
