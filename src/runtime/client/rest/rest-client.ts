@@ -109,7 +109,14 @@ export class RestClient {
   /** Sends a request and decodes the JSON response. Throws ApiError for any non-2xx answer. */
   async request<T>(req: RestRequest): Promise<T> {
     const text = await this.requestText(req);
-    return (text === '' ? undefined : JSON.parse(text)) as T;
+    if (text === '') return undefined as T;
+    try {
+      return JSON.parse(text) as T;
+    } catch (cause) {
+      // A sign-in page or proxy answer rather than the apiserver's: say which request got it.
+      const start = text.length > 200 ? `${text.slice(0, 200)}...` : text;
+      throw new TransportError(`the server answered with a body that is not JSON (is the server URL the apiserver's?): ${start}`, req.method, req.path, { cause });
+    }
   }
 
   /** Sends a request and returns the response body as text (logs, non-JSON endpoints). */
