@@ -1,6 +1,7 @@
 import { parse, stringify } from 'yaml';
 import { KopError } from '../cli/errors.js';
 import type { VirtualTree } from '../scaffold/tree.js';
+import { validateProjectDocument } from './validate-project.js';
 
 /**
  * The project file is named `PROJECT`, as in Kubebuilder, so that a Kubebuilder user
@@ -82,6 +83,7 @@ export function parseProjectFile(text: string): ProjectFile {
       `${PROJECT_FILE} has layout ${JSON.stringify(project.layout)}, which this kop does not understand (it writes ${LAYOUT})`,
     );
   }
+  validateProjectDocument(text, PROJECT_FORMAT_VERSION);
   return { ...project, resources: project.resources ?? [] } as ProjectFile;
 }
 

@@ -1,0 +1,141 @@
+import { isMap, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
+import { KopError } from '../cli/errors.js';
+import { checkDomain, checkGroup, checkKind, checkProjectName, checkVersion, isDns1123Label, isDns1123Subdomain, type NameCheck } from './resource.js';
+
+/** A value at a path of the PROJECT file that kop cannot use, named with its line. */
+export interface ProjectProblem {
+  /** Where the line is taken from. */
+  path: (string | number)[];
+  /** What the message names, when not `path` (an unknown key is named by its parent). */
+  subject?: (string | number)[];
+  message: string;
+}
+
+const TOP_LEVEL_KEYS = ['version', 'layout', 'domain', 'projectName', 'namespaced', 'kopSource', 'resources'];
+const RESOURCE_KEYS = ['group', 'version', 'kind', 'plural', 'domain', 'path', 'api', 'controller', 'webhooks'];
+const API_KEYS = ['crdVersion', 'namespaced'];
+const WEBHOOK_KEYS = ['defaulting', 'validation', 'conversion', 'webhookVersion'];
+
+const checkPlural: NameCheck = (value) =>
+  isDns1123Label(value) ? true : `invalid plural ${JSON.stringify(value)}: a plural must be a lower-case DNS-1123 label (e.g. "memcacheds")`;
+const checkResourceGroup: NameCheck = (value) => (value === '' ? true : checkGroup(value));
+const checkResourceDomain: NameCheck = (value) => (value === '' || isDns1123Subdomain(value) ? true : checkDomain(value));
+
+/**
+ * Checks a parsed PROJECT file the way kop commands rely on it: every value that ends up in
+ * file names, CRD names or templates has the form `kop init` and `kop create api` give it,
+ * keys are ones kop knows (a misspelt key would otherwise be dropped silently on the next
+ * save), and each group/version/kind appears once. The first problem is thrown with its
+ * line, because a hand-edited PROJECT is fixed by hand.
+ */
+export function validateProjectDocument(text: string, formatVersion: string): void {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter });
+  const problem = firstProblem(doc.toJS() as Record<string, unknown>, formatVersion);
+  if (!problem) return;
+  const line = lineOf(doc, problem.path, lineCounter);
+  const subject = problem.subject ?? problem.path;
+  const where = subject.length > 0 ? `${formatPath(subject)}: ` : '';
+  throw new KopError(`PROJECT${line ? `:${line}` : ''}: ${where}${problem.message}`, 'fix that line of PROJECT by hand (kop writes it), or restore PROJECT from version control');
+}
+
+function firstProblem(project: Record<string, unknown>, formatVersion: string): ProjectProblem | undefined {
+  const unknownTop = unknownKey(project, TOP_LEVEL_KEYS, []);
+  if (unknownTop) return unknownTop;
+  if (project.version !== formatVersion) {
+    return { path: ['version'], message: `this kop reads PROJECT format ${JSON.stringify(formatVersion)}, not ${JSON.stringify(project.version)}` };
+  }
+  const named = checkString(project, 'domain', checkDomain, []) ?? checkString(project, 'projectName', checkProjectName, []);
+  if (named) return named;
+  const flag = checkBoolean(project, 'namespaced', []);
+  if (flag) return flag;
+  if (project.kopSource !== undefined && typeof project.kopSource !== 'string') return { path: ['kopSource'], message: 'must be an npm dependency spec (a string)' };
+  const resources = project.resources;
+  if (resources === undefined || resources === null) return undefined;
+  if (!Array.isArray(resources)) return { path: ['resources'], message: 'must be a list of resources (- group: ...)' };
+  const seen = new Map<string, number>();
+  for (const [index, resource] of resources.entries()) {
+    const at = ['resources', index];
+    if (typeof resource !== 'object' || resource === null || Array.isArray(resource)) return { path: at, message: 'must be a mapping with group, version, kind, plural and domain' };
+    const entry = resource as Record<string, unknown>;
+    for (const key of ['group', 'version', 'kind', 'plural', 'domain']) {
+      if (entry[key] === undefined) return { path: at, message: `no ${key}` };
+    }
+    const found =
+      unknownKey(entry, RESOURCE_KEYS, at) ??
+      checkString(entry, 'group', checkResourceGroup, at) ??
+      checkString(entry, 'version', checkVersion, at) ??
+      checkString(entry, 'kind', checkKind, at) ??
+      checkString(entry, 'plural', checkPlural, at) ??
+      checkString(entry, 'domain', checkResourceDomain, at) ??
+      checkBoolean(entry, 'controller', at);
+    if (found) return found;
+    if (entry.path !== undefined && typeof entry.path !== 'string') return { path: [...at, 'path'], message: 'must be a file path (a string)' };
+    const api = entry.api;
+    if (api !== undefined) {
+      if (typeof api !== 'object' || api === null || Array.isArray(api)) return { path: [...at, 'api'], message: 'must be a mapping (crdVersion, namespaced)' };
+      const apiEntry = api as Record<string, unknown>;
+      const apiProblem = unknownKey(apiEntry, API_KEYS, [...at, 'api']) ?? checkBoolean(apiEntry, 'namespaced', [...at, 'api']);
+      if (apiProblem) return apiProblem;
+      if (apiEntry.crdVersion !== 'v1') return { path: [...at, 'api', 'crdVersion'], message: `must be v1, not ${JSON.stringify(apiEntry.crdVersion)}` };
+    }
+    const webhooks = entry.webhooks;
+    if (webhooks !== undefined) {
+      if (typeof webhooks !== 'object' || webhooks === null || Array.isArray(webhooks)) return { path: [...at, 'webhooks'], message: 'must be a mapping' };
+      const hooks = webhooks as Record<string, unknown>;
+      const hookProblem =
+        unknownKey(hooks, WEBHOOK_KEYS, [...at, 'webhooks']) ??
+        checkBoolean(hooks, 'defaulting', [...at, 'webhooks']) ??
+        checkBoolean(hooks, 'validation', [...at, 'webhooks']) ??
+        checkBoolean(hooks, 'conversion', [...at, 'webhooks']);
+      if (hookProblem) return hookProblem;
+    }
+    const key = `${String(entry.kind)} ${entry.group === '' ? String(entry.domain) : entry.domain === '' ? String(entry.group) : `${String(entry.group)}.${String(entry.domain)}`}/${String(entry.version)}`;
+    const first = seen.get(key);
+    if (first !== undefined) return { path: at, message: `${key} is listed twice (also resources[${first}]); keep one entry` };
+    seen.set(key, index);
+  }
+  return undefined;
+}
+
+function unknownKey(mapping: Record<string, unknown>, known: readonly string[], at: (string | number)[]): ProjectProblem | undefined {
+  const key = Object.keys(mapping).find((k) => !known.includes(k));
+  return key === undefined ? undefined : { path: [...at, key], subject: at, message: `unknown key ${JSON.stringify(key)}; the keys here are ${known.join(', ')}` };
+}
+
+function checkString(mapping: Record<string, unknown>, key: string, check: NameCheck, at: (string | number)[]): ProjectProblem | undefined {
+  const value = mapping[key];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string') return { path: [...at, key], message: `must be a string, not ${JSON.stringify(value)}` };
+  const result = check(value);
+  return result === true ? undefined : { path: [...at, key], message: result };
+}
+
+function checkBoolean(mapping: Record<string, unknown>, key: string, at: (string | number)[]): ProjectProblem | undefined {
+  const value = mapping[key];
+  if (value === undefined || typeof value === 'boolean') return undefined;
+  return { path: [...at, key], message: `must be true or false, not ${JSON.stringify(value)}` };
+}
+
+/** `resources[0].api.namespaced` */
+function formatPath(path: (string | number)[]): string {
+  return path.map((part, i) => (typeof part === 'number' ? `[${part}]` : i === 0 ? part : `.${part}`)).join('');
+}
+
+/** The 1-based line of the key (or list item) at `path`, or of its nearest parent that exists. */
+function lineOf(doc: Document, path: (string | number)[], lineCounter: LineCounter): number | undefined {
+  for (let length = path.length; length > 0; length--) {
+    const parentPath = path.slice(0, length - 1);
+    const last = path[length - 1]!;
+    const parent = parentPath.length === 0 ? doc.contents : (doc.getIn(parentPath, true) as Node | undefined);
+    if (isMap(parent)) {
+      const pair = parent.items.find((item) => (item.key as { value?: unknown } | null)?.value === last);
+      const range = (pair?.key as Node | undefined)?.range;
+      if (range) return lineCounter.linePos(range[0]).line;
+    } else if (isSeq(parent) && typeof last === 'number') {
+      const range = (parent.items[last] as Node | undefined)?.range;
+      if (range) return lineCounter.linePos(range[0]).line;
+    }
+  }
+  return undefined;
+}
