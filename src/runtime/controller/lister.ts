@@ -12,8 +12,10 @@ export interface ListerListOptions {
 }
 
 /**
- * Typed, read-only view of an informer's cache. Objects are shared with the cache:
- * treat them as immutable (copy with structuredClone before changing one).
+ * Typed read access to an informer's cache. Like controller-runtime's cache reader, it returns
+ * deep copies: a reconcile may change what it read (and fail to write it) without corrupting the
+ * cache or its indexes. The informer's `indexer` gives the shared objects without copying, for
+ * hot paths that only read.
  */
 export class Lister<T extends KubernetesObject> {
   constructor(private readonly indexer: Indexer<T>) {}
@@ -23,22 +25,26 @@ export class Lister<T extends KubernetesObject> {
   /** A cluster-scoped object by name. */
   get(name: string): T | undefined;
   get(namespaceOrName: string, name?: string): T | undefined {
-    return this.indexer.get(name === undefined ? namespaceOrName : namespaceOrName ? `${namespaceOrName}/${name}` : name);
+    const object = this.indexer.get(name === undefined ? namespaceOrName : namespaceOrName ? `${namespaceOrName}/${name}` : name);
+    return object === undefined ? undefined : structuredClone(object);
   }
 
-  /** Cached objects, optionally narrowed to a namespace and a label match. */
+  /** Copies of the cached objects, optionally narrowed to a namespace and a label match. */
   list(options: ListerListOptions = {}): T[] {
     const objects = options.namespace !== undefined ? this.indexer.byIndex(NAMESPACE_INDEX, options.namespace) : this.indexer.list();
     const wanted = options.labels ? Object.entries(options.labels) : [];
-    if (wanted.length === 0) return objects;
-    return objects.filter((object) => {
-      const labels = metaOf(object).labels ?? {};
-      return wanted.every(([key, value]) => labels[key] === value);
-    });
+    const matching =
+      wanted.length === 0
+        ? objects
+        : objects.filter((object) => {
+            const labels = metaOf(object).labels ?? {};
+            return wanted.every(([key, value]) => labels[key] === value);
+          });
+    return matching.map((object) => structuredClone(object));
   }
 
-  /** Objects whose custom index `indexName` contains `value`. */
+  /** Copies of the objects whose custom index `indexName` contains `value`. */
   byIndex(indexName: string, value: string): T[] {
-    return this.indexer.byIndex(indexName, value);
+    return this.indexer.byIndex(indexName, value).map((object) => structuredClone(object));
   }
 }
