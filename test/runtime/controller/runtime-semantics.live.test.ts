@@ -93,6 +93,22 @@ describe('controller-runtime semantics against a real apiserver', () => {
     await done;
   });
 
+  it('finalizer edits from a stale read keep a finalizer another writer added or removed meanwhile (the test op fails, the patch is recomputed)', async () => {
+    const ns = await freshNamespace(admin, 'fin-race');
+    const widgets = new ResourceClient<Widget>(admin, widgetResource, ns);
+    const stale = await widgets.create({ metadata: { name: 'race' }, spec: { size: 1 } });
+    // Another controller adds its finalizer after our read (the field did not exist when we read).
+    await widgets.patch('race', { type: 'merge', patch: { metadata: { finalizers: ['other.dev/x'] } } });
+    const added = await addFinalizer(widgets, stale, 'test.kop.dev/cleanup');
+    expect(added.metadata?.finalizers).toEqual(['other.dev/x', 'test.kop.dev/cleanup']);
+    // The list changes again behind our back, then we remove ours from the stale copy.
+    await widgets.patch('race', { type: 'merge', patch: { metadata: { finalizers: ['other.dev/x', 'test.kop.dev/cleanup', 'third.dev/y'] } } });
+    const removed = await removeFinalizer(widgets, added, 'test.kop.dev/cleanup');
+    expect(removed.metadata?.finalizers).toEqual(['other.dev/x', 'third.dev/y']);
+    expect((await widgets.get('race')).metadata?.finalizers).toEqual(['other.dev/x', 'third.dev/y']);
+    await widgets.patch('race', { type: 'merge', patch: { metadata: { finalizers: null } } });
+  });
+
   it('removeFinalizer on an object that is already gone is a no-op', async () => {
     const ns = await freshNamespace(admin, 'fin-gone');
     const widgets = new ResourceClient<Widget>(admin, widgetResource, ns);
