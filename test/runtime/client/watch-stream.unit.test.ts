@@ -1,0 +1,88 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiError, RestClient, TransportError, isGone, loadClientConfig, type RawWatchEvent } from '../../../src/runtime/index.js';
+
+// Watch framing cases the real apiserver does not produce on demand, from a server over real sockets.
+let server: http.Server;
+let base: string;
+const bigValue = 'x'.repeat(2 * 1024 * 1024);
+
+function line(type: string, object: unknown): Buffer {
+  return Buffer.from(JSON.stringify({ type, object }) + '\n', 'utf8');
+}
+
+beforeAll(async () => {
+  server = http.createServer((req, res) => {
+    req.resume();
+    const path = new URL(req.url!, 'http://x').pathname;
+    res.writeHead(200, { 'content-type': 'application/json' });
+    if (path === '/utf8') {
+      // Every byte in its own write, so each multi-byte character is split across chunks.
+      const bytes = line('ADDED', { metadata: { name: 'a' }, data: { greeting: 'héllo wörld 日本 🚀' } });
+      let i = 0;
+      const next = (): void => {
+        if (i < bytes.length) {
+          res.write(bytes.subarray(i, ++i), () => setImmediate(next));
+        } else res.end();
+      };
+      next();
+    } else if (path === '/long') {
+      const bytes = Buffer.concat([line('ADDED', { metadata: { name: 'big' }, data: { v: bigValue } }), line('DELETED', { metadata: { name: 'big' } })]);
+      for (let i = 0; i < bytes.length; i += 16 * 1024) res.write(bytes.subarray(i, i + 16 * 1024));
+      res.end();
+    } else if (path === '/error-500') {
+      res.write(line('ADDED', { metadata: { name: 'a' } }));
+      res.end(line('ERROR', { kind: 'Status', apiVersion: 'v1', status: 'Failure', code: 500, reason: 'InternalError', message: 'etcd is sad' }));
+    } else {
+      // Ends cleanly in the middle of an event.
+      res.write(line('ADDED', { metadata: { name: 'a' } }));
+      res.end('{"type":"MODIFIED","object":{"metadata":');
+    }
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+async function collect(path: string): Promise<{ events: RawWatchEvent<{ data?: Record<string, string> }>[]; error?: unknown }> {
+  const c = new RestClient(loadClientConfig({ server: base, env: {} }), { qps: Infinity });
+  const events: RawWatchEvent<{ data?: Record<string, string> }>[] = [];
+  try {
+    for await (const e of c.watch<{ data?: Record<string, string> }>(path)) events.push(e);
+    return { events };
+  } catch (error) {
+    return { events, error };
+  } finally {
+    c.close();
+  }
+}
+
+describe('watch stream framing', () => {
+  it('decodes multi-byte UTF-8 characters split across chunks', async () => {
+    const { events, error } = await collect('/utf8');
+    expect(error).toBeUndefined();
+    expect(events.map((e) => e.object.data?.greeting)).toEqual(['héllo wörld 日本 🚀']);
+  });
+
+  it('decodes a 2 MiB event arriving in many chunks, then the next one', async () => {
+    const { events, error } = await collect('/long');
+    expect(error).toBeUndefined();
+    expect(events.map((e) => e.type)).toEqual(['ADDED', 'DELETED']);
+    expect(events[0]!.object.data?.v).toHaveLength(bigValue.length);
+  });
+
+  it('throws an ERROR event with another code as an ApiError that is not isGone', async () => {
+    const { events, error } = await collect('/error-500');
+    expect(events.map((e) => e.type)).toEqual(['ADDED']);
+    expect(error).toBeInstanceOf(ApiError);
+    expect((error as ApiError).code).toBe(500);
+    expect(isGone(error)).toBe(false);
+  });
+
+  it('reports a stream that ends in the middle of an event as a TransportError, not as a normal end', async () => {
+    const { events, error } = await collect('/truncated');
+    expect(events.map((e) => e.type)).toEqual(['ADDED']);
+    expect(error).toBeInstanceOf(TransportError);
+  });
+});
