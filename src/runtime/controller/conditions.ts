@@ -18,6 +18,18 @@ export type ConditionInput = Omit<Condition, 'lastTransitionTime' | 'status'> & 
   lastTransitionTime?: string;
 };
 
+/** meta/v1 Condition's maxLength of `message`, which the apiserver counts in code points. */
+const MESSAGE_LIMIT = 32768;
+
+/** Shortens a message the schema would reject (the whole status write would fail with 422). */
+function fitMessage(message: string): string {
+  // A string of at most MESSAGE_LIMIT UTF-16 units has at most that many code points.
+  if (message.length <= MESSAGE_LIMIT) return message;
+  const codePoints = Array.from(message);
+  if (codePoints.length <= MESSAGE_LIMIT) return message;
+  return `${codePoints.slice(0, MESSAGE_LIMIT - 3).join('')}...`;
+}
+
 function rfc3339(now: Date): string {
   return now.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
@@ -25,9 +37,11 @@ function rfc3339(now: Date): string {
 /**
  * Sets a condition in `conditions` (in place). `lastTransitionTime` changes only when the status
  * changes, so it tells when the condition became what it is; reason, message and
- * observedGeneration are updated every time. Returns true when anything changed.
+ * observedGeneration are updated every time. A message longer than meta/v1 Condition allows
+ * (32768 characters) is cut, ending in `...`. Returns true when anything changed.
  */
-export function setCondition(conditions: Condition[], input: ConditionInput, now: Date = new Date()): boolean {
+export function setCondition(conditions: Condition[], condition: ConditionInput, now: Date = new Date()): boolean {
+  const input = { ...condition, message: fitMessage(condition.message) };
   const existing = conditions.find((c) => c.type === input.type);
   if (!existing) {
     conditions.push({ ...input, lastTransitionTime: input.lastTransitionTime ?? rfc3339(now) });
