@@ -14,6 +14,7 @@ import { isMarkerLine, parseMarker, markerDefinition, findMarker, type Marker, t
 import { KindWithoutSpecError, MarkerPlacementError, ApiPackageError, StorageVersionError, type SourceLocation } from './errors.js';
 import type { ProjectFile } from '../project/project-file.js';
 import { fullGroup } from '../project/project-file.js';
+import { isDns1123Subdomain } from '../project/resource.js';
 
 /** The module specifier whose named imports are well-known types. */
 export const WELL_KNOWN_MODULE = 'kop/api';
@@ -221,6 +222,15 @@ class ModelBuilder {
           dir,
           'this API version has kinds but no group',
           `add "// +groupName=<group>.<domain>" at the top of ${dir}/groupversion.ts, separated from the first declaration by a blank line`,
+        );
+      }
+      if (!isDns1123Subdomain(group) || !group.includes('.')) {
+        // The apiserver refuses such a CRD; say so here, with the marker's line, not at kubectl apply.
+        throw new ApiPackageError(
+          findMarker(markers, 'groupName')?.location ?? { file: states[0]!.relative, line: 1 },
+          dir,
+          `group "${group}" is not a lower-case domain with at least one dot, which the apiserver requires of a CRD's group`,
+          'write "+groupName=<group>.<domain>" in lower case, e.g. +groupName=cache.example.com',
         );
       }
       if (!VERSION_PATTERN.test(version)) {
@@ -664,6 +674,20 @@ class ModelBuilder {
       if (scopeArg !== undefined && scopeArg !== 'Namespaced' && scopeArg !== 'Cluster') {
         throw new MarkerPlacementError(resource!.location, `${kind} (+kubebuilder:resource)`, `scope "${scopeArg}" is not Namespaced or Cluster`, 'write scope=Namespaced or scope=Cluster');
       }
+      const singular = stringValue(resource?.args.singular) ?? kind.toLowerCase();
+      const shortNames = stringList(resource?.args.shortName);
+      const categories = stringList(resource?.args.categories);
+      for (const [argument, names] of [['path', [plural]], ['singular', [singular]], ['shortName', shortNames ?? []], ['categories', categories ?? []]] as const) {
+        const bad = names.find((name) => !DNS1035_LABEL.test(name));
+        if (bad !== undefined) {
+          throw new MarkerPlacementError(
+            resource?.location ?? entries[0]!.declaration.location,
+            `${kind} (+kubebuilder:resource)`,
+            `${argument} "${bad}" is not a lower-case DNS-1035 label, which the apiserver requires of CRD names`,
+            'use lower-case letters, digits and "-", starting with a letter, at most 63 characters',
+          );
+        }
+      }
       const scope = (scopeArg as ApiKind['scope'] | undefined) ?? (projectResource?.api?.namespaced === false ? 'Cluster' : 'Namespaced');
       const versions = entries.map(({ pkg, declaration }) => kindVersion(pkg, declaration));
       const seenVersions = new Map<string, ApiKindVersion>();
@@ -699,10 +723,10 @@ class ModelBuilder {
         kind,
         listKind: `${kind}List`,
         plural,
-        singular: stringValue(resource?.args.singular) ?? kind.toLowerCase(),
+        singular,
         scope,
-        shortNames: stringList(resource?.args.shortName),
-        categories: stringList(resource?.args.categories),
+        shortNames,
+        categories,
         versions,
       });
     }
@@ -818,6 +842,9 @@ function stringList(value: Marker['value'] | undefined): string[] {
   return Array.isArray(value) ? value.map(String) : [];
 }
 
+
+/** What the apiserver requires of a CRD's plural, singular, short names and categories. */
+const DNS1035_LABEL = /^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/;
 
 /** What to write instead of built-in types that have no JSON schema. */
 const BUILTIN_TYPE_FIXES: Record<string, { reason: string; fix: string }> = {

@@ -1,0 +1,20 @@
+// +groupName=errors.example.com
+// +versionName=v1
+
+import type { ObjectMeta } from 'kop/api';
+
+export interface ThingSpec {
+  a?: string;
+}
+
+/**
+ * Thing is the kind.
+ * +kubebuilder:object:root=true
+ * +kubebuilder:resource:path=things,shortName=th;Thing_s
+ */
+export interface Thing {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: ObjectMeta;
+  spec?: ThingSpec;
+}
