@@ -65,6 +65,21 @@ function microTime(ms: number): string {
   return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 }
 
+const QUALIFIED_NAME = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
+
+/**
+ * The apiserver rejects every Event whose reportingController is not a qualified name
+ * (`[dns-subdomain/]name`, name at most 63 characters); checked once, up front, because recording
+ * only logs failures and the events would silently never appear.
+ */
+function checkComponent(component: string): void {
+  const slash = component.indexOf('/');
+  if (QUALIFIED_NAME.test(component) && (slash < 0 || slash <= 253)) return;
+  throw new TypeError(
+    `event recorder component "${component}" is not a qualified name: use letters, digits, '-', '_' and '.', at most 63 characters, optionally after a DNS prefix and '/', e.g. "rediscluster-controller" or "example.com/rediscluster-controller"`,
+  );
+}
+
 /**
  * Records events.k8s.io/v1 Events about objects. The same event (object, type, reason, action,
  * note) repeated within a few minutes is aggregated: the first creates an Event, later ones
@@ -78,6 +93,7 @@ export class EventRecorder {
   private readonly logger: Logger;
 
   constructor(private readonly options: { rest: RestClient; component: string; instance?: string; logger?: Logger }) {
+    checkComponent(options.component);
     this.component = options.component;
     this.instance = truncateUtf8(options.instance ?? `${options.component}-${hostname()}`, 128);
     this.logger = (options.logger ?? silentLogger).child({ eventRecorder: options.component });

@@ -137,4 +137,15 @@ describe('controller-runtime semantics against a real apiserver', () => {
     expect(written.startsWith('é'.repeat(100))).toBe(true);
     await delay(0);
   });
+
+  it('an event recorder whose component the apiserver would refuse as reportingController fails when it is made, not silently on every event', async () => {
+    const ns = await freshNamespace(admin, 'event-component');
+    const manager = newManager();
+    expect(() => manager.eventRecorder('Widget Controller')).toThrow(TypeError);
+    expect(() => manager.eventRecorder('w'.repeat(64))).toThrow(TypeError);
+    const widget = await new ResourceClient<Widget>(admin, widgetResource, ns).create({ metadata: { name: 'w' }, spec: { size: 1 } });
+    await manager.eventRecorder('test.kop.dev/widget-controller').normal(widget, 'Created', 'made');
+    const events = new ResourceClient<KubernetesObject & { reportingController?: string }>(admin, coreResourceTypes.Event, ns);
+    expect((await events.list()).items.map((e) => e.reportingController)).toEqual(['test.kop.dev/widget-controller']);
+  });
 });
