@@ -4,6 +4,7 @@ import type { ControlPlane } from '../../../src/testing/index.js';
 import type { KubernetesObject, LeaseObject, Request, RestClient } from '../../../src/runtime/index.js';
 import {
   LeaderElectionLostError,
+  LeaderElector,
   Manager,
   ResourceClient,
   addFinalizer,
@@ -147,5 +148,33 @@ describe('controller-runtime semantics against a real apiserver', () => {
     await manager.eventRecorder('test.kop.dev/widget-controller').normal(widget, 'Created', 'made');
     const events = new ResourceClient<KubernetesObject & { reportingController?: string }>(admin, coreResourceTypes.Event, ns);
     expect((await events.list()).items.map((e) => e.reportingController)).toEqual(['test.kop.dev/widget-controller']);
+  });
+
+  it('Lease fields follow client-go: transitions count holder changes, acquireTime stays while renewing, release leaves holder empty and duration 1 s', async () => {
+    const ns = await freshNamespace(admin, 'lease-fields');
+    const leases = new ResourceClient<LeaseObject>(admin, coreResourceTypes.Lease, ns);
+    const timing = { leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 200 };
+    const signal = new AbortController();
+    const a = new LeaderElector({ rest: admin, namespace: ns, name: 'fields', identity: 'a', ...timing });
+    await a.acquire(signal.signal);
+    const first = (await leases.get('fields')).spec!;
+    expect(first).toMatchObject({ holderIdentity: 'a', leaseDurationSeconds: 3, leaseTransitions: 0 });
+    expect(first.renewTime).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+    const holding = a.holdLease(signal.signal);
+    await waitFor(async () => (await leases.get('fields')).spec?.renewTime !== first.renewTime, 5000, 'a renews');
+    expect((await leases.get('fields')).spec).toMatchObject({ holderIdentity: 'a', acquireTime: first.acquireTime, leaseTransitions: 0 });
+    signal.abort();
+    expect(await holding).toBe('stopped');
+    await a.release();
+    expect((await leases.get('fields')).spec).toMatchObject({ holderIdentity: '', leaseDurationSeconds: 1, leaseTransitions: 0 });
+    const b = new LeaderElector({ rest: admin, namespace: ns, name: 'fields', identity: 'b', ...timing });
+    const startedAt = Date.now();
+    await b.acquire(new AbortController().signal);
+    // A released lease is taken at once, not after the old duration.
+    expect(Date.now() - startedAt).toBeLessThan(1500);
+    const taken = (await leases.get('fields')).spec!;
+    expect(taken).toMatchObject({ holderIdentity: 'b', leaseDurationSeconds: 3, leaseTransitions: 1 });
+    expect(taken.acquireTime).not.toBe(first.acquireTime);
+    await b.release();
   });
 });
