@@ -76,6 +76,7 @@ export class ControllerBuilder {
   /** Creates the controller with `reconciler` and registers it with the manager. */
   complete(reconciler: Reconciler | ReconcileFunction): Controller {
     if (!this.primary) throw new Error(`controller ${this.name}: call for(kind) before complete()`);
+    this.manager.checkControllerName(this.name);
     const controller = new Controller(reconciler, {
       name: this.name,
       maxConcurrentReconciles: this.maxConcurrentReconciles,

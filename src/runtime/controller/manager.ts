@@ -147,10 +147,19 @@ export class Manager {
     return new ControllerBuilder(this, name);
   }
 
-  /** Registers a controller to start once caches are synced (and the lease is held). */
+  /** Registers a controller to start once caches are synced (and the lease is held). Names must be unique. */
   add(controller: Controller): void {
+    this.checkControllerName(controller.name);
     this.controllers.push(controller);
     if (this.controllersStarted) controller.start();
+  }
+
+  /**
+   * Throws when a controller named `name` is registered already: names label the metrics and
+   * logs, so two controllers with one name would be indistinguishable (controller-runtime refuses them too).
+   */
+  checkControllerName(name: string): void {
+    if (this.controllers.some((c) => c.name === name)) throw new Error(`a controller named "${name}" is registered already; give each controller its own name`);
   }
 
   /** An event recorder that reports as `component` (e.g. `rediscluster-controller`). */

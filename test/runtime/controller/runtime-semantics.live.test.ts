@@ -177,4 +177,10 @@ describe('controller-runtime semantics against a real apiserver', () => {
     expect(taken.acquireTime).not.toBe(first.acquireTime);
     await b.release();
   });
+
+  it('two controllers with one name are refused, as controller-runtime refuses them (their metrics would mix)', () => {
+    const manager = newManager();
+    manager.controller('widget').for(widgetResource).complete(() => undefined);
+    expect(() => manager.controller('widget').for(coreResourceTypes.ConfigMap).complete(() => undefined)).toThrow(/widget/);
+  });
 });
