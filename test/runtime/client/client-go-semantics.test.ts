@@ -6,6 +6,8 @@ import {
   RestClient,
   configMaps,
   isNotFound,
+  isResourceVersionTooLarge,
+  isTimeout,
   loadClientConfig,
   namespacedResource,
   namespaces,
@@ -112,4 +114,20 @@ describe('field selectors given as a map', () => {
       expect(list.items.map((w) => w.metadata?.name)).toEqual([name]);
     }
   });
+});
+
+describe('a resourceVersion newer than the server has', () => {
+  it('fails as isTimeout and isResourceVersionTooLarge (client-go: IsTooLargeResourceVersion)', async () => {
+    // The apiserver waits 3 s for its cache to catch up, then answers 504 with Retry-After: 1,
+    // which the client would retry; this client gives up at once.
+    const impatient = new RestClient(loadClientConfig({ kubeconfig: plane.kubeconfigPath }), { qps: Infinity, maxThrottleRetries: 0 });
+    const ns = await freshNamespace('too-large');
+    const cms = configMaps(impatient).inNamespace(ns);
+    const future = String(Number((await cms.list()).metadata.resourceVersion) + 100_000);
+    const listError = await cms.list({ resourceVersion: future, resourceVersionMatch: 'NotOlderThan' }).catch((e: unknown) => e);
+    expect(isTimeout(listError)).toBe(true);
+    expect(isResourceVersionTooLarge(listError)).toBe(true);
+    expect(isResourceVersionTooLarge(await cms.get('missing').catch((e: unknown) => e))).toBe(false);
+    impatient.close();
+  }, 20_000);
 });

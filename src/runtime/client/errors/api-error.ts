@@ -150,6 +150,15 @@ export function isTimeout(err: unknown): err is ApiError {
   return reasonOrCode(err, ['Timeout', 'ServerTimeout'], 504);
 }
 
+/**
+ * The request named a resourceVersion newer than the apiserver (its watch cache) has seen yet,
+ * typically one read from another apiserver of the cluster: a 504 Timeout whose cause is
+ * `ResourceVersionTooLarge`. List again without a resourceVersion, or wait and retry.
+ */
+export function isResourceVersionTooLarge(err: unknown): err is ApiError {
+  return isTimeout(err) && err.causes.some((cause) => cause.reason === 'ResourceVersionTooLarge');
+}
+
 /** A request that failed before the apiserver answered: connection refused, TLS error, client timeout. */
 export class TransportError extends Error {
   constructor(message: string, readonly method: string, readonly path: string, options?: { cause?: unknown }) {
