@@ -6,6 +6,7 @@ export * from './work-queue.js';
 export * from './object-meta.js';
 export * from './indexer.js';
 export * from './lister.js';
+export * from './label-selector.js';
 export * from './informer.js';
 export * from './predicates.js';
 export * from './event-handlers.js';

@@ -1,6 +1,7 @@
 import type { KubernetesObject } from '../client/index.js';
 import type { Indexer } from './indexer.js';
 import { NAMESPACE_INDEX } from './indexer.js';
+import { parseLabelSelector } from './label-selector.js';
 import { metaOf } from './object-meta.js';
 
 /** Options of {@link Lister.list}. */
@@ -9,6 +10,11 @@ export interface ListerListOptions {
   namespace?: string;
   /** Only objects carrying every one of these labels with these values. */
   labels?: Readonly<Record<string, string>>;
+  /**
+   * Only objects matching this label selector, in the apiserver's syntax (`tier!=db`,
+   * `env in (prod,staging)`, `!legacy`), with the same meaning as in a server-side list.
+   */
+  labelSelector?: string;
 }
 
 /**
@@ -29,16 +35,17 @@ export class Lister<T extends KubernetesObject> {
     return object === undefined ? undefined : structuredClone(object);
   }
 
-  /** Copies of the cached objects, optionally narrowed to a namespace and a label match. */
+  /** Copies of the cached objects, optionally narrowed to a namespace, labels and a label selector. */
   list(options: ListerListOptions = {}): T[] {
     const objects = options.namespace !== undefined ? this.indexer.byIndex(NAMESPACE_INDEX, options.namespace) : this.indexer.list();
     const wanted = options.labels ? Object.entries(options.labels) : [];
+    const selector = options.labelSelector ? parseLabelSelector(options.labelSelector) : undefined;
     const matching =
-      wanted.length === 0
+      wanted.length === 0 && !selector
         ? objects
         : objects.filter((object) => {
             const labels = metaOf(object).labels ?? {};
-            return wanted.every(([key, value]) => labels[key] === value);
+            return wanted.every(([key, value]) => labels[key] === value) && (selector?.(labels) ?? true);
           });
     return matching.map((object) => structuredClone(object));
   }

@@ -183,4 +183,43 @@ describe('controller-runtime semantics against a real apiserver', () => {
     manager.controller('widget').for(widgetResource).complete(() => undefined);
     expect(() => manager.controller('widget').for(coreResourceTypes.ConfigMap).complete(() => undefined)).toThrow(/widget/);
   });
+
+  it('a cache list with a label selector returns what the apiserver returns for the same selector', async () => {
+    const ns = await freshNamespace(admin, 'selector');
+    const cms = configMaps(admin).inNamespace(ns);
+    const labelSets: Array<Record<string, string>> = [
+      { app: 'web', tier: 'front', env: 'prod' },
+      { app: 'web', tier: 'back', env: 'staging' },
+      { app: 'db', env: 'prod', legacy: 'true' },
+      { app: 'db' },
+      {},
+      { 'example.com/owner': 'team-a', env: 'dev' },
+    ];
+    for (const [i, labels] of labelSets.entries()) await cms.create({ metadata: { name: `cm${i}`, labels } });
+    const manager = newManager({ namespace: ns });
+    const lister = manager.lister<KubernetesObject>(coreResourceTypes.ConfigMap);
+    const done = manager.start();
+    await waitFor(() => lister.list({ namespace: ns }).length >= labelSets.length, 10_000, 'cache filled');
+    const selectors = [
+      'app=web',
+      'app==db,env=prod',
+      'tier!=back',
+      'env in (prod,staging)',
+      'env notin (prod)',
+      'legacy',
+      '!legacy',
+      'app,!tier',
+      'example.com/owner=team-a',
+      'app in (web), tier notin (front)',
+      'env=',
+    ];
+    for (const selector of selectors) {
+      const server = (await cms.list({ labelSelector: selector })).items.map((o) => o.metadata?.name).sort();
+      const cached = lister.list({ namespace: ns, labelSelector: selector }).map((o) => o.metadata?.name).sort();
+      expect({ selector, names: cached }).toEqual({ selector, names: server });
+    }
+    expect(() => lister.list({ labelSelector: 'app in web' })).toThrow(SyntaxError);
+    await manager.stop();
+    await done;
+  });
 });
