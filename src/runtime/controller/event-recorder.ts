@@ -61,6 +61,16 @@ function truncateUtf8(text: string, limit: number): string {
   return `${bytes.subarray(0, end).toString('utf8')}...`;
 }
 
+/**
+ * `<object name>.<random>`: the object name is shortened when needed (names go up to 253
+ * characters, the Event's own name may not be longer either), ending on a letter or digit.
+ */
+function eventName(objectName: string): string {
+  const suffix = randomBytes(8).toString('hex');
+  const prefix = objectName.slice(0, 253 - suffix.length - 1).replace(/[^a-z0-9]+$/, '');
+  return `${prefix || 'object'}.${suffix}`;
+}
+
 function microTime(ms: number): string {
   return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 }
@@ -128,7 +138,7 @@ export class EventRecorder {
       state.writing ??= this.flushSeries(events, state);
       return state.writing;
     }
-    const name = `${meta.name ?? 'object'}.${randomBytes(8).toString('hex')}`;
+    const name = eventName(meta.name ?? 'object');
     this.series.set(key, { name, namespace, count: 1, lastObserved: now, writing: undefined, dirty: false });
     this.prune(now);
     try {

@@ -222,4 +222,13 @@ describe('controller-runtime semantics against a real apiserver', () => {
     await manager.stop();
     await done;
   });
+
+  it('records an event about an object whose name is as long as names go (253 characters)', async () => {
+    const ns = await freshNamespace(admin, 'event-long-name');
+    const name = `${'a'.repeat(200)}.${'b'.repeat(52)}`;
+    const cm = await configMaps(admin).inNamespace(ns).create({ metadata: { name } });
+    await newManager().eventRecorder('widget-controller').normal({ apiVersion: 'v1', kind: 'ConfigMap', ...cm }, 'Seen', 'long name');
+    const events = new ResourceClient<KubernetesObject & { regarding?: { name?: string } }>(admin, coreResourceTypes.Event, ns);
+    expect((await events.list()).items.map((e) => e.regarding?.name)).toEqual([name]);
+  });
 });
