@@ -69,6 +69,14 @@ async function editFinalizers<T extends KubernetesObject>(
       // A failed `test` is answered 422 (or 409 on some servers): the list moved, read it again.
       if (attempt >= ATTEMPTS || !(isInvalid(err) || isConflict(err))) throw err;
       current = await client.get(name);
+      // The list is what we tested against, so the 422 was a refusal (no new finalizers on an
+      // object being deleted, a malformed name), which retrying cannot change.
+      if (sameList(metaOf(current).finalizers, list)) throw err;
     }
   }
+}
+
+function sameList(a: string[] | undefined, b: string[] | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  return a.length === b.length && a.every((value, i) => value === b[i]);
 }

@@ -231,4 +231,23 @@ describe('controller-runtime semantics against a real apiserver', () => {
     const events = new ResourceClient<KubernetesObject & { regarding?: { name?: string } }>(admin, coreResourceTypes.Event, ns);
     expect((await events.list()).items.map((e) => e.regarding?.name)).toEqual([name]);
   });
+
+  it('addFinalizer on an object being deleted fails at once with the apiserver\'s refusal, not after retrying it as if the list had moved', async () => {
+    const ns = await freshNamespace(admin, 'fin-deleting');
+    const widgets = new ResourceClient<Widget>(admin, widgetResource, ns);
+    await widgets.create({ metadata: { name: 'going', finalizers: ['other.dev/x'] }, spec: { size: 1 } });
+    await widgets.delete('going');
+    const deleting = await widgets.get('going');
+    let patches = 0;
+    const counting = new Proxy(widgets, {
+      get(target, property, receiver) {
+        if (property === 'patch') patches++;
+        const value = Reflect.get(target, property, receiver) as unknown;
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    await expect(addFinalizer(counting, deleting, 'test.kop.dev/cleanup')).rejects.toMatchObject({ code: 422 });
+    expect(patches).toBe(1);
+    await widgets.patch('going', { type: 'merge', patch: { metadata: { finalizers: null } } });
+  });
 });
