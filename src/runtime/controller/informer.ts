@@ -105,6 +105,8 @@ export class Informer<T extends KubernetesObject> {
   readonly indexer: Indexer<T>;
   /** Typed read access to the cache. */
   readonly lister: Lister<T>;
+  /** How often every cached object is replayed to the handlers as an update; 0 when never. */
+  readonly resyncPeriodMs: number;
   readonly name: string;
   private readonly handlers = new Set<InformerEventHandler<T>>();
   private readonly syncWaiters: Array<() => void> = [];
@@ -123,6 +125,7 @@ export class Informer<T extends KubernetesObject> {
     this.indexer = new Indexer<T>(options.indexers);
     this.lister = new Lister<T>(this.indexer);
     this.name = options.name ?? 'informer';
+    this.resyncPeriodMs = options.resyncPeriodMs ?? 0;
     this.clock = options.clock ?? systemClock;
     this.logger = (options.logger ?? silentLogger).child({ informer: this.name });
   }
@@ -351,7 +354,7 @@ export class Informer<T extends KubernetesObject> {
   }
 
   private scheduleResync(): void {
-    const period = this.options.resyncPeriodMs ?? 0;
+    const period = this.resyncPeriodMs;
     if (period <= 0 || this.stopped) return;
     this.cancelResync = this.clock.setTimer(() => {
       if (this.synced) for (const object of this.indexer.list()) this.dispatchUpdate(object, object);

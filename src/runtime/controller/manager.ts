@@ -48,11 +48,18 @@ export interface ManagerOptions {
    * stripManagedFields), which roughly halves the cache's memory.
    */
   cacheManagedFields?: boolean;
-  /** Informer defaults (resync period, silent-watch timeout, ...). */
+  /**
+   * Informer defaults (silent-watch timeout, ...). `resyncPeriodMs` defaults to 10 hours plus up
+   * to 10% jitter per informer, controller-runtime's SyncPeriod: every object is reconciled again
+   * that often, a safety net for drift no event reports; 0 turns it off.
+   */
   informerDefaults?: Pick<InformerOptions<KubernetesObject>, 'resyncPeriodMs' | 'silentWatchTimeoutMs' | 'watchTimeoutSeconds' | 'listPageSize'>;
   logger?: Logger;
   metrics?: ManagerMetrics;
 }
+
+/** controller-runtime's default SyncPeriod. */
+const DEFAULT_RESYNC_MS = 10 * 3_600_000;
 
 /** The manager lost its lease: another replica may be reconciling now, so this one must exit. */
 export class LeaderElectionLostError extends Error {
@@ -121,6 +128,7 @@ export class Manager {
       const name = `${type.kind}.${type.group || 'core'}`;
       informer = new Informer<KubernetesObject>(source, {
         ...this.options.informerDefaults,
+        resyncPeriodMs: this.options.informerDefaults?.resyncPeriodMs ?? Math.round(DEFAULT_RESYNC_MS * (1 + Math.random() / 10)),
         transform: this.options.cacheManagedFields ? undefined : stripManagedFields,
         name,
         logger: this.logger,
