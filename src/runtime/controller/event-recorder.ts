@@ -91,10 +91,10 @@ function checkComponent(component: string): void {
 }
 
 /**
- * Records events.k8s.io/v1 Events about objects. The same event (object, type, reason, action,
- * note) repeated within a few minutes is aggregated: the first creates an Event, later ones
- * patch its `series.count` and `series.lastObservedTime`, so a failing reconcile loop does not
- * flood the API. Recording never throws: failures are logged, since events are best effort.
+ * Records events.k8s.io/v1 Events about objects. The same event (object at one resourceVersion,
+ * type, reason, action; the note is not compared, as in client-go) repeated within a few minutes
+ * is aggregated: the first creates an Event and keeps its note, later ones patch its
+ * `series.count` and `series.lastObservedTime`, so a failing reconcile loop does not flood the API. Recording never throws: failures are logged, since events are best effort.
  */
 export class EventRecorder {
   private readonly series = new Map<string, SeriesState>();
@@ -126,7 +126,9 @@ export class EventRecorder {
     const reason = truncateUtf8(input.reason, 128);
     const action = truncateUtf8(input.action ?? input.reason, 128);
     const note = truncateUtf8(input.note, 1024);
-    const key = [meta.uid ?? `${namespace}/${meta.name}`, input.type, reason, action, note].join('\u0000');
+    // client-go's key: the regarding reference (so a new resourceVersion starts a new Event), type,
+    // reason and action, but not the note, so a message that varies per attempt still aggregates.
+    const key = [meta.uid ?? `${namespace}/${meta.name}`, meta.resourceVersion ?? '', input.type, reason, action].join('\u0000');
     const now = Date.now();
     const state = this.series.get(key);
     const events = new ResourceClient<EventsV1Event>(this.options.rest, coreResourceTypes.Event, namespace);

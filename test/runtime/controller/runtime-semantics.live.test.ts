@@ -250,4 +250,22 @@ describe('controller-runtime semantics against a real apiserver', () => {
     expect(patches).toBe(1);
     await widgets.patch('going', { type: 'merge', patch: { metadata: { finalizers: null } } });
   });
+
+  it('events aggregate as client-go does: one series per object version, type, reason and action, whatever the note', async () => {
+    const ns = await freshNamespace(admin, 'event-series');
+    const widgets = new ResourceClient<Widget>(admin, widgetResource, ns);
+    const widget = await widgets.create({ metadata: { name: 'w' }, spec: { size: 1 } });
+    const recorder = newManager().eventRecorder('widget-controller');
+    // A failing reconcile loop whose error text changes each time must not create an Event per attempt.
+    for (let attempt = 1; attempt <= 3; attempt++) await recorder.warning(widget, 'ReconcileFailed', `attempt ${attempt}: backend unreachable`, 'Reconcile');
+    const events = new ResourceClient<KubernetesObject & { note?: string; series?: { count: number } }>(admin, coreResourceTypes.Event, ns);
+    let list = (await events.list()).items;
+    expect(list).toHaveLength(1);
+    expect(list[0]).toMatchObject({ note: 'attempt 1: backend unreachable', series: { count: 3 } });
+    // The object changed: a new Event starts (its regarding reference names the new resourceVersion).
+    const changed = await widgets.update({ ...widget, spec: { size: 2 } });
+    await recorder.warning(changed, 'ReconcileFailed', 'attempt 4: backend unreachable', 'Reconcile');
+    list = (await events.list()).items;
+    expect(list).toHaveLength(2);
+  });
 });
