@@ -68,6 +68,11 @@ export interface InformerOptions<T extends KubernetesObject> {
   transform?: (object: T) => T;
   /** Custom indexes of the cache, by name. */
   indexers?: Record<string, IndexFunction<T>>;
+  /**
+   * The one namespace the source lists and watches, when it is limited to one (a namespaced
+   * manager); the lister then refuses reads of other namespaces with a CacheScopeError.
+   */
+  namespace?: string;
   /** Label selector limiting what is cached. */
   labelSelector?: string;
   /** Field selector limiting what is cached. */
@@ -123,7 +128,7 @@ export class Informer<T extends KubernetesObject> {
     private readonly options: InformerOptions<T> = {},
   ) {
     this.indexer = new Indexer<T>(options.indexers);
-    this.lister = new Lister<T>(this.indexer);
+    this.lister = new Lister<T>(this.indexer, options.namespace);
     this.name = options.name ?? 'informer';
     this.resyncPeriodMs = options.resyncPeriodMs ?? 0;
     this.clock = options.clock ?? systemClock;

@@ -124,12 +124,14 @@ export class Manager {
     const id = `${apiVersionOf(type)}/${type.resource}`;
     let informer = this.informers.get(id);
     if (!informer) {
-      const source = new ResourceClient<KubernetesObject>(this.rest, type, type.namespaced ? this.options.namespace : undefined);
+      const namespace = type.namespaced ? this.options.namespace : undefined;
+      const source = new ResourceClient<KubernetesObject>(this.rest, type, namespace);
       const name = `${type.kind}.${type.group || 'core'}`;
       informer = new Informer<KubernetesObject>(source, {
         ...this.options.informerDefaults,
         resyncPeriodMs: this.options.informerDefaults?.resyncPeriodMs ?? Math.round(DEFAULT_RESYNC_MS * (1 + Math.random() / 10)),
         transform: this.options.cacheManagedFields ? undefined : stripManagedFields,
+        namespace,
         name,
         logger: this.logger,
         onWatchRestart: (reason) => this.metrics.watchRestarted(name, reason),

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { ControlPlane } from '../../../src/testing/index.js';
 import type { KubernetesObject, LeaseObject, Request, RestClient } from '../../../src/runtime/index.js';
 import {
+  CacheScopeError,
   LeaderElectionLostError,
   LeaderElector,
   Manager,
@@ -267,5 +268,24 @@ describe('controller-runtime semantics against a real apiserver', () => {
     await recorder.warning(changed, 'ReconcileFailed', 'attempt 4: backend unreachable', 'Reconcile');
     list = (await events.list()).items;
     expect(list).toHaveLength(2);
+  });
+
+  it('a namespaced manager\'s lister refuses reads of other namespaces instead of answering "not found", as controller-runtime\'s cache does', async () => {
+    const watched = await freshNamespace(admin, 'scope-in');
+    const other = await freshNamespace(admin, 'scope-out');
+    await configMaps(admin).inNamespace(watched).create({ metadata: { name: 'here' } });
+    await configMaps(admin).inNamespace(other).create({ metadata: { name: 'there' } });
+    const manager = newManager({ namespace: watched });
+    const cms = manager.lister<KubernetesObject>(coreResourceTypes.ConfigMap);
+    const done = manager.start();
+    await waitFor(() => cms.get(watched, 'here'), 10_000, 'cache filled');
+    // The object exists: a reconcile must not take "undefined" for "deleted".
+    expect(() => cms.get(other, 'there')).toThrow(CacheScopeError);
+    expect(() => cms.list({ namespace: other })).toThrow(CacheScopeError);
+    expect(cms.list().map((o) => o.metadata?.name)).toEqual(['here']);
+    // Cluster-scoped kinds are cached whole and read by name.
+    expect(() => manager.lister<KubernetesObject>(coreResourceTypes.Namespace).get(other)).not.toThrow();
+    await manager.stop();
+    await done;
   });
 });
