@@ -128,7 +128,7 @@ export class Informer<T extends KubernetesObject> {
     private readonly options: InformerOptions<T> = {},
   ) {
     this.indexer = new Indexer<T>(options.indexers);
-    this.lister = new Lister<T>(this.indexer, options.namespace);
+    this.lister = new Lister<T>(this.indexer, options.namespace, this);
     this.name = options.name ?? 'informer';
     this.resyncPeriodMs = options.resyncPeriodMs ?? 0;
     this.clock = options.clock ?? systemClock;

@@ -29,20 +29,41 @@ export class CacheScopeError extends Error {
 }
 
 /**
- * Typed read access to an informer's cache. Like controller-runtime's cache reader, it returns
+ * A read from a cache whose first list has not finished: "not found" would be a guess. Thrown
+ * from a reconcile, it is retried with backoff until the cache is ready (controller-runtime's
+ * cache blocks such reads instead).
+ */
+export class CacheNotSyncedError extends Error {
+  constructor(cache: string) {
+    super(`the cache of ${cache} has not synced yet; retry once it has (a reconcile that throws this is retried with backoff)`);
+    this.name = 'CacheNotSyncedError';
+  }
+}
+
+/**
+ * Typed read access to an informer's cache; reads throw {@link CacheNotSyncedError} until the
+ * informer's first list is in. Like controller-runtime's cache reader, it returns
  * deep copies: a reconcile may change what it read (and fail to write it) without corrupting the
  * cache or its indexes. The informer's `indexer` gives the shared objects without copying, for
  * hot paths that only read.
  */
 export class Lister<T extends KubernetesObject> {
-  /** `namespace`: the one namespace the cache holds, when its informer is limited to it. */
+  /**
+   * `namespace`: the one namespace the cache holds, when its informer is limited to it;
+   * `source`: the informer, whose sync state guards reads.
+   */
   constructor(
     private readonly indexer: Indexer<T>,
     private readonly namespace?: string,
+    private readonly source?: { readonly name: string; hasSynced(): boolean },
   ) {}
 
   private checkScope(namespace: string): void {
     if (this.namespace && namespace !== this.namespace) throw new CacheScopeError(namespace, this.namespace);
+  }
+
+  private checkSynced(): void {
+    if (this.source && !this.source.hasSynced()) throw new CacheNotSyncedError(this.source.name);
   }
 
   /** A namespaced object by namespace and name. */
@@ -51,6 +72,7 @@ export class Lister<T extends KubernetesObject> {
   get(name: string): T | undefined;
   get(namespaceOrName: string, name?: string): T | undefined {
     if (name !== undefined) this.checkScope(namespaceOrName);
+    this.checkSynced();
     const object = this.indexer.get(name === undefined ? namespaceOrName : namespaceOrName ? `${namespaceOrName}/${name}` : name);
     return object === undefined ? undefined : structuredClone(object);
   }
@@ -58,6 +80,7 @@ export class Lister<T extends KubernetesObject> {
   /** Copies of the cached objects, optionally narrowed to a namespace, labels and a label selector. */
   list(options: ListerListOptions = {}): T[] {
     if (options.namespace !== undefined) this.checkScope(options.namespace);
+    this.checkSynced();
     const objects = options.namespace !== undefined ? this.indexer.byIndex(NAMESPACE_INDEX, options.namespace) : this.indexer.list();
     const wanted = options.labels ? Object.entries(options.labels) : [];
     const selector = options.labelSelector ? parseLabelSelector(options.labelSelector) : undefined;
@@ -73,6 +96,7 @@ export class Lister<T extends KubernetesObject> {
 
   /** Copies of the objects whose custom index `indexName` contains `value`. */
   byIndex(indexName: string, value: string): T[] {
+    this.checkSynced();
     return this.indexer.byIndex(indexName, value).map((object) => structuredClone(object));
   }
 }

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { ControlPlane } from '../../../src/testing/index.js';
 import type { KubernetesObject, LeaseObject, Request, RestClient } from '../../../src/runtime/index.js';
 import {
+  CacheNotSyncedError,
   CacheScopeError,
   LeaderElectionLostError,
   LeaderElector,
@@ -284,7 +285,34 @@ describe('controller-runtime semantics against a real apiserver', () => {
     expect(() => cms.list({ namespace: other })).toThrow(CacheScopeError);
     expect(cms.list().map((o) => o.metadata?.name)).toEqual(['here']);
     // Cluster-scoped kinds are cached whole and read by name.
-    expect(() => manager.lister<KubernetesObject>(coreResourceTypes.Namespace).get(other)).not.toThrow();
+    expect(() => manager.lister<KubernetesObject>(coreResourceTypes.Namespace).get(other)).not.toThrow(CacheScopeError);
+    await manager.stop();
+    await done;
+  });
+
+  it('a lister first asked for inside a running reconcile never answers "not found" before its cache has synced', async () => {
+    const ns = await freshNamespace(admin, 'lazy-lister');
+    await configMaps(admin).inNamespace(ns).create({ metadata: { name: 'settings' } });
+    const manager = newManager({ namespace: ns });
+    const seen: string[] = [];
+    manager
+      .controller('widget')
+      .for(widgetResource)
+      .complete(({ namespace }) => {
+        // A kind no controller watches: its informer is created (and started) by this first call.
+        let settings: KubernetesObject | undefined;
+        try {
+          settings = manager.lister<KubernetesObject>(coreResourceTypes.ConfigMap).get(namespace, 'settings');
+        } catch (err) {
+          if (err instanceof CacheNotSyncedError) seen.push('not synced');
+          throw err;
+        }
+        seen.push(settings ? 'found' : 'missing');
+      });
+    const done = manager.start();
+    await new ResourceClient<Widget>(admin, widgetResource, ns).create({ metadata: { name: 'w' }, spec: { size: 1 } });
+    await waitFor(() => seen.includes('found'), 10_000, 'the settings ConfigMap read from the cache');
+    expect(seen.filter((s) => s !== 'not synced')).toEqual(['found']);
     await manager.stop();
     await done;
   });
