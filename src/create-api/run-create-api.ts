@@ -144,7 +144,7 @@ export async function runCreateApi(options: CreateApiOptions, context: Context):
       await tree.scaffold(file.path, file.content, { ifExists: 'skip' });
     }
     for (const file of await renderTemplateDir('api/resource', data)) await tree.scaffold(file.path, file.content, { force });
-    await insertIntoFile(tree, CREATE_API_PATHS.samplesKustomization, [{ marker: 'samples', code: `- ${names.sampleName}.yaml` }]);
+    await insertResourceWiring(tree, names, { sample: true, controller: false });
   } else if (!(await tree.exists(CREATE_API_PATHS.typesFile(names)))) {
     throw new KopError(
       `there are no ${kind} types at ${CREATE_API_PATHS.typesFile(names)} for the reconciler to use`,
@@ -160,14 +160,7 @@ export async function runCreateApi(options: CreateApiOptions, context: Context):
     } else {
       context.out.warn(`no reconciler test: the project has no ${CREATE_API_PATHS.globalSetup} to start a control plane for it`);
     }
-    await insertIntoFile(tree, CREATE_API_PATHS.main, [
-      { marker: 'imports', code: `import { ${kind}Reconciler } from './controllers/${names.kindLower}.controller.js';` },
-      {
-        marker: 'controllers',
-        // The manager runs it on every change to a ${kind} (kop/runtime's controller builder).
-        code: `new ${kind}Reconciler(manager.rest).setupWithManager(manager);`,
-      },
-    ]);
+    await insertResourceWiring(tree, names, { sample: false, controller: true });
   }
 
   recordResource(project, {
@@ -194,6 +187,45 @@ export async function runCreateApi(options: CreateApiOptions, context: Context):
     );
   }
   return result;
+}
+
+/** The names of a kind/version recorded in PROJECT, as create api derived them. */
+export function resourceNamesOf(resource: ProjectResource): ResourceNames {
+  const kindLower = singularOf(resource.kind);
+  const full = fullGroup(resource);
+  return {
+    group: resource.group,
+    version: resource.version,
+    kind: resource.kind,
+    kindLower,
+    plural: resource.plural,
+    fullGroup: full,
+    apiVersion: `${full}/${resource.version}`,
+    sampleName: `${resource.group}_${resource.version}_${kindLower}`,
+  };
+}
+
+/**
+ * Stages the lines create api places at scaffold markers: the sample in
+ * config/samples/kustomization.yaml, and the reconciler's import and construction in
+ * src/main.ts. Lines already there are skipped, so this also re-wires a re-scaffolded project.
+ */
+export async function insertResourceWiring(
+  tree: VirtualTree,
+  names: Pick<ResourceNames, 'kind' | 'kindLower' | 'sampleName'>,
+  wiring: { sample: boolean; controller: boolean },
+): Promise<void> {
+  if (wiring.sample) await insertIntoFile(tree, CREATE_API_PATHS.samplesKustomization, [{ marker: 'samples', code: `- ${names.sampleName}.yaml` }]);
+  if (wiring.controller) {
+    await insertIntoFile(tree, CREATE_API_PATHS.main, [
+      { marker: 'imports', code: `import { ${names.kind}Reconciler } from './controllers/${names.kindLower}.controller.js';` },
+      {
+        marker: 'controllers',
+        // The manager runs it on every change to a ${kind} (kop/runtime's controller builder).
+        code: `new ${names.kind}Reconciler(manager.rest).setupWithManager(manager);`,
+      },
+    ]);
+  }
 }
 
 /** A kind has one plural across its versions (the CRD has one); the default comes from a pluralisation library. */

@@ -1,9 +1,10 @@
 import * as path from 'node:path';
 import { askChecked } from '../cli/ask.js';
+import { CREATE_API_PATHS, insertResourceWiring, resourceNamesOf } from '../create-api/run-create-api.js';
 import type { Context } from '../cli/context.js';
 import { KopError, UsageError } from '../cli/errors.js';
 import { kopPackageRoot, kopVersion } from '../cli/paths.js';
-import { LAYOUT, PROJECT_FILE, PROJECT_FORMAT_VERSION, saveProjectFile, type ProjectFile } from '../project/project-file.js';
+import { LAYOUT, PROJECT_FILE, PROJECT_FORMAT_VERSION, loadProjectFile, saveProjectFile, type ProjectFile, type ProjectResource } from '../project/project-file.js';
 import { checkDomain, checkProjectName, isDns1123Label } from '../project/resource.js';
 import { applyTree, type ApplyResult, type PostFlushTask } from '../scaffold/apply.js';
 import { boilerplateComment } from '../scaffold/boilerplate.js';
@@ -56,7 +57,8 @@ export async function runInit(options: InitOptions, context: Context): Promise<A
     }
   }
   const answers = await resolveAnswers(options, context);
-  await scaffoldProject(tree, answers, context, { force: options.force ?? false });
+  const resources = options.force ? await existingResources(tree, context) : [];
+  await scaffoldProject(tree, answers, context, { force: options.force ?? false, resources });
 
   const tasks: PostFlushTask[] = [];
   if (!options.skipInstall) {
@@ -83,7 +85,7 @@ export async function scaffoldProject(
   tree: VirtualTree,
   answers: InitAnswers,
   context: Pick<Context, 'now'>,
-  options: { force: boolean },
+  options: { force: boolean; resources?: readonly ProjectResource[] },
 ): Promise<void> {
   const year = String(context.now().getUTCFullYear());
   const boilerplateLines = [`Copyright ${year} ${commentText(answers.owner)}.`, ...(answers.license === 'apache2' ? ['SPDX-License-Identifier: Apache-2.0'] : [])];
@@ -120,9 +122,31 @@ export async function scaffoldProject(
     projectName: answers.projectName,
     namespaced: answers.namespaced,
     kopSource: answers.kopSource,
-    resources: [],
+    resources: [...(options.resources ?? [])],
   };
   saveProjectFile(tree, project);
+  // A re-scaffold keeps the project's APIs: their lines go back at the markers of the fresh files.
+  for (const resource of project.resources) {
+    const names = resourceNamesOf(resource);
+    await insertResourceWiring(tree, names, {
+      sample: resource.api !== undefined && (await tree.exists(CREATE_API_PATHS.sampleFile(names))),
+      controller: resource.controller === true && (await tree.exists(CREATE_API_PATHS.controllerFile(names))),
+    });
+  }
+}
+
+/**
+ * The APIs an existing PROJECT records, so that `init --force` keeps them: PROJECT is the
+ * project's source of truth, and dropping them would orphan api/ and the reconcilers.
+ */
+async function existingResources(tree: VirtualTree, context: Context): Promise<ProjectResource[]> {
+  if (!(await tree.existsOnDisk(PROJECT_FILE))) return [];
+  try {
+    return (await loadProjectFile(tree)).resources;
+  } catch (error) {
+    context.out.warn(`the existing ${PROJECT_FILE} is not usable (${(error as Error).message}); it is replaced by one without APIs`);
+    return [];
+  }
 }
 
 /** Fills in what the flags left out: asks on a TTY, otherwise takes defaults or fails naming the flag. */

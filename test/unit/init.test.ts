@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Exec } from '../../src/cli/context.js';
 import { KopError, UsageError } from '../../src/cli/errors.js';
 import { kopPackageRoot } from '../../src/cli/paths.js';
+import { runCreateApi } from '../../src/create-api/run-create-api.js';
 import { runInit, type InitOptions } from '../../src/init/run-init.js';
 import { parseProjectFile } from '../../src/project/project-file.js';
 import { insertAtMarkers } from '../../src/scaffold/insert.js';
@@ -125,6 +126,20 @@ describe('kop init', () => {
     const context = testContext({ cwd: dir });
     await runInit({ ...BASE, force: true }, context);
     expect(context.out.lines[0]).toBe('no changes');
+  });
+
+  it('--force over a project with APIs keeps them in PROJECT and keeps their lines at the scaffold markers', async () => {
+    await runInit(BASE, testContext({ cwd: dir }));
+    await runCreateApi({ group: 'cache', version: 'v1alpha1', kind: 'Memcached', resource: true, controller: true }, testContext({ cwd: dir }));
+    await runCreateApi({ group: 'web', version: 'v1', kind: 'Site', resource: true, controller: false }, testContext({ cwd: dir }));
+    const before = { project: await read('PROJECT'), main: await read('src/main.ts'), samples: await read('config/samples/kustomization.yaml') };
+    const context = testContext({ cwd: dir });
+    await runInit({ ...BASE, force: true }, context);
+    expect(parseProjectFile(await read('PROJECT')).resources.map((r) => r.kind)).toEqual(['Memcached', 'Site']);
+    expect(await read('PROJECT')).toBe(before.project);
+    expect(await read('src/main.ts')).toBe(before.main);
+    expect(await read('config/samples/kustomization.yaml')).toBe(before.samples);
+    expect(context.out.lines).not.toContain('UPDATE PROJECT');
   });
 
   it('keeps an existing README.md (a fresh clone) and reports it as skipped', async () => {
