@@ -100,14 +100,23 @@ export async function runCreateApi(options: CreateApiOptions, context: Context):
   }
 
   if (existing && !options.force) {
+    // Name the files --force would overwrite, so the user sees what is at stake.
+    const existingNames = resourceNamesOf(existing);
+    const present = async (files: string[]) => {
+      const found = [];
+      for (const file of files) if (await tree.existsOnDisk(file)) found.push(file);
+      return found.length > 0 ? ` (${found.join(', ')})` : '';
+    };
+    const controllerFiles = [CREATE_API_PATHS.controllerFile(existingNames), CREATE_API_PATHS.controllerTestFile(existingNames)];
     if (resource && existing.api) {
+      const files = await present([CREATE_API_PATHS.typesFile(existingNames), CREATE_API_PATHS.sampleFile(existingNames), ...(controller ? controllerFiles : [])]);
       throw new KopError(
-        `${kind} ${fullGroupName}/${version} already exists in PROJECT; kop create api wrote nothing`,
+        `${kind} ${fullGroupName}/${version} already exists in PROJECT${files}; kop create api wrote nothing`,
         'pass --force to scaffold its files again (overwriting them), or pick another --version to add a version',
       );
     }
     if (controller && existing.controller) {
-      throw new KopError(`${kind} ${fullGroupName}/${version} already has a reconciler; kop create api wrote nothing`, 'pass --force to scaffold it again');
+      throw new KopError(`${kind} ${fullGroupName}/${version} already has a reconciler${await present(controllerFiles)}; kop create api wrote nothing`, 'pass --force to scaffold it again');
     }
   }
   if (controller && controllerOwner) {

@@ -108,6 +108,17 @@ describe('kop create api', () => {
     await expect(create(MEMCACHED).run).rejects.toThrow(/Memcached cache\.example\.com\/v1alpha1 already exists in PROJECT/);
     await expect(create({ ...MEMCACHED, resource: false, controller: true }).run).rejects.toThrow(/already has a reconciler/);
     expect(await snapshot(dir)).toEqual(before);
+    // The refusal names the files --force would overwrite, so the user sees what is at stake.
+    await rm(path.join(dir, 'config/samples/cache_v1alpha1_memcached.yaml'));
+    await expect(create(MEMCACHED).run).rejects.toThrow(
+      'Memcached cache.example.com/v1alpha1 already exists in PROJECT (api/cache/v1alpha1/memcached.types.ts); kop create api wrote nothing',
+    );
+    await expect(create({ ...MEMCACHED, controller: true }).run).rejects.toThrow(
+      'Memcached cache.example.com/v1alpha1 already exists in PROJECT (api/cache/v1alpha1/memcached.types.ts, src/controllers/memcached.controller.ts, test/controllers/memcached.controller.test.ts); kop create api wrote nothing',
+    );
+    await expect(create({ ...MEMCACHED, resource: false, controller: true }).run).rejects.toThrow(
+      'Memcached cache.example.com/v1alpha1 already has a reconciler (src/controllers/memcached.controller.ts, test/controllers/memcached.controller.test.ts); kop create api wrote nothing',
+    );
   });
 
   it('refuses to overwrite a types file PROJECT does not know about', async () => {
