@@ -159,7 +159,11 @@ interface FileState {
   sourceFile: TypeScript.SourceFile;
   relative: string;
   declarations: Map<string, { declaration: TypeDeclaration; node: TypeScript.Node }>;
-  imports: Map<string, { wellKnown: string } | { file: string; name: string } | { namespace: true }>;
+  imports: Map<string, { wellKnown: string } | { file: string; name: string } | { namespace: true } | { namespaceFile: string }>;
+  /** `export { A as B }` (no module): exported name -> local name. */
+  exportAliases: Map<string, string>;
+  /** `export * from './x.js'` (no names) and `export { A as B } from './x.js'` (exported name -> name in that file). */
+  reexports: { file: string; names?: Map<string, string> }[];
   packageMarkers: Marker[];
   resolved: boolean;
 }
@@ -283,7 +287,7 @@ class ModelBuilder {
     if (existing) return existing;
     const ts = this.ts;
     const node = sourceFile;
-    const state: FileState = { sourceFile, relative, declarations: new Map(), imports: new Map(), packageMarkers: [], resolved: false };
+    const state: FileState = { sourceFile, relative, declarations: new Map(), imports: new Map(), exportAliases: new Map(), reexports: [], packageMarkers: [], resolved: false };
     this.files.set(relative, state);
     const claimed = new Set<number>();
     for (const statement of node.statements) {
@@ -307,6 +311,8 @@ class ModelBuilder {
         state.declarations.set(declaration.name, { declaration, node: statement });
       } else if (ts.isImportDeclaration(statement) && ts.isStringLiteral(statement.moduleSpecifier)) {
         this.indexImport(state, statement, absolute);
+      } else if (ts.isExportDeclaration(statement)) {
+        this.indexExport(state, statement, absolute);
       }
     }
     // Comments not attached to a type declaration may carry only package markers.
@@ -327,6 +333,7 @@ class ModelBuilder {
     const relativeFile = specifier.startsWith('.') ? this.resolveRelative(absolute, specifier) : undefined;
     if (ts.isNamespaceImport(clause.namedBindings)) {
       if (wellKnown) state.imports.set(clause.namedBindings.name.text, { namespace: true });
+      else if (relativeFile) state.imports.set(clause.namedBindings.name.text, { namespaceFile: relativeFile });
       return;
     }
     for (const element of clause.namedBindings.elements) {
@@ -334,6 +341,56 @@ class ModelBuilder {
       if (wellKnown) state.imports.set(element.name.text, { wellKnown: imported });
       else if (relativeFile) state.imports.set(element.name.text, { file: relativeFile, name: imported });
     }
+  }
+
+  /** Re-exports, so a type can be imported from an index file or under an exported alias. */
+  private indexExport(state: FileState, statement: TypeScript.ExportDeclaration, absolute: string): void {
+    const ts = this.ts;
+    const specifier = statement.moduleSpecifier && ts.isStringLiteral(statement.moduleSpecifier) ? statement.moduleSpecifier.text : undefined;
+    const clause = statement.exportClause;
+    if (specifier === undefined) {
+      if (clause && ts.isNamedExports(clause)) {
+        for (const element of clause.elements) state.exportAliases.set(element.name.text, (element.propertyName ?? element.name).text);
+      }
+      return;
+    }
+    const file = specifier.startsWith('.') ? this.resolveRelative(absolute, specifier) : undefined;
+    if (!file) return;
+    if (!clause) state.reexports.push({ file });
+    else if (ts.isNamedExports(clause)) {
+      state.reexports.push({ file, names: new Map(clause.elements.map((e) => [e.name.text, (e.propertyName ?? e.name).text])) });
+    }
+  }
+
+  /** The state of a project-relative file, read and resolved on first use. */
+  private stateOf(file: string): FileState {
+    const state = this.files.get(file) ?? this.fileState(this.program.fileAt(path.join(this.program.root, file))!);
+    this.resolveFile(state);
+    return state;
+  }
+
+  /** The declaration a file exports as `name`: declared there, aliased, or re-exported from another file. */
+  private exportedDeclaration(file: string, name: string, seen = new Set<string>()): TypeDeclaration | undefined {
+    const key = `${file}#${name}`;
+    if (seen.has(key)) return undefined;
+    seen.add(key);
+    const state = this.stateOf(file);
+    const local = state.declarations.get(name);
+    if (local) return local.declaration;
+    const alias = state.exportAliases.get(name);
+    if (alias !== undefined) {
+      const aliased = state.declarations.get(alias);
+      if (aliased) return aliased.declaration;
+      const imported = state.imports.get(alias);
+      if (imported && 'file' in imported) return this.exportedDeclaration(imported.file, imported.name, seen);
+    }
+    for (const reexport of state.reexports) {
+      const original = reexport.names ? reexport.names.get(name) : name;
+      if (original === undefined) continue;
+      const found = this.exportedDeclaration(reexport.file, original, seen);
+      if (found) return found;
+    }
+    return undefined;
   }
 
   private resolveRelative(fromAbsolute: string, specifier: string): string | undefined {
@@ -615,6 +672,12 @@ class ModelBuilder {
     if (dot > 0) {
       const namespace = state.imports.get(name.slice(0, dot));
       if (namespace && 'namespace' in namespace) return { kind: 'wellKnown', name: name.slice(dot + 1), text };
+      if (namespace && 'namespaceFile' in namespace) {
+        const member = name.slice(dot + 1);
+        const declaration = member.includes('.') ? undefined : this.exportedDeclaration(namespace.namespaceFile, member);
+        if (declaration) return { kind: 'reference', name: member, target: declaration, text };
+        return { kind: 'unresolved', text, reason: `${namespace.namespaceFile} exports no interface or type "${member}"` };
+      }
       const outer = state.declarations.get(name.slice(0, dot));
       if (outer && this.ts.isEnumDeclaration(outer.node)) {
         return { kind: 'unresolved', text, reason: 'an enum member is not a type kop reads', fix: `use the member's string literal, or the whole enum ${name.slice(0, dot)}` };
@@ -630,11 +693,9 @@ class ModelBuilder {
     const imported = state.imports.get(name);
     if (imported && 'wellKnown' in imported) return { kind: 'wellKnown', name: imported.wellKnown, text };
     if (imported && 'file' in imported) {
-      const target = this.files.get(imported.file) ?? this.fileState(this.program.fileAt(path.join(this.program.root, imported.file))!);
-      this.resolveFile(target);
-      const declaration = target.declarations.get(imported.name);
-      if (declaration) return { kind: 'reference', name, target: declaration.declaration, text };
-      return { kind: 'unresolved', text, reason: `${imported.file} declares no interface or type "${imported.name}"` };
+      const declaration = this.exportedDeclaration(imported.file, imported.name);
+      if (declaration) return { kind: 'reference', name, target: declaration, text };
+      return { kind: 'unresolved', text, reason: `${imported.file} exports no interface or type "${imported.name}"` };
     }
     const declaredAs = otherDeclarationKind(this.ts, sourceFile, name);
     if (declaredAs === 'class') return { kind: 'unresolved', text, reason: `"${name}" is a class`, fix: `declare ${name} as an interface: kop reads interfaces and type aliases` };

@@ -1,0 +1,2 @@
+export * from './common.js';
+export { type Endpoint as Backend } from './common.js';
