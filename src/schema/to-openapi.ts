@@ -194,8 +194,17 @@ export class OpenApiConverter {
           : this.typeSchema(alias, ownSite);
     }
     this.stack.pop();
-    if (target.doc) schema.description = target.doc;
-    this.applyMarkers(schema, schema, target.markers, 'type', ownSite, target.aliasOf !== undefined && hasNamedItems(target.aliasOf));
+    if (target.aliasOf && isNamedType(target.aliasOf)) {
+      // `type Derived = Base`: like Go's `type Derived Base`, a $ref with Derived's doc and
+      // markers beside it, which controller-gen flattens as it flattens a field over its type.
+      const layer: JSONSchemaProps = {};
+      if (target.doc) layer.description = target.doc;
+      this.applyMarkers(layer, schema, target.markers, 'type', ownSite);
+      schema = flattenFieldLayer(schema, layer);
+    } else {
+      if (target.doc) schema.description = target.doc;
+      this.applyMarkers(schema, schema, target.markers, 'type', ownSite, target.aliasOf !== undefined && hasNamedItems(target.aliasOf));
+    }
     this.origins.set(schema, target.location);
     this.cache.set(target, schema);
     return this.copy(schema);

@@ -13,6 +13,22 @@ type Name string
 // +kubebuilder:validation:Enum=a;b
 type Mode string
 
+// ShortName narrows Name.
+// +kubebuilder:validation:MaxLength=5
+// +kubebuilder:validation:MinLength=1
+type ShortName Name
+
+// PlainName is Name under another name.
+type PlainName Name
+
+// OnlyA narrows Mode.
+// +kubebuilder:validation:Enum=a
+type OnlyA Mode
+
+// ShortNames is a list.
+// +kubebuilder:validation:MaxItems=3
+type ShortNames []ShortName
+
 // Inner is a struct.
 type Inner struct {
 	A string `json:"a,omitempty"`
@@ -79,6 +95,10 @@ type LayeredSpec struct {
 	ItemsRule []Item `json:"itemsRule,omitempty"`
 	// +kubebuilder:validation:items:Format=email
 	ItemsFormat []Name `json:"itemsFormat,omitempty"`
+	ShortName ShortName `json:"shortName,omitempty"`
+	PlainName PlainName `json:"plainName,omitempty"`
+	OnlyA OnlyA `json:"onlyA,omitempty"`
+	ShortNames ShortNames `json:"shortNames,omitempty"`
 }
 
 // Layered is a kind.

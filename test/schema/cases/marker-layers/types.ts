@@ -15,6 +15,28 @@ export type Name = string;
  */
 export type Mode = string;
 
+/**
+ * ShortName narrows Name.
+ * +kubebuilder:validation:MaxLength=5
+ * +kubebuilder:validation:MinLength=1
+ */
+export type ShortName = Name;
+
+/** PlainName is Name under another name. */
+export type PlainName = Name;
+
+/**
+ * OnlyA narrows Mode.
+ * +kubebuilder:validation:Enum=a
+ */
+export type OnlyA = Mode;
+
+/**
+ * ShortNames is a list.
+ * +kubebuilder:validation:MaxItems=3
+ */
+export type ShortNames = ShortName[];
+
 /** Inner is a struct. */
 export interface Inner {
   a?: string;
@@ -90,6 +112,10 @@ export interface LayeredSpec extends Base {
   itemsRule?: Item[];
   /** +kubebuilder:validation:items:Format=email */
   itemsFormat?: Name[];
+  shortName?: ShortName;
+  plainName?: PlainName;
+  onlyA?: OnlyA;
+  shortNames?: ShortNames;
 }
 
 /**
