@@ -117,6 +117,14 @@ function buildVersion(version: ApiKindVersion, converter: OpenApiConverter, opti
     if (!types.includes(column.type)) {
       throw new MarkerPlacementError(m.location, `${declaration.name} (+kubebuilder:printcolumn)`, `type "${column.type}" is not a printer column type`, `use one of ${types.join(', ')}`);
     }
+    // The apiserver refuses these two; say so with the marker's line instead of at kubectl apply.
+    if (!column.jsonPath.startsWith('.')) {
+      throw new MarkerPlacementError(m.location, `${declaration.name} (+kubebuilder:printcolumn)`, `JSONPath "${column.jsonPath}" does not start with "."`, `write a simple JSON path such as JSONPath=.${column.jsonPath.replace(/^\$?\.?/, '')}`);
+    }
+    const formats = ['int32', 'int64', 'float', 'double', 'byte', 'date', 'date-time', 'password'];
+    if (m.args.format !== undefined && !formats.includes(String(m.args.format))) {
+      throw new MarkerPlacementError(m.location, `${declaration.name} (+kubebuilder:printcolumn)`, `format "${String(m.args.format)}" is not a printer column format`, `use one of ${formats.join(', ')}, or leave format out`);
+    }
     if (m.args.description !== undefined) column.description = String(m.args.description);
     if (m.args.format !== undefined) column.format = String(m.args.format);
     if (m.args.priority !== undefined) column.priority = Number(m.args.priority);
