@@ -110,7 +110,23 @@ export class LeaderElector {
       } catch {
         return 'stopped';
       }
-      const renewed = await this.tryAcquireOrRenew(signal);
+      // Like client-go, a renewal may not outlast the renew deadline: a request that hangs or is
+      // retried by the client is cut off there, so the leader steps down before the lease can
+      // expire for the others, whatever the network does.
+      const remaining = this.lastRenew + this.renewDeadlineMs - this.clock.now();
+      let renewed = false;
+      if (remaining > 0) {
+        const attempt = new AbortController();
+        const onStop = (): void => attempt.abort(signal.reason);
+        signal.addEventListener('abort', onStop, { once: true });
+        const cancelDeadline = this.clock.setTimer(() => attempt.abort(new Error('renew deadline passed')), remaining);
+        try {
+          renewed = await this.tryAcquireOrRenew(attempt.signal, remaining);
+        } finally {
+          cancelDeadline();
+          signal.removeEventListener('abort', onStop);
+        }
+      }
       if (signal.aborted) return 'stopped';
       if (renewed) {
         this.lastRenew = this.clock.now();
@@ -141,9 +157,9 @@ export class LeaderElector {
   }
 
   /** One attempt: create the lease, renew ours, or take one that is free or expired. */
-  private async tryAcquireOrRenew(signal: AbortSignal): Promise<boolean> {
+  private async tryAcquireOrRenew(signal: AbortSignal, maxTimeoutMs = Infinity): Promise<boolean> {
     const now = this.clock.now();
-    const call = { signal, timeoutMs: Math.max(1000, Math.min(this.renewDeadlineMs, this.retryPeriodMs * 2)) };
+    const call = { signal, timeoutMs: Math.max(1, Math.min(maxTimeoutMs, Math.max(1000, Math.min(this.renewDeadlineMs, this.retryPeriodMs * 2)))) };
     const durationSeconds = Math.max(1, Math.ceil(this.leaseDurationMs / 1000));
     let lease: LeaseObject;
     try {

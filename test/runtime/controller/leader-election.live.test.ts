@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ControlPlane } from '../../../src/testing/index.js';
-import type { RestClient } from '../../../src/runtime/index.js';
-import { LeaderElectionLostError, Manager, ResourceClient, coreResourceTypes, silentLogger } from '../../../src/runtime/index.js';
+import type { Logger, RestClient } from '../../../src/runtime/index.js';
+import { LeaderElectionLostError, Manager, ResourceClient, coreResourceTypes } from '../../../src/runtime/index.js';
 import type { LeaseObject } from '../../../src/runtime/index.js';
 import type { Widget } from './helpers.js';
 import { TcpProxy, delay, freshNamespace, restFor, useTestControlPlane, waitFor, widgetResource } from './helpers.js';
@@ -12,8 +12,18 @@ useTestControlPlane((started) => ({ plane, admin } = started));
 
 const LEASE = { leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 300 };
 
-/** A candidate manager; records the reconciles it runs with timestamps. */
+/** A candidate manager; records the reconciles it runs and its log messages with timestamps. */
 function candidate(ns: string, identity: string, rest: RestClient = restFor(plane)) {
+  // The elector's log lines mark the moments it acquires and loses the lease, more precisely
+  // than polling the manager (start() rejects only after the shutdown that follows the loss).
+  const logged: Array<{ at: number; message: string }> = [];
+  const recording: Logger = {
+    debug: () => undefined,
+    info: (message) => void logged.push({ at: Date.now(), message }),
+    warn: () => undefined,
+    error: (message) => void logged.push({ at: Date.now(), message }),
+    child: () => recording,
+  };
   const manager = new Manager({
     rest,
     namespace: ns,
@@ -23,7 +33,7 @@ function candidate(ns: string, identity: string, rest: RestClient = restFor(plan
     leaderElectionId: 'widgets-leader',
     leaderElectionNamespace: ns,
     leaderElectionIdentity: identity,
-    logger: silentLogger,
+    logger: recording,
     ...LEASE,
   });
   const reconciles: number[] = [];
@@ -36,7 +46,8 @@ function candidate(ns: string, identity: string, rest: RestClient = restFor(plan
   const done = manager.start();
   let failure: unknown;
   done.catch((err: unknown) => (failure = err));
-  return { manager, reconciles, done, failure: () => failure };
+  const loggedAt = (fragment: string): number | undefined => logged.find((l) => l.message.includes(fragment))?.at;
+  return { manager, reconciles, done, failure: () => failure, loggedAt };
 }
 
 async function holder(ns: string): Promise<string | undefined> {
@@ -83,11 +94,11 @@ describe('leader election through a Lease', () => {
     proxy.cut();
     const cutAt = Date.now();
     await waitFor(() => a.failure(), 10_000, 'a gives up');
-    const aLostAt = Date.now();
     expect(a.failure()).toBeInstanceOf(LeaderElectionLostError);
     expect(a.manager.isLeader).toBe(false);
     await waitFor(() => b.manager.isLeader, 10_000, 'b leads');
-    const bLeadsAt = Date.now();
+    const aLostAt = a.loggedAt('lost the leader lease')!;
+    const bLeadsAt = b.loggedAt('acquired the leader lease')!;
     // A steps down (renew deadline) before B can take the lease (lease duration): never two leaders.
     expect(aLostAt).toBeLessThan(bLeadsAt);
     expect(bLeadsAt - cutAt).toBeGreaterThanOrEqual(LEASE.leaseDurationMs - 500);
