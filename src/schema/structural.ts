@@ -65,6 +65,9 @@ function visit(node: JSONSchemaProps, path: string, visitor: Visitor): void {
 }
 
 /** Every structural rule kop checks; returns the violations (empty when the schema is structural). */
+/** The types the apiserver accepts in a CRD schema. */
+const SCHEMA_TYPES = ['array', 'boolean', 'integer', 'number', 'object', 'string'];
+
 export function checkStructural(root: JSONSchemaProps, origins: SchemaOrigins, fallback: SourceLocation): StructuralViolation[] {
   const violations: StructuralViolation[] = [];
   // `junctor` is true below allOf/anyOf/oneOf/not, where the apiserver allows value validations only.
@@ -79,6 +82,9 @@ export function checkStructural(root: JSONSchemaProps, origins: SchemaOrigins, f
     if (!junctor && !node.type && !intOrString && !preserve) {
       report('has no type; give the field a concrete type, or use JSON/RawExtension from kop/api for free-form data');
     }
+    // What the apiserver answers "Unsupported value" and "items: Required value" to (a +kubebuilder:validation:Type marker can write either).
+    if (node.type !== undefined && !SCHEMA_TYPES.includes(node.type)) report(`type "${node.type}" is not a schema type; use one of ${SCHEMA_TYPES.join(', ')}`);
+    if (!junctor && node.type === 'array' && !node.items) report('type array needs items; give the field an array type (T[]) instead of +kubebuilder:validation:Type=array');
     if (junctor) checkValueValidationOnly(node, typeAllowed, report);
     if (intOrString && preserve) report('x-kubernetes-preserve-unknown-fields cannot be combined with x-kubernetes-int-or-string; drop one of the two markers');
     if (intOrString && node.type) report(`type "${node.type}" cannot be combined with x-kubernetes-int-or-string; use IntOrString from kop/api`);
