@@ -35,6 +35,11 @@ beforeAll(async () => {
           res.writeHead(500, { 'content-type': 'application/json', 'retry-after': '0' });
           res.end(JSON.stringify({ kind: 'Status', status: 'Failure', code: 500, reason: 'ServerTimeout', message: 'still processing', details: { retryAfterSeconds: 0 } }));
         } else ok();
+      } else if (path === '/reset-always') {
+        req.socket.destroy();
+      } else if (path === '/unavailable-long') {
+        res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '5' });
+        res.end(JSON.stringify({ kind: 'Status', status: 'Failure', code: 503, reason: 'ServiceUnavailable', message: 'try much later' }));
       } else if (path === '/internal-error') {
         res.writeHead(500, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ kind: 'Status', status: 'Failure', code: 500, reason: 'InternalError', message: 'boom' }));
@@ -67,6 +72,19 @@ describe('RestClient retries like client-go', () => {
     const err = await c.get('/internal-error').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect(hits.get('/internal-error')).toBe(1);
+    c.close();
+  });
+
+  it("keeps a call within its timeout: no retry wait that would end past it", async () => {
+    const c = client();
+    let started = performance.now();
+    await expect(c.get('/reset-always', undefined, { timeoutMs: 400 })).rejects.toBeInstanceOf(TransportError);
+    expect(performance.now() - started).toBeLessThan(900);
+    expect(hits.get('/reset-always')).toBe(1);
+    started = performance.now();
+    await expect(c.get('/unavailable-long', undefined, { timeoutMs: 2000 })).rejects.toMatchObject({ code: 503 });
+    expect(performance.now() - started).toBeLessThan(1500);
+    expect(hits.get('/unavailable-long')).toBe(1);
     c.close();
   });
 });

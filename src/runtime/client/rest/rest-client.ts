@@ -21,7 +21,7 @@ export interface RestClientOptions extends TransportOptions {
   qps?: number;
   /** Requests allowed at once above the sustained rate. Default 100. */
   burst?: number;
-  /** Default per-request timeout in milliseconds (not applied to watches). Default 60000; 0 for none. */
+  /** Default timeout of a call in milliseconds, its retries and their waits included (not applied to watches). Default 60000; 0 for none. */
   timeoutMs?: number;
   /**
    * User-Agent header. Its part before the first '/' is the field manager of writes that name
@@ -45,7 +45,7 @@ export interface RestClientOptions extends TransportOptions {
 export interface CallOptions {
   /** Aborts the request (and rejects with the signal's reason). */
   signal?: AbortSignal;
-  /** Overrides the client's default timeout for this call; 0 for none. */
+  /** Overrides the client's default timeout for this call (retries included); 0 for none. */
   timeoutMs?: number;
 }
 
@@ -122,11 +122,16 @@ export class RestClient {
   /** Sends a request and returns the response body as text (logs, non-JSON endpoints). */
   async requestText(req: RestRequest): Promise<string> {
     let refreshed = false;
+    // The timeout bounds the whole call, retries and their waits included, as client-go's does.
+    const timeoutMs = req.timeoutMs ?? this.timeoutMs;
+    const deadline = timeoutMs > 0 ? performance.now() + timeoutMs : Infinity;
     for (let attempt = 0; ; attempt++) {
+      const remainingMs = deadline - performance.now();
       try {
-        return await this.once(req);
+        return await this.once(deadline === Infinity ? req : { ...req, timeoutMs: Math.max(1, Math.ceil(remainingMs)) });
       } catch (err) {
-        const waitSeconds = attempt < this.maxThrottleRetries ? retryWaitSeconds(err, req) : undefined;
+        let waitSeconds = attempt < this.maxThrottleRetries ? retryWaitSeconds(err, req) : undefined;
+        if (waitSeconds !== undefined && performance.now() + waitSeconds * 1000 >= deadline) waitSeconds = undefined;
         if (waitSeconds !== undefined) {
           await sleep(waitSeconds * 1000, req.signal);
           continue;
