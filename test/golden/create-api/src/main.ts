@@ -59,4 +59,7 @@ async function main(argv: readonly string[]): Promise<number> {
   return 0;
 }
 
-process.exitCode = await main(process.argv.slice(2));
+// Exit as soon as the manager has stopped, as controller-runtime's main does: after a lost
+// leader Lease nothing still running (a reconcile ignoring its signal, a stray timer) may go on
+// writing while another replica leads.
+process.exit(await main(process.argv.slice(2)));
