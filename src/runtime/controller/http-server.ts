@@ -19,10 +19,12 @@ export function parseBindAddress(address: string): { host: string | undefined; p
 export class ProbeServer {
   private readonly server: http.Server;
 
+  /** `routes` maps exact paths, or `/path/*` for everything below `/path`, to handlers. */
   constructor(private readonly routes: Record<string, RouteHandler>) {
     this.server = http.createServer((req, res) => {
       const url = new URL(req.url ?? '/', 'http://localhost');
-      const route = this.routes[url.pathname];
+      // `/path/*` answers every path below /path (a check by name: /healthz/<name>).
+      const route = this.routes[url.pathname] ?? this.routes[`/${url.pathname.split('/')[1]}/*`];
       if (!route || (req.method !== 'GET' && req.method !== 'HEAD')) {
         res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
         return;

@@ -12,8 +12,9 @@ import type { Logger } from './logger.js';
 import { createLogger } from './logger.js';
 import { ManagerMetrics } from './metrics.js';
 
-/** A named check behind /healthz or /readyz: resolve to pass, throw (or return false) to fail. */
-export type HealthCheck = () => boolean | void | Promise<boolean | void>;
+import { answerHealthChecks, type HealthCheck } from './health-checks.js';
+
+export type { HealthCheck } from './health-checks.js';
 
 /** Options of {@link Manager}. */
 export interface ManagerOptions {
@@ -322,8 +323,10 @@ export class Manager {
     const metrics = parseBindAddress(this.options.metricsBindAddress ?? ':8080');
     if (probes) {
       const server = new ProbeServer({
-        '/healthz': (url) => runChecks(this.healthChecks, url),
-        '/readyz': (url) => runChecks(this.readyChecks, url),
+        '/healthz': (url) => answerHealthChecks(this.healthChecks, '/healthz', url),
+        '/healthz/*': (url) => answerHealthChecks(this.healthChecks, '/healthz', url),
+        '/readyz': (url) => answerHealthChecks(this.readyChecks, '/readyz', url),
+        '/readyz/*': (url) => answerHealthChecks(this.readyChecks, '/readyz', url),
       });
       this.servers.push(server);
       this.healthProbeAddress = await server.listen(probes);
@@ -342,22 +345,4 @@ export class Manager {
 
 function portOf(address: string): number {
   return Number(address.slice(address.lastIndexOf(':') + 1));
-}
-
-/** Runs checks the way the apiserver's /healthz does: `ok`, or a `[+]`/`[-]` line per check. */
-async function runChecks(checks: Map<string, HealthCheck>, url: URL): Promise<{ status: number; body: string }> {
-  const lines: string[] = [];
-  let failed = false;
-  for (const [name, check] of checks) {
-    try {
-      if ((await check()) === false) throw new Error('check returned false');
-      lines.push(`[+]${name} ok`);
-    } catch (err) {
-      failed = true;
-      lines.push(`[-]${name} failed: ${err instanceof Error ? err.message : String(err)}`);
-    }
-  }
-  const verbose = url.searchParams.has('verbose');
-  if (!failed) return { status: 200, body: verbose ? `${lines.join('\n')}\ncheck passed\n` : 'ok' };
-  return { status: 500, body: `${lines.join('\n')}\ncheck failed\n` };
 }

@@ -283,6 +283,13 @@ describe('controllers against a real apiserver', () => {
     expect(res.status).toBe(500);
     expect(await res.text()).toContain('[-]informers-synced failed: caches not synced: Widget.test.kop.dev');
     expect((await fetch(`http://${manager.healthProbeAddress}/healthz`)).status).toBe(200);
+    // One check by name, and the rest with one left out, as kubelet probes and humans ask.
+    const single = await fetch(`http://${manager.healthProbeAddress}/readyz/informers-synced`);
+    expect(single.status).toBe(500);
+    expect(await single.text()).toBe('internal server error: caches not synced: Widget.test.kop.dev\n');
+    expect((await fetch(`http://${manager.healthProbeAddress}/readyz?exclude=informers-synced`)).status).toBe(200);
+    expect((await fetch(`http://${manager.healthProbeAddress}/healthz/ping`)).status).toBe(200);
+    expect((await fetch(`http://${manager.healthProbeAddress}/healthz/nope`)).status).toBe(404);
     await manager.stop();
   });
 });
