@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -404,6 +404,20 @@ describe('impersonation headers', () => {
       'impersonate-extra-%D0%BA%D0%BB%D1%8E%D1%87': ['v'],
     });
     transport.close();
+  });
+
+  it('lets a token or basic auth given in the kubeconfig win over an exec plugin, which then never runs (as in client-go)', async () => {
+    const runs = tempFile('runs');
+    for (const [user, expected] of [
+      [{ token: 'inline', exec: plugin({ RUNS_FILE: runs }) }, 'Bearer inline'],
+      [{ username: 'ann', password: 'pw', exec: plugin({ RUNS_FILE: runs }) }, `Basic ${Buffer.from('ann:pw').toString('base64')}`],
+    ] as const) {
+      const transport = new Transport(clientConfigFromString(kubeconfigText(user)));
+      expect(transport.hasDynamicCredentials).toBe(false);
+      expect(await transport.authHeaders()).toEqual({ authorization: expected });
+      transport.close();
+    }
+    expect(existsSync(runs)).toBe(false);
   });
 
   it('keeps impersonation headers next to an exec plugin token', async () => {

@@ -77,7 +77,10 @@ export class Transport {
       this.staticHeaders.authorization = `Basic ${Buffer.from(`${user.username}:${user.password ?? ''}`).toString('base64')}`;
     }
     if (user) Object.assign(this.staticHeaders, impersonationHeaders(user));
-    this.pluginUser = user && (user.exec || user.authProvider) ? credentialsOnly(user) : undefined;
+    // As in client-go, credentials written in the kubeconfig (token, basic auth) win: a plugin
+    // or auth provider is then never run.
+    const inline = this.staticHeaders.authorization !== undefined;
+    this.pluginUser = user && !inline && (user.exec || user.authProvider) ? credentialsOnly(user) : undefined;
     this.pluginAuthKind = pluginAuthKind(this.pluginUser);
     if (this.pluginUser && this.pluginAuthKind === 'exec') {
       this.execProvider = new ExecCredentialProvider({ user: this.pluginUser.name, exec: execConfigOf(this.pluginUser), cluster });
