@@ -1,3 +1,4 @@
+import { writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -175,4 +176,23 @@ export class TcpProxy {
     client.on('error', drop).on('close', drop);
     upstream.on('error', drop).on('close', drop);
   }
+}
+
+/**
+ * Writes a kubeconfig that reaches `plane` with a bearer `token` (a service account's, from
+ * `kubectl create token`) and whose context namespace is `namespace`: what a pod's in-cluster
+ * config amounts to, so a manager run with it keeps its leader-election Lease there.
+ */
+export async function writeTokenKubeconfig(file: string, plane: ControlPlane, token: string, namespace: string): Promise<void> {
+  await writeFile(
+    file,
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{ name: 'envtest', cluster: { server: plane.server, 'certificate-authority-data': Buffer.from(plane.caData!).toString('base64') } }],
+      users: [{ name: 'manager', user: { token } }],
+      contexts: [{ name: 'manager', context: { cluster: 'envtest', user: 'manager', namespace } }],
+      'current-context': 'manager',
+    }),
+  );
 }

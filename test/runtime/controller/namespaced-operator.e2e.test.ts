@@ -1,11 +1,11 @@
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import * as path from 'node:path';
 import { execa, type ResultPromise } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ControlPlane } from '../../../src/testing/index.js';
 import { findControlPlaneBinaries, startControlPlane } from '../../../src/testing/index.js';
 import { initLinkedProject, KOP_BIN } from '../../helpers/cli-project.js';
-import { waitFor } from './helpers.js';
+import { waitFor, writeTokenKubeconfig } from './helpers.js';
 
 /**
  * `kop init --namespaced`, as a new user would, deployed with `kubectl apply -k config/default`:
@@ -64,17 +64,7 @@ describe('a namespaced operator, deployed with its own RBAC', () => {
     const token = await kubectl(['create', 'token', SERVICE_ACCOUNT, '-n', NAMESPACE]);
     expect(token.exitCode, token.stderr).toBe(0);
     const kubeconfigPath = path.join(parent, 'service-account.kubeconfig');
-    await writeFile(
-      kubeconfigPath,
-      JSON.stringify({
-        apiVersion: 'v1',
-        kind: 'Config',
-        clusters: [{ name: 'envtest', cluster: { server: plane.server, 'certificate-authority-data': Buffer.from(plane.caData!).toString('base64') } }],
-        users: [{ name: 'manager', user: { token: token.stdout.trim() } }],
-        contexts: [{ name: 'manager', context: { cluster: 'envtest', user: 'manager', namespace: NAMESPACE } }],
-        'current-context': 'manager',
-      }),
-    );
+    await writeTokenKubeconfig(kubeconfigPath, plane, token.stdout.trim(), NAMESPACE);
     // What the Deployment gives the pod: WATCH_NAMESPACE from its own namespace.
     manager = execa(
       'node',

@@ -1,11 +1,11 @@
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import * as path from 'node:path';
 import { execa, type ResultPromise } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ControlPlane } from '../../../src/testing/index.js';
 import { findControlPlaneBinaries, startControlPlane } from '../../../src/testing/index.js';
 import { initLinkedProject, KOP_BIN } from '../../helpers/cli-project.js';
-import { waitFor } from './helpers.js';
+import { waitFor, writeTokenKubeconfig } from './helpers.js';
 
 /**
  * As a new user would: `kop init`, `kop create api` for RedisCluster, `kop generate`, build, then
@@ -138,18 +138,7 @@ describe('a scaffolded operator, end to end', () => {
     const token = await kubectl(['create', 'token', serviceAccount, '-n', namespace]);
     expect(token.exitCode, token.stderr).toBe(0);
     const kubeconfigPath = path.join(parent, 'service-account.kubeconfig');
-    await writeFile(
-      kubeconfigPath,
-      JSON.stringify({
-        apiVersion: 'v1',
-        kind: 'Config',
-        clusters: [{ name: 'envtest', cluster: { server: plane!.server, 'certificate-authority-data': Buffer.from(plane!.caData!).toString('base64') } }],
-        users: [{ name: 'manager', user: { token: token.stdout.trim() } }],
-        // The context's namespace is where the manager keeps its leader-election lease, as in a pod.
-        contexts: [{ name: 'manager', context: { cluster: 'envtest', user: 'manager', namespace } }],
-        'current-context': 'manager',
-      }),
-    );
+    await writeTokenKubeconfig(kubeconfigPath, plane!, token.stdout.trim(), namespace);
     const output = startManager(['--kubeconfig', kubeconfigPath, '--leader-elect']);
 
     const applied = await kubectl(['apply', '-k', 'config/samples']);
