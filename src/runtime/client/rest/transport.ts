@@ -56,7 +56,8 @@ export class Transport {
   private readonly tokenFile: string | undefined;
   private readonly tls: https.AgentOptions;
   private readonly agentOptions: TransportOptions;
-  private execCert: string | undefined;
+  /** The client certificate a plugin or auth provider handed out, which the pool uses. */
+  private pluginCert: string | undefined;
   private cachedDynamic: { headers: AuthHeaders; until: number } | undefined;
   private readonly dynamicRefreshMs: number;
 
@@ -120,17 +121,8 @@ export class Transport {
     }
     const opts: https.RequestOptions & { headers: Record<string, string> } = { headers: {} };
     await (await this.pluginAuthenticator())(opts);
-    if (opts.cert && opts.key) {
-      // An auth provider handed out a client certificate: rebuild the pool when it rotates.
-      const cert = String(opts.cert);
-      if (cert !== this.execCert) {
-        this.execCert = cert;
-        const old = this.agent;
-        this.agent = this.makeAgent({ cert: opts.cert, key: opts.key });
-        // In-flight requests and watches finish on the old pool; only its idle connections go now.
-        closeIdle(old);
-      }
-    }
+    // An auth provider may hand out a client certificate.
+    if (opts.cert && opts.key) this.useClientCertificate(String(opts.cert), opts.key);
     const headers: AuthHeaders = { ...this.staticHeaders };
     // Trimmed: FileAuth passes a token file's trailing newline on, which no header may carry.
     for (const [k, v] of Object.entries(opts.headers)) headers[k.toLowerCase()] = String(v).trim();
@@ -144,25 +136,33 @@ export class Transport {
     const last = this.execHeaders;
     if (last && last.credential === credential) return last.headers;
     const { clientCertificateData: cert, clientKeyData: key, token } = credential;
-    if (cert && key && cert !== this.execCert) {
-      let agent: http.Agent;
+    if (cert && key) {
       try {
-        agent = this.makeAgent({ cert, key });
+        this.useClientCertificate(cert, key);
       } catch (cause) {
         // Run the plugin again next time rather than failing on the same output forever.
         provider.invalidate();
         throw new ExecPluginError(`exec plugin of user "${this.pluginUser?.name ?? ''}" printed a client certificate and key that cannot be used: ${(cause as Error).message}`, { cause });
       }
-      this.execCert = cert;
-      const old = this.agent;
-      this.agent = agent;
-      // In-flight requests and watches finish on the old pool; only its idle connections go now.
-      closeIdle(old);
     }
     const headers: AuthHeaders = { ...this.staticHeaders };
     if (token) headers.authorization = `Bearer ${token}`;
     this.execHeaders = { credential, headers };
     return headers;
+  }
+
+  /**
+   * Switches the connection pool to a client certificate handed out by a plugin, when it differs
+   * from the one in use. Throws, keeping the old pool, when the certificate or key is unusable.
+   */
+  private useClientCertificate(cert: string, key: https.AgentOptions['key']): void {
+    if (cert === this.pluginCert) return;
+    const agent = this.makeAgent({ cert, key });
+    this.pluginCert = cert;
+    const old = this.agent;
+    this.agent = agent;
+    // In-flight requests and watches finish on the old pool; only its idle connections go now.
+    closeIdle(old);
   }
 
   /** client-node's authenticator for an auth-provider user, imported on first use. */
