@@ -1,4 +1,4 @@
-import type { KubernetesObject, ResourceType } from '../client/index.js';
+import type { KubernetesObject, ResourceType, RestClientOptions } from '../client/index.js';
 import { ResourceClient, RestClient, apiVersionOf } from '../client/index.js';
 import type { Controller } from './controller.js';
 import { ControllerBuilder } from './builder.js';
@@ -22,6 +22,11 @@ export interface ManagerOptions {
   rest?: RestClient;
   /** Kubeconfig path (the `--kubeconfig` flag). */
   kubeconfig?: string;
+  /**
+   * Options of the REST client loaded from `kubeconfig` (ignored when `rest` is given), such as
+   * a client-side limit (`--kube-api-qps`, `--kube-api-burst`); by default there is none.
+   */
+  clientOptions?: RestClientOptions;
   /** Cache only this namespace; default all namespaces. */
   namespace?: string;
   /** Where /metrics is served (`--metrics-bind-address`); default ':8080'; '0' disables. */
@@ -116,7 +121,7 @@ export class Manager {
    * serve its probes with no cluster configured.
    */
   get rest(): RestClient {
-    this.restClient ??= RestClient.load({ kubeconfig: this.options.kubeconfig });
+    this.restClient ??= RestClient.load({ kubeconfig: this.options.kubeconfig }, this.options.clientOptions);
     return this.restClient;
   }
 

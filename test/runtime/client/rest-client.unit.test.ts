@@ -130,6 +130,29 @@ describe('RestClient against an in-memory server', () => {
     c.close();
   });
 
+  it('has no client-side rate limit unless one is asked for, as controller-runtime', () => {
+    const config = loadClientConfig({ server: base, env: {} });
+    expect(new RestClient(config).rateLimit).toBeUndefined();
+    expect(new RestClient(config, { qps: 0 }).rateLimit).toBeUndefined();
+    expect(new RestClient(config, { qps: -1 }).rateLimit).toBeUndefined();
+    expect(new RestClient(config, { qps: Infinity }).rateLimit).toBeUndefined();
+    expect(new RestClient(config, { qps: 20 }).rateLimit).toEqual({ qps: 20, burst: 40 });
+    expect(new RestClient(config, { qps: 0.5 }).rateLimit).toEqual({ qps: 0.5, burst: 1 });
+    expect(new RestClient(config, { qps: 5, burst: 7 }).rateLimit).toEqual({ qps: 5, burst: 7 });
+  });
+
+  it('sends a request at once when the limiter has a token', async () => {
+    let now = 0;
+    const bucket = new TokenBucket(1, 2, () => now);
+    let settled = 0;
+    void bucket.take().then(() => settled++);
+    void bucket.take().then(() => settled++);
+    // Only microtasks run here: no timer may stand between a free token and the request.
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(settled).toBe(2);
+  });
+
   it('limits its own request rate to qps after a burst', async () => {
     const c = client({ qps: 20, burst: 2 });
     const start = performance.now();

@@ -17,9 +17,13 @@ export type Query = Record<string, QueryValue>;
 
 /** Settings shared by every request of a RestClient. */
 export interface RestClientOptions extends TransportOptions {
-  /** Sustained requests per second allowed by the client-side limiter. Default 50; Infinity turns it off. */
+  /**
+   * Sustained requests per second allowed by a client-side limiter. Default: no client-side
+   * limit, as in controller-runtime, which leaves fairness to the apiserver's API Priority and
+   * Fairness; 0, a negative number or Infinity also means no limit.
+   */
   qps?: number;
-  /** Requests allowed at once above the sustained rate. Default 100. */
+  /** Requests allowed at once above `qps` when a limiter is on. Default twice `qps`, at least 1. */
   burst?: number;
   /** Default timeout of a call in milliseconds, its retries and their waits included (not applied to watches). Default 60000; 0 for none. */
   timeoutMs?: number;
@@ -80,6 +84,8 @@ export class RestClient {
   readonly config: ClientConfig;
   private readonly transport: Transport;
   private readonly limiter: TokenBucket | undefined;
+  /** The client-side limit in force, or undefined when there is none (the default). */
+  readonly rateLimit: { readonly qps: number; readonly burst: number } | undefined;
   private readonly timeoutMs: number;
   private readonly userAgent: string;
   private readonly maxThrottleRetries: number;
@@ -90,8 +96,9 @@ export class RestClient {
   constructor(config: ClientConfig, options: RestClientOptions = {}) {
     this.config = config;
     this.transport = new Transport(config, options);
-    const qps = options.qps ?? 50;
-    this.limiter = Number.isFinite(qps) && qps > 0 ? new TokenBucket(qps, options.burst ?? 100) : undefined;
+    const qps = options.qps ?? 0;
+    this.limiter = Number.isFinite(qps) && qps > 0 ? new TokenBucket(qps, options.burst ?? Math.max(1, Math.ceil(qps * 2))) : undefined;
+    this.rateLimit = this.limiter && { qps: this.limiter.qps, burst: this.limiter.burst };
     this.timeoutMs = options.timeoutMs ?? 60_000;
     // The apiserver names writes without a fieldManager after the part before the first '/'.
     this.userAgent = options.userAgent ?? `kop-runtime/unknown (${process.platform}/${process.arch}) node/${process.versions.node}`;

@@ -14,6 +14,10 @@ export interface ManagerFlags {
   leaderElect: boolean;
   /** Path of the kubeconfig; empty means $KUBECONFIG, then in-cluster, then ~/.kube/config. */
   kubeconfig: string;
+  /** Client-side limit of requests per second to the apiserver; 0 (the default) sets none and leaves fairness to the apiserver. */
+  kubeApiQps: number;
+  /** Requests allowed at once above kubeApiQps; 0 means twice kubeApiQps. */
+  kubeApiBurst: number;
   /** Print usage and exit. */
   help: boolean;
 }
@@ -31,6 +35,8 @@ Flags:
   --health-probe-bind-address <addr>  address of /healthz and /readyz, "0" to disable (default ":8081")
   --leader-elect                      elect a leader so only one replica reconciles (default false)
   --kubeconfig <path>                 kubeconfig to use (default: $KUBECONFIG, in-cluster, ~/.kube/config)
+  --kube-api-qps <n>                  client-side limit of requests per second to the apiserver, 0 for none (default 0)
+  --kube-api-burst <n>                requests allowed at once above --kube-api-qps (default twice --kube-api-qps)
   -h, --help                          print this help
 `;
 
@@ -45,6 +51,8 @@ export function parseManagerFlags(argv: readonly string[]): ManagerFlags {
       'health-probe-bind-address': { type: 'string', default: ':8081' },
       'leader-elect': { type: 'boolean', default: false },
       kubeconfig: { type: 'string', default: '' },
+      'kube-api-qps': { type: 'string', default: '0' },
+      'kube-api-burst': { type: 'string', default: '0' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -53,11 +61,21 @@ export function parseManagerFlags(argv: readonly string[]): ManagerFlags {
     healthProbeBindAddress: values['health-probe-bind-address'],
     leaderElect: values['leader-elect'],
     kubeconfig: values.kubeconfig,
+    kubeApiQps: parseNonNegative('--kube-api-qps', values['kube-api-qps']),
+    kubeApiBurst: parseNonNegative('--kube-api-burst', values['kube-api-burst']),
     help: values.help,
   };
   parseBindAddress(flags.metricsBindAddress);
   parseBindAddress(flags.healthProbeBindAddress);
   return flags;
+}
+
+function parseNonNegative(flag: string, value: string): number {
+  const number = Number(value);
+  if (value.trim() === '' || !Number.isFinite(number) || number < 0) {
+    throw new Error(`invalid ${flag} ${JSON.stringify(value)}: use a number of 0 or more`);
+  }
+  return number;
 }
 
 /** Parses `host:port`, `:port` or `[ipv6]:port`; "0" (disabled) gives undefined. */

@@ -30,6 +30,7 @@ async function main(argv: readonly string[]): Promise<number> {
 
   const manager = new Manager({
     kubeconfig: flags.kubeconfig || undefined,
+    clientOptions: { qps: flags.kubeApiQps, burst: flags.kubeApiBurst || undefined },
     metricsBindAddress: flags.metricsBindAddress,
     healthProbeBindAddress: flags.healthProbeBindAddress,
     leaderElection: flags.leaderElect,

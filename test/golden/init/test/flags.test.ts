@@ -10,12 +10,12 @@ describe('parseManagerFlags', () => {
     {
       name: 'defaults',
       given: [],
-      want: { metricsBindAddress: ':8080', healthProbeBindAddress: ':8081', leaderElect: false, kubeconfig: '', help: false },
+      want: { metricsBindAddress: ':8080', healthProbeBindAddress: ':8081', leaderElect: false, kubeconfig: '', kubeApiQps: 0, kubeApiBurst: 0, help: false },
     },
     {
       name: 'every flag',
-      given: ['--metrics-bind-address', '0', '--health-probe-bind-address=127.0.0.1:9440', '--leader-elect', '--kubeconfig', '/tmp/kc'],
-      want: { metricsBindAddress: '0', healthProbeBindAddress: '127.0.0.1:9440', leaderElect: true, kubeconfig: '/tmp/kc', help: false },
+      given: ['--metrics-bind-address', '0', '--health-probe-bind-address=127.0.0.1:9440', '--leader-elect', '--kubeconfig', '/tmp/kc', '--kube-api-qps', '20', '--kube-api-burst=30'],
+      want: { metricsBindAddress: '0', healthProbeBindAddress: '127.0.0.1:9440', leaderElect: true, kubeconfig: '/tmp/kc', kubeApiQps: 20, kubeApiBurst: 30, help: false },
     },
   ];
   for (const { name, given, want } of cases) {
@@ -25,6 +25,8 @@ describe('parseManagerFlags', () => {
   it('rejects unknown flags and bad addresses', () => {
     expect(() => parseManagerFlags(['--leader-elec'])).toThrow(/leader-elec/);
     expect(() => parseManagerFlags(['--metrics-bind-address', 'nonsense'])).toThrow(/invalid bind address/);
+    expect(() => parseManagerFlags(['--kube-api-qps', 'fast'])).toThrow(/invalid --kube-api-qps/);
+    expect(() => parseManagerFlags(['--kube-api-burst=-1'])).toThrow(/invalid --kube-api-burst/);
   });
 });
 
