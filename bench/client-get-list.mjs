@@ -5,7 +5,7 @@
 // and list-1000 latency (p50). Aim: kop no slower than client-node.
 // Needs `npm run build` and the binaries (`node bin/kop.js setup-envtest`).
 import * as k8s from '@kubernetes/client-node';
-import { RestClient, configMaps, loadClientConfig, namespaces } from '../dist/runtime/index.js';
+import { RestClient, loadClientConfig, clusterResource, configMapType, namespaceType, namespacedResource } from '../dist/runtime/index.js';
 import { startControlPlane } from '../dist/testing/index.js';
 
 const OBJECTS = Number(process.env.OBJECTS ?? 1000);
@@ -27,12 +27,12 @@ const plane = await startControlPlane();
 try {
   // kop: the client-side limiter is turned off, since client-node has none.
   const rest = new RestClient(loadClientConfig({ kubeconfig: plane.kubeconfigPath }), { qps: Infinity });
-  const kop = configMaps(rest).inNamespace(NS);
+  const kop = namespacedResource(rest, configMapType).inNamespace(NS);
   const kc = new k8s.KubeConfig();
   kc.loadFromFile(plane.kubeconfigPath);
   const objects = k8s.KubernetesObjectApi.makeApiClient(kc);
 
-  await namespaces(rest).create({ metadata: { name: NS } });
+  await clusterResource(rest, namespaceType).create({ metadata: { name: NS } });
   const payload = { config: 'x'.repeat(200) };
   for (let i = 0; i < OBJECTS; i += 50) {
     await Promise.all(Array.from({ length: Math.min(50, OBJECTS - i) }, (_, j) => kop.create({ metadata: { name: nameOf(i + j), labels: { bench: 'yes' } }, data: payload })));

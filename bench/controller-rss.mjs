@@ -19,14 +19,14 @@ if (process.argv[2] === 'manager') {
   const seen = new Set();
   manager
     .controller('configmaps')
-    .for(coreResourceTypes.ConfigMap)
+    .for(configMapType)
     .withOptions({ maxConcurrentReconciles: 4 })
     .complete((req) => {
       seen.add(req.name);
     });
   const running = manager.start();
   while (seen.size < Number(process.argv[4])) await new Promise((r) => setTimeout(r, 50));
-  const cached = manager.lister(coreResourceTypes.ConfigMap).list().length;
+  const cached = manager.lister(configMapType).list().length;
   // One scrape, as Prometheus would do.
   await fetch(`http://${manager.metricsAddress}/metrics`).then((r) => r.text());
   globalThis.gc?.();
@@ -44,8 +44,8 @@ const { startControlPlane } = await import('../dist/testing/index.js');
 const plane = await startControlPlane();
 const rest = new RestClient(loadClientConfig({ kubeconfig: plane.kubeconfigPath }), { qps: Infinity });
 try {
-  await namespaces(rest).create({ metadata: { name: 'rss' } });
-  const client = configMaps(rest).inNamespace('rss');
+  await clusterResource(rest, namespaceType).create({ metadata: { name: 'rss' } });
+  const client = namespacedResource(rest, configMapType).inNamespace('rss');
   let next = 0;
   const started = Date.now();
   await Promise.all(

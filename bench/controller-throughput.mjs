@@ -14,7 +14,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { Manager, ResourceClient, generationChanged, RestClient, loadClientConfig, namespaces, setCondition, silentLogger, stripManagedFields } from '../dist/runtime/index.js';
+import { Manager, ResourceClient, generationChanged, RestClient, loadClientConfig, setCondition, silentLogger, stripManagedFields, clusterResource, namespaceType } from '../dist/runtime/index.js';
 import { startControlPlane } from '../dist/testing/index.js';
 
 const OBJECTS = Number(process.env.OBJECTS ?? 1000);
@@ -141,7 +141,7 @@ const plane = await startControlPlane({ crds: [crd] });
 const rest = () => new RestClient(loadClientConfig({ kubeconfig: plane.kubeconfigPath }), { qps: Infinity });
 const admin = rest();
 try {
-  for (const ns of ['latency', 'controller', 'ceiling']) await namespaces(admin).create({ metadata: { name: ns } });
+  for (const ns of ['latency', 'controller', 'ceiling']) await clusterResource(admin, namespaceType).create({ metadata: { name: ns } });
 
   // 1. Latency at idle.
   {
@@ -221,7 +221,7 @@ try {
     const backlogNs = `backlog-${round}`;
     const ceilingNs = `ceiling-${round}`;
     for (const ns of [backlogNs, ceilingNs]) {
-      await namespaces(admin).create({ metadata: { name: ns } });
+      await clusterResource(admin, namespaceType).create({ metadata: { name: ns } });
       await createAll(new ResourceClient(admin, widgetResource, ns), 'w', OBJECTS);
     }
     const phases = [() => runBacklog(backlogNs), () => runCeiling(ceilingNs)];

@@ -464,37 +464,24 @@ function main(): void {
   }
 
   const resources = KINDS.map((id) => resourceOf(documents.get(PACKAGES[packageOf(id)]!.document)!, id));
-  const resourceLines = resources.map(
-    (r) => `  ${r.kind}: { kind: '${r.kind}', listKind: '${r.listKind}', group: '${r.group}', version: '${r.version}', apiVersion: '${r.apiVersion}', plural: '${r.plural}', namespaced: ${r.namespaced} },`,
-  );
+  // One typed descriptor per built-in kind, in kop/runtime (which the runtime itself uses for
+  // Leases and Events); the object types come from kop/api as type-only imports.
+  const descriptorName = (kind: string): string => `${kind[0]!.toLowerCase()}${kind.slice(1)}Type`;
   outputs.set(
-    path.join(repoRoot, 'src', 'api', 'core-resources.ts'),
+    path.join(repoRoot, 'src', 'runtime', 'client', 'typed', 'builtin-types.ts'),
     [
       `// ${HEADER}`,
       `// From the OpenAPI v3 of kube-apiserver ${KUBERNETES_VERSION} (hack/gen-core-types.ts).`,
+      '// Type-only imports: kop/runtime loads nothing from outside src/runtime at run time.',
       '',
-      '/** Where a kind is served: what a client needs to build its URLs. */',
-      'export interface CoreResource {',
-      '  readonly kind: string;',
-      '  readonly listKind: string;',
-      "  /** API group; `''` for the core group. */",
-      '  readonly group: string;',
-      '  readonly version: string;',
-      "  /** `apiVersion` of the objects: `v1` or `<group>/<version>`. */",
-      '  readonly apiVersion: string;',
-      '  /** Lower-case plural used in URLs. */',
-      '  readonly plural: string;',
-      '  readonly namespaced: boolean;',
-      '}',
+      `import type { ${resources.map((r) => r.kind).sort().join(', ')} } from '../../../api/index.js';`,
+      "import type { ResourceType } from '../resource/options.js';",
       '',
-      '/** The built-in kinds kop/api has types for, by kind. */',
-      'export const coreResources = {',
-      ...resourceLines,
-      '} as const satisfies Record<string, CoreResource>;',
-      '',
-      '/** Kinds listed in `coreResources`. */',
-      'export type CoreKind = keyof typeof coreResources;',
-      '',
+      ...resources.flatMap((r) => [
+        `/** ${r.apiVersion} ${r.kind}: ${r.namespaced ? 'namespaced' : 'cluster-scoped'}, served as \`${r.plural}\`. */`,
+        `export const ${descriptorName(r.kind)}: ResourceType<${r.kind}> = { group: '${r.group}', version: '${r.version}', kind: '${r.kind}', listKind: '${r.listKind}', resource: '${r.plural}', namespaced: ${r.namespaced} };`,
+        '',
+      ]),
     ].join('\n'),
   );
 

@@ -1,6 +1,7 @@
 /**
- * `kop/api`: the types API files and controllers import. Everything here is a type
- * except the small `coreResources` table, so importing it costs nothing at run time.
+ * `kop/api`: the types API files and controllers import. Everything here is a type, so
+ * importing it costs nothing at run time; the descriptors of the built-in kinds
+ * (`deploymentType`, ...) are values and live in kop/runtime.
  *
  * The Kubernetes types are plain JSON shapes — what the API server sends and accepts
  * (timestamps are strings, quantities strings or numbers) — generated from the OpenAPI
@@ -15,5 +16,3 @@ export type * from './generated/apps-v1.js';
 export type * from './generated/batch-v1.js';
 export type * from './generated/events-v1.js';
 export type * from './generated/coordination-v1.js';
-export { coreResources } from './core-resources.js';
-export type { CoreKind, CoreResource } from './core-resources.js';

@@ -5,6 +5,7 @@
  * generic resource clients; kinds with a scale subresource get getScale/updateScale.
  */
 import * as path from 'node:path';
+import { descriptorNameOf, lowerFirstWord } from '../project/resource.js';
 import { KopError } from '../cli/errors.js';
 import { GENERATED_HEADER } from '../scaffold/header.js';
 import { findMarker } from '../schema/markers.js';
@@ -37,13 +38,6 @@ export function clientPath(kind: ApiKind, version: ApiKindVersion): string {
   return path.posix.join(version.package.dir, `${kind.kind.toLowerCase()}.client.ts`);
 }
 
-function lowerFirst(name: string): string {
-  // `HTTPRoute` -> `httpRoute`: lower the leading run of capitals except the one starting the next word.
-  const match = /^[A-Z]+(?=[A-Z][a-z]|$)|^[A-Z]/.exec(name);
-  if (!match) return name;
-  return match[0].toLowerCase() + name.slice(match[0].length);
-}
-
 function renderClient(kind: ApiKind, version: ApiKindVersion): GeneratedClientFile {
   const file = clientPath(kind, version);
   const declaration = version.declaration;
@@ -57,7 +51,7 @@ function renderClient(kind: ApiKind, version: ApiKindVersion): GeneratedClientFi
   if (!typesModule.startsWith('.')) typesModule = `./${typesModule}`;
 
   const T = kind.kind;
-  const base = lowerFirst(T);
+  const base = lowerFirstWord(T);
   const namespaced = kind.scope === 'Namespaced';
   const scalable = findMarker(declaration.markers, 'kubebuilder:subresource:scale') !== undefined;
   const hasStatus = findMarker(declaration.markers, 'kubebuilder:subresource:status') !== undefined;
@@ -85,12 +79,13 @@ function renderClient(kind: ApiKind, version: ApiKindVersion): GeneratedClientFi
     `import { ${factory}, ${runtimeTypes.map((n) => `type ${n}`).join(', ')} } from '${RUNTIME_MODULE}';`,
     `import type { ${T} } from '${typesModule}';`,
     '',
-    `/** Where ${T} objects are served. */`,
-    `export const ${base}Resource: ResourceType = {`,
+    `/** ${T} (${apiVersion}): the descriptor the manager's client, \`for()\`, \`owns()\` and \`watches()\` take. */`,
+    `export const ${descriptorNameOf(T)}: ResourceType<${T}> = {`,
     `  group: '${kind.group}',`,
     `  version: '${version.version}',`,
-    `  resource: '${kind.plural}',`,
     `  kind: '${T}',`,
+    `  listKind: '${T}List',`,
+    `  resource: '${kind.plural}',`,
     `  namespaced: ${namespaced},`,
     '};',
     '',
@@ -102,7 +97,7 @@ function renderClient(kind: ApiKind, version: ApiKindVersion): GeneratedClientFi
     ...notes.map((n) => ` * ${n}`),
     ' */',
     `export function ${base}Client(rest: RestClient): ${T}Client {`,
-    `  return ${factory}<${T}>(rest, ${base}Resource);`,
+    `  return ${factory}(rest, ${descriptorNameOf(T)});`,
     '}',
     '',
   ].join('\n');

@@ -2,7 +2,7 @@ import { askChecked, askYesNo } from '../cli/ask.js';
 import type { Context } from '../cli/context.js';
 import { KopError, UsageError } from '../cli/errors.js';
 import { fullGroup, loadProjectFile, saveProjectFile, type ProjectFile, type ProjectResource } from '../project/project-file.js';
-import { checkGroup, checkKind, checkVersion, isDns1123Label, pluralOf, requireValid, singularOf, type NameCheck } from '../project/resource.js';
+import { checkGroup, checkKind, checkVersion, descriptorNameOf, isDns1123Label, pluralOf, requireValid, singularOf, type NameCheck } from '../project/resource.js';
 import { applyTree, type ApplyResult } from '../scaffold/apply.js';
 import { loadBoilerplate } from '../scaffold/boilerplate.js';
 import { insertIntoFile } from '../scaffold/insert.js';
@@ -140,6 +140,7 @@ export async function runCreateApi(options: CreateApiOptions, context: Context):
     ...names,
     projectName: project.projectName,
     sampleObjectName: `${singularOf(kind)}-sample`,
+    descriptor: descriptorNameOf(kind),
     namespaced,
     resourceMarker: resourceMarker(names, namespaced),
     licenseHeaderTs: await loadBoilerplate(tree, 'x.ts'),
@@ -231,7 +232,7 @@ export async function insertResourceWiring(
       {
         marker: 'controllers',
         // The manager runs it on every change to a ${kind} (kop/runtime's controller builder).
-        code: `new ${names.kind}Reconciler(manager.rest).setupWithManager(manager);`,
+        code: `new ${names.kind}Reconciler().setupWithManager(manager);`,
       },
     ]);
   }

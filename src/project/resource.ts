@@ -64,3 +64,19 @@ export function pluralOf(kind: string): string {
 export function singularOf(kind: string): string {
   return kind.toLowerCase();
 }
+
+/**
+ * Name of a kind's typed descriptor in its generated `.client.ts` (and of the built-in ones in
+ * kop/runtime): the kind with a lower-case first word, then `Type` (RedisCluster -> redisClusterType,
+ * HTTPRoute -> httpRouteType).
+ */
+export function descriptorNameOf(kind: string): string {
+  return `${lowerFirstWord(kind)}Type`;
+}
+
+/** The kind with its first word in lower case: a leading acronym is lowered as a whole (HTTPRoute -> httpRoute). */
+export function lowerFirstWord(kind: string): string {
+  const match = /^[A-Z]+(?=[A-Z][a-z]|$)|^[A-Z]/.exec(kind);
+  if (!match) return kind;
+  return match[0].toLowerCase() + kind.slice(match[0].length);
+}

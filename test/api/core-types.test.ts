@@ -9,7 +9,7 @@ import { coreTypeNames, coreTypeSchema, coreTypesSource, isCoreTypeName } from '
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 /** Exports of kop/api that are helpers of kop's own, not Go types with a controller-gen schema. */
-const NOT_CORE_TYPES = new Set(['JSONValue', 'JSONObject', 'CoreKind', 'CoreResource', 'coreResources']);
+const NOT_CORE_TYPES = new Set(['JSONValue', 'JSONObject']);
 
 function kopApiExports(): string[] {
   const project = new Project({ tsConfigFilePath: path.join(repoRoot, 'tsconfig.json'), skipAddingFilesFromTsConfig: true });

@@ -1,25 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import * as api from '../../src/api/index.js';
+import * as runtime from '../../src/runtime/index.js';
+import type { ResourceType } from '../../src/runtime/index.js';
 import type { Condition, ConfigMap, Deployment, IntOrString, PodTemplateSpec, Quantity, Secret, Time, int32 } from '../../src/api/index.js';
 
 describe('kop/api', () => {
-  it('has no run-time weight beyond the core resource table', () => {
-    expect(Object.keys(api)).toEqual(['coreResources']);
+  it('has no run-time weight: it exports types only', () => {
+    expect(Object.keys(api)).toEqual([]);
   });
 
-  it('describes where each core kind is served', () => {
-    expect(api.coreResources.Deployment).toEqual({
-      kind: 'Deployment',
-      listKind: 'DeploymentList',
-      group: 'apps',
-      version: 'v1',
-      apiVersion: 'apps/v1',
-      plural: 'deployments',
-      namespaced: true,
-    });
-    expect(api.coreResources.Namespace.namespaced).toBe(false);
-    expect(api.coreResources.Event.apiVersion).toBe('events.k8s.io/v1');
-    expect(api.coreResources.Lease.plural).toBe('leases');
+  it('has a typed descriptor in kop/runtime for each built-in kind, as the apiserver serves it', () => {
+    expect(runtime.deploymentType).toEqual({ group: 'apps', version: 'v1', kind: 'Deployment', listKind: 'DeploymentList', resource: 'deployments', namespaced: true });
+    expect(runtime.namespaceType.namespaced).toBe(false);
+    expect(runtime.eventType.group).toBe('events.k8s.io');
+    expect(runtime.leaseType.resource).toBe('leases');
+    // The descriptor carries the object type: this assignment is checked by tsc.
+    const deployments: ResourceType<Deployment> = runtime.deploymentType;
+    expect(deployments.kind).toBe('Deployment');
   });
 
   it('types the JSON the API server returns (checked by tsc)', () => {

@@ -86,7 +86,7 @@ describe('kop create api', () => {
 
     const main = await read('src/main.ts');
     expect(main).toContain("import { MemcachedReconciler } from './controllers/memcached.controller.js';\n// +kop:scaffold:imports");
-    expect(main).toContain('    new MemcachedReconciler(manager.rest).setupWithManager(manager);\n    // +kop:scaffold:controllers');
+    expect(main).toContain('    new MemcachedReconciler().setupWithManager(manager);\n    // +kop:scaffold:controllers');
   });
 
   it('adds a second kind to a version without touching its groupversion.ts', async () => {
@@ -98,7 +98,7 @@ describe('kop create api', () => {
     expect(parseYaml(await read('config/samples/kustomization.yaml')).resources).toEqual(['cache_v1alpha1_memcached.yaml', 'cache_v1alpha1_rediscluster.yaml']);
     const main = await read('src/main.ts');
     expect(main).toContain("import { RedisClusterReconciler } from './controllers/rediscluster.controller.js';");
-    expect(main).toContain('new RedisClusterReconciler(manager.rest).setupWithManager(manager);');
+    expect(main).toContain('new RedisClusterReconciler().setupWithManager(manager);');
     expect((await project()).resources.map((r) => `${r.kind}/${r.version}/${r.plural}`)).toEqual(['Memcached/v1alpha1/memcacheds', 'RedisCluster/v1alpha1/redisclusters']);
   });
 
@@ -138,7 +138,7 @@ describe('kop create api', () => {
     expect(await snapshot(dir)).toEqual(before);
     const main = await read('src/main.ts');
     expect(count(main, 'import { MemcachedReconciler }')).toBe(1);
-    expect(count(main, 'new MemcachedReconciler(manager.rest)')).toBe(1);
+    expect(count(main, 'new MemcachedReconciler()')).toBe(1);
     expect(count(await read('config/samples/kustomization.yaml'), 'cache_v1alpha1_memcached.yaml')).toBe(1);
 
     // --force restores an edited scaffold, still without duplicating wiring.
@@ -212,7 +212,7 @@ describe('kop create api', () => {
 
     // Later, the reconciler alone for the existing types.
     await create({ group: 'web', version: 'v1', kind: 'Site', resource: false, controller: true }).run;
-    expect(await read('src/main.ts')).toContain('new SiteReconciler(manager.rest)');
+    expect(await read('src/main.ts')).toContain('new SiteReconciler()');
     expect((await project()).resources[0]!.controller).toBe(true);
   });
 
@@ -231,7 +231,7 @@ describe('kop create api', () => {
     await run;
     expect(context.asked.find((q) => q.flag === '--controller')?.initial).toBe(false);
     expect(await listFiles(dir)).toContain('api/other/v1/memcached.types.ts');
-    expect(count(await read('src/main.ts'), 'new MemcachedReconciler(manager.rest)')).toBe(1);
+    expect(count(await read('src/main.ts'), 'new MemcachedReconciler()')).toBe(1);
   });
 
   it('scaffolds a reconciler test only where test/global-setup.ts provides a control plane', async () => {

@@ -14,4 +14,5 @@ export * from './retry/retry-on-conflict.js';
 export * from './discovery/discovery-client.js';
 export * from './discovery/rest-mapper.js';
 export * from './dynamic/dynamic-client.js';
-export * from './typed/core-clients.js';
+export * from './typed/builtin-types.js';
+export * from './client.js';

@@ -24,8 +24,8 @@ interface PendingWatch {
  *
  *   manager.controller('rediscluster')
  *     .for(redisClusterResource, { predicates: [generationChanged()] })
- *     .owns(coreResourceTypes.StatefulSet)
- *     .watches(coreResourceTypes.ConfigMap, (cm) => [...])
+ *     .owns(statefulSetType)
+ *     .watches(configMapType, (cm) => [...])
  *     .withOptions({ maxConcurrentReconciles: 4 })
  *     .complete(new RedisClusterReconciler(manager));
  */
@@ -42,20 +42,20 @@ export class ControllerBuilder {
   ) {}
 
   /** The kind this controller reconciles: its events enqueue the object itself. */
-  for<T extends KubernetesObject>(type: ResourceType, options: ForOptions<T> = {}): this {
+  for<T extends KubernetesObject>(type: ResourceType<T>, options: ForOptions<T> = {}): this {
     if (this.primary) throw new Error(`controller ${this.name}: for() may be called once`);
     this.primary = { type, map: mapToSelf(), predicates: (options.predicates ?? []) as Predicate<KubernetesObject>[] };
     return this;
   }
 
   /** A kind this controller creates: events on objects whose controller reference points at the `for` kind enqueue that owner. */
-  owns<T extends KubernetesObject>(type: ResourceType, options: ForOptions<T> = {}): this {
+  owns<T extends KubernetesObject>(type: ResourceType<T>, options: ForOptions<T> = {}): this {
     this.others.push({ type, map: 'owner', predicates: (options.predicates ?? []) as Predicate<KubernetesObject>[] });
     return this;
   }
 
   /** Any other kind: `map` turns each changed object into the requests to enqueue. */
-  watches<T extends KubernetesObject>(type: ResourceType, map: MapFunction<T>, options: ForOptions<T> = {}): this {
+  watches<T extends KubernetesObject>(type: ResourceType<T>, map: MapFunction<T>, options: ForOptions<T> = {}): this {
     this.others.push({ type, map: map as MapFunction<KubernetesObject>, predicates: (options.predicates ?? []) as Predicate<KubernetesObject>[] });
     return this;
   }
@@ -79,6 +79,8 @@ export class ControllerBuilder {
     this.manager.checkControllerName(this.name);
     const controller = new Controller(reconciler, {
       name: this.name,
+      client: this.manager.client,
+      recorder: this.manager.eventRecorder(`${this.name}-controller`),
       maxConcurrentReconciles: this.maxConcurrentReconciles,
       rateLimiter: this.rateLimiter,
       logger: this.manager.logger,

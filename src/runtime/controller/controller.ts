@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { KubernetesObject } from '../client/index.js';
+import type { Client, KubernetesObject } from '../client/index.js';
 import type { Clock } from './clock.js';
+import type { EventRecorder } from './event-recorder.js';
 import { sleep, systemClock } from './clock.js';
 import type { MapFunction } from './event-handlers.js';
 import { requestHandler } from './event-handlers.js';
@@ -48,6 +49,13 @@ export interface ReconcileContext {
   signal: AbortSignal;
   /** Name of the controller running this reconcile. */
   controller: string;
+  /**
+   * The manager's client: reads of a kind come from the informer cache, writes go to the
+   * apiserver. Read the object the request names with `client.get(<kind>Type, request)`.
+   */
+  client: Client;
+  /** Records Events about objects, reporting as `<controller>-controller`. */
+  recorder: EventRecorder;
 }
 
 /**
@@ -64,6 +72,10 @@ export interface Reconciler {
 /** Options of {@link Controller}. */
 export interface ControllerOptions {
   name: string;
+  /** The client handed to each reconcile (the manager's cache-backed client). */
+  client: Client;
+  /** The event recorder handed to each reconcile. */
+  recorder: EventRecorder;
   /** Reconciles that may run at once, for different keys; default 1. */
   maxConcurrentReconciles?: number;
   /** Backoff of failed and `requeue: true` keys; default per-key 5 ms…1000 s plus 10 qps / 100 burst overall. */
@@ -183,7 +195,13 @@ export class Controller {
     let terminal = false;
     this.options.metrics?.activeWorkers(1);
     try {
-      const result = await this.reconcileFunction(request, { logger, signal: this.abortInFlight.signal, controller: this.name });
+      const result = await this.reconcileFunction(request, {
+        logger,
+        signal: this.abortInFlight.signal,
+        controller: this.name,
+        client: this.options.client,
+        recorder: this.options.recorder,
+      });
       if (result && result.requeueAfter !== undefined && result.requeueAfter > 0) {
         outcome = 'requeue_after';
         this.queue.forget(key);

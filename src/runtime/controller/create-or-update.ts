@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { KubernetesObject, ResourceClient } from '../client/index.js';
-import { isNotFound, retryOnConflict } from '../client/index.js';
+import type { Client, KubernetesObject, ObjectKey, ResourceClient, ResourceType } from '../client/index.js';
+import { apiVersionOf, isNotFound, retryOnConflict } from '../client/index.js';
 
 /** What {@link createOrUpdate} did. */
 export type CreateOrUpdateOperation = 'created' | 'updated' | 'unchanged';
@@ -15,6 +15,62 @@ export async function createOrUpdate<T extends KubernetesObject>(
   client: ResourceClient<T>,
   name: string,
   mutate: (object: T) => void | Promise<void>,
+): Promise<{ object: T; operation: CreateOrUpdateOperation }>;
+/**
+ * The same through the manager's client (reads from the cache, as controller-runtime's
+ * `controllerutil.CreateOrUpdate` does; a stale read ends in a 409 and is read again).
+ */
+export async function createOrUpdate<T extends KubernetesObject>(
+  client: Client,
+  type: ResourceType<T>,
+  key: ObjectKey,
+  mutate: (object: T) => void | Promise<void>,
+): Promise<{ object: T; operation: CreateOrUpdateOperation }>;
+export async function createOrUpdate<T extends KubernetesObject>(
+  ...args: [ResourceClient<T>, string, (object: T) => void | Promise<void>] | [Client, ResourceType<T>, ObjectKey, (object: T) => void | Promise<void>]
+): Promise<{ object: T; operation: CreateOrUpdateOperation }> {
+  if (args.length === 4) {
+    const [manager, type, key, mutate] = args;
+    const namespace = type.namespaced ? key.namespace : undefined;
+    const scoped: ScopedWriter<T> = {
+      apiVersion: apiVersionOf(type),
+      kind: type.kind,
+      namespace,
+      get: (name) => manager.get(type, { namespace, name }),
+      create: (object) => manager.create(type, object),
+      update: (object) => manager.update(type, object),
+    };
+    return upsert(scoped, key.name, mutate);
+  }
+  const [resource, name, mutate] = args;
+  return upsert(
+    {
+      apiVersion: resource.apiVersion,
+      kind: resource.type.kind,
+      namespace: resource.namespace,
+      get: (n) => resource.get(n),
+      create: (object) => resource.create(object),
+      update: (object) => resource.update(object),
+    },
+    name,
+    mutate,
+  );
+}
+
+/** One kind in one scope, as createOrUpdate needs it. */
+interface ScopedWriter<T extends KubernetesObject> {
+  apiVersion: string;
+  kind: string;
+  namespace: string | undefined;
+  get(name: string): Promise<T>;
+  create(object: T): Promise<T>;
+  update(object: T): Promise<T>;
+}
+
+function upsert<T extends KubernetesObject>(
+  client: ScopedWriter<T>,
+  name: string,
+  mutate: (object: T) => void | Promise<void>,
 ): Promise<{ object: T; operation: CreateOrUpdateOperation }> {
   return retryOnConflict(async () => {
     let existing: T | undefined;
@@ -24,7 +80,7 @@ export async function createOrUpdate<T extends KubernetesObject>(
       if (!isNotFound(err)) throw err;
     }
     if (!existing) {
-      const fresh = { apiVersion: client.apiVersion, kind: client.type.kind, metadata: { name, ...(client.namespace ? { namespace: client.namespace } : {}) } } as T;
+      const fresh = { apiVersion: client.apiVersion, kind: client.kind, metadata: { name, ...(client.namespace ? { namespace: client.namespace } : {}) } } as T;
       await mutate(fresh);
       checkIdentity(fresh, name, client.namespace);
       return { object: await client.create(fresh), operation: 'created' as const };

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { KubernetesObject, RestClient } from '../client/index.js';
-import { ResourceClient, coreResourceTypes } from '../client/index.js';
+import { ResourceClient, eventType } from '../client/index.js';
 import type { Logger } from './logger.js';
 import { silentLogger } from './logger.js';
 import { metaOf } from './object-meta.js';
@@ -131,7 +131,7 @@ export class EventRecorder {
     const key = [meta.uid ?? `${namespace}/${meta.name}`, meta.resourceVersion ?? '', input.type, reason, action].join('\u0000');
     const now = Date.now();
     const state = this.series.get(key);
-    const events = new ResourceClient<EventsV1Event>(this.options.rest, coreResourceTypes.Event, namespace);
+    const events = new ResourceClient<EventsV1Event>(this.options.rest, eventType, namespace);
     if (state && now - state.lastObserved < SERIES_WINDOW_MS) {
       state.count++;
       state.lastObserved = now;

@@ -1,6 +1,28 @@
-import type { KubernetesObject, ResourceClient } from '../client/index.js';
+import type { Client, KubernetesObject, Patch, ResourceClient, ResourceType } from '../client/index.js';
 import { isConflict, isInvalid, isNotFound } from '../client/index.js';
+import type { ReconcileResult } from './controller.js';
 import { metaOf } from './object-meta.js';
+
+/** What the finalizer helpers need of a client: a fresh read and a patch of one object. */
+interface ObjectEditor<T extends KubernetesObject> {
+  get(name: string): Promise<T>;
+  patch(name: string, patch: Patch<T>): Promise<T>;
+}
+
+/**
+ * The helpers take either a resource client of one kind in one scope, or the manager's client
+ * with the kind's descriptor (the object's namespace is its own). The re-read after a refused
+ * patch is live: the cache may not have seen the change that made the patch fail yet.
+ */
+function editorOf<T extends KubernetesObject>(client: ResourceClient<T> | Client, type: ResourceType<T> | undefined, object: T): ObjectEditor<T> {
+  if (!type) return client as ResourceClient<T>;
+  const manager = client as Client;
+  const namespace = object.metadata?.namespace ?? undefined;
+  return {
+    get: (name) => manager.get(type, { namespace, name }, { live: true }),
+    patch: (name, patch) => manager.patch(type, { namespace, name }, patch),
+  };
+}
 
 /** True when `object` carries `finalizer`. */
 export function hasFinalizer(object: KubernetesObject, finalizer: string): boolean {
@@ -20,8 +42,16 @@ const ATTEMPTS = 5;
  * patch fails and is recomputed from a fresh read. Returns the patched object (or `object` when
  * the finalizer was already there).
  */
-export async function addFinalizer<T extends KubernetesObject>(client: ResourceClient<T>, object: T, finalizer: string): Promise<T> {
-  return editFinalizers(client, object, (list) => (list.includes(finalizer) ? undefined : [...list, finalizer]));
+export async function addFinalizer<T extends KubernetesObject>(client: ResourceClient<T>, object: T, finalizer: string): Promise<T>;
+export async function addFinalizer<T extends KubernetesObject>(client: Client, type: ResourceType<T>, object: T, finalizer: string): Promise<T>;
+export async function addFinalizer<T extends KubernetesObject>(...args: [ResourceClient<T>, T, string] | [Client, ResourceType<T>, T, string]): Promise<T> {
+  const [editor, object, finalizer] = editorArgs(args);
+  return editFinalizers(editor, object, (list) => (list.includes(finalizer) ? undefined : [...list, finalizer]));
+}
+
+function editorArgs<T extends KubernetesObject>(args: [ResourceClient<T>, T, string] | [Client, ResourceType<T>, T, string]): [ObjectEditor<T>, T, string] {
+  if (args.length === 4) return [editorOf(args[0], args[1], args[2]), args[2], args[3]];
+  return [editorOf(args[0], undefined, args[1]), args[1], args[2]];
 }
 
 /**
@@ -29,7 +59,10 @@ export async function addFinalizer<T extends KubernetesObject>(client: ResourceC
  * An object that is already gone needs no removal: its last known state is returned without the
  * finalizer instead of a NotFound error (another reconcile or a person may have removed it first).
  */
-export async function removeFinalizer<T extends KubernetesObject>(client: ResourceClient<T>, object: T, finalizer: string): Promise<T> {
+export async function removeFinalizer<T extends KubernetesObject>(client: ResourceClient<T>, object: T, finalizer: string): Promise<T>;
+export async function removeFinalizer<T extends KubernetesObject>(client: Client, type: ResourceType<T>, object: T, finalizer: string): Promise<T>;
+export async function removeFinalizer<T extends KubernetesObject>(...args: [ResourceClient<T>, T, string] | [Client, ResourceType<T>, T, string]): Promise<T> {
+  const [client, object, finalizer] = editorArgs(args);
   const without = (list: string[]): string[] | undefined => (list.includes(finalizer) ? list.filter((f) => f !== finalizer) : undefined);
   try {
     return await editFinalizers(client, object, without);
@@ -41,7 +74,7 @@ export async function removeFinalizer<T extends KubernetesObject>(client: Resour
 }
 
 async function editFinalizers<T extends KubernetesObject>(
-  client: ResourceClient<T>,
+  client: ObjectEditor<T>,
   object: T,
   change: (list: string[]) => string[] | undefined,
 ): Promise<T> {
@@ -79,4 +112,36 @@ async function editFinalizers<T extends KubernetesObject>(
 function sameList(a: string[] | undefined, b: string[] | undefined): boolean {
   if (a === undefined || b === undefined) return a === b;
   return a.length === b.length && a.every((value, i) => value === b[i]);
+}
+
+/** What {@link finalizer} runs: `apply` while the object lives, `cleanup` once its deletion was asked for. */
+export interface FinalizerHandlers<T extends KubernetesObject> {
+  /** Brings the world in line with the object (it carries the finalizer by now). */
+  apply(object: T): Promise<ReconcileResult> | ReconcileResult;
+  /** Cleans up what the object leaves outside the cluster; the finalizer is removed once it returns. */
+  cleanup(object: T): Promise<ReconcileResult> | ReconcileResult;
+}
+
+/**
+ * Runs a reconcile under a finalizer, as kube-rs's `finalizer()`: a live object first gets the
+ * finalizer (so its deletion always waits for `cleanup`), then `apply` runs; an object being
+ * deleted that still carries the finalizer gets `cleanup`, then the finalizer is removed and the
+ * object can go. An object being deleted without it is left alone. Throwing from either handler
+ * keeps the finalizer in place, and the reconcile is retried.
+ */
+export async function finalizer<T extends KubernetesObject>(
+  client: Client,
+  type: ResourceType<T>,
+  object: T,
+  name: string,
+  handlers: FinalizerHandlers<T>,
+): Promise<ReconcileResult> {
+  if (isBeingDeleted(object)) {
+    if (!hasFinalizer(object, name)) return undefined;
+    const result = await handlers.cleanup(object);
+    await removeFinalizer(client, type, object, name);
+    return result;
+  }
+  const withFinalizer = hasFinalizer(object, name) ? object : await addFinalizer(client, type, object, name);
+  return handlers.apply(withFinalizer);
 }

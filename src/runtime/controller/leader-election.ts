@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { RestClient, ResourceClient } from '../client/index.js';
-import { coreResourceTypes, isAlreadyExists, isConflict, isNotFound, ResourceClient as Resource } from '../client/index.js';
+import { isAlreadyExists, isConflict, isNotFound, ResourceClient as Resource, leaseType } from '../client/index.js';
 import type { Clock } from './clock.js';
 import { sleep, systemClock } from './clock.js';
 import type { Logger } from './logger.js';
@@ -70,7 +70,7 @@ export class LeaderElector {
 
   constructor(private readonly options: LeaderElectionOptions) {
     this.identity = options.identity ?? `${hostname()}_${randomUUID()}`;
-    this.leases = new Resource<LeaseObject>(options.rest, coreResourceTypes.Lease, options.namespace);
+    this.leases = new Resource<LeaseObject>(options.rest, leaseType, options.namespace);
     this.leaseDurationMs = options.leaseDurationMs ?? 15_000;
     this.renewDeadlineMs = options.renewDeadlineMs ?? 10_000;
     this.retryPeriodMs = options.retryPeriodMs ?? 2_000;

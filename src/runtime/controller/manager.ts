@@ -1,5 +1,6 @@
-import type { KubernetesObject, ResourceType, RestClientOptions } from '../client/index.js';
-import { ResourceClient, RestClient, apiVersionOf } from '../client/index.js';
+import type { Client, KubernetesObject, ResourceType, RestClientOptions } from '../client/index.js';
+import { ApiClient, ResourceClient, RestClient, apiVersionOf } from '../client/index.js';
+import { CacheReader } from './cache-reader.js';
 import type { Controller } from './controller.js';
 import { ControllerBuilder } from './builder.js';
 import { EventRecorder } from './event-recorder.js';
@@ -29,6 +30,11 @@ export interface ManagerOptions {
   clientOptions?: RestClientOptions;
   /** Cache only this namespace; default all namespaces. */
   namespace?: string;
+  /**
+   * Kinds `manager.client` always reads from the apiserver instead of the cache (controller-runtime's
+   * `Client.Cache.DisableFor`): kinds with many large objects the operator reads rarely, such as Secrets.
+   */
+  uncachedTypes?: readonly ResourceType[];
   /** Where /metrics is served (`--metrics-bind-address`); default ':8080'; '0' disables. */
   metricsBindAddress?: string;
   /** Where /healthz and /readyz are served (`--health-probe-bind-address`); default ':8081'; '0' disables. */
@@ -100,6 +106,8 @@ export class Manager {
   /** Set when the lease was lost: another replica may already reconcile, so in-flight work is not waited for. */
   private skipGracefulShutdown = false;
   private restClient: RestClient | undefined;
+  private cachedClient: Client | undefined;
+  private liveClient: Client | undefined;
   /** Bound address of the metrics server once started (`host:port`). */
   metricsAddress: string | undefined;
   /** Bound address of the probe server once started (`host:port`). */
@@ -125,8 +133,42 @@ export class Manager {
     return this.restClient;
   }
 
+  /**
+   * The client reconcilers use, as controller-runtime's `manager.GetClient()`: reads of a kind
+   * come from the shared informer cache (the first read of a kind starts its informer and waits
+   * for it to sync; before the manager starts, and for `uncachedTypes`, reads go to the
+   * apiserver), writes go to the apiserver.
+   */
+  get client(): Client {
+    if (!this.cachedClient) {
+      const manager = this;
+      const uncached = this.options.uncachedTypes ?? [];
+      const reader = new CacheReader({
+        informerFor: (type) => manager.informerFor(type),
+        get informersStarted() {
+          return manager.startedInformers;
+        },
+        isUncached: (type) => uncached.some((t) => t.group === type.group && t.version === type.version && t.resource === type.resource),
+        live: this.apiReader,
+      });
+      this.cachedClient = new ApiClient(this.rest, reader);
+    }
+    return this.cachedClient;
+  }
+
+  /** A client that always reads from the apiserver (controller-runtime's `GetAPIReader()`), for reads that must not be stale. */
+  get apiReader(): Client {
+    this.liveClient ??= new ApiClient(this.rest);
+    return this.liveClient;
+  }
+
+  /** True once `start` has started the informers: cached reads are served from then on. */
+  get informersStarted(): boolean {
+    return this.startedInformers;
+  }
+
   /** The shared informer of a kind (created on first use; started with the manager). */
-  informerFor<T extends KubernetesObject>(type: ResourceType): Informer<T> {
+  informerFor<T extends KubernetesObject>(type: ResourceType<T>): Informer<T> {
     const id = `${apiVersionOf(type)}/${type.resource}`;
     let informer = this.informers.get(id);
     if (!informer) {
@@ -149,13 +191,8 @@ export class Manager {
   }
 
   /** Cached read access to a kind. */
-  lister<T extends KubernetesObject>(type: ResourceType): Lister<T> {
+  lister<T extends KubernetesObject>(type: ResourceType<T>): Lister<T> {
     return this.informerFor<T>(type).lister;
-  }
-
-  /** A live (uncached) client for a kind, scoped to `namespace` for namespaced kinds. */
-  client<T extends KubernetesObject>(type: ResourceType, namespace?: string): ResourceClient<T> {
-    return new ResourceClient<T>(this.rest, type, type.namespaced ? namespace : undefined);
   }
 
   /** Starts building a controller named `name` (lower-case kind, by convention). */

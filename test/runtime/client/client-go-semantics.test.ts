@@ -4,14 +4,15 @@ import {
   ApiError,
   DynamicClient,
   RestClient,
-  configMaps,
   isNotFound,
   isResourceVersionTooLarge,
   isTimeout,
   loadClientConfig,
   namespacedResource,
-  namespaces,
   type KubernetesObject,
+  clusterResource,
+  configMapType,
+  namespaceType,
 } from '../../../src/runtime/index.js';
 
 // Details of client-go's semantics that kop's client once got wrong, each shown against a real
@@ -63,14 +64,14 @@ async function attempt<R>(call: () => Promise<R>): Promise<R> {
 let nsCounter = 0;
 async function freshNamespace(prefix: string): Promise<string> {
   const name = `${prefix}-${++nsCounter}`;
-  await namespaces(rest).create({ metadata: { name } });
+  await clusterResource(rest, namespaceType).create({ metadata: { name } });
   return name;
 }
 
 describe('names and namespaces that are not path segments', () => {
   it('refuses "." and ".." and names with "/" or "%" before sending anything, so they cannot address another object', async () => {
     const ns = await freshNamespace('dot-names');
-    const cms = configMaps(rest).inNamespace(ns);
+    const cms = namespacedResource(rest, configMapType).inNamespace(ns);
     await cms.create({ metadata: { name: 'keep' }, data: { a: '1' } });
 
     // URL resolution would turn `<ns>/configmaps/..` into `/api/v1/namespaces/<ns>/`: the namespace itself.
@@ -80,13 +81,13 @@ describe('names and namespaces that are not path segments', () => {
       await expect(attempt(() => cms.patch(name, { type: 'merge', patch: { data: { b: '2' } } }))).rejects.toThrow(TypeError);
     }
     await expect(attempt(() => cms.update({ metadata: { name: '..' } }))).rejects.toThrow(TypeError);
-    const namespace = await namespaces(rest).get(ns);
+    const namespace = await clusterResource(rest, namespaceType).get(ns);
     expect(namespace.metadata?.deletionTimestamp).toBeUndefined();
     expect((await cms.get('keep')).data).toEqual({ a: '1' });
 
     // `inNamespace('..')` would list every namespace's ConfigMaps.
-    expect(() => configMaps(rest).inNamespace('..')).toThrow(TypeError);
-    expect(() => configMaps(rest).inNamespace('a/b')).toThrow(TypeError);
+    expect(() => namespacedResource(rest, configMapType).inNamespace('..')).toThrow(TypeError);
+    expect(() => namespacedResource(rest, configMapType).inNamespace('a/b')).toThrow(TypeError);
     const dynamic = new DynamicClient(rest);
     expect(() => dynamic.resource({ group: '', version: 'v1', resource: 'configmaps' }).inNamespace('.')).toThrow(TypeError);
     // Names the apiserver allows that need escaping still work.
@@ -97,7 +98,7 @@ describe('names and namespaces that are not path segments', () => {
 describe('the default User-Agent', () => {
   it('names writes without a fieldManager "kop-runtime" in managedFields, as the apiserver takes the part before the first "/"', async () => {
     const ns = await freshNamespace('user-agent');
-    const cms = configMaps(rest).inNamespace(ns);
+    const cms = namespacedResource(rest, configMapType).inNamespace(ns);
     const created = await cms.create({ metadata: { name: 'managed' }, data: { a: '1' } });
     expect(created.metadata?.managedFields?.map((f) => f.manager)).toEqual(['kop-runtime']);
   });
@@ -122,7 +123,7 @@ describe('a resourceVersion newer than the server has', () => {
     // which the client would retry; this client gives up at once.
     const impatient = new RestClient(loadClientConfig({ kubeconfig: plane.kubeconfigPath }), { qps: Infinity, maxThrottleRetries: 0 });
     const ns = await freshNamespace('too-large');
-    const cms = configMaps(impatient).inNamespace(ns);
+    const cms = namespacedResource(impatient, configMapType).inNamespace(ns);
     const future = String(Number((await cms.list()).metadata.resourceVersion) + 100_000);
     const listError = await cms.list({ resourceVersion: future, resourceVersionMatch: 'NotOlderThan' }).catch((e: unknown) => e);
     expect(isTimeout(listError)).toBe(true);

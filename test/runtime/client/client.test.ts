@@ -12,8 +12,6 @@ import {
   NoMatchError,
   RestClient,
   RestMapper,
-  configMaps,
-  deployments,
   isAlreadyExists,
   isBadRequest,
   isConflict,
@@ -22,12 +20,17 @@ import {
   isInvalid,
   isNotFound,
   loadClientConfig,
-  namespaces,
   retryOnConflict,
-  secrets,
   type NamespacedResourceClient,
   type ScalableResourceClient,
   type WatchEvent,
+  clusterResource,
+  configMapType,
+  deploymentType,
+  namespaceType,
+  namespacedResource,
+  namespacedScalableResource,
+  secretType,
 } from '../../../src/runtime/index.js';
 import { generateClients } from '../../../src/clientgen/generate-clients.js';
 import { loadApiModel, type ApiModel } from '../../../src/schema/model.js';
@@ -88,7 +91,7 @@ afterAll(async () => {
 let nsCounter = 0;
 async function freshNamespace(prefix: string): Promise<string> {
   const name = `${prefix}-${++nsCounter}`;
-  await namespaces(rest).create({ metadata: { name } });
+  await clusterResource(rest, namespaceType).create({ metadata: { name } });
   return name;
 }
 
@@ -178,7 +181,7 @@ describe('generated typed client: CRUD, status and scale on RedisCluster', () =>
 describe('built-in typed clients', () => {
   it('Deployments: scale subresource and strategic merge patch, typed with kop/api', async () => {
     const ns = await freshNamespace('deploy');
-    const deploys = deployments(rest).inNamespace(ns);
+    const deploys = namespacedScalableResource(rest, deploymentType).inNamespace(ns);
     const created = await deploys.create({
       metadata: { name: 'web' },
       spec: {
@@ -206,7 +209,7 @@ describe('built-in typed clients', () => {
 describe('list: selectors and pagination', () => {
   it('pages 250 objects 100 at a time and filters by label and field', async () => {
     const ns = await freshNamespace('paging');
-    const cms = configMaps(rest).inNamespace(ns);
+    const cms = namespacedResource(rest, configMapType).inNamespace(ns);
     await Promise.all(
       Array.from({ length: 250 }, (_, i) =>
         cms.create({ metadata: { name: `cm-${String(i).padStart(3, '0')}`, labels: { parity: i % 2 === 0 ? 'even' : 'odd', bucket: String(i % 5) } }, data: { i: String(i) } }),
@@ -244,7 +247,7 @@ describe('list: selectors and pagination', () => {
     expect(one.items.map((c) => c.data?.i)).toEqual(['42']);
 
     // Across all namespaces from the un-scoped client.
-    const everywhere = await configMaps(rest).list({ labelSelector: 'parity=even', fieldSelector: `metadata.namespace=${ns}`, limit: 10 });
+    const everywhere = await namespacedResource(rest, configMapType).list({ labelSelector: 'parity=even', fieldSelector: `metadata.namespace=${ns}`, limit: 10 });
     expect(everywhere.items).toHaveLength(10);
     expect(everywhere.metadata.continue).toBeTruthy();
   });
@@ -273,7 +276,7 @@ describe('watch', () => {
 
   it('sends a BOOKMARK when asked', async () => {
     const ns = await freshNamespace('bookmark');
-    const cms = configMaps(rest).inNamespace(ns);
+    const cms = namespacedResource(rest, configMapType).inNamespace(ns);
     const list = await cms.list();
     await cms.create({ metadata: { name: 'one' } });
     const two = await cms.create({ metadata: { name: 'two' } });
@@ -295,9 +298,9 @@ describe('watch', () => {
 
   it('watches across namespaces and ends cleanly on break', async () => {
     const ns = await freshNamespace('watchall');
-    const list = await configMaps(rest).list({ limit: 1 });
-    const watch = configMaps(rest).watch({ resourceVersion: list.metadata.resourceVersion, fieldSelector: `metadata.namespace=${ns}` });
-    await configMaps(rest).inNamespace(ns).create({ metadata: { name: 'x' } });
+    const list = await namespacedResource(rest, configMapType).list({ limit: 1 });
+    const watch = namespacedResource(rest, configMapType).watch({ resourceVersion: list.metadata.resourceVersion, fieldSelector: `metadata.namespace=${ns}` });
+    await namespacedResource(rest, configMapType).inNamespace(ns).create({ metadata: { name: 'x' } });
     for await (const ev of watch) {
       expect(ev.type).toBe('ADDED');
       break;
@@ -308,7 +311,7 @@ describe('watch', () => {
 describe('optimistic concurrency', () => {
   it('update with a stale resourceVersion fails with a conflict', async () => {
     const ns = await freshNamespace('stale');
-    const cms = configMaps(rest).inNamespace(ns);
+    const cms = namespacedResource(rest, configMapType).inNamespace(ns);
     const v1 = await cms.create({ metadata: { name: 'c' }, data: { a: '1' } });
     await cms.update({ ...v1, data: { a: '2' } });
     const err = await cms.update({ ...v1, data: { a: '3' } }).catch((e: unknown) => e);
@@ -319,7 +322,7 @@ describe('optimistic concurrency', () => {
 
   it('retryOnConflict with two racing writers ends with both changes applied', async () => {
     const ns = await freshNamespace('race');
-    const cms = configMaps(rest).inNamespace(ns);
+    const cms = namespacedResource(rest, configMapType).inNamespace(ns);
     await cms.create({ metadata: { name: 'shared' }, data: {} });
     let conflicts = 0;
     // Both writers read before either writes, so one of them must hit a conflict and retry.
@@ -400,7 +403,7 @@ describe('error helpers classify real responses', () => {
     expect(isForbidden(forbidden)).toBe(true);
     expect((forbidden as ApiError).code).toBe(403);
 
-    const sec = secrets(rest).inNamespace(ns);
+    const sec = namespacedResource(rest, secretType).inNamespace(ns);
     for (let i = 0; i < 3; i++) await sec.create({ metadata: { name: `s-${i}` } });
     const firstPage = await sec.list({ limit: 1 });
     for (let i = 3; i < 6; i++) await sec.create({ metadata: { name: `s-${i}` } });
@@ -494,7 +497,7 @@ describe('authentication', () => {
     };
     const execRest = new RestClient(clientConfigFromString(JSON.stringify(kubeconfig)));
     try {
-      for (let i = 0; i < 10; i++) expect((await namespaces(execRest).get('default')).metadata?.name).toBe('default');
+      for (let i = 0; i < 10; i++) expect((await clusterResource(execRest, namespaceType).get('default')).metadata?.name).toBe('default');
     } finally {
       execRest.close();
     }

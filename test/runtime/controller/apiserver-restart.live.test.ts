@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ControlPlane } from '../../../src/testing/index.js';
 import type { RestClient, WatchRestartReason } from '../../../src/runtime/index.js';
-import { Informer, ResourceClient, configMaps } from '../../../src/runtime/index.js';
-import { coreResourceTypes } from '../../../src/runtime/index.js';
+import { Informer, ResourceClient, configMapType, namespacedResource } from '../../../src/runtime/index.js';
 import { delay, freshNamespace, restFor, useTestControlPlane, waitFor } from './helpers.js';
 
 /** A real kube-apiserver restart mid-watch, through kop/testing, against the same etcd, port and certificates. */
@@ -16,12 +15,12 @@ describe('informer across a kube-apiserver restart', () => {
     ['stops gracefully and restarts', false],
   ])('reaches the server state after the apiserver %s mid-watch, with changes made while it was down', async (_how, force) => {
     const ns = await freshNamespace(admin, 'restart');
-    const cms = configMaps(admin).inNamespace(ns);
+    const cms = namespacedResource(admin, configMapType).inNamespace(ns);
     for (const name of ['keep', 'change', 'drop']) await cms.create({ metadata: { name }, data: { v: '1' } });
 
     const rest = restFor(plane);
     const restarts: WatchRestartReason[] = [];
-    const informer = new Informer(new ResourceClient<{ metadata?: { name?: string; resourceVersion?: string }; data?: Record<string, string> }>(rest, coreResourceTypes.ConfigMap, ns), {
+    const informer = new Informer(new ResourceClient<{ metadata?: { name?: string; resourceVersion?: string }; data?: Record<string, string> }>(rest, configMapType, ns), {
       initialBackoffMs: 200,
       maxBackoffMs: 1000,
       onWatchRestart: (reason) => restarts.push(reason),

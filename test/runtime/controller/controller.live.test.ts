@@ -6,8 +6,6 @@ import {
   Manager,
   ResourceClient,
   addFinalizer,
-  configMaps,
-  coreResourceTypes,
   createOrUpdate,
   generationChanged,
   isBeingDeleted,
@@ -16,6 +14,9 @@ import {
   setControllerReference,
   silentLogger,
   createLogger,
+  configMapType,
+  eventType,
+  namespacedResource,
 } from '../../../src/runtime/index.js';
 import type { Widget } from './helpers.js';
 import { delay, freshNamespace, restFor, startTestControlPlane, waitFor, widgetResource } from './helpers.js';
@@ -202,11 +203,11 @@ describe('controllers against a real apiserver', () => {
     const manager = newManager(ns);
     const lister = manager.lister<Widget>(widgetResource);
     const reconciles: string[] = [];
-    const cms = configMaps(admin).inNamespace(ns);
+    const cms = namespacedResource(admin, configMapType).inNamespace(ns);
     manager
       .controller('widget')
       .for(widgetResource)
-      .owns(coreResourceTypes.ConfigMap)
+      .owns(configMapType)
       .complete(async (request) => {
         reconciles.push(request.name);
         const owner = lister.get(request.namespace, request.name);
@@ -306,7 +307,7 @@ describe('event recorder and createOrUpdate against a real apiserver', () => {
     await recorder.normal(widget, 'Created', 'made a thing');
     const events = new ResourceClient<{ metadata?: { name?: string }; reason?: string; type?: string; note?: string; series?: { count: number }; regarding?: { uid?: string }; reportingController?: string }>(
       admin,
-      coreResourceTypes.Event,
+      eventType,
       ns,
     );
     const list = (await events.list()).items;
@@ -319,7 +320,7 @@ describe('event recorder and createOrUpdate against a real apiserver', () => {
 
   it('createOrUpdate creates, leaves unchanged objects alone, and updates', async () => {
     const ns = await freshNamespace(admin, 'cou');
-    const cms = configMaps(admin).inNamespace(ns);
+    const cms = namespacedResource(admin, configMapType).inNamespace(ns);
     const first = await createOrUpdate(cms, 'settings', (cm) => {
       cm.data = { mode: 'fast' };
     });

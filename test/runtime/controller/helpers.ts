@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll } from 'vitest';
 import type { ResourceType } from '../../../src/runtime/index.js';
-import { RestClient, loadClientConfig, namespaces } from '../../../src/runtime/index.js';
+import { RestClient, loadClientConfig, clusterResource, namespaceType } from '../../../src/runtime/index.js';
 import type { ControlPlane } from '../../../src/testing/index.js';
 import { startControlPlane } from '../../../src/testing/index.js';
 
@@ -68,7 +68,7 @@ let namespaceCounter = 0;
 /** Creates a namespace with a unique name. */
 export async function freshNamespace(rest: RestClient, prefix: string): Promise<string> {
   const name = `${prefix}-${process.pid}-${++namespaceCounter}`;
-  await namespaces(rest).create({ metadata: { name } });
+  await clusterResource(rest, namespaceType).create({ metadata: { name } });
   return name;
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ControlPlane } from '../../../src/testing/index.js';
 import type { ListOptions, ListerWatcher, ObjectList, RestClient, WatchEvent, WatchOptions } from '../../../src/runtime/index.js';
-import { Informer, ResourceClient, coreResourceTypes } from '../../../src/runtime/index.js';
+import { Informer, ResourceClient, secretType } from '../../../src/runtime/index.js';
 import { freshNamespace, useTestControlPlane, waitFor } from './helpers.js';
 
 interface SecretObject {
@@ -50,7 +50,7 @@ class CompactingBetweenPages implements ListerWatcher<SecretObject> {
 describe('informer whose list meets an expired continue token', () => {
   it('ends synced after exactly one full list, with its selector and transform, then watches from that list', async () => {
     const namespace = await freshNamespace(admin, 'expired-continue');
-    const secrets = new ResourceClient<SecretObject>(admin, coreResourceTypes.Secret, namespace);
+    const secrets = new ResourceClient<SecretObject>(admin, secretType, namespace);
     for (let i = 0; i < 30; i++) await secrets.create({ metadata: { name: `secret-${String(i).padStart(2, '0')}`, labels: { set: 'cached' } }, stringData: { v: '0' } });
     for (let i = 0; i < 3; i++) await secrets.create({ metadata: { name: `other-${i}` } });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ControlPlane } from '../../../src/testing/index.js';
 import type { RestClient, WatchRestartReason } from '../../../src/runtime/index.js';
-import { Informer, ResourceClient, coreResourceTypes, secrets } from '../../../src/runtime/index.js';
+import { Informer, ResourceClient, namespacedResource, secretType } from '../../../src/runtime/index.js';
 import { TcpProxy, delay, freshNamespace, restFor, useTestControlPlane, waitFor } from './helpers.js';
 
 interface SecretObject {
@@ -22,7 +22,7 @@ async function watchedSecrets(namespace: string, options: { silentWatchTimeoutMs
   const rest = restFor(plane, proxy.url);
   const restarts: WatchRestartReason[] = [];
   const deletes: Array<{ name: string; finalStateUnknown: boolean; value?: string }> = [];
-  const informer = new Informer<SecretObject>(new ResourceClient<SecretObject>(rest, coreResourceTypes.Secret, namespace), {
+  const informer = new Informer<SecretObject>(new ResourceClient<SecretObject>(rest, secretType, namespace), {
     name: 'secrets',
     initialBackoffMs: 100,
     maxBackoffMs: 500,
@@ -49,7 +49,7 @@ async function watchedSecrets(namespace: string, options: { silentWatchTimeoutMs
 }
 
 async function serverState(namespace: string): Promise<Record<string, string>> {
-  const list = await secrets(admin).inNamespace(namespace).list();
+  const list = await namespacedResource(admin, secretType).inNamespace(namespace).list();
   return Object.fromEntries(list.items.map((s) => [s.metadata!.name!, s.metadata!.resourceVersion!]));
 }
 
@@ -60,7 +60,7 @@ function cacheState(informer: Informer<SecretObject>): Record<string, string> {
 describe('informer against a real apiserver', () => {
   it('follows creates, updates and deletes and keeps the namespace index', async () => {
     const ns = await freshNamespace(admin, 'inf-basic');
-    const client = secrets(admin).inNamespace(ns);
+    const client = namespacedResource(admin, secretType).inNamespace(ns);
     await client.create({ metadata: { name: 'before' }, stringData: { v: '1' } });
     const watched = await watchedSecrets(ns);
     try {
@@ -78,7 +78,7 @@ describe('informer against a real apiserver', () => {
 
   it('reaches the right state after the connection to the apiserver is reset mid-watch and refused for a while', async () => {
     const ns = await freshNamespace(admin, 'inf-restart');
-    const client = secrets(admin).inNamespace(ns);
+    const client = namespacedResource(admin, secretType).inNamespace(ns);
     for (const name of ['a', 'b', 'c']) await client.create({ metadata: { name }, stringData: { v: '1' } });
     const watched = await watchedSecrets(ns);
     try {
@@ -100,7 +100,7 @@ describe('informer against a real apiserver', () => {
 
   it('relists after 410 Gone and reports objects deleted meanwhile with their last known state', async () => {
     const ns = await freshNamespace(admin, 'inf-gone');
-    const client = secrets(admin).inNamespace(ns);
+    const client = namespacedResource(admin, secretType).inNamespace(ns);
     for (const name of ['a', 'b']) await client.create({ metadata: { name }, stringData: { v: 'last-seen' } });
     const watched = await watchedSecrets(ns);
     try {
@@ -121,7 +121,7 @@ describe('informer against a real apiserver', () => {
 
   it('detects a silent watch and replaces it', async () => {
     const ns = await freshNamespace(admin, 'inf-silent');
-    const client = secrets(admin).inNamespace(ns);
+    const client = namespacedResource(admin, secretType).inNamespace(ns);
     const watched = await watchedSecrets(ns, { silentWatchTimeoutMs: 1500 });
     try {
       await waitFor(() => watched.proxy.connections > 0, 5000, 'watch connection');

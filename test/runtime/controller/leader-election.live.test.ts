@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ControlPlane } from '../../../src/testing/index.js';
 import type { Logger, RestClient } from '../../../src/runtime/index.js';
-import { LeaderElectionLostError, Manager, ResourceClient, coreResourceTypes } from '../../../src/runtime/index.js';
+import { LeaderElectionLostError, Manager, ResourceClient, leaseType } from '../../../src/runtime/index.js';
 import type { LeaseObject } from '../../../src/runtime/index.js';
 import type { Widget } from './helpers.js';
 import { TcpProxy, delay, freshNamespace, restFor, useTestControlPlane, waitFor, widgetResource } from './helpers.js';
@@ -51,7 +51,7 @@ function candidate(ns: string, identity: string, rest: RestClient = restFor(plan
 }
 
 async function holder(ns: string): Promise<string | undefined> {
-  const lease = await new ResourceClient<LeaseObject>(admin, coreResourceTypes.Lease, ns).get('widgets-leader');
+  const lease = await new ResourceClient<LeaseObject>(admin, leaseType, ns).get('widgets-leader');
   return lease.spec?.holderIdentity || undefined;
 }
 

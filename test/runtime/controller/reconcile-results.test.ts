@@ -4,6 +4,11 @@ import { Controller, TerminalError } from '../../../src/runtime/controller/contr
 import { ManagerMetrics } from '../../../src/runtime/controller/metrics.js';
 import type { ReconcileFunction } from '../../../src/runtime/controller/controller.js';
 import { FakeClock } from './fake-clock.js';
+import { EventRecorder, RestClient, createClient, loadClientConfig } from '../../../src/runtime/index.js';
+
+// Never called by these reconciles: a controller always hands its reconciles a client and recorder.
+const rest = new RestClient(loadClientConfig({ server: 'https://127.0.0.1:1', env: {} }));
+const handed = { client: createClient(rest), recorder: new EventRecorder({ rest, component: 'widget-controller' }) };
 
 async function settle(): Promise<void> {
   for (let i = 0; i < 20; i++) await Promise.resolve();
@@ -25,7 +30,7 @@ describe('reconcile results', () => {
       if (name === 'wrapped') throw new Error('could not reconcile', { cause: new TerminalError('bad spec') });
       throw new Error('backend unreachable');
     };
-    const controller = new Controller(reconcile, { name: 'widget', clock, metrics: metrics.controller('widget', 1), queueMetrics: metrics.queue('widget') });
+    const controller = new Controller(reconcile, { ...handed, name: 'widget', clock, metrics: metrics.controller('widget', 1), queueMetrics: metrics.queue('widget') });
     controller.start();
     for (const name of ['terminal', 'wrapped', 'transient']) controller.enqueue({ namespace: 'ns', name });
     for (let i = 0; i < 10; i++) {

@@ -10,12 +10,15 @@ import {
   Manager,
   ResourceClient,
   addFinalizer,
-  configMaps,
-  coreResourceTypes,
-  namespaces,
   removeFinalizer,
   setControllerReference,
   silentLogger,
+  clusterResource,
+  configMapType,
+  eventType,
+  leaseType,
+  namespaceType,
+  namespacedResource,
 } from '../../../src/runtime/index.js';
 import type { Widget } from './helpers.js';
 import { delay, freshNamespace, restFor, useTestControlPlane, waitFor, widgetResource } from './helpers.js';
@@ -60,7 +63,7 @@ describe('controller-runtime semantics against a real apiserver', () => {
     await new ResourceClient<Widget>(admin, widgetResource, ns).create({ metadata: { name: 'slow' }, spec: { size: 1 } });
     await waitFor(() => started, 10_000, 'reconcile started');
     // Another replica takes the lease for a long time: renewals fail until the renew deadline.
-    const leases = new ResourceClient<LeaseObject>(admin, coreResourceTypes.Lease, ns);
+    const leases = new ResourceClient<LeaseObject>(admin, leaseType, ns);
     const lease = await leases.get('lost-leader');
     await leases.update({ ...lease, spec: { ...lease.spec, holderIdentity: 'b', leaseDurationSeconds: 3600, renewTime: new Date().toISOString().replace('Z', '000Z') } });
     const takenAt = Date.now();
@@ -74,13 +77,13 @@ describe('controller-runtime semantics against a real apiserver', () => {
 
   it('owns() enqueues a cluster-scoped owner with an empty namespace, the same key as its for() events', async () => {
     const ns = await freshNamespace(admin, 'cluster-owner');
-    const owner = await namespaces(admin).get(ns);
+    const owner = await clusterResource(admin, namespaceType).get(ns);
     const manager = newManager();
     const requests: Request[] = [];
     manager
       .controller('namespace')
-      .for(coreResourceTypes.Namespace)
-      .owns(coreResourceTypes.ConfigMap)
+      .for(namespaceType)
+      .owns(configMapType)
       .complete((request) => {
         if (request.name === ns) requests.push(request);
       });
@@ -89,7 +92,7 @@ describe('controller-runtime semantics against a real apiserver', () => {
     const cm: KubernetesObject & { data?: Record<string, string> } = { metadata: { name: 'owned', namespace: ns }, data: { a: '1' } };
     setControllerReference({ apiVersion: 'v1', kind: 'Namespace', ...owner }, cm);
     const before = requests.length;
-    await configMaps(admin).inNamespace(ns).create(cm);
+    await namespacedResource(admin, configMapType).inNamespace(ns).create(cm);
     await waitFor(() => requests.length > before, 10_000, 'reconcile from the owned ConfigMap');
     expect(requests.every((r) => r.namespace === '')).toBe(true);
     await manager.stop();
@@ -132,7 +135,7 @@ describe('controller-runtime semantics against a real apiserver', () => {
     const recorder = manager.eventRecorder('widget-controller');
     const note = 'é'.repeat(800); // 800 characters, 1600 bytes
     await recorder.warning(widget, 'Degraded', note);
-    const events = new ResourceClient<KubernetesObject & { note?: string }>(admin, coreResourceTypes.Event, ns);
+    const events = new ResourceClient<KubernetesObject & { note?: string }>(admin, eventType, ns);
     const list = (await events.list()).items;
     expect(list).toHaveLength(1);
     const written = list[0]!.note!;
@@ -148,13 +151,13 @@ describe('controller-runtime semantics against a real apiserver', () => {
     expect(() => manager.eventRecorder('w'.repeat(64))).toThrow(TypeError);
     const widget = await new ResourceClient<Widget>(admin, widgetResource, ns).create({ metadata: { name: 'w' }, spec: { size: 1 } });
     await manager.eventRecorder('test.kop.dev/widget-controller').normal(widget, 'Created', 'made');
-    const events = new ResourceClient<KubernetesObject & { reportingController?: string }>(admin, coreResourceTypes.Event, ns);
+    const events = new ResourceClient<KubernetesObject & { reportingController?: string }>(admin, eventType, ns);
     expect((await events.list()).items.map((e) => e.reportingController)).toEqual(['test.kop.dev/widget-controller']);
   });
 
   it('Lease fields follow client-go: transitions count holder changes, acquireTime stays while renewing, release leaves holder empty and duration 1 s', async () => {
     const ns = await freshNamespace(admin, 'lease-fields');
-    const leases = new ResourceClient<LeaseObject>(admin, coreResourceTypes.Lease, ns);
+    const leases = new ResourceClient<LeaseObject>(admin, leaseType, ns);
     const timing = { leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 200 };
     const signal = new AbortController();
     const a = new LeaderElector({ rest: admin, namespace: ns, name: 'fields', identity: 'a', ...timing });
@@ -183,12 +186,12 @@ describe('controller-runtime semantics against a real apiserver', () => {
   it('two controllers with one name are refused, as controller-runtime refuses them (their metrics would mix)', () => {
     const manager = newManager();
     manager.controller('widget').for(widgetResource).complete(() => undefined);
-    expect(() => manager.controller('widget').for(coreResourceTypes.ConfigMap).complete(() => undefined)).toThrow(/widget/);
+    expect(() => manager.controller('widget').for(configMapType).complete(() => undefined)).toThrow(/widget/);
   });
 
   it('a cache list with a label selector returns what the apiserver returns for the same selector', async () => {
     const ns = await freshNamespace(admin, 'selector');
-    const cms = configMaps(admin).inNamespace(ns);
+    const cms = namespacedResource(admin, configMapType).inNamespace(ns);
     const labelSets: Array<Record<string, string>> = [
       { app: 'web', tier: 'front', env: 'prod' },
       { app: 'web', tier: 'back', env: 'staging' },
@@ -199,7 +202,7 @@ describe('controller-runtime semantics against a real apiserver', () => {
     ];
     for (const [i, labels] of labelSets.entries()) await cms.create({ metadata: { name: `cm${i}`, labels } });
     const manager = newManager({ namespace: ns });
-    const lister = manager.lister<KubernetesObject>(coreResourceTypes.ConfigMap);
+    const lister = manager.lister<KubernetesObject>(configMapType);
     const done = manager.start();
     await waitFor(() => lister.list({ namespace: ns }).length >= labelSets.length, 10_000, 'cache filled');
     const selectors = [
@@ -228,9 +231,9 @@ describe('controller-runtime semantics against a real apiserver', () => {
   it('records an event about an object whose name is as long as names go (253 characters)', async () => {
     const ns = await freshNamespace(admin, 'event-long-name');
     const name = `${'a'.repeat(200)}.${'b'.repeat(52)}`;
-    const cm = await configMaps(admin).inNamespace(ns).create({ metadata: { name } });
+    const cm = await namespacedResource(admin, configMapType).inNamespace(ns).create({ metadata: { name } });
     await newManager().eventRecorder('widget-controller').normal({ apiVersion: 'v1', kind: 'ConfigMap', ...cm }, 'Seen', 'long name');
-    const events = new ResourceClient<KubernetesObject & { regarding?: { name?: string } }>(admin, coreResourceTypes.Event, ns);
+    const events = new ResourceClient<KubernetesObject & { regarding?: { name?: string } }>(admin, eventType, ns);
     expect((await events.list()).items.map((e) => e.regarding?.name)).toEqual([name]);
   });
 
@@ -260,7 +263,7 @@ describe('controller-runtime semantics against a real apiserver', () => {
     const recorder = newManager().eventRecorder('widget-controller');
     // A failing reconcile loop whose error text changes each time must not create an Event per attempt.
     for (let attempt = 1; attempt <= 3; attempt++) await recorder.warning(widget, 'ReconcileFailed', `attempt ${attempt}: backend unreachable`, 'Reconcile');
-    const events = new ResourceClient<KubernetesObject & { note?: string; series?: { count: number } }>(admin, coreResourceTypes.Event, ns);
+    const events = new ResourceClient<KubernetesObject & { note?: string; series?: { count: number } }>(admin, eventType, ns);
     let list = (await events.list()).items;
     expect(list).toHaveLength(1);
     expect(list[0]).toMatchObject({ note: 'attempt 1: backend unreachable', series: { count: 3 } });
@@ -274,10 +277,10 @@ describe('controller-runtime semantics against a real apiserver', () => {
   it('a namespaced manager\'s lister refuses reads of other namespaces instead of answering "not found", as controller-runtime\'s cache does', async () => {
     const watched = await freshNamespace(admin, 'scope-in');
     const other = await freshNamespace(admin, 'scope-out');
-    await configMaps(admin).inNamespace(watched).create({ metadata: { name: 'here' } });
-    await configMaps(admin).inNamespace(other).create({ metadata: { name: 'there' } });
+    await namespacedResource(admin, configMapType).inNamespace(watched).create({ metadata: { name: 'here' } });
+    await namespacedResource(admin, configMapType).inNamespace(other).create({ metadata: { name: 'there' } });
     const manager = newManager({ namespace: watched });
-    const cms = manager.lister<KubernetesObject>(coreResourceTypes.ConfigMap);
+    const cms = manager.lister<KubernetesObject>(configMapType);
     const done = manager.start();
     await waitFor(() => cms.get(watched, 'here'), 10_000, 'cache filled');
     // The object exists: a reconcile must not take "undefined" for "deleted".
@@ -285,14 +288,14 @@ describe('controller-runtime semantics against a real apiserver', () => {
     expect(() => cms.list({ namespace: other })).toThrow(CacheScopeError);
     expect(cms.list().map((o) => o.metadata?.name)).toEqual(['here']);
     // Cluster-scoped kinds are cached whole and read by name.
-    expect(() => manager.lister<KubernetesObject>(coreResourceTypes.Namespace).get(other)).not.toThrow(CacheScopeError);
+    expect(() => manager.lister<KubernetesObject>(namespaceType).get(other)).not.toThrow(CacheScopeError);
     await manager.stop();
     await done;
   });
 
   it('a lister first asked for inside a running reconcile never answers "not found" before its cache has synced', async () => {
     const ns = await freshNamespace(admin, 'lazy-lister');
-    await configMaps(admin).inNamespace(ns).create({ metadata: { name: 'settings' } });
+    await namespacedResource(admin, configMapType).inNamespace(ns).create({ metadata: { name: 'settings' } });
     const manager = newManager({ namespace: ns });
     const seen: string[] = [];
     manager
@@ -302,7 +305,7 @@ describe('controller-runtime semantics against a real apiserver', () => {
         // A kind no controller watches: its informer is created (and started) by this first call.
         let settings: KubernetesObject | undefined;
         try {
-          settings = manager.lister<KubernetesObject>(coreResourceTypes.ConfigMap).get(namespace, 'settings');
+          settings = manager.lister<KubernetesObject>(configMapType).get(namespace, 'settings');
         } catch (err) {
           if (err instanceof CacheNotSyncedError) seen.push('not synced');
           throw err;

@@ -1,7 +1,6 @@
 import type { Service, StatefulSet } from 'kop/api';
 import {
   addFinalizer,
-  coreResourceTypes,
   createOrUpdate,
   hasFinalizer,
   isBeingDeleted,
@@ -16,6 +15,8 @@ import {
   type Request,
   type ResourceType,
   type RestClient,
+  serviceType,
+  statefulSetType,
 } from 'kop/runtime';
 import { API_VERSION, GROUP, VERSION } from '../../api/cache/v1alpha1/groupversion.js';
 import type { RedisCluster } from '../../api/cache/v1alpha1/rediscluster.types.js';
@@ -43,8 +44,8 @@ export class RedisClusterReconciler {
     manager
       .controller('rediscluster')
       .for(RedisClusterReconciler.resource)
-      .owns(coreResourceTypes.StatefulSet)
-      .owns(coreResourceTypes.Service)
+      .owns(statefulSetType)
+      .owns(serviceType)
       .complete(this);
   }
 
@@ -62,13 +63,13 @@ export class RedisClusterReconciler {
     const name = cluster.metadata!.name!;
     const labels = { 'app.kubernetes.io/name': 'redis', 'app.kubernetes.io/instance': name };
 
-    const services = new ResourceClient<Service>(this.rest, coreResourceTypes.Service, request.namespace);
+    const services = new ResourceClient<Service>(this.rest, serviceType, request.namespace);
     await createOrUpdate(services, name, (service) => {
       setControllerReference(cluster, service);
       service.spec = { ...service.spec, clusterIP: 'None', selector: labels, ports: [{ name: 'redis', port: 6379 }] };
     });
 
-    const statefulSets = new ResourceClient<StatefulSet>(this.rest, coreResourceTypes.StatefulSet, request.namespace);
+    const statefulSets = new ResourceClient<StatefulSet>(this.rest, statefulSetType, request.namespace);
     const { object: statefulSet, operation } = await createOrUpdate(statefulSets, name, (sts) => {
       setControllerReference(cluster, sts);
       sts.metadata = { ...sts.metadata, labels };

@@ -1,16 +1,28 @@
 import type { CallOptions } from '../rest/rest-client.js';
 import type { KubernetesObject } from '../types/meta.js';
 
-/** Identifies a resource type: where it lives in the API and how it is scoped. */
-export interface ResourceType {
+/**
+ * One kind's descriptor: where it lives in the API, how it is scoped, and (as a type parameter
+ * only) the TypeScript type of its objects, so `client.get(redisClusterType, key)` returns a
+ * `RedisCluster`. `kop generate` writes one per API kind into its `.client.ts`; kop/runtime has
+ * one per built-in kind (`configMapType`, `deploymentType`, ...).
+ */
+export interface ResourceType<T extends KubernetesObject = KubernetesObject> {
   /** API group; '' for the core group (`/api/v1`). */
-  group: string;
-  version: string;
+  readonly group: string;
+  readonly version: string;
   /** Plural resource name used in paths, e.g. `deployments`. */
-  resource: string;
-  kind: string;
-  namespaced: boolean;
+  readonly resource: string;
+  readonly kind: string;
+  /** Kind of a list of these objects; `<kind>List` when left out. */
+  readonly listKind?: string;
+  readonly namespaced: boolean;
+  /** Never set: carries the object type `T` for inference. */
+  readonly __object?: T;
 }
+
+/** The object type a descriptor stands for: `ObjectOf<typeof deploymentType>` is `Deployment`. */
+export type ObjectOf<R> = R extends ResourceType<infer T> ? T : never;
 
 /** `group/version`, or just `version` for the core group: the objects' apiVersion. */
 export function apiVersionOf(type: Pick<ResourceType, 'group' | 'version'>): string {

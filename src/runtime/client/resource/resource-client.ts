@@ -52,7 +52,7 @@ function call(options: { signal?: AbortSignal; timeoutMs?: number }): { signal?:
 
 /**
  * Reads and writes objects of one resource type in one scope: a namespace for namespaced kinds,
- * the cluster for cluster-scoped ones. Get one from a typed factory (`deployments(rest).inNamespace('x')`,
+ * the cluster for cluster-scoped ones. Get one from a typed factory (`namespacedScalableResource(rest, deploymentType).inNamespace('x')`,
  * a generated `<kind>Client`) or from the dynamic client.
  */
 export class ResourceClient<T extends KubernetesObject> {
@@ -269,25 +269,25 @@ export class NamespacedResourceClient<T extends KubernetesObject, C extends Reso
 }
 
 /** Client for a namespaced kind without a scale subresource. */
-export function namespacedResource<T extends KubernetesObject>(rest: RestClient, type: ResourceType): NamespacedResourceClient<T> {
+export function namespacedResource<T extends KubernetesObject>(rest: RestClient, type: ResourceType<T>): NamespacedResourceClient<T> {
   return new NamespacedResourceClient<T>(rest, type, (ns) => new ResourceClient<T>(rest, type, ns));
 }
 
 /** Client for a namespaced kind with a scale subresource. */
 export function namespacedScalableResource<T extends KubernetesObject>(
   rest: RestClient,
-  type: ResourceType,
+  type: ResourceType<T>,
 ): NamespacedResourceClient<T, ScalableResourceClient<T>> {
   return new NamespacedResourceClient<T, ScalableResourceClient<T>>(rest, type, (ns) => new ScalableResourceClient<T>(rest, type, ns));
 }
 
 /** Client for a cluster-scoped kind. */
-export function clusterResource<T extends KubernetesObject>(rest: RestClient, type: ResourceType): ResourceClient<T> {
+export function clusterResource<T extends KubernetesObject>(rest: RestClient, type: ResourceType<T>): ResourceClient<T> {
   return new ResourceClient<T>(rest, type);
 }
 
 /** Client for a cluster-scoped kind with a scale subresource. */
-export function clusterScalableResource<T extends KubernetesObject>(rest: RestClient, type: ResourceType): ScalableResourceClient<T> {
+export function clusterScalableResource<T extends KubernetesObject>(rest: RestClient, type: ResourceType<T>): ScalableResourceClient<T> {
   return new ScalableResourceClient<T>(rest, type);
 }
 

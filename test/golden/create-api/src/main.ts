@@ -42,8 +42,8 @@ async function main(argv: readonly string[]): Promise<number> {
 
   try {
     // The first use of manager.rest loads the kubeconfig: a missing or broken one ends here, in one log line.
-    new MemcachedReconciler(manager.rest).setupWithManager(manager);
-    new RedisClusterReconciler(manager.rest).setupWithManager(manager);
+    new MemcachedReconciler().setupWithManager(manager);
+    new RedisClusterReconciler().setupWithManager(manager);
     // +kop:scaffold:controllers
   } catch (error) {
     logger.error('cannot set up the controllers', { err: error });

@@ -3,21 +3,16 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import {
-  addFinalizer,
-  hasFinalizer,
-  isBeingDeleted,
+  finalizer,
   isNotFound,
-  removeFinalizer,
-  ResourceClient,
   setCondition,
+  type Client,
   type Manager,
   type ReconcileContext,
   type ReconcileResult,
   type Request,
-  type ResourceType,
-  type RestClient,
 } from 'kop/runtime';
-import { API_VERSION, GROUP, VERSION } from '../../api/cache/v1alpha1/groupversion.js';
+import { redisClusterType } from '../../api/cache/v1alpha1/rediscluster.client.js';
 import type { RedisCluster } from '../../api/cache/v1alpha1/rediscluster.types.js';
 
 // What the manager may do; `kop generate manifests` writes these rules to config/rbac/role.yaml.
@@ -27,58 +22,47 @@ import type { RedisCluster } from '../../api/cache/v1alpha1/rediscluster.types.j
 // +kubebuilder:rbac:groups=cache.example.com,resources=redisclusters/finalizers,verbs=update
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
-/** The object a reconcile is about: a name, never a snapshot, so each reconcile reads fresh state. */
-export type ReconcileRequest = Request;
-
 /**
  * Reconciles RedisCluster objects: makes what the cluster runs match each RedisCluster's spec and
  * reports the outcome in its status (a `Ready` condition with the generation it saw).
  */
 export class RedisClusterReconciler {
-  /** The kind this reconciler is responsible for. */
-  readonly kind = 'RedisCluster';
-  /** Its API version, from groupversion.ts. */
-  readonly apiVersion = API_VERSION;
-  /** Where redisclusters are served. */
-  static readonly resource: ResourceType = { group: GROUP, version: VERSION, resource: 'redisclusters', kind: 'RedisCluster', namespaced: true };
-  /** Held on every RedisCluster until its cleanup ran, so deleting one always goes through `finalize`. */
+  /** Held on every RedisCluster until its cleanup ran, so deleting one always goes through `cleanup`. */
   static readonly finalizer = 'cache.example.com/finalizer';
-
-  constructor(private readonly rest: RestClient) {}
 
   /** Registers the controller: every change to a RedisCluster queues a reconcile of it. */
   setupWithManager(manager: Manager): void {
-    manager.controller('rediscluster').for(RedisClusterReconciler.resource).complete(this);
+    manager.controller('rediscluster').for(redisClusterType).complete(this);
   }
 
   /**
    * Brings one RedisCluster in line with its spec. It must be safe to call any number of times:
    * compare what exists with what the spec asks for, create or update the difference, then
    * record the outcome. Throw to retry with backoff; return `{ requeueAfter: ms }` to look again later.
+   * The request names the object; `client` reads it from the manager's cache and writes to the apiserver.
    */
-  async reconcile(request: ReconcileRequest, context?: ReconcileContext): Promise<ReconcileResult> {
-    const objects = new ResourceClient<RedisCluster>(this.rest, RedisClusterReconciler.resource, request.namespace);
+  async reconcile(request: Request, { client, logger }: ReconcileContext): Promise<ReconcileResult> {
     let object: RedisCluster;
     try {
-      object = await objects.get(request.name);
+      object = await client.get(redisClusterType, request);
     } catch (error) {
       // Deleted meanwhile: what it owned goes with it through owner references.
       if (isNotFound(error)) return;
       throw error;
     }
+    return finalizer(client, redisClusterType, object, RedisClusterReconciler.finalizer, {
+      apply: (current) => this.apply(client, current),
+      cleanup: async (current) => {
+        await this.cleanup(current);
+        logger.info('finalized');
+      },
+    });
+  }
 
-    if (isBeingDeleted(object)) {
-      if (hasFinalizer(object, RedisClusterReconciler.finalizer)) {
-        await this.finalize(object);
-        await removeFinalizer(objects, object, RedisClusterReconciler.finalizer);
-        context?.logger.info('finalized');
-      }
-      return;
-    }
-    object = await addFinalizer(objects, object, RedisClusterReconciler.finalizer);
-
-    // The work: create or update what this RedisCluster asks for here, e.g. with createOrUpdate()
-    // and setControllerReference() from kop/runtime, then describe the outcome below.
+  /** The work for a live RedisCluster, which carries the finalizer by now. */
+  private async apply(client: Client, object: RedisCluster): Promise<ReconcileResult> {
+    // Create or update what this RedisCluster asks for here, e.g. with createOrUpdate() and
+    // setControllerReference() from kop/runtime, then describe the outcome below.
 
     const generation = object.metadata?.generation;
     const conditions = (object.status?.conditions ?? []).map((condition) => ({ ...condition }));
@@ -92,12 +76,12 @@ export class RedisClusterReconciler {
     if (changed) {
       // Through the status subresource; the resourceVersion of the read guards against lost
       // updates (a conflict throws, and the retry reads again).
-      await objects.updateStatus({ ...object, status: { ...object.status, conditions } });
+      await client.status().update(redisClusterType, { ...object, status: { ...object.status, conditions } });
     }
   }
 
   /** Cleans up what a deleted RedisCluster leaves outside the cluster (objects it owns are garbage-collected). */
-  private async finalize(object: RedisCluster): Promise<void> {
+  private async cleanup(object: RedisCluster): Promise<void> {
     void object;
   }
 }

@@ -2,15 +2,14 @@
 // Copyright 2026 The demo authors.
 // SPDX-License-Identifier: Apache-2.0
 
-import { isNotFound, Manager, ResourceClient, silentLogger } from 'kop/runtime';
+import { isNotFound, Manager, silentLogger } from 'kop/runtime';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { API_VERSION } from '../../api/cache/v1alpha1/groupversion.js';
-import type { Memcached } from '../../api/cache/v1alpha1/memcached.types.js';
+import { memcachedType } from '../../api/cache/v1alpha1/memcached.client.js';
 import { MemcachedReconciler } from '../../src/controllers/memcached.controller.js';
 
 // Runs the reconciler in a real manager against the API server that test/global-setup.ts
-// starts, with the CRDs of config/crd/bases installed: run `npm run manifests` after changing
-// the API types.
+// starts, with the CRDs of config/crd/bases installed (`npm test` runs `kop generate` first).
 describe('MemcachedReconciler', () => {
   const manager = new Manager({
     kubeconfig: inject('kubeconfigPath'),
@@ -18,10 +17,11 @@ describe('MemcachedReconciler', () => {
     healthProbeBindAddress: '0',
     logger: silentLogger,
   });
-  const objects = new ResourceClient<Memcached>(manager.rest, MemcachedReconciler.resource, 'default');
+  // The test reads what the apiserver has now, not the manager's cache.
+  const client = manager.apiReader;
 
   beforeAll(() => {
-    new MemcachedReconciler(manager.rest).setupWithManager(manager);
+    new MemcachedReconciler().setupWithManager(manager);
     manager.start().catch((error: unknown) => {
       throw error;
     });
@@ -32,24 +32,24 @@ describe('MemcachedReconciler', () => {
   });
 
   it('makes a new Memcached Ready, and lets it go when deleted', async () => {
-    const created = await objects.create({
+    const created = await client.create(memcachedType, {
       apiVersion: API_VERSION,
       kind: 'Memcached',
-      metadata: { generateName: 'memcached-' },
+      metadata: { generateName: 'memcached-', namespace: 'default' },
       spec: { foo: 'bar' },
     });
-    const name = created.metadata!.name!;
+    const key = { namespace: 'default', name: created.metadata!.name! };
 
     const ready = await eventually(async () => {
-      const current = await objects.get(name);
+      const current = await client.get(memcachedType, key);
       const condition = current.status?.conditions?.find((c) => c.type === 'Ready');
       return condition?.status === 'True' ? current : undefined;
     });
     expect(ready.metadata?.finalizers).toContain(MemcachedReconciler.finalizer);
     expect(ready.status?.conditions?.find((c) => c.type === 'Ready')?.observedGeneration).toBe(ready.metadata?.generation);
 
-    await objects.delete(name);
-    await eventually(() => objects.get(name).then(() => false, (error: unknown) => isNotFound(error)));
+    await client.delete(memcachedType, key);
+    await eventually(() => client.get(memcachedType, key).then(() => false, (error: unknown) => isNotFound(error)));
   });
 });
 

@@ -2,15 +2,14 @@
 // Copyright 2026 The demo authors.
 // SPDX-License-Identifier: Apache-2.0
 
-import { isNotFound, Manager, ResourceClient, silentLogger } from 'kop/runtime';
+import { isNotFound, Manager, silentLogger } from 'kop/runtime';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { API_VERSION } from '../../api/cache/v1alpha1/groupversion.js';
-import type { RedisCluster } from '../../api/cache/v1alpha1/rediscluster.types.js';
+import { redisClusterType } from '../../api/cache/v1alpha1/rediscluster.client.js';
 import { RedisClusterReconciler } from '../../src/controllers/rediscluster.controller.js';
 
 // Runs the reconciler in a real manager against the API server that test/global-setup.ts
-// starts, with the CRDs of config/crd/bases installed: run `npm run manifests` after changing
-// the API types.
+// starts, with the CRDs of config/crd/bases installed (`npm test` runs `kop generate` first).
 describe('RedisClusterReconciler', () => {
   const manager = new Manager({
     kubeconfig: inject('kubeconfigPath'),
@@ -18,10 +17,11 @@ describe('RedisClusterReconciler', () => {
     healthProbeBindAddress: '0',
     logger: silentLogger,
   });
-  const objects = new ResourceClient<RedisCluster>(manager.rest, RedisClusterReconciler.resource, 'default');
+  // The test reads what the apiserver has now, not the manager's cache.
+  const client = manager.apiReader;
 
   beforeAll(() => {
-    new RedisClusterReconciler(manager.rest).setupWithManager(manager);
+    new RedisClusterReconciler().setupWithManager(manager);
     manager.start().catch((error: unknown) => {
       throw error;
     });
@@ -32,24 +32,24 @@ describe('RedisClusterReconciler', () => {
   });
 
   it('makes a new RedisCluster Ready, and lets it go when deleted', async () => {
-    const created = await objects.create({
+    const created = await client.create(redisClusterType, {
       apiVersion: API_VERSION,
       kind: 'RedisCluster',
-      metadata: { generateName: 'rediscluster-' },
+      metadata: { generateName: 'rediscluster-', namespace: 'default' },
       spec: { foo: 'bar' },
     });
-    const name = created.metadata!.name!;
+    const key = { namespace: 'default', name: created.metadata!.name! };
 
     const ready = await eventually(async () => {
-      const current = await objects.get(name);
+      const current = await client.get(redisClusterType, key);
       const condition = current.status?.conditions?.find((c) => c.type === 'Ready');
       return condition?.status === 'True' ? current : undefined;
     });
     expect(ready.metadata?.finalizers).toContain(RedisClusterReconciler.finalizer);
     expect(ready.status?.conditions?.find((c) => c.type === 'Ready')?.observedGeneration).toBe(ready.metadata?.generation);
 
-    await objects.delete(name);
-    await eventually(() => objects.get(name).then(() => false, (error: unknown) => isNotFound(error)));
+    await client.delete(redisClusterType, key);
+    await eventually(() => client.get(redisClusterType, key).then(() => false, (error: unknown) => isNotFound(error)));
   });
 });
 

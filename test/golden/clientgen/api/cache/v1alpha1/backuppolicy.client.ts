@@ -4,12 +4,13 @@
 import { clusterResource, type ResourceClient, type ResourceType, type RestClient } from 'kop/runtime';
 import type { BackupPolicy } from './backuppolicy.types.js';
 
-/** Where BackupPolicy objects are served. */
-export const backupPolicyResource: ResourceType = {
+/** BackupPolicy (cache.example.com/v1alpha1): the descriptor the manager's client, `for()`, `owns()` and `watches()` take. */
+export const backupPolicyType: ResourceType<BackupPolicy> = {
   group: 'cache.example.com',
   version: 'v1alpha1',
-  resource: 'backuppolicies',
   kind: 'BackupPolicy',
+  listKind: 'BackupPolicyList',
+  resource: 'backuppolicies',
   namespaced: false,
 };
 
@@ -22,5 +23,5 @@ export type BackupPolicyClient = ResourceClient<BackupPolicy>;
  * The CRD declares no status subresource: `update` writes status too and `updateStatus` is refused by the server.
  */
 export function backupPolicyClient(rest: RestClient): BackupPolicyClient {
-  return clusterResource<BackupPolicy>(rest, backupPolicyResource);
+  return clusterResource(rest, backupPolicyType);
 }

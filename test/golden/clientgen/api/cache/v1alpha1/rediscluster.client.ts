@@ -4,12 +4,13 @@
 import { namespacedScalableResource, type NamespacedResourceClient, type ResourceType, type RestClient, type ScalableResourceClient } from 'kop/runtime';
 import type { RedisCluster } from './rediscluster.types.js';
 
-/** Where RedisCluster objects are served. */
-export const redisClusterResource: ResourceType = {
+/** RedisCluster (cache.example.com/v1alpha1): the descriptor the manager's client, `for()`, `owns()` and `watches()` take. */
+export const redisClusterType: ResourceType<RedisCluster> = {
   group: 'cache.example.com',
   version: 'v1alpha1',
-  resource: 'redisclusters',
   kind: 'RedisCluster',
+  listKind: 'RedisClusterList',
+  resource: 'redisclusters',
   namespaced: true,
 };
 
@@ -23,5 +24,5 @@ export type RedisClusterClient = NamespacedResourceClient<RedisCluster, Scalable
  * `getScale`/`updateScale` use the scale subresource.
  */
 export function redisClusterClient(rest: RestClient): RedisClusterClient {
-  return namespacedScalableResource<RedisCluster>(rest, redisClusterResource);
+  return namespacedScalableResource(rest, redisClusterType);
 }
