@@ -46,8 +46,13 @@ export async function initLinkedProject(name: string, tempPrefix: string, extraI
   expect(init.exitCode, init.stderr).toBe(0);
   await mkdir(path.join(project, 'node_modules'));
   for (const entry of await readdir(path.join(KOP_ROOT, 'node_modules'))) {
-    if (entry !== '.cache') await symlink(path.join(KOP_ROOT, 'node_modules', entry), path.join(project, 'node_modules', entry), 'dir');
+    if (entry !== '.cache' && entry !== '.bin') await symlink(path.join(KOP_ROOT, 'node_modules', entry), path.join(project, 'node_modules', entry), 'dir');
   }
   await symlink(KOP_ROOT, path.join(project, 'node_modules/kop'), 'dir');
+  // As npm install would make it: kop's own tools, plus the `kop` command the project's scripts run.
+  const bin = path.join(project, 'node_modules/.bin');
+  await mkdir(bin);
+  for (const tool of await readdir(path.join(KOP_ROOT, 'node_modules/.bin'))) await symlink(path.join(KOP_ROOT, 'node_modules/.bin', tool), path.join(bin, tool));
+  await symlink(KOP_BIN, path.join(bin, 'kop'));
   return { parent, project };
 }

@@ -1,24 +1,19 @@
-import type { Service, StatefulSet } from 'kop/api';
 import {
-  addFinalizer,
   createOrUpdate,
-  hasFinalizer,
-  isBeingDeleted,
-  removeFinalizer,
-  ResourceClient,
+  finalizer,
+  isNotFound,
+  serviceType,
   setCondition,
   setControllerReference,
-  type Lister,
+  statefulSetType,
+  type Client,
+  type Logger,
   type Manager,
   type ReconcileContext,
   type ReconcileResult,
   type Request,
-  type ResourceType,
-  type RestClient,
-  serviceType,
-  statefulSetType,
 } from 'kop/runtime';
-import { API_VERSION, GROUP, VERSION } from '../../api/cache/v1alpha1/groupversion.js';
+import { redisClusterType } from '../../api/cache/v1alpha1/rediscluster.client.js';
 import type { RedisCluster } from '../../api/cache/v1alpha1/rediscluster.types.js';
 
 // +kubebuilder:rbac:groups=cache.example.com,resources=redisclusters,verbs=get;list;watch;create;update;patch;delete
@@ -30,47 +25,39 @@ import type { RedisCluster } from '../../api/cache/v1alpha1/rediscluster.types.j
 
 /** Runs a RedisCluster as a StatefulSet behind a headless Service. */
 export class RedisClusterReconciler {
-  readonly kind = 'RedisCluster';
-  readonly apiVersion = API_VERSION;
-  static readonly resource: ResourceType = { group: GROUP, version: VERSION, resource: 'redisclusters', kind: 'RedisCluster', namespaced: true };
   static readonly finalizer = 'cache.example.com/finalizer';
-  private clusters: Lister<RedisCluster> | undefined;
-
-  constructor(private readonly rest: RestClient) {}
 
   /** Reconciles on changes to RedisClusters and to the StatefulSets and Services they own. */
   setupWithManager(manager: Manager): void {
-    this.clusters = manager.lister<RedisCluster>(RedisClusterReconciler.resource);
-    manager
-      .controller('rediscluster')
-      .for(RedisClusterReconciler.resource)
-      .owns(statefulSetType)
-      .owns(serviceType)
-      .complete(this);
+    manager.controller('rediscluster').for(redisClusterType).owns(statefulSetType).owns(serviceType).complete(this);
   }
 
-  async reconcile(request: Request, context?: ReconcileContext): Promise<ReconcileResult> {
-    const clusters = new ResourceClient<RedisCluster>(this.rest, RedisClusterReconciler.resource, request.namespace);
-    // The manager's cache when running under it; a live read otherwise (tests calling reconcile directly).
-    const cached = this.clusters ? this.clusters.get(request.namespace, request.name) : await clusters.get(request.name).catch(() => undefined);
-    if (!cached) return;
-    if (isBeingDeleted(cached)) {
-      // The StatefulSet and Service are deleted with it through their owner references.
-      if (hasFinalizer(cached, RedisClusterReconciler.finalizer)) await removeFinalizer(clusters, cached, RedisClusterReconciler.finalizer);
-      return;
+  async reconcile(request: Request, { client, logger }: ReconcileContext): Promise<ReconcileResult> {
+    let cluster: RedisCluster;
+    try {
+      cluster = await client.get(redisClusterType, request);
+    } catch (error) {
+      if (isNotFound(error)) return;
+      throw error;
     }
-    const cluster = await addFinalizer(clusters, cached, RedisClusterReconciler.finalizer);
+    // The StatefulSet and Service are deleted with it through their owner references: no cleanup.
+    return finalizer(client, redisClusterType, cluster, RedisClusterReconciler.finalizer, {
+      apply: (current) => this.apply(client, logger, current),
+      cleanup: () => undefined,
+    });
+  }
+
+  private async apply(client: Client, logger: Logger, cluster: RedisCluster): Promise<ReconcileResult> {
     const name = cluster.metadata!.name!;
+    const key = { namespace: cluster.metadata!.namespace!, name };
     const labels = { 'app.kubernetes.io/name': 'redis', 'app.kubernetes.io/instance': name };
 
-    const services = new ResourceClient<Service>(this.rest, serviceType, request.namespace);
-    await createOrUpdate(services, name, (service) => {
+    await createOrUpdate(client, serviceType, key, (service) => {
       setControllerReference(cluster, service);
       service.spec = { ...service.spec, clusterIP: 'None', selector: labels, ports: [{ name: 'redis', port: 6379 }] };
     });
 
-    const statefulSets = new ResourceClient<StatefulSet>(this.rest, statefulSetType, request.namespace);
-    const { object: statefulSet, operation } = await createOrUpdate(statefulSets, name, (sts) => {
+    const { object: statefulSet, operation } = await createOrUpdate(client, statefulSetType, key, (sts) => {
       setControllerReference(cluster, sts);
       sts.metadata = { ...sts.metadata, labels };
       sts.spec = {
@@ -84,7 +71,7 @@ export class RedisClusterReconciler {
         },
       };
     });
-    if (operation !== 'unchanged') context?.logger.info('statefulset', { operation, replicas: cluster.spec.replicas });
+    if (operation !== 'unchanged') logger.info('statefulset', { operation, replicas: cluster.spec.replicas });
 
     const readyReplicas = statefulSet.status?.readyReplicas ?? 0;
     const conditions = (cluster.status?.conditions ?? []).map((condition) => ({ ...condition }));
@@ -97,6 +84,6 @@ export class RedisClusterReconciler {
       observedGeneration: cluster.metadata?.generation,
     });
     const status = { ...cluster.status, readyReplicas, selector: Object.entries(labels).map(([k, v]) => `${k}=${v}`).join(','), conditions };
-    if (JSON.stringify(status) !== JSON.stringify(cluster.status)) await clusters.updateStatus({ ...cluster, status });
+    if (JSON.stringify(status) !== JSON.stringify(cluster.status)) await client.status().update(redisClusterType, { ...cluster, status });
   }
 }
