@@ -10,8 +10,6 @@ import { startControlPlane } from '../../../src/testing/index.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
-/** The test CRD: test.kop.dev/v1 Widget with a status subresource. */
-export const widgetResource: ResourceType = { group: 'test.kop.dev', version: 'v1', resource: 'widgets', kind: 'Widget', namespaced: true };
 
 /** A Widget as the tests use it. */
 export interface Widget {
@@ -26,10 +24,14 @@ export interface Widget {
     labels?: Record<string, string>;
     finalizers?: string[];
     deletionTimestamp?: string;
+    managedFields?: { manager?: string }[];
   };
   spec?: { size?: number; fail?: boolean };
   status?: Record<string, unknown>;
 }
+
+/** The test CRD: test.kop.dev/v1 Widget with a status subresource. */
+export const widgetResource: ResourceType<Widget> = { group: 'test.kop.dev', version: 'v1', resource: 'widgets', kind: 'Widget', listKind: 'WidgetList', namespaced: true };
 
 /** A control plane with the Widget CRD; Secrets bypass the watch cache so etcd compaction yields 410. */
 export function startTestControlPlane(): Promise<ControlPlane> {
