@@ -38,6 +38,17 @@ export interface ScaffoldOptions {
   mode?: number;
 }
 
+/** The file operations `flush` uses; tests pass one that fails part-way to prove the rollback. */
+export interface FlushFileSystem {
+  mkdir(dir: string, options: { recursive: true }): Promise<unknown>;
+  writeFile(file: string, content: string, options?: { mode?: number }): Promise<void>;
+  rename(from: string, to: string): Promise<void>;
+  rm(file: string, options: { force: true; recursive?: boolean }): Promise<void>;
+}
+
+/** The project file is written last: a project whose other files failed to land keeps its old PROJECT. */
+const WRITTEN_LAST = 'PROJECT';
+
 /**
  * An in-memory overlay over a directory. Generators read and write here; nothing
  * touches the disk until `flush()`, so a failure anywhere leaves the project as it was
@@ -47,7 +58,38 @@ export class VirtualTree {
   private readonly staged = new Map<string, StagedFile>();
   private readonly diskCache = new Map<string, string | undefined>();
 
-  constructor(readonly root: string) {}
+  constructor(
+    readonly root: string,
+    private readonly fileSystem: FlushFileSystem = fs,
+  ) {}
+
+  /**
+   * Refuses a path that leaves the project through a symbolic link (a `config/crd/bases` linked to
+   * another project's folder): the nearest existing part of the path must resolve inside the root.
+   */
+  private async checkResolvesInside(key: string): Promise<void> {
+    const root = await fs.realpath(this.root);
+    let current = path.join(this.root, key);
+    for (;;) {
+      let resolved: string | undefined;
+      try {
+        resolved = await fs.realpath(current);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
+      }
+      if (resolved !== undefined) {
+        const relative = path.relative(root, resolved);
+        if (relative.startsWith('..') || path.isAbsolute(relative)) {
+          throw new KopError(`refusing to touch ${key}: it resolves to ${resolved}, outside the project (through a symbolic link)`, 'replace the link with a real folder inside the project');
+        }
+        return;
+      }
+      const parent = path.dirname(current);
+      if (parent === current) return;
+      current = parent;
+    }
+  }
 
   /** Normalises a project-relative path and refuses ones that leave the root. */
   private key(file: string): string {
@@ -130,7 +172,10 @@ export class VirtualTree {
     this.staged.set(key, { content: edit(current), kind: previous?.kind ?? kind, mode: previous?.mode });
   }
 
-  /** The changes `flush()` would make, sorted by path. */
+  /**
+   * The changes `flush()` would make, sorted by path. Fails for a path that would write or delete
+   * outside the project through a symbolic link, so `--dry-run` already says so.
+   */
   async plan(): Promise<PlannedChange[]> {
     const changes: PlannedChange[] = [];
     for (const [key, file] of this.staged) {
@@ -141,6 +186,7 @@ export class VirtualTree {
       else if (onDisk === undefined) action = 'create';
       else if (onDisk === file.content) action = 'unchanged';
       else action = 'update';
+      if (action === 'create' || action === 'update' || action === 'delete') await this.checkResolvesInside(key);
       changes.push({ path: key, action, kind: file.kind, reason: file.skipReason });
     }
     return changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
@@ -151,22 +197,65 @@ export class VirtualTree {
     return [...this.staged.keys()].sort();
   }
 
-  /** Writes every created or updated file and deletes removed ones. Call only after every generator succeeded. */
+  /**
+   * Writes every created or updated file and deletes removed ones, all or nothing: new contents go
+   * to temporary files beside their targets first, then are renamed over them (PROJECT last);
+   * when any step fails, what was already renamed or deleted is put back as it was, folders kop
+   * created are removed, and the error is rethrown. Call only after every generator succeeded.
+   */
   async flush(): Promise<PlannedChange[]> {
     const changes = await this.plan();
-    for (const change of changes) {
-      if (change.action === 'delete') {
-        await fs.rm(path.join(this.root, change.path), { force: true });
-        this.diskCache.set(change.path, undefined);
-        continue;
+    const writes = changes.filter((c) => c.action === 'create' || c.action === 'update');
+    writes.sort((a, b) => Number(a.path === WRITTEN_LAST) - Number(b.path === WRITTEN_LAST));
+    const deletes = changes.filter((c) => c.action === 'delete');
+    const suffix = `.kop-${process.pid}-${Date.now().toString(36)}`;
+    const target = (change: PlannedChange): string => path.join(this.root, change.path);
+    const fresh = (change: PlannedChange): string => `${target(change)}${suffix}.new`;
+    const previous = (change: PlannedChange): string => `${target(change)}${suffix}.old`;
+    const createdDirs: string[] = [];
+    // Files whose original was moved aside (updates, deletions), and files whose new content is in place.
+    const movedAside: PlannedChange[] = [];
+    const placed: PlannedChange[] = [];
+    try {
+      for (const change of writes) {
+        for (let dir = path.dirname(target(change)); dir.startsWith(this.root) && dir !== this.root; dir = path.dirname(dir)) {
+          if (!createdDirs.includes(dir) && !(await pathExists(dir))) createdDirs.push(dir);
+        }
+        await this.fileSystem.mkdir(path.dirname(target(change)), { recursive: true });
+        const file = this.staged.get(change.path)!;
+        await this.fileSystem.writeFile(fresh(change), file.content ?? '', file.mode === undefined ? undefined : { mode: file.mode });
+        // The new file replaces the old one, so it takes over the old one's permissions.
+        if (change.action === 'update' && file.mode === undefined) await fs.chmod(fresh(change), (await fs.stat(target(change))).mode & 0o7777);
       }
-      if (change.action !== 'create' && change.action !== 'update') continue;
-      const file = this.staged.get(change.path)!;
-      const target = path.join(this.root, change.path);
-      await fs.mkdir(path.dirname(target), { recursive: true });
-      await fs.writeFile(target, file.content ?? '', file.mode === undefined ? undefined : { mode: file.mode });
-      this.diskCache.set(change.path, file.content);
+      for (const change of [...deletes, ...writes]) {
+        if (change.action !== 'create') {
+          await this.fileSystem.rename(target(change), previous(change));
+          movedAside.push(change);
+        }
+        if (change.action !== 'delete') {
+          await this.fileSystem.rename(fresh(change), target(change));
+          placed.push(change);
+        }
+      }
+    } catch (error) {
+      // Best effort, newest first, so the original error is what the user sees.
+      for (const change of [...placed].reverse()) await fs.rm(target(change), { force: true }).catch(() => undefined);
+      for (const change of [...movedAside].reverse()) await fs.rename(previous(change), target(change)).catch(() => undefined);
+      for (const change of writes) await fs.rm(fresh(change), { force: true }).catch(() => undefined);
+      for (const dir of createdDirs.sort((a, b) => b.length - a.length)) await fs.rmdir(dir).catch(() => undefined);
+      throw error;
     }
+    for (const change of movedAside) await fs.rm(previous(change), { force: true });
+    for (const change of [...writes, ...deletes]) this.diskCache.set(change.path, change.action === 'delete' ? undefined : this.staged.get(change.path)!.content);
     return changes;
+  }
+}
+
+async function pathExists(file: string): Promise<boolean> {
+  try {
+    await fs.lstat(file);
+    return true;
+  } catch {
+    return false;
   }
 }
