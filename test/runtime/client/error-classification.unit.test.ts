@@ -7,6 +7,7 @@ import {
   isInvalid,
   isNotFound,
   isTimeout,
+  statusFromResponse,
   type Status,
 } from '../../../src/runtime/index.js';
 
@@ -34,5 +35,18 @@ describe('ApiError classification', () => {
     expect(isAlreadyExists(apiError(409, 'AlreadyExists'))).toBe(true);
     expect(isForbidden(apiError(403, 'NotFound'))).toBe(false);
     expect(isNotFound(apiError(403, 'NotFound'))).toBe(true);
+  });
+});
+
+describe('error bodies in messages', () => {
+  it('keeps the start of a huge non-Status body, and of a huge Status message, not all of it', () => {
+    const page = `<html>${'x'.repeat(2_000_000)}</html>`;
+    const raw = statusFromResponse(502, page);
+    expect(raw.message!.length).toBeLessThan(1100);
+    expect(raw.message).toMatch(/^<html>x+… \(\d+ more characters\)$/);
+    const status = statusFromResponse(422, JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', code: 422, reason: 'Invalid', message: 'y'.repeat(100_000) }));
+    expect(status.message!.length).toBeLessThan(17_000);
+    expect(status.reason).toBe('Invalid');
+    expect(statusFromResponse(500, 'short').message).toBe('short');
   });
 });

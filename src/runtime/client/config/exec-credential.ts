@@ -225,8 +225,10 @@ export function parseExecCredential(stdout: string, apiVersion: string, name = '
   try {
     document = JSON.parse(stdout);
   } catch (cause) {
-    const shown = stdout.trim() === '' ? 'nothing' : JSON.stringify(stdout.trim().slice(0, 200));
-    throw new ExecPluginError(`${name} printed ${shown} on stdout, which is not JSON (${(cause as Error).message}); it must print an ExecCredential`, { cause });
+    // Never echo the output: a plugin that prints its credential in the wrong form would have it logged.
+    void cause;
+    const shown = stdout.trim() === '' ? 'nothing' : `${Buffer.byteLength(stdout)} bytes that are not JSON`;
+    throw new ExecPluginError(`${name} printed ${shown} on stdout (not shown: it may hold a credential); it must print an ExecCredential as JSON`);
   }
   if (!isRecord(document)) throw new ExecPluginError(`${name} printed JSON that is not an object; it must print an ExecCredential`);
   if (document.kind !== 'ExecCredential') throw new ExecPluginError(`${name} printed kind ${JSON.stringify(document.kind ?? null)}, not ExecCredential`);

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, sep } from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { parse as parseYaml, YAMLError } from 'yaml';
 // Deep import on purpose (memory): client-node's index, and its dist/config.js (KubeConfig),
 // load its whole generated API, about 65 MB of resident memory in every operator. Its entry
 // parsing and checks (what KubeConfig.loadFromString runs) live in this small module, which
@@ -75,7 +75,18 @@ export interface Kubeconfig {
  */
 export function parseKubeconfig(text: string, baseDir?: string): Kubeconfig {
   // YAML 1.2 with merge keys, as client-go's YAML reader accepts them.
-  const document: unknown = parseYaml(text, { merge: true });
+  let document: unknown;
+  try {
+    document = parseYaml(text, { merge: true });
+  } catch (error) {
+    // The YAML parser quotes the lines around the problem, and a kubeconfig holds tokens and
+    // keys: say where it is and what is wrong, never what is written there.
+    if (error instanceof YAMLError) {
+      const at = error.linePos?.[0];
+      throw new Error(`invalid YAML${at ? ` at line ${at.line}, column ${at.col}` : ''} (${error.code})`);
+    }
+    throw new Error('invalid YAML');
+  }
   if (document === undefined || document === null) return { clusters: [], users: [], contexts: [], currentContext: '' };
   if (!isRecord(document)) throw new Error('a kubeconfig must be a mapping');
   const path = <T extends string | undefined | null>(file: T): T | string =>

@@ -42,9 +42,12 @@ export class ApiError extends Error {
 export function statusFromResponse(code: number, body: string): Status {
   try {
     const parsed: unknown = JSON.parse(body);
-    if (isStatusObject(parsed)) return { ...parsed, code: parsed.code ?? code };
+    if (isStatusObject(parsed)) {
+      const message = typeof parsed.message === 'string' ? cut(parsed.message, MAX_STATUS_MESSAGE) : parsed.message;
+      return { ...parsed, message, code: parsed.code ?? code };
+    }
   } catch {
-    // Not JSON: fall through and keep the raw text as the message.
+    // Not JSON: fall through and keep the start of the raw text as the message.
   }
   return {
     kind: 'Status',
@@ -52,8 +55,17 @@ export function statusFromResponse(code: number, body: string): Status {
     status: 'Failure',
     code,
     reason: reasonForCode(code),
-    message: body.trim() || `HTTP ${code}`,
+    message: cut(body.trim(), MAX_RAW_MESSAGE) || `HTTP ${code}`,
   };
+}
+
+/** How much of an error body becomes the message: a proxy's page or a hostile server's answer can be megabytes. */
+const MAX_RAW_MESSAGE = 1024;
+/** The apiserver's own messages (a 422 listing every invalid field) are kept longer. */
+const MAX_STATUS_MESSAGE = 16 * 1024;
+
+function cut(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}… (${text.length - max} more characters)` : text;
 }
 
 /** True when a decoded JSON value is a meta/v1 Status. */
