@@ -119,9 +119,17 @@ export class LeaderElector {
         const attempt = new AbortController();
         const onStop = (): void => attempt.abort(signal.reason);
         signal.addEventListener('abort', onStop, { once: true });
-        const cancelDeadline = this.clock.setTimer(() => attempt.abort(new Error('renew deadline passed')), remaining);
+        // The deadline is a timer of its own: whatever the renewal awaits (a credential plugin, a
+        // request that ignores its signal), the lease counts as lost when the deadline passes.
+        let cancelDeadline: () => void = () => undefined;
+        const deadlinePassed = new Promise<boolean>((resolve) => {
+          cancelDeadline = this.clock.setTimer(() => {
+            attempt.abort(new Error('renew deadline passed'));
+            resolve(false);
+          }, remaining);
+        });
         try {
-          renewed = await this.tryAcquireOrRenew(attempt.signal, remaining);
+          renewed = await Promise.race([this.tryAcquireOrRenew(attempt.signal, remaining).catch(() => false), deadlinePassed]);
         } finally {
           cancelDeadline();
           signal.removeEventListener('abort', onStop);

@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -231,6 +231,33 @@ describe('exec credential plugins: caching', () => {
     expect([(await afterFirst401).authorization, (await afterSecond401).authorization]).toEqual(['Bearer run-2', 'Bearer run-2']);
     expect(runsOf(runs)).toBe(2);
     transport.close();
+  });
+
+  it('kills a plugin that does not finish in time, so a later call can run it again', async () => {
+    const runs = tempFile('runs');
+    writeFileSync(runs, '');
+    const dump = tempFile('dump');
+    const provider = new ExecCredentialProvider({ user: 'u', exec: plugin({ RUNS_FILE: runs, DUMP_FILE: dump, SLEEP_MS: '60000' }), timeoutMs: 300 });
+    const started = Date.now();
+    const err = await rejection(provider.credential());
+    expect(err).toBeInstanceOf(ExecPluginError);
+    expect(err.message).toMatch(/did not finish within 300 ms and was killed/);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    // The child is gone, not left sleeping (Linux: no process has its RUNS_FILE in its environment).
+    expect(existsSync(dump)).toBe(true);
+    if (existsSync('/proc/self/environ')) {
+      const alive = readdirSync('/proc').filter((entry) => {
+        if (!/^\d+$/.test(entry)) return false;
+        try {
+          return readFileSync(`/proc/${entry}/environ`, 'utf8').includes(`RUNS_FILE=${runs}`);
+        } catch {
+          return false;
+        }
+      });
+      expect(alive).toEqual([]);
+    }
+    await rejection(provider.credential());
+    expect(runsOf(runs)).toBe(2);
   });
 
   it('does not keep a failed run: the next call runs the plugin again', async () => {

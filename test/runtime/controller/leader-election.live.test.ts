@@ -1,7 +1,11 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
 import type { ControlPlane } from '../../../src/testing/index.js';
-import type { Logger, RestClient } from '../../../src/runtime/index.js';
-import { LeaderElectionLostError, Manager, ResourceClient, leaseType } from '../../../src/runtime/index.js';
+import type { Logger } from '../../../src/runtime/index.js';
+import { LeaderElectionLostError, Manager, ResourceClient, RestClient, clientConfigFromString, leaseType } from '../../../src/runtime/index.js';
 import type { LeaseObject } from '../../../src/runtime/index.js';
 import type { Widget } from './helpers.js';
 import { TcpProxy, delay, freshNamespace, restFor, useTestControlPlane, waitFor, widgetResource } from './helpers.js';
@@ -104,5 +108,47 @@ describe('leader election through a Lease', () => {
     expect(bLeadsAt - cutAt).toBeGreaterThanOrEqual(LEASE.leaseDurationMs - 500);
     await b.manager.stop();
     await proxy.close();
+  });
+
+  it('a leader whose credential plugin hangs steps down at the renew deadline, before the standby takes over', async () => {
+    const ns = await freshNamespace(admin, 'leader-plugin');
+    const user = await plane.addUser({ name: 'leader-a', groups: ['system:masters'] });
+    const dir = await mkdtemp(path.join(tmpdir(), 'kop-hung-plugin-'));
+    const hangFlag = path.join(dir, 'hang');
+    // Hands out the user's certificate for 1.5 s at a time; once the flag file exists it never answers.
+    const plugin = path.join(dir, 'plugin.mjs');
+    await writeFile(
+      plugin,
+      [
+        "import { existsSync } from 'node:fs';",
+        `if (existsSync(${JSON.stringify(hangFlag)})) setInterval(() => undefined, 1000);`,
+        'else process.stdout.write(JSON.stringify({',
+        "  apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential',",
+        `  status: { clientCertificateData: ${JSON.stringify(user.certData)}, clientKeyData: ${JSON.stringify(user.keyData)}, expirationTimestamp: new Date(Date.now() + 1500).toISOString() },`,
+        '}));',
+      ].join('\n'),
+    );
+    const kubeconfig = parseYaml(await readFile(plane.kubeconfigPath, 'utf8')) as { users: Array<{ user: unknown }> };
+    kubeconfig.users[0]!.user = { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: process.execPath, args: [plugin], interactiveMode: 'Never' } };
+    try {
+      const a = candidate(ns, 'a', new RestClient(clientConfigFromString(JSON.stringify(kubeconfig)), { execPluginTimeoutMs: 30_000 }));
+      await waitFor(() => a.manager.isLeader, 15_000, 'a leads');
+      const b = candidate(ns, 'b');
+      await delay(500);
+      await writeFile(hangFlag, '');
+      const hungAt = Date.now();
+      // The plugin hangs for 30 s; the leader must not wait for it.
+      await waitFor(() => a.failure(), 10_000, 'a gives up');
+      expect(a.failure()).toBeInstanceOf(LeaderElectionLostError);
+      await waitFor(() => b.manager.isLeader, 10_000, 'b leads');
+      const aLostAt = a.loggedAt('lost the leader lease')!;
+      const bLeadsAt = b.loggedAt('acquired the leader lease')!;
+      expect(aLostAt).toBeLessThan(bLeadsAt);
+      // At most the credential's remaining life, then the renew deadline, after the hang began.
+      expect(aLostAt - hungAt).toBeLessThan(1500 + LEASE.renewDeadlineMs + LEASE.retryPeriodMs + 1000);
+      await b.manager.stop();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -44,7 +44,16 @@ export interface ExecCredentialProviderOptions {
   cluster?: KubeconfigCluster;
   /** Whether standard input is a terminal; default: whether fd 0 is a TTY now. */
   stdinIsTerminal?: () => boolean;
+  /**
+   * How long a non-interactive run may take before the plugin is killed (SIGKILL, with its
+   * process group) and the run fails; default 60 s. A hung plugin would otherwise hold every
+   * request that waits for its credential, and the next run could never start.
+   */
+  timeoutMs?: number;
 }
+
+/** Default of {@link ExecCredentialProviderOptions.timeoutMs}. */
+export const EXEC_PLUGIN_TIMEOUT_MS = 60_000;
 
 /**
  * Runs a kubeconfig user's exec credential plugin (client.authentication.k8s.io) the way
@@ -133,6 +142,7 @@ export class ExecCredentialProvider {
 
     const { spawn } = await import('node:child_process');
     const fetchedAt = Date.now();
+    let timedOut = false;
     const { stdout, stderrTail, code, signal, error } = await new Promise<PluginResult>((resolve) => {
       // Interactive: the plugin gets the terminal (it may prompt on stderr and read stdin), as
       // with kubectl. Otherwise stdin is closed, and stderr goes through a pipe: each chunk is
@@ -142,7 +152,22 @@ export class ExecCredentialProvider {
         env,
         stdio: [interactive ? 'inherit' : 'ignore', 'pipe', interactive ? 'inherit' : 'pipe'],
         windowsHide: true,
+        // Its own process group, so a timeout also ends what a wrapper script started.
+        detached: !interactive && process.platform !== 'win32',
       });
+      const timeoutMs = this.options.timeoutMs ?? EXEC_PLUGIN_TIMEOUT_MS;
+      const timer =
+        interactive || timeoutMs <= 0
+          ? undefined
+          : setTimeout(() => {
+              timedOut = true;
+              try {
+                if (child.pid !== undefined && process.platform !== 'win32') process.kill(-child.pid, 'SIGKILL');
+                else child.kill('SIGKILL');
+              } catch {
+                child.kill('SIGKILL');
+              }
+            }, timeoutMs);
       const out: Buffer[] = [];
       let tail = '';
       let spawnError: NodeJS.ErrnoException | undefined;
@@ -156,6 +181,7 @@ export class ExecCredentialProvider {
         spawnError = err;
       });
       child.on('close', (exitCode, exitSignal) => {
+        if (timer) clearTimeout(timer);
         resolve({ stdout: Buffer.concat(out).toString('utf8'), stderrTail: tail, code: exitCode, signal: exitSignal, error: spawnError });
       });
     });
@@ -168,6 +194,9 @@ export class ExecCredentialProvider {
       }
       if (error.code === 'EACCES') throw new ExecPluginError(`${name}: permission denied; is the file executable?`, { cause: error });
       throw new ExecPluginError(`${name}: could not start: ${error.message}`, { cause: error });
+    }
+    if (timedOut) {
+      throw new ExecPluginError(`${name} did not finish within ${this.options.timeoutMs ?? EXEC_PLUGIN_TIMEOUT_MS} ms and was killed; check what it waits for (a login prompt, an unreachable identity provider)`);
     }
     if (code !== 0) {
       const how = signal ? `was killed by ${signal}` : `failed with exit code ${code}`;

@@ -279,8 +279,13 @@ export class RestClient {
 
   /** Sends the request and resolves with the response once its headers arrive. */
   private async open(req: RestRequest): Promise<http.IncomingMessage> {
-    if (this.limiter) await this.limiter.take(req.signal);
-    const auth = await this.transport.authHeaders();
+    const started = performance.now();
+    const budgetMs = req.timeoutMs ?? this.timeoutMs;
+    // The timeout and the abort signal hold from the start: a hung exec plugin or a long limiter
+    // wait must not keep a call (a leader's lease renewal) waiting past its deadline.
+    const bounded = <T>(work: Promise<T>): Promise<T> => withinDeadline(work, req, budgetMs > 0 ? budgetMs - (performance.now() - started) : 0);
+    if (this.limiter) await bounded(this.limiter.take(req.signal));
+    const auth = await bounded(this.transport.authHeaders());
     const url = this.url(req.path, req.query);
     // Values may be lists (impersonated groups, extras): Node's http sends one line per value.
     const headers: Record<string, string | string[]> = {
@@ -295,7 +300,7 @@ export class RestClient {
       headers['content-type'] = req.contentType ?? 'application/json';
       headers['content-length'] = String(Buffer.byteLength(payload));
     }
-    const timeoutMs = req.timeoutMs ?? this.timeoutMs;
+    const timeoutMs = budgetMs > 0 ? Math.max(1, Math.ceil(budgetMs - (performance.now() - started))) : 0;
     const lib = this.transport.isHttps ? https : http;
     return new Promise<http.IncomingMessage>((resolve, reject) => {
       const httpReq = lib.request(url, { method: req.method, headers, agent: this.transport.agent });
@@ -348,6 +353,32 @@ function retryWaitSeconds(err: unknown, req: RestRequest): number | undefined {
   if (req.method !== 'GET' || !(err instanceof TransportError) || err instanceof RequestTimeoutError || req.signal?.aborted) return undefined;
   const code = (err.cause as { code?: unknown } | undefined)?.code;
   return typeof code === 'string' && RESET_CODES.has(code) ? 1 : undefined;
+}
+
+/**
+ * Settles with `work`, or rejects when the request's signal aborts or `remainingMs` (0: no
+ * limit) passes first. The work itself goes on (a plugin is killed by its own timeout).
+ */
+function withinDeadline<T>(work: Promise<T>, req: RestRequest, remainingMs: number): Promise<T> {
+  if (!req.signal && remainingMs === 0) return work;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => finish(() => reject(abortReason(req.signal)));
+    const timer = remainingMs !== 0 ? setTimeout(() => finish(() => reject(new RequestTimeoutError(req.method, req.path, req.timeoutMs ?? remainingMs))), Math.max(1, remainingMs)) : undefined;
+    let done = false;
+    const finish = (settle: () => void): void => {
+      if (done) return;
+      done = true;
+      if (timer) clearTimeout(timer);
+      req.signal?.removeEventListener('abort', onAbort);
+      settle();
+    };
+    if (req.signal?.aborted) return onAbort();
+    req.signal?.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => finish(() => resolve(value)),
+      (error: unknown) => finish(() => reject(error)),
+    );
+  });
 }
 
 function abortReason(signal: AbortSignal | undefined): Error {

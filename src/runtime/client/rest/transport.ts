@@ -24,6 +24,8 @@ export interface TransportOptions {
    * without one, until a 401.
    */
   credentialRefreshMs?: number;
+  /** How long an exec credential plugin may run before it is killed and its run fails; default 60 s. */
+  execPluginTimeoutMs?: number;
 }
 
 /**
@@ -84,7 +86,7 @@ export class Transport {
     this.pluginUser = user && !inline && (user.exec || user.authProvider) ? credentialsOnly(user) : undefined;
     this.pluginAuthKind = pluginAuthKind(this.pluginUser);
     if (this.pluginUser && this.pluginAuthKind === 'exec') {
-      this.execProvider = new ExecCredentialProvider({ user: this.pluginUser.name, exec: execConfigOf(this.pluginUser), cluster });
+      this.execProvider = new ExecCredentialProvider({ user: this.pluginUser.name, exec: execConfigOf(this.pluginUser), cluster, timeoutMs: options.execPluginTimeoutMs });
     }
     // As in client-go, a token given inline wins over a token file.
     this.tokenFile = !this.pluginUser && !user?.token && !user?.username ? user?.tokenFile : undefined;
