@@ -3,7 +3,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync,
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { stringify } from 'yaml';
 import { InvalidConfigurationError, NoConfigurationError, Transport, clientConfigFromString, loadClientConfig } from '../../../src/runtime/index.js';
 
@@ -83,14 +83,14 @@ describe('loadClientConfig: loading order', () => {
       want: { server: 'https://b.example', source: 'KUBECONFIG', namespace: 'team-b' },
     },
     {
-      name: '~/.kube/config before in-cluster',
+      name: 'in-cluster before ~/.kube/config, as controller-runtime GetConfig',
       given: { env: { ...inClusterEnv }, homeDir, serviceAccountDir: sa },
-      want: { server: 'https://home.example', source: 'home-kubeconfig' },
+      want: { server: 'https://10.0.0.1:443', source: 'in-cluster', namespace: 'operators' },
     },
     {
-      name: 'in-cluster last',
-      given: { env: { ...inClusterEnv }, homeDir: home(), serviceAccountDir: sa },
-      want: { server: 'https://10.0.0.1:443', source: 'in-cluster', namespace: 'operators' },
+      name: '~/.kube/config last',
+      given: { env: {}, homeDir, serviceAccountDir: sa },
+      want: { server: 'https://home.example', source: 'home-kubeconfig' },
     },
   ];
   for (const c of cases) {
@@ -322,5 +322,38 @@ describe.skipIf(!existsSync(path.join(ROOT, 'dist/runtime/index.js')))('loading 
         small,
       ),
     ).toThrow(/client-node loaded: dist\/index\.js/);
+  });
+});
+
+describe('loadClientConfig: TLS verification', () => {
+  const insecure = (extra: string): string => {
+    const file = path.join(root, `insecure-${++n}`);
+    writeFileSync(
+      file,
+      `apiVersion: v1\nclusters:\n- name: c\n  cluster:\n    server: https://c.example\n    insecure-skip-tls-verify: true\n${extra}contexts:\n- name: x\n  context: {cluster: c, user: u}\ncurrent-context: x\nusers:\n- name: u\n  user: {}\n`,
+    );
+    return file;
+  };
+
+  it('refuses insecure-skip-tls-verify together with a certificate authority, as client-go does', () => {
+    expect(() => loadClientConfig({ kubeconfig: insecure('    certificate-authority-data: Zm9v\n'), env: {} })).toThrow(/insecure-skip-tls-verify together with a certificate authority/);
+    expect(() => loadClientConfig({ kubeconfig: insecure('    certificate-authority: /etc/ca.crt\n'), env: {} })).toThrow(/remove one of them/);
+  });
+
+  it('warns once per process when verification is off', async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error & { code?: string }): void => void (warning.code === 'KOP_INSECURE_TLS' && warnings.push(warning.message));
+    process.on('warning', onWarning);
+    try {
+      // A fresh copy of the module: whether this worker warned already is not this test's business.
+      vi.resetModules();
+      const fresh = await import('../../../src/runtime/client/config/client-config.js');
+      fresh.loadClientConfig({ kubeconfig: insecure(''), env: {} });
+      fresh.loadClientConfig({ kubeconfig: insecure(''), env: {} });
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings).toEqual(['cluster "c" is used with insecure-skip-tls-verify: the apiserver\'s certificate is not checked']);
+    } finally {
+      process.off('warning', onWarning);
+    }
   });
 });

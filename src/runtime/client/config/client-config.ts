@@ -67,9 +67,10 @@ export class InvalidConfigurationError extends Error {
 }
 
 /**
- * Loads client configuration in this order: explicit kubeconfig path and/or server URL, then
- * the files listed in KUBECONFIG (merged, first file wins per name), then ~/.kube/config,
- * then the in-cluster service account. Throws NoConfigurationError when nothing applies.
+ * Loads client configuration in controller-runtime's `GetConfig` order: explicit kubeconfig
+ * path and/or server URL (the `--kubeconfig` flag), then the files listed in KUBECONFIG (merged,
+ * first file wins per name), then the in-cluster service account, then ~/.kube/config. Throws
+ * NoConfigurationError when nothing applies.
  */
 export function loadClientConfig(options: LoadClientConfigOptions = {}): ClientConfig {
   const env = options.env ?? process.env;
@@ -102,15 +103,6 @@ export function loadClientConfig(options: LoadClientConfigOptions = {}): ClientC
     tried.push('KUBECONFIG: not set');
   }
 
-  const home = options.homeDir ?? safeHomedir();
-  if (home) {
-    const file = join(home, '.kube', 'config');
-    if (existsSync(file)) return finish(loadFiles([file]), 'home-kubeconfig', options);
-    tried.push(`${file}: no such file`);
-  } else {
-    tried.push('~/.kube/config: no home directory');
-  }
-
   const saDir = options.serviceAccountDir ?? SERVICE_ACCOUNT_DIR;
   const host = env.KUBERNETES_SERVICE_HOST;
   const port = env.KUBERNETES_SERVICE_PORT;
@@ -122,6 +114,15 @@ export function loadClientConfig(options: LoadClientConfigOptions = {}): ClientC
       ? `in-cluster: ${join(saDir, 'token')} does not exist`
       : 'in-cluster: KUBERNETES_SERVICE_HOST/KUBERNETES_SERVICE_PORT not set',
   );
+  const home = options.homeDir ?? safeHomedir();
+  if (home) {
+    const file = join(home, '.kube', 'config');
+    if (existsSync(file)) return finish(loadFiles([file]), 'home-kubeconfig', options);
+    tried.push(`${file}: no such file`);
+  } else {
+    tried.push('~/.kube/config: no home directory');
+  }
+
   throw new NoConfigurationError(tried);
 }
 
@@ -182,6 +183,14 @@ function inClusterKubeconfig(host: string, port: string, saDir: string): Kubecon
   };
 }
 
+let insecureWarned = false;
+/** Once per process: every request to such a cluster can be read or changed by anyone on the path. */
+function warnInsecureOnce(cluster: string): void {
+  if (insecureWarned) return;
+  insecureWarned = true;
+  process.emitWarning(`cluster "${cluster}" is used with insecure-skip-tls-verify: the apiserver's certificate is not checked`, { code: 'KOP_INSECURE_TLS' });
+}
+
 function finish(kc: Kubeconfig, source: ConfigSource, options: { context?: string; server?: string }): ClientConfig {
   if (options.context && !kc.contexts.some((c) => c.name === options.context)) {
     throw new InvalidConfigurationError(`context "${options.context}" not found in the ${source} configuration`);
@@ -195,6 +204,13 @@ function finish(kc: Kubeconfig, source: ConfigSource, options: { context?: strin
   // An explicit server overrides the kubeconfig's, keeping its credentials (client-go's ClusterDefaults override).
   if (options.server) cluster = { ...cluster, server: options.server };
   if (!cluster.server) throw new InvalidConfigurationError(`cluster "${cluster.name}" has no server URL (${source})`);
+  if (cluster.skipTLSVerify && (cluster.caData || cluster.caFile)) {
+    // client-go refuses the combination too: which of the two did the user mean?
+    throw new InvalidConfigurationError(
+      `cluster "${cluster.name}" sets insecure-skip-tls-verify together with a certificate authority (${source}); remove one of them`,
+    );
+  }
+  if (cluster.skipTLSVerify) warnInsecureOnce(cluster.name);
   // A context naming an undefined user, or none, talks to the server without credentials (as kubectl does).
   const user = kc.users.find((u) => u.name === context.user) ?? { name: context.user ?? '' };
   return {
