@@ -98,11 +98,15 @@ export async function main(argv: string[], io: Partial<MainIo> = {}): Promise<nu
   }
 }
 
-/** One line for the user (`error: message`, then `hint: ...` when known); the stack too when verbose. */
+/**
+ * What the user sees of an error: `error: message` (all of a kop error's lines: a list of places
+ * to fix is the message), then `hint: ...` when known; the stack too when verbose. An unexpected
+ * error shows its first line only, unless verbose.
+ */
 export function formatError(error: unknown, verbose: boolean, label = 'error:'): string {
   if (!(error instanceof Error)) return `${label} ${String(error)}`;
-  const message = error.message.split('\n')[0] ?? '';
-  const lines = [`${label} ${verbose ? error.message : message}`];
+  const message = verbose || error instanceof KopError ? error.message : (error.message.split('\n')[0] ?? '');
+  const lines = [`${label} ${message}`];
   if (error instanceof KopError && error.hint) lines.push(`hint: ${error.hint}`);
   if (verbose && error.stack) lines.push(error.stack);
   return lines.join('\n');

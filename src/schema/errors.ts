@@ -48,6 +48,15 @@ export class KindWithoutSpecError extends SchemaError {}
 export class StorageVersionError extends SchemaError {}
 /** An API package (directory) without a group, with conflicting groups, or not named like a version. */
 export class ApiPackageError extends SchemaError {}
+/** API files that do not parse: every syntax error with file:line:column (the parser would recover and mislead the later stages). */
+export class ApiSyntaxError extends KopError {
+  constructor(readonly problems: readonly string[], listed = 20) {
+    const shown = problems.slice(0, listed).map((p) => `  ${p}`);
+    if (problems.length > listed) shown.push(`  ... and ${problems.length - listed} more`);
+    super(`the API types do not parse (${problems.length} syntax error${problems.length === 1 ? '' : 's'}):\n${shown.join('\n')}`, 'fix the syntax errors listed; nothing was generated');
+  }
+}
+
 /** The generated schema breaks a rule of structural schemas; several violations are listed together. */
 export class StructuralSchemaError extends KopError {
   constructor(readonly violations: readonly { location: SourceLocation; path: string; message: string }[]) {

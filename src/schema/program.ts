@@ -12,6 +12,7 @@ import { promises as fs, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import type { ts as TypeScript } from 'ts-morph';
+import { ApiSyntaxError } from './errors.js';
 import { isTypeScriptSource, listSourceFiles } from '../generate/source-files.js';
 
 /** The parsed API sources. */
@@ -62,6 +63,7 @@ export async function createApiProgram(root: string, options: { apiDir?: string;
   };
   const texts = await Promise.all(files.map((file) => fs.readFile(file, 'utf8')));
   const apiFiles = files.map((file, i) => parse(file, texts[i]!));
+  checkSyntax(ts, absoluteRoot, apiFiles);
   const fileAt = (absolutePath: string): TypeScript.SourceFile | undefined => {
     const existing = parsed.get(absolutePath);
     if (existing) return existing;
@@ -71,8 +73,28 @@ export async function createApiProgram(root: string, options: { apiDir?: string;
     } catch {
       return undefined;
     }
-    return parse(absolutePath, text);
+    const imported = parse(absolutePath, text);
+    checkSyntax(ts, absoluteRoot, [imported]);
+    return imported;
   };
   return { ts, root: absoluteRoot, apiFiles, fileAt };
 }
 
+
+/**
+ * Stops at syntax errors with file:line:column: the parser recovers from them and would hand
+ * the later stages a tree that is not what the file says (a CRD from a half-written type).
+ */
+function checkSyntax(ts: typeof TypeScript, root: string, files: readonly TypeScript.SourceFile[]): void {
+  const problems: string[] = [];
+  for (const file of files) {
+    // The parser's own diagnostics: not in the public typings, but what tsc reports as syntax errors.
+    const diagnostics = (file as unknown as { parseDiagnostics?: readonly TypeScript.DiagnosticWithLocation[] }).parseDiagnostics ?? [];
+    for (const diagnostic of diagnostics) {
+      const { line, character } = file.getLineAndCharacterOfPosition(diagnostic.start);
+      const where = `${path.relative(root, file.fileName).split(path.sep).join('/')}:${line + 1}:${character + 1}`;
+      problems.push(`${where}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, ' ')}`);
+    }
+  }
+  if (problems.length > 0) throw new ApiSyntaxError(problems);
+}

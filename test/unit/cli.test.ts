@@ -100,9 +100,10 @@ describe('kop CLI', () => {
 });
 
 describe('formatError', () => {
-  it('prints message and hint on their own lines, the stack only when verbose', () => {
+  it('prints every line of a kop error and its hint, the stack only when verbose', () => {
     const error = new KopError('it broke\nsecond line', 'try this');
-    expect(formatError(error, false)).toBe('error: it broke\nhint: try this');
+    expect(formatError(error, false)).toBe('error: it broke\nsecond line\nhint: try this');
+    expect(formatError(new Error('unexpected\ninternal detail'), false)).toBe('error: unexpected');
     expect(formatError(error, true)).toMatch(/^error: it broke\nsecond line\nhint: try this\nKopError: it broke/);
     expect(formatError('text', false)).toBe('error: text');
     expect(new UsageError('x').exitCode).toBe(2);

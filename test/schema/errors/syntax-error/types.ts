@@ -1,0 +1,21 @@
+// +groupName=errors.example.com
+// +versionName=v1
+
+import type { int32, ObjectMeta } from 'kop/api';
+
+export interface ThingSpec {
+  /** +kubebuilder:validation:Minimum=1 */
+  replicas?: int32
+  size: int32;;
+  name: string
+}
+
+/**
+ * Thing is the kind.
+ * +kubebuilder:object:root=true
+ */
+export interface Thing {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: ObjectMeta;
+  spec?: ThingSpec
