@@ -142,6 +142,23 @@ export class Informer<T extends KubernetesObject> {
     return () => this.handlers.delete(handler);
   }
 
+  /**
+   * How long the list or watch has been failing without a success in between, in ms; 0 while
+   * healthy. A readiness check reports informers that fail for long (a server sending malformed
+   * events, a list that never ends, an apiserver gone), which retries alone would hide.
+   */
+  get failingForMs(): number {
+    return this.failingSince === undefined ? 0 : this.clock.now() - this.failingSince;
+  }
+
+  /** Why it has been failing, when it is. */
+  get lastError(): unknown {
+    return this.failingSince === undefined ? undefined : this.lastFailure;
+  }
+
+  private failingSince: number | undefined;
+  private lastFailure: unknown;
+
   /** True once the first list has been stored in the cache. */
   hasSynced(): boolean {
     return this.synced;
@@ -194,10 +211,12 @@ export class Informer<T extends KubernetesObject> {
           await this.listAndReplace();
           needList = false;
           failures = 0;
+          this.failingSince = undefined;
         }
         const watchStarted = this.clock.now();
         const outcome = await this.watchOnce();
         if (this.stopped) return;
+        if (outcome === 'closed' && this.clock.now() - watchStarted >= 1000) this.failingSince = undefined;
         if (outcome === 'gone') {
           this.logger.info('resourceVersion too old, relisting', { resourceVersion: this.resourceVersion });
           needList = true;
@@ -212,6 +231,8 @@ export class Informer<T extends KubernetesObject> {
         } else if (outcome === 'closed') failures = 0;
       } catch (err) {
         if (this.stopped) return;
+        this.failingSince ??= this.clock.now();
+        this.lastFailure = err;
         if (isGone(err)) {
           this.logger.info('resourceVersion too old, relisting', { resourceVersion: this.resourceVersion });
           needList = true;
@@ -323,6 +344,7 @@ export class Informer<T extends KubernetesObject> {
         if (result.done) return 'closed';
         lastActivity = this.clock.now();
         this.handleEvent(result.value);
+        this.failingSince = undefined;
       }
     } catch (err) {
       if (isGone(err)) return 'gone';

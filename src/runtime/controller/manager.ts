@@ -53,6 +53,8 @@ export interface ManagerOptions {
   retryPeriodMs?: number;
   /** How long shutdown waits for reconciles in flight; default 30 s. */
   gracefulShutdownTimeoutMs?: number;
+  /** After how long a failing list or watch makes /readyz fail (check `informers-healthy`); default 2 min. */
+  informerFailureReadinessMs?: number;
   /** How long start waits for caches to sync before failing; default 2 min. */
   cacheSyncTimeoutMs?: number;
   /**
@@ -120,6 +122,15 @@ export class Manager {
     this.readyChecks.set('informers-synced', () => {
       const pending = [...this.informers.values()].filter((i) => !i.hasSynced()).map((i) => i.name);
       if (pending.length > 0) throw new Error(`caches not synced: ${pending.join(', ')}`);
+    });
+    // Retries hide a watch that keeps failing (malformed events, a list that never ends, an
+    // apiserver gone): readiness says so after a while. Liveness stays a plain ping.
+    const failingAfterMs = options.informerFailureReadinessMs ?? 120_000;
+    this.readyChecks.set('informers-healthy', () => {
+      const failing = [...this.informers.values()].filter((i) => i.failingForMs >= failingAfterMs);
+      if (failing.length > 0) {
+        throw new Error(`list or watch failing for over ${failingAfterMs / 1000} s: ${failing.map((i) => `${i.name} (${errorText(i.lastError)})`).join(', ')}`);
+      }
     });
   }
 
@@ -383,6 +394,11 @@ export class Manager {
       this.logger.info('serving metrics', { address: this.metricsAddress, port: portOf(this.metricsAddress) });
     }
   }
+}
+
+function errorText(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }
 
 function portOf(address: string): number {

@@ -15,6 +15,20 @@ export interface ListCompleteOptions extends Omit<ListOptions, 'continue'> {
    * that replaces the pages fetched so far (for logs and metrics).
    */
   onContinueExpired?(error: ApiError): void;
+  /**
+   * Most pages read before the list is given up as broken (a server whose continue tokens never
+   * end would otherwise keep a cache from ever syncing). Default 10,000 (5 million objects at
+   * the default page size).
+   */
+  maxPages?: number;
+}
+
+/** A paged list that does not end: the same continue token twice, or more pages than allowed. */
+export class UnendingListError extends Error {
+  constructor(reason: string) {
+    super(`the list does not end: ${reason}`);
+    this.name = 'UnendingListError';
+  }
 }
 
 /**
@@ -32,15 +46,19 @@ export interface ListCompleteOptions extends Omit<ListOptions, 'continue'> {
  * The result's `metadata.resourceVersion` is the snapshot's revision: watch from it.
  */
 export async function listComplete<T>(listPage: ListPageFunction<T>, options: ListCompleteOptions = {}): Promise<ObjectList<T>> {
-  const { onContinueExpired, ...listOptions } = options;
+  const { onContinueExpired, maxPages = 10_000, ...listOptions } = options;
   const limit = listOptions.limit ?? DEFAULT_LIST_PAGE_SIZE;
   const first = await listPage({ ...listOptions, limit });
   let token = first.metadata.continue || undefined;
   if (!token) return first;
 
   const items = [...first.items];
-  while (token) {
+  const seen = new Set<string>();
+  for (let pages = 1; token; pages++) {
     listOptions.signal?.throwIfAborted();
+    if (seen.has(token)) throw new UnendingListError('the server sent the same continue token twice');
+    if (pages >= maxPages) throw new UnendingListError(`more than ${maxPages} pages (maxPages)`);
+    seen.add(token);
     let page: ObjectList<T>;
     try {
       // A continue token carries the revision; the apiserver refuses a resourceVersion next to it.

@@ -25,6 +25,13 @@ export interface RestClientOptions extends TransportOptions {
   qps?: number;
   /** Requests allowed at once above `qps` when a limiter is on. Default twice `qps`, at least 1. */
   burst?: number;
+  /**
+   * Largest response body read into memory, in bytes; a larger one fails the call with a
+   * TransportError instead of exhausting memory. Default 512 MiB (a list of many large objects).
+   */
+  maxResponseBytes?: number;
+  /** Largest single watch event, in bytes. Default 64 MiB (etcd stores objects of at most 1.5 MiB). */
+  maxWatchEventBytes?: number;
   /** Default timeout of a call in milliseconds, its retries and their waits included (not applied to watches). Default 60000; 0 for none. */
   timeoutMs?: number;
   /**
@@ -89,6 +96,8 @@ export class RestClient {
   private readonly timeoutMs: number;
   private readonly userAgent: string;
   private readonly maxThrottleRetries: number;
+  private readonly maxResponseBytes: number;
+  private readonly maxWatchEventBytes: number;
   private readonly onWarning: RestClientOptions['onWarning'];
   private readonly base: URL;
   private readonly basePath: string;
@@ -103,6 +112,8 @@ export class RestClient {
     // The apiserver names writes without a fieldManager after the part before the first '/'.
     this.userAgent = options.userAgent ?? `kop-runtime/unknown (${process.platform}/${process.arch}) node/${process.versions.node}`;
     this.maxThrottleRetries = options.maxThrottleRetries ?? 3;
+    this.maxResponseBytes = options.maxResponseBytes ?? 512 * 1024 * 1024;
+    this.maxWatchEventBytes = options.maxWatchEventBytes ?? 64 * 1024 * 1024;
     this.onWarning = options.onWarning;
     this.base = new URL(config.server);
     this.basePath = this.base.pathname.replace(/\/+$/, '');
@@ -198,7 +209,7 @@ export class RestClient {
     }
     if ((res.statusCode ?? 0) >= 300) {
       if (res.statusCode === 401) this.transport.invalidateCredentials();
-      const body = await readBody(res);
+      const body = await readBody(res, this.maxResponseBytes, method, path);
       throw new ApiError(statusFromResponse(res.statusCode ?? 0, body), method, path);
     }
     res.setEncoding('utf8');
@@ -206,11 +217,20 @@ export class RestClient {
     try {
       for await (const chunk of res as AsyncIterable<string>) {
         buffered += chunk;
-        if (!chunk.includes('\n')) continue;
+        if (!chunk.includes('\n')) {
+          // A line that never ends (a hostile or broken server) must not grow without bound.
+          if (buffered.length > this.maxWatchEventBytes) {
+            throw new TransportError(`a watch event is larger than ${this.maxWatchEventBytes} bytes (maxWatchEventBytes); closing the watch`, 'WATCH', path);
+          }
+          continue;
+        }
         const lines = buffered.split('\n');
         buffered = lines.pop() ?? '';
         for (const line of lines) {
           if (line.trim() === '') continue;
+          if (line.length > this.maxWatchEventBytes) {
+            throw new TransportError(`a watch event is larger than ${this.maxWatchEventBytes} bytes (maxWatchEventBytes); closing the watch`, 'WATCH', path);
+          }
           yield decodeWatchEvent<T>(line, path);
         }
       }
@@ -247,7 +267,7 @@ export class RestClient {
     const res = await this.open(req);
     let body: string;
     try {
-      body = await readBody(res);
+      body = await readBody(res, this.maxResponseBytes, req.method, req.path);
     } catch (err) {
       if (req.signal?.aborted || err instanceof TransportError) throw err;
       throw new TransportError(`reading the response failed: ${(err as Error).message}`, req.method, req.path, { cause: err });
@@ -386,10 +406,20 @@ function abortReason(signal: AbortSignal | undefined): Error {
   return reason instanceof Error ? reason : new DOMException('The operation was aborted', 'AbortError');
 }
 
-function readBody(res: http.IncomingMessage): Promise<string> {
+function readBody(res: http.IncomingMessage, maxBytes: number, method: string, path: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    res.on('data', (c: Buffer) => chunks.push(c));
+    let size = 0;
+    res.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > maxBytes) {
+        const error = new TransportError(`the response body is larger than ${maxBytes} bytes (maxResponseBytes)`, method, path);
+        reject(error);
+        res.destroy(error);
+        return;
+      }
+      chunks.push(c);
+    });
     res.on('end', () => resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8')));
     res.on('error', reject);
     res.on('close', () => {
@@ -399,9 +429,23 @@ function readBody(res: http.IncomingMessage): Promise<string> {
   });
 }
 
+const WATCH_EVENT_TYPES = new Set(['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR']);
+
 function decodeWatchEvent<T>(line: string, path: string): RawWatchEvent<T> {
-  const event = JSON.parse(line) as RawWatchEvent<T>;
-  if (event.type === 'ERROR') throw watchError(event.object, path);
+  const event = JSON.parse(line) as RawWatchEvent<T> | null;
+  if (event?.type === 'ERROR') throw watchError(event.object, path);
+  // A malformed event (no object, `object: null`, an unknown type) is the stream's fault, not an
+  // object to cache: fail the watch, so the informer lists again after its backoff.
+  if (
+    typeof event !== 'object' ||
+    event === null ||
+    !WATCH_EVENT_TYPES.has(event.type) ||
+    typeof event.object !== 'object' ||
+    event.object === null ||
+    Array.isArray(event.object)
+  ) {
+    throw new TransportError(`malformed watch event (type ${JSON.stringify(event?.type ?? null)}, object ${event?.object === null ? 'null' : typeof event?.object})`, 'WATCH', path);
+  }
   return event;
 }
 
