@@ -49,16 +49,43 @@ export interface ResourceNames {
   sampleName: string;
 }
 
-/** Names the scaffolded types file imports from kop/api; a kind of that name would clash with its own import. */
-const IMPORTED_NAMES = new Set(['Condition', 'ListMeta', 'ObjectMeta']);
+/**
+ * Names the scaffolded and generated files import or use as types (kop/api, kop/runtime, vitest,
+ * TypeScript's own): a kind of that name would clash with them, and the project would not compile.
+ * test/unit/reserved-kinds.test.ts checks that every such name in the templates is listed.
+ */
+export const RESERVED_KIND_NAMES: ReadonlySet<string> = new Set([
+  // kop/api, in the types file
+  'Condition', 'ListMeta', 'ObjectMeta',
+  // kop/runtime, in the reconciler, its test and the generated client
+  'Client', 'Manager', 'ReconcileContext', 'ReconcileResult', 'Request', 'ResourceClient', 'ResourceType', 'RestClient',
+  'NamespacedResourceClient', 'ScalableResourceClient',
+  // TypeScript and JavaScript names the generated code uses
+  'Array', 'Boolean', 'Date', 'Error', 'Function', 'JSON', 'Map', 'Math', 'Number', 'Object', 'Partial', 'Promise', 'Readonly',
+  'Record', 'RegExp', 'Set', 'String', 'Symbol',
+]);
 
 const checkKindName: NameCheck = (value) => {
   const result = checkKind(value);
   if (result !== true) return result;
-  return IMPORTED_NAMES.has(value)
-    ? `invalid kind ${JSON.stringify(value)}: the types file imports ${value} from kop/api, so a kind cannot have that name (e.g. "${value}Set" or "App${value}")`
+  return RESERVED_KIND_NAMES.has(value)
+    ? `invalid kind ${JSON.stringify(value)}: the scaffolded or generated code already uses the name ${value}, so a kind cannot have it (e.g. "${value}Set" or "App${value}")`
     : true;
 };
+
+/** The names derived from a kind must hold too: its plural is a DNS label, and the CRD name `<plural>.<group>` a DNS subdomain. */
+function checkDerivedNames(kind: string, plural: string, fullGroupName: string, pluralGiven: boolean): void {
+  if (!isDns1123Label(plural)) {
+    throw new UsageError(
+      `${pluralGiven ? '--plural' : `--kind ${kind}`}: the plural "${plural}" is ${plural.length} characters; the CRD needs a plural of at most 63`,
+      pluralGiven ? 'pass a shorter --plural' : 'pass a shorter --plural, or pick a shorter kind',
+    );
+  }
+  const crdName = `${plural}.${fullGroupName}`;
+  if (crdName.length > 253) {
+    throw new UsageError(`the CRD name "${crdName.slice(0, 40)}..." would be ${crdName.length} characters; at most 253 are allowed`, 'pick a shorter --group, --plural or domain');
+  }
+}
 
 const checkPlural: NameCheck = (value) =>
   isDns1123Label(value)
@@ -82,6 +109,7 @@ export async function runCreateApi(options: CreateApiOptions, context: Context):
   const sameKind = project.resources.filter((r) => r.kind === kind && fullGroup(r) === fullGroupName);
   const existing = sameKind.find((r) => r.version === version);
   const plural = resolvePlural(options.plural, kind, sameKind);
+  checkDerivedNames(kind, plural, fullGroupName, options.plural !== undefined);
   const namespaced = resolveScope(options.namespaced, kind, sameKind);
   checkConflicts(project, { group: fullGroupName, kind, plural });
 
