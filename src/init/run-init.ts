@@ -56,8 +56,11 @@ export async function runInit(options: InitOptions, context: Context): Promise<A
       }
     }
   }
-  const answers = await resolveAnswers(options, context);
-  const resources = options.force ? await existingResources(tree, context) : [];
+  const recorded = options.force ? await existingProject(tree, context) : undefined;
+  // Under --force a kop project keeps its identity: PROJECT says who it is, not the folder name
+  // or the defaults (a new domain or project name would rename the CRDs, lease and namespace).
+  const answers = await resolveAnswers(recorded ? identityFrom(recorded, options) : options, context);
+  const resources = recorded?.resources ?? [];
   await scaffoldProject(tree, answers, context, { force: options.force ?? false, resources });
 
   const tasks: PostFlushTask[] = [];
@@ -136,17 +139,40 @@ export async function scaffoldProject(
 }
 
 /**
- * The APIs an existing PROJECT records, so that `init --force` keeps them: PROJECT is the
- * project's source of truth, and dropping them would orphan api/ and the reconcilers.
+ * The existing PROJECT, so that `init --force` keeps the project's identity and APIs: PROJECT is
+ * the project's source of truth, and dropping its APIs would orphan api/ and the reconcilers.
  */
-async function existingResources(tree: VirtualTree, context: Context): Promise<ProjectResource[]> {
-  if (!(await tree.existsOnDisk(PROJECT_FILE))) return [];
+async function existingProject(tree: VirtualTree, context: Context): Promise<ProjectFile | undefined> {
+  if (!(await tree.existsOnDisk(PROJECT_FILE))) return undefined;
   try {
-    return (await loadProjectFile(tree)).resources;
+    return await loadProjectFile(tree);
   } catch (error) {
     context.out.warn(`the existing ${PROJECT_FILE} is not usable (${(error as Error).message}); it is replaced by one without APIs`);
-    return [];
+    return undefined;
   }
+}
+
+/** The init options with PROJECT's identity; a flag that contradicts PROJECT is an error naming both. */
+function identityFrom(project: ProjectFile, options: InitOptions): InitOptions {
+  const recorded = { domain: project.domain, projectName: project.projectName, namespaced: project.namespaced, kopSource: project.kopSource };
+  const flags = { domain: '--domain', projectName: '--project-name', namespaced: '--namespaced', kopSource: '--kop-source' } as const;
+  for (const key of Object.keys(flags) as (keyof typeof flags)[]) {
+    const given = options[key];
+    const kept = recorded[key];
+    if (given !== undefined && kept !== undefined && given !== kept) {
+      throw new UsageError(
+        `${flags[key]} ${JSON.stringify(given)} contradicts PROJECT, which records ${JSON.stringify(kept)}; kop init --force keeps the project's identity`,
+        `leave ${flags[key]} out, or edit PROJECT first if the project really changes`,
+      );
+    }
+  }
+  return {
+    ...options,
+    domain: recorded.domain,
+    projectName: recorded.projectName,
+    namespaced: recorded.namespaced ?? options.namespaced,
+    kopSource: recorded.kopSource ?? options.kopSource,
+  };
 }
 
 /** Fills in what the flags left out: asks on a TTY, otherwise takes defaults or fails naming the flag. */

@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import { KopError } from '../cli/errors.js';
 import type { Context } from '../cli/context.js';
+import { lineDiff } from './line-diff.js';
 import type { PlannedChange, VirtualTree } from './tree.js';
 
 /** Work that runs after the files are written, such as `npm install`. */
@@ -47,6 +48,11 @@ export async function applyTree(tree: VirtualTree, context: Context, options: Ap
             : styles?.dim(label);
     const shown = displayPath(tree.root, change.path, context.cwd);
     context.out.info(`${colored ?? label} ${shown}${change.reason ? ` (${change.reason})` : ''}`);
+    // A file the user owns is only ever replaced under --force: show what changes in it.
+    if (change.action === 'update' && change.kind === 'scaffolded') {
+      const { before, after } = await tree.contents(change.path);
+      for (const line of lineDiff(before ?? '', after ?? '')) context.out.info(line);
+    }
   }
   const writes = visible.some((change) => change.action === 'create' || change.action === 'update' || change.action === 'delete');
   if (!writes) context.out.info('no changes');

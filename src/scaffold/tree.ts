@@ -192,6 +192,14 @@ export class VirtualTree {
     return changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   }
 
+  /** What a staged file holds on disk now and after the flush (undefined: absent). */
+  async contents(file: string): Promise<{ before: string | undefined; after: string | undefined }> {
+    const key = this.key(file);
+    const staged = this.staged.get(key);
+    const before = await this.readDisk(key);
+    return { before, after: staged && staged.skipReason === undefined ? staged.content : before };
+  }
+
   /** Paths staged so far, relative to the root. */
   files(): string[] {
     return [...this.staged.keys()].sort();

@@ -142,6 +142,32 @@ describe('kop init', () => {
     expect(context.out.lines).not.toContain('UPDATE PROJECT');
   });
 
+  it('--force keeps the identity PROJECT records instead of defaults, and refuses a flag that contradicts it', async () => {
+    await runInit({ ...BASE, domain: 'corp.example.org', projectName: 'billing' }, testContext({ cwd: dir }));
+    const before = await read('PROJECT');
+    const context = testContext({ cwd: dir });
+    await runInit({ ...BASE, domain: undefined, projectName: undefined, force: true }, context);
+    expect(await read('PROJECT')).toBe(before);
+    expect(JSON.parse(await read('package.json')).name).toBe('billing');
+    expect(context.out.lines[0]).toBe('no changes');
+    await expect(runInit({ ...BASE, domain: 'other.example', projectName: undefined, force: true }, testContext({ cwd: dir }))).rejects.toThrow(
+      /--domain "other.example" contradicts PROJECT, which records "corp.example.org"/,
+    );
+    expect(await read('PROJECT')).toBe(before);
+  });
+
+  it('--force shows what it changes in a file the user edited before replacing it', async () => {
+    await runInit(BASE, testContext({ cwd: dir }));
+    const main = await read('src/main.ts');
+    await writeFile(path.join(dir, 'src/main.ts'), main.replace('async function main(', '// my own note\nasync function main('));
+    const context = testContext({ cwd: dir, dryRun: true });
+    await runInit({ ...BASE, force: true }, context);
+    const at = context.out.lines.indexOf('UPDATE src/main.ts');
+    expect(at).toBeGreaterThanOrEqual(0);
+    expect(context.out.lines[at + 1]).toBe('  -// my own note');
+    expect((await read('src/main.ts')).includes('// my own note')).toBe(true);
+  });
+
   it('keeps an existing README.md (a fresh clone) and reports it as skipped', async () => {
     await writeFile(path.join(dir, 'README.md'), '# mine\n');
     const context = testContext({ cwd: dir });
