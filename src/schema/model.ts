@@ -296,6 +296,11 @@ class ModelBuilder {
         const attached = comments.attached;
         for (const c of attached) claimed.add(c.pos);
         const { doc, markers } = this.docAndMarkers(node, attached, 'type', statement.name.text);
+        // The closest other group above belongs to the type too, except comments holding only
+        // package markers (a file header right above the first type), as controller-gen sorts them.
+        const typeGroup = comments.markerGroup.filter((range) => !this.holdsOnlyPackageMarkers(node, range));
+        for (const c of typeGroup) claimed.add(c.pos);
+        markers.unshift(...this.docAndMarkers(node, typeGroup, 'type', statement.name.text).markers);
         const exported = statement.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword) ?? false;
         const declaration: TypeDeclaration = {
           name: statement.name.text,
@@ -422,21 +427,70 @@ class ModelBuilder {
   }
 
   /**
-   * The comments directly above a node: the contiguous block with no blank line between
-   * it and the node. Comments further up (file headers, separated blocks) are not attached.
+   * The comments above a node, grouped as controller-gen groups Go comments (a group is a run of
+   * comments with no blank line between them): `attached`, the doc group directly above the node
+   * (no blank line between); `markerGroup`, the closest other group above it, whose markers (not
+   * its text) also belong to the node, as Kubebuilder's scaffolds put
+   * `+kubebuilder:object:root=true` in its own group above the doc comment; and `earlier`, any
+   * groups further up (file headers; inside an interface, markers that attach to nothing).
    */
-  private leadingComments(sourceFile: TypeScript.SourceFile, node: TypeScript.Node): { attached: TypeScript.CommentRange[] } {
+  private leadingComments(
+    sourceFile: TypeScript.SourceFile,
+    node: TypeScript.Node,
+  ): { attached: TypeScript.CommentRange[]; markerGroup: TypeScript.CommentRange[]; earlier: TypeScript.CommentRange[] } {
     const ranges = this.ts.getLeadingCommentRanges(sourceFile.text, node.getFullStart()) ?? [];
-    const attached: TypeScript.CommentRange[] = [];
+    const groups: TypeScript.CommentRange[][] = [];
     let next = node.getStart(sourceFile);
+    let touchesNode = false;
     for (let i = ranges.length - 1; i >= 0; i--) {
       const range = ranges[i]!;
-      const between = sourceFile.text.slice(range.end, next);
-      if ((between.match(/\n/g) ?? []).length > 1) break;
-      attached.unshift(range);
+      const blankLineBetween = (sourceFile.text.slice(range.end, next).match(/\n/g) ?? []).length > 1;
+      if (groups.length === 0) {
+        groups.push([range]);
+        touchesNode = !blankLineBetween;
+      } else if (blankLineBetween) groups.push([range]);
+      else groups[groups.length - 1]!.unshift(range);
       next = range.pos;
     }
-    return { attached };
+    const attached = touchesNode ? (groups.shift() ?? []) : [];
+    const markerGroup = groups.shift() ?? [];
+    return { attached, markerGroup, earlier: groups.reverse().flat() };
+  }
+
+  /** True when a comment holds markers and every one of them is a package marker. */
+  private holdsOnlyPackageMarkers(sourceFile: TypeScript.SourceFile, range: TypeScript.CommentRange): boolean {
+    const lines = sourceFile.text
+      .slice(range.pos, range.end)
+      .split('\n')
+      .map((line) => line.replace(/^\s*(\/\/\/?|\/\*\*?|\*)\s?/, '').trim())
+      .filter((line) => isMarkerLine(line));
+    const location = { file: this.relative(sourceFile.fileName), line: 0 };
+    return (
+      lines.length > 0 &&
+      lines.every((line) => {
+        try {
+          return markerDefinition(parseMarker(line, location).name)?.targets.every((t) => t === 'package') ?? false;
+        } catch {
+          return false; // an unknown or malformed marker: the type's own checks report it
+        }
+      })
+    );
+  }
+
+  /** True when a comment range holds a marker line. */
+  private hasMarkerLine(sourceFile: TypeScript.SourceFile, range: TypeScript.CommentRange): boolean {
+    return sourceFile.text
+      .slice(range.pos, range.end)
+      .split('\n')
+      .some((line) => isMarkerLine(line.replace(/^\s*(\/\/\/?|\/\*\*?|\*)\s?/, '').trim()));
+  }
+
+  /** Throws for the first marker in `ranges`: such a marker attaches to nothing, and would otherwise be dropped silently. */
+  private refuseUnattachedMarkers(sourceFile: TypeScript.SourceFile, ranges: readonly TypeScript.CommentRange[]): void {
+    for (const range of ranges) {
+      if (!this.hasMarkerLine(sourceFile, range)) continue;
+      this.docAndMarkers(sourceFile, [range], 'package', undefined, { unattachedInside: true });
+    }
   }
 
   /** Splits comments into doc text and markers; `target` checks where each marker may go. */
@@ -445,6 +499,7 @@ class ModelBuilder {
     ranges: readonly TypeScript.CommentRange[],
     target: MarkerTarget,
     subject: string | undefined,
+    options: { unattachedInside?: boolean } = {},
   ): { doc: string; markers: Marker[] } {
     const lines: string[] = [];
     const markers: Marker[] = [];
@@ -465,12 +520,12 @@ class ModelBuilder {
           const marker = parseMarker(line, location);
           const definition = markerDefinition(marker.name)!;
           if (target === 'package') {
-            if (!definition.targets.includes('package')) {
+            if (!definition.targets.includes('package') || options.unattachedInside) {
               throw new MarkerPlacementError(
                 location,
                 `+${marker.name}`,
                 'this marker is not attached to a type or property',
-                'put it directly above the interface, type or property it belongs to (no blank line between)',
+                'put it in the comment directly above the interface, type or property it belongs to, or in the comment group right above that one',
               );
             }
           } else if (!definition.targets.includes(target) || PACKAGE_ONLY.has(marker.name)) {
@@ -580,14 +635,18 @@ class ModelBuilder {
       }
       if (!ts.isPropertySignature(member)) continue;
       const name = ts.isIdentifier(member.name) || ts.isStringLiteral(member.name) ? member.name.text : member.name.getText(sourceFile);
-      const { attached } = this.leadingComments(sourceFile, member);
+      const { attached, markerGroup, earlier } = this.leadingComments(sourceFile, member);
+      this.refuseUnattachedMarkers(sourceFile, earlier);
       const { doc, markers } = this.docAndMarkers(sourceFile, attached, 'field', `${owner}: field "${name}"`);
+      markers.unshift(...this.docAndMarkers(sourceFile, markerGroup, 'field', `${owner}: field "${name}"`).markers);
       const location = this.location(sourceFile, member.name.getStart(sourceFile));
       const type: TypeRef = member.type
         ? this.typeRef(state, member.type, sourceFile, `${owner}.${name}`)
         : { kind: 'unresolved', text: name, reason: 'the property has no type annotation' };
       fields.push({ name, type, optional: member.questionToken !== undefined, doc, markers, location });
     }
+    // Comments after the last property, before the closing brace, attach to nothing.
+    this.refuseUnattachedMarkers(sourceFile, ts.getLeadingCommentRanges(sourceFile.text, members.end) ?? []);
     return fields;
   }
 
