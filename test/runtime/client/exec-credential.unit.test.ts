@@ -137,7 +137,6 @@ describe('exec credential plugins: what the plugin is given', () => {
           server: 'https://c.example:6443',
           'certificate-authority': caFile,
           'tls-server-name': 'api.internal',
-          'insecure-skip-tls-verify': true,
           'proxy-url': 'http://proxy.example:3128',
           extensions: [
             { name: 'client.authentication.k8s.io/exec', extension: { audience: 'kop', nested: { list: [1, 2] } } },
@@ -160,7 +159,6 @@ describe('exec credential plugins: what the plugin is given', () => {
         cluster: {
           server: 'https://c.example:6443',
           'tls-server-name': 'api.internal',
-          'insecure-skip-tls-verify': true,
           'certificate-authority-data': Buffer.from('CA PEM').toString('base64'),
           'proxy-url': 'http://proxy.example:3128',
           config: { audience: 'kop', nested: { list: [1, 2] } },
