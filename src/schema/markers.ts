@@ -189,11 +189,14 @@ export function parseMarker(text: string, location: SourceLocation): Marker {
     if (end <= 0) break;
   }
   if (!definition) {
+    const nearest = nearestMarkerName(head);
     throw new UnknownMarkerError(
       location,
       `+${head}`,
       'kop does not know this marker',
-      `check the spelling against the markers in the README (controller-gen's vocabulary); kop never ignores a marker silently`,
+      nearest
+        ? `did you mean +${nearest}? kop never ignores a marker silently`
+        : `check the spelling against the markers in the README (controller-gen's vocabulary); kop never ignores a marker silently`,
     );
   }
   const rest = raw.slice(definition.name.length);
@@ -385,4 +388,38 @@ export function markersNamed(markers: readonly Marker[], name: string): Marker[]
 /** The first marker named `name`, if any. */
 export function findMarker(markers: readonly Marker[], name: string): Marker | undefined {
   return markers.find((m) => m.name === name);
+}
+
+/**
+ * The known marker name closest to a misspelt one (`kubebuilder:validation:Maximun` gives
+ * `kubebuilder:validation:Maximum`), when it is close enough to be the one meant: case-insensitive
+ * edit distance at most a third of the name's last segment, and at most 3.
+ */
+export function nearestMarkerName(misspelt: string): string | undefined {
+  const wanted = misspelt.toLowerCase();
+  const lastSegment = wanted.slice(wanted.lastIndexOf(':') + 1);
+  const limit = Math.min(3, Math.max(1, Math.floor(lastSegment.length / 3)));
+  let best: { name: string; distance: number } | undefined;
+  for (const name of DEFINITIONS_BY_NAME.keys()) {
+    const distance = editDistance(wanted, name.toLowerCase(), limit);
+    if (distance <= limit && (!best || distance < best.distance)) best = { name, distance };
+  }
+  return best?.name;
+}
+
+/** Levenshtein distance, giving up (returning limit + 1) once it must exceed `limit`. */
+function editDistance(a: string, b: string, limit: number): number {
+  if (Math.abs(a.length - b.length) > limit) return limit + 1;
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    let rowMin = i;
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+      rowMin = Math.min(rowMin, current[j]!);
+    }
+    if (rowMin > limit) return limit + 1;
+    previous = current;
+  }
+  return previous[b.length]!;
 }

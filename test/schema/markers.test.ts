@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MarkerSyntaxError, UnknownMarkerError } from '../../src/schema/errors.js';
 import { guessValue, isMarkerLine, parseArgument, parseMarker, splitTopLevel } from '../../src/schema/markers.js';
+import { nearestMarkerName } from '../../src/schema/markers.js';
 
 const at = { file: 'api/x/v1/types.ts', line: 7 };
 
@@ -79,4 +80,19 @@ describe('marker values', () => {
     expect(isMarkerLine('+1 for this')).toBe(false);
     expect(isMarkerLine('a + b')).toBe(false);
   });
+});
+
+describe('nearestMarkerName', () => {
+  const cases = [
+    { given: 'kubebuilder:validation:Maximun', want: 'kubebuilder:validation:Maximum' },
+    { given: 'kubebuilder:validation:maxlength', want: 'kubebuilder:validation:MaxLength' },
+    { given: 'kubebuilder:defualt', want: 'kubebuilder:default' },
+    { given: 'listtype', want: 'listType' },
+    { given: 'kubebuilder:validation:Pattrn', want: 'kubebuilder:validation:Pattern' },
+    { given: 'totally:unknown', want: undefined },
+    { given: 'kubebuilder:printcolumn:name', want: undefined },
+  ];
+  for (const { given, want } of cases) {
+    it(`${given} -> ${want ?? 'no suggestion'}`, () => expect(nearestMarkerName(given)).toBe(want));
+  }
 });
