@@ -6,11 +6,13 @@
  * CEL rules come before the type's).
  */
 import { coreTypeSchema } from './core-types.js';
+import { re2PatternProblem } from './re2-pattern.js';
 import {
   FloatTypeError,
   MarkerPlacementError,
   RecursiveTypeError,
   UnresolvedTypeError,
+  MarkerSyntaxError,
   UnsupportedUnionError,
   UntypedValueError,
   type SourceLocation,
@@ -383,7 +385,13 @@ export class OpenApiConverter {
       case 'MaxLength':
       case 'Pattern':
         if (fit.type !== 'string') this.misplaced(marker, site, 'strings', fit);
-        if (short === 'Pattern') schema.pattern = String(value);
+        if (short === 'Pattern') {
+          const problem = re2PatternProblem(String(value));
+          if (problem) {
+            throw new MarkerSyntaxError(marker.location, `+${marker.name}`, `the apiserver cannot compile this pattern: ${problem}`, 'write it in RE2 syntax (Go regexp), which the apiserver uses; lookarounds and backreferences have no RE2 form');
+          }
+          schema.pattern = String(value);
+        }
         else schema[short === 'MinLength' ? 'minLength' : 'maxLength'] = value as number;
         break;
       case 'MinItems':

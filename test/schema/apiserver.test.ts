@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startControlPlane, type ControlPlane, type CustomResourceDefinition } from '../../src/testing/index.js';
 import { apiRequest } from '../testing/helpers.js';
 import type { JSONSchemaProps } from '../../src/schema/json-schema.js';
+import { re2PatternProblem } from '../../src/schema/re2-pattern.js';
 import { DEFAULT_CASES, JUNCTOR_KEYS_SCHEMA, JUNCTOR_KEYS_WANT } from './default-cases.js';
 import { CASES_DIR, listCaseDirs } from './run-case.js';
 import { commentMarkersInText } from '../../src/generate/source-files.js';
@@ -153,6 +154,37 @@ describe('defaults and junctors: kop and the apiserver agree', () => {
     for (const [i, c] of DEFAULT_CASES.entries()) {
       expect(refusedByServer.has(`f${i}`), `${c.name}: ${response.body}`).toBe(c.want.length > 0);
     }
+  });
+
+  it('refuses exactly the patterns kop refuses (RE2, not JavaScript regex syntax)', async () => {
+    const patterns = [
+      '^[a-z]+$',
+      '^(?i)abc$',
+      '^[[:alpha:]]+$',
+      '^\\p{L}+$',
+      '^(?P<word>\\w+)$',
+      '^a{2,1000}$',
+      '^[]a]$',
+      '^(?=a)a$',
+      '^(?!a)b$',
+      '^(?<=a)b$',
+      '^(?<!a)b$',
+      '^(a)\\1$',
+      '^(?>a)$',
+      '^a++$',
+      '^a{1001}$',
+      '^a{3,2}$',
+      '^(a$',
+      '^a)$',
+      '^[a$',
+      'a\\',
+    ];
+    const properties = Object.fromEntries(patterns.map((pattern, i) => [`p${i}`, { type: 'string', pattern }]));
+    const response = await dryRunCreate(crdWith('patterncheck', properties));
+    const refusedByServer = new Set(causesOf(response).map((c) => /properties\[spec\]\.properties\[(p\d+)\]\.pattern/.exec(c.field)?.[1]));
+    const disagreements = patterns.filter((pattern, i) => refusedByServer.has(`p${i}`) !== (re2PatternProblem(pattern) !== undefined));
+    expect(disagreements, response.body).toEqual([]);
+    expect(refusedByServer.size).toBeGreaterThan(5);
   });
 
   it('refuses the keys kop refuses under junctors, at the same places', async () => {
