@@ -5,7 +5,7 @@
  * generic resource clients; kinds with a scale subresource get getScale/updateScale.
  */
 import * as path from 'node:path';
-import { KopError } from '../cli/errors.js';
+import { KopError } from '../base/errors.js';
 import { GENERATED_HEADER } from '../scaffold/header.js';
 import { findMarker } from '../schema/markers.js';
 import type { ApiKind, ApiKindVersion, ApiModel } from '../schema/model.js';

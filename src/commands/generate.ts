@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { UsageError } from '../cli/errors.js';
+import { UsageError } from '../base/errors.js';
 import type { GenerateOptions, GeneratorEntry } from '../generate/generator.js';
 import type { MakeContext } from './index.js';
 

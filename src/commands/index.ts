@@ -9,9 +9,9 @@
  *   (--dry-run, --verbose, --no-color, -y/--yes) are on the root program and already
  *   folded into the context; do not redefine them.
  * - Inside the action, call `makeContext()` (or `makeContext({ cwd })` to override
- *   fields) to get the real `Context` (src/cli/context.ts), parse flags into an options
+ *   fields) to get the real `Context` (src/base/context.ts), parse flags into an options
  *   object, then `const { runX } = await import('../x/run-x.js'); await runX(options, context)`.
- * - Top-level imports stay light (commander types, ../cli/errors.js): `kop --help`
+ * - Top-level imports stay light (commander types, ../base/errors.js): `kop --help`
  *   loads every command module, so ts-morph, handlebars, execa or your implementation
  *   must be dynamic imports inside the action.
  * - Errors: throw `UsageError` (exit 2) for bad flags/arguments, `KopError` (exit 1,
@@ -21,7 +21,7 @@
  *   `applyTree(tree, context, { tasks })` from src/scaffold/apply.ts.
  */
 import type { Command } from 'commander';
-import type { Context } from '../cli/context.js';
+import type { Context } from '../base/context.js';
 import * as createApi from './create-api.js';
 import * as generate from './generate.js';
 import * as init from './init.js';

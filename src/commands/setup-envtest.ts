@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import type { Context } from '../cli/context.js';
-import { KopError, UsageError } from '../cli/errors.js';
+import type { Context } from '../base/context.js';
+import { KopError, UsageError } from '../base/errors.js';
 import type { MakeContext } from './index.js';
 
 /** Options of `kop setup-envtest`, as {@link runSetupEnvtest} takes them. */

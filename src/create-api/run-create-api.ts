@@ -1,6 +1,6 @@
-import { askChecked, askYesNo } from '../cli/ask.js';
-import type { Context } from '../cli/context.js';
-import { KopError, UsageError } from '../cli/errors.js';
+import { askChecked, askYesNo } from '../base/ask.js';
+import type { Context } from '../base/context.js';
+import { KopError, UsageError } from '../base/errors.js';
 import { fullGroup, loadProjectFile, saveProjectFile, type ProjectFile, type ProjectResource } from '../project/project-file.js';
 import { checkGroup, checkKind, checkVersion, isDns1123Label, pluralOf, requireValid, singularOf, type NameCheck } from '../project/resource.js';
 import { applyTree, type ApplyResult } from '../scaffold/apply.js';

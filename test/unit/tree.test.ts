@@ -1,7 +1,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FileExistsError, KopError } from '../../src/cli/errors.js';
+import { FileExistsError, KopError } from '../../src/base/errors.js';
 import { VirtualTree } from '../../src/scaffold/tree.js';
 import { tempDir } from './helpers/fake-context.js';
 
