@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { commands, type MakeContext } from '../commands/index.js';
+import type { MakeContext } from '../commands/command-module.js';
+import { commands } from '../commands/index.js';
 import type { Context } from '../base/context.js';
 import { KopError } from '../base/errors.js';
 import { loadCommander } from './load-commander.js';

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { UsageError } from '../base/errors.js';
 import type { GenerateOptions, GeneratorEntry } from '../generate/generator.js';
-import type { MakeContext } from './index.js';
+import type { MakeContext } from './command-module.js';
 
 /**
  * The generators of `kop generate`, in the order `kop generate` runs them. Each is also

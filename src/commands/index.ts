@@ -20,21 +20,12 @@
  * - Generating commands write through a `VirtualTree` and finish with
  *   `applyTree(tree, context, { tasks })` from src/scaffold/apply.ts.
  */
-import type { Command } from 'commander';
-import type { Context } from '../base/context.js';
+import type { CommandModule } from './command-module.js';
 import * as createApi from './create-api.js';
 import * as generate from './generate.js';
 import * as init from './init.js';
 import * as setupEnvtest from './setup-envtest.js';
 import * as version from './version.js';
-
-/** Builds the real context from the global flags; `overrides` replaces fields (tests, or a command that changes cwd). */
-export type MakeContext = (overrides?: Partial<Context>) => Context;
-
-/** What every src/commands/<name>.ts exports. */
-export interface CommandModule {
-  register(program: Command, makeContext: MakeContext): void;
-}
 
 /** Every command, in the order `kop --help` lists them. */
 export const commands: readonly CommandModule[] = [init, createApi, generate, version, setupEnvtest];

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { MakeContext } from './index.js';
+import type { MakeContext } from './command-module.js';
 import { kopVersion } from '../base/paths.js';
 
 /** `kop version`: kop's version and the Node version running it. */
