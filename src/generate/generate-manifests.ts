@@ -6,7 +6,7 @@
  */
 import { buildRoles, formatRoles } from '../rbac/role.js';
 import { parseRbacMarkers, RBAC_SCAN_PREFIX } from '../rbac/rbac-markers.js';
-import { collectCommentMarkers } from './source-files.js';
+import { collectCommentMarkers } from '../schema/source-files.js';
 import { buildWebhookConfigurations, formatWebhookConfigurations, WEBHOOK_MANIFESTS } from '../webhook/webhook-configuration.js';
 import { parseWebhookMarkers, WEBHOOK_SCAN_PREFIX } from '../webhook/webhook-markers.js';
 import { GENERATED_HEADER, isGenerated } from '../scaffold/header.js';

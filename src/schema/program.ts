@@ -12,7 +12,7 @@ import { promises as fs, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import type { ts as TypeScript } from 'ts-morph';
-import { isTypeScriptSource, listSourceFiles } from '../generate/source-files.js';
+import { isTypeScriptSource, listSourceFiles } from './source-files.js';
 
 /** The parsed API sources. */
 export interface ApiProgram {
