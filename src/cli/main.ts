@@ -1,11 +1,12 @@
 import type { Command } from 'commander';
-import { commands, type MakeContext } from '../commands/index.js';
-import type { Context } from './context.js';
-import { KopError } from './errors.js';
+import type { MakeContext } from '../commands/command-module.js';
+import { commands } from '../commands/index.js';
+import type { Context } from '../base/context.js';
+import { KopError } from '../base/errors.js';
 import { loadCommander } from './load-commander.js';
-import { createContext } from './make-context.js';
+import { createContext } from '../base/make-context.js';
 import { createOutput, createStyles, shouldUseColor, type OutputStreams } from './output.js';
-import { kopVersion } from './paths.js';
+import { kopVersion } from '../base/paths.js';
 
 const { Command: CommandClass, CommanderError } = loadCommander();
 

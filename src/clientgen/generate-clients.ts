@@ -6,7 +6,7 @@
  */
 import * as path from 'node:path';
 import { descriptorNameOf, lowerFirstWord } from '../project/resource.js';
-import { KopError } from '../cli/errors.js';
+import { KopError } from '../base/errors.js';
 import { GENERATED_HEADER } from '../scaffold/header.js';
 import { findMarker } from '../schema/markers.js';
 import type { ApiKind, ApiKindVersion, ApiModel } from '../schema/model.js';

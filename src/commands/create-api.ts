@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { CreateApiOptions } from '../create-api/run-create-api.js';
-import type { MakeContext } from './index.js';
+import type { MakeContext } from './command-module.js';
 
 /**
  * `kop create api`: adds a kind (or a version of one) with its types, sample and reconciler.

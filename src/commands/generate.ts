@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { UsageError } from '../cli/errors.js';
+import { UsageError } from '../base/errors.js';
 import type { GenerateOptions, GeneratorEntry } from '../generate/generator.js';
-import type { MakeContext } from './index.js';
+import type { MakeContext } from './command-module.js';
 
 /**
  * The generators of `kop generate`, in the order `kop generate` runs them. Each is also
@@ -12,12 +12,12 @@ export const generators: GeneratorEntry[] = [
   {
     name: 'manifests',
     description: 'CRDs (config/crd) from the API types, the manager role (config/rbac/role.yaml) from rbac markers and webhook configurations (config/webhook/manifests.yaml) from webhook markers',
-    load: () => import('../schema/generate-manifests.js'),
+    load: () => import('../generate/generate-manifests.js'),
   },
   {
     name: 'client',
     description: 'typed clients (api/<group>/<version>/<kind>.client.ts) for every kind, on kop/runtime',
-    load: () => import('../clientgen/generate-client.js'),
+    load: () => import('../generate/generate-client.js'),
   },
 ];
 

@@ -9,9 +9,9 @@
  *   (--dry-run, --verbose, --no-color, -y/--yes) are on the root program and already
  *   folded into the context; do not redefine them.
  * - Inside the action, call `makeContext()` (or `makeContext({ cwd })` to override
- *   fields) to get the real `Context` (src/cli/context.ts), parse flags into an options
+ *   fields) to get the real `Context` (src/base/context.ts), parse flags into an options
  *   object, then `const { runX } = await import('../x/run-x.js'); await runX(options, context)`.
- * - Top-level imports stay light (commander types, ../cli/errors.js): `kop --help`
+ * - Top-level imports stay light (commander types, ../base/errors.js): `kop --help`
  *   loads every command module, so ts-morph, handlebars, execa or your implementation
  *   must be dynamic imports inside the action.
  * - Errors: throw `UsageError` (exit 2) for bad flags/arguments, `KopError` (exit 1,
@@ -20,21 +20,12 @@
  * - Generating commands write through a `VirtualTree` and finish with
  *   `applyTree(tree, context, { tasks })` from src/scaffold/apply.ts.
  */
-import type { Command } from 'commander';
-import type { Context } from '../cli/context.js';
+import type { CommandModule } from './command-module.js';
 import * as createApi from './create-api.js';
 import * as generate from './generate.js';
 import * as init from './init.js';
 import * as setupEnvtest from './setup-envtest.js';
 import * as version from './version.js';
-
-/** Builds the real context from the global flags; `overrides` replaces fields (tests, or a command that changes cwd). */
-export type MakeContext = (overrides?: Partial<Context>) => Context;
-
-/** What every src/commands/<name>.ts exports. */
-export interface CommandModule {
-  register(program: Command, makeContext: MakeContext): void;
-}
 
 /** Every command, in the order `kop --help` lists them. */
 export const commands: readonly CommandModule[] = [init, createApi, generate, version, setupEnvtest];

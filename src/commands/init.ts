@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { InitOptions } from '../init/run-init.js';
-import type { MakeContext } from './index.js';
+import type { MakeContext } from './command-module.js';
 
 /** `kop init`: scaffolds a new operator project in the current folder. */
 export function register(program: Command, makeContext: MakeContext): void {

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import type { Context } from '../cli/context.js';
-import { KopError, UsageError } from '../cli/errors.js';
-import type { MakeContext } from './index.js';
+import type { Context } from '../base/context.js';
+import { KopError, UsageError } from '../base/errors.js';
+import type { MakeContext } from './command-module.js';
 
 /** Options of `kop setup-envtest`, as {@link runSetupEnvtest} takes them. */
 export interface SetupEnvtestOptions {

@@ -1,11 +1,11 @@
-import { askChecked, askYesNo } from '../cli/ask.js';
-import type { Context } from '../cli/context.js';
-import { KopError, UsageError } from '../cli/errors.js';
+import { askChecked, askYesNo } from '../base/ask.js';
+import type { Context } from '../base/context.js';
+import { KopError, UsageError } from '../base/errors.js';
 import { fullGroup, loadProjectFile, saveProjectFile, type ProjectFile, type ProjectResource } from '../project/project-file.js';
+import { CREATE_API_PATHS, insertResourceWiring, resourceNamesOf, type ResourceNames } from '../project/resource-layout.js';
 import { checkGroup, checkKind, checkVersion, descriptorNameOf, isDns1123Label, pluralOf, requireValid, singularOf, type NameCheck } from '../project/resource.js';
 import { applyTree, type ApplyResult } from '../scaffold/apply.js';
 import { loadBoilerplate } from '../scaffold/boilerplate.js';
-import { insertIntoFile } from '../scaffold/insert.js';
 import { renderTemplateDir, type TemplateData } from '../scaffold/render.js';
 import { VirtualTree } from '../scaffold/tree.js';
 
@@ -22,31 +22,6 @@ export interface CreateApiOptions {
   /** Scaffold a reconciler and register it in src/main.ts (default yes). */
   controller?: boolean;
   force?: boolean;
-}
-
-/** Files and markers `kop create api` writes, for tests and other generators. */
-export const CREATE_API_PATHS = {
-  typesFile: (r: ResourceNames) => `api/${r.group}/${r.version}/${r.kindLower}.types.ts`,
-  groupVersionFile: (r: ResourceNames) => `api/${r.group}/${r.version}/groupversion.ts`,
-  sampleFile: (r: ResourceNames) => `config/samples/${r.sampleName}.yaml`,
-  controllerFile: (r: ResourceNames) => `src/controllers/${r.kindLower}.controller.ts`,
-  controllerTestFile: (r: ResourceNames) => `test/controllers/${r.kindLower}.controller.test.ts`,
-  globalSetup: 'test/global-setup.ts',
-  samplesKustomization: 'config/samples/kustomization.yaml',
-  main: 'src/main.ts',
-} as const;
-
-/** The names of one kind/version that file names and templates use. */
-export interface ResourceNames {
-  group: string;
-  version: string;
-  kind: string;
-  kindLower: string;
-  plural: string;
-  fullGroup: string;
-  apiVersion: string;
-  /** `<group>_<version>_<kind-lower>`, the sample's file stem. */
-  sampleName: string;
 }
 
 /**
@@ -225,45 +200,6 @@ export async function runCreateApi(options: CreateApiOptions, context: Context):
     );
   }
   return result;
-}
-
-/** The names of a kind/version recorded in PROJECT, as create api derived them. */
-export function resourceNamesOf(resource: ProjectResource): ResourceNames {
-  const kindLower = singularOf(resource.kind);
-  const full = fullGroup(resource);
-  return {
-    group: resource.group,
-    version: resource.version,
-    kind: resource.kind,
-    kindLower,
-    plural: resource.plural,
-    fullGroup: full,
-    apiVersion: `${full}/${resource.version}`,
-    sampleName: `${resource.group}_${resource.version}_${kindLower}`,
-  };
-}
-
-/**
- * Stages the lines create api places at scaffold markers: the sample in
- * config/samples/kustomization.yaml, and the reconciler's import and construction in
- * src/main.ts. Lines already there are skipped, so this also re-wires a re-scaffolded project.
- */
-export async function insertResourceWiring(
-  tree: VirtualTree,
-  names: Pick<ResourceNames, 'kind' | 'kindLower' | 'sampleName'>,
-  wiring: { sample: boolean; controller: boolean },
-): Promise<void> {
-  if (wiring.sample) await insertIntoFile(tree, CREATE_API_PATHS.samplesKustomization, [{ marker: 'samples', code: `- ${names.sampleName}.yaml` }]);
-  if (wiring.controller) {
-    await insertIntoFile(tree, CREATE_API_PATHS.main, [
-      { marker: 'imports', code: `import { ${names.kind}Reconciler } from './controllers/${names.kindLower}.controller.js';` },
-      {
-        marker: 'controllers',
-        // The manager runs it on every change to a ${kind} (kop/runtime's controller builder).
-        code: `new ${names.kind}Reconciler().setupWithManager(manager);`,
-      },
-    ]);
-  }
 }
 
 /** A kind has one plural across its versions (the CRD has one); the default comes from a pluralisation library. */

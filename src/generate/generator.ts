@@ -3,7 +3,7 @@
  * Every generator writes into one shared VirtualTree, so `kop generate` with several
  * generators writes all files or none, and `--check` / `--dry-run` see them all.
  */
-import type { Context } from '../cli/context.js';
+import type { Context } from '../base/context.js';
 import type { ProjectFile } from '../project/project-file.js';
 import type { VirtualTree } from '../scaffold/tree.js';
 

@@ -1,5 +1,5 @@
-import { KopError } from '../cli/errors.js';
-import type { Context } from '../cli/context.js';
+import { KopError } from '../base/errors.js';
+import type { Context } from '../base/context.js';
 import { loadProjectFile } from '../project/project-file.js';
 import { applyTree } from '../scaffold/apply.js';
 import { VirtualTree } from '../scaffold/tree.js';

@@ -1,11 +1,11 @@
 import * as path from 'node:path';
-import { askChecked } from '../cli/ask.js';
-import { CREATE_API_PATHS, insertResourceWiring, resourceNamesOf } from '../create-api/run-create-api.js';
-import type { Context } from '../cli/context.js';
-import { KopError, UsageError } from '../cli/errors.js';
-import { kopPackageRoot, kopVersion } from '../cli/paths.js';
+import { askChecked } from '../base/ask.js';
+import type { Context } from '../base/context.js';
+import { KopError, UsageError } from '../base/errors.js';
+import { kopPackageRoot, kopVersion } from '../base/paths.js';
 import { LAYOUT, PROJECT_FILE, PROJECT_FORMAT_VERSION, loadProjectFile, saveProjectFile, type ProjectFile, type ProjectResource } from '../project/project-file.js';
 import { checkDomain, checkProjectName, isDns1123Label } from '../project/resource.js';
+import { CREATE_API_PATHS, insertResourceWiring, resourceNamesOf } from '../project/resource-layout.js';
 import { applyTree, type ApplyResult, type PostFlushTask } from '../scaffold/apply.js';
 import { boilerplateComment } from '../scaffold/boilerplate.js';
 import { commentText, renderTemplateDir } from '../scaffold/render.js';

@@ -1,5 +1,5 @@
 import { parse, stringify } from 'yaml';
-import { KopError } from '../cli/errors.js';
+import { KopError } from '../base/errors.js';
 import type { VirtualTree } from '../scaffold/tree.js';
 import { validateProjectDocument } from './validate-project.js';
 

@@ -1,8 +1,8 @@
 import pluralize from 'pluralize';
-import { UsageError } from '../cli/errors.js';
+import { requireValid, type NameCheck } from '../base/ask.js';
 
-/** A check usable as a prompt validator: `true` when valid, otherwise what a valid value is. */
-export type NameCheck = (value: string) => true | string;
+// The check type and its flag-naming error live with the prompts in base/; re-exported for the name checks' users.
+export { requireValid, type NameCheck };
 
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const VERSION = /^v[1-9][0-9]*((alpha|beta)[1-9][0-9]*)?$/;
@@ -46,13 +46,6 @@ export function isDns1123Label(value: string): boolean {
 /** True for a DNS-1123 subdomain: dot-separated labels, at most 253 characters. */
 export function isDns1123Subdomain(value: string): boolean {
   return value.length > 0 && value.length <= 253 && value.split('.').every((label) => label.length > 0 && isDns1123Label(label));
-}
-
-/** Throws a UsageError naming `flag` when `check` rejects `value`; returns the value otherwise. */
-export function requireValid(check: NameCheck, value: string, flag: string): string {
-  const result = check(value);
-  if (result !== true) throw new UsageError(`${flag}: ${result}`);
-  return value;
 }
 
 /** Lower-case plural of a kind as used in resource URLs and CRD names: Memcached -> memcacheds, Policy -> policies. */

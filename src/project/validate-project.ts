@@ -1,5 +1,5 @@
 import { isMap, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
-import { KopError } from '../cli/errors.js';
+import { KopError } from '../base/errors.js';
 import { checkDomain, checkGroup, checkKind, checkProjectName, checkVersion, isDns1123Label, isDns1123Subdomain, type NameCheck } from './resource.js';
 
 /** A value at a path of the PROJECT file that kop cannot use, named with its line. */

@@ -3,7 +3,7 @@
  * source (reconcilers, main.ts): the permissions the manager needs. Read from comment
  * lines of src/**\/*.ts without a TypeScript program; they are plain text.
  */
-import { collectCommentMarkers, commentMarkersInText, unknownMarker, type CommentMarker } from '../generate/source-files.js';
+import { collectCommentMarkers, commentMarkersInText, unknownMarker, type CommentMarker } from '../schema/source-files.js';
 import { MarkerSyntaxError, type SourceLocation } from '../schema/errors.js';
 import { argumentsUsage, parseNamedArguments, type ArgumentSpecs } from '../schema/markers.js';
 

@@ -1,6 +1,6 @@
 import * as path from 'node:path';
-import { KopError } from '../cli/errors.js';
-import type { Context } from '../cli/context.js';
+import { KopError } from '../base/errors.js';
+import type { Context } from '../base/context.js';
 import { lineDiff } from './line-diff.js';
 import type { PlannedChange, VirtualTree } from './tree.js';
 

@@ -1,4 +1,4 @@
-import { KopError } from '../cli/errors.js';
+import { KopError } from '../base/errors.js';
 
 /** Where something was written: a project-relative file and a 1-based line. */
 export interface SourceLocation {

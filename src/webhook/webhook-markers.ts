@@ -7,7 +7,7 @@
  * some unknown values through (failurePolicy, verbs) or drops them (reinvocationPolicy),
  * and the apiserver or the user finds out later.
  */
-import { unknownMarker, type CommentMarker } from '../generate/source-files.js';
+import { unknownMarker, type CommentMarker } from '../schema/source-files.js';
 import { MarkerSyntaxError, type SourceLocation } from '../schema/errors.js';
 import { argumentsUsage, parseNamedArguments, type ArgumentSpecs } from '../schema/markers.js';
 

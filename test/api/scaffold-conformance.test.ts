@@ -154,7 +154,7 @@ describe.skipIf(!haveGo)('scaffolded API conformance with controller-gen (needs 
       }
       await writeFile(typesFile, types + EXTRA_TYPES);
       await runGenerate(
-        { check: false, generators: [{ name: 'manifests', description: 'CRDs and RBAC', load: () => import('../../src/schema/generate-manifests.js') }] },
+        { check: false, generators: [{ name: 'manifests', description: 'CRDs and RBAC', load: () => import('../../src/generate/generate-manifests.js') }] },
         testContext({ cwd: dir }),
       );
       const kop = parseYaml(await readFile(path.join(dir, 'config/crd/bases/cache.example.com_redisclusters.yaml'), 'utf8'));

@@ -13,7 +13,7 @@ process.on('exit', () => { for (const m of process.moduleLoadList) process.stder
 `;
 
 describe('kop --help cold start', () => {
-  it('loads only the CLI and command modules, commander, and no node:child_process', async () => {
+  it('loads only the CLI, its foundations (base/) and command modules, commander, and no node:child_process', async () => {
     requireBuilt();
     const run = await execa('node', ['--import', `data:text/javascript,${encodeURIComponent(RECORD_LOADS)}`, KOP_BIN, '--help'], { reject: false });
     expect(run.exitCode, run.stderr).toBe(0);
@@ -25,7 +25,7 @@ describe('kop --help cold start', () => {
       .map((line) => line.slice(4).replace(root, ''))
       .filter((file) => file !== 'bin/kop.js');
     expect(ours.length).toBeGreaterThan(0);
-    for (const file of ours) expect(file).toMatch(/^dist\/(cli|commands)\/[a-z-]+\.js$/);
+    for (const file of ours) expect(file).toMatch(/^dist\/(base|cli|commands)\/[a-z-]+\.js$/);
     const builtins = run.stderr.split('\n').filter((line) => line.startsWith('BUILTIN '));
     expect(builtins.length).toBeGreaterThan(0);
     expect(builtins.filter((line) => line.includes('child_process'))).toEqual([]);

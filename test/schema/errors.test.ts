@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { KopError } from '../../src/cli/errors.js';
+import { KopError } from '../../src/base/errors.js';
 import { ApiSyntaxError, SchemaError, StructuralSchemaError } from '../../src/schema/errors.js';
 import { ERRORS_DIR, generateCaseYaml, listCaseDirs, UPDATE_GOLDEN } from './run-case.js';
 

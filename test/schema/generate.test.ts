@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { KopError } from '../../src/cli/errors.js';
+import { KopError } from '../../src/base/errors.js';
 import { generators } from '../../src/commands/generate.js';
 import { runGenerate } from '../../src/generate/run-generate.js';
 import { formatProjectFile, LAYOUT } from '../../src/project/project-file.js';

@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { KopError } from '../../src/cli/errors.js';
+import { KopError } from '../../src/base/errors.js';
 import { applyTree, type PostFlushTask } from '../../src/scaffold/apply.js';
 import { VirtualTree } from '../../src/scaffold/tree.js';
 import { tempDir, testContext } from './helpers/fake-context.js';

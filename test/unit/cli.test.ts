@@ -1,8 +1,8 @@
 import { readdir } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { main, formatError } from '../../src/cli/main.js';
-import { KopError, UsageError } from '../../src/cli/errors.js';
-import { kopVersion } from '../../src/cli/paths.js';
+import { KopError, UsageError } from '../../src/base/errors.js';
+import { kopVersion } from '../../src/base/paths.js';
 import { shouldUseColor } from '../../src/cli/output.js';
 import { tempDir } from './helpers/fake-context.js';
 

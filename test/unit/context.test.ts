@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { UsageError } from '../../src/cli/errors.js';
-import { clockFromEnv, createPrompter, execaExec } from '../../src/cli/make-context.js';
+import { UsageError } from '../../src/base/errors.js';
+import { clockFromEnv, createPrompter, execaExec } from '../../src/base/make-context.js';
 import { createOutput } from '../../src/cli/output.js';
 
 describe('non-interactive prompter', () => {

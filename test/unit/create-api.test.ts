@@ -2,7 +2,7 @@ import { readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FileExistsError, KopError, UsageError } from '../../src/cli/errors.js';
+import { FileExistsError, KopError, UsageError } from '../../src/base/errors.js';
 import { runCreateApi, type CreateApiOptions } from '../../src/create-api/run-create-api.js';
 import { runInit } from '../../src/init/run-init.js';
 import { parseProjectFile } from '../../src/project/project-file.js';

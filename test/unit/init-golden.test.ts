@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { kopPackageRoot } from '../../src/cli/paths.js';
+import { kopPackageRoot } from '../../src/base/paths.js';
 import { runInit } from '../../src/init/run-init.js';
 import { tempDir, testContext } from './helpers/fake-context.js';
 import { listFiles } from './helpers/files.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { KopError } from '../../src/cli/errors.js';
+import { KopError } from '../../src/base/errors.js';
 import { insertAtMarkers, markerComment } from '../../src/scaffold/insert.js';
 
 const MAIN = `import { a } from './a.js';

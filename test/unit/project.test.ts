@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { KopError } from '../../src/cli/errors.js';
+import { KopError } from '../../src/base/errors.js';
 import {
   LAYOUT,
   formatProjectFile,

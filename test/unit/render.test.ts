@@ -2,7 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { KopError } from '../../src/cli/errors.js';
+import { KopError } from '../../src/base/errors.js';
 import { GENERATED_HEADER, SCAFFOLDED_NOTE, headerLine, isGenerated, withHeader } from '../../src/scaffold/header.js';
 import { jsonLiteral, renderTemplate, renderTemplateDir, templatePathToOutput, yamlScalar } from '../../src/scaffold/render.js';
 import { tempDir } from './helpers/fake-context.js';

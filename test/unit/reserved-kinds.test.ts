@@ -4,7 +4,7 @@ import { readFile, readdir } from 'node:fs/promises';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { UsageError } from '../../src/cli/errors.js';
+import { UsageError } from '../../src/base/errors.js';
 import { RESERVED_KIND_NAMES, runCreateApi } from '../../src/create-api/run-create-api.js';
 import { runInit } from '../../src/init/run-init.js';
 import { generateClients } from '../../src/clientgen/generate-clients.js';

@@ -3,7 +3,7 @@ import * as fsPromises from 'node:fs/promises';
 import { mkdir, readFile, readdir, stat, symlink, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FileExistsError, KopError } from '../../src/cli/errors.js';
+import { FileExistsError, KopError } from '../../src/base/errors.js';
 import { VirtualTree, type FlushFileSystem } from '../../src/scaffold/tree.js';
 import { tempDir } from './helpers/fake-context.js';
 

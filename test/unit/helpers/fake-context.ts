@@ -1,8 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import type { Context, Exec, Output, PromptQuestion } from '../../../src/cli/context.js';
-import { UsageError } from '../../../src/cli/errors.js';
+import type { Context, Exec, Output, PromptQuestion } from '../../../src/base/context.js';
+import { UsageError } from '../../../src/base/errors.js';
 import { createStyles } from '../../../src/cli/output.js';
 
 /** An Output that records lines, so tests can assert on what the user would see. */

@@ -6,14 +6,14 @@
  */
 import { buildRoles, formatRoles } from '../rbac/role.js';
 import { parseRbacMarkers, RBAC_SCAN_PREFIX } from '../rbac/rbac-markers.js';
-import { collectCommentMarkers } from '../generate/source-files.js';
+import { collectCommentMarkers } from '../schema/source-files.js';
 import { buildWebhookConfigurations, formatWebhookConfigurations, WEBHOOK_MANIFESTS } from '../webhook/webhook-configuration.js';
 import { parseWebhookMarkers, WEBHOOK_SCAN_PREFIX } from '../webhook/webhook-markers.js';
 import { GENERATED_HEADER, isGenerated } from '../scaffold/header.js';
-import { removeLeftoverGeneratedFiles } from '../generate/leftovers.js';
-import type { GeneratorInput } from '../generate/generator.js';
-import { buildCrds, formatCrd, stringifyYaml } from './crd.js';
-import { loadApiModel } from './model.js';
+import { removeLeftoverGeneratedFiles } from './leftovers.js';
+import type { GeneratorInput } from './generator.js';
+import { buildCrds, formatCrd, stringifyYaml } from '../schema/crd.js';
+import { loadApiModel } from '../schema/model.js';
 
 export const CRD_BASES_DIR = 'config/crd/bases';
 

@@ -1,6 +1,15 @@
-import type { NameCheck } from '../project/resource.js';
-import { requireValid } from '../project/resource.js';
 import type { Context, PromptQuestion } from './context.js';
+import { UsageError } from './errors.js';
+
+/** A check usable as a prompt validator: `true` when valid, otherwise what a valid value is. */
+export type NameCheck = (value: string) => true | string;
+
+/** Throws a UsageError naming `flag` when `check` rejects `value`; returns the value otherwise. */
+export function requireValid(check: NameCheck, value: string, flag: string): string {
+  const result = check(value);
+  if (result !== true) throw new UsageError(`${flag}: ${result}`);
+  return value;
+}
 
 /**
  * The flag's value when given, otherwise the prompter's answer (checked as it is typed);

@@ -2,10 +2,10 @@
  * The `client` generator of `kop generate`: writes api/<group>/<version>/<kind-lower>.client.ts
  * for every served kind version, into the shared tree (so `--check` and `--dry-run` cover them).
  */
-import type { GeneratorInput } from '../generate/generator.js';
+import type { GeneratorInput } from './generator.js';
 import { loadApiModel } from '../schema/model.js';
-import { generateClients } from './generate-clients.js';
-import { removeLeftoverGeneratedFiles } from '../generate/leftovers.js';
+import { generateClients } from '../clientgen/generate-clients.js';
+import { removeLeftoverGeneratedFiles } from './leftovers.js';
 
 /** Where API types, and so their clients, live. */
 const API_DIR = 'api';

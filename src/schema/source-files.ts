@@ -6,7 +6,7 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { UnknownMarkerError, type SourceLocation } from '../schema/errors.js';
+import { UnknownMarkerError, type SourceLocation } from './errors.js';
 
 /** Every file under `dir` (recursively, skipping node_modules) whose name `accept`s; [] when `dir` does not exist. */
 export async function listSourceFiles(dir: string, accept: (fileName: string) => boolean): Promise<string[]> {

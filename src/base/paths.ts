@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 
 /**
  * The root of the kop package that is running: two levels above this module both in
- * src/cli (tests) and dist/cli (the built CLI).
+ * src/base (tests) and dist/base (the built CLI).
  */
 export function kopPackageRoot(): string {
   return path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
