@@ -202,7 +202,7 @@ export async function runCreateApi(options: CreateApiOptions, context: Context):
   return result;
 }
 
-/** A kind has one plural across its versions (the CRD has one); the default comes from a pluralisation library. */
+/** A kind has one plural across its versions (the CRD has one); the default is the plural controller-gen gives it. */
 function resolvePlural(given: string | undefined, kind: string, sameKind: readonly ProjectResource[]): string {
   const recorded = sameKind[0]?.plural;
   if (given !== undefined) {

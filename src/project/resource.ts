@@ -1,4 +1,4 @@
-import pluralize from 'pluralize';
+import { pluralOfKind } from './plural.js';
 import { requireValid, type NameCheck } from '../base/ask.js';
 
 // The check type and its flag-naming error live with the prompts in base/; re-exported for the name checks' users.
@@ -48,9 +48,12 @@ export function isDns1123Subdomain(value: string): boolean {
   return value.length > 0 && value.length <= 253 && value.split('.').every((label) => label.length > 0 && isDns1123Label(label));
 }
 
-/** Lower-case plural of a kind as used in resource URLs and CRD names: Memcached -> memcacheds, Policy -> policies. */
+/**
+ * Lower-case plural of a kind as used in resource URLs and CRD names, exactly as controller-gen
+ * derives it (Memcached -> memcacheds, Policy -> policies, Schema -> schemas, Medium -> media).
+ */
 export function pluralOf(kind: string): string {
-  return pluralize.plural(kind).toLowerCase();
+  return pluralOfKind(kind);
 }
 
 /** Lower-case singular of a kind, the CRD's `singular` name and the file-name stem. */

@@ -7,7 +7,7 @@
  * Entry point: `loadApiModel(projectRoot)`.
  */
 import * as path from 'node:path';
-import pluralize from 'pluralize';
+import { pluralOfKind } from '../project/plural.js';
 import type { ts as TypeScript } from 'ts-morph';
 import { createApiProgram, type ApiProgram } from './program.js';
 import { isMarkerLine, parseMarker, markerDefinition, findMarker, type Marker, type MarkerTarget } from './markers.js';
@@ -789,7 +789,7 @@ class ModelBuilder {
       const markersOf = (name: string) => entries.map((e) => findMarker(e.declaration.markers, name)).find((m) => m !== undefined);
       const resource = markersOf('kubebuilder:resource');
       const projectResource = project?.resources.find((r) => r.kind === kind && fullGroup(r) === group);
-      const plural = stringValue(resource?.args.path) ?? projectResource?.plural ?? pluralize(kind.toLowerCase());
+      const plural = stringValue(resource?.args.path) ?? projectResource?.plural ?? pluralOfKind(kind);
       const scopeArg = stringValue(resource?.args.scope);
       if (scopeArg !== undefined && scopeArg !== 'Namespaced' && scopeArg !== 'Cluster') {
         throw new MarkerPlacementError(resource!.location, `${kind} (+kubebuilder:resource)`, `scope "${scopeArg}" is not Namespaced or Cluster`, 'write scope=Namespaced or scope=Cluster');
