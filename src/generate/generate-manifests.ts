@@ -18,7 +18,7 @@ import { loadApiModel } from '../schema/model.js';
 export const CRD_BASES_DIR = 'config/crd/bases';
 
 export async function generate({ tree, project, context, options }: GeneratorInput): Promise<void> {
-  const model = await loadApiModel(tree.root, { project });
+  const model = await loadApiModel(tree.root, { project, collectProblems: true });
   const crds = buildCrds(model, { maxDescriptionLength: options.maxDescriptionLength, allowDangerousTypes: options.allowDangerousTypes });
   for (const { fileName, crd } of crds) tree.write(`${CRD_BASES_DIR}/${fileName}`, formatCrd(crd), { kind: 'generated' });
   tree.write('config/crd/kustomization.yaml', formatCrdKustomization(crds.map((c) => `bases/${c.fileName}`)), { kind: 'generated' });

@@ -5,7 +5,8 @@
  * annotations — and its deterministic YAML.
  */
 import { GENERATED_HEADER } from '../scaffold/header.js';
-import { MarkerPlacementError, type SourceLocation } from './errors.js';
+import { MarkerPlacementError, SchemaErrors, type SourceLocation } from './errors.js';
+import { KopError } from '../base/errors.js';
 import type { JSONSchemaProps, JSONValue } from './json-schema.js';
 import { findMarker, markersNamed, type Marker } from './markers.js';
 import type { ApiKind, ApiKindVersion, ApiModel } from './model.js';
@@ -54,9 +55,20 @@ export interface GeneratedCrd {
 /** Builds the CRD of every kind in the model, sorted by file name. */
 export function buildCrds(model: ApiModel, options: CrdOptions = {}): GeneratedCrd[] {
   const converter = new OpenApiConverter(model, options);
-  return model.kinds
-    .map((kind) => ({ kind, fileName: `${kind.group}_${kind.plural}.yaml`, crd: buildCrd(kind, converter, options) }))
-    .sort((a, b) => (a.fileName < b.fileName ? -1 : 1));
+  // Every kind is tried, so one run reports the problems of all of them.
+  const crds: GeneratedCrd[] = [];
+  const errors: KopError[] = [...model.problems];
+  for (const kind of model.kinds) {
+    try {
+      crds.push({ kind, fileName: `${kind.group}_${kind.plural}.yaml`, crd: buildCrd(kind, converter, options) });
+    } catch (error) {
+      if (!(error instanceof KopError)) throw error;
+      errors.push(...(error instanceof SchemaErrors ? error.errors : [error]));
+    }
+  }
+  if (errors.length === 1) throw errors[0];
+  if (errors.length > 1) throw new SchemaErrors(errors);
+  return crds.sort((a, b) => (a.fileName < b.fileName ? -1 : 1));
 }
 
 /** The CRD of one kind. */

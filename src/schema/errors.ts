@@ -48,6 +48,18 @@ export class KindWithoutSpecError extends SchemaError {}
 export class StorageVersionError extends SchemaError {}
 /** An API package (directory) without a group, with conflicting groups, or not named like a version. */
 export class ApiPackageError extends SchemaError {}
+/** Several problems in the API types, reported together (the first 20, then a count of the rest). */
+export class SchemaErrors extends KopError {
+  readonly errors: readonly KopError[];
+  constructor(errors: readonly KopError[], listed = 20) {
+    errors = errors.flatMap((e) => (e instanceof SchemaErrors ? e.errors : [e]));
+    const shown = errors.slice(0, listed).map((e) => `  ${e.message}`);
+    if (errors.length > listed) shown.push(`  ... and ${errors.length - listed} more`);
+    super(`${errors.length} problems in the API types:\n${shown.join('\n')}`, 'fix each place listed; nothing was generated');
+    this.errors = errors;
+  }
+}
+
 /** API files that do not parse: every syntax error with file:line:column (the parser would recover and mislead the later stages). */
 export class ApiSyntaxError extends KopError {
   constructor(readonly problems: readonly string[], listed = 20) {

@@ -11,7 +11,7 @@ import { pluralOfKind } from '../project/plural.js';
 import type { ts as TypeScript } from 'ts-morph';
 import { createApiProgram, type ApiProgram } from './program.js';
 import { isMarkerLine, parseMarker, markerDefinition, findMarker, type Marker, type MarkerTarget } from './markers.js';
-import { KindWithoutSpecError, MarkerPlacementError, ApiPackageError, StorageVersionError, type SourceLocation } from './errors.js';
+import { KindWithoutSpecError, MarkerPlacementError, ApiPackageError, SchemaError, SchemaErrors, StorageVersionError, type SourceLocation } from './errors.js';
 import type { ProjectFile } from '../project/project-file.js';
 import { fullGroup } from '../project/project-file.js';
 import { isDns1123Subdomain } from '../project/resource.js';
@@ -132,6 +132,11 @@ export interface ApiModel {
   kinds: ApiKind[];
   /** Looks up a declaration by project-relative file and name (for generators that follow references). */
   declaration(file: string, name: string): TypeDeclaration | undefined;
+  /**
+   * With `collectProblems`, the problems found in fields and declarations, left out of the model
+   * so that later stages can find theirs too and one run reports them all; empty otherwise.
+   */
+  problems: readonly SchemaError[];
 }
 
 export interface LoadApiModelOptions {
@@ -139,6 +144,11 @@ export interface LoadApiModelOptions {
   project?: ProjectFile;
   /** Parse exactly these absolute files instead of walking `<root>/api`. */
   files?: string[];
+  /**
+   * Keep going past problems in fields and declarations and hand them over in `model.problems`
+   * (the CRD generator reports them with its own); by default the first is thrown.
+   */
+  collectProblems?: boolean;
 }
 
 /**
@@ -177,6 +187,24 @@ export function buildApiModel(program: ApiProgram, options: LoadApiModelOptions 
 class ModelBuilder {
   private readonly ts: typeof TypeScript;
   private readonly files = new Map<string, FileState>();
+  /** Problems found so far: a run reports all of them at once, not only the first. */
+  private readonly errors: SchemaError[] = [];
+
+  /** Runs `step`, keeping a SchemaError it throws for the report instead of stopping there. */
+  private collect(step: () => void): void {
+    try {
+      step();
+    } catch (error) {
+      if (!(error instanceof SchemaError)) throw error;
+      this.errors.push(error);
+    }
+  }
+
+  /** Throws what `collect` kept: the error itself when there is one, all of them together otherwise. */
+  private throwCollected(): void {
+    if (this.errors.length === 1) throw this.errors[0];
+    if (this.errors.length > 1) throw new SchemaErrors(this.errors);
+  }
 
   constructor(private readonly program: ApiProgram) {
     this.ts = program.ts;
@@ -185,11 +213,14 @@ class ModelBuilder {
   build(options: LoadApiModelOptions): ApiModel {
     const byDir = new Map<string, FileState[]>();
     for (const sourceFile of this.program.apiFiles) {
-      const state = this.fileState(sourceFile);
-      const dir = path.posix.dirname(state.relative);
-      byDir.set(dir, [...(byDir.get(dir) ?? []), state]);
+      this.collect(() => {
+        const state = this.fileState(sourceFile);
+        const dir = path.posix.dirname(state.relative);
+        byDir.set(dir, [...(byDir.get(dir) ?? []), state]);
+      });
     }
-    for (const state of [...this.files.values()]) this.resolveFile(state);
+    for (const state of [...this.files.values()]) this.collect(() => this.resolveFile(state));
+    if (!options.collectProblems) this.throwCollected();
 
     const packages: ApiPackage[] = [];
     for (const [dir, states] of [...byDir].sort(([a], [b]) => (a < b ? -1 : 1))) {
@@ -256,6 +287,7 @@ class ModelBuilder {
       declaration(file, name) {
         return files.get(file)?.declarations.get(name)?.declaration;
       },
+      problems: [...this.errors],
     };
   }
 
@@ -568,7 +600,7 @@ class ModelBuilder {
     state.resolved = true;
     const ts = this.ts;
     const sourceFile = state.sourceFile;
-    for (const { declaration, node } of state.declarations.values()) {
+    for (const { declaration, node } of state.declarations.values()) this.collect(() => {
       if (ts.isInterfaceDeclaration(node)) {
         const index = node.members.find(ts.isIndexSignatureDeclaration);
         if (index) {
@@ -577,7 +609,7 @@ class ModelBuilder {
             node.members.length === 1 && index.type && !node.heritageClauses
               ? (indexKeyError(ts, index, declaration.name) ?? { kind: 'map', values: this.typeRef(state, index.type, sourceFile, declaration.name), text: declaration.name })
               : { kind: 'unresolved', text: declaration.name, reason: 'it mixes properties with an index signature; use a struct or a map (Record<string, T>), not both' };
-          continue;
+          return;
         }
         declaration.fields = this.members(state, node.members, sourceFile, declaration.name);
         for (const clause of node.heritageClauses ?? []) {
@@ -590,7 +622,7 @@ class ModelBuilder {
       } else if (ts.isEnumDeclaration(node)) {
         declaration.aliasOf = this.enumRef(node, sourceFile);
       }
-    }
+    });
   }
 
   /** A TypeScript enum whose members all have string or number initialisers is an enum of those values. */
@@ -634,16 +666,18 @@ class ModelBuilder {
         continue;
       }
       if (!ts.isPropertySignature(member)) continue;
-      const name = ts.isIdentifier(member.name) || ts.isStringLiteral(member.name) ? member.name.text : member.name.getText(sourceFile);
-      const { attached, markerGroup, earlier } = this.leadingComments(sourceFile, member);
-      this.refuseUnattachedMarkers(sourceFile, earlier);
-      const { doc, markers } = this.docAndMarkers(sourceFile, attached, 'field', `${owner}: field "${name}"`);
-      markers.unshift(...this.docAndMarkers(sourceFile, markerGroup, 'field', `${owner}: field "${name}"`).markers);
-      const location = this.location(sourceFile, member.name.getStart(sourceFile));
-      const type: TypeRef = member.type
-        ? this.typeRef(state, member.type, sourceFile, `${owner}.${name}`)
-        : { kind: 'unresolved', text: name, reason: 'the property has no type annotation' };
-      fields.push({ name, type, optional: member.questionToken !== undefined, doc, markers, location });
+      this.collect(() => {
+        const name = ts.isIdentifier(member.name) || ts.isStringLiteral(member.name) ? member.name.text : member.name.getText(sourceFile);
+        const { attached, markerGroup, earlier } = this.leadingComments(sourceFile, member);
+        this.refuseUnattachedMarkers(sourceFile, earlier);
+        const { doc, markers } = this.docAndMarkers(sourceFile, attached, 'field', `${owner}: field "${name}"`);
+        markers.unshift(...this.docAndMarkers(sourceFile, markerGroup, 'field', `${owner}: field "${name}"`).markers);
+        const location = this.location(sourceFile, member.name.getStart(sourceFile));
+        const type: TypeRef = member.type
+          ? this.typeRef(state, member.type, sourceFile, `${owner}.${name}`)
+          : { kind: 'unresolved', text: name, reason: 'the property has no type annotation' };
+        fields.push({ name, type, optional: member.questionToken !== undefined, doc, markers, location });
+      });
     }
     // Comments after the last property, before the closing brace, attach to nothing.
     this.refuseUnattachedMarkers(sourceFile, ts.getLeadingCommentRanges(sourceFile.text, members.end) ?? []);

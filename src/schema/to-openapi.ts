@@ -13,6 +13,8 @@ import {
   RecursiveTypeError,
   UnresolvedTypeError,
   MarkerSyntaxError,
+  SchemaError,
+  SchemaErrors,
   UnsupportedUnionError,
   UntypedValueError,
   type SourceLocation,
@@ -62,6 +64,8 @@ interface Site {
 /** Converts kinds of one model to OpenAPI; caches each declaration's schema. */
 export class OpenApiConverter {
   readonly origins: SchemaOrigins = new WeakMap();
+  /** Problems in fields, kept so that one run reports every field's problem (see buildCrds). */
+  readonly problems: SchemaError[] = [];
   private readonly cache = new Map<TypeDeclaration, JSONSchemaProps>();
   private readonly stack: TypeDeclaration[] = [];
   private readonly optionalByFile = new Map<string, boolean>();
@@ -75,6 +79,7 @@ export class OpenApiConverter {
 
   /** The `openAPIV3Schema` of one version of a kind. */
   kindSchema(kindVersion: ApiKindVersion): JSONSchemaProps {
+    const problemsBefore = this.problems.length;
     const declaration = kindVersion.declaration;
     const site = { subject: declaration.name, location: declaration.location };
     const properties: Record<string, JSONSchemaProps> = {
@@ -90,6 +95,10 @@ export class OpenApiConverter {
     if (declaration.doc) schema.description = declaration.doc;
     this.applyMarkers(schema, schema, declaration.markers, 'type', site);
     this.origins.set(schema, declaration.location);
+    // Every field was tried, so the error lists all of this kind's problems, not only the first.
+    const problems = this.problems.slice(problemsBefore);
+    if (problems.length === 1) throw problems[0];
+    if (problems.length > 1) throw new SchemaErrors(problems);
     return schema;
   }
 
@@ -237,7 +246,13 @@ export class OpenApiConverter {
     const onceSet: ValidationRule[] = [];
     const defaultOptional = this.optionalByFile.get(file) ?? false;
     for (const field of fields) {
-      properties[field.name] = this.fieldSchema(field, owner);
+      try {
+        properties[field.name] = this.fieldSchema(field, owner);
+      } catch (error) {
+        if (!(error instanceof SchemaError)) throw error;
+        this.problems.push(error);
+        continue;
+      }
       if (isRequired(field, defaultOptional)) required.push(field.name);
       else if (findMarker(field.markers, 'k8s:immutable')) {
         onceSet.push({ message: `field ${field.name} is immutable once set`, rule: `!has(oldSelf.${field.name}) || has(self.${field.name})` });

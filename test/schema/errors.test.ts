@@ -2,7 +2,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { KopError } from '../../src/base/errors.js';
-import { ApiSyntaxError, SchemaError, StructuralSchemaError } from '../../src/schema/errors.js';
+import { ApiSyntaxError, SchemaError, SchemaErrors, StructuralSchemaError } from '../../src/schema/errors.js';
 import { ERRORS_DIR, generateCaseYaml, listCaseDirs, UPDATE_GOLDEN } from './run-case.js';
 
 const cases = await listCaseDirs(ERRORS_DIR);
@@ -25,7 +25,7 @@ describe('schema errors: bad types.ts -> error.txt', () => {
       try {
         await generateCaseYaml(dir);
       } catch (error) {
-        expect(error instanceof SchemaError || error instanceof StructuralSchemaError || error instanceof ApiSyntaxError, String(error)).toBe(true);
+        expect(error instanceof SchemaError || error instanceof SchemaErrors || error instanceof StructuralSchemaError || error instanceof ApiSyntaxError, String(error)).toBe(true);
         actual = describeError(error);
       }
       expect(actual, `${name} generated without an error`).toBeDefined();

@@ -54,7 +54,7 @@ export function caseGoFiles(caseDir: string): Promise<string[]> {
 
 /** kop's CRD YAML for a case: every CRD, sorted by file name, as one multi-document file. */
 export async function generateCaseYaml(caseDir: string): Promise<string> {
-  const model = await loadApiModel(caseDir, { files: await caseTypeFiles(caseDir) });
+  const model = await loadApiModel(caseDir, { files: await caseTypeFiles(caseDir), collectProblems: true });
   const crds = buildCrds(model, await caseOptions(caseDir));
   return crds.map((c) => formatCrd(c.crd)).join('');
 }
