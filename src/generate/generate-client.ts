@@ -15,6 +15,6 @@ export async function generate({ tree, project, context }: GeneratorInput): Prom
   const files = generateClients(model);
   for (const file of files) tree.write(file.path, file.content, { kind: 'generated' });
   // Clients of kinds or versions that were removed would import types that no longer exist.
-  await removeLeftoverGeneratedFiles(tree, API_DIR, (name) => name.endsWith('.client.ts'));
+  await removeLeftoverGeneratedFiles(tree, API_DIR, (name) => name.endsWith('.client.ts'), project.generated);
   context.out.debug(`client: ${files.length} typed client(s)`);
 }

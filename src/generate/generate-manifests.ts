@@ -22,7 +22,7 @@ export async function generate({ tree, project, context, options }: GeneratorInp
   const crds = buildCrds(model, { maxDescriptionLength: options.maxDescriptionLength, allowDangerousTypes: options.allowDangerousTypes });
   for (const { fileName, crd } of crds) tree.write(`${CRD_BASES_DIR}/${fileName}`, formatCrd(crd), { kind: 'generated' });
   tree.write('config/crd/kustomization.yaml', formatCrdKustomization(crds.map((c) => `bases/${c.fileName}`)), { kind: 'generated' });
-  await removeLeftoverGeneratedFiles(tree, CRD_BASES_DIR, (name) => name.endsWith('.yaml'));
+  await removeLeftoverGeneratedFiles(tree, CRD_BASES_DIR, (name) => name.endsWith('.yaml'), project.generated);
 
   const sourceMarkers = await collectCommentMarkers(tree.root, [RBAC_SCAN_PREFIX, WEBHOOK_SCAN_PREFIX]);
   const markers = parseRbacMarkers(sourceMarkers.get(RBAC_SCAN_PREFIX)!);
@@ -38,7 +38,7 @@ export async function generate({ tree, project, context, options }: GeneratorInp
   const webhookConfigurations = buildWebhookConfigurations(webhooks, configurations);
   if (webhookConfigurations.length > 0) {
     tree.write(WEBHOOK_MANIFESTS, formatWebhookConfigurations(webhookConfigurations), { kind: 'generated' });
-  } else if (isGenerated((await tree.read(WEBHOOK_MANIFESTS)) ?? '')) {
+  } else if (isGenerated((await tree.read(WEBHOOK_MANIFESTS)) ?? '') && (project.generated?.includes(WEBHOOK_MANIFESTS) ?? true)) {
     // The webhook markers are gone: their configuration goes too.
     tree.remove(WEBHOOK_MANIFESTS);
   }

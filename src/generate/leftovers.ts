@@ -13,13 +13,22 @@ import { listSourceFiles } from '../schema/source-files.js';
 /**
  * Stages the removal of every generated file under `dir` (project-relative, searched
  * recursively) whose name `accept`s and that this run has not written; returns their paths.
+ * `recorded` is PROJECT's list of the files kop generated for this project: when there is one,
+ * only files on it are removed (a project from before the list falls back on the header alone).
  */
-export async function removeLeftoverGeneratedFiles(tree: VirtualTree, dir: string, accept: (fileName: string) => boolean): Promise<string[]> {
+export async function removeLeftoverGeneratedFiles(
+  tree: VirtualTree,
+  dir: string,
+  accept: (fileName: string) => boolean,
+  recorded: readonly string[] | undefined,
+): Promise<string[]> {
+  const mine = recorded === undefined ? undefined : new Set(recorded);
   const written = new Set(tree.files());
   const removed: string[] = [];
   for (const file of await listSourceFiles(path.join(tree.root, dir), accept)) {
     const relative = path.relative(tree.root, file).split(path.sep).join('/');
     if (written.has(relative)) continue;
+    if (mine && !mine.has(relative)) continue;
     if (!isGenerated(await fs.readFile(file, 'utf8'))) continue;
     tree.remove(relative);
     removed.push(relative);

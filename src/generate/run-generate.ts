@@ -1,6 +1,6 @@
 import { KopError } from '../base/errors.js';
 import type { Context } from '../base/context.js';
-import { loadProjectFile } from '../project/project-file.js';
+import { PROJECT_FILE, loadProjectFile, saveProjectFile, type ProjectFile } from '../project/project-file.js';
 import { applyTree } from '../scaffold/apply.js';
 import { VirtualTree } from '../scaffold/tree.js';
 import type { GenerateOptions, GeneratorEntry } from './generator.js';
@@ -20,6 +20,7 @@ export async function runGenerate(options: RunGenerateOptions, context: Context)
     const generator = await entry.load();
     await generator.generate({ tree, project, context, options });
   }
+  if (!options.check) await recordGeneratedFiles(tree, project);
   if (options.check) {
     const stale = (await tree.plan()).filter((change) => change.action === 'create' || change.action === 'update' || change.action === 'delete');
     if (stale.length > 0) {
@@ -32,4 +33,17 @@ export async function runGenerate(options: RunGenerateOptions, context: Context)
     return;
   }
   await applyTree(tree, context);
+}
+
+/**
+ * Records in PROJECT which files kop generated for this project (what it wrote now, plus what
+ * earlier runs of other generators recorded, less what it deletes), so that later runs delete
+ * only files of their own.
+ */
+async function recordGeneratedFiles(tree: VirtualTree, project: ProjectFile): Promise<void> {
+  const plan = await tree.plan();
+  const deleted = new Set(plan.filter((c) => c.action === 'delete').map((c) => c.path));
+  const written = plan.filter((c) => c.kind === 'generated' && c.action !== 'delete' && c.action !== 'skip' && c.path !== PROJECT_FILE).map((c) => c.path);
+  const generated = [...new Set([...(project.generated ?? []), ...written])].filter((file) => !deleted.has(file)).sort();
+  if (JSON.stringify(generated) !== JSON.stringify(project.generated ?? [])) saveProjectFile(tree, { ...project, generated });
 }

@@ -11,7 +11,7 @@ export interface ProjectProblem {
   message: string;
 }
 
-const TOP_LEVEL_KEYS = ['version', 'layout', 'domain', 'projectName', 'namespaced', 'kopSource', 'resources'];
+const TOP_LEVEL_KEYS = ['version', 'layout', 'domain', 'projectName', 'namespaced', 'kopSource', 'resources', 'generated'];
 const RESOURCE_KEYS = ['group', 'version', 'kind', 'plural', 'domain', 'path', 'api', 'controller', 'webhooks'];
 const API_KEYS = ['crdVersion', 'namespaced'];
 const WEBHOOK_KEYS = ['defaulting', 'validation', 'conversion', 'webhookVersion'];
@@ -50,6 +50,15 @@ function firstProblem(project: Record<string, unknown>, formatVersion: string): 
   const flag = checkBoolean(project, 'namespaced', []);
   if (flag) return flag;
   if (project.kopSource !== undefined && typeof project.kopSource !== 'string') return { path: ['kopSource'], message: 'must be an npm dependency spec (a string)' };
+  if (project.generated !== undefined) {
+    const list = project.generated;
+    if (!Array.isArray(list)) return { path: ['generated'], message: 'must be a list of the project-relative paths kop generated' };
+    for (const [index, file] of list.entries()) {
+      if (typeof file !== 'string' || file === '' || file.startsWith('/') || file.split('/').includes('..')) {
+        return { path: ['generated', index], message: 'must be a path inside the project, relative to it (e.g. config/crd/bases/x.yaml)' };
+      }
+    }
+  }
   const resources = project.resources;
   if (resources === undefined || resources === null) return undefined;
   if (!Array.isArray(resources)) return { path: ['resources'], message: 'must be a list of resources (- group: ...)' };
