@@ -1,11 +1,29 @@
-import type { KubernetesObject, ResourceType } from '../client/index.js';
-import type { ReconcileFunction, Reconciler } from './controller.js';
+import type { Client, KubernetesObject, ResourceType } from '../client/index.js';
+import type { Informer } from '../cache/informer.js';
+import type { WorkQueueMetrics } from '../queue/work-queue.js';
+import type { Logger } from '../util/logger.js';
+import type { ControllerMetrics, ReconcileFunction, Reconciler } from './controller.js';
+import type { EventRecorder } from './event-recorder.js';
 import { Controller } from './controller.js';
 import type { MapFunction } from './event-handlers.js';
 import { mapToControllerOwner, mapToSelf } from './event-handlers.js';
-import type { Manager } from './manager.js';
 import type { Predicate } from './predicates.js';
-import type { RateLimiter } from './rate-limiter.js';
+import type { RateLimiter } from '../queue/rate-limiter.js';
+
+/**
+ * What a builder needs of the manager that runs its controller: the shared informers, the
+ * client, an event recorder, logging and metrics, and registration. The Manager is one; the
+ * builder depends on this shape only, so the manager may import the builder and not the reverse.
+ */
+export interface ControllerHost {
+  readonly client: Client;
+  readonly logger: Logger;
+  readonly metrics: { controller(name: string, workers: number): ControllerMetrics; queue(name: string): WorkQueueMetrics };
+  informerFor<T extends KubernetesObject>(type: ResourceType<T>): Informer<T>;
+  eventRecorder(component: string): EventRecorder;
+  checkControllerName(name: string): void;
+  add(controller: Controller): void;
+}
 
 /** Options of one watched kind. */
 export interface ForOptions<T extends KubernetesObject> {
@@ -37,7 +55,7 @@ export class ControllerBuilder {
   private rateLimiter: RateLimiter | undefined;
 
   constructor(
-    private readonly manager: Manager,
+    private readonly manager: ControllerHost,
     private readonly name: string,
   ) {}
 

@@ -1,20 +1,29 @@
 import { randomUUID } from 'node:crypto';
 import type { Client, KubernetesObject } from '../client/index.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../util/clock.js';
 import type { EventRecorder } from './event-recorder.js';
-import { sleep, systemClock } from './clock.js';
+import { sleep, systemClock } from '../util/clock.js';
 import type { MapFunction } from './event-handlers.js';
 import { requestHandler } from './event-handlers.js';
-import type { Informer } from './informer.js';
-import type { Logger } from './logger.js';
-import { silentLogger } from './logger.js';
-import type { ControllerMetrics, ReconcileOutcome } from './metrics.js';
-import type { Request } from './object-meta.js';
-import { parseKey, requestKey } from './object-meta.js';
+import type { Informer } from '../cache/informer.js';
+import type { Logger } from '../util/logger.js';
+import { silentLogger } from '../util/logger.js';
+import type { Request } from '../cache/object-meta.js';
+import { parseKey, requestKey } from '../cache/object-meta.js';
 import type { Predicate } from './predicates.js';
-import type { RateLimiter } from './rate-limiter.js';
-import type { WorkQueueMetrics } from './work-queue.js';
-import { WorkQueue } from './work-queue.js';
+import type { RateLimiter } from '../queue/rate-limiter.js';
+import type { WorkQueueMetrics } from '../queue/work-queue.js';
+import { WorkQueue } from '../queue/work-queue.js';
+
+/** Outcome label of `controller_runtime_reconcile_total`. */
+export type ReconcileOutcome = 'success' | 'error' | 'requeue' | 'requeue_after';
+
+/** What a controller reports about its reconciles (the manager's metrics implement it). */
+export interface ControllerMetrics {
+  /** `terminal` is true for an error thrown as a TerminalError (not retried). */
+  reconciled(outcome: ReconcileOutcome, seconds: number, terminal?: boolean): void;
+  activeWorkers(delta: number): void;
+}
 
 /**
  * What a reconcile asks for next: nothing (done until something changes), `requeue` (again,

@@ -1,7 +1,7 @@
 import type { KubernetesObject } from '../client/index.js';
-import type { InformerEventHandler } from './informer.js';
-import type { Request } from './object-meta.js';
-import { metaOf, requestFor } from './object-meta.js';
+import type { InformerEventHandler } from '../cache/informer.js';
+import type { Request } from '../cache/object-meta.js';
+import { metaOf, requestFor } from '../cache/object-meta.js';
 import type { Predicate } from './predicates.js';
 
 /** Maps an object that changed to the requests it should trigger. */

@@ -2,9 +2,9 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { KubernetesObject, RestClient } from '../client/index.js';
 import { ResourceClient, eventType } from '../client/index.js';
-import type { Logger } from './logger.js';
-import { silentLogger } from './logger.js';
-import { metaOf } from './object-meta.js';
+import type { Logger } from '../util/logger.js';
+import { silentLogger } from '../util/logger.js';
+import { metaOf } from '../cache/object-meta.js';
 
 /** What happened: `Normal` for progress, `Warning` for something a human should look at. */
 export type EventType = 'Normal' | 'Warning';

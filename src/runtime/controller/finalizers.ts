@@ -1,7 +1,7 @@
 import type { Client, KubernetesObject, Patch, ResourceClient, ResourceType } from '../client/index.js';
 import { isConflict, isInvalid, isNotFound } from '../client/index.js';
 import type { ReconcileResult } from './controller.js';
-import { metaOf } from './object-meta.js';
+import { metaOf } from '../cache/object-meta.js';
 
 /** What the finalizer helpers need of a client: a fresh read and a patch of one object. */
 interface ObjectEditor<T extends KubernetesObject> {

@@ -1,6 +1,6 @@
 import type { KubernetesObject } from '../client/index.js';
-import type { OwnerReference } from './object-meta.js';
-import { metaOf } from './object-meta.js';
+import type { OwnerReference } from '../cache/object-meta.js';
+import { metaOf } from '../cache/object-meta.js';
 import { groupOf } from './event-handlers.js';
 
 /** The object already has a controller reference to a different owner. */

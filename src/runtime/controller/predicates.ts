@@ -1,5 +1,5 @@
 import type { KubernetesObject } from '../client/index.js';
-import { metaOf } from './object-meta.js';
+import { metaOf } from '../cache/object-meta.js';
 
 /**
  * Filters events before they enqueue anything. A missing method lets that event type through.

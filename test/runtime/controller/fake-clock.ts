@@ -1,4 +1,4 @@
-import type { CancelTimer, Clock } from '../../../src/runtime/controller/clock.js';
+import type { CancelTimer, Clock } from '../../../src/runtime/util/clock.js';
 
 /** A manually advanced clock for deterministic queue and backoff tests. */
 export class FakeClock implements Clock {

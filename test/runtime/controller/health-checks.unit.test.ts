@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { answerHealthChecks, type HealthCheck } from '../../../src/runtime/controller/health-checks.js';
+import { answerHealthChecks, type HealthCheck } from '../../../src/runtime/manager/health-checks.js';
 
 const checks = new Map<string, HealthCheck>([
   ['ping', () => true],

@@ -2,8 +2,8 @@
 // never changes the cache or its indexes.
 import { describe, expect, it } from 'vitest';
 import type { KubernetesObject } from '../../../src/runtime/index.js';
-import { Indexer } from '../../../src/runtime/controller/indexer.js';
-import { Lister } from '../../../src/runtime/controller/lister.js';
+import { Indexer } from '../../../src/runtime/cache/indexer.js';
+import { Lister } from '../../../src/runtime/cache/lister.js';
 
 type Labelled = KubernetesObject & { metadata: { name: string; namespace: string; labels: Record<string, string> }; status?: { phase?: string } };
 

@@ -1,7 +1,7 @@
 // How a Controller treats what a reconcile returns or throws, with controller-runtime's semantics.
 import { describe, expect, it } from 'vitest';
 import { Controller, TerminalError } from '../../../src/runtime/controller/controller.js';
-import { ManagerMetrics } from '../../../src/runtime/controller/metrics.js';
+import { ManagerMetrics } from '../../../src/runtime/manager/metrics.js';
 import type { ReconcileFunction } from '../../../src/runtime/controller/controller.js';
 import { FakeClock } from './fake-clock.js';
 import { EventRecorder, RestClient, createClient, loadClientConfig } from '../../../src/runtime/index.js';

@@ -1,7 +1,7 @@
 // The workqueue_* metrics as client-go's work queue reports them under controller-runtime.
 import { describe, expect, it } from 'vitest';
-import { ManagerMetrics } from '../../../src/runtime/controller/metrics.js';
-import { WorkQueue } from '../../../src/runtime/controller/work-queue.js';
+import { ManagerMetrics } from '../../../src/runtime/manager/metrics.js';
+import { WorkQueue } from '../../../src/runtime/queue/work-queue.js';
 import { FakeClock } from './fake-clock.js';
 
 async function sample(metrics: ManagerMetrics, name: string): Promise<number | undefined> {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { WorkQueue } from '../../../src/runtime/controller/work-queue.js';
+import { WorkQueue } from '../../../src/runtime/queue/work-queue.js';
 import {
   ExponentialBackoffRateLimiter,
   MaxOfRateLimiter,
   TokenBucketRateLimiter,
-} from '../../../src/runtime/controller/rate-limiter.js';
+} from '../../../src/runtime/queue/rate-limiter.js';
 import { FakeClock } from './fake-clock.js';
 
 function makeQueue(clock = new FakeClock()) {

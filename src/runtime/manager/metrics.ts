@@ -1,16 +1,10 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { WorkQueueInFlightProbe, WorkQueueMetrics } from './work-queue.js';
-import type { WatchRestartReason } from './informer.js';
+import type { WorkQueueInFlightProbe, WorkQueueMetrics } from '../queue/work-queue.js';
+import type { WatchRestartReason } from '../cache/informer.js';
 
-/** Outcome label of `controller_runtime_reconcile_total`. */
-export type ReconcileOutcome = 'success' | 'error' | 'requeue' | 'requeue_after';
+import type { ControllerMetrics, ReconcileOutcome } from '../controller/controller.js';
 
-/** What a controller reports about its reconciles. */
-export interface ControllerMetrics {
-  /** `terminal` is true for an error thrown as a TerminalError (not retried). */
-  reconciled(outcome: ReconcileOutcome, seconds: number, terminal?: boolean): void;
-  activeWorkers(delta: number): void;
-}
+export type { ControllerMetrics, ReconcileOutcome } from '../controller/controller.js';
 
 /**
  * The Prometheus metrics of a manager, under the names controller-runtime uses so existing

@@ -1,16 +1,16 @@
 import type { Client, KubernetesObject, ResourceType, RestClientOptions } from '../client/index.js';
 import { ApiClient, ResourceClient, RestClient, apiVersionOf } from '../client/index.js';
-import { CacheReader } from './cache-reader.js';
-import type { Controller } from './controller.js';
-import { ControllerBuilder } from './builder.js';
-import { EventRecorder } from './event-recorder.js';
+import { CacheReader } from '../cache/cache-reader.js';
+import type { Controller } from '../controller/controller.js';
+import { ControllerBuilder } from '../controller/builder.js';
+import { EventRecorder } from '../controller/event-recorder.js';
 import { ProbeServer, parseBindAddress } from './http-server.js';
-import type { InformerOptions } from './informer.js';
-import { Informer, stripManagedFields } from './informer.js';
+import type { InformerOptions } from '../cache/informer.js';
+import { Informer, stripManagedFields } from '../cache/informer.js';
 import { LeaderElector } from './leader-election.js';
-import type { Lister } from './lister.js';
-import type { Logger } from './logger.js';
-import { createLogger } from './logger.js';
+import type { Lister } from '../cache/lister.js';
+import type { Logger } from '../util/logger.js';
+import { createLogger } from '../util/logger.js';
 import { ManagerMetrics } from './metrics.js';
 
 import { answerHealthChecks, type HealthCheck } from './health-checks.js';

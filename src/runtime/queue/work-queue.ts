@@ -1,5 +1,5 @@
-import type { CancelTimer, Clock } from './clock.js';
-import { systemClock } from './clock.js';
+import type { CancelTimer, Clock } from '../util/clock.js';
+import { systemClock } from '../util/clock.js';
 import type { RateLimiter } from './rate-limiter.js';
 import { defaultControllerRateLimiter } from './rate-limiter.js';
 

@@ -2,10 +2,10 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { RestClient, ResourceClient } from '../client/index.js';
 import { isAlreadyExists, isConflict, isNotFound, ResourceClient as Resource, leaseType } from '../client/index.js';
-import type { Clock } from './clock.js';
-import { sleep, systemClock } from './clock.js';
-import type { Logger } from './logger.js';
-import { silentLogger } from './logger.js';
+import type { Clock } from '../util/clock.js';
+import { sleep, systemClock } from '../util/clock.js';
+import type { Logger } from '../util/logger.js';
+import { silentLogger } from '../util/logger.js';
 
 /** coordination.k8s.io/v1 LeaseSpec: the fields leader election reads and writes. */
 export interface LeaseSpec {

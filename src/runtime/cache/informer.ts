@@ -1,12 +1,12 @@
 import type { KubernetesObject, ListOptions, ObjectList, WatchEvent, WatchOptions } from '../client/index.js';
 import { DEFAULT_LIST_PAGE_SIZE, isGone, listComplete } from '../client/index.js';
-import type { Clock } from './clock.js';
-import { sleep, systemClock } from './clock.js';
+import type { Clock } from '../util/clock.js';
+import { sleep, systemClock } from '../util/clock.js';
 import type { IndexFunction } from './indexer.js';
 import { Indexer } from './indexer.js';
 import { Lister } from './lister.js';
-import type { Logger } from './logger.js';
-import { silentLogger } from './logger.js';
+import type { Logger } from '../util/logger.js';
+import { silentLogger } from '../util/logger.js';
 import { metaOf, objectKey } from './object-meta.js';
 
 /**

@@ -1,5 +1,5 @@
-import type { Clock } from './clock.js';
-import { systemClock } from './clock.js';
+import type { Clock } from '../util/clock.js';
+import { systemClock } from '../util/clock.js';
 
 /** Decides how long a key waits before it is retried. */
 export interface RateLimiter {
