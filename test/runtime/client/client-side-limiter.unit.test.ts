@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { RestClient, TokenBucket, loadClientConfig } from '../../../src/runtime/index.js';
+import { RequestTimeoutError, RestClient, TokenBucket, loadClientConfig } from '../../../src/runtime/index.js';
 
 // controller-runtime's defaults: no client-side limiter unless one is asked for, and a request that
 // finds a token goes at once.
@@ -81,6 +81,20 @@ describe('RestClient with a limiter that has tokens', () => {
     expect(withTokens).toBe(without);
     plain.close();
     limited.close();
+  });
+});
+
+describe('RestClient waiting for a token', () => {
+  it("gives up at the call's timeout or abort instead of waiting for the token", async () => {
+    const c = client({ qps: 0.5, burst: 1 });
+    await c.get('/api/v1/x'); // the only token; the next accrues in 2 s
+    const start = performance.now();
+    await expect(c.get('/api/v1/x', {}, { timeoutMs: 100 })).rejects.toBeInstanceOf(RequestTimeoutError);
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 50);
+    await expect(c.get('/api/v1/x', {}, { signal: ac.signal })).rejects.toMatchObject({ name: 'AbortError' });
+    expect(performance.now() - start).toBeLessThan(1000);
+    c.close();
   });
 });
 
