@@ -40,10 +40,10 @@ describe('RestClient client-side limiter', () => {
     { name: 'qps Infinity', given: { qps: Infinity } },
   ];
   for (const { name, given } of cases) {
-    it(`has none with ${name}: 300 requests at once are not paced`, async () => {
+    it(`has none with ${name}: 400 requests at once are not paced`, async () => {
       const c = client(given);
-      // A 50 qps / 100 burst limiter (the old default) needs 4 s for these.
-      expect(await timeOf(c, 300)).toBeLessThan(1500);
+      // A 50 qps / 100 burst limiter (the old default) needs 6 s for these.
+      expect(await timeOf(c, 400)).toBeLessThan(3500);
       c.close();
     });
   }
@@ -94,6 +94,17 @@ describe('RestClient waiting for a token', () => {
     setTimeout(() => ac.abort(), 50);
     await expect(c.get('/api/v1/x', {}, { signal: ac.signal })).rejects.toMatchObject({ name: 'AbortError' });
     expect(performance.now() - start).toBeLessThan(1000);
+    c.close();
+  });
+
+  it('does not spend a token on a call that gave up waiting for it', async () => {
+    const c = client({ qps: 2, burst: 1 });
+    await c.get('/api/v1/x'); // the only token; the next accrues in 500 ms
+    const start = performance.now();
+    await expect(c.get('/api/v1/x', {}, { timeoutMs: 50 })).rejects.toBeInstanceOf(RequestTimeoutError);
+    await c.get('/api/v1/x');
+    // The token at 500 ms is this request's; had the timed-out call taken it, this one would wait to 1000 ms.
+    expect(performance.now() - start).toBeLessThan(850);
     c.close();
   });
 });

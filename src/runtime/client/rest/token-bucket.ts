@@ -25,6 +25,11 @@ export class TokenBucket {
     return false;
   }
 
+  /** Takes a token when one is there and nobody waits ahead (synchronously); false otherwise. */
+  takeIfFree(): boolean {
+    return this.tailIdle && this.tryTake();
+  }
+
   /**
    * Takes a token. Returns `undefined` when one was available (taken synchronously: no timer, no
    * promise, nothing for the caller to await); otherwise a promise that resolves once the caller's
@@ -32,7 +37,7 @@ export class TokenBucket {
    */
   take(signal?: AbortSignal): Promise<void> | undefined {
     // Nobody is queued ahead and a token is there: the request goes now.
-    if (this.tailIdle && this.tryTake()) return undefined;
+    if (this.takeIfFree()) return undefined;
     const turn = this.tail.then(() => this.waitForToken(signal));
     this.tailIdle = false;
     const settled = turn.catch(() => undefined);
