@@ -148,3 +148,35 @@ describe('rate limiters', () => {
     expect(limiter.numRequeues('a')).toBe(2);
   });
 });
+
+describe('WorkQueue default rate limiter (controller-runtime DefaultControllerRateLimiter)', () => {
+  it('backs a key off exponentially from 5 ms, capped at 1000 s', async () => {
+    const clock = new FakeClock();
+    const queue = new WorkQueue({ clock });
+    for (let i = 0; i < 30; i++) {
+      const want = Math.min(5 * 2 ** i, 1_000_000);
+      // Spaced out so the overall bucket (10 qps, burst 100) never adds to the per-key delay.
+      queue.addRateLimited('a');
+      clock.advance(want - 1);
+      expect(queue.length, `retry ${i + 1}`).toBe(0);
+      clock.advance(1);
+      expect(queue.length, `retry ${i + 1}`).toBe(1);
+      queue.done((await queue.get())!);
+    }
+    expect(queue.numRequeues('a')).toBe(30);
+  });
+
+  it('lets 100 distinct keys retry at once, then 10 per second', () => {
+    const clock = new FakeClock();
+    const queue = new WorkQueue({ clock });
+    for (let i = 0; i < 103; i++) queue.addRateLimited(`k${i}`);
+    clock.advance(5);
+    expect(queue.length).toBe(100);
+    clock.advance(94);
+    expect(queue.length).toBe(100);
+    clock.advance(1);
+    expect(queue.length).toBe(101);
+    clock.advance(200);
+    expect(queue.length).toBe(103);
+  });
+});

@@ -304,7 +304,18 @@ export class RestClient {
     // The timeout and the abort signal hold from the start: a hung exec plugin or a long limiter
     // wait must not keep a call (a leader's lease renewal) waiting past its deadline.
     const bounded = <T>(work: Promise<T>): Promise<T> => withinDeadline(work, req, budgetMs > 0 ? budgetMs - (performance.now() - started) : 0);
-    if (this.limiter) await bounded(this.limiter.take(req.signal));
+    // A token that is there is taken synchronously: no timer, no promise. Only an empty bucket
+    // makes the request wait, bounded by the call's timeout and signal; a call that gives up
+    // leaves the queue instead of taking a token later that no request would use.
+    if (this.limiter && !this.limiter.takeIfFree()) {
+      const leave = new AbortController();
+      const signal = req.signal ? AbortSignal.any([req.signal, leave.signal]) : leave.signal;
+      try {
+        await bounded(this.limiter.take(signal) ?? Promise.resolve());
+      } finally {
+        leave.abort();
+      }
+    }
     const auth = await bounded(this.transport.authHeaders());
     const url = this.url(req.path, req.query);
     // Values may be lists (impersonated groups, extras): Node's http sends one line per value.

@@ -1,7 +1,7 @@
 /**
  * Client-side rate limiter: `qps` tokens per second refill a bucket of `burst` tokens, and every
- * request takes one, waiting when the bucket is empty. Same model as client-go's default
- * limiter, so a busy controller cannot flood the apiserver. Waiters are served in order.
+ * request takes one, waiting when the bucket is empty. Same model as client-go's token-bucket
+ * limiter. Off by default in RestClient (see its `qps` option). Waiters are served in order.
  */
 export class TokenBucket {
   private tokens: number;
@@ -25,10 +25,19 @@ export class TokenBucket {
     return false;
   }
 
-  /** Waits for a token. Rejects with the signal's reason if aborted while waiting. */
-  take(signal?: AbortSignal): Promise<void> {
-    // Fast path keeps the common, unthrottled case free of timers and promise chains.
-    if (this.tailIdle && this.tryTake()) return Promise.resolve();
+  /** Takes a token when one is there and nobody waits ahead (synchronously); false otherwise. */
+  takeIfFree(): boolean {
+    return this.tailIdle && this.tryTake();
+  }
+
+  /**
+   * Takes a token. Returns `undefined` when one was available (taken synchronously: no timer, no
+   * promise, nothing for the caller to await); otherwise a promise that resolves once the caller's
+   * turn has come and a token has accrued, or rejects with the signal's reason if aborted first.
+   */
+  take(signal?: AbortSignal): Promise<void> | undefined {
+    // Nobody is queued ahead and a token is there: the request goes now.
+    if (this.takeIfFree()) return undefined;
     const turn = this.tail.then(() => this.waitForToken(signal));
     this.tailIdle = false;
     const settled = turn.catch(() => undefined);
