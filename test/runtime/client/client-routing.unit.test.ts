@@ -14,7 +14,7 @@ import {
   type ResourceType,
 } from '../../../src/runtime/index.js';
 import type { ConfigMap } from '../../../src/api/index.js';
-import { CacheReader, type CacheSource } from '../../../src/runtime/controller/cache-reader.js';
+import { CacheReader, type CacheSource } from '../../../src/runtime/cache/cache-reader.js';
 
 // Where the manager's client sends each call: reads of cached kinds to the informer's store,
 // everything else to the apiserver (here an in-memory stand-in that records what it is sent).
