@@ -5,6 +5,7 @@
  */
 import { collectCommentMarkers, commentMarkersInText, type CommentMarker } from '../schema/source-files.js';
 import { MarkerSyntaxError, type SourceLocation } from '../markers/errors.js';
+import { parseEach } from '../schema/errors.js';
 import type { ArgumentSpecs } from '../markers/arguments.js';
 import { markerRegistry, markerUsage, type MarkerDefinition } from '../markers/registry.js';
 
@@ -62,9 +63,9 @@ export function parseRbacMarker(text: string, location: SourceLocation): RbacMar
   return marker;
 }
 
-/** Parses marker lines found by collectCommentMarkers under RBAC_SCAN_PREFIX. */
+/** Parses marker lines found by collectCommentMarkers under RBAC_SCAN_PREFIX; every bad one is reported, not only the first. */
 export function parseRbacMarkers(found: readonly CommentMarker[]): RbacMarker[] {
-  return found.map(({ text, location }) => parseRbacMarker(text, location));
+  return parseEach(found, ({ text, location }) => parseRbacMarker(text, location), 'the rbac markers');
 }
 
 /** Finds every rbac marker in the comment lines of one file's text. */

@@ -5,6 +5,27 @@ import { KopError } from '../base/errors.js';
 import { formatLocation, SchemaError, type SourceLocation } from '../markers/errors.js';
 export { formatLocation, MarkerSyntaxError, SchemaError, UnknownMarkerError, type SourceLocation } from '../markers/errors.js';
 
+/**
+ * Runs `parse` on each item and returns the results; a SchemaError of any item does not stop
+ * the others, and all of them are thrown together at the end (one alone as itself), so a run
+ * names every bad marker at once.
+ */
+export function parseEach<T, R>(items: readonly T[], parse: (item: T) => R, where: string): R[] {
+  const results: R[] = [];
+  const errors: SchemaError[] = [];
+  for (const item of items) {
+    try {
+      results.push(parse(item));
+    } catch (error) {
+      if (!(error instanceof SchemaError)) throw error;
+      errors.push(error);
+    }
+  }
+  if (errors.length === 1) throw errors[0];
+  if (errors.length > 1) throw new SchemaErrors(errors, 20, where);
+  return results;
+}
+
 /** A union that is neither string literals (an enum) nor `T | undefined`. */
 export class UnsupportedUnionError extends SchemaError {}
 /** `any` or `unknown`, which give no schema. */
@@ -26,11 +47,11 @@ export class ApiPackageError extends SchemaError {}
 /** Several problems in the API types, reported together (the first 20, then a count of the rest). */
 export class SchemaErrors extends KopError {
   readonly errors: readonly KopError[];
-  constructor(errors: readonly KopError[], listed = 20) {
+  constructor(errors: readonly KopError[], listed = 20, where = 'the API types') {
     errors = errors.flatMap((e) => (e instanceof SchemaErrors ? e.errors : [e]));
     const shown = errors.slice(0, listed).map((e) => `  ${e.message}`);
     if (errors.length > listed) shown.push(`  ... and ${errors.length - listed} more`);
-    super(`${errors.length} problems in the API types:\n${shown.join('\n')}`, 'fix each place listed; nothing was generated');
+    super(`${errors.length} problems in ${where}:\n${shown.join('\n')}`, 'fix each place listed; nothing was generated');
     this.errors = errors;
   }
 }

@@ -9,6 +9,7 @@
  */
 import type { CommentMarker } from '../schema/source-files.js';
 import { MarkerSyntaxError, type SourceLocation } from '../markers/errors.js';
+import { parseEach } from '../schema/errors.js';
 import type { ArgumentSpecs, JSONValue } from '../markers/arguments.js';
 import { markerRegistry, markerUsage, type MarkerDefinition } from '../markers/registry.js';
 
@@ -225,12 +226,17 @@ export function parseWebhookMarkers(found: readonly CommentMarker[]): {
 } {
   const webhooks: WebhookMarker[] = [];
   const configurations: WebhookConfigurationMarker[] = [];
-  for (const { text, location } of found) {
-    // The registry decides which marker a line is (the longest name that matches), or that it is none.
-    const name = markerRegistry.lookup(text.trim().slice(1), 'webhook')?.name;
-    if (name === WEBHOOK_MARKER.name) webhooks.push(parseWebhookMarker(text, location));
-    else if (name === WEBHOOK_CONFIGURATION_MARKER.name) configurations.push(parseWebhookConfigurationMarker(text, location));
-    else throw markerRegistry.unknown(text.trim().slice(1), location, 'webhook', UNKNOWN_HINT);
-  }
+  // Every bad line is reported, not only the first.
+  parseEach(
+    found,
+    ({ text, location }) => {
+      // The registry decides which marker a line is (the longest name that matches), or that it is none.
+      const name = markerRegistry.lookup(text.trim().slice(1), 'webhook')?.name;
+      if (name === WEBHOOK_MARKER.name) webhooks.push(parseWebhookMarker(text, location));
+      else if (name === WEBHOOK_CONFIGURATION_MARKER.name) configurations.push(parseWebhookConfigurationMarker(text, location));
+      else throw markerRegistry.unknown(text.trim().slice(1), location, 'webhook', UNKNOWN_HINT);
+    },
+    'the webhook markers',
+  );
   return { webhooks, configurations };
 }

@@ -26,6 +26,16 @@ describe('rbac markers', () => {
     const text = ['// +kubebuilder:rbac:groups=a,resources=b,verbs=get', '/**', ' * +kubebuilder:rbac:groups=c,resources=d,verbs=list', ' */', 'const x = "+kubebuilder:rbac:not-a-comment";'].join('\n');
     expect(rbacMarkersInText(text, 'f.ts').map((m) => [m.groups[0], m.location.line])).toEqual([['a', 1], ['c', 3]]);
   });
+  it('reports every bad rbac marker of a run, not only the first', () => {
+    const text = ['// +kubebuilder:rbacs:groups=a,verbs=get', '// +kubebuilder:rbac:groups=a,resources=b,verbs=get', '// +kubebuilder:rbac:groups=apps,resources=pods'].join('\n');
+    expect(() => rbacMarkersInText(text, 'f.ts')).toThrow(
+      [
+        '2 problems in the rbac markers:',
+        '  +kubebuilder:rbacs: kop does not know this marker; did you mean +kubebuilder:rbac:...? kop never ignores a marker silently (f.ts:1)',
+        '  +kubebuilder:rbac: missing argument verbs; write it as +kubebuilder:rbac:[groups=<stringList>],[resources=<stringList>],[resourceNames=<stringList>],verbs=<stringList>,[urls=<stringList>],[namespace=<string>],[roleName=<string>] (f.ts:3)',
+      ].join('\n'),
+    );
+  });
   it('refuses a misspelt rbac marker with file:line', () => {
     expect(() => rbacMarkersInText('\n// +kubebuilder:rbacs:groups=a,verbs=get', 'f.ts')).toThrow(/^\+kubebuilder:rbacs: kop does not know this marker; did you mean \+kubebuilder:rbac:\.\.\.\? kop never ignores a marker silently \(f\.ts:2\)$/);
   });

@@ -119,6 +119,19 @@ describe('webhook markers', () => {
     ]);
     expect(configurations.map((c) => [c.name, c.location.line])).toEqual([['checks', 4]]);
   });
+  it('reports every bad webhook marker of a run, not only the first', () => {
+    const text = ['// +kubebuilder:webhooks:path=/m,mutating=true', '// +kubebuilder:webhookconfiguration:mutating=maybe'].join('\n');
+    let error: unknown;
+    try {
+      parseWebhookMarkers(commentMarkersInText(text, 'f.ts', [WEBHOOK_SCAN_PREFIX]).get(WEBHOOK_SCAN_PREFIX)!);
+    } catch (e) {
+      error = e;
+    }
+    const lines = String((error as Error).message).split('\n');
+    expect(lines[0]).toBe('2 problems in the webhook markers:');
+    expect(lines[1]).toMatch(/^  \+kubebuilder:webhooks: kop does not know this marker; did you mean \+kubebuilder:webhook:\.\.\.\?.*\(f\.ts:1\)$/);
+    expect(lines[2]).toMatch(/^  \+kubebuilder:webhookconfiguration: argument mutating: "maybe" is not true or false.*\(f\.ts:2\)$/);
+  });
   it('refuses misspelt webhook markers instead of skipping them', () => {
     const text = `// +kubebuilder:webhooks:path=/m,mutating=true\n`;
     expect(() => parseWebhookMarkers(commentMarkersInText(text, 'f.ts', [WEBHOOK_SCAN_PREFIX]).get(WEBHOOK_SCAN_PREFIX)!)).toThrow(
