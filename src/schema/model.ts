@@ -339,11 +339,11 @@ class ModelBuilder {
         const attached = comments.attached;
         for (const c of attached) claimed.add(c.pos);
         const { doc, markers } = this.docAndMarkers(node, attached, 'type', statement.name.text);
-        // The closest other group above belongs to the type too, except comments holding only
-        // package markers (a file header right above the first type), as controller-gen sorts them.
-        const typeGroup = comments.markerGroup.filter((range) => !this.holdsOnlyPackageMarkers(node, range));
-        for (const c of typeGroup) claimed.add(c.pos);
-        markers.unshift(...this.docAndMarkers(node, typeGroup, 'type', statement.name.text).markers);
+        // The closest other group above belongs to the type too, except its markers that only a
+        // package can carry (+groupName in a file header right above the first type,
+        // +kubebuilder:validation:Optional), which are package markers, as controller-gen sorts them.
+        for (const c of comments.markerGroup) claimed.add(c.pos);
+        markers.unshift(...this.docAndMarkers(node, comments.markerGroup, 'type', statement.name.text, { packageMarkers: state.packageMarkers }).markers);
         const exported = statement.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword) ?? false;
         const declaration: TypeDeclaration = {
           name: statement.name.text,
@@ -503,26 +503,6 @@ class ModelBuilder {
     return { attached, markerGroup, earlier: groups.reverse().flat() };
   }
 
-  /** True when a comment holds markers and every one of them is a package marker. */
-  private holdsOnlyPackageMarkers(sourceFile: TypeScript.SourceFile, range: TypeScript.CommentRange): boolean {
-    const lines = sourceFile.text
-      .slice(range.pos, range.end)
-      .split('\n')
-      .map((line) => line.replace(/^\s*(\/\/\/?|\/\*\*?|\*)\s?/, '').trim())
-      .filter((line) => isMarkerLine(line));
-    const location = { file: this.relative(sourceFile.fileName), line: 0 };
-    return (
-      lines.length > 0 &&
-      lines.every((line) => {
-        try {
-          return markerDefinition(parseMarker(line, location).name)?.targets.every((t) => t === 'package') ?? false;
-        } catch {
-          return false; // an unknown or malformed marker: the type's own checks report it
-        }
-      })
-    );
-  }
-
   /** True when a comment range holds a marker line. */
   private hasMarkerLine(sourceFile: TypeScript.SourceFile, range: TypeScript.CommentRange): boolean {
     return sourceFile.text
@@ -595,7 +575,7 @@ class ModelBuilder {
     ranges: readonly TypeScript.CommentRange[],
     target: MarkerTarget,
     subject: string | undefined,
-    options: { unattachedInside?: boolean } = {},
+    options: { unattachedInside?: boolean; packageMarkers?: Marker[] } = {},
   ): { doc: string; markers: Marker[] } {
     const lines: string[] = [];
     const markers: Marker[] = [];
@@ -616,6 +596,11 @@ class ModelBuilder {
           const location = { file: this.relative(sourceFile.fileName), line: firstLine + index };
           const marker = parseMarker(line, location);
           const definition = markerDefinition(marker.name)!;
+          if (options.packageMarkers && target === 'type' && !definition.targets.includes('type') && definition.targets.includes('package')) {
+            // In the group above a type's doc, a marker no type can carry is a package marker.
+            options.packageMarkers.push(marker);
+            return;
+          }
           if (target === 'package') {
             if (!definition.targets.includes('package') || options.unattachedInside) {
               throw new MarkerPlacementError(
