@@ -139,7 +139,8 @@ export class MarkerRegistry {
   /**
    * The error for a marker text (without `+`) that names no marker of `vocabulary`: with the
    * nearest known name when one is close enough, and saying so when the marker belongs to
-   * another vocabulary (an rbac marker in an API types file, which only src/ is read for).
+   * another vocabulary (an rbac marker in an API types file, which only src/ is read for) —
+   * known when that vocabulary's module is loaded, as `kop generate` loads all three.
    */
   unknown(raw: string, location: SourceLocation, vocabulary: MarkerVocabulary, hint?: string): UnknownMarkerError {
     const head = raw.split('=', 1)[0]!;
