@@ -541,7 +541,8 @@ class ModelBuilder {
     const visit = (node: TypeScript.Node): void => {
       take(ts.getLeadingCommentRanges(sourceFile.text, node.pos));
       take(ts.getTrailingCommentRanges(sourceFile.text, node.end));
-      for (const child of node.getChildren(sourceFile)) visit(child);
+      // JSDoc nodes lie inside a comment already taken whole; their text is not code.
+      for (const child of node.getChildren(sourceFile)) if (child.kind < ts.SyntaxKind.FirstJSDocNode || child.kind > ts.SyntaxKind.LastJSDocNode) visit(child);
     };
     visit(sourceFile);
     unread.sort((a, b) => a.pos - b.pos);
