@@ -163,7 +163,6 @@ export async function loadApiModel(projectRoot: string, options: LoadApiModelOpt
 }
 
 const VERSION_PATTERN = /^v\d+((alpha|beta)\d+)?$/;
-const PACKAGE_ONLY = new Set(['groupName', 'versionName', 'kubebuilder:skip']);
 
 interface FileState {
   sourceFile: TypeScript.SourceFile;
@@ -611,7 +610,7 @@ class ModelBuilder {
                 'put it in the comment directly above the interface, type or property it belongs to, or in the comment group right above that one',
               );
             }
-          } else if (!definition.targets.includes(target) || PACKAGE_ONLY.has(marker.name)) {
+          } else if (!definition.targets.includes(target)) {
             const where = definition.targets.join(' or ');
             throw new MarkerPlacementError(
               location,
