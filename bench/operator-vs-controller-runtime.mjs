@@ -18,7 +18,9 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import { homedir, tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Informer, RestClient, clusterResource, createClient, loadClientConfig, namespaceType, namespacedResource } from '../dist/runtime/index.js';
+import { RestClient, createClient, loadClientConfig, namespaceType } from '../dist/runtime/index.js';
+import { Informer } from '../dist/runtime/cache/index.js';
+import { clusterResource, namespacedResource } from '../dist/runtime/client/index.js';
 import { startControlPlane } from '../dist/testing/index.js';
 
 const OBJECTS = Number(process.env.OBJECTS ?? 1000);
