@@ -411,6 +411,7 @@ if (process.env.RSS_10K !== '0') {
   log('\nkop RSS with 10,000 cached objects (bench/controller-rss.mjs; aim < 150 MB):');
   const child = spawn(process.execPath, [join(root, 'bench/controller-rss.mjs')], { stdio: ['ignore', 'inherit', 'inherit'] });
   children.add(child);
-  await new Promise((resolve) => child.once('exit', resolve));
+  const code = await new Promise((resolve) => child.once('exit', (c) => resolve(c ?? 1)));
   children.delete(child);
+  if (code !== 0) process.exitCode = code;
 }
