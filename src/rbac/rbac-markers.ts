@@ -3,9 +3,10 @@
  * source (reconcilers, main.ts): the permissions the manager needs. Read from comment
  * lines of src/**\/*.ts without a TypeScript program; they are plain text.
  */
-import { collectCommentMarkers, commentMarkersInText, unknownMarker, type CommentMarker } from '../schema/source-files.js';
-import { MarkerSyntaxError, type SourceLocation } from '../schema/errors.js';
-import { argumentsUsage, parseNamedArguments, type ArgumentSpecs } from '../schema/markers.js';
+import { collectCommentMarkers, commentMarkersInText, type CommentMarker } from '../schema/source-files.js';
+import { MarkerSyntaxError, type SourceLocation } from '../markers/errors.js';
+import type { ArgumentSpecs } from '../markers/arguments.js';
+import { markerRegistry, markerUsage, type MarkerDefinition } from '../markers/registry.js';
 
 /** One rbac marker as written. */
 export interface RbacMarker {
@@ -36,12 +37,16 @@ const RBAC_ARGS: ArgumentSpecs = {
   roleName: { type: 'string', optional: true },
 };
 
-/** Parses one marker line (`+kubebuilder:rbac:...`). */
+/** The rbac vocabulary: one package-level marker, repeatable, with controller-gen's arguments. */
+export const RBAC_MARKER: MarkerDefinition = { name: 'kubebuilder:rbac', targets: ['package'], args: RBAC_ARGS, repeatable: true };
+markerRegistry.register('rbac', [RBAC_MARKER]);
+
+/** Parses one marker line (`+kubebuilder:rbac:...`) with the shared marker registry. */
 export function parseRbacMarker(text: string, location: SourceLocation): RbacMarker {
   const fail = (problem: string): never => {
-    throw new MarkerSyntaxError(location, '+kubebuilder:rbac', problem, `write it as ${RBAC_PREFIX}${argumentsUsage(RBAC_ARGS)}`);
+    throw new MarkerSyntaxError(location, `+${RBAC_MARKER.name}`, problem, `write it as ${markerUsage(RBAC_MARKER)}`);
   };
-  const args = parseNamedArguments(text.trim().slice(RBAC_PREFIX.length), RBAC_ARGS, fail);
+  const { args } = markerRegistry.parse(text, location, 'rbac', `write ${RBAC_PREFIX}...`);
   const list = (key: string): string[] => ((args[key] as string[] | undefined) ?? []).map(String);
   const marker: RbacMarker = {
     groups: list('groups'),
@@ -59,10 +64,7 @@ export function parseRbacMarker(text: string, location: SourceLocation): RbacMar
 
 /** Parses marker lines found by collectCommentMarkers under RBAC_SCAN_PREFIX. */
 export function parseRbacMarkers(found: readonly CommentMarker[]): RbacMarker[] {
-  return found.map(({ text, location }) => {
-    if (!text.startsWith(RBAC_PREFIX)) throw unknownMarker(text, location, RBAC_PREFIX);
-    return parseRbacMarker(text, location);
-  });
+  return found.map(({ text, location }) => parseRbacMarker(text, location));
 }
 
 /** Finds every rbac marker in the comment lines of one file's text. */

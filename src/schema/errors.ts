@@ -1,30 +1,9 @@
 import { KopError } from '../base/errors.js';
 
-/** Where something was written: a project-relative file and a 1-based line. */
-export interface SourceLocation {
-  file: string;
-  line: number;
-}
-
-/** `file:line`, the form editors and terminals turn into links. */
-export function formatLocation(location: SourceLocation): string {
-  return `${location.file}:${location.line}`;
-}
-
-/**
- * A problem in the user's API types. The message names the offending type or field,
- * says what is wrong and what to write instead, and ends with `(file:line)`.
- */
-export class SchemaError extends KopError {
-  constructor(
-    readonly location: SourceLocation,
-    readonly subject: string,
-    readonly problem: string,
-    readonly fix?: string,
-  ) {
-    super(`${subject}: ${problem}${fix ? `; ${fix}` : ''} (${formatLocation(location)})`);
-  }
-}
+// Locations and the marker errors live with the marker parser (markers/), which every
+// vocabulary shares; they are re-exported here beside the schema's own errors.
+import { formatLocation, SchemaError, type SourceLocation } from '../markers/errors.js';
+export { formatLocation, MarkerSyntaxError, SchemaError, UnknownMarkerError, type SourceLocation } from '../markers/errors.js';
 
 /** A union that is neither string literals (an enum) nor `T | undefined`. */
 export class UnsupportedUnionError extends SchemaError {}
@@ -36,10 +15,6 @@ export class RecursiveTypeError extends SchemaError {}
 export class UnresolvedTypeError extends SchemaError {}
 /** `number`, a float, which controller-gen refuses unless dangerous types are allowed. */
 export class FloatTypeError extends SchemaError {}
-/** A marker kop does not know. */
-export class UnknownMarkerError extends SchemaError {}
-/** A marker whose arguments do not parse. */
-export class MarkerSyntaxError extends SchemaError {}
 /** A known marker placed where it has no meaning (on a type instead of a field, on a number instead of a string, ...). */
 export class MarkerPlacementError extends SchemaError {}
 /** A root kind without a `spec` property. */

@@ -6,7 +6,7 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { UnknownMarkerError, type SourceLocation } from './errors.js';
+import type { SourceLocation } from './errors.js';
 
 /** Every file under `dir` (recursively, skipping node_modules) whose name `accept`s; [] when `dir` does not exist. */
 export async function listSourceFiles(dir: string, accept: (fileName: string) => boolean): Promise<string[]> {
@@ -74,10 +74,4 @@ export async function collectCommentMarkers(root: string, prefixes: readonly str
     for (const [prefix, markers] of commentMarkersInText(text, relative, prefixes)) found.get(prefix)!.push(...markers);
   });
   return found;
-}
-
-/** A scanned line that is none of the markers `known` (`+kubebuilder:rbacs:` for one): an error, never skipped silently. */
-export function unknownMarker(text: string, location: SourceLocation, ...known: string[]): UnknownMarkerError {
-  const name = /^\+[^=:,\s]*(?::[^=:,\s]*)?/.exec(text)?.[0] ?? text;
-  return new UnknownMarkerError(location, name, 'kop does not know this marker', `write ${known.map((k) => `${k}...`).join(' or ')}`);
 }

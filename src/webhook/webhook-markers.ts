@@ -7,9 +7,10 @@
  * some unknown values through (failurePolicy, verbs) or drops them (reinvocationPolicy),
  * and the apiserver or the user finds out later.
  */
-import { unknownMarker, type CommentMarker } from '../schema/source-files.js';
-import { MarkerSyntaxError, type SourceLocation } from '../schema/errors.js';
-import { argumentsUsage, parseNamedArguments, type ArgumentSpecs } from '../schema/markers.js';
+import type { CommentMarker } from '../schema/source-files.js';
+import { MarkerSyntaxError, type SourceLocation } from '../markers/errors.js';
+import type { ArgumentSpecs, JSONValue } from '../markers/arguments.js';
+import { markerRegistry, markerUsage, type MarkerDefinition } from '../markers/registry.js';
 
 /** The text every webhook marker line starts with. */
 export const WEBHOOK_PREFIX = '+kubebuilder:webhook:';
@@ -79,6 +80,14 @@ const CONFIGURATION_ARGS: ArgumentSpecs = {
   name: { type: 'string', optional: true },
 };
 
+/** The webhook vocabulary: both markers are package-level and repeatable, with controller-gen's arguments. */
+export const WEBHOOK_MARKER: MarkerDefinition = { name: 'kubebuilder:webhook', targets: ['package'], args: WEBHOOK_ARGS, repeatable: true };
+export const WEBHOOK_CONFIGURATION_MARKER: MarkerDefinition = { name: 'kubebuilder:webhookconfiguration', targets: ['package'], args: CONFIGURATION_ARGS, repeatable: true };
+markerRegistry.register('webhook', [WEBHOOK_MARKER, WEBHOOK_CONFIGURATION_MARKER]);
+
+/** What to write when a scanned line is neither webhook marker. */
+const UNKNOWN_HINT = `write ${WEBHOOK_PREFIX}... or ${WEBHOOK_CONFIGURATION_PREFIX}...`;
+
 const OPERATIONS: readonly WebhookOperation[] = ['CREATE', 'UPDATE', 'DELETE', 'CONNECT', '*'];
 /** A DNS-1123 subdomain: what object names and webhook names must be. */
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
@@ -88,16 +97,23 @@ function canonical<T extends string>(text: string, allowed: readonly T[]): T | u
   return allowed.find((value) => value.toLowerCase() === text.toLowerCase());
 }
 
-function failer(location: SourceLocation, prefix: string, specs: ArgumentSpecs): (problem: string) => never {
+function failer(location: SourceLocation, definition: MarkerDefinition): (problem: string) => never {
   return (problem) => {
-    throw new MarkerSyntaxError(location, prefix.slice(0, -1), problem, `write it as ${prefix}${argumentsUsage(specs)}`);
+    throw new MarkerSyntaxError(location, `+${definition.name}`, problem, `write it as ${markerUsage(definition)}`);
   };
+}
+
+/** The named arguments of a line that must be the marker `definition` (its own checks follow). */
+function argumentsOf(text: string, location: SourceLocation, definition: MarkerDefinition): Record<string, JSONValue> {
+  const marker = markerRegistry.parse(text, location, 'webhook', UNKNOWN_HINT);
+  if (marker.name !== definition.name) failer(location, definition)(`this is +${marker.name}, not +${definition.name}`);
+  return marker.args;
 }
 
 /** Parses and checks one `+kubebuilder:webhook:...` line. */
 export function parseWebhookMarker(text: string, location: SourceLocation): WebhookMarker {
-  const fail = failer(location, WEBHOOK_PREFIX, WEBHOOK_ARGS);
-  const args = parseNamedArguments(text.trim().slice(WEBHOOK_PREFIX.length), WEBHOOK_ARGS, fail);
+  const fail = failer(location, WEBHOOK_MARKER);
+  const args = argumentsOf(text, location, WEBHOOK_MARKER);
   const str = (key: string): string | undefined => (args[key] === undefined ? undefined : String(args[key]));
   const list = (key: string): string[] => {
     const values = ((args[key] as string[] | undefined) ?? []).map(String);
@@ -191,8 +207,8 @@ export function parseWebhookMarker(text: string, location: SourceLocation): Webh
 
 /** Parses one `+kubebuilder:webhookconfiguration:...` line. */
 export function parseWebhookConfigurationMarker(text: string, location: SourceLocation): WebhookConfigurationMarker {
-  const fail = failer(location, WEBHOOK_CONFIGURATION_PREFIX, CONFIGURATION_ARGS);
-  const args = parseNamedArguments(text.trim().slice(WEBHOOK_CONFIGURATION_PREFIX.length), CONFIGURATION_ARGS, fail);
+  const fail = failer(location, WEBHOOK_CONFIGURATION_MARKER);
+  const args = argumentsOf(text, location, WEBHOOK_CONFIGURATION_MARKER);
   const marker: WebhookConfigurationMarker = { mutating: args.mutating === true, location };
   const name = args.name === undefined ? '' : String(args.name);
   if (name !== '') {
@@ -210,9 +226,11 @@ export function parseWebhookMarkers(found: readonly CommentMarker[]): {
   const webhooks: WebhookMarker[] = [];
   const configurations: WebhookConfigurationMarker[] = [];
   for (const { text, location } of found) {
-    if (text.startsWith(WEBHOOK_PREFIX)) webhooks.push(parseWebhookMarker(text, location));
-    else if (text.startsWith(WEBHOOK_CONFIGURATION_PREFIX)) configurations.push(parseWebhookConfigurationMarker(text, location));
-    else throw unknownMarker(text, location, WEBHOOK_PREFIX, WEBHOOK_CONFIGURATION_PREFIX);
+    // The registry decides which marker a line is (the longest name that matches), or that it is none.
+    const name = markerRegistry.lookup(text.trim().slice(1), 'webhook')?.name;
+    if (name === WEBHOOK_MARKER.name) webhooks.push(parseWebhookMarker(text, location));
+    else if (name === WEBHOOK_CONFIGURATION_MARKER.name) configurations.push(parseWebhookConfigurationMarker(text, location));
+    else throw markerRegistry.unknown(text.trim().slice(1), location, 'webhook', UNKNOWN_HINT);
   }
   return { webhooks, configurations };
 }

@@ -90,6 +90,13 @@ describe('kop generate manifests', () => {
     await expect(fs.access(path.join(dir, 'config'))).rejects.toThrow();
   });
 
+  it('names the vocabulary of an rbac marker written in an API types file, which only src/ is read for', async () => {
+    await fs.writeFile(path.join(dir, 'api', 'cache', 'v1alpha1', 'broken.types.ts'), 'export interface Broken {\n  // +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get\n  a?: string;\n}\n');
+    await expect(run()).rejects.toThrow(
+      '+kubebuilder:rbac:groups: this is an rbac marker, which kop does not read here; put it in a comment of a file under src/ (a reconciler or main.ts) (api/cache/v1alpha1/broken.types.ts:2)',
+    );
+  });
+
   it('deletes the CRDs it generated for kinds that no longer exist, and keeps every file it did not record', async () => {
     // A second kind, generated once, then removed from the types.
     const api = path.join(dir, 'api', 'cache', 'v1alpha1');

@@ -27,7 +27,7 @@ describe('rbac markers', () => {
     expect(rbacMarkersInText(text, 'f.ts').map((m) => [m.groups[0], m.location.line])).toEqual([['a', 1], ['c', 3]]);
   });
   it('refuses a misspelt rbac marker with file:line', () => {
-    expect(() => rbacMarkersInText('\n// +kubebuilder:rbacs:groups=a,verbs=get', 'f.ts')).toThrow(/^\+kubebuilder:rbacs: kop does not know this marker; write \+kubebuilder:rbac:\.\.\. \(f\.ts:2\)$/);
+    expect(() => rbacMarkersInText('\n// +kubebuilder:rbacs:groups=a,verbs=get', 'f.ts')).toThrow(/^\+kubebuilder:rbacs: kop does not know this marker; did you mean \+kubebuilder:rbac:\.\.\.\? kop never ignores a marker silently \(f\.ts:2\)$/);
   });
 });
 

@@ -122,7 +122,7 @@ describe('webhook markers', () => {
   it('refuses misspelt webhook markers instead of skipping them', () => {
     const text = `// +kubebuilder:webhooks:path=/m,mutating=true\n`;
     expect(() => parseWebhookMarkers(commentMarkersInText(text, 'f.ts', [WEBHOOK_SCAN_PREFIX]).get(WEBHOOK_SCAN_PREFIX)!)).toThrow(
-      /^\+kubebuilder:webhooks: kop does not know this marker; write \+kubebuilder:webhook:\.\.\. or \+kubebuilder:webhookconfiguration:\.\.\. \(f\.ts:1\)$/,
+      /^\+kubebuilder:webhooks: kop does not know this marker; did you mean \+kubebuilder:webhook:\.\.\.\? kop never ignores a marker silently \(f\.ts:1\)$/,
     );
   });
 });
