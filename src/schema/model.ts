@@ -175,6 +175,8 @@ interface FileState {
   /** `export * from './x.js'` (no names) and `export { A as B } from './x.js'` (exported name -> name in that file). */
   reexports: { file: string; names?: Map<string, string> }[];
   packageMarkers: Marker[];
+  /** Pass 1 ran to its end (a problem in it leaves comments unread, which the sweep must not report). */
+  indexed: boolean;
   resolved: boolean;
 }
 
@@ -189,6 +191,14 @@ class ModelBuilder {
   private readonly files = new Map<string, FileState>();
   /** Problems found so far: a run reports all of them at once, not only the first. */
   private readonly errors: SchemaError[] = [];
+  /** Per file, the start of every comment read as a doc or for markers; any other comment's markers attach to nothing. */
+  private readonly readComments = new Map<TypeScript.SourceFile, Set<number>>();
+
+  private markRead(sourceFile: TypeScript.SourceFile, ranges: readonly TypeScript.CommentRange[]): void {
+    let read = this.readComments.get(sourceFile);
+    if (!read) this.readComments.set(sourceFile, (read = new Set()));
+    for (const range of ranges) read.add(range.pos);
+  }
 
   /** Runs `step`, keeping a SchemaError it throws for the report instead of stopping there. */
   private collect(step: () => void): void {
@@ -220,6 +230,7 @@ class ModelBuilder {
       });
     }
     for (const state of [...this.files.values()]) this.collect(() => this.resolveFile(state));
+    for (const state of this.files.values()) if (state.indexed && state.resolved) this.refuseUnreadMarkers(state.sourceFile);
     if (!options.collectProblems) this.throwCollected();
 
     const packages: ApiPackage[] = [];
@@ -319,7 +330,7 @@ class ModelBuilder {
     if (existing) return existing;
     const ts = this.ts;
     const node = sourceFile;
-    const state: FileState = { sourceFile, relative, declarations: new Map(), imports: new Map(), exportAliases: new Map(), reexports: [], packageMarkers: [], resolved: false };
+    const state: FileState = { sourceFile, relative, declarations: new Map(), imports: new Map(), exportAliases: new Map(), reexports: [], packageMarkers: [], indexed: false, resolved: false };
     this.files.set(relative, state);
     const claimed = new Set<number>();
     for (const statement of node.statements) {
@@ -358,6 +369,7 @@ class ModelBuilder {
       const { markers } = this.docAndMarkers(node, [range], 'package', undefined);
       state.packageMarkers.push(...markers);
     }
+    state.indexed = true;
     return state;
   }
 
@@ -486,6 +498,8 @@ class ModelBuilder {
     }
     const attached = touchesNode ? (groups.shift() ?? []) : [];
     const markerGroup = groups.shift() ?? [];
+    // The caller reads or refuses each of them; none is left for the sweep (refuseUnreadMarkers).
+    this.markRead(sourceFile, ranges);
     return { attached, markerGroup, earlier: groups.reverse().flat() };
   }
 
@@ -517,11 +531,61 @@ class ModelBuilder {
       .some((line) => isMarkerLine(line.replace(/^\s*(\/\/\/?|\/\*\*?|\*)\s?/, '').trim()));
   }
 
-  /** Throws for the first marker in `ranges`: such a marker attaches to nothing, and would otherwise be dropped silently. */
+  /** Reports the markers in `ranges`: such a marker attaches to nothing, and would otherwise be dropped silently. */
   private refuseUnattachedMarkers(sourceFile: TypeScript.SourceFile, ranges: readonly TypeScript.CommentRange[]): void {
     for (const range of ranges) {
       if (!this.hasMarkerLine(sourceFile, range)) continue;
-      this.docAndMarkers(sourceFile, [range], 'package', undefined, { unattachedInside: true });
+      this.collect(() => this.docAndMarkers(sourceFile, [range], 'package', undefined, { unattachedInside: true }));
+    }
+  }
+
+  /**
+   * The last word on markers that attach to nothing: every comment of the file that no stage
+   * read — on the same line after a property (controller-gen skips those), on an enum member,
+   * inside a type expression or a value — is reported when it holds a marker, one error per
+   * marker line, so kop never drops a marker silently.
+   */
+  private refuseUnreadMarkers(sourceFile: TypeScript.SourceFile): void {
+    const ts = this.ts;
+    const read = this.readComments.get(sourceFile) ?? new Set<number>();
+    const seen = new Set<number>();
+    const unread: TypeScript.CommentRange[] = [];
+    const take = (ranges: TypeScript.CommentRange[] | undefined) => {
+      for (const range of ranges ?? []) {
+        if (seen.has(range.pos)) continue;
+        seen.add(range.pos);
+        if (!read.has(range.pos)) unread.push(range);
+      }
+    };
+    // Every comment is leading trivia of some token, or trails one on its line.
+    const visit = (node: TypeScript.Node): void => {
+      take(ts.getLeadingCommentRanges(sourceFile.text, node.pos));
+      take(ts.getTrailingCommentRanges(sourceFile.text, node.end));
+      for (const child of node.getChildren(sourceFile)) visit(child);
+    };
+    visit(sourceFile);
+    unread.sort((a, b) => a.pos - b.pos);
+    const file = this.relative(sourceFile.fileName);
+    for (const range of unread) {
+      const firstLine = sourceFile.getLineAndCharacterOfPosition(range.pos).line + 1;
+      sourceFile.text
+        .slice(range.pos, range.end)
+        .split('\n')
+        .forEach((line, index) => {
+          const marker = line.replace(/^\s*(\/\/\/?|\/\*\*?|\*)\s?/, '').replace(/\*\/\s*$/, '').trim();
+          if (!isMarkerLine(marker)) return;
+          const location = { file, line: firstLine + index };
+          this.collect(() => {
+            // An unknown or malformed marker says so (with its nearest known name) before anything else.
+            const name = parseMarker(marker, location).name;
+            throw new MarkerPlacementError(
+              location,
+              `+${name}`,
+              'this marker is not attached to a type or property (kop reads no markers after a property on its line, on enum members or inside a type expression)',
+              'put it in the comment directly above the interface, type or property it belongs to, or in the comment group right above that one',
+            );
+          });
+        });
     }
   }
 
@@ -535,6 +599,7 @@ class ModelBuilder {
   ): { doc: string; markers: Marker[] } {
     const lines: string[] = [];
     const markers: Marker[] = [];
+    this.markRead(sourceFile, ranges);
     for (const range of ranges) {
       const text = sourceFile.text.slice(range.pos, range.end);
       const firstLine = sourceFile.getLineAndCharacterOfPosition(range.pos).line + 1;
