@@ -5,7 +5,8 @@
 // and list-1000 latency (p50). Aim: kop no slower than client-node.
 // Needs `npm run build` and the binaries (`node bin/kop.js setup-envtest`).
 import * as k8s from '@kubernetes/client-node';
-import { RestClient, loadClientConfig, clusterResource, configMapType, namespaceType, namespacedResource } from '../dist/runtime/index.js';
+import { RestClient, loadClientConfig, configMapType, namespaceType } from '../dist/runtime/index.js';
+import { clusterResource, namespacedResource } from '../dist/runtime/client/index.js';
 import { startControlPlane } from '../dist/testing/index.js';
 
 const OBJECTS = Number(process.env.OBJECTS ?? 1000);

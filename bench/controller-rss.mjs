@@ -12,7 +12,7 @@ const OBJECTS = Number(process.env.OBJECTS ?? 10_000);
 
 if (process.argv[2] === 'manager') {
   // The measured process: only the manager lives here.
-  const { Manager, coreResourceTypes, silentLogger } = await import('../dist/runtime/index.js');
+  const { Manager, configMapType, silentLogger } = await import('../dist/runtime/index.js');
   globalThis.gc?.();
   const baseline = process.memoryUsage().rss;
   const manager = new Manager({ kubeconfig: process.argv[3], namespace: 'rss', metricsBindAddress: '127.0.0.1:0', healthProbeBindAddress: '127.0.0.1:0', logger: silentLogger });
@@ -39,7 +39,8 @@ if (process.argv[2] === 'manager') {
   process.exit(0);
 }
 
-const { RestClient, configMaps, loadClientConfig, namespaces } = await import('../dist/runtime/index.js');
+const { RestClient, configMapType, loadClientConfig, namespaceType } = await import('../dist/runtime/index.js');
+const { clusterResource, namespacedResource } = await import('../dist/runtime/client/index.js');
 const { startControlPlane } = await import('../dist/testing/index.js');
 const plane = await startControlPlane();
 const rest = new RestClient(loadClientConfig({ kubeconfig: plane.kubeconfigPath }), { qps: Infinity });

@@ -14,7 +14,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { Manager, ResourceClient, generationChanged, RestClient, loadClientConfig, setCondition, silentLogger, stripManagedFields, clusterResource, namespaceType } from '../dist/runtime/index.js';
+import { Manager, generationChanged, RestClient, loadClientConfig, setCondition, silentLogger, namespaceType } from '../dist/runtime/index.js';
+import { ResourceClient, clusterResource } from '../dist/runtime/client/index.js';
+import { stripManagedFields } from '../dist/runtime/cache/index.js';
 import { startControlPlane } from '../dist/testing/index.js';
 
 const OBJECTS = Number(process.env.OBJECTS ?? 1000);

@@ -1,253 +1,417 @@
-// The scaffolded kop operator, defaults untouched, side by side with a controller-runtime operator
-// doing the same writes (bench/controller-runtime-operator), alternating on one real control plane.
-// Per operator and round:
-//   created  N CRs created while the operator runs -> all Ready (first create to last Ready seen)
-//   backlog  N CRs created while it is stopped, then it starts -> all Ready (from its start)
-//   idle     one object, UPDATES spec updates one at a time -> Ready at the new generation, p50/p99
-//   cpu      the operator's CPU seconds (user + sys, /proc) over the `created` phase
-//   rss      its resident memory after the `created` phase (/proc VmRSS)
-// "Ready" is seen by this process's own watch: condition Ready=True with observedGeneration equal
-// to metadata.generation. Prints each round, then medians and the ratios kop / controller-runtime
-// beside the aims of issue 10. Benchmarks print; they assert nothing.
-//
-// Needs `npm run build`, the control-plane binaries (`node bin/kop.js setup-envtest`) and Go (the
-// anchor is built from the Go module proxy into the kop cache, like the test binaries).
-// Environment: OBJECTS (1000), UPDATES (200), ROUNDS (3).
+// A new user's kop operator side by side with a controller-runtime operator doing the same writes
+// (issue 10's figures), alternating on one control plane, ROUNDS rounds:
+//  - kop: `kop init` + `kop create api --group cache --version v1alpha1 --kind RedisCluster` +
+//    `kop generate` into a temp folder (init's npm install takes kop from this checkout), then
+//    `npm run build`; started as its package.json's `start` script does, defaults untouched;
+//  - controller-runtime: bench/controller-runtime-operator (v0.23, defaults untouched), built
+//    with `go build` into bench/.cache/;
+//  both get free ports for metrics and probes by flag, and the CRD kop generated.
+// Each round, for each operator in turn (the order alternates between rounds), in fresh namespaces:
+//  1. the operator started, one object created and seen Ready (so it is working, not only serving
+//     its probes); then OBJECTS CRs created -> all Ready: seconds from the first create until a
+//     watch held by this process has seen every object with condition Ready=True and
+//     observedGeneration = generation; the operator's CPU (user+sys, /proc) over that time and its
+//     RSS (VmRSS) once all are Ready;
+//  2. idle update latency: that first object, UPDATES spec patches one at a time, each waiting
+//     until the watch sees Ready at the new generation (p50/p99);
+//  3. the operator stopped, its objects' finalizers removed and the objects deleted; OBJECTS CRs
+//     created while no operator runs; the operator started -> all Ready (seconds from its spawn).
+// The objects are created from this process over HTTPS with keep-alive, CREATE_CONCURRENCY in
+// flight and no client-side limit, the same for both operators.
+// Printed: each round's figures, then per operator the median and min–max, the ratio
+// kop / controller-runtime of the medians and the aims of issue 10 beside them (printed, not
+// asserted). kop's RSS with 10,000 cached objects is bench/controller-rss.mjs's figure: run here
+// afterwards (RSS_10K=0 skips it).
+// Needs `npm run build`, Go, npm with access to its registry, and the binaries
+// (`node bin/kop.js setup-envtest`).
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
-import * as path from 'node:path';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { Agent, request as httpsRequest } from 'node:https';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Informer, RestClient, clusterResource, createClient, loadClientConfig, namespaceType, namespacedResource } from '../dist/runtime/index.js';
 import { startControlPlane } from '../dist/testing/index.js';
 
 const OBJECTS = Number(process.env.OBJECTS ?? 1000);
 const UPDATES = Number(process.env.UPDATES ?? 200);
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
-const KOP_ROOT = fileURLToPath(new URL('..', import.meta.url));
-const KOP_BIN = path.join(KOP_ROOT, 'bin/kop.js');
-const redisClusterType = { group: 'cache.example.com', version: 'v1alpha1', kind: 'RedisCluster', listKind: 'RedisClusterList', resource: 'redisclusters', namespaced: true };
+const CREATE_CONCURRENCY = Number(process.env.CREATE_CONCURRENCY ?? 32);
+const SETTLE_MS = Number(process.env.SETTLE_MS ?? 1500);
+const PHASE_TIMEOUT_MS = Number(process.env.PHASE_TIMEOUT_MS ?? 600_000);
+const KEEP = process.env.KEEP === '1';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const goDir = join(root, 'bench/controller-runtime-operator');
+const goBinary = join(root, 'bench/.cache/controller-runtime-operator');
+const GROUP = 'cache.example.com';
+const VERSION = 'v1alpha1';
+const PLURAL = 'redisclusters';
+const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
 
 const now = () => Number(process.hrtime.bigint()) / 1e6;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-const percentile = (values, p) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))];
-const run = (file, args, options = {}) => execFileSync(file, args, { stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8', ...options });
+const log = (line) => process.stdout.write(`${line}\n`);
 
-/** The kop operator as a new user gets it: init, create api, generate, build; kop itself linked, as `npm install` of a `file:` kop makes it. */
-function scaffoldKopOperator(parent) {
-  const project = path.join(parent, 'bench-operator');
-  mkdirSync(project);
-  run('node', [KOP_BIN, 'init', '--domain', 'example.com', '--project-name', 'bench-operator', '--skip-install', '--yes'], { cwd: project });
-  mkdirSync(path.join(project, 'node_modules/.bin'), { recursive: true });
-  for (const entry of readdirSync(path.join(KOP_ROOT, 'node_modules'))) {
-    if (entry !== '.cache' && entry !== '.bin') symlinkSync(path.join(KOP_ROOT, 'node_modules', entry), path.join(project, 'node_modules', entry), 'dir');
+// ---- processes this bench starts: stopped by pid on every way out ---------------------------
+const children = new Set();
+let plane;
+let workDir;
+function killChildrenSync() {
+  for (const child of children) {
+    try {
+      process.kill(child.pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
   }
-  symlinkSync(KOP_ROOT, path.join(project, 'node_modules/kop'), 'dir');
-  for (const tool of readdirSync(path.join(KOP_ROOT, 'node_modules/.bin'))) symlinkSync(path.join(KOP_ROOT, 'node_modules/.bin', tool), path.join(project, 'node_modules/.bin', tool));
-  symlinkSync(KOP_BIN, path.join(project, 'node_modules/.bin/kop'));
-  run('node', [KOP_BIN, 'create', 'api', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'RedisCluster', '--yes'], { cwd: project });
-  run('npm', ['run', 'build'], { cwd: project });
-  return project;
+}
+process.on('exit', () => {
+  killChildrenSync();
+  if (workDir && !KEEP) rmSync(workDir, { recursive: true, force: true });
+});
+let stoppingOnSignal = false;
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  // `on`, not `once`: while this listener is registered kop/testing's own handler leaves the
+  // exit to it (and so the temp folder is removed by the 'exit' handler).
+  process.on(signal, async () => {
+    if (stoppingOnSignal) return;
+    stoppingOnSignal = true;
+    log(`\n${signal}: stopping the operators and the control plane`);
+    // SIGTERM first: the operators stop as they would in a pod, and a controller-rss.mjs child
+    // stops its own control plane.
+    for (const child of children) child.kill('SIGTERM');
+    await Promise.race([Promise.all([...children].map((c) => new Promise((r) => (c.exitCode !== null || c.signalCode !== null ? r() : c.once('exit', r))))), sleep(10_000)]);
+    killChildrenSync();
+    await plane?.stop().catch(() => {});
+    process.exit(130);
+  });
 }
 
-/** The anchor, built with Go into the kop cache (reused while its sources are unchanged). */
-function buildControllerRuntimeOperator() {
-  const source = fileURLToPath(new URL('./controller-runtime-operator', import.meta.url));
-  const cacheHome = process.env.XDG_CACHE_HOME || path.join(homedir(), '.cache');
-  const out = path.join(cacheHome, 'kop', 'bench', 'controller-runtime-operator');
-  run('go', ['build', '-o', out, '.'], { cwd: source, env: { ...process.env, GOFLAGS: '-mod=mod', GOTOOLCHAIN: 'local' }, stdio: ['ignore', 'pipe', 'inherit'] });
-  return out;
+function run(command, args, cwd, env = process.env) {
+  try {
+    return execFileSync(command, args, { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  } catch (error) {
+    throw new Error(`${command} ${args.join(' ')} (in ${cwd}) failed:\n${error.stdout ?? ''}${error.stderr ?? ''}`);
+  }
 }
 
-/** CPU seconds (user + sys) and RSS in MB of a process, from /proc. */
-function usage(pid) {
+async function freePort() {
+  const server = createServer();
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** utime + stime of a process, in seconds (Linux /proc). */
+function cpuSeconds(pid) {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const cpu = (Number(fields[11]) + Number(fields[12])) / 100;
-  const rss = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
-  return { cpu, rss };
+  return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
+}
+/** Resident set size of a process, in MB (Linux /proc). */
+function rssMb(pid) {
+  const match = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return Number(match[1]) / 1024;
 }
 
-const children = new Set();
-function startOperator(operator, kubeconfig) {
-  const child = spawn(operator.command, [...operator.args, '--kubeconfig', kubeconfig, '--metrics-bind-address', '0', '--health-probe-bind-address', '0'], {
-    cwd: operator.cwd,
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr.on('data', (chunk) => (stderr = (stderr + chunk).slice(-4000)));
-  child.on('exit', (code, signal) => {
-    children.delete(child);
-    if (!child.stopping) console.error(`${operator.name} exited unexpectedly (${code ?? signal}): ${stderr}`);
-  });
+// ---- the two operators ------------------------------------------------------------------------
+function buildControllerRuntimeOperator() {
+  mkdirSync(join(root, 'bench/.cache'), { recursive: true });
+  run('go', ['build', '-o', goBinary, '.'], goDir, { ...process.env, GOFLAGS: '-mod=mod' });
+}
+
+function scaffoldKopOperator(dir) {
+  const kop = join(root, 'bin/kop.js');
+  mkdirSync(dir);
+  run(process.execPath, [kop, 'init', '--domain', 'example.com', '--yes'], dir);
+  run(process.execPath, [kop, 'create', 'api', '--group', GROUP.split('.')[0], '--version', VERSION, '--kind', 'RedisCluster', '--yes'], dir);
+  run(process.execPath, [kop, 'generate', '--yes'], dir);
+  run('npm', ['run', 'build'], dir);
+  const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+  // `npm start` is `node <main>`: run that node directly, so the pid measured is the operator's.
+  const start = /^node (\S+)$/.exec(pkg.scripts.start);
+  if (!start) throw new Error(`the generated start script is ${JSON.stringify(pkg.scripts.start)}; teach the bench how to start it`);
+  const crdDir = join(dir, 'config/crd/bases');
+  return { main: join(dir, start[1]), crd: join(crdDir, readdirSync(crdDir).find((f) => f.endsWith('.yaml'))) };
+}
+
+/** Starts an operator; resolves once its /readyz answers 200. */
+async function startOperator(operator, kubeconfig) {
+  const metrics = await freePort();
+  const health = await freePort();
+  const flags = ['--kubeconfig', kubeconfig, '--metrics-bind-address', `127.0.0.1:${metrics}`, '--health-probe-bind-address', `127.0.0.1:${health}`];
+  const out = openSync(operator.logFile, 'a');
+  const [command, ...args] = [...operator.command, ...flags];
+  const spawnedAt = now();
+  const child = spawn(command, args, { cwd: operator.cwd, stdio: ['ignore', out, out] });
+  closeSync(out);
   children.add(child);
-  return child;
-}
-async function stopOperator(child) {
-  child.stopping = true;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await Promise.race([exited, sleep(35_000)]);
-  child.kill('SIGKILL');
-}
-function killAll() {
-  for (const child of children) child.kill('SIGKILL');
-}
-process.on('SIGINT', () => {
-  killAll();
-  process.exit(130);
-});
-
-const isReady = (o) => (o.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True' && c.observedGeneration === o.metadata?.generation);
-
-/** Watches one namespace's RedisClusters and resolves waits for "these are Ready". */
-async function watchReady(rest, namespace) {
-  const informer = new Informer(namespacedResource(rest, redisClusterType).inNamespace(namespace), { namespace, name: `bench-${namespace}` });
-  const ready = new Map();
-  let waiters = [];
-  const seen = (o) => {
-    if (isReady(o)) ready.set(o.metadata.name, o.metadata.generation);
-    waiters = waiters.filter((w) => !w.check() || (w.resolve(), false));
-  };
-  informer.addEventHandler({ onAdd: seen, onUpdate: (_old, o) => seen(o) });
-  informer.start();
-  await informer.waitForSync();
-  return {
-    readyCount: () => ready.size,
-    until(check) {
-      return check() ? Promise.resolve() : new Promise((resolve) => waiters.push({ check, resolve }));
-    },
-    readyAt(name, generation) {
-      return this.until(() => (ready.get(name) ?? -1) >= generation);
-    },
-    stop: () => informer.stop(),
-  };
-}
-
-async function createAll(client, namespace, prefix, count) {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: 16 }, async () => {
-      while (next < count) {
-        const i = next++;
-        await client.create(redisClusterType, { apiVersion: 'cache.example.com/v1alpha1', kind: 'RedisCluster', metadata: { name: `${prefix}-${String(i).padStart(5, '0')}`, namespace }, spec: { foo: 'bar' } });
-      }
-    }),
-  );
-}
-
-/** Removes what a phase left (finalizers first: nothing else would remove them here), so every phase starts from the same cluster. */
-async function cleanUp(client, namespace) {
-  const { items } = await client.list(redisClusterType, { namespace });
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: 16 }, async () => {
-      while (next < items.length) {
-        const { name } = items[next++].metadata;
-        await client.patch(redisClusterType, { namespace, name }, { type: 'merge', patch: { metadata: { finalizers: null } } });
-      }
-    }),
-  );
-  await client.deleteAllOf(redisClusterType, { namespace });
-}
-
-async function measure(operator, round, plane, client, rest) {
-  const result = {};
-  // created: N CRs while it runs.
-  const createdNs = `${operator.name}-created-${round}`;
-  await clusterResource(rest, namespaceType).create({ metadata: { name: createdNs } });
-  const watchCreated = await watchReady(rest, createdNs);
-  let child = startOperator(operator, plane.kubeconfigPath);
-  // Ready to work: a first object reconciled.
-  await client.create(redisClusterType, { metadata: { name: 'warmup', namespace: createdNs }, spec: { foo: 'bar' } });
-  await watchCreated.readyAt('warmup', 1);
-  const before = usage(child.pid);
-  const start = now();
-  await createAll(client, createdNs, 'rc', OBJECTS);
-  await watchCreated.until(() => watchCreated.readyCount() >= OBJECTS + 1);
-  result.createdS = (now() - start) / 1000;
-  const after = usage(child.pid);
-  result.cpuS = after.cpu - before.cpu;
-  result.rssMB = after.rss;
-
-  // idle: one object, UPDATES spec updates one at a time.
-  const latencies = [];
-  for (let i = 1; i <= UPDATES; i++) {
-    const sent = now();
-    const updated = await client.patch(redisClusterType, { namespace: createdNs, name: 'warmup' }, { type: 'merge', patch: { spec: { foo: `v${i}` } } });
-    await watchCreated.readyAt('warmup', updated.metadata.generation);
-    latencies.push(now() - sent);
-    await sleep(5);
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  child.exited = exited;
+  let gone;
+  exited.then((status) => (gone = status));
+  for (;;) {
+    if (gone) throw new Error(`${operator.name} exited before it was ready (${JSON.stringify(gone)}); its log: ${operator.logFile}\n${tail(operator.logFile)}`);
+    const ok = await fetch(`http://127.0.0.1:${health}/readyz`).then((r) => r.ok, () => false);
+    if (ok) break;
+    await sleep(20);
   }
-  result.idleP50 = percentile(latencies, 50);
-  result.idleP99 = percentile(latencies, 99);
-  await stopOperator(child);
-  await watchCreated.stop();
-  await cleanUp(client, createdNs);
+  return { child, pid: child.pid, spawnedAt };
+}
 
-  // backlog: N CRs while it is stopped, then it starts.
-  const backlogNs = `${operator.name}-backlog-${round}`;
-  await clusterResource(rest, namespaceType).create({ metadata: { name: backlogNs } });
-  await createAll(client, backlogNs, 'rc', OBJECTS);
-  const watchBacklog = await watchReady(rest, backlogNs);
-  await sleep(1000);
-  const backlogStart = now();
-  child = startOperator(operator, plane.kubeconfigPath);
-  await watchBacklog.until(() => watchBacklog.readyCount() >= OBJECTS);
-  result.backlogS = (now() - backlogStart) / 1000;
-  await stopOperator(child);
-  await watchBacklog.stop();
-  await cleanUp(client, backlogNs);
+async function stopOperator(running) {
+  running.child.kill('SIGTERM');
+  const stopped = await Promise.race([running.child.exited, sleep(15_000).then(() => undefined)]);
+  if (!stopped) {
+    running.child.kill('SIGKILL');
+    await running.child.exited;
+  }
+  children.delete(running.child);
+}
+
+const tail = (file) => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').slice(-15).join('\n') : '');
+
+// ---- a plain HTTPS client: keep-alive, no client-side limit -----------------------------------
+let agent;
+let server;
+function api(method, path, body, contentType = 'application/json') {
+  return new Promise((resolve, reject) => {
+    const url = new URL(path, server);
+    const data = body === undefined ? undefined : JSON.stringify(body);
+    const req = httpsRequest(url, { method, agent, headers: { accept: 'application/json', ...(data ? { 'content-type': contentType, 'content-length': Buffer.byteLength(data) } : {}) } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c) => (text += c));
+      res.on('end', () => {
+        if (res.statusCode >= 300) reject(new Error(`${method} ${path}: ${res.statusCode} ${text.slice(0, 300)}`));
+        else resolve(text ? JSON.parse(text) : undefined);
+      });
+    });
+    req.on('error', reject);
+    req.end(data);
+  });
+}
+const collection = (ns) => `/apis/${GROUP}/${VERSION}/namespaces/${ns}/${PLURAL}`;
+const isReady = (o) => (o.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True' && c.observedGeneration === o.metadata.generation);
+
+async function pool(count, concurrency, task) {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, count) }, async () => {
+      while (next < count) await task(next++);
+    }),
+  );
+}
+const createObjects = (ns, count) =>
+  pool(count, CREATE_CONCURRENCY, (i) => api('POST', collection(ns), { apiVersion: `${GROUP}/${VERSION}`, kind: 'RedisCluster', metadata: { name: `rc-${String(i).padStart(5, '0')}` }, spec: { foo: 'a' } }));
+
+/**
+ * A watch on the namespace's RedisClusters from this process: tracks which objects are Ready at
+ * their generation, and when each object was first seen Ready at each generation.
+ */
+async function watchReady(ns) {
+  const ready = new Set();
+  const waiters = [];
+  let closed = false;
+  let current;
+  const list = await api('GET', collection(ns));
+  for (const o of list.items) if (isReady(o)) ready.add(o.metadata.name);
+  let resourceVersion = list.metadata.resourceVersion;
+  const notify = () => {
+    for (let i = waiters.length - 1; i >= 0; i--) {
+      if (waiters[i].done()) {
+        waiters[i].resolve(now());
+        waiters.splice(i, 1);
+      }
+    }
+  };
+  const latest = new Map();
+  const connect = () => {
+    const url = new URL(`${collection(ns)}?watch=1&allowWatchBookmarks=true&resourceVersion=${resourceVersion}`, server);
+    current = httpsRequest(url, { agent, headers: { accept: 'application/json' } }, (res) => {
+      let buffer = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk) => {
+        buffer += chunk;
+        let newline;
+        while ((newline = buffer.indexOf('\n')) >= 0) {
+          const line = buffer.slice(0, newline);
+          buffer = buffer.slice(newline + 1);
+          if (!line.trim()) continue;
+          const event = JSON.parse(line);
+          if (event.type === 'ERROR') continue; // a 410 would need a relist: phases are far shorter than the watch cache's window
+          resourceVersion = event.object.metadata.resourceVersion;
+          if (event.type === 'BOOKMARK') continue;
+          const o = event.object;
+          latest.set(o.metadata.name, o);
+          if (event.type !== 'DELETED' && isReady(o)) ready.add(o.metadata.name);
+          else ready.delete(o.metadata.name);
+        }
+        notify();
+      });
+      res.on('end', () => {
+        if (!closed) connect();
+      });
+    });
+    current.on('error', () => {
+      if (!closed) setTimeout(connect, 100);
+    });
+    current.end();
+  };
+  connect();
+  /** Resolves with the time the condition first held. */
+  const until = (done) =>
+    new Promise((resolve, reject) => {
+      if (done()) return resolve(now());
+      const timer = setTimeout(() => reject(new Error(`${ns}: not there after ${PHASE_TIMEOUT_MS} ms (${ready.size} Ready)`)), PHASE_TIMEOUT_MS);
+      waiters.push({ done, resolve: (t) => (clearTimeout(timer), resolve(t)) });
+    });
+  return {
+    allReady: (count) => until(() => ready.size >= count),
+    readyAt: (name, generation) => until(() => ready.has(name) && latest.get(name)?.metadata.generation >= generation),
+    close() {
+      closed = true;
+      current.destroy();
+    },
+  };
+}
+
+/** With no operator running: drop the finalizers, delete the objects, wait until none is left. */
+async function cleanup(ns) {
+  const { items } = await api('GET', collection(ns));
+  await pool(items.length, CREATE_CONCURRENCY, (i) => api('PATCH', `${collection(ns)}/${items[i].metadata.name}`, { metadata: { finalizers: null } }, 'application/merge-patch+json'));
+  await api('DELETE', collection(ns));
+  while ((await api('GET', collection(ns))).items.length > 0) await sleep(100);
+}
+
+// ---- one operator's phases in one round -------------------------------------------------------
+async function measure(operator, round) {
+  const tag = `${operator.short}-${round}`;
+  const result = {};
+  const createdNs = `created-${tag}`;
+  const backlogNs = `backlog-${tag}`;
+  for (const ns of [createdNs, backlogNs]) await api('POST', '/api/v1/namespaces', { metadata: { name: ns } });
+
+  // 1. created while running; 2. idle updates.
+  let running = await startOperator(operator, plane.kubeconfigPath);
+  try {
+    const watch = await watchReady(createdNs);
+    // Working, not only serving its probes: one object (the idle phase's) reconciled to Ready.
+    const first = await api('POST', collection(createdNs), { apiVersion: `${GROUP}/${VERSION}`, kind: 'RedisCluster', metadata: { name: 'idle' }, spec: { foo: 'u0' } });
+    await watch.readyAt('idle', first.metadata.generation);
+    await sleep(SETTLE_MS);
+    const cpuBefore = cpuSeconds(running.pid);
+    const start = now();
+    await createObjects(createdNs, OBJECTS);
+    result.createsSeconds = (now() - start) / 1000;
+    const readyAt = await watch.allReady(OBJECTS + 1);
+    result.createdSeconds = (readyAt - start) / 1000;
+    result.cpuSeconds = cpuSeconds(running.pid) - cpuBefore;
+    result.rssMb = rssMb(running.pid);
+
+    await sleep(SETTLE_MS);
+    const latencies = [];
+    for (let i = 1; i <= UPDATES; i++) {
+      const sent = now();
+      const patched = await api('PATCH', `${collection(createdNs)}/idle`, { spec: { foo: `u${i}` } }, 'application/merge-patch+json');
+      latencies.push((await watch.readyAt('idle', patched.metadata.generation)) - sent);
+    }
+    result.idleP50 = percentile(latencies, 50);
+    result.idleP99 = percentile(latencies, 99);
+    watch.close();
+  } finally {
+    await stopOperator(running);
+  }
+  await cleanup(createdNs);
+
+  // 3. backlog.
+  const watch = await watchReady(backlogNs);
+  await createObjects(backlogNs, OBJECTS);
+  await sleep(SETTLE_MS);
+  running = await startOperator(operator, plane.kubeconfigPath);
+  try {
+    const readyAt = await watch.allReady(OBJECTS);
+    result.backlogSeconds = (readyAt - running.spawnedAt) / 1000;
+    watch.close();
+  } finally {
+    await stopOperator(running);
+  }
+  await cleanup(backlogNs);
   return result;
 }
 
-const parent = mkdtempSync(path.join(tmpdir(), 'kop-bench-vs-cr-'));
-let plane;
+function percentile(values, p) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+const median = (values) => percentile(values, 50);
+
+// ---- main ---------------------------------------------------------------------------------------
+const figures = [
+  { key: 'createdSeconds', label: `${OBJECTS} created while running → all Ready`, unit: 's', digits: 2, aim: 1.0, aimText: 'time to Ready ≤ 1.0×' },
+  { key: 'backlogSeconds', label: `backlog of ${OBJECTS}, operator started → all Ready`, unit: 's', digits: 2, aim: 1.0, aimText: 'time to Ready ≤ 1.0×' },
+  { key: 'idleP50', label: `idle update → Ready seen on a watch, p50 (${UPDATES} updates)`, unit: 'ms', digits: 1 },
+  { key: 'idleP99', label: `idle update → Ready seen on a watch, p99 (${UPDATES} updates)`, unit: 'ms', digits: 1, aim: 1.2, aimText: 'idle p99 ≤ 1.2×' },
+  { key: 'cpuSeconds', label: `operator CPU (user+sys) for the ${OBJECTS} created`, unit: 's', digits: 2, aim: 1.2, aimText: 'CPU ≤ 1.2×' },
+  { key: 'rssMb', label: `operator RSS after the ${OBJECTS}`, unit: 'MB', digits: 1, aim: 1.3, aimText: 'RSS ≤ 1.3×' },
+];
+
+workDir = mkdtempSync(join(tmpdir(), 'kop-bench-operators-'));
+const results = { kop: [], 'controller-runtime': [] };
 try {
-  console.log('building both operators...');
-  const project = scaffoldKopOperator(parent);
-  const anchor = buildControllerRuntimeOperator();
+  log('building the controller-runtime operator (go build) and scaffolding the kop operator (kop init, create api, generate, npm run build) ...');
+  buildControllerRuntimeOperator();
+  const kopProject = scaffoldKopOperator(join(workDir, 'redis-operator'));
   const operators = [
-    { name: 'kop', command: process.execPath, args: ['dist/src/main.js'], cwd: project },
-    { name: 'controller-runtime', command: anchor, args: [], cwd: parent },
+    { name: 'kop', short: 'kop', command: [process.execPath, kopProject.main], cwd: join(workDir, 'redis-operator'), logFile: join(workDir, 'kop.log') },
+    { name: 'controller-runtime', short: 'cr', command: [goBinary], cwd: workDir, logFile: join(workDir, 'controller-runtime.log') },
   ];
-  plane = await startControlPlane({ crds: [path.join(project, 'config/crd/bases')] });
-  const rest = new RestClient(loadClientConfig({ kubeconfig: plane.kubeconfigPath }));
-  const client = createClient(rest);
-  const results = { kop: [], 'controller-runtime': [] };
+
+  plane = await startControlPlane({ crds: [kopProject.crd] });
+  server = plane.server;
+  agent = new Agent({ keepAlive: true, maxSockets: CREATE_CONCURRENCY + 4, ca: plane.caData, cert: plane.admin.certData, key: plane.admin.keyData });
+
   for (let round = 1; round <= ROUNDS; round++) {
-    const order = round % 2 ? operators : [...operators].reverse();
+    const order = round % 2 === 1 ? operators : [...operators].reverse();
     for (const operator of order) {
-      await sleep(1500); // let the apiserver and etcd settle after the previous burst
-      const r = await measure(operator, round, plane, client, rest);
+      const r = await measure(operator, round);
       results[operator.name].push(r);
-      console.log(
-        `round ${round}/${ROUNDS} ${operator.name.padEnd(18)} created ${OBJECTS} -> Ready ${r.createdS.toFixed(2)} s, backlog ${r.backlogS.toFixed(2)} s, ` +
-          `idle p50 ${r.idleP50.toFixed(1)} ms p99 ${r.idleP99.toFixed(1)} ms, CPU ${r.cpuS.toFixed(2)} s, RSS ${r.rssMB.toFixed(0)} MB`,
+      log(
+        `round ${round}/${ROUNDS} ${operator.name.padEnd(18)}: ${OBJECTS} created → all Ready ${r.createdSeconds.toFixed(2)} s (creates ${r.createsSeconds.toFixed(2)} s), ` +
+          `backlog → all Ready ${r.backlogSeconds.toFixed(2)} s, idle p50/p99 ${r.idleP50.toFixed(1)}/${r.idleP99.toFixed(1)} ms, CPU ${r.cpuSeconds.toFixed(2)} s, RSS ${r.rssMb.toFixed(1)} MB`,
       );
     }
   }
-  rest.close();
-  const figures = [
-    ['created -> all Ready (s)', 'createdS', 1.0],
-    ['backlog -> all Ready (s)', 'backlogS', 1.0],
-    ['idle update -> Ready p50 (ms)', 'idleP50', undefined],
-    ['idle update -> Ready p99 (ms)', 'idleP99', 1.2],
-    ['CPU for the created phase (s)', 'cpuS', 1.2],
-    ['RSS after the created phase (MB)', 'rssMB', 1.3],
-  ];
-  console.log(`\nmedians over ${ROUNDS} rounds (min-max), ${OBJECTS} objects, ${UPDATES} updates:`);
-  for (const [label, key, aim] of figures) {
-    const kop = results.kop.map((r) => r[key]);
-    const cr = results['controller-runtime'].map((r) => r[key]);
-    const ratio = median(kop) / median(cr);
-    const range = (v) => `${median(v).toFixed(2)} (${Math.min(...v).toFixed(2)}-${Math.max(...v).toFixed(2)})`;
-    console.log(`  ${label.padEnd(34)} kop ${range(kop).padEnd(22)} controller-runtime ${range(cr).padEnd(22)} ratio ${ratio.toFixed(2)}x${aim ? `  (aim <= ${aim}x)` : ''}`);
+
+  log(`\nmedian (min–max) over ${ROUNDS} rounds; ratio = kop / controller-runtime of the medians; aims from issue 10 (printed, not checked)`);
+  for (const figure of figures) {
+    const cell = (name) => {
+      const values = results[name].map((r) => r[figure.key]);
+      const f = (v) => v.toFixed(figure.digits);
+      return `${f(median(values))} ${figure.unit} (${f(Math.min(...values))}–${f(Math.max(...values))})`;
+    };
+    const ratio = median(results.kop.map((r) => r[figure.key])) / median(results['controller-runtime'].map((r) => r[figure.key]));
+    const aim = figure.aim ? `aim ${figure.aimText}: ${ratio <= figure.aim ? 'met' : 'not met'}` : '';
+    log(`${figure.label}: kop ${cell('kop')}, controller-runtime ${cell('controller-runtime')}; ratio ${ratio.toFixed(2)}× ${aim}`);
   }
-  console.log('kop with 10,000 cached objects: node bench/controller-rss.mjs (aim under 150 MB)');
+} catch (error) {
+  for (const file of ['kop.log', 'controller-runtime.log']) if (existsSync(join(workDir, file))) log(`--- ${file} (last lines)\n${tail(join(workDir, file))}`);
+  throw error;
 } finally {
-  killAll();
+  killChildrenSync();
+  agent?.destroy();
   await plane?.stop();
-  if (existsSync(parent)) rmSync(parent, { recursive: true, force: true });
+  if (!KEEP) rmSync(workDir, { recursive: true, force: true });
+  else log(`kept ${workDir}`);
+}
+
+if (process.env.RSS_10K !== '0') {
+  log('\nkop RSS with 10,000 cached objects (bench/controller-rss.mjs; aim < 150 MB):');
+  const child = spawn(process.execPath, [join(root, 'bench/controller-rss.mjs')], { stdio: ['ignore', 'inherit', 'inherit'] });
+  children.add(child);
+  const code = await new Promise((resolve) => child.once('exit', (c) => resolve(c ?? 1)));
+  children.delete(child);
+  if (code !== 0) process.exitCode = code;
 }

@@ -19,7 +19,7 @@ export interface GeneratedClientFile {
 }
 
 /** The module generated clients import kop's runtime from. */
-export const RUNTIME_MODULE = 'kop/runtime';
+export const RUNTIME_MODULE = 'kop/runtime/client';
 
 /** Renders the client files of every served kind version in the model, sorted by path. */
 export function generateClients(model: ApiModel): GeneratedClientFile[] {

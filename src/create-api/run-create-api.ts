@@ -48,8 +48,15 @@ const checkKindName: NameCheck = (value) => {
     : true;
 };
 
-/** The names derived from a kind must hold too: its plural is a DNS label, and the CRD name `<plural>.<group>` a DNS subdomain. */
-function checkDerivedNames(kind: string, plural: string, fullGroupName: string, pluralGiven: boolean): void {
+/** File systems allow at most 255 bytes in one file name (ext4, APFS, NTFS...). */
+const MAX_FILE_NAME_BYTES = 255;
+
+/**
+ * The names derived from a kind must hold too: its plural is a DNS label, the CRD name
+ * `<plural>.<group>` a DNS subdomain, and the files named after them (the CRD kop generate
+ * writes, the sample) fit in a file name.
+ */
+function checkDerivedNames(kind: string, plural: string, fullGroupName: string, pluralGiven: boolean, sample: { group: string; version: string }): void {
   if (!isDns1123Label(plural)) {
     throw new UsageError(
       `${pluralGiven ? '--plural' : `--kind ${kind}`}: the plural "${plural}" is ${plural.length} characters; the CRD needs a plural of at most 63`,
@@ -59,6 +66,17 @@ function checkDerivedNames(kind: string, plural: string, fullGroupName: string, 
   const crdName = `${plural}.${fullGroupName}`;
   if (crdName.length > 253) {
     throw new UsageError(`the CRD name "${crdName.slice(0, 40)}..." would be ${crdName.length} characters; at most 253 are allowed`, 'pick a shorter --group, --plural or domain');
+  }
+  const files = [
+    // As schema/crd.ts names a CRD's file.
+    { what: 'the CRD file config/crd/bases/', name: `${fullGroupName}_${plural}.yaml`, hint: 'pick a shorter --group or --plural' },
+    { what: 'the sample config/samples/', name: `${sample.group}_${sample.version}_${singularOf(kind)}.yaml`, hint: 'pick a shorter --group or --kind' },
+  ];
+  for (const file of files) {
+    const bytes = Buffer.byteLength(file.name);
+    if (bytes > MAX_FILE_NAME_BYTES) {
+      throw new UsageError(`${file.what}${file.name.slice(0, 20)}... would have a name of ${bytes} characters; file names are limited to ${MAX_FILE_NAME_BYTES}`, file.hint);
+    }
   }
 }
 
@@ -84,7 +102,7 @@ export async function runCreateApi(options: CreateApiOptions, context: Context):
   const sameKind = project.resources.filter((r) => r.kind === kind && fullGroup(r) === fullGroupName);
   const existing = sameKind.find((r) => r.version === version);
   const plural = resolvePlural(options.plural, kind, sameKind);
-  checkDerivedNames(kind, plural, fullGroupName, options.plural !== undefined);
+  checkDerivedNames(kind, plural, fullGroupName, options.plural !== undefined, { group, version });
   const namespaced = resolveScope(options.namespaced, kind, sameKind);
   checkConflicts(project, { group: fullGroupName, kind, plural });
 

@@ -61,7 +61,7 @@ export async function runInit(options: InitOptions, context: Context): Promise<A
   // or the defaults (a new domain or project name would rename the CRDs, lease and namespace).
   const answers = await resolveAnswers(recorded ? identityFrom(recorded, options) : options, context);
   const resources = recorded?.resources ?? [];
-  await scaffoldProject(tree, answers, context, { force: options.force ?? false, resources });
+  await scaffoldProject(tree, answers, context, { force: options.force ?? false, resources, generated: recorded?.generated });
 
   const tasks: PostFlushTask[] = [];
   if (!options.skipInstall) {
@@ -88,7 +88,7 @@ export async function scaffoldProject(
   tree: VirtualTree,
   answers: InitAnswers,
   context: Pick<Context, 'now'>,
-  options: { force: boolean; resources?: readonly ProjectResource[] },
+  options: { force: boolean; resources?: readonly ProjectResource[]; generated?: readonly string[] },
 ): Promise<void> {
   const year = String(context.now().getUTCFullYear());
   const boilerplateLines = [`Copyright ${year} ${commentText(answers.owner)}.`, ...(answers.license === 'apache2' ? ['SPDX-License-Identifier: Apache-2.0'] : [])];
@@ -126,6 +126,8 @@ export async function scaffoldProject(
     namespaced: answers.namespaced,
     kopSource: answers.kopSource,
     resources: [...(options.resources ?? [])],
+    // What kop generate wrote stays recorded: without the list, it would fall back on the header alone.
+    ...(options.generated ? { generated: [...options.generated] } : {}),
   };
   saveProjectFile(tree, project);
   // A re-scaffold keeps the project's APIs: their lines go back at the markers of the fresh files.

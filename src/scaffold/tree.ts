@@ -216,10 +216,14 @@ export class VirtualTree {
     const writes = changes.filter((c) => c.action === 'create' || c.action === 'update');
     writes.sort((a, b) => Number(a.path === WRITTEN_LAST) - Number(b.path === WRITTEN_LAST));
     const deletes = changes.filter((c) => c.action === 'delete');
-    const suffix = `.kop-${process.pid}-${Date.now().toString(36)}`;
+    // Short temporary names beside each target, numbered per change: a name derived from the
+    // target's would push a long file name (up to 255 bytes is allowed) past the limit.
+    const prefix = `.kop-${process.pid}-${Date.now().toString(36)}-`;
+    const numbers = new Map([...writes, ...deletes].map((change, index) => [change.path, index]));
     const target = (change: PlannedChange): string => path.join(this.root, change.path);
-    const fresh = (change: PlannedChange): string => `${target(change)}${suffix}.new`;
-    const previous = (change: PlannedChange): string => `${target(change)}${suffix}.old`;
+    const temporary = (change: PlannedChange, ending: string): string => path.join(path.dirname(target(change)), `${prefix}${numbers.get(change.path)!}${ending}`);
+    const fresh = (change: PlannedChange): string => temporary(change, '.new');
+    const previous = (change: PlannedChange): string => temporary(change, '.old');
     const createdDirs: string[] = [];
     // Files whose original was moved aside (updates, deletions), and files whose new content is in place.
     const movedAside: PlannedChange[] = [];

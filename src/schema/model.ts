@@ -7,149 +7,21 @@
  * Entry point: `loadApiModel(projectRoot)`.
  */
 import * as path from 'node:path';
-import { pluralOfKind } from '../project/plural.js';
 import type { ts as TypeScript } from 'ts-morph';
 import { createApiProgram, type ApiProgram } from './program.js';
-import { isMarkerLine, parseMarker, markerDefinition, findMarker, type Marker, type MarkerTarget } from './markers.js';
-import { KindWithoutSpecError, MarkerPlacementError, ApiPackageError, SchemaError, SchemaErrors, StorageVersionError, type SourceLocation } from './errors.js';
-import type { ProjectFile } from '../project/project-file.js';
+import { findMarker, type Marker } from './markers.js';
+import { CommentReader } from './comments.js';
+import { collectKinds, stringValue } from './kinds.js';
+export { allFields, compareKubeVersions } from './kinds.js';
+import type { ApiModel, ApiPackage, FieldModel, LoadApiModelOptions, TypeDeclaration, TypeRef } from './model-types.js';
+import { ApiPackageError, SchemaError, SchemaErrors, type SourceLocation } from './errors.js';
 import { fullGroup } from '../project/project-file.js';
 import { isDns1123Subdomain } from '../project/resource.js';
 
 /** The module specifier whose named imports are well-known types. */
 export const WELL_KNOWN_MODULE = 'kop/api';
 
-/** A property's or alias's type, resolved syntactically. `text` is the type as written. */
-export type TypeRef =
-  | { kind: 'string'; text: string }
-  | { kind: 'boolean'; text: string }
-  /** TypeScript `number` (a float; see to-openapi.ts) */
-  | { kind: 'number'; text: string }
-  /** A name imported from kop/api: `int32`, `Quantity`, `PodTemplateSpec`, ... */
-  | { kind: 'wellKnown'; name: string; text: string }
-  /** A union of literals, e.g. `'a' | 'b'`; a single literal type is a one-value enum. */
-  | { kind: 'enum'; values: (string | number | boolean)[]; text: string }
-  | { kind: 'array'; items: TypeRef; text: string }
-  /** `Record<string, T>` or `{ [key: string]: T }` */
-  | { kind: 'map'; values: TypeRef; text: string }
-  /** A named interface or type alias declared in the API files or a relatively imported file. */
-  | { kind: 'reference'; name: string; target: TypeDeclaration; text: string }
-  /** An inline type literal `{ a: string }`. */
-  | { kind: 'object'; fields: FieldModel[]; text: string }
-  | { kind: 'intersection'; members: TypeRef[]; text: string }
-  /** Any other union; not representable in a structural schema. */
-  | { kind: 'union'; members: TypeRef[]; text: string }
-  /** `any` or `unknown`. */
-  | { kind: 'untyped'; text: string }
-  /** A name that is neither declared, relatively imported nor from kop/api, or an unsupported type form. */
-  | { kind: 'unresolved'; text: string; reason: string; fix?: string };
-
-/** One property of an interface or type literal. */
-export interface FieldModel {
-  /** The JSON name (the property name as written). */
-  name: string;
-  type: TypeRef;
-  /** Written with `?`: the Go equivalent has `omitempty`. */
-  optional: boolean;
-  /** Doc comment with marker lines removed; '' when none. */
-  doc: string;
-  markers: Marker[];
-  location: SourceLocation;
-}
-
-/** A named interface or type alias. */
-export interface TypeDeclaration {
-  name: string;
-  declarationKind: 'interface' | 'alias';
-  /** Project-relative path of the declaring file. */
-  file: string;
-  location: SourceLocation;
-  doc: string;
-  markers: Marker[];
-  /** Own properties of an interface (inherited ones are in `extends`). */
-  fields: FieldModel[];
-  /** `interface X extends A, B`. */
-  extends: TypeRef[];
-  /** The aliased type of `type X = ...`. */
-  aliasOf?: TypeRef;
-  exported: boolean;
-}
-
-/** One API group version: the TypeScript files of one `api/<group>/<version>/` directory. */
-export interface ApiPackage {
-  /** Full API group, e.g. `cache.example.com`. */
-  group: string;
-  version: string;
-  /** Project-relative directory. */
-  dir: string;
-  files: string[];
-  /** Package-level markers (`+groupName`, `+versionName`, default `+kubebuilder:validation:Optional`). */
-  markers: Marker[];
-  /** Declarations of the package's files, by name. */
-  declarations: Map<string, TypeDeclaration>;
-  /** Fields are optional unless marked required (`+kubebuilder:validation:Optional` at package level). */
-  defaultOptional: boolean;
-}
-
-/** One version of a kind: its root declaration in one package. */
-export interface ApiKindVersion {
-  version: string;
-  package: ApiPackage;
-  /** The root type (`+kubebuilder:object:root=true`, with `metadata: ObjectMeta`). */
-  declaration: TypeDeclaration;
-  spec: FieldModel;
-  status?: FieldModel;
-  /** All fields of the root type, inherited included (apiVersion, kind, metadata, spec, status, ...). */
-  fields: FieldModel[];
-  storage: boolean;
-  served: boolean;
-  deprecated: boolean;
-  deprecationWarning?: string;
-  /** `+kubebuilder:skipversion`: left out of the CRD (still in the model for clients). */
-  skipped: boolean;
-}
-
-/** A custom resource kind across its versions: one CRD. */
-export interface ApiKind {
-  group: string;
-  kind: string;
-  listKind: string;
-  plural: string;
-  singular: string;
-  scope: 'Namespaced' | 'Cluster';
-  shortNames: string[];
-  categories: string[];
-  /** Sorted by Kubernetes version priority (GA > beta > alpha, then number), highest first. */
-  versions: ApiKindVersion[];
-}
-
-/** Everything `kop generate` knows about the project's API types. */
-export interface ApiModel {
-  /** Absolute project root. */
-  root: string;
-  packages: ApiPackage[];
-  /** Sorted by group, then kind. */
-  kinds: ApiKind[];
-  /** Looks up a declaration by project-relative file and name (for generators that follow references). */
-  declaration(file: string, name: string): TypeDeclaration | undefined;
-  /**
-   * With `collectProblems`, the problems found in fields and declarations, left out of the model
-   * so that later stages can find theirs too and one run reports them all; empty otherwise.
-   */
-  problems: readonly SchemaError[];
-}
-
-export interface LoadApiModelOptions {
-  /** The parsed PROJECT file: supplies group (when a package has no +groupName), plural and scope fallbacks. */
-  project?: ProjectFile;
-  /** Parse exactly these absolute files instead of walking `<root>/api`. */
-  files?: string[];
-  /**
-   * Keep going past problems in fields and declarations and hand them over in `model.problems`
-   * (the CRD generator reports them with its own); by default the first is thrown.
-   */
-  collectProblems?: boolean;
-}
+export type * from './model-types.js';
 
 /**
  * Parses every API file of the project and builds the model. Throws a SchemaError
@@ -190,14 +62,6 @@ class ModelBuilder {
   private readonly files = new Map<string, FileState>();
   /** Problems found so far: a run reports all of them at once, not only the first. */
   private readonly errors: SchemaError[] = [];
-  /** Per file, the start of every comment read as a doc or for markers; any other comment's markers attach to nothing. */
-  private readonly readComments = new Map<TypeScript.SourceFile, Set<number>>();
-
-  private markRead(sourceFile: TypeScript.SourceFile, ranges: readonly TypeScript.CommentRange[]): void {
-    let read = this.readComments.get(sourceFile);
-    if (!read) this.readComments.set(sourceFile, (read = new Set()));
-    for (const range of ranges) read.add(range.pos);
-  }
 
   /** Runs `step`, keeping a SchemaError it throws for the report instead of stopping there. */
   private collect(step: () => void): void {
@@ -215,8 +79,12 @@ class ModelBuilder {
     if (this.errors.length > 1) throw new SchemaErrors(this.errors);
   }
 
+  /** Stage: the comments of the API files, their docs and markers. */
+  private readonly comments: CommentReader;
+
   constructor(private readonly program: ApiProgram) {
     this.ts = program.ts;
+    this.comments = new CommentReader(program.ts, (absolute) => this.relative(absolute), (step) => this.collect(step));
   }
 
   build(options: LoadApiModelOptions): ApiModel {
@@ -229,7 +97,7 @@ class ModelBuilder {
       });
     }
     for (const state of [...this.files.values()]) this.collect(() => this.resolveFile(state));
-    for (const state of this.files.values()) if (state.indexed && state.resolved) this.refuseUnreadMarkers(state.sourceFile);
+    for (const state of this.files.values()) if (state.indexed && state.resolved) this.comments.refuseUnreadMarkers(state.sourceFile);
     if (!options.collectProblems) this.throwCollected();
 
     const packages: ApiPackage[] = [];
@@ -288,7 +156,7 @@ class ModelBuilder {
       }
       packages.push(this.makePackage(dir, group, version, states, markers, declarations));
     }
-    const kinds = this.collectKinds(packages, options.project);
+    const kinds = collectKinds(packages, options.project);
     const files = this.files;
     return {
       root: this.program.root,
@@ -333,16 +201,16 @@ class ModelBuilder {
     this.files.set(relative, state);
     const claimed = new Set<number>();
     for (const statement of node.statements) {
-      const comments = this.leadingComments(node, statement);
+      const comments = this.comments.leadingComments(node, statement);
       if (ts.isInterfaceDeclaration(statement) || ts.isTypeAliasDeclaration(statement) || ts.isEnumDeclaration(statement)) {
         const attached = comments.attached;
         for (const c of attached) claimed.add(c.pos);
-        const { doc, markers } = this.docAndMarkers(node, attached, 'type', statement.name.text);
+        const { doc, markers } = this.comments.docAndMarkers(node, attached, 'type', statement.name.text);
         // The closest other group above belongs to the type too, except its markers that only a
         // package can carry (+groupName in a file header right above the first type,
         // +kubebuilder:validation:Optional), which are package markers, as controller-gen sorts them.
         for (const c of comments.markerGroup) claimed.add(c.pos);
-        markers.unshift(...this.docAndMarkers(node, comments.markerGroup, 'type', statement.name.text, { packageMarkers: state.packageMarkers }).markers);
+        markers.unshift(...this.comments.docAndMarkers(node, comments.markerGroup, 'type', statement.name.text, { packageMarkers: state.packageMarkers }).markers);
         const exported = statement.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword) ?? false;
         const declaration: TypeDeclaration = {
           name: statement.name.text,
@@ -363,9 +231,9 @@ class ModelBuilder {
       }
     }
     // Comments not attached to a type declaration may carry only package markers.
-    for (const range of this.allCommentRanges(node)) {
+    for (const range of this.comments.allCommentRanges(node)) {
       if (claimed.has(range.pos)) continue;
-      const { markers } = this.docAndMarkers(node, [range], 'package', undefined);
+      const { markers } = this.comments.docAndMarkers(node, [range], 'package', undefined);
       state.packageMarkers.push(...markers);
     }
     state.indexed = true;
@@ -452,198 +320,6 @@ class ModelBuilder {
     return undefined;
   }
 
-  private allCommentRanges(node: TypeScript.SourceFile): TypeScript.CommentRange[] {
-    const ts = this.ts;
-    const ranges: TypeScript.CommentRange[] = [];
-    const seen = new Set<number>();
-    const visit = (child: TypeScript.Node): void => {
-      for (const range of ts.getLeadingCommentRanges(node.text, child.getFullStart()) ?? []) {
-        if (!seen.has(range.pos)) {
-          seen.add(range.pos);
-          ranges.push(range);
-        }
-      }
-    };
-    for (const statement of node.statements) visit(statement);
-    visit(node.endOfFileToken);
-    return ranges;
-  }
-
-  /**
-   * The comments above a node, grouped as controller-gen groups Go comments (a group is a run of
-   * comments with no blank line between them): `attached`, the doc group directly above the node
-   * (no blank line between); `markerGroup`, the closest other group above it, whose markers (not
-   * its text) also belong to the node, as Kubebuilder's scaffolds put
-   * `+kubebuilder:object:root=true` in its own group above the doc comment; and `earlier`, any
-   * groups further up (file headers; inside an interface, markers that attach to nothing).
-   */
-  private leadingComments(
-    sourceFile: TypeScript.SourceFile,
-    node: TypeScript.Node,
-  ): { attached: TypeScript.CommentRange[]; markerGroup: TypeScript.CommentRange[]; earlier: TypeScript.CommentRange[] } {
-    const ranges = this.ts.getLeadingCommentRanges(sourceFile.text, node.getFullStart()) ?? [];
-    const groups: TypeScript.CommentRange[][] = [];
-    let next = node.getStart(sourceFile);
-    let touchesNode = false;
-    for (let i = ranges.length - 1; i >= 0; i--) {
-      const range = ranges[i]!;
-      const blankLineBetween = (sourceFile.text.slice(range.end, next).match(/\n/g) ?? []).length > 1;
-      if (groups.length === 0) {
-        groups.push([range]);
-        touchesNode = !blankLineBetween;
-      } else if (blankLineBetween) groups.push([range]);
-      else groups[groups.length - 1]!.unshift(range);
-      next = range.pos;
-    }
-    const attached = touchesNode ? (groups.shift() ?? []) : [];
-    const markerGroup = groups.shift() ?? [];
-    // The caller reads or refuses each of them; none is left for the sweep (refuseUnreadMarkers).
-    this.markRead(sourceFile, ranges);
-    return { attached, markerGroup, earlier: groups.reverse().flat() };
-  }
-
-  /** True when a comment range holds a marker line. */
-  private hasMarkerLine(sourceFile: TypeScript.SourceFile, range: TypeScript.CommentRange): boolean {
-    return sourceFile.text
-      .slice(range.pos, range.end)
-      .split('\n')
-      .some((line) => isMarkerLine(line.replace(/^\s*(\/\/\/?|\/\*\*?|\*)\s?/, '').trim()));
-  }
-
-  /** Reports the markers in `ranges`: such a marker attaches to nothing, and would otherwise be dropped silently. */
-  private refuseUnattachedMarkers(sourceFile: TypeScript.SourceFile, ranges: readonly TypeScript.CommentRange[]): void {
-    for (const range of ranges) {
-      if (!this.hasMarkerLine(sourceFile, range)) continue;
-      this.collect(() => this.docAndMarkers(sourceFile, [range], 'package', undefined, { unattachedInside: true }));
-    }
-  }
-
-  /**
-   * The last word on markers that attach to nothing: every comment of the file that no stage
-   * read — on the same line after a property (controller-gen skips those), on an enum member,
-   * inside a type expression or a value — is reported when it holds a marker, one error per
-   * marker line, so kop never drops a marker silently.
-   */
-  private refuseUnreadMarkers(sourceFile: TypeScript.SourceFile): void {
-    const ts = this.ts;
-    const read = this.readComments.get(sourceFile) ?? new Set<number>();
-    const seen = new Set<number>();
-    const unread: TypeScript.CommentRange[] = [];
-    const take = (ranges: TypeScript.CommentRange[] | undefined) => {
-      for (const range of ranges ?? []) {
-        if (seen.has(range.pos)) continue;
-        seen.add(range.pos);
-        if (!read.has(range.pos)) unread.push(range);
-      }
-    };
-    // Every comment is leading trivia of some token, or trails one on its line.
-    const visit = (node: TypeScript.Node): void => {
-      take(ts.getLeadingCommentRanges(sourceFile.text, node.pos));
-      take(ts.getTrailingCommentRanges(sourceFile.text, node.end));
-      // JSDoc nodes lie inside a comment already taken whole; their text is not code.
-      for (const child of node.getChildren(sourceFile)) if (child.kind < ts.SyntaxKind.FirstJSDocNode || child.kind > ts.SyntaxKind.LastJSDocNode) visit(child);
-    };
-    visit(sourceFile);
-    unread.sort((a, b) => a.pos - b.pos);
-    const file = this.relative(sourceFile.fileName);
-    for (const range of unread) {
-      const firstLine = sourceFile.getLineAndCharacterOfPosition(range.pos).line + 1;
-      sourceFile.text
-        .slice(range.pos, range.end)
-        .split('\n')
-        .forEach((line, index) => {
-          const marker = line.replace(/^\s*(\/\/\/?|\/\*\*?|\*)\s?/, '').replace(/\*\/\s*$/, '').trim();
-          if (!isMarkerLine(marker)) return;
-          const location = { file, line: firstLine + index };
-          this.collect(() => {
-            // An unknown or malformed marker says so (with its nearest known name) before anything else.
-            const name = parseMarker(marker, location).name;
-            throw new MarkerPlacementError(
-              location,
-              `+${name}`,
-              'this marker is not attached to a type or property (kop reads no markers after a property on its line, on enum members or inside a type expression)',
-              'put it in the comment directly above the interface, type or property it belongs to, or in the comment group right above that one',
-            );
-          });
-        });
-    }
-  }
-
-  /** Splits comments into doc text and markers; `target` checks where each marker may go. */
-  private docAndMarkers(
-    sourceFile: TypeScript.SourceFile,
-    ranges: readonly TypeScript.CommentRange[],
-    target: MarkerTarget,
-    subject: string | undefined,
-    options: { unattachedInside?: boolean; packageMarkers?: Marker[] } = {},
-  ): { doc: string; markers: Marker[] } {
-    const lines: string[] = [];
-    const markers: Marker[] = [];
-    this.markRead(sourceFile, ranges);
-    for (const range of ranges) {
-      const text = sourceFile.text.slice(range.pos, range.end);
-      const firstLine = sourceFile.getLineAndCharacterOfPosition(range.pos).line + 1;
-      const bodyLines =
-        range.kind === this.ts.SyntaxKind.SingleLineCommentTrivia
-          ? [text.replace(/^\/\/\/? ?/, '')]
-          : text
-              .replace(/^\/\*\*?/, '')
-              .replace(/\*\/$/, '')
-              .split('\n')
-              .map((line, index) => (index === 0 ? line.replace(/^ /, '') : line.replace(/^\s*\* ?/, '')).replace(/^\s+$/, ''));
-      bodyLines.forEach((line, index) => {
-        if (isMarkerLine(line)) {
-          const location = { file: this.relative(sourceFile.fileName), line: firstLine + index };
-          const marker = parseMarker(line, location);
-          const definition = markerDefinition(marker.name)!;
-          if (options.packageMarkers && target === 'type' && !definition.targets.includes('type') && definition.targets.includes('package')) {
-            // In the group above a type's doc, a marker no type can carry is a package marker.
-            options.packageMarkers.push(marker);
-            return;
-          }
-          if (target === 'package') {
-            if (!definition.targets.includes('package') || options.unattachedInside) {
-              throw new MarkerPlacementError(
-                location,
-                `+${marker.name}`,
-                'this marker is not attached to a type or property',
-                'put it in the comment directly above the interface, type or property it belongs to, or in the comment group right above that one',
-              );
-            }
-          } else if (!definition.targets.includes(target)) {
-            const where = definition.targets.join(' or ');
-            throw new MarkerPlacementError(
-              location,
-              subject ? `${subject} (+${marker.name})` : `+${marker.name}`,
-              `this marker belongs on a ${where}, not on a ${target === 'type' ? 'type' : 'property'}`,
-              definition.targets.includes('package')
-                ? 'put package markers in the header of groupversion.ts, separated from the first declaration by a blank line'
-                : `move it to the ${where === 'type' ? 'interface or type declaration' : where}`,
-            );
-          }
-          if (!definition.ignored) markers.push(marker);
-        } else {
-          lines.push(line.trimEnd());
-        }
-      });
-    }
-    if (target !== 'package') {
-      const seen = new Set<string>();
-      for (const marker of markers) {
-        if (seen.has(marker.name) && !markerDefinition(marker.name)!.repeatable) {
-          throw new MarkerPlacementError(
-            marker.location,
-            subject ? `${subject} (+${marker.name})` : `+${marker.name}`,
-            'this marker appears twice here and is not repeatable',
-            'write it once, with all its arguments',
-          );
-        }
-        seen.add(marker.name);
-      }
-    }
-    return { doc: target === 'package' ? '' : normaliseDoc(lines), markers };
-  }
-
   /** Pass 2: resolves every declaration's types in a file. */
   private resolveFile(state: FileState): void {
     if (state.resolved) return;
@@ -718,10 +394,10 @@ class ModelBuilder {
       if (!ts.isPropertySignature(member)) continue;
       this.collect(() => {
         const name = ts.isIdentifier(member.name) || ts.isStringLiteral(member.name) ? member.name.text : member.name.getText(sourceFile);
-        const { attached, markerGroup, earlier } = this.leadingComments(sourceFile, member);
-        this.refuseUnattachedMarkers(sourceFile, earlier);
-        const { doc, markers } = this.docAndMarkers(sourceFile, attached, 'field', `${owner}: field "${name}"`);
-        markers.unshift(...this.docAndMarkers(sourceFile, markerGroup, 'field', `${owner}: field "${name}"`).markers);
+        const { attached, markerGroup, earlier } = this.comments.leadingComments(sourceFile, member);
+        this.comments.refuseUnattachedMarkers(sourceFile, earlier);
+        const { doc, markers } = this.comments.docAndMarkers(sourceFile, attached, 'field', `${owner}: field "${name}"`);
+        markers.unshift(...this.comments.docAndMarkers(sourceFile, markerGroup, 'field', `${owner}: field "${name}"`).markers);
         const location = this.location(sourceFile, member.name.getStart(sourceFile));
         const type: TypeRef = member.type
           ? this.typeRef(state, member.type, sourceFile, `${owner}.${name}`)
@@ -730,7 +406,7 @@ class ModelBuilder {
       });
     }
     // Comments after the last property, before the closing brace, attach to nothing.
-    this.refuseUnattachedMarkers(sourceFile, ts.getLeadingCommentRanges(sourceFile.text, members.end) ?? []);
+    this.comments.refuseUnattachedMarkers(sourceFile, ts.getLeadingCommentRanges(sourceFile.text, members.end) ?? []);
     return fields;
   }
 
@@ -852,159 +528,10 @@ class ModelBuilder {
     return { kind: 'unresolved', text, reason: `"${name}" is not declared in this file, imported from a relative file, or imported from ${WELL_KNOWN_MODULE}` };
   }
 
-  private collectKinds(packages: ApiPackage[], project: ProjectFile | undefined): ApiKind[] {
-    const byKey = new Map<string, { group: string; kind: string; entries: { pkg: ApiPackage; declaration: TypeDeclaration }[] }>();
-    for (const pkg of packages) {
-      for (const declaration of pkg.declarations.values()) {
-        const root = findMarker(declaration.markers, 'kubebuilder:object:root');
-        if (!root || root.value === false) continue;
-        const fields = allFields(declaration);
-        const metadata = fields.find((f) => f.name === 'metadata');
-        const isList = fields.some((f) => f.name === 'items') && (metadata?.type.kind !== 'wellKnown' || metadata.type.name === 'ListMeta');
-        if (isList) continue;
-        const key = `${pkg.group}/${declaration.name}`;
-        const entry = byKey.get(key) ?? { group: pkg.group, kind: declaration.name, entries: [] };
-        entry.entries.push({ pkg, declaration });
-        byKey.set(key, entry);
-      }
-    }
-    const kinds: ApiKind[] = [];
-    for (const { group, kind, entries } of byKey.values()) {
-      const markersOf = (name: string) => entries.map((e) => findMarker(e.declaration.markers, name)).find((m) => m !== undefined);
-      const resource = markersOf('kubebuilder:resource');
-      const projectResource = project?.resources.find((r) => r.kind === kind && fullGroup(r) === group);
-      const plural = stringValue(resource?.args.path) ?? projectResource?.plural ?? pluralOfKind(kind);
-      const scopeArg = stringValue(resource?.args.scope);
-      if (scopeArg !== undefined && scopeArg !== 'Namespaced' && scopeArg !== 'Cluster') {
-        throw new MarkerPlacementError(resource!.location, `${kind} (+kubebuilder:resource)`, `scope "${scopeArg}" is not Namespaced or Cluster`, 'write scope=Namespaced or scope=Cluster');
-      }
-      const singular = stringValue(resource?.args.singular) ?? kind.toLowerCase();
-      const shortNames = stringList(resource?.args.shortName);
-      const categories = stringList(resource?.args.categories);
-      for (const [argument, names] of [['path', [plural]], ['singular', [singular]], ['shortName', shortNames ?? []], ['categories', categories ?? []]] as const) {
-        const bad = names.find((name) => !DNS1035_LABEL.test(name));
-        if (bad !== undefined) {
-          throw new MarkerPlacementError(
-            resource?.location ?? entries[0]!.declaration.location,
-            `${kind} (+kubebuilder:resource)`,
-            `${argument} "${bad}" is not a lower-case DNS-1035 label, which the apiserver requires of CRD names`,
-            'use lower-case letters, digits and "-", starting with a letter, at most 63 characters',
-          );
-        }
-      }
-      const scope = (scopeArg as ApiKind['scope'] | undefined) ?? (projectResource?.api?.namespaced === false ? 'Cluster' : 'Namespaced');
-      const versions = entries.map(({ pkg, declaration }) => kindVersion(pkg, declaration));
-      const seenVersions = new Map<string, ApiKindVersion>();
-      for (const v of versions) {
-        const other = seenVersions.get(v.version);
-        if (other) {
-          throw new StorageVersionError(
-            v.declaration.location,
-            `${kind} (${group})`,
-            `version ${v.version} is declared twice (also at ${other.declaration.location.file}:${other.declaration.location.line})`,
-            'keep one declaration of the kind per group version',
-          );
-        }
-        seenVersions.set(v.version, v);
-      }
-      versions.sort((a, b) => compareKubeVersions(b.version, a.version));
-      const inCrd = versions.filter((v) => !v.skipped);
-      const storage = inCrd.filter((v) => findMarker(v.declaration.markers, 'kubebuilder:storageversion'));
-      if (inCrd.length > 1 && storage.length !== 1) {
-        const at = (storage[1] ?? inCrd[0]!).declaration.location;
-        throw new StorageVersionError(
-          at,
-          `${kind} (${group})`,
-          storage.length === 0
-            ? `has versions ${inCrd.map((v) => v.version).join(', ')} and none is marked as the storage version`
-            : `has ${storage.length} storage versions (${storage.map((v) => v.version).join(', ')})`,
-          'put +kubebuilder:storageversion on exactly one version of the kind',
-        );
-      }
-      for (const v of inCrd) v.storage = inCrd.length === 1 || storage[0] === v;
-      kinds.push({
-        group,
-        kind,
-        listKind: `${kind}List`,
-        plural,
-        singular,
-        scope,
-        shortNames,
-        categories,
-        versions,
-      });
-    }
-    return kinds.sort((a, b) => (a.group === b.group ? (a.kind < b.kind ? -1 : 1) : a.group < b.group ? -1 : 1));
-  }
 }
 
-function kindVersion(pkg: ApiPackage, declaration: TypeDeclaration): ApiKindVersion {
-  const fields = allFields(declaration);
-  const spec = fields.find((f) => f.name === 'spec');
-  if (!spec) {
-    throw new KindWithoutSpecError(
-      declaration.location,
-      declaration.name,
-      'the kind has +kubebuilder:object:root=true but no "spec" property',
-      `add "spec?: ${declaration.name}Spec" (and an interface ${declaration.name}Spec with the desired state), or drop the root marker if it is not a kind`,
-    );
-  }
-  const deprecated = findMarker(declaration.markers, 'kubebuilder:deprecatedversion');
-  return {
-    version: pkg.version,
-    package: pkg,
-    declaration,
-    spec,
-    status: fields.find((f) => f.name === 'status'),
-    fields,
-    storage: false,
-    served: findMarker(declaration.markers, 'kubebuilder:unservedversion') === undefined,
-    deprecated: deprecated !== undefined,
-    deprecationWarning: stringValue(deprecated?.args.warning),
-    skipped: findMarker(declaration.markers, 'kubebuilder:skipversion') !== undefined,
-  };
-}
 
-/**
- * Every field of an interface or object alias, inherited ones first (as Go's inlined
- * embedded structs); a later declaration of the same name wins. Cycles stop silently
- * here; to-openapi.ts reports them.
- */
-export function allFields(declaration: TypeDeclaration, seen = new Set<TypeDeclaration>()): FieldModel[] {
-  if (seen.has(declaration)) return [];
-  seen.add(declaration);
-  const collected: FieldModel[] = [];
-  const fromRef = (ref: TypeRef): FieldModel[] => {
-    if (ref.kind === 'reference') return allFields(ref.target, seen);
-    if (ref.kind === 'object') return ref.fields;
-    if (ref.kind === 'intersection') return ref.members.flatMap(fromRef);
-    return [];
-  };
-  for (const parent of declaration.extends) collected.push(...fromRef(parent));
-  if (declaration.aliasOf) collected.push(...fromRef(declaration.aliasOf));
-  collected.push(...declaration.fields);
-  const byName = new Map<string, FieldModel>();
-  for (const field of collected) {
-    byName.delete(field.name);
-    byName.set(field.name, field);
-  }
-  return [...byName.values()];
-}
 
-/** Orders Kubernetes versions: v2 > v1 > v1beta2 > v1beta1 > v1alpha1; others alphabetically after. */
-export function compareKubeVersions(a: string, b: string): number {
-  const parse = (v: string) => {
-    const m = /^v(\d+)(?:(alpha|beta)(\d+))?$/.exec(v);
-    if (!m) return undefined;
-    return { major: Number(m[1]), stage: m[2] === undefined ? 2 : m[2] === 'beta' ? 1 : 0, minor: Number(m[3] ?? 0) };
-  };
-  const pa = parse(a);
-  const pb = parse(b);
-  if (!pa || !pb) return pa ? 1 : pb ? -1 : a < b ? 1 : a > b ? -1 : 0;
-  if (pa.stage !== pb.stage) return pa.stage - pb.stage;
-  if (pa.major !== pb.major) return pa.major - pb.major;
-  return pa.minor - pb.minor;
-}
 
 function literalValue(ts: typeof TypeScript, node: TypeScript.LiteralTypeNode): string | number | boolean | undefined {
   const literal = node.literal;
@@ -1018,37 +545,9 @@ function literalValue(ts: typeof TypeScript, node: TypeScript.LiteralTypeNode): 
   return undefined;
 }
 
-/**
- * Doc text as controller-gen writes descriptions: lines kept, trailing spaces trimmed,
- * leading and trailing blank lines dropped, runs of blank lines reduced to one.
- */
-export function normaliseDoc(lines: readonly string[]): string {
-  const out: string[] = [];
-  for (const line of lines) {
-    const trimmed = line.trimEnd();
-    if (trimmed === '' && (out.length === 0 || out[out.length - 1] === '')) continue;
-    out.push(trimmed);
-  }
-  while (out.length > 0 && out[out.length - 1] === '') out.pop();
-  return out.join('\n');
-}
-
-function stringValue(value: Marker | Marker['value'] | undefined): string | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (typeof value === 'object' && !Array.isArray(value) && 'name' in value && 'location' in value) {
-    const v = (value as Marker).value;
-    return typeof v === 'string' ? v : undefined;
-  }
-  return typeof value === 'string' ? value : undefined;
-}
-
-function stringList(value: Marker['value'] | undefined): string[] {
-  return Array.isArray(value) ? value.map(String) : [];
-}
 
 
-/** What the apiserver requires of a CRD's plural, singular, short names and categories. */
-const DNS1035_LABEL = /^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/;
+
 
 /** What to write instead of built-in types that have no JSON schema. */
 const BUILTIN_TYPE_FIXES: Record<string, { reason: string; fix: string }> = {

@@ -135,7 +135,7 @@ async function expectCompilesWithoutAny(dir: string, kinds: string[]): Promise<v
         typeRoots: [path.join(repo, 'node_modules/@types')],
         skipLibCheck: true,
         baseUrl: '.',
-        paths: { 'kop/runtime': [path.join(repo, 'src/runtime/index.ts')], 'kop/api': [path.join(repo, 'src/api/index.ts')] },
+        paths: { 'kop/runtime': [path.join(repo, 'src/runtime/index.ts')], 'kop/runtime/client': [path.join(repo, 'src/runtime/client/index.ts')], 'kop/api': [path.join(repo, 'src/api/index.ts')] },
       },
       include: ['api/**/*.ts', 'use.ts'],
     }),

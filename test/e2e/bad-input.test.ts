@@ -43,6 +43,12 @@ const CASES: BadInputCase[] = [
   { name: 'create api: kind the scaffold uses (Request)', args: ['create', 'api', '--group', 'cache', '--version', 'v1', '--kind', 'Request'], exitCode: 2, message: /already uses the name Request/ },
   { name: 'create api: kind whose plural is over 63 characters', args: ['create', 'api', '--group', 'cache', '--version', 'v1', '--kind', `A${'b'.repeat(62)}`], exitCode: 2, message: /64 characters/ },
   { name: 'create api: CRD name over 253 characters', args: ['create', 'api', '--group', Array.from({ length: 4 }, () => 'g'.repeat(60)).join('.'), '--version', 'v1', '--kind', 'Widget'], exitCode: 2, message: /at most 253/ },
+  {
+    name: 'create api: a CRD file name over 255 characters (CRD name of 253)',
+    args: ['create', 'api', '--group', ['a'.repeat(60), 'b'.repeat(60), 'c'.repeat(55)].join('.'), '--version', 'v1', '--kind', `A${'b'.repeat(61)}`],
+    exitCode: 2,
+    message: /would have a name of 258 characters; file names are limited to 255/,
+  },
   { name: 'create api: invalid version', args: ['create', 'api', '--group', 'cache', '--version', 'V1', '--kind', 'Widget'], exitCode: 2, message: /invalid version/ },
   { name: 'create api: an existing kind without --force', args: ['create', 'api', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'Memcached'], exitCode: 1, message: /already exists in PROJECT/ },
   {

@@ -2,7 +2,8 @@ import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compareKubeVersions, loadApiModel, normaliseDoc, type ApiModel } from '../../src/schema/model.js';
+import { compareKubeVersions, loadApiModel, type ApiModel } from '../../src/schema/model.js';
+import { normaliseDoc } from '../../src/schema/comments.js';
 
 let root: string;
 let model: ApiModel;

@@ -21,6 +21,10 @@ function count(haystack: string, needle: string): number {
   return haystack.split(needle).length - 1;
 }
 
+/** Groups of 177 and 230 characters (labels of at most 63). */
+const LONG_GROUP_177 = ['a'.repeat(60), 'b'.repeat(60), 'c'.repeat(55)].join('.');
+const LONG_GROUP_230 = ['a'.repeat(60), 'b'.repeat(60), 'c'.repeat(60), 'd'.repeat(47)].join('.');
+
 describe('kop create api', () => {
   let dir: string;
   let cleanup: () => Promise<void>;
@@ -184,6 +188,10 @@ describe('kop create api', () => {
       { given: { ...MEMCACHED, group: 'Cache' }, want: /--group: invalid group "Cache": a group must be a DNS-1123 subdomain/ },
       { given: { ...MEMCACHED, group: '../x' }, want: /--group: invalid group/ },
       { given: { ...MEMCACHED, plural: 'Memcacheds' }, want: /--plural: invalid plural "Memcacheds": a plural must be lower case/ },
+      // A CRD name of 253 characters is valid, but its file <group>_<plural>.yaml would be 258: every kop generate would fail.
+      { given: { ...MEMCACHED, group: LONG_GROUP_177, kind: `A${'b'.repeat(61)}` }, want: /the CRD file config\/crd\/bases\/.{20}\.\.\. would have a name of 258 characters; file names are limited to 255/ },
+      // The sample <group>_<version>_<kind>.yaml: 230 + 1 + 8 + 1 + 62 + 5 characters.
+      { given: { ...MEMCACHED, group: LONG_GROUP_230, version: 'v1alpha1', kind: `A${'b'.repeat(61)}`, plural: 'xs' }, want: /the sample config\/samples\/.{20}\.\.\. would have a name of 307 characters; file names are limited to 255/ },
     ];
     const before = await snapshot(dir);
     for (const { given, want } of table) {

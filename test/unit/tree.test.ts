@@ -146,6 +146,22 @@ describe('VirtualTree.flush is all or nothing', () => {
     expect((await stat(path.join(dir, 'config/kept.yaml'))).mode & 0o777).toBe(0o640);
   });
 
+  it('writes, updates and deletes files whose names have the full 255 characters', async () => {
+    const long = `config/${'x'.repeat(250)}.yaml`;
+    const tree = new VirtualTree(dir);
+    tree.write(long, 'first\n');
+    await tree.flush();
+    expect(await readFile(path.join(dir, long), 'utf8')).toBe('first\n');
+    const again = new VirtualTree(dir);
+    again.write(long, 'second\n');
+    await again.flush();
+    expect(await readFile(path.join(dir, long), 'utf8')).toBe('second\n');
+    const removing = new VirtualTree(dir);
+    removing.remove(long);
+    await removing.flush();
+    expect(existsSync(path.join(dir, long))).toBe(false);
+  });
+
   for (const failAt of [1, 2, 3, 4, 5, 6]) {
     it(`restores the project when the rename number ${failAt} fails`, async () => {
       const before = await snapshot();

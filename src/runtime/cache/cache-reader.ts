@@ -1,5 +1,8 @@
 import type { ClientGetOptions, ClientListOptions, KubernetesObject, ObjectKey, ObjectList, ObjectReader, ResourceType } from '../client/index.js';
-import { ApiError, apiVersionOf, listOf, resourcePath, selectorString } from '../client/index.js';
+import { ApiError, apiVersionOf } from '../client/index.js';
+import { listOf } from '../client/client.js';
+import { resourcePath } from '../client/resource/resource-client.js';
+import { selectorString } from '../client/resource/options.js';
 import type { Informer } from './informer.js';
 
 /** What a {@link CacheReader} reads through: the manager's shared informers and its live reader. */

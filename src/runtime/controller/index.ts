@@ -1,24 +1,11 @@
-// The controller side of kop/runtime: work queue, informers and cache, controllers, manager,
-// leader election, metrics, health, logging, and reconciler helpers.
-export { systemClock, type Clock, type CancelTimer } from '../util/clock.js';
-export * from '../queue/rate-limiter.js';
-export * from '../queue/work-queue.js';
-export * from '../cache/object-meta.js';
-export * from '../cache/indexer.js';
-export * from '../cache/lister.js';
-export * from '../cache/label-selector.js';
-export * from '../cache/informer.js';
-export * from './predicates.js';
-export * from './event-handlers.js';
-export * from '../util/logger.js';
-export * from '../manager/metrics.js';
-export * from './controller.js';
-export * from './builder.js';
-export * from '../manager/leader-election.js';
-export * from '../manager/http-server.js';
-export * from '../manager/manager.js';
-export * from './owner-references.js';
-export * from './finalizers.js';
-export * from './conditions.js';
-export * from './event-recorder.js';
-export * from './create-or-update.js';
+// kop/runtime/controller: controllers and the reconciler's helpers (controller-runtime's builder,
+// handler, predicate and controllerutil packages). The ones every reconciler uses are also on kop/runtime.
+export { Controller, TerminalError, type ControllerMetrics, type ControllerOptions, type ReconcileContext, type ReconcileFunction, type ReconcileOutcome, type ReconcileResult, type Reconciler } from './controller.js';
+export { ControllerBuilder, type ControllerHost, type ForOptions } from './builder.js';
+export { mapToControllerOwner, mapToSelf, type MapFunction, type OwnerKind } from './event-handlers.js';
+export { and, annotationsChanged, generationChanged, labelsChanged, matching, not, or, resourceVersionChanged, type Predicate } from './predicates.js';
+export { addFinalizer, finalizer, hasFinalizer, isBeingDeleted, removeFinalizer, type FinalizerHandlers } from './finalizers.js';
+export { findCondition, isConditionTrue, removeCondition, setCondition, type Condition, type ConditionInput } from './conditions.js';
+export { AlreadyOwnedError, getControllerOf, setControllerReference, setOwnerReference } from './owner-references.js';
+export { createOrUpdate, type CreateOrUpdateOperation } from './create-or-update.js';
+export { EventRecorder, type EventInput, type EventType } from './event-recorder.js';

@@ -1,5 +1,6 @@
 import type { Client, KubernetesObject, ResourceType, RestClientOptions } from '../client/index.js';
-import { ApiClient, ResourceClient, RestClient, apiVersionOf } from '../client/index.js';
+import { ResourceClient, RestClient, apiVersionOf } from '../client/index.js';
+import { ApiClient } from '../client/client.js';
 import { CacheReader } from '../cache/cache-reader.js';
 import type { Controller } from '../controller/controller.js';
 import { ControllerBuilder } from '../controller/builder.js';

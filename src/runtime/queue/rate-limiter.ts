@@ -1,5 +1,6 @@
 import type { Clock } from '../util/clock.js';
 import { systemClock } from '../util/clock.js';
+import { TokenBucket } from '../util/token-bucket.js';
 
 /** Decides how long a key waits before it is retried. */
 export interface RateLimiter {
@@ -61,27 +62,16 @@ export interface TokenBucketOptions {
  * reserves one token and waits until that token has accrued.
  */
 export class TokenBucketRateLimiter implements RateLimiter {
-  private readonly ratePerMs: number;
-  private readonly burst: number;
-  private readonly clock: Clock;
-  private tokens: number;
-  private lastRefill: number;
+  private readonly bucket: TokenBucket;
 
   constructor(options: TokenBucketOptions = {}) {
-    this.ratePerMs = (options.ratePerSecond ?? 10) / 1000;
-    this.burst = options.burst ?? 100;
-    this.clock = options.clock ?? systemClock;
-    this.tokens = this.burst;
-    this.lastRefill = this.clock.now();
+    const clock = options.clock ?? systemClock;
+    this.bucket = new TokenBucket(options.ratePerSecond ?? 10, options.burst ?? 100, () => clock.now());
   }
 
   when(): number {
-    const now = this.clock.now();
-    this.tokens = Math.min(this.burst, this.tokens + (now - this.lastRefill) * this.ratePerMs);
-    this.lastRefill = now;
-    this.tokens -= 1;
     // A negative balance is debt: the reservation is usable once it has been paid back.
-    return this.tokens >= 0 ? 0 : Math.ceil(-this.tokens / this.ratePerMs);
+    return this.bucket.reserve();
   }
 
   forget(): void {}

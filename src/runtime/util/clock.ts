@@ -22,7 +22,12 @@ export const systemClock: Clock = {
   },
 };
 
-/** Resolves after `delayMs` on `clock`, or rejects early with the signal's reason when aborted. */
+/**
+ * Resolves after `delayMs` on `clock`, or rejects early with the signal's reason when aborted.
+ * The one sleep of kop/runtime (retries, limiter waits, backoff, lease renewals). On the system
+ * clock it keeps the process alive while it waits, as an awaited wait should: a script awaiting a
+ * retried request must not exit before the retry.
+ */
 export function sleep(delayMs: number, signal?: AbortSignal, clock: Clock = systemClock): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {
@@ -33,10 +38,17 @@ export function sleep(delayMs: number, signal?: AbortSignal, clock: Clock = syst
       cancel();
       reject(signal?.reason);
     };
-    const cancel = clock.setTimer(() => {
+    const done = (): void => {
       signal?.removeEventListener('abort', onAbort);
       resolve();
-    }, delayMs);
+    };
+    let cancel: CancelTimer;
+    if (clock === systemClock) {
+      const handle = setTimeout(done, Math.max(0, delayMs));
+      cancel = () => clearTimeout(handle);
+    } else {
+      cancel = clock.setTimer(done, delayMs);
+    }
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }

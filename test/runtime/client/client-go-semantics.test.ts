@@ -1,19 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startControlPlane, type ControlPlane, type CustomResourceDefinition } from '../../../src/testing/index.js';
-import {
-  ApiError,
-  DynamicClient,
-  RestClient,
-  isNotFound,
-  isResourceVersionTooLarge,
-  isTimeout,
-  loadClientConfig,
-  namespacedResource,
-  type KubernetesObject,
-  clusterResource,
-  configMapType,
-  namespaceType,
-} from '../../../src/runtime/index.js';
+import { ApiError, RestClient, isNotFound, loadClientConfig, type KubernetesObject, configMapType, namespaceType } from '../../../src/runtime/index.js';
+import { DynamicClient } from '../../../src/runtime/client/dynamic/dynamic-client.js';
+import { isResourceVersionTooLarge, isTimeout } from '../../../src/runtime/client/errors/api-error.js';
+import { namespacedResource, clusterResource } from '../../../src/runtime/client/resource/resource-client.js';
 
 // Details of client-go's semantics that kop's client once got wrong, each shown against a real
 // kube-apiserver: the bug reproduced first, then fixed.

@@ -1,18 +1,11 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  ApiClient,
-  Indexer,
-  Lister,
-  RestClient,
-  configMapType,
-  isNotFound,
-  loadClientConfig,
-  type Informer,
-  type KubernetesObject,
-  type ResourceType,
-} from '../../../src/runtime/index.js';
+import { RestClient, configMapType, isNotFound, loadClientConfig, type KubernetesObject, type ResourceType } from '../../../src/runtime/index.js';
+import { ApiClient } from '../../../src/runtime/client/client.js';
+import { Indexer } from '../../../src/runtime/cache/indexer.js';
+import { Lister } from '../../../src/runtime/cache/lister.js';
+import { type Informer } from '../../../src/runtime/cache/informer.js';
 import type { ConfigMap } from '../../../src/api/index.js';
 import { CacheReader, type CacheSource } from '../../../src/runtime/cache/cache-reader.js';
 

@@ -1,7 +1,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { RequestTimeoutError, RestClient, TokenBucket, loadClientConfig } from '../../../src/runtime/index.js';
+import { RestClient, loadClientConfig } from '../../../src/runtime/index.js';
+import { RequestTimeoutError } from '../../../src/runtime/client/errors/api-error.js';
+import { TokenBucket } from '../../../src/runtime/util/token-bucket.js';
 
 // controller-runtime's defaults: no client-side limiter unless one is asked for, and a request that
 // finds a token goes at once.

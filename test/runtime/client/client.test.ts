@@ -4,34 +4,14 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startControlPlane, type ControlPlane } from '../../../src/testing/index.js';
-import {
-  ApiError,
-  clientConfigFromString,
-  DiscoveryClient,
-  DynamicClient,
-  NoMatchError,
-  RestClient,
-  RestMapper,
-  isAlreadyExists,
-  isBadRequest,
-  isConflict,
-  isForbidden,
-  isGone,
-  isInvalid,
-  isNotFound,
-  loadClientConfig,
-  retryOnConflict,
-  type NamespacedResourceClient,
-  type ScalableResourceClient,
-  type WatchEvent,
-  clusterResource,
-  configMapType,
-  deploymentType,
-  namespaceType,
-  namespacedResource,
-  namespacedScalableResource,
-  secretType,
-} from '../../../src/runtime/index.js';
+import { ApiError, RestClient, isAlreadyExists, isConflict, isForbidden, isGone, isInvalid, isNotFound, loadClientConfig, retryOnConflict, configMapType, deploymentType, namespaceType, secretType } from '../../../src/runtime/index.js';
+import { clientConfigFromString } from '../../../src/runtime/client/config/client-config.js';
+import { DiscoveryClient } from '../../../src/runtime/client/discovery/discovery-client.js';
+import { DynamicClient } from '../../../src/runtime/client/dynamic/dynamic-client.js';
+import { NoMatchError, RestMapper } from '../../../src/runtime/client/discovery/rest-mapper.js';
+import { isBadRequest } from '../../../src/runtime/client/errors/api-error.js';
+import { type NamespacedResourceClient, type ScalableResourceClient, clusterResource, namespacedResource, namespacedScalableResource } from '../../../src/runtime/client/resource/resource-client.js';
+import { type WatchEvent } from '../../../src/runtime/client/resource/options.js';
 import { generateClients } from '../../../src/clientgen/generate-clients.js';
 import { loadApiModel, type ApiModel } from '../../../src/schema/model.js';
 import { buildCrds, formatCrd } from '../../../src/schema/crd.js';

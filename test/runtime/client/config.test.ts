@@ -5,7 +5,9 @@ import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { stringify } from 'yaml';
-import { InvalidConfigurationError, NoConfigurationError, Transport, clientConfigFromString, loadClientConfig } from '../../../src/runtime/index.js';
+import { loadClientConfig } from '../../../src/runtime/index.js';
+import { InvalidConfigurationError, NoConfigurationError, clientConfigFromString } from '../../../src/runtime/client/config/client-config.js';
+import { Transport } from '../../../src/runtime/client/rest/transport.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
@@ -277,6 +279,7 @@ describe.skipIf(!existsSync(path.join(ROOT, 'dist/runtime/index.js')))('loading 
     return { out, loaded: [...new Set(readFileSync(log, 'utf8').split('\n').filter(Boolean))].sort() };
   };
   const runtime = JSON.stringify(pathToFileURL(path.join(ROOT, 'dist/runtime/index.js')).href);
+  const runtimeClient = JSON.stringify(pathToFileURL(path.join(ROOT, 'dist/runtime/client/index.js')).href);
   const small = ['dist/config_types.js', 'dist/file_auth.js'];
 
   it('loads only the kubeconfig entry parser for tokens, certificates, token files, or a manager', () => {
@@ -284,7 +287,8 @@ describe.skipIf(!existsSync(path.join(ROOT, 'dist/runtime/index.js')))('loading 
     const tokenConfig = kubeconfig([{ name: 't', server: 'https://t.example', token: 'abc' }]);
     const { out, loaded } = run(
       `
-      const { Manager, RestClient, Transport, loadClientConfig } = await import(${runtime});
+      const { Manager } = await import(${runtime});
+      const { RestClient, Transport, loadClientConfig } = await import(${runtimeClient});
       const inCluster = new Transport(loadClientConfig({ env: ${JSON.stringify(inClusterEnv)}, homeDir: ${JSON.stringify(home())}, serviceAccountDir: ${JSON.stringify(sa)} }));
       const token = new Transport(loadClientConfig({ kubeconfig: ${JSON.stringify(tokenConfig)} }));
       const manager = new Manager({ rest: new RestClient(loadClientConfig({ kubeconfig: ${JSON.stringify(tokenConfig)} })), metricsBindAddress: '0', healthProbeBindAddress: '0' });
@@ -302,7 +306,7 @@ describe.skipIf(!existsSync(path.join(ROOT, 'dist/runtime/index.js')))('loading 
     const doc = kubeconfigWithUser(execUser(`console.log(${JSON.stringify(JSON.stringify(credential))})`));
     const { out, loaded } = run(
       `
-      const { Transport, clientConfigFromString } = await import(${runtime});
+      const { Transport, clientConfigFromString } = await import(${runtimeClient});
       console.log((await new Transport(clientConfigFromString(${JSON.stringify(doc)})).authHeaders()).authorization);
     `,
       ['dist/config_types.js'],
@@ -316,7 +320,7 @@ describe.skipIf(!existsSync(path.join(ROOT, 'dist/runtime/index.js')))('loading 
     expect(() =>
       run(
         `
-        const { Transport, clientConfigFromString } = await import(${runtime});
+        const { Transport, clientConfigFromString } = await import(${runtimeClient});
         await new Transport(clientConfigFromString(${JSON.stringify(doc)})).authHeaders();
       `,
         small,

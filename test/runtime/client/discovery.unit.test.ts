@@ -1,7 +1,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DiscoveryClient, NoMatchError, RestClient, RestMapper, loadClientConfig } from '../../../src/runtime/index.js';
+import { RestClient, loadClientConfig } from '../../../src/runtime/index.js';
+import { DiscoveryClient } from '../../../src/runtime/client/discovery/discovery-client.js';
+import { NoMatchError, RestMapper } from '../../../src/runtime/client/discovery/rest-mapper.js';
 
 // A server that only speaks per-group-version discovery (no aggregated discovery), as older
 // apiservers and some aggregated API servers do. The real apiserver path is in client.test.ts.

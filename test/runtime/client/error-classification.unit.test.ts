@@ -1,15 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import {
-  ApiError,
-  isAlreadyExists,
-  isConflict,
-  isForbidden,
-  isInvalid,
-  isNotFound,
-  isTimeout,
-  statusFromResponse,
-  type Status,
-} from '../../../src/runtime/index.js';
+import { ApiError, isAlreadyExists, isConflict, isForbidden, isInvalid, isNotFound } from '../../../src/runtime/index.js';
+import { isTimeout, statusFromResponse } from '../../../src/runtime/client/errors/api-error.js';
+import { type Status } from '../../../src/runtime/client/types/meta.js';
 
 function apiError(code: number, reason: string | undefined): ApiError {
   const status: Status = { kind: 'Status', apiVersion: 'v1', status: 'Failure', code, reason, message: 'denied' };

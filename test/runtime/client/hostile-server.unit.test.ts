@@ -5,17 +5,10 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  Manager,
-  RestClient,
-  TransportError,
-  UnendingListError,
-  configMapType,
-  listComplete,
-  loadClientConfig,
-  namespacedResource,
-  silentLogger,
-} from '../../../src/runtime/index.js';
+import { Manager, RestClient, configMapType, loadClientConfig, silentLogger } from '../../../src/runtime/index.js';
+import { TransportError } from '../../../src/runtime/client/errors/api-error.js';
+import { UnendingListError, listComplete } from '../../../src/runtime/client/resource/list-pager.js';
+import { namespacedResource } from '../../../src/runtime/client/resource/resource-client.js';
 
 let server: http.Server;
 let base: string;

@@ -1,19 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startControlPlane, type ControlPlane } from '../../../src/testing/index.js';
-import {
-  ApiError,
-  RestClient,
-  ResourceClient,
-  isGone,
-  loadClientConfig,
-  type KubernetesObject,
-  type ListOptions,
-  type ObjectList,
-  clusterResource,
-  configMapType,
-  namespaceType,
-  namespacedResource,
-} from '../../../src/runtime/index.js';
+import { ApiError, RestClient, isGone, loadClientConfig, type KubernetesObject, type ObjectList, configMapType, namespaceType } from '../../../src/runtime/index.js';
+import { ResourceClient, clusterResource, namespacedResource } from '../../../src/runtime/client/resource/resource-client.js';
+import { type ListOptions } from '../../../src/runtime/client/resource/options.js';
 
 interface ConfigMapObject extends KubernetesObject {
   metadata?: { name?: string; namespace?: string; resourceVersion?: string; labels?: Record<string, string> };

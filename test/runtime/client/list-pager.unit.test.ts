@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError, isGone, listComplete, type KubernetesObject, type ListOptions, type ObjectList } from '../../../src/runtime/index.js';
+import { ApiError, isGone, type KubernetesObject, type ObjectList } from '../../../src/runtime/index.js';
+import { listComplete } from '../../../src/runtime/client/resource/list-pager.js';
+import { type ListOptions } from '../../../src/runtime/client/resource/options.js';
 
 type Item = KubernetesObject & { metadata: { name: string; resourceVersion: string }; value: number };
 

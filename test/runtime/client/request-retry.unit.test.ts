@@ -1,7 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError, RestClient, TransportError, loadClientConfig } from '../../../src/runtime/index.js';
+import { ApiError, RestClient, loadClientConfig } from '../../../src/runtime/index.js';
+import { TransportError } from '../../../src/runtime/client/errors/api-error.js';
 
 // Which failed requests the RestClient sends again, held to client-go's rules: a GET whose
 // connection was reset, and any answer (429 or 5xx) that carries Retry-After. Failures the real

@@ -5,19 +5,10 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  ApiError,
-  RequestTimeoutError,
-  RestClient,
-  TokenBucket,
-  TransportError,
-  clientConfigFromString,
-  isUnauthorized,
-  isConflict,
-  isGone,
-  isNotFound,
-  loadClientConfig,
-} from '../../../src/runtime/index.js';
+import { ApiError, RestClient, isConflict, isGone, isNotFound, loadClientConfig } from '../../../src/runtime/index.js';
+import { RequestTimeoutError, TransportError, isUnauthorized } from '../../../src/runtime/client/errors/api-error.js';
+import { TokenBucket } from '../../../src/runtime/util/token-bucket.js';
+import { clientConfigFromString } from '../../../src/runtime/client/config/client-config.js';
 
 // An in-memory apiserver stand-in: exercises URL building, decoding, errors, timeouts and watch
 // framing without a control plane. Behaviour against the real apiserver is in *.test.ts beside it.

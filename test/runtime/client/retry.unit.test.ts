@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError, DEFAULT_CONFLICT_BACKOFF, backoffDelay, retryOnConflict } from '../../../src/runtime/index.js';
+import { ApiError, retryOnConflict } from '../../../src/runtime/index.js';
+import { DEFAULT_CONFLICT_BACKOFF, backoffDelay } from '../../../src/runtime/client/retry/retry-on-conflict.js';
 
 const conflict = (): ApiError => new ApiError({ kind: 'Status', code: 409, reason: 'Conflict', message: 'the object has been modified' }, 'PUT', '/x');
 const alreadyExists = (): ApiError => new ApiError({ kind: 'Status', code: 409, reason: 'AlreadyExists', message: 'exists' }, 'POST', '/x');

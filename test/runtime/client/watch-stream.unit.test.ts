@@ -1,7 +1,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError, RestClient, TransportError, isGone, loadClientConfig, type RawWatchEvent } from '../../../src/runtime/index.js';
+import { ApiError, RestClient, isGone, loadClientConfig } from '../../../src/runtime/index.js';
+import { TransportError } from '../../../src/runtime/client/errors/api-error.js';
+import { type RawWatchEvent } from '../../../src/runtime/client/rest/rest-client.js';
 
 // Watch framing cases the real apiserver does not produce on demand, from a server over real sockets.
 let server: http.Server;

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { ControlPlane } from '../../../src/testing/index.js';
-import type { RestClient, WatchRestartReason } from '../../../src/runtime/index.js';
-import { Informer, ResourceClient, configMapType, namespacedResource } from '../../../src/runtime/index.js';
+import type { RestClient } from '../../../src/runtime/index.js';
+import type { WatchRestartReason } from '../../../src/runtime/cache/informer.js';
+import { configMapType } from '../../../src/runtime/index.js';
+import { Informer } from '../../../src/runtime/cache/informer.js';
+import { ResourceClient, namespacedResource } from '../../../src/runtime/client/resource/resource-client.js';
 import { delay, freshNamespace, restFor, useTestControlPlane, waitFor } from './helpers.js';
 
 /** A real kube-apiserver restart mid-watch, through kop/testing, against the same etcd, port and certificates. */

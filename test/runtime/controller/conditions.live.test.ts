@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { ControlPlane } from '../../../src/testing/index.js';
 import type { Condition, ResourceType, RestClient } from '../../../src/runtime/index.js';
-import { ResourceClient, setCondition } from '../../../src/runtime/index.js';
+import { setCondition } from '../../../src/runtime/index.js';
+import { ResourceClient } from '../../../src/runtime/client/resource/resource-client.js';
 import { freshNamespace, useTestControlPlane } from './helpers.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));

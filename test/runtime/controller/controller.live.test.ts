@@ -1,23 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ControlPlane } from '../../../src/testing/index.js';
 import type { Condition, Reconciler, ReconcileResult, Request, RestClient } from '../../../src/runtime/index.js';
-import {
-  ExponentialBackoffRateLimiter,
-  Manager,
-  ResourceClient,
-  addFinalizer,
-  createOrUpdate,
-  generationChanged,
-  isBeingDeleted,
-  removeFinalizer,
-  setCondition,
-  setControllerReference,
-  silentLogger,
-  createLogger,
-  configMapType,
-  eventType,
-  namespacedResource,
-} from '../../../src/runtime/index.js';
+import { Manager, addFinalizer, createOrUpdate, generationChanged, isBeingDeleted, removeFinalizer, setCondition, setControllerReference, silentLogger, createLogger, configMapType, eventType } from '../../../src/runtime/index.js';
+import { ExponentialBackoffRateLimiter } from '../../../src/runtime/queue/rate-limiter.js';
+import { ResourceClient, namespacedResource } from '../../../src/runtime/client/resource/resource-client.js';
 import type { Widget } from './helpers.js';
 import { delay, freshNamespace, restFor, startTestControlPlane, waitFor, widgetResource } from './helpers.js';
 

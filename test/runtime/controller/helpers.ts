@@ -4,7 +4,8 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll } from 'vitest';
 import type { ResourceType } from '../../../src/runtime/index.js';
-import { RestClient, loadClientConfig, clusterResource, namespaceType } from '../../../src/runtime/index.js';
+import { RestClient, loadClientConfig, namespaceType } from '../../../src/runtime/index.js';
+import { clusterResource } from '../../../src/runtime/client/resource/resource-client.js';
 import type { ControlPlane } from '../../../src/testing/index.js';
 import { startControlPlane } from '../../../src/testing/index.js';
 

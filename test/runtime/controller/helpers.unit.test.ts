@@ -1,27 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { Condition, KubernetesObject, LogFields } from '../../../src/runtime/index.js';
-import {
-  AlreadyOwnedError,
-  Indexer,
-  Lister,
-  and,
-  annotationsChanged,
-  createLogger,
-  findCondition,
-  generationChanged,
-  getControllerOf,
-  labelsChanged,
-  mapToControllerOwner,
-  matching,
-  not,
-  or,
-  parseBindAddress,
-  parseKey,
-  removeCondition,
-  requestHandler,
-  setCondition,
-  setControllerReference,
-} from '../../../src/runtime/index.js';
+import { AlreadyOwnedError, and, annotationsChanged, createLogger, findCondition, generationChanged, labelsChanged, matching, not, or, removeCondition, setCondition, setControllerReference } from '../../../src/runtime/index.js';
+import { Indexer } from '../../../src/runtime/cache/indexer.js';
+import { Lister } from '../../../src/runtime/cache/lister.js';
+import { getControllerOf } from '../../../src/runtime/controller/owner-references.js';
+import { mapToControllerOwner, requestHandler } from '../../../src/runtime/controller/event-handlers.js';
+import { parseBindAddress } from '../../../src/runtime/manager/http-server.js';
+import { parseKey } from '../../../src/runtime/cache/object-meta.js';
 
 function obj(name: string, meta: Record<string, unknown> = {}): KubernetesObject {
   return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'ns', ...meta } };

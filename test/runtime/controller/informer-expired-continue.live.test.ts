@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { ControlPlane } from '../../../src/testing/index.js';
-import type { ListOptions, ListerWatcher, ObjectList, RestClient, WatchEvent, WatchOptions } from '../../../src/runtime/index.js';
-import { Informer, ResourceClient, secretType } from '../../../src/runtime/index.js';
+import type { ObjectList, RestClient } from '../../../src/runtime/index.js';
+import type { ListOptions, WatchEvent, WatchOptions } from '../../../src/runtime/client/resource/options.js';
+import type { ListerWatcher } from '../../../src/runtime/cache/informer.js';
+import { secretType } from '../../../src/runtime/index.js';
+import { Informer } from '../../../src/runtime/cache/informer.js';
+import { ResourceClient } from '../../../src/runtime/client/resource/resource-client.js';
 import { freshNamespace, useTestControlPlane, waitFor } from './helpers.js';
 
 interface SecretObject {

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { ControlPlane } from '../../../src/testing/index.js';
-import type { RestClient, WatchRestartReason } from '../../../src/runtime/index.js';
-import { Informer, ResourceClient, namespacedResource, secretType } from '../../../src/runtime/index.js';
+import type { RestClient } from '../../../src/runtime/index.js';
+import type { WatchRestartReason } from '../../../src/runtime/cache/informer.js';
+import { secretType } from '../../../src/runtime/index.js';
+import { Informer } from '../../../src/runtime/cache/informer.js';
+import { ResourceClient, namespacedResource } from '../../../src/runtime/client/resource/resource-client.js';
 import { TcpProxy, delay, freshNamespace, restFor, useTestControlPlane, waitFor } from './helpers.js';
 
 interface SecretObject {

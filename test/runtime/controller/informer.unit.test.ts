@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { KubernetesObject, ListOptions, ObjectList, WatchEvent, WatchOptions } from '../../../src/runtime/index.js';
-import { ApiError, Informer, stripManagedFields } from '../../../src/runtime/index.js';
-import type { ListerWatcher } from '../../../src/runtime/index.js';
+import type { KubernetesObject, ObjectList } from '../../../src/runtime/index.js';
+import type { ListOptions, WatchEvent, WatchOptions } from '../../../src/runtime/client/resource/options.js';
+import { ApiError } from '../../../src/runtime/index.js';
+import { Informer, stripManagedFields } from '../../../src/runtime/cache/informer.js';
+import type { ListerWatcher } from '../../../src/runtime/cache/informer.js';
 import { FakeClock } from './fake-clock.js';
 import { waitFor } from './helpers.js';
 

@@ -1,12 +1,14 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import type { ControlPlane } from '../../../src/testing/index.js';
 import type { Logger } from '../../../src/runtime/index.js';
-import { LeaderElectionLostError, Manager, ResourceClient, RestClient, clientConfigFromString, leaseType } from '../../../src/runtime/index.js';
-import type { LeaseObject } from '../../../src/runtime/index.js';
+import { LeaderElectionLostError, Manager, RestClient, leaseType } from '../../../src/runtime/index.js';
+import { ResourceClient } from '../../../src/runtime/client/resource/resource-client.js';
+import { clientConfigFromString } from '../../../src/runtime/client/config/client-config.js';
+import type { LeaseObject } from '../../../src/runtime/manager/leader-election.js';
 import type { Widget } from './helpers.js';
 import { TcpProxy, delay, freshNamespace, restFor, useTestControlPlane, waitFor, widgetResource } from './helpers.js';
 
@@ -148,6 +150,12 @@ describe('leader election through a Lease', () => {
       expect(aLostAt - hungAt).toBeLessThan(1500 + LEASE.renewDeadlineMs + LEASE.retryPeriodMs + 1000);
       await b.manager.stop();
     } finally {
+      // The hung plugin runs in its own process group until its timeout: end it with the test.
+      for (const entry of await readdir('/proc').catch(() => [] as string[])) {
+        if (!/^\d+$/.test(entry)) continue;
+        const cmdline = await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '');
+        if (cmdline.includes(plugin)) process.kill(Number(entry), 'SIGKILL');
+      }
       await rm(dir, { recursive: true, force: true });
     }
   });

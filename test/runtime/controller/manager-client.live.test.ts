@@ -2,22 +2,8 @@
 // informer cache (counted at the RestClient), writes and `live` reads go to the apiserver, and
 // every verb works on CRDs and built-in kinds alike.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RestRequest } from '../../../src/runtime/index.js';
-import {
-  CacheScopeError,
-  Manager,
-  RestClient,
-  configMapType,
-  createClient,
-  deploymentType,
-  finalizer,
-  isConflict,
-  isNotFound,
-  loadClientConfig,
-  secretType,
-  silentLogger,
-  type Client,
-} from '../../../src/runtime/index.js';
+import type { RestRequest } from '../../../src/runtime/client/rest/rest-client.js';
+import { CacheScopeError, Manager, RestClient, configMapType, createClient, deploymentType, finalizer, isConflict, isNotFound, loadClientConfig, secretType, silentLogger, type Client } from '../../../src/runtime/index.js';
 import type { ControlPlane } from '../../../src/testing/index.js';
 import { freshNamespace, restFor, startTestControlPlane, waitFor, widgetResource, type Widget } from './helpers.js';
 

@@ -4,7 +4,8 @@ import { Controller, TerminalError } from '../../../src/runtime/controller/contr
 import { ManagerMetrics } from '../../../src/runtime/manager/metrics.js';
 import type { ReconcileFunction } from '../../../src/runtime/controller/controller.js';
 import { FakeClock } from './fake-clock.js';
-import { EventRecorder, RestClient, createClient, loadClientConfig } from '../../../src/runtime/index.js';
+import { RestClient, createClient, loadClientConfig } from '../../../src/runtime/index.js';
+import { EventRecorder } from '../../../src/runtime/controller/event-recorder.js';
 
 // Never called by these reconciles: a controller always hands its reconciles a client and recorder.
 const rest = new RestClient(loadClientConfig({ server: 'https://127.0.0.1:1', env: {} }));

@@ -1,25 +1,11 @@
 // Behaviours checked against controller-runtime / client-go semantics on a real kube-apiserver.
 import { describe, expect, it } from 'vitest';
 import type { ControlPlane } from '../../../src/testing/index.js';
-import type { KubernetesObject, LeaseObject, Request, RestClient } from '../../../src/runtime/index.js';
-import {
-  CacheNotSyncedError,
-  CacheScopeError,
-  LeaderElectionLostError,
-  LeaderElector,
-  Manager,
-  ResourceClient,
-  addFinalizer,
-  removeFinalizer,
-  setControllerReference,
-  silentLogger,
-  clusterResource,
-  configMapType,
-  eventType,
-  leaseType,
-  namespaceType,
-  namespacedResource,
-} from '../../../src/runtime/index.js';
+import type { KubernetesObject, Request, RestClient } from '../../../src/runtime/index.js';
+import type { LeaseObject } from '../../../src/runtime/manager/leader-election.js';
+import { CacheNotSyncedError, CacheScopeError, LeaderElectionLostError, Manager, addFinalizer, removeFinalizer, setControllerReference, silentLogger, configMapType, eventType, leaseType, namespaceType } from '../../../src/runtime/index.js';
+import { LeaderElector } from '../../../src/runtime/manager/leader-election.js';
+import { ResourceClient, clusterResource, namespacedResource } from '../../../src/runtime/client/resource/resource-client.js';
 import type { Widget } from './helpers.js';
 import { delay, freshNamespace, restFor, useTestControlPlane, waitFor, widgetResource } from './helpers.js';
 

@@ -155,6 +155,15 @@ export class ExecCredentialProvider {
         // Its own process group, so a timeout also ends what a wrapper script started.
         detached: !interactive && process.platform !== 'win32',
       });
+      // In its own process group the plugin would outlive this process: end it when this process exits.
+      const killOnExit = (): void => {
+        try {
+          if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      };
+      if (!interactive && process.platform !== 'win32') process.once('exit', killOnExit);
       const timeoutMs = this.options.timeoutMs ?? EXEC_PLUGIN_TIMEOUT_MS;
       const timer =
         interactive || timeoutMs <= 0
@@ -182,6 +191,7 @@ export class ExecCredentialProvider {
       });
       child.on('close', (exitCode, exitSignal) => {
         if (timer) clearTimeout(timer);
+        process.off('exit', killOnExit);
         resolve({ stdout: Buffer.concat(out).toString('utf8'), stderrTail: tail, code: exitCode, signal: exitSignal, error: spawnError });
       });
     });

@@ -3,7 +3,8 @@ import https from 'node:https';
 import { ApiError, RequestTimeoutError, TransportError, isStatusObject, statusFromResponse } from '../errors/api-error.js';
 import { loadClientConfig, type ClientConfig, type LoadClientConfigOptions } from '../config/client-config.js';
 import { Transport, type TransportOptions } from './transport.js';
-import { TokenBucket, sleep } from './token-bucket.js';
+import { sleep } from '../../util/clock.js';
+import { TokenBucket } from '../../util/token-bucket.js';
 import type { Status } from '../types/meta.js';
 
 /** HTTP verbs the apiserver understands. */

@@ -1,5 +1,5 @@
 import { isConflict } from '../errors/api-error.js';
-import { sleep } from '../rest/token-bucket.js';
+import { sleep } from '../../util/clock.js';
 
 /** Exponential backoff: `steps` attempts, waits of `initialMs * factor^n` (capped), each spread by ± `jitter`. */
 export interface Backoff {

@@ -1,7 +1,10 @@
+import { sleep } from './clock.js';
+
 /**
- * Client-side rate limiter: `qps` tokens per second refill a bucket of `burst` tokens, and every
- * request takes one, waiting when the bucket is empty. Same model as client-go's token-bucket
- * limiter. Off by default in RestClient (see its `qps` option). Waiters are served in order.
+ * The one token bucket of kop/runtime: `qps` tokens per second refill a bucket of `burst` tokens.
+ * RestClient's client-side limiter takes tokens and waits for them (client-go's token-bucket
+ * limiter; off by default, see its `qps` option; waiters are served in order); the work queue's
+ * overall retry budget reserves them ahead (`reserve`), as client-go's BucketRateLimiter does.
  */
 export class TokenBucket {
   private tokens: number;
@@ -13,6 +16,16 @@ export class TokenBucket {
     if (!(burst >= 1)) throw new RangeError(`burst must be >= 1, got ${burst}`);
     this.tokens = burst;
     this.last = now();
+  }
+
+  /**
+   * Reserves a token now, going into debt when none is left, and says how many milliseconds
+   * until the reserved token has accrued (0 when it was there).
+   */
+  reserve(): number {
+    this.refill();
+    this.tokens -= 1;
+    return this.tokens >= 0 ? 0 : Math.ceil((-this.tokens / this.qps) * 1000);
   }
 
   /** Takes a token without waiting; false when none is available. */
@@ -65,23 +78,4 @@ export class TokenBucket {
     this.last = now;
     this.tokens = Math.min(this.burst, this.tokens + elapsed * this.qps);
   }
-}
-
-/** Resolves after `ms`, or rejects with the signal's reason when aborted first. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal!.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }

@@ -1,0 +1,6 @@
+// kop/runtime/manager: running controllers (controller-runtime's manager, leaderelection, healthz
+// and metrics packages). Manager itself is also on kop/runtime.
+export { Manager, LeaderElectionLostError, type HealthCheck, type ManagerOptions } from './manager.js';
+export { LeaderElector, type LeaderElectionOptions, type LeaseObject, type LeaseSpec } from './leader-election.js';
+export { ManagerMetrics } from './metrics.js';
+export { createLogger, silentLogger, type LogFields, type LogLevel, type Logger, type LoggerOptions } from '../util/logger.js';
