@@ -57,6 +57,8 @@ const WRITTEN_LAST = 'PROJECT';
 export class VirtualTree {
   private readonly staged = new Map<string, StagedFile>();
   private readonly diskCache = new Map<string, string | undefined>();
+  /** The project root with its links resolved, looked up once per tree. */
+  private realRoot: Promise<string> | undefined;
 
   constructor(
     readonly root: string,
@@ -68,7 +70,8 @@ export class VirtualTree {
    * another project's folder): the nearest existing part of the path must resolve inside the root.
    */
   private async checkResolvesInside(key: string): Promise<void> {
-    const root = await fs.realpath(this.root);
+    this.realRoot ??= fs.realpath(this.root);
+    const root = await this.realRoot;
     let current = path.join(this.root, key);
     for (;;) {
       let resolved: string | undefined;

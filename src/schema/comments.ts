@@ -23,6 +23,11 @@ export function normaliseDoc(lines: readonly string[]): string {
   return out.join('\n');
 }
 
+/** One line of a comment without its comment syntax: the opening slashes or star, a leading star, the closing star-slash. */
+function commentLineText(line: string): string {
+  return line.replace(/^\s*(\/\/\/?|\/\*\*?|\*)\s?/, '').replace(/\*\/\s*$/, '').trim();
+}
+
 export class CommentReader {
   constructor(
     private readonly ts: typeof TypeScript,
@@ -96,7 +101,7 @@ export class CommentReader {
     return sourceFile.text
       .slice(range.pos, range.end)
       .split('\n')
-      .some((line) => isMarkerLine(line.replace(/^\s*(\/\/\/?|\/\*\*?|\*)\s?/, '').trim()));
+      .some((line) => isMarkerLine(commentLineText(line)));
   }
 
   /** Reports the markers in `ranges`: such a marker attaches to nothing, and would otherwise be dropped silently. */
@@ -141,7 +146,7 @@ export class CommentReader {
         .slice(range.pos, range.end)
         .split('\n')
         .forEach((line, index) => {
-          const marker = line.replace(/^\s*(\/\/\/?|\/\*\*?|\*)\s?/, '').replace(/\*\/\s*$/, '').trim();
+          const marker = commentLineText(line);
           if (!isMarkerLine(marker)) return;
           const location = { file, line: firstLine + index };
           this.collect(() => {
