@@ -194,6 +194,31 @@ describe('webhooks installed by startControlPlane', () => {
   });
 });
 
+describe('USE_EXISTING_CLUSTER mode (this control plane playing the cluster)', () => {
+  it('installs the webhooks and conversions the same way, and stop() deletes the configurations and resets the conversion', async () => {
+    const existing = await startControlPlane({
+      env: { USE_EXISTING_CLUSTER: 'true', KUBECONFIG: plane.kubeconfigPath },
+      crds: [join(PROJECT, 'config/crd/bases')],
+      webhooks: { paths: [join(PROJECT, 'config/webhook')], conversionPatches: [join(PROJECT, 'config/crd/patches')] },
+    });
+    const configPath = '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/validating-webhook-configuration';
+    const crdPath = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gizmos.test.kop.dev';
+    try {
+      expect(existing.existingCluster).toBe(true);
+      expect(existing.webhook!.port).not.toBe(plane.webhook!.port);
+      const config = await apiRequest(plane, plane.admin, 'GET', configPath);
+      const url = config.json<{ webhooks: Array<{ clientConfig: { url: string } }> }>().webhooks[0]!.clientConfig.url;
+      expect(url).toBe(`https://127.0.0.1:${existing.webhook!.port}/validate-test-kop-dev-v1-gizmo`);
+    } finally {
+      await existing.stop();
+    }
+    expect(existsSync(existing.webhook!.certDir)).toBe(false);
+    expect((await apiRequest(plane, plane.admin, 'GET', configPath)).status).toBe(404);
+    const crd = await apiRequest(plane, plane.admin, 'GET', crdPath);
+    expect(crd.json<{ spec: { conversion: unknown } }>().spec.conversion).toEqual({ strategy: 'None' });
+  });
+});
+
 describe('stop()', () => {
   it('removes the certificate folder with the rest', async () => {
     const certDir = plane.webhook!.certDir;
