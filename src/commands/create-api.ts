@@ -9,7 +9,7 @@ import type { MakeContext } from './command-module.js';
 export function register(program: Command, makeContext: MakeContext): void {
   const create =
     program.commands.find((command) => command.name() === 'create') ??
-    program.command('create').description('scaffold a new part of the project: `kop create api`');
+    program.command('create').description('scaffold a new part of the project: `kop create api`, `kop create webhook`');
   create
     .command('api')
     .description('add an API kind (or a new version of one): types, sample, reconciler, PROJECT entry')

@@ -18,6 +18,12 @@ export interface ManagerFlags {
   kubeApiQps: number;
   /** Requests allowed at once above kubeApiQps; 0 means twice kubeApiQps. */
   kubeApiBurst: number;
+  /** Folder of the webhook server's certificate and key; empty means kop/runtime's default, /tmp/k8s-webhook-server/serving-certs. */
+  webhookCertPath: string;
+  /** File name of the webhook server's certificate in webhookCertPath. */
+  webhookCertName: string;
+  /** File name of the webhook server's private key in webhookCertPath. */
+  webhookCertKey: string;
   /** Print usage and exit. */
   help: boolean;
 }
@@ -37,6 +43,9 @@ Flags:
   --kubeconfig <path>                 kubeconfig to use (default: $KUBECONFIG, in-cluster, ~/.kube/config)
   --kube-api-qps <n>                  client-side limit of requests per second to the apiserver, 0 for none (default 0)
   --kube-api-burst <n>                requests allowed at once above --kube-api-qps (default twice --kube-api-qps)
+  --webhook-cert-path <dir>           folder of the webhook server's certificate (default /tmp/k8s-webhook-server/serving-certs)
+  --webhook-cert-name <file>          certificate file in --webhook-cert-path (default "tls.crt")
+  --webhook-cert-key <file>           private key file in --webhook-cert-path (default "tls.key")
   -h, --help                          print this help
 `;
 
@@ -53,6 +62,9 @@ export function parseManagerFlags(argv: readonly string[]): ManagerFlags {
       kubeconfig: { type: 'string', default: '' },
       'kube-api-qps': { type: 'string', default: '0' },
       'kube-api-burst': { type: 'string', default: '0' },
+      'webhook-cert-path': { type: 'string', default: '' },
+      'webhook-cert-name': { type: 'string', default: 'tls.crt' },
+      'webhook-cert-key': { type: 'string', default: 'tls.key' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -63,6 +75,9 @@ export function parseManagerFlags(argv: readonly string[]): ManagerFlags {
     kubeconfig: values.kubeconfig,
     kubeApiQps: parseNonNegative('--kube-api-qps', values['kube-api-qps']),
     kubeApiBurst: parseNonNegative('--kube-api-burst', values['kube-api-burst']),
+    webhookCertPath: values['webhook-cert-path'],
+    webhookCertName: values['webhook-cert-name'],
+    webhookCertKey: values['webhook-cert-key'],
     help: values.help,
   };
   parseBindAddress(flags.metricsBindAddress);
