@@ -18,6 +18,8 @@ export interface ManagerFlags {
   kubeApiQps: number;
   /** Requests allowed at once above kubeApiQps; 0 means twice kubeApiQps. */
   kubeApiBurst: number;
+  /** Port of the webhook server (HTTPS, every interface). */
+  webhookPort: number;
   /** Folder of the webhook server's certificate and key; empty means kop/runtime's default, /tmp/k8s-webhook-server/serving-certs. */
   webhookCertPath: string;
   /** File name of the webhook server's certificate in webhookCertPath. */
@@ -43,6 +45,7 @@ Flags:
   --kubeconfig <path>                 kubeconfig to use (default: $KUBECONFIG, in-cluster, ~/.kube/config)
   --kube-api-qps <n>                  client-side limit of requests per second to the apiserver, 0 for none (default 0)
   --kube-api-burst <n>                requests allowed at once above --kube-api-qps (default twice --kube-api-qps)
+  --webhook-port <n>                  port of the webhook server, when the operator has webhooks (default 9443)
   --webhook-cert-path <dir>           folder of the webhook server's certificate (default /tmp/k8s-webhook-server/serving-certs)
   --webhook-cert-name <file>          certificate file in --webhook-cert-path (default "tls.crt")
   --webhook-cert-key <file>           private key file in --webhook-cert-path (default "tls.key")
@@ -62,6 +65,7 @@ export function parseManagerFlags(argv: readonly string[]): ManagerFlags {
       kubeconfig: { type: 'string', default: '' },
       'kube-api-qps': { type: 'string', default: '0' },
       'kube-api-burst': { type: 'string', default: '0' },
+      'webhook-port': { type: 'string', default: '9443' },
       'webhook-cert-path': { type: 'string', default: '' },
       'webhook-cert-name': { type: 'string', default: 'tls.crt' },
       'webhook-cert-key': { type: 'string', default: 'tls.key' },
@@ -75,6 +79,7 @@ export function parseManagerFlags(argv: readonly string[]): ManagerFlags {
     kubeconfig: values.kubeconfig,
     kubeApiQps: parseNonNegative('--kube-api-qps', values['kube-api-qps']),
     kubeApiBurst: parseNonNegative('--kube-api-burst', values['kube-api-burst']),
+    webhookPort: parsePort('--webhook-port', values['webhook-port']),
     webhookCertPath: values['webhook-cert-path'],
     webhookCertName: values['webhook-cert-name'],
     webhookCertKey: values['webhook-cert-key'],
@@ -91,6 +96,14 @@ function parseNonNegative(flag: string, value: string): number {
     throw new Error(`invalid ${flag} ${JSON.stringify(value)}: use a number of 0 or more`);
   }
   return number;
+}
+
+function parsePort(flag: string, value: string): number {
+  const port = Number(value);
+  if (!/^\d{1,5}$/.test(value) || port < 1 || port > 65535) {
+    throw new Error(`invalid ${flag} ${JSON.stringify(value)}: use a port from 1 to 65535`);
+  }
+  return port;
 }
 
 /** Parses `host:port`, `:port` or `[ipv6]:port`; "0" (disabled) gives undefined. */

@@ -35,7 +35,7 @@ async function main(argv: readonly string[]): Promise<number> {
     healthProbeBindAddress: flags.healthProbeBindAddress,
     // Served on :9443 once a webhook is registered (`kop create webhook`), with the certificate
     // cert-manager mounts (config/default/manager_webhook_patch.yaml); reloaded when it rotates.
-    webhookServer: { certDir: flags.webhookCertPath || undefined, certName: flags.webhookCertName, keyName: flags.webhookCertKey },
+    webhookServer: { port: flags.webhookPort, certDir: flags.webhookCertPath || undefined, certName: flags.webhookCertName, keyName: flags.webhookCertKey },
     leaderElection: flags.leaderElect,
     leaderElectionId: 'demo-leader-election',
     logger,

@@ -10,12 +10,12 @@ describe('parseManagerFlags', () => {
     {
       name: 'defaults',
       given: [],
-      want: { metricsBindAddress: ':8080', healthProbeBindAddress: ':8081', leaderElect: false, kubeconfig: '', kubeApiQps: 0, kubeApiBurst: 0, webhookCertPath: '', webhookCertName: 'tls.crt', webhookCertKey: 'tls.key', help: false },
+      want: { metricsBindAddress: ':8080', healthProbeBindAddress: ':8081', leaderElect: false, kubeconfig: '', kubeApiQps: 0, kubeApiBurst: 0, webhookPort: 9443, webhookCertPath: '', webhookCertName: 'tls.crt', webhookCertKey: 'tls.key', help: false },
     },
     {
       name: 'every flag',
-      given: ['--metrics-bind-address', '0', '--health-probe-bind-address=127.0.0.1:9440', '--leader-elect', '--kubeconfig', '/tmp/kc', '--kube-api-qps', '20', '--kube-api-burst=30', '--webhook-cert-path', '/certs', '--webhook-cert-name=cert.pem', '--webhook-cert-key', 'key.pem'],
-      want: { metricsBindAddress: '0', healthProbeBindAddress: '127.0.0.1:9440', leaderElect: true, kubeconfig: '/tmp/kc', kubeApiQps: 20, kubeApiBurst: 30, webhookCertPath: '/certs', webhookCertName: 'cert.pem', webhookCertKey: 'key.pem', help: false },
+      given: ['--metrics-bind-address', '0', '--health-probe-bind-address=127.0.0.1:9440', '--leader-elect', '--kubeconfig', '/tmp/kc', '--kube-api-qps', '20', '--kube-api-burst=30', '--webhook-port', '10250', '--webhook-cert-path', '/certs', '--webhook-cert-name=cert.pem', '--webhook-cert-key', 'key.pem'],
+      want: { metricsBindAddress: '0', healthProbeBindAddress: '127.0.0.1:9440', leaderElect: true, kubeconfig: '/tmp/kc', kubeApiQps: 20, kubeApiBurst: 30, webhookPort: 10250, webhookCertPath: '/certs', webhookCertName: 'cert.pem', webhookCertKey: 'key.pem', help: false },
     },
   ];
   for (const { name, given, want } of cases) {
@@ -27,6 +27,7 @@ describe('parseManagerFlags', () => {
     expect(() => parseManagerFlags(['--metrics-bind-address', 'nonsense'])).toThrow(/invalid bind address/);
     expect(() => parseManagerFlags(['--kube-api-qps', 'fast'])).toThrow(/invalid --kube-api-qps/);
     expect(() => parseManagerFlags(['--kube-api-burst=-1'])).toThrow(/invalid --kube-api-burst/);
+    expect(() => parseManagerFlags(['--webhook-port', '70000'])).toThrow(/invalid --webhook-port/);
   });
 });
 
