@@ -122,7 +122,7 @@ async function answer(
         code: 422,
         reason: 'Invalid',
         message: invalidMessage({ group: type.group, kind: type.kind }, name, error.errors),
-        details: { name, group: type.group, kind: type.kind, causes: error.errors.map((e) => ({ type: e.type, message: e.message, field: e.field })) },
+        details: { name, group: type.group, kind: type.kind, causes: error.errors.map((e) => ({ reason: e.type, message: e.message, field: e.field })) },
       };
       return { uid, allowed: false, status };
     }

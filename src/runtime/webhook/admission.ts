@@ -58,7 +58,8 @@ export interface AdmissionStatus {
     name?: string;
     group?: string;
     kind?: string;
-    causes?: { type: string; message: string; field: string }[];
+    /** One per field error. The cause type is under `reason` on the wire (metav1.StatusCause's `Type` is tagged `json:"reason"`). */
+    causes?: { reason: string; message: string; field: string }[];
   };
 }
 
