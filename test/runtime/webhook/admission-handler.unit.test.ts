@@ -35,9 +35,9 @@ function responseOf(reply: WebhookReply): AdmissionResponse {
   return body.response;
 }
 
-function patchOf(response: AdmissionResponse): unknown[] {
+function patchOf(response: AdmissionResponse): { op: string; path: string; value?: unknown }[] {
   expect(response.patchType).toBe('JSONPatch');
-  return JSON.parse(Buffer.from(response.patch!, 'base64').toString('utf8')) as unknown[];
+  return JSON.parse(Buffer.from(response.patch!, 'base64').toString('utf8')) as { op: string; path: string; value?: unknown }[];
 }
 
 const widget: Widget = { apiVersion: 'test.kop.dev/v1', kind: 'Widget', metadata: { name: 'w', namespace: 'ns' }, spec: { tags: ['a'] } };

@@ -33,7 +33,7 @@ const gadgetV2: ResourceType<GadgetV2> = { group: GROUP, version: 'v2', resource
 const gadgetV1: ResourceType<GadgetV1> = { group: GROUP, version: 'v1', resource: 'gadgets', kind: 'Gadget', namespaced: true };
 
 interface WebhookConfiguration extends KubernetesObject {
-  webhooks?: { name: string; clientConfig: { url?: string; caBundle?: string } }[];
+  webhooks?: ({ name: string; clientConfig: { url?: string; caBundle?: string } } & Record<string, unknown>)[];
 }
 const mutatingConfigurations: ResourceType<WebhookConfiguration> = { group: 'admissionregistration.k8s.io', version: 'v1', resource: 'mutatingwebhookconfigurations', kind: 'MutatingWebhookConfiguration', namespaced: false };
 const validatingConfigurations: ResourceType<WebhookConfiguration> = { group: 'admissionregistration.k8s.io', version: 'v1', resource: 'validatingwebhookconfigurations', kind: 'ValidatingWebhookConfiguration', namespaced: false };
