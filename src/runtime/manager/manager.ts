@@ -13,6 +13,11 @@ import type { Lister } from '../cache/lister.js';
 import type { Logger } from '../util/logger.js';
 import { createLogger } from '../util/logger.js';
 import { ManagerMetrics } from './metrics.js';
+import type { KubernetesObject as AnyObject } from '../client/types/meta.js';
+import { ConversionBuilder, WebhookBuilder, type WebhookRegistrar } from '../webhook/builder.js';
+import { ConversionRegistry, type SpokeConversion } from '../webhook/conversion.js';
+import type { WebhookHandler } from '../webhook/webhook-handler.js';
+import { WebhookServer, type WebhookServerOptions } from '../webhook/webhook-server.js';
 
 import { answerHealthChecks, type HealthCheck } from './health-checks.js';
 
@@ -69,6 +74,13 @@ export interface ManagerOptions {
    * that often, a safety net for drift no event reports; 0 turns it off.
    */
   informerDefaults?: Pick<InformerOptions<KubernetesObject>, 'resyncPeriodMs' | 'silentWatchTimeoutMs' | 'watchTimeoutSeconds' | 'listPageSize'>;
+  /**
+   * The webhook server (admission and conversion webhooks): where it listens (default all
+   * interfaces, port 9443) and where the serving certificate is (default
+   * `/tmp/k8s-webhook-server/serving-certs/tls.crt` and `tls.key`). It starts only when a webhook
+   * or conversion is registered.
+   */
+  webhookServer?: WebhookServerOptions;
   logger?: Logger;
   metrics?: ManagerMetrics;
 }
@@ -115,6 +127,10 @@ export class Manager {
   metricsAddress: string | undefined;
   /** Bound address of the probe server once started (`host:port`). */
   healthProbeAddress: string | undefined;
+  /** Bound address of the webhook server once started (`host:port`); undefined when no webhook is registered. */
+  webhookAddress: string | undefined;
+  private webhooks: WebhookServer | undefined;
+  private conversions: ConversionRegistry | undefined;
 
   constructor(private readonly options: ManagerOptions = {}) {
     this.restClient = options.rest;
@@ -212,6 +228,52 @@ export class Manager {
     return new ControllerBuilder(this, name);
   }
 
+  /**
+   * Starts building the admission webhooks of a kind (controller-runtime's
+   * `ctrl.NewWebhookManagedBy(mgr).For(obj)`): `.withDefaulter(d).withValidator(v).complete()`.
+   * Register before `start`; the webhook server runs on every replica, leader or not.
+   */
+  webhook<T extends KubernetesObject>(type: ResourceType<T>): WebhookBuilder<T> {
+    return new WebhookBuilder(type, this.webhookRegistrar);
+  }
+
+  /**
+   * Starts building the conversion webhook of a kind, `hub` being its storage version:
+   * `.spoke(otherVersionType, { convertTo, convertFrom }).complete()`, served on `/convert`.
+   */
+  conversion<Hub extends KubernetesObject>(hub: ResourceType<Hub>): ConversionBuilder<Hub> {
+    return new ConversionBuilder(hub, this.webhookRegistrar);
+  }
+
+  private get webhookRegistrar(): WebhookRegistrar {
+    return {
+      registerWebhooks: (routes: ReadonlyArray<readonly [string, WebhookHandler]>) => {
+        const server = this.webhookServerForRegistration();
+        const taken = routes.filter(([path], i) => server.paths.includes(path) || routes.findIndex(([p]) => p === path) !== i);
+        if (taken.length > 0) throw new Error(`webhook path ${taken[0]![0]} is registered already; give each webhook its own path`);
+        for (const [path, handler] of routes) server.register(path, handler);
+      },
+      registerConversion: (hub: ResourceType, spokes: ReadonlyMap<ResourceType, SpokeConversion<AnyObject, AnyObject>>) => {
+        const server = this.webhookServerForRegistration();
+        if (!this.conversions) {
+          if (server.paths.includes('/convert')) throw new Error('webhook path /convert is registered already; it is where conversions are served');
+          const registry = new ConversionRegistry();
+          registry.register(hub, spokes);
+          this.conversions = registry;
+          server.register('/convert', (call) => registry.handle(call));
+          return;
+        }
+        this.conversions.register(hub, spokes);
+      },
+    };
+  }
+
+  private webhookServerForRegistration(): WebhookServer {
+    if (this.started) throw new Error('register webhooks and conversions before manager.start(): the webhook server starts with the manager');
+    this.webhooks ??= new WebhookServer(this.options.webhookServer, { logger: this.logger.child({ component: 'webhook-server' }), metrics: this.metrics });
+    return this.webhooks;
+  }
+
   /** Registers a controller to start once caches are synced (and the lease is held). Names must be unique. */
   add(controller: Controller): void {
     this.checkControllerName(controller.name);
@@ -271,7 +333,12 @@ export class Manager {
     if (this.started || this.stopping) throw new Error('a manager can be started once');
     this.started = true;
     const signal = this.stopController.signal;
-    await this.startServers();
+    try {
+      await this.startServers();
+    } catch (err) {
+      await this.stop();
+      throw err;
+    }
     this.startedInformers = true;
     for (const informer of this.informers.values()) informer.start();
     try {
@@ -344,6 +411,8 @@ export class Manager {
   private async shutdown(): Promise<void> {
     this.stopController.abort(new Error('manager stopped'));
     const deadline = this.skipGracefulShutdown ? 0 : this.options.gracefulShutdownTimeoutMs ?? 30_000;
+    // Admission requests do not depend on the controllers: the webhook server drains alongside them.
+    const webhooksStopped = this.webhooks?.stop(this.options.gracefulShutdownTimeoutMs ?? 30_000);
     const results = await Promise.all(this.controllers.map((c) => c.stop(deadline)));
     if (results.some((finished) => !finished)) this.logger.warn('graceful shutdown deadline passed with reconciles in flight');
     this.controllersStarted = false;
@@ -352,6 +421,7 @@ export class Manager {
       this.metrics.setLeader(this.leaderMetricName, false);
     }
     await Promise.all([...this.informers.values()].map((i) => i.stop()));
+    await webhooksStopped;
     await Promise.all(this.servers.map((s) => s.close()));
     this.logger.info('manager stopped');
   }
@@ -393,6 +463,12 @@ export class Manager {
       this.servers.push(server);
       this.metricsAddress = await server.listen(metrics);
       this.logger.info('serving metrics', { address: this.metricsAddress, port: portOf(this.metricsAddress) });
+    }
+    // Before caches and leader election: every replica answers the apiserver's webhook calls.
+    const webhooks = this.webhooks;
+    if (webhooks) {
+      this.webhookAddress = await webhooks.start();
+      this.readyChecks.set('webhook', () => webhooks.checkServing());
     }
   }
 }
