@@ -6,12 +6,22 @@ import { findControlPlaneBinaries, type BinaryPathOptions, type ControlPlaneBina
 import type { Environment } from './cache-dir.js';
 import { CertificateAuthority, type CertificateAndKey } from './certificates.js';
 import { removeDirSync, trackForCleanup } from './cleanup.js';
-import { installCRDs as installCRDsWith, sleep, type CRDSource, type CustomResourceDefinition, type InstallCRDsOptions } from './crds.js';
+import { installCRDs as installCRDsWith, readCRDs, sleep, type CRDSource, type CustomResourceDefinition, type InstallCRDsOptions } from './crds.js';
 import { parseBoolean, parseDuration } from './durations.js';
 import { ApiServerTransport, postJson } from './http.js';
 import { buildKubeconfig, clientCertificateUser, writeKubeconfig, type Kubeconfig } from './kubeconfig.js';
 import { ManagedProcess } from './managed-process.js';
 import { findFreePorts } from './ports.js';
+import {
+  applyConversionPatches,
+  checkConversionPatchTargets,
+  installWebhookConfigurations,
+  prepareWebhooks,
+  readWebhookInputs,
+  type PreparedWebhooks,
+  type WebhookInstallOptions,
+  type WebhookServing,
+} from './webhooks.js';
 
 /** Options for {@link startControlPlane}; every one has an envtest-compatible environment default. */
 export interface ControlPlaneOptions {
@@ -27,6 +37,13 @@ export interface ControlPlaneOptions {
   useExistingCluster?: boolean;
   /** CRDs to install (and wait for) before the promise resolves. */
   crds?: CRDSource[];
+  /**
+   * Webhooks to install as envtest does: a CA and serving certificate in a temp folder, a free
+   * port, the Mutating/ValidatingWebhookConfigurations and the CRD conversions named by
+   * conversion patches pointed at `https://127.0.0.1:<port>`. Where to serve them is
+   * {@link ControlPlane.webhook}. With an existing cluster, see {@link WebhookInstallOptions.externalHost}.
+   */
+  webhooks?: WebhookInstallOptions;
   /** Extra kube-apiserver flags, appended after kop's (a later flag wins), e.g. `--feature-gates=...`. */
   apiServerArgs?: string[];
   /** Extra etcd flags, appended after kop's. */
@@ -70,13 +87,21 @@ export interface ControlPlane {
   /** The temp folder holding data, certificates and kubeconfigs; removed by stop(). */
   readonly dir: string;
   /**
+   * Where the test serves the installed webhooks (host, port, certificate folder and file names,
+   * CA), for the manager's `webhookServer` option; undefined without the `webhooks` option.
+   */
+  readonly webhook: WebhookServing | undefined;
+  /**
    * A kubeconfig for a user named `name` in `groups`, with no rights beyond what RBAC grants
    * those names (create Roles/Bindings as admin to give some). Started here: a client
    * certificate (CN=name, O=groups). Existing cluster: impersonation (`as`, `as-groups`) of
    * the current user.
    */
   addUser(user: { name: string; groups?: string[] }): Promise<ControlPlaneUser>;
-  /** Installs CRDs from paths or objects and waits until each is Established and served. */
+  /**
+   * Installs CRDs from paths or objects and waits until each is Established and served. A CRD
+   * named by one of the `webhooks.conversionPatches` gets its conversion webhook set here too.
+   */
   installCRDs(sources: CRDSource | CRDSource[], options?: InstallCRDsOptions): Promise<CustomResourceDefinition[]>;
   /**
    * Compacts etcd's history up to its current revision, so watches and lists from an older
@@ -156,6 +181,10 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     return connectToExistingCluster(options);
   }
   const binaries = findControlPlaneBinaries(options.binaries, env);
+  // Read every manifest before anything starts: a wrong path fails fast and leaves nothing behind.
+  const crds = readCRDs(options.crds ?? []);
+  const webhookInputs = options.webhooks ? readWebhookInputs(options.webhooks) : undefined;
+  if (webhookInputs) checkConversionPatchTargets(crds, webhookInputs.patches);
   // realpath: macOS's tmpdir is a symlink, and the reaper matches this path in command lines.
   const dir = mkdtempSync(join(realpathSync(tmpdir()), 'kop-envtest-'));
   const processes: ManagedProcess[] = [];
@@ -180,7 +209,10 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   };
 
   try {
-    const pki = await createPki(dir);
+    const [pki, webhooks] = await Promise.all([
+      createPki(dir),
+      webhookInputs ? prepareWebhooks(options.webhooks!, webhookInputs, dir) : undefined,
+    ]);
     const deadline = Date.now() + resolved.startTimeoutMs;
     let started: Started | undefined;
     for (let attempt = 1; !started; attempt++) {
@@ -193,8 +225,9 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
         removeDirSync(join(dir, 'etcd'));
       }
     }
-    const plane = new LocalControlPlane(started, pki, dir, binaries, resolved, processes, tracker);
-    if (options.crds && options.crds.length > 0) await plane.installCRDs(options.crds, { timeoutMs: Math.max(deadline - Date.now(), 5_000) });
+    const plane = new LocalControlPlane(started, pki, dir, binaries, resolved, processes, tracker, webhooks);
+    if (crds.length > 0) await plane.installCRDs(crds, { timeoutMs: Math.max(deadline - Date.now(), 5_000) });
+    if (webhooks) await installWebhookConfigurations(started.transport, webhooks, Math.max(deadline, Date.now() + 5_000));
     return plane;
   } catch (error) {
     await abandon();
@@ -375,6 +408,7 @@ class LocalControlPlane implements ControlPlane {
   readonly kubeconfigPath: string;
   readonly admin: ControlPlaneUser;
   readonly etcdUrl: string;
+  readonly webhook: WebhookServing | undefined;
   private readonly transport: ApiServerTransport;
   private readonly apiServerArgs: string[];
   private stopping: Promise<void> | undefined;
@@ -391,7 +425,9 @@ class LocalControlPlane implements ControlPlane {
     /** etcd first, then kube-apiserver (replaced on each start). */
     private readonly processes: ManagedProcess[],
     private readonly cleanup: { update(): void; release(): void },
+    private readonly webhooks: PreparedWebhooks | undefined,
   ) {
+    this.webhook = webhooks?.serving;
     this.server = started.server;
     this.etcdUrl = started.etcdUrl;
     this.transport = started.transport;
@@ -412,7 +448,9 @@ class LocalControlPlane implements ControlPlane {
 
   async installCRDs(sources: CRDSource | CRDSource[], options?: InstallCRDsOptions): Promise<CustomResourceDefinition[]> {
     this.assertRunning();
-    return installCRDsWith(this.transport, Array.isArray(sources) ? sources : [sources], options);
+    let crds = readCRDs(Array.isArray(sources) ? sources : [sources]);
+    if (this.webhooks) crds = applyConversionPatches(crds, this.webhooks.patches, this.webhooks.serving.url, this.webhooks.caBundle);
+    return installCRDsWith(this.transport, crds, options);
   }
 
   async compactEtcd(): Promise<number> {

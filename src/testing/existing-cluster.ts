@@ -10,9 +10,18 @@ import type { KubeconfigCluster as LoadedCluster, KubeconfigUser as LoadedUser }
 import { Transport } from '../runtime/client/rest/transport.js';
 import { removeDirSync } from './cleanup.js';
 import type { ControlPlane, ControlPlaneOptions, ControlPlaneUser } from './control-plane.js';
-import { installCRDs, type CRDSource } from './crds.js';
+import { installCRDs, readCRDs, type CRDSource } from './crds.js';
 import { ApiServerTransport } from './http.js';
 import { writeKubeconfig, type Kubeconfig, type KubeconfigCluster, type KubeconfigUser } from './kubeconfig.js';
+import {
+  applyConversionPatches,
+  checkConversionPatchTargets,
+  installWebhookConfigurations,
+  prepareWebhooks,
+  readWebhookInputs,
+  uninstallWebhooks,
+  type PreparedWebhooks,
+} from './webhooks.js';
 
 /**
  * USE_EXISTING_CLUSTER mode: the current kubeconfig stands in for a started control plane. It
@@ -20,15 +29,31 @@ import { writeKubeconfig, type Kubeconfig, type KubeconfigCluster, type Kubeconf
  * service account — with KUBECONFIG read from `options.env` (default process.env). Its current
  * context is written, with certificate files embedded, to a temp folder (`kubeconfigPath`).
  * stop() deletes only that folder; the cluster and whatever the tests created in it stay.
+ *
+ * Webhooks (the `webhooks` option) are installed the same way as on a started control plane,
+ * but the cluster's API server must be able to dial the URL they point at: `127.0.0.1` is the
+ * API server's own host, not this one, unless the cluster runs here outside any container, so
+ * set `webhooks.externalHost` to a name of this host that the API server reaches (and that the
+ * serving certificate then carries). As with envtest, kop cannot check this; a webhook the API
+ * server cannot reach fails its requests by the webhook's failurePolicy. stop() deletes the
+ * installed webhook configurations (they would otherwise break the cluster's writes) and sets
+ * the conversion of patched CRDs back to `None`; the CRDs themselves stay, as above. A
+ * configuration of the same name already in the cluster (the operator deployed there) is
+ * replaced, and then deleted by stop().
  */
 export async function connectToExistingCluster(options: ControlPlaneOptions): Promise<ControlPlane> {
+  const crds = readCRDs(options.crds ?? []);
+  const webhookInputs = options.webhooks ? readWebhookInputs(options.webhooks) : undefined;
+  if (webhookInputs) checkConversionPatchTargets(crds, webhookInputs.patches);
   const config = loadClientConfig({ env: options.env ?? process.env });
   const kubeconfig = flattenedKubeconfig(config);
   const dir = mkdtempSync(join(realpathSync(tmpdir()), 'kop-existing-'));
   const kubeconfigPath = join(dir, 'kubeconfig');
   let connection: Transport | undefined;
   let transport: ApiServerTransport | undefined;
+  let webhooks: PreparedWebhooks | undefined;
   try {
+    if (webhookInputs) webhooks = await prepareWebhooks(options.webhooks!, webhookInputs, dir);
     writeKubeconfig(kubeconfigPath, kubeconfig);
     connection = new Transport(config);
     transport = new ApiServerTransport(config.server, {}, signWith(connection));
@@ -42,6 +67,7 @@ export async function connectToExistingCluster(options: ControlPlaneOptions): Pr
   const caEntry = kubeconfig.clusters[0]!.cluster['certificate-authority-data'];
   let userCount = 0;
   let stopped = false;
+  let installedWebhooks = false;
 
   const plane: ControlPlane = {
     existingCluster: true,
@@ -53,6 +79,7 @@ export async function connectToExistingCluster(options: ControlPlaneOptions): Pr
     etcdUrl: undefined,
     binaries: undefined,
     dir,
+    webhook: webhooks?.serving,
     async addUser(user) {
       // No CA key here, so users are impersonated by the current user (who needs the
       // `impersonate` verb on users and groups, as cluster admins have).
@@ -70,7 +97,9 @@ export async function connectToExistingCluster(options: ControlPlaneOptions): Pr
       return { name: user.name, groups, kubeconfig: impersonating, kubeconfigPath: path };
     },
     async installCRDs(sources: CRDSource | CRDSource[], installOptions) {
-      return installCRDs(transport!, Array.isArray(sources) ? sources : [sources], installOptions);
+      let objects = readCRDs(Array.isArray(sources) ? sources : [sources]);
+      if (webhooks) objects = applyConversionPatches(objects, webhooks.patches, webhooks.serving.url, webhooks.caBundle);
+      return installCRDs(transport!, objects, installOptions);
     },
     async compactEtcd() {
       throw notWithExistingCluster('compactEtcd()');
@@ -87,15 +116,22 @@ export async function connectToExistingCluster(options: ControlPlaneOptions): Pr
     async stop() {
       if (stopped) return;
       stopped = true;
-      transport!.close();
-      connection!.close();
-      removeDirSync(dir);
+      try {
+        if (webhooks && installedWebhooks) await uninstallWebhooks(transport!, webhooks);
+      } finally {
+        transport!.close();
+        connection!.close();
+        removeDirSync(dir);
+      }
     },
   };
   try {
-    if (options.crds && options.crds.length > 0) await plane.installCRDs(options.crds);
+    if (webhooks) installedWebhooks = true; // from here on, stop() removes whatever part got installed
+    if (crds.length > 0) await plane.installCRDs(crds);
+    if (webhooks) await installWebhookConfigurations(transport!, webhooks, Date.now() + 60_000);
   } catch (error) {
-    await plane.stop();
+    // The install's error is the one to report, not a failure to undo it.
+    await plane.stop().catch(() => undefined);
     throw error;
   }
   return plane;

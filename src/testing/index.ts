@@ -3,8 +3,12 @@
  *
  * ```ts
  * import { startControlPlane } from 'kop/testing';
- * const plane = await startControlPlane({ crds: ['config/crd/bases'] });
+ * const plane = await startControlPlane({
+ *   crds: ['config/crd/bases'],
+ *   webhooks: { paths: ['config/webhook'], conversionPatches: ['config/crd/patches'] },
+ * });
  * // plane.kubeconfigPath, plane.kubeconfig, plane.addUser({ name: 'alice', groups: ['dev'] }) ...
+ * // plane.webhook: { host, port, certDir, ... } for the manager's webhookServer option
  * await plane.stop();
  * ```
  */
@@ -26,5 +30,6 @@ export {
 } from './binaries.js';
 export { envtestCacheDir, type Environment } from './cache-dir.js';
 export { readCRDs, type CRDSource, type CustomResourceDefinition, type InstallCRDsOptions } from './crds.js';
+export type { WebhookInstallOptions, WebhookServing } from './webhooks.js';
 export type { Kubeconfig, KubeconfigCluster, KubeconfigUser } from './kubeconfig.js';
 export { PINNED_KUBERNETES_VERSION, PINNED_ETCD_VERSION, type ControlPlaneBinary } from './versions.js';
