@@ -67,6 +67,8 @@ export class WebhookServer {
   /** The signals of the requests in flight, aborted when the shutdown deadline passes. */
   private readonly requestControllers = new Set<AbortController>();
   private server: https.Server | undefined;
+  /** Open connections, and how many requests each is answering: a stop closes the quiet ones. */
+  private readonly connections = new Map<tls.TLSSocket, number>();
   private watcher: CertificateWatcher | undefined;
   private inFlight = 0;
   private closing = false;
@@ -115,6 +117,10 @@ export class WebhookServer {
     server.headersTimeout = 30_000;
     server.requestTimeout = 60_000;
     server.on('tlsClientError', (error) => this.logger.debug('TLS handshake failed', { error: error.message }));
+    server.on('secureConnection', (socket: tls.TLSSocket) => {
+      this.connections.set(socket, 0);
+      socket.once('close', () => this.connections.delete(socket));
+    });
     this.address = await new Promise<string>((resolve, reject) => {
       server.once('error', reject);
       server.listen(options.port ?? 9443, options.host || undefined, () => {
@@ -169,7 +175,14 @@ export class WebhookServer {
     if (!server) return;
     this.closing = true;
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeIdleConnections();
+    // Node's closeIdleConnections leaves connections that never carried a request (a client
+    // such as the apiserver may dial more than it uses), and a request finishing after the
+    // sweep leaves its connection open: close every quiet connection now and while draining.
+    const closeQuiet = () => {
+      for (const [socket, requests] of this.connections) if (requests === 0) socket.destroy();
+    };
+    closeQuiet();
+    const sweep = setInterval(closeQuiet, 50);
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<'timeout'>((resolve) => {
       timer = setTimeout(() => resolve('timeout'), timeoutMs);
@@ -180,10 +193,16 @@ export class WebhookServer {
       server.closeAllConnections();
       await closed;
     }
+    clearInterval(sweep);
     clearTimeout(timer);
   }
 
   private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const socket = req.socket as tls.TLSSocket;
+    this.connections.set(socket, (this.connections.get(socket) ?? 0) + 1);
+    res.once('close', () => {
+      if (this.connections.has(socket)) this.connections.set(socket, Math.max(0, this.connections.get(socket)! - 1));
+    });
     const started = performance.now();
     const url = new URL(req.url ?? '/', 'https://webhook.local');
     const route = this.routes.get(url.pathname);

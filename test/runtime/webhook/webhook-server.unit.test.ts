@@ -341,4 +341,24 @@ describe('starting and stopping', () => {
     await run;
     agent.destroy();
   });
+
+  it('stops at once with connections that are idle or never sent a request', async () => {
+    const quick = new Manager({ logger: silentLogger, metricsBindAddress: '0', healthProbeBindAddress: '0', gracefulShutdownTimeoutMs: 20_000, webhookServer: { host: '127.0.0.1', port: 0, certDir: certs.dir } });
+    quick.webhook(widgetType).withValidator(validator).complete();
+    const run = quick.start();
+    while (!quick.webhookAddress) await new Promise((r) => setTimeout(r, 10));
+    const [host, port] = [quick.webhookAddress.replace(/:\d+$/, ''), Number(/:(\d+)$/.exec(quick.webhookAddress)![1])];
+    // A connection that completed its handshake but never sent a request (clients dial ahead)...
+    const silent = tls.connect({ host, port, ca: certs.ca.certPem, servername: 'localhost' });
+    await new Promise((resolve) => silent.once('secureConnect', resolve));
+    // ...and a keep-alive connection back to idle after one request.
+    const agent = new https.Agent({ keepAlive: true, ca: certs.ca.certPem });
+    expect((await post(quick.webhookAddress, '/validate-test-kop-dev-v1-widget', review('CREATE', widget), { ca: certs.ca.certPem, agent })).status).toBe(200);
+    const began = Date.now();
+    await quick.stop();
+    await run;
+    expect(Date.now() - began).toBeLessThan(2_000);
+    silent.destroy();
+    agent.destroy();
+  });
 });
