@@ -209,6 +209,7 @@ export class Manager {
         transform: this.options.cacheManagedFields ? undefined : stripManagedFields,
         namespace,
         name,
+        notServedMessage: notServedMessage(type),
         logger: this.logger,
         onWatchRestart: (reason) => this.metrics.watchRestarted(name, reason),
       });
@@ -480,4 +481,11 @@ function errorText(error: unknown): string {
 
 function portOf(address: string): number {
   return Number(address.slice(address.lastIndexOf(':') + 1));
+}
+
+/** What a user reads when the apiserver does not serve a watched kind: built-in APIs are switched on, others come with a CRD. */
+function notServedMessage(type: ResourceType): string {
+  const builtIn = type.group === '' || !type.group.includes('.') || type.group.endsWith('.k8s.io');
+  const fix = builtIn ? 'this Kubernetes version does not serve it or has it turned off' : 'install its CRD (kubectl apply -k config/crd)';
+  return `the API ${apiVersionOf(type)} ${type.kind} is not served by this cluster: ${fix}`;
 }
