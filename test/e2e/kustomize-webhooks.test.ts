@@ -25,7 +25,7 @@ import { runCreateWebhook } from '../../src/create-webhook/run-create-webhook.js
 import { runGenerate } from '../../src/generate/run-generate.js';
 import { runInit } from '../../src/init/run-init.js';
 import { findControlPlaneBinary } from '../../src/testing/binaries.js';
-import { startControlPlane, type ControlPlane } from '../../src/testing/index.js';
+import { startControlPlane, type ControlPlane, type CustomResourceDefinition } from '../../src/testing/index.js';
 import { tempDir, testContext } from '../unit/helpers/fake-context.js';
 
 type Manifest = { kind: string; metadata: { name: string; namespace?: string; annotations?: Record<string, string> }; spec?: unknown } & Record<string, unknown>;
@@ -65,7 +65,7 @@ const permissiveCrds = [
   { group: 'cert-manager.io', kind: 'Certificate', plural: 'certificates' },
   { group: 'cert-manager.io', kind: 'Issuer', plural: 'issuers' },
   { group: 'monitoring.coreos.com', kind: 'ServiceMonitor', plural: 'servicemonitors' },
-].map(({ group, kind, plural }) => ({
+].map(({ group, kind, plural }): CustomResourceDefinition => ({
   apiVersion: 'apiextensions.k8s.io/v1',
   kind: 'CustomResourceDefinition',
   metadata: { name: `${plural}.${group}` },
