@@ -16,10 +16,14 @@ export const LAYOUT = 'kop.dev/typescript/v1';
 /** Version of the PROJECT file's own format. */
 export const PROJECT_FORMAT_VERSION = '1';
 
+/** The webhooks `kop create webhook` scaffolded for one kind/version (Kubebuilder's PROJECT keys). */
 export interface ProjectWebhooks {
   defaulting?: boolean;
   validation?: boolean;
+  /** This version is the hub (storage version) of a conversion webhook. */
   conversion?: boolean;
+  /** The versions that convert to and from this hub. */
+  spoke?: string[];
   webhookVersion?: 'v1';
 }
 

@@ -14,7 +14,7 @@ export interface ProjectProblem {
 const TOP_LEVEL_KEYS = ['version', 'layout', 'domain', 'projectName', 'namespaced', 'kopSource', 'resources', 'generated'];
 const RESOURCE_KEYS = ['group', 'version', 'kind', 'plural', 'domain', 'path', 'api', 'controller', 'webhooks'];
 const API_KEYS = ['crdVersion', 'namespaced'];
-const WEBHOOK_KEYS = ['defaulting', 'validation', 'conversion', 'webhookVersion'];
+const WEBHOOK_KEYS = ['defaulting', 'validation', 'conversion', 'spoke', 'webhookVersion'];
 
 const checkPlural: NameCheck = (value) =>
   isDns1123Label(value) ? true : `invalid plural ${JSON.stringify(value)}: a plural must be a lower-case DNS-1123 label (e.g. "memcacheds")`;
@@ -96,13 +96,29 @@ function firstProblem(project: Record<string, unknown>, formatVersion: string): 
         unknownKey(hooks, WEBHOOK_KEYS, [...at, 'webhooks']) ??
         checkBoolean(hooks, 'defaulting', [...at, 'webhooks']) ??
         checkBoolean(hooks, 'validation', [...at, 'webhooks']) ??
-        checkBoolean(hooks, 'conversion', [...at, 'webhooks']);
+        checkBoolean(hooks, 'conversion', [...at, 'webhooks']) ??
+        checkSpokes(hooks.spoke, [...at, 'webhooks', 'spoke']);
       if (hookProblem) return hookProblem;
+      if (hooks.webhookVersion !== undefined && hooks.webhookVersion !== 'v1') {
+        return { path: [...at, 'webhooks', 'webhookVersion'], message: `must be v1, not ${JSON.stringify(hooks.webhookVersion)}` };
+      }
     }
     const key = `${String(entry.kind)} ${entry.group === '' ? String(entry.domain) : entry.domain === '' ? String(entry.group) : `${String(entry.group)}.${String(entry.domain)}`}/${String(entry.version)}`;
     const first = seen.get(key);
     if (first !== undefined) return { path: at, message: `${key} is listed twice (also resources[${first}]); keep one entry` };
     seen.set(key, index);
+  }
+  return undefined;
+}
+
+/** Spoke versions of a conversion: a list of API versions, each once. */
+function checkSpokes(value: unknown, at: (string | number)[]): ProjectProblem | undefined {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value)) return { path: at, message: 'must be a list of versions' };
+  for (const [index, version] of value.entries()) {
+    const result = typeof version === 'string' ? checkVersion(version) : 'must be a version such as v1alpha1';
+    if (result !== true) return { path: [...at, index], message: result };
+    if (value.indexOf(version) !== index) return { path: [...at, index], message: `${version} is listed twice` };
   }
   return undefined;
 }

@@ -3,12 +3,13 @@
  * subpaths named like controller-runtime's packages: kop/runtime/client (REST client,
  * configuration, resource, dynamic and discovery clients), kop/runtime/cache (informers,
  * listers), kop/runtime/queue (work queue, rate limiters), kop/runtime/controller (controllers,
- * builder, handlers) and kop/runtime/manager (leader election, metrics, logging).
+ * builder, handlers), kop/runtime/manager (leader election, metrics, logging) and
+ * kop/runtime/webhook (the webhook server, admission and conversion handlers).
  * test/api/reports/ holds the report of every entry point; a change of the surface changes it.
  */
 
 // Running controllers.
-export { Manager, LeaderElectionLostError, type ManagerOptions } from './manager/manager.js';
+export { Manager, GracefulShutdownTimeoutError, LeaderElectionLostError, type ManagerOptions } from './manager/manager.js';
 export { createLogger, silentLogger, type LogFields, type Logger } from './util/logger.js';
 
 // The one client and the kinds it reads and writes.
@@ -31,3 +32,8 @@ export { AlreadyOwnedError, setControllerReference } from './controller/owner-re
 export { findCondition, isConditionTrue, removeCondition, setCondition, type Condition } from './controller/conditions.js';
 export { and, annotationsChanged, generationChanged, labelsChanged, matching, not, or, type Predicate } from './controller/predicates.js';
 export type { EventRecorder } from './controller/event-recorder.js';
+
+// Webhooks: what a defaulter, a validator and a conversion use (registered with manager.webhook and manager.conversion).
+export { FieldError, ValidationError } from './webhook/field-error.js';
+export type { AdmissionContext, AdmissionWarnings, Defaulter, Validator } from './webhook/admission.js';
+export type { SpokeConversion } from './webhook/conversion.js';

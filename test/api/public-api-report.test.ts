@@ -23,6 +23,7 @@ const ENTRIES: Record<string, string> = {
   'kop/runtime/queue': 'src/runtime/queue/index.ts',
   'kop/runtime/controller': 'src/runtime/controller/index.ts',
   'kop/runtime/manager': 'src/runtime/manager/index.ts',
+  'kop/runtime/webhook': 'src/runtime/webhook/index.ts',
   'kop/testing': 'src/testing/index.ts',
 };
 

@@ -51,6 +51,14 @@ const CASES: BadInputCase[] = [
   },
   { name: 'create api: invalid version', args: ['create', 'api', '--group', 'cache', '--version', 'V1', '--kind', 'Widget'], exitCode: 2, message: /invalid version/ },
   { name: 'create api: an existing kind without --force', args: ['create', 'api', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'Memcached'], exitCode: 1, message: /already exists in PROJECT/ },
+  { name: 'create webhook: a kind not in PROJECT', args: ['create', 'webhook', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'Nope', '--defaulting'], exitCode: 1, message: /Nope cache\.example\.com\/v1alpha1 is not in PROJECT/ },
+  { name: 'create webhook: no webhook kind and no terminal', args: ['create', 'webhook', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'Memcached'], exitCode: 2, message: /no webhook to create/ },
+  {
+    name: 'create webhook: --conversion for a kind of one version',
+    args: ['create', 'webhook', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'Memcached', '--conversion', '--spoke', 'v1'],
+    exitCode: 1,
+    message: /has only the version v1alpha1/,
+  },
   {
     name: 'generate: a syntax error in the API types',
     given: editTypes((t) => t.replace('foo?: string;', 'foo?: string;;')),

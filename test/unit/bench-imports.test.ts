@@ -15,6 +15,7 @@ const entryPoints: Record<string, () => Promise<Record<string, unknown>>> = {
   '../dist/runtime/queue/index.js': () => import('../../src/runtime/queue/index.js'),
   '../dist/runtime/controller/index.js': () => import('../../src/runtime/controller/index.js'),
   '../dist/runtime/manager/index.js': () => import('../../src/runtime/manager/index.js'),
+  '../dist/runtime/webhook/index.js': () => import('../../src/runtime/webhook/index.js'),
   '../dist/testing/index.js': () => import('../../src/testing/index.js'),
 };
 

@@ -16,7 +16,7 @@ const GENERATOR_FLOORS: readonly (readonly string[])[] = [
   ['markers'], // one marker parser and registry (when the folder exists)
   ['schema'],
   ['rbac', 'webhook', 'clientgen'],
-  ['generate', 'init', 'create-api'], // the runs of the commands
+  ['generate', 'init', 'create-api', 'create-webhook'], // the runs of the commands
   ['commands'],
   ['cli'], // main.ts, commander wiring, output: imported by nobody
 ];

@@ -13,6 +13,13 @@ import type { Lister } from '../cache/lister.js';
 import type { Logger } from '../util/logger.js';
 import { createLogger } from '../util/logger.js';
 import { ManagerMetrics } from './metrics.js';
+import { MetricsAccessFilter } from './metrics-auth.js';
+import { MetricsServer, type MetricsServerOptions } from './metrics-server.js';
+import type { KubernetesObject as AnyObject } from '../client/types/meta.js';
+import { ConversionBuilder, WebhookBuilder, type WebhookRegistrar } from '../webhook/builder.js';
+import { ConversionRegistry, type SpokeConversion } from '../webhook/conversion.js';
+import type { WebhookHandler } from '../webhook/webhook-handler.js';
+import { WebhookServer, type WebhookServerOptions } from '../webhook/webhook-server.js';
 
 import { answerHealthChecks, type HealthCheck } from './health-checks.js';
 
@@ -36,8 +43,21 @@ export interface ManagerOptions {
    * `Client.Cache.DisableFor`): kinds with many large objects the operator reads rarely, such as Secrets.
    */
   uncachedTypes?: readonly ResourceType[];
-  /** Where /metrics is served (`--metrics-bind-address`); default ':8080'; '0' disables. */
+  /** Where /metrics is served (`--metrics-bind-address`); default ':8443'; '0' disables. */
   metricsBindAddress?: string;
+  /**
+   * Serve /metrics over HTTPS and let only users the apiserver authorises read it (`--metrics-secure`,
+   * default true): each request's bearer token is checked with a TokenReview and the user with a
+   * SubjectAccessReview for `get` on the non-resource URL `/metrics`, decisions cached briefly, as
+   * controller-runtime's `WithAuthenticationAndAuthorization` filter does. false: plain HTTP, no checks.
+   */
+  metricsSecure?: boolean;
+  /**
+   * The secure metrics server's certificate (`--metrics-cert-path`, `--metrics-cert-name`,
+   * `--metrics-cert-key`): read from `certDir` and reloaded when it changes; without `certDir`,
+   * a self-signed certificate is made in memory at start.
+   */
+  metricsServer?: MetricsServerOptions;
   /** Where /healthz and /readyz are served (`--health-probe-bind-address`); default ':8081'; '0' disables. */
   healthProbeBindAddress?: string;
   /** Run controllers only while holding a Lease (`--leader-elect`). */
@@ -52,7 +72,11 @@ export interface ManagerOptions {
   leaseDurationMs?: number;
   renewDeadlineMs?: number;
   retryPeriodMs?: number;
-  /** How long shutdown waits for reconciles in flight; default 30 s. */
+  /**
+   * How long shutdown waits for reconciles in flight (`--graceful-shutdown-timeout`); default 30 s.
+   * When it passes with reconciles still running, `start()` rejects with
+   * {@link GracefulShutdownTimeoutError}. Keep the pod's terminationGracePeriodSeconds longer.
+   */
   gracefulShutdownTimeoutMs?: number;
   /** After how long a failing list or watch makes /readyz fail (check `informers-healthy`); default 2 min. */
   informerFailureReadinessMs?: number;
@@ -69,6 +93,13 @@ export interface ManagerOptions {
    * that often, a safety net for drift no event reports; 0 turns it off.
    */
   informerDefaults?: Pick<InformerOptions<KubernetesObject>, 'resyncPeriodMs' | 'silentWatchTimeoutMs' | 'watchTimeoutSeconds' | 'listPageSize'>;
+  /**
+   * The webhook server (admission and conversion webhooks): where it listens (default all
+   * interfaces, port 9443) and where the serving certificate is (default
+   * `/tmp/k8s-webhook-server/serving-certs/tls.crt` and `tls.key`). It starts only when a webhook
+   * or conversion is registered.
+   */
+  webhookServer?: WebhookServerOptions;
   logger?: Logger;
   metrics?: ManagerMetrics;
 }
@@ -81,6 +112,26 @@ export class LeaderElectionLostError extends Error {
   constructor(lease: string) {
     super(`leader election lost for lease ${lease}`);
     this.name = 'LeaderElectionLostError';
+  }
+}
+
+/**
+ * The graceful shutdown deadline passed while reconciles were still running: their signals were
+ * aborted and the manager stopped without them (controller-runtime's Start returns an error
+ * then too). `abandoned` counts them per controller; the work is retried by whichever replica
+ * reconciles next, since reconciles are level-based.
+ */
+export class GracefulShutdownTimeoutError extends Error {
+  constructor(
+    readonly timeoutMs: number,
+    readonly abandoned: ReadonlyArray<{ controller: string; reconciles: number }>,
+  ) {
+    const total = abandoned.reduce((sum, a) => sum + a.reconciles, 0);
+    super(
+      `graceful shutdown deadline of ${timeoutMs / 1000} s passed with ${total} reconcile${total === 1 ? '' : 's'} still running ` +
+        `(${abandoned.map((a) => `${a.controller}: ${a.reconciles}`).join(', ')}); their signals were aborted`,
+    );
+    this.name = 'GracefulShutdownTimeoutError';
   }
 }
 
@@ -98,7 +149,7 @@ export class Manager {
   private readonly controllers: Controller[] = [];
   private readonly healthChecks = new Map<string, HealthCheck>([['ping', () => true]]);
   private readonly readyChecks = new Map<string, HealthCheck>();
-  private readonly servers: ProbeServer[] = [];
+  private readonly servers: Array<{ close(): Promise<void> }> = [];
   private readonly stopController = new AbortController();
   private elector: LeaderElector | undefined;
   private started = false;
@@ -113,8 +164,30 @@ export class Manager {
   private liveClient: Client | undefined;
   /** Bound address of the metrics server once started (`host:port`). */
   metricsAddress: string | undefined;
+  private metricsServerInstance: MetricsServer | undefined;
+  /** Reconciles abandoned at the shutdown deadline, per controller; set by the shutdown. */
+  private abandoned: Array<{ controller: string; reconciles: number }> = [];
+  /**
+   * The URL of the metrics endpoint once started: `https://<host>:<port>/metrics` by default,
+   * `http://` with `metricsSecure: false`; undefined when metrics are off.
+   */
+  get metricsUrl(): string | undefined {
+    const server = this.metricsServerInstance;
+    if (!server?.address) return undefined;
+    return `${server.scheme}://${server.address.replace(/^0\.0\.0\.0:/, '127.0.0.1:').replace(/^\[::\]:/, '[::1]:')}/metrics`;
+  }
+
+  /** Reads the metrics certificate files now and serves a changed valid pair (a watcher does this on its own too). */
+  async reloadMetricsCertificate(): Promise<void> {
+    await this.metricsServerInstance?.reloadCertificate();
+  }
+
   /** Bound address of the probe server once started (`host:port`). */
   healthProbeAddress: string | undefined;
+  /** Bound address of the webhook server once started (`host:port`); undefined when no webhook is registered. */
+  webhookAddress: string | undefined;
+  private webhooks: WebhookServer | undefined;
+  private conversions: ConversionRegistry | undefined;
 
   constructor(private readonly options: ManagerOptions = {}) {
     this.restClient = options.rest;
@@ -193,6 +266,7 @@ export class Manager {
         transform: this.options.cacheManagedFields ? undefined : stripManagedFields,
         namespace,
         name,
+        notServedMessage: notServedMessage(type),
         logger: this.logger,
         onWatchRestart: (reason) => this.metrics.watchRestarted(name, reason),
       });
@@ -210,6 +284,52 @@ export class Manager {
   /** Starts building a controller named `name` (lower-case kind, by convention). */
   controller(name: string): ControllerBuilder {
     return new ControllerBuilder(this, name);
+  }
+
+  /**
+   * Starts building the admission webhooks of a kind (controller-runtime's
+   * `ctrl.NewWebhookManagedBy(mgr).For(obj)`): `.withDefaulter(d).withValidator(v).complete()`.
+   * Register before `start`; the webhook server runs on every replica, leader or not.
+   */
+  webhook<T extends KubernetesObject>(type: ResourceType<T>): WebhookBuilder<T> {
+    return new WebhookBuilder(type, this.webhookRegistrar);
+  }
+
+  /**
+   * Starts building the conversion webhook of a kind, `hub` being its storage version:
+   * `.spoke(otherVersionType, { convertTo, convertFrom }).complete()`, served on `/convert`.
+   */
+  conversion<Hub extends KubernetesObject>(hub: ResourceType<Hub>): ConversionBuilder<Hub> {
+    return new ConversionBuilder(hub, this.webhookRegistrar);
+  }
+
+  private get webhookRegistrar(): WebhookRegistrar {
+    return {
+      registerWebhooks: (routes: ReadonlyArray<readonly [string, WebhookHandler]>) => {
+        const server = this.webhookServerForRegistration();
+        const taken = routes.filter(([path], i) => server.paths.includes(path) || routes.findIndex(([p]) => p === path) !== i);
+        if (taken.length > 0) throw new Error(`webhook path ${taken[0]![0]} is registered already; give each webhook its own path`);
+        for (const [path, handler] of routes) server.register(path, handler);
+      },
+      registerConversion: (hub: ResourceType, spokes: ReadonlyMap<ResourceType, SpokeConversion<AnyObject, AnyObject>>) => {
+        const server = this.webhookServerForRegistration();
+        if (!this.conversions) {
+          if (server.paths.includes('/convert')) throw new Error('webhook path /convert is registered already; it is where conversions are served');
+          const registry = new ConversionRegistry();
+          registry.register(hub, spokes);
+          this.conversions = registry;
+          server.register('/convert', (call) => registry.handle(call));
+          return;
+        }
+        this.conversions.register(hub, spokes);
+      },
+    };
+  }
+
+  private webhookServerForRegistration(): WebhookServer {
+    if (this.started) throw new Error('register webhooks and conversions before manager.start(): the webhook server starts with the manager');
+    this.webhooks ??= new WebhookServer(this.options.webhookServer, { logger: this.logger.child({ component: 'webhook-server' }), metrics: this.metrics });
+    return this.webhooks;
   }
 
   /** Registers a controller to start once caches are synced (and the lease is held). Names must be unique. */
@@ -271,7 +391,12 @@ export class Manager {
     if (this.started || this.stopping) throw new Error('a manager can be started once');
     this.started = true;
     const signal = this.stopController.signal;
-    await this.startServers();
+    try {
+      await this.startServers();
+    } catch (err) {
+      await this.stop();
+      throw err;
+    }
     this.startedInformers = true;
     for (const informer of this.informers.values()) informer.start();
     try {
@@ -304,6 +429,11 @@ export class Manager {
       await this.stop();
       throw err;
     }
+    this.throwIfAbandoned();
+  }
+
+  private throwIfAbandoned(): void {
+    if (this.abandoned.length > 0) throw new GracefulShutdownTimeoutError(this.options.gracefulShutdownTimeoutMs ?? 30_000, this.abandoned);
   }
 
   /** Stops taking work, waits for reconciles in flight (up to the deadline), releases the lease, stops informers and servers. */
@@ -344,14 +474,28 @@ export class Manager {
   private async shutdown(): Promise<void> {
     this.stopController.abort(new Error('manager stopped'));
     const deadline = this.skipGracefulShutdown ? 0 : this.options.gracefulShutdownTimeoutMs ?? 30_000;
-    const results = await Promise.all(this.controllers.map((c) => c.stop(deadline)));
-    if (results.some((finished) => !finished)) this.logger.warn('graceful shutdown deadline passed with reconciles in flight');
+    // Admission requests do not depend on the controllers: the webhook server drains alongside them.
+    const webhooksStopped = this.webhooks?.stop(this.options.gracefulShutdownTimeoutMs ?? 30_000);
+    const results = await Promise.all(
+      this.controllers.map(async (c) => {
+        const finished = await c.stop(deadline);
+        // Read at once: the aborted reconciles have not returned yet, so this is the count at the deadline.
+        return { controller: c.name, finished, inFlight: c.inFlight };
+      }),
+    );
+    const abandoned = results.filter((r) => !r.finished).map((r) => ({ controller: r.controller, reconciles: Math.max(1, r.inFlight) }));
+    if (abandoned.length > 0) {
+      this.logger.warn('graceful shutdown deadline passed with reconciles in flight; their signals were aborted', { abandoned });
+      // After a lost lease the deadline is 0 on purpose and LeaderElectionLostError says why.
+      if (!this.skipGracefulShutdown) this.abandoned = abandoned;
+    }
     this.controllersStarted = false;
     if (this.elector) {
       await this.elector.release();
       this.metrics.setLeader(this.leaderMetricName, false);
     }
     await Promise.all([...this.informers.values()].map((i) => i.stop()));
+    await webhooksStopped;
     await Promise.all(this.servers.map((s) => s.close()));
     this.logger.info('manager stopped');
   }
@@ -374,7 +518,7 @@ export class Manager {
 
   private async startServers(): Promise<void> {
     const probes = parseBindAddress(this.options.healthProbeBindAddress ?? ':8081');
-    const metrics = parseBindAddress(this.options.metricsBindAddress ?? ':8080');
+    const metrics = parseBindAddress(this.options.metricsBindAddress ?? ':8443');
     if (probes) {
       const server = new ProbeServer({
         '/healthz': (url) => answerHealthChecks(this.healthChecks, '/healthz', url),
@@ -387,12 +531,31 @@ export class Manager {
       this.logger.info('serving health probes', { address: this.healthProbeAddress, port: portOf(this.healthProbeAddress) });
     }
     if (metrics) {
-      const server = new ProbeServer({
-        '/metrics': async () => ({ status: 200, contentType: this.metrics.contentType, body: await this.metrics.render() }),
+      const secure = this.options.metricsSecure ?? true;
+      const logger = this.logger.child({ component: 'metrics-server' });
+      const server = new MetricsServer({
+        ...this.options.metricsServer,
+        secure,
+        // The REST client is loaded at the first request, so a manager without a cluster still starts.
+        filter: secure ? new MetricsAccessFilter(() => this.rest, { logger }) : undefined,
+        render: async () => ({ contentType: this.metrics.contentType, body: await this.metrics.render() }),
+        logger,
       });
+      this.metricsServerInstance = server;
       this.servers.push(server);
       this.metricsAddress = await server.listen(metrics);
-      this.logger.info('serving metrics', { address: this.metricsAddress, port: portOf(this.metricsAddress) });
+      this.logger.info('serving metrics', {
+        address: this.metricsAddress,
+        port: portOf(this.metricsAddress),
+        secure,
+        ...(secure ? { certificate: server.certificate, authorization: 'TokenReview + SubjectAccessReview' } : {}),
+      });
+    }
+    // Before caches and leader election: every replica answers the apiserver's webhook calls.
+    const webhooks = this.webhooks;
+    if (webhooks) {
+      this.webhookAddress = await webhooks.start();
+      this.readyChecks.set('webhook', () => webhooks.checkServing());
     }
   }
 }
@@ -404,4 +567,11 @@ function errorText(error: unknown): string {
 
 function portOf(address: string): number {
   return Number(address.slice(address.lastIndexOf(':') + 1));
+}
+
+/** What a user reads when the apiserver does not serve a watched kind: built-in APIs are switched on, others come with a CRD. */
+function notServedMessage(type: ResourceType): string {
+  const builtIn = type.group === '' || !type.group.includes('.') || type.group.endsWith('.k8s.io');
+  const fix = builtIn ? 'this Kubernetes version does not serve it or has it turned off' : 'install its CRD (kubectl apply -k config/crd)';
+  return `the API ${apiVersionOf(type)} ${type.kind} is not served by this cluster: ${fix}`;
 }

@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { WorkQueueInFlightProbe, WorkQueueMetrics } from '../queue/work-queue.js';
 import type { WatchRestartReason } from '../cache/informer.js';
+import type { WebhookPathMetrics } from '../webhook/webhook-server.js';
 
 import type { ControllerMetrics, ReconcileOutcome } from '../controller/controller.js';
 
@@ -11,7 +12,7 @@ export type { ControllerMetrics, ReconcileOutcome } from '../controller/controll
  * dashboards and alerts keep working: reconcile totals, errors and durations per controller,
  * work-queue depth, adds, retries, queue latency, work duration, unfinished work and longest
  * running processor per queue, watch restarts
- * per informer, and leader status.
+ * per informer, leader status, and webhook requests, latency and requests in flight per path.
  */
 export class ManagerMetrics {
   readonly registry: Registry;
@@ -30,6 +31,9 @@ export class ManagerMetrics {
   private readonly inFlightProbes = new Map<string, WorkQueueInFlightProbe>();
   private readonly watchRestarts: Counter<'informer' | 'reason'>;
   private readonly leader: Gauge<'name'>;
+  private readonly webhookRequests: Counter<'webhook' | 'code'>;
+  private readonly webhookLatency: Histogram<'webhook'>;
+  private readonly webhookInFlight: Gauge<'webhook'>;
 
   constructor(options: { registry?: Registry; processMetrics?: boolean } = {}) {
     this.registry = options.registry ?? new Registry();
@@ -68,6 +72,29 @@ export class ManagerMetrics {
     });
     this.watchRestarts = new Counter({ name: 'kop_informer_watch_restarts_total', help: 'Times an informer replaced its watch, by reason (closed, gone, silent, error)', labelNames: ['informer', 'reason'], registers });
     this.leader = new Gauge({ name: 'leader_election_master_status', help: 'Whether this manager currently holds the leader lease (1) or not (0)', labelNames: ['name'], registers });
+    this.webhookRequests = new Counter({ name: 'controller_runtime_webhook_requests_total', help: 'Total number of admission requests by HTTP status code.', labelNames: ['webhook', 'code'], registers });
+    this.webhookLatency = new Histogram({ name: 'controller_runtime_webhook_latency_seconds', help: 'Histogram of the latency of processing admission requests', labelNames: ['webhook'], buckets: latencyBuckets, registers });
+    this.webhookInFlight = new Gauge({ name: 'controller_runtime_webhook_requests_in_flight', help: 'Current number of admission requests being served.', labelNames: ['webhook'], registers });
+  }
+
+  /** Hooks for the requests of the webhook served on `path` (label-bound children; one per status code seen). */
+  webhook(path: string): WebhookPathMetrics {
+    const inFlight = this.webhookInFlight.labels({ webhook: path });
+    inFlight.set(0);
+    const latency = this.webhookLatency.labels({ webhook: path });
+    const byCode = new Map<number, ReturnType<Counter<'webhook' | 'code'>['labels']>>();
+    return {
+      inFlight: (delta) => inFlight.inc(delta),
+      served: (code, seconds) => {
+        let counter = byCode.get(code);
+        if (!counter) {
+          counter = this.webhookRequests.labels({ webhook: path, code: String(code) });
+          byCode.set(code, counter);
+        }
+        counter.inc();
+        latency.observe(seconds);
+      },
+    };
   }
 
   /**

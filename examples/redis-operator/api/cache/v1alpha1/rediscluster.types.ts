@@ -38,6 +38,7 @@ export interface RedisClusterStatus {
 /**
  * RedisCluster is a Redis deployment managed by the operator.
  * +kubebuilder:object:root=true
+ * +kubebuilder:storageversion
  * +kubebuilder:subresource:status
  * +kubebuilder:subresource:scale:specpath=.spec.replicas,statuspath=.status.readyReplicas,selectorpath=.status.selector
  */

@@ -1,0 +1,90 @@
+/**
+ * The file layout of a kind's webhooks and their wiring: `kop create webhook` writes these
+ * files and lines, and `kop generate` derives the conversion patches from the same PROJECT
+ * entries. The paths and names follow controller-runtime's defaults, so the markers the scaffold
+ * writes and the paths kop/runtime serves agree.
+ */
+import { insertIntoFile } from '../scaffold/insert.js';
+import type { VirtualTree } from '../scaffold/tree.js';
+import type { ResourceNames } from './resource-layout.js';
+
+/** Files and markers `kop create webhook` writes. */
+export const WEBHOOK_PATHS = {
+  defaulterFile: (r: ResourceNames) => `src/webhooks/${r.group}/${r.version}/${r.kindLower}.defaulter.ts`,
+  validatorFile: (r: ResourceNames) => `src/webhooks/${r.group}/${r.version}/${r.kindLower}.validator.ts`,
+  conversionFile: (r: ResourceNames, spoke: string) => `src/webhooks/${r.group}/${spoke}/${r.kindLower}.conversion.ts`,
+  defaulterTestFile: (r: ResourceNames) => `test/webhooks/${r.group}/${r.version}/${r.kindLower}.defaulter.test.ts`,
+  validatorTestFile: (r: ResourceNames) => `test/webhooks/${r.group}/${r.version}/${r.kindLower}.validator.test.ts`,
+  conversionTestFile: (r: ResourceNames, spoke: string) => `test/webhooks/${r.group}/${spoke}/${r.kindLower}.conversion.test.ts`,
+  setup: 'src/webhooks/setup.ts',
+  defaultKustomization: 'config/default/kustomization.yaml',
+  networkPolicyKustomization: 'config/network-policy/kustomization.yaml',
+  certManagerKustomization: 'config/certmanager/kustomization.yaml',
+  main: 'src/main.ts',
+} as const;
+
+/** What Kubebuilder's conversion patch for a CRD is called (config/crd/patches/webhook_in_<plural>.yaml). */
+export function conversionPatchFile(plural: string): string {
+  return `config/crd/patches/webhook_in_${plural}.yaml`;
+}
+
+/**
+ * controller-runtime's default path of a kind's admission webhook:
+ * `/mutate-<group, dots as dashes>-<version>-<lower-case kind>` (and `/validate-...`).
+ */
+export function admissionWebhookPath(type: 'mutate' | 'validate', names: Pick<ResourceNames, 'fullGroup' | 'version' | 'kind'>): string {
+  return `/${type}-${names.fullGroup.replace(/\./g, '-')}-${names.version}-${names.kind.toLowerCase()}`;
+}
+
+/** The webhook's name in its configuration, as Kubebuilder scaffolds it: `m<kind>-<version>.kb.io` / `v<kind>-<version>.kb.io`. */
+export function admissionWebhookName(type: 'mutate' | 'validate', names: Pick<ResourceNames, 'version' | 'kind'>): string {
+  return `${type === 'mutate' ? 'm' : 'v'}${names.kind.toLowerCase()}-${names.version}.kb.io`;
+}
+
+/** The version with a capital first letter, for function names: v1alpha1 -> V1alpha1. */
+export function upperFirst(value: string): string {
+  return value.charAt(0).toUpperCase() + value.slice(1);
+}
+
+/**
+ * Stages the lines that wire webhooks into the project: src/webhooks/setup.ts registers each
+ * webhook, src/main.ts calls setupWebhooks once, config/network-policy and config/certmanager
+ * list the webhook's NetworkPolicy and Certificate, and config/default turns on the webhook
+ * Service, cert-manager, the network policies, the manager patch and the CA injection. Lines
+ * already there are skipped.
+ */
+export async function insertWebhookWiring(
+  tree: VirtualTree,
+  registrations: readonly { importLine: string; call: string }[],
+): Promise<void> {
+  await insertIntoFile(tree, WEBHOOK_PATHS.setup, [
+    ...registrations.map((r) => ({ marker: 'imports', code: r.importLine })),
+    ...registrations.map((r) => ({ marker: 'webhooks', code: r.call })),
+  ]);
+  await insertIntoFile(tree, WEBHOOK_PATHS.main, [
+    { marker: 'imports', code: "import { setupWebhooks } from './webhooks/setup.js';" },
+    { marker: 'controllers', code: 'setupWebhooks(manager);' },
+  ]);
+  // Into the folders `kop init` scaffolds (or the webhook templates wrote just now, in projects
+  // made before init did): each file's own list keeps what the project has there already.
+  await insertUnlessListed(tree, WEBHOOK_PATHS.networkPolicyKustomization, 'network-policies', '- allow-webhook-traffic.yaml');
+  await insertUnlessListed(tree, WEBHOOK_PATHS.certManagerKustomization, 'certificates', '- certificate-webhook.yaml');
+  // One line each: a folder the user turned on already ([CERTMANAGER], [NETWORK-POLICY]) is not listed twice.
+  await insertIntoFile(tree, WEBHOOK_PATHS.defaultKustomization, [
+    { marker: 'resources', code: '- ../webhook' },
+    { marker: 'resources', code: '- ../certmanager' },
+    { marker: 'resources', code: '- ../network-policy' },
+    { marker: 'patches', code: '# Mounts the webhook certificate and exposes port 9443.\n- path: manager_webhook_patch.yaml\n  target:\n    kind: Deployment' },
+    { marker: 'replacements', code: '# Written by `kop generate`: certificate names and cert-manager CA injection.\n- path: webhook_replacements.yaml' },
+  ]);
+}
+
+/**
+ * Inserts a one-line list entry at a marker, unless the file lists it already: projects whose
+ * first webhook came before `kop init` scaffolded these folders have the entry and no marker.
+ */
+async function insertUnlessListed(tree: VirtualTree, file: string, marker: string, line: string): Promise<void> {
+  const text = await tree.read(file);
+  if (text !== undefined && text.split('\n').some((l) => l.trim() === line)) return;
+  await insertIntoFile(tree, file, [{ marker, code: line }]);
+}

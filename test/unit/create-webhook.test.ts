@@ -1,0 +1,189 @@
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import * as path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCreateApi } from '../../src/create-api/run-create-api.js';
+import { runCreateWebhook, type CreateWebhookOptions } from '../../src/create-webhook/run-create-webhook.js';
+import { generators } from '../../src/commands/generate.js';
+import { runGenerate } from '../../src/generate/run-generate.js';
+import { runInit } from '../../src/init/run-init.js';
+import { parseProjectFile } from '../../src/project/project-file.js';
+import { tempDir, testContext, type TestContextOptions } from './helpers/fake-context.js';
+import { listFiles } from './helpers/files.js';
+
+async function snapshot(dir: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const file of await listFiles(dir)) out[file] = await readFile(path.join(dir, file), 'utf8');
+  return out;
+}
+
+const V1 = { group: 'cache', version: 'v1', kind: 'RedisCluster' } as const;
+
+describe('kop create webhook', () => {
+  let dir: string;
+  let cleanup: () => Promise<void>;
+  const read = (file: string) => readFile(path.join(dir, file), 'utf8');
+  const project = async () => parseProjectFile(await read('PROJECT'));
+  const create = (options: CreateWebhookOptions, extra: Partial<TestContextOptions> = {}) => {
+    const context = testContext({ cwd: dir, ...extra });
+    return { context, run: runCreateWebhook(options, context) };
+  };
+  const count = (haystack: string, needle: string) => haystack.split(needle).length - 1;
+
+  beforeEach(async () => {
+    ({ dir, cleanup } = await tempDir('demo'));
+    await runInit({ projectName: 'demo', domain: 'example.com', owner: 'The demo authors', license: 'apache2', kopSource: 'file:../kop', skipInstall: true }, testContext({ cwd: dir }));
+    await runCreateApi({ ...V1 }, testContext({ cwd: dir }));
+  });
+  afterEach(() => cleanup());
+
+  it('adds a defaulter now and a validator later, each once, with their wiring', async () => {
+    await create({ ...V1, defaulting: true }).run;
+    expect((await project()).resources[0]!.webhooks).toEqual({ defaulting: true, webhookVersion: 'v1' });
+    const files = await listFiles(dir);
+    expect(files).toContain('src/webhooks/cache/v1/rediscluster.defaulter.ts');
+    expect(files).toContain('test/webhooks/cache/v1/rediscluster.defaulter.test.ts');
+    expect(files).not.toContain('src/webhooks/cache/v1/rediscluster.validator.ts');
+    expect(await read('src/webhooks/cache/v1/rediscluster.defaulter.ts')).toContain(
+      '+kubebuilder:webhook:path=/mutate-cache-example-com-v1-rediscluster,mutating=true,failurePolicy=fail,sideEffects=None,groups=cache.example.com,resources=redisclusters,verbs=create;update,versions=v1,name=mrediscluster-v1.kb.io,admissionReviewVersions=v1',
+    );
+
+    await writeFile(path.join(dir, 'src/webhooks/setup.ts'), (await read('src/webhooks/setup.ts')) + '// my edit\n');
+    await create({ ...V1, programmaticValidation: true }).run;
+    expect((await project()).resources[0]!.webhooks).toEqual({ defaulting: true, validation: true, webhookVersion: 'v1' });
+    const setup = await read('src/webhooks/setup.ts');
+    expect(setup).toContain('// my edit');
+    expect(count(setup, 'new RedisClusterV1Defaulter().setupWithManager(manager);')).toBe(1);
+    expect(count(setup, 'new RedisClusterV1Validator().setupWithManager(manager);')).toBe(1);
+    const main = await read('src/main.ts');
+    expect(count(main, 'setupWebhooks(manager);')).toBe(1);
+    const kustomization = await read('config/default/kustomization.yaml');
+    expect(count(kustomization, '- ../webhook')).toBe(1);
+    expect(count(kustomization, '- path: manager_webhook_patch.yaml')).toBe(1);
+  });
+
+  it('fits a project made before init scaffolded config/network-policy and config/certmanager', async () => {
+    // Such a project has neither folder; its first webhook writes them, a later one finds them without markers.
+    await rm(path.join(dir, 'config/network-policy'), { recursive: true });
+    await rm(path.join(dir, 'config/certmanager'), { recursive: true });
+    await create({ ...V1, defaulting: true }).run;
+    const policies = await read('config/network-policy/kustomization.yaml');
+    expect(count(policies, '- allow-webhook-traffic.yaml')).toBe(1);
+    expect(count(await read('config/certmanager/kustomization.yaml'), '- certificate-webhook.yaml')).toBe(1);
+    for (const file of ['config/network-policy/kustomization.yaml', 'config/certmanager/kustomization.yaml']) {
+      await writeFile(path.join(dir, file), (await read(file)).replace(/^\s*# \+kop:scaffold:.*\n/m, ''));
+    }
+    await create({ ...V1, programmaticValidation: true }).run;
+    expect(count(await read('config/network-policy/kustomization.yaml'), '- allow-webhook-traffic.yaml')).toBe(1);
+    expect(count(await read('config/certmanager/kustomization.yaml'), '- certificate-webhook.yaml')).toBe(1);
+  });
+
+  it('refuses a webhook the kind has, naming --force, and --force scaffolds it again', async () => {
+    await create({ ...V1, defaulting: true }).run;
+    await writeFile(path.join(dir, 'src/webhooks/cache/v1/rediscluster.defaulter.ts'), 'edited\n');
+    const before = await snapshot(dir);
+    await expect(create({ ...V1, defaulting: true, programmaticValidation: true }).run).rejects.toThrow(
+      /already has a defaulting webhook \(src\/webhooks\/cache\/v1\/rediscluster\.defaulter\.ts\); kop create webhook wrote nothing/,
+    );
+    expect(await snapshot(dir)).toEqual(before);
+    await create({ ...V1, defaulting: true, force: true }).run;
+    expect(await read('src/webhooks/cache/v1/rediscluster.defaulter.ts')).toContain('class RedisClusterDefaulter');
+    expect(count(await read('src/webhooks/setup.ts'), 'RedisClusterV1Defaulter().setupWithManager')).toBe(1);
+  });
+
+  it('converts through the hub: marks it the storage version, one file and test per spoke, the patch from generate', async () => {
+    await runCreateApi({ ...V1, version: 'v1alpha1', controller: false }, testContext({ cwd: dir }));
+    await runCreateApi({ ...V1, version: 'v2', controller: false }, testContext({ cwd: dir }));
+    await create({ ...V1, conversion: true, spoke: ['v1alpha1'] }).run;
+    expect(await read('api/cache/v1/rediscluster.types.ts')).toMatch(/ \* \+kubebuilder:object:root=true\n \* \+kubebuilder:storageversion\n \* \+kubebuilder:subresource:status/);
+    expect((await project()).resources.find((r) => r.version === 'v1')!.webhooks).toEqual({ conversion: true, spoke: ['v1alpha1'], webhookVersion: 'v1' });
+    // A second spoke later adds only its own files and line.
+    await create({ ...V1, conversion: true, spoke: ['v2'] }).run;
+    expect((await project()).resources.find((r) => r.version === 'v1')!.webhooks?.spoke).toEqual(['v1alpha1', 'v2']);
+    expect(count(await read('api/cache/v1/rediscluster.types.ts'), '+kubebuilder:storageversion')).toBe(1);
+    const setup = await read('src/webhooks/setup.ts');
+    expect(setup).toContain('setupRedisClusterV1alpha1Conversion(manager);');
+    expect(setup).toContain('setupRedisClusterV2Conversion(manager);');
+    expect(await listFiles(dir)).toEqual(expect.arrayContaining(['src/webhooks/cache/v2/rediscluster.conversion.ts', 'test/webhooks/cache/v2/rediscluster.conversion.test.ts']));
+
+    await runGenerate({ check: false, generators }, testContext({ cwd: dir }));
+    expect(await read('config/crd/patches/webhook_in_redisclusters.yaml')).toContain('name: redisclusters.cache.example.com');
+    expect(await read('config/crd/kustomization.yaml')).toContain('- path: patches/webhook_in_redisclusters.yaml');
+    expect(await read('config/default/webhook_replacements.yaml')).toContain('name: redisclusters.cache.example.com');
+  });
+
+  it('refuses a hub that is not the storage version', async () => {
+    await runCreateApi({ ...V1, version: 'v2', controller: false }, testContext({ cwd: dir }));
+    const v2 = 'api/cache/v2/rediscluster.types.ts';
+    await writeFile(path.join(dir, v2), (await read(v2)).replace(' * +kubebuilder:object:root=true\n * +kubebuilder:subresource:status', ' * +kubebuilder:object:root=true\n * +kubebuilder:storageversion\n * +kubebuilder:subresource:status'));
+    const before = await snapshot(dir);
+    await expect(create({ ...V1, conversion: true, spoke: ['v2'] }).run).rejects.toThrow(/v2 is marked \+kubebuilder:storageversion, but the hub of a conversion is the storage version/);
+    expect(await snapshot(dir)).toEqual(before);
+  });
+
+  it('generate refuses a conversion whose kind lost its second version', async () => {
+    await runCreateApi({ ...V1, version: 'v2', controller: false }, testContext({ cwd: dir }));
+    await create({ ...V1, conversion: true, spoke: ['v2'] }).run;
+    const recorded = await read('PROJECT');
+    // The user deletes v2's types but PROJECT still records the conversion.
+    const { rm } = await import('node:fs/promises');
+    await rm(path.join(dir, 'api/cache/v2'), { recursive: true });
+    await writeFile(path.join(dir, 'PROJECT'), recorded);
+    await expect(runGenerate({ check: false, generators }, testContext({ cwd: dir }))).rejects.toThrow(/has only the version v1: conversion needs two versions or more/);
+  });
+
+  const BAD: { name: string; given?: () => Promise<void>; options: CreateWebhookOptions; message: RegExp }[] = [
+    { name: 'a kind not in PROJECT', options: { ...V1, kind: 'Nope', defaulting: true }, message: /Nope cache\.example\.com\/v1 is not in PROJECT.*add the kind first: kop create api --group cache --version v1 --kind Nope/s },
+    { name: 'a version not in PROJECT', options: { ...V1, version: 'v9', defaulting: true }, message: /is not in PROJECT \(it has v1\)/ },
+    {
+      name: 'a kind without types',
+      given: async () => {
+        await runCreateApi({ group: 'apps', version: 'v1', kind: 'Thing', resource: true, controller: false }, testContext({ cwd: dir }));
+        const { rm } = await import('node:fs/promises');
+        await rm(path.join(dir, 'api/apps/v1/thing.types.ts'));
+      },
+      options: { group: 'apps', version: 'v1', kind: 'Thing', defaulting: true },
+      message: /has no types file \(api\/apps\/v1\/thing\.types\.ts\)/,
+    },
+    { name: '--conversion with one version', options: { ...V1, conversion: true, spoke: ['v2'] }, message: /has only the version v1: a conversion webhook converts between versions/ },
+    {
+      name: '--conversion with a spoke that does not exist',
+      given: () => runCreateApi({ ...V1, version: 'v2', controller: false }, testContext({ cwd: dir })).then(() => undefined),
+      options: { ...V1, conversion: true, spoke: ['v3'] },
+      message: /--spoke v3: RedisCluster has no version v3 \(it has v1, v2\)/,
+    },
+    {
+      name: '--spoke naming the hub',
+      given: () => runCreateApi({ ...V1, version: 'v2', controller: false }, testContext({ cwd: dir })).then(() => undefined),
+      options: { ...V1, conversion: true, spoke: ['v1'] },
+      message: /--spoke v1: that is the hub itself/,
+    },
+    { name: 'no webhook kind without a terminal', options: { ...V1 }, message: /no webhook to create.*--defaulting, --programmatic-validation, or --conversion/s },
+    { name: '--spoke without --conversion', options: { ...V1, defaulting: true, spoke: ['v2'] }, message: /--spoke names the versions of a conversion webhook/ },
+  ];
+  for (const { name, given, options, message } of BAD) {
+    it(`refuses ${name} and writes nothing`, async () => {
+      await given?.();
+      const before = await snapshot(dir);
+      const error = await create(options).run.then(() => undefined, (e: unknown) => e as Error);
+      expect(error?.message + ' ' + ((error as { hint?: string } | undefined)?.hint ?? '')).toMatch(message);
+      expect(await snapshot(dir)).toEqual(before);
+    });
+  }
+
+  it('asks on a terminal for the kinds not given', async () => {
+    await runCreateApi({ ...V1, version: 'v2', controller: false }, testContext({ cwd: dir }));
+    const { context, run } = create({ ...V1 }, { answers: { '--defaulting': false, '--programmatic-validation': true, '--conversion': true, '--spoke': 'v2' } });
+    await run;
+    expect(context.asked.map((q) => q.flag)).toEqual(['--defaulting', '--programmatic-validation', '--conversion', '--spoke']);
+    expect((await project()).resources.find((r) => r.version === 'v1')!.webhooks).toEqual({ conversion: true, spoke: ['v2'], validation: true, webhookVersion: 'v1' });
+  });
+
+  it('prints the plan and writes nothing with --dry-run', async () => {
+    const before = await snapshot(dir);
+    const { context, run } = create({ ...V1, defaulting: true }, { dryRun: true });
+    await run;
+    expect(context.out.lines).toContain('CREATE src/webhooks/cache/v1/rediscluster.defaulter.ts');
+    expect(context.out.lines).toContain('dry run: nothing was written');
+    expect(await snapshot(dir)).toEqual(before);
+  });
+});
