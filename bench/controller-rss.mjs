@@ -15,7 +15,7 @@ if (process.argv[2] === 'manager') {
   const { Manager, configMapType, silentLogger } = await import('../dist/runtime/index.js');
   globalThis.gc?.();
   const baseline = process.memoryUsage().rss;
-  const manager = new Manager({ kubeconfig: process.argv[3], namespace: 'rss', metricsBindAddress: '127.0.0.1:0', healthProbeBindAddress: '127.0.0.1:0', logger: silentLogger });
+  const manager = new Manager({ kubeconfig: process.argv[3], namespace: 'rss', metricsBindAddress: '127.0.0.1:0', metricsSecure: false, healthProbeBindAddress: '127.0.0.1:0', logger: silentLogger });
   const seen = new Set();
   manager
     .controller('configmaps')

@@ -13,3 +13,11 @@ export type MakeContext = (overrides?: Partial<Context>) => Context;
 export interface CommandModule {
   register(program: Command, makeContext: MakeContext): void;
 }
+
+/** The `kop create` command group, made by whichever `create <thing>` command registers first. */
+export function createCommandGroup(program: Command): Command {
+  return (
+    program.commands.find((command) => command.name() === 'create') ??
+    program.command('create').description('scaffold a new part of the project: `kop create api`, `kop create webhook`')
+  );
+}

@@ -1,15 +1,13 @@
 import type { Command } from 'commander';
 import type { CreateApiOptions } from '../create-api/run-create-api.js';
-import type { MakeContext } from './command-module.js';
+import { createCommandGroup, type MakeContext } from './command-module.js';
 
 /**
  * `kop create api`: adds a kind (or a version of one) with its types, sample and reconciler.
  * `create` is a command group so that later `kop create <thing>` commands join it.
  */
 export function register(program: Command, makeContext: MakeContext): void {
-  const create =
-    program.commands.find((command) => command.name() === 'create') ??
-    program.command('create').description('scaffold a new part of the project: `kop create api`, `kop create webhook`');
+  const create = createCommandGroup(program);
   create
     .command('api')
     .description('add an API kind (or a new version of one): types, sample, reconciler, PROJECT entry')

@@ -1,12 +1,10 @@
 import type { Command } from 'commander';
 import type { CreateWebhookOptions } from '../create-webhook/run-create-webhook.js';
-import type { MakeContext } from './command-module.js';
+import { createCommandGroup, type MakeContext } from './command-module.js';
 
 /** `kop create webhook`: a defaulting, validating and/or conversion webhook for a kind/version. */
 export function register(program: Command, makeContext: MakeContext): void {
-  const create =
-    program.commands.find((command) => command.name() === 'create') ??
-    program.command('create').description('scaffold a new part of the project: `kop create api`, `kop create webhook`');
+  const create = createCommandGroup(program);
   create
     .command('webhook')
     .description('add admission or conversion webhooks to a kind/version: code, test, wiring, config, PROJECT entry')

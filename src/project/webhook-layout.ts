@@ -18,6 +18,8 @@ export const WEBHOOK_PATHS = {
   conversionTestFile: (r: ResourceNames, spoke: string) => `test/webhooks/${r.group}/${spoke}/${r.kindLower}.conversion.test.ts`,
   setup: 'src/webhooks/setup.ts',
   defaultKustomization: 'config/default/kustomization.yaml',
+  networkPolicyKustomization: 'config/network-policy/kustomization.yaml',
+  certManagerKustomization: 'config/certmanager/kustomization.yaml',
   main: 'src/main.ts',
 } as const;
 
@@ -46,9 +48,10 @@ export function upperFirst(value: string): string {
 
 /**
  * Stages the lines that wire webhooks into the project: src/webhooks/setup.ts registers each
- * webhook, src/main.ts calls setupWebhooks once, and config/default turns on the webhook
- * Service, cert-manager's certificate, the NetworkPolicy, the manager patch and the CA
- * injection. Lines already there are skipped.
+ * webhook, src/main.ts calls setupWebhooks once, config/network-policy and config/certmanager
+ * list the webhook's NetworkPolicy and Certificate, and config/default turns on the webhook
+ * Service, cert-manager, the network policies, the manager patch and the CA injection. Lines
+ * already there are skipped.
  */
 export async function insertWebhookWiring(
   tree: VirtualTree,
@@ -62,9 +65,26 @@ export async function insertWebhookWiring(
     { marker: 'imports', code: "import { setupWebhooks } from './webhooks/setup.js';" },
     { marker: 'controllers', code: 'setupWebhooks(manager);' },
   ]);
+  // Into the folders `kop init` scaffolds (or the webhook templates wrote just now, in projects
+  // made before init did): each file's own list keeps what the project has there already.
+  await insertUnlessListed(tree, WEBHOOK_PATHS.networkPolicyKustomization, 'network-policies', '- allow-webhook-traffic.yaml');
+  await insertUnlessListed(tree, WEBHOOK_PATHS.certManagerKustomization, 'certificates', '- certificate-webhook.yaml');
+  // One line each: a folder the user turned on already ([CERTMANAGER], [NETWORK-POLICY]) is not listed twice.
   await insertIntoFile(tree, WEBHOOK_PATHS.defaultKustomization, [
-    { marker: 'resources', code: '- ../webhook\n- ../certmanager\n- ../network-policy' },
+    { marker: 'resources', code: '- ../webhook' },
+    { marker: 'resources', code: '- ../certmanager' },
+    { marker: 'resources', code: '- ../network-policy' },
     { marker: 'patches', code: '# Mounts the webhook certificate and exposes port 9443.\n- path: manager_webhook_patch.yaml\n  target:\n    kind: Deployment' },
     { marker: 'replacements', code: '# Written by `kop generate`: certificate names and cert-manager CA injection.\n- path: webhook_replacements.yaml' },
   ]);
+}
+
+/**
+ * Inserts a one-line list entry at a marker, unless the file lists it already: projects whose
+ * first webhook came before `kop init` scaffolded these folders have the entry and no marker.
+ */
+async function insertUnlessListed(tree: VirtualTree, file: string, marker: string, line: string): Promise<void> {
+  const text = await tree.read(file);
+  if (text !== undefined && text.split('\n').some((l) => l.trim() === line)) return;
+  await insertIntoFile(tree, file, [{ marker, code: line }]);
 }

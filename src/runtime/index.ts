@@ -9,7 +9,7 @@
  */
 
 // Running controllers.
-export { Manager, LeaderElectionLostError, type ManagerOptions } from './manager/manager.js';
+export { Manager, GracefulShutdownTimeoutError, LeaderElectionLostError, type ManagerOptions } from './manager/manager.js';
 export { createLogger, silentLogger, type LogFields, type Logger } from './util/logger.js';
 
 // The one client and the kinds it reads and writes.

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import https from 'node:https';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findControlPlaneBinary } from '../../src/testing/binaries.js';
@@ -59,28 +60,36 @@ describe('kop init end to end', () => {
     const bad = await execa('node', ['dist/src/main.js', '--nope'], { cwd: project, reject: false });
     expect(bad.exitCode).toBe(2);
 
-    const manager = execa('node', ['dist/src/main.js', '--health-probe-bind-address', '127.0.0.1:0', '--metrics-bind-address', '127.0.0.1:0'], {
-      cwd: project,
-      reject: false,
-    });
-    const ports = await new Promise<{ probes: number; metrics: number }>((resolve, reject) => {
-      let seen = '';
-      const found: Record<string, number> = {};
-      manager.stdout!.on('data', (chunk: Buffer) => {
-        seen += chunk.toString();
-        for (const line of seen.split('\n')) {
-          const match = /"msg":"serving (health probes|metrics)".*"port":(\d+)/.exec(line);
-          if (match) found[match[1]!] = Number(match[2]);
-        }
-        if (found['health probes'] && found.metrics) resolve({ probes: found['health probes'], metrics: found.metrics });
+    // Metrics are HTTPS by default (a self-signed certificate) and answer 401 without a token;
+    // --metrics-secure=false serves them over plain HTTP.
+    for (const secure of [true, false]) {
+      const manager = execa('node', ['dist/src/main.js', '--health-probe-bind-address', '127.0.0.1:0', '--metrics-bind-address', '127.0.0.1:0', ...(secure ? [] : ['--metrics-secure=false'])], {
+        cwd: project,
+        reject: false,
       });
-      manager.once('exit', () => reject(new Error(`manager exited early:\n${seen}`)));
-    });
-    expect((await fetch(`http://127.0.0.1:${ports.probes}/healthz`)).status).toBe(200);
-    expect((await fetch(`http://127.0.0.1:${ports.probes}/readyz`)).status).toBe(200);
-    expect(await (await fetch(`http://127.0.0.1:${ports.metrics}/metrics`)).text()).toContain('process_start_time_seconds');
-    manager.kill('SIGTERM');
-    expect((await manager).exitCode).toBe(0);
+      const ports = await new Promise<{ probes: number; metrics: number }>((resolve, reject) => {
+        let seen = '';
+        const found: Record<string, number> = {};
+        manager.stdout!.on('data', (chunk: Buffer) => {
+          seen += chunk.toString();
+          for (const line of seen.split('\n')) {
+            const match = /"msg":"serving (health probes|metrics)".*"port":(\d+)/.exec(line);
+            if (match) found[match[1]!] = Number(match[2]);
+          }
+          if (found['health probes'] && found.metrics) resolve({ probes: found['health probes'], metrics: found.metrics });
+        });
+        manager.once('exit', () => reject(new Error(`manager exited early:\n${seen}`)));
+      });
+      expect((await fetch(`http://127.0.0.1:${ports.probes}/healthz`)).status).toBe(200);
+      expect((await fetch(`http://127.0.0.1:${ports.probes}/readyz`)).status).toBe(200);
+      if (secure) {
+        expect(await httpsStatus(ports.metrics, '/metrics')).toBe(401);
+      } else {
+        expect(await (await fetch(`http://127.0.0.1:${ports.metrics}/metrics`)).text()).toContain('process_start_time_seconds');
+      }
+      manager.kill('SIGTERM');
+      expect((await manager).exitCode).toBe(0);
+    }
   }, TIMEOUT);
 
   it('npm test passes out of the box', async () => {
@@ -147,3 +156,13 @@ describe('kop init end to end', () => {
     expect(bad.stderr).toMatch(/must be a DNS-1123 label/);
   }, TIMEOUT);
 });
+
+/** The status of a GET over HTTPS to 127.0.0.1 (the certificate is self-signed: not verified). */
+function httpsStatus(port: number, requestPath: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    https.get({ host: '127.0.0.1', port, path: requestPath, rejectUnauthorized: false }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    }).on('error', reject);
+  });
+}

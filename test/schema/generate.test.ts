@@ -136,7 +136,8 @@ describe('kop generate manifests', () => {
     await expect(run({ check: true })).rejects.toThrow('generated files are stale: config/webhook/manifests.yaml');
 
     await fs.writeFile(webhookFile, 'export {};\n');
-    expect(await run()).toEqual(['UPDATE PROJECT', 'DELETE config/webhook/manifests.yaml']);
+    // With the markers go the configurations and the kustomize files kop wrote for them.
+    expect(await run()).toEqual(['UPDATE PROJECT', 'DELETE config/default/webhook_replacements.yaml', 'DELETE config/webhook/kustomization.yaml', 'DELETE config/webhook/manifests.yaml']);
     await expect(fs.access(path.join(dir, 'config', 'webhook', 'manifests.yaml'))).rejects.toThrow();
     expect(await run()).toEqual(['no changes']);
   });

@@ -1,4 +1,4 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCreateApi } from '../../src/create-api/run-create-api.js';
@@ -59,6 +59,22 @@ describe('kop create webhook', () => {
     const kustomization = await read('config/default/kustomization.yaml');
     expect(count(kustomization, '- ../webhook')).toBe(1);
     expect(count(kustomization, '- path: manager_webhook_patch.yaml')).toBe(1);
+  });
+
+  it('fits a project made before init scaffolded config/network-policy and config/certmanager', async () => {
+    // Such a project has neither folder; its first webhook writes them, a later one finds them without markers.
+    await rm(path.join(dir, 'config/network-policy'), { recursive: true });
+    await rm(path.join(dir, 'config/certmanager'), { recursive: true });
+    await create({ ...V1, defaulting: true }).run;
+    const policies = await read('config/network-policy/kustomization.yaml');
+    expect(count(policies, '- allow-webhook-traffic.yaml')).toBe(1);
+    expect(count(await read('config/certmanager/kustomization.yaml'), '- certificate-webhook.yaml')).toBe(1);
+    for (const file of ['config/network-policy/kustomization.yaml', 'config/certmanager/kustomization.yaml']) {
+      await writeFile(path.join(dir, file), (await read(file)).replace(/^\s*# \+kop:scaffold:.*\n/m, ''));
+    }
+    await create({ ...V1, programmaticValidation: true }).run;
+    expect(count(await read('config/network-policy/kustomization.yaml'), '- allow-webhook-traffic.yaml')).toBe(1);
+    expect(count(await read('config/certmanager/kustomization.yaml'), '- certificate-webhook.yaml')).toBe(1);
   });
 
   it('refuses a webhook the kind has, naming --force, and --force scaffolds it again', async () => {

@@ -61,7 +61,21 @@ describe('kop init', () => {
     for (const file of yamlFiles) {
       for (const doc of parseAllDocuments(await read(file))) {
         expect(doc.errors, file).toEqual([]);
-        const object = doc.toJS() as Record<string, unknown>;
+        const value = doc.toJS() as unknown;
+        // kustomize's own inputs: JSON patches and replacements (lists), and a name-reference configuration.
+        if (Array.isArray(value)) {
+          for (const entry of value as Record<string, unknown>[]) {
+            const isPatch = typeof entry.op === 'string' && typeof entry.path === 'string';
+            const isReplacement = typeof entry.source === 'object' && Array.isArray(entry.targets);
+            expect(isPatch || isReplacement, `${file}: ${JSON.stringify(entry)}`).toBe(true);
+          }
+          continue;
+        }
+        if (file.endsWith('/kustomizeconfig.yaml')) {
+          expect(Object.keys(value as object), file).toEqual(['nameReference']);
+          continue;
+        }
+        const object = value as Record<string, unknown>;
         expect(typeof object.apiVersion, file).toBe('string');
         expect(typeof object.kind, file).toBe('string');
         if (object.kind !== 'Kustomization') expect((object.metadata as { name?: string }).name, file).toBeTruthy();
@@ -80,7 +94,11 @@ describe('kop init', () => {
     expect(pod.containers[0].readinessProbe.httpGet.path).toBe('/readyz');
     expect(pod.containers[0].resources.limits).toBeDefined();
     const kustomization = parseAllDocuments(await read('config/default/kustomization.yaml'))[0]!.toJS();
-    expect(kustomization).toMatchObject({ namespace: 'demo-system', namePrefix: 'demo-', resources: ['../crd', '../rbac', '../manager'] });
+    expect(kustomization).toMatchObject({ namespace: 'demo-system', namePrefix: 'demo-', resources: ['../crd', '../rbac', '../manager', 'metrics_service.yaml'] });
+    // The kubelet's SIGKILL must not come before the manager's own graceful deadline.
+    const graceful = (pod.containers[0].args as string[]).find((arg) => arg.startsWith('--graceful-shutdown-timeout='));
+    expect(graceful).toMatch(/^--graceful-shutdown-timeout=(\d+)s$/);
+    expect(pod.terminationGracePeriodSeconds).toBeGreaterThanOrEqual(Number(/(\d+)s$/.exec(graceful!)![1]) + 5);
     expect(parseAllDocuments(await read('config/rbac/role.yaml'))[0]!.toJS().kind).toBe('ClusterRole');
   });
 

@@ -1,5 +1,5 @@
 import type { KubernetesObject, ListOptions, ObjectList, WatchEvent, WatchOptions } from '../client/index.js';
-import { DEFAULT_LIST_PAGE_SIZE, isGone, listComplete } from '../client/index.js';
+import { DEFAULT_LIST_PAGE_SIZE, isGone, isNotFound, listComplete } from '../client/index.js';
 import type { Clock } from '../util/clock.js';
 import { sleep, systemClock } from '../util/clock.js';
 import type { IndexFunction } from './indexer.js';
@@ -44,6 +44,11 @@ export type WatchRestartReason = 'closed' | 'gone' | 'silent' | 'error';
 export interface InformerOptions<T extends KubernetesObject> {
   /** Name used in logs and metrics, usually the kind. */
   name?: string;
+  /**
+   * What to log when the list answers 404 Not Found: the apiserver does not serve the kind (its
+   * CRD is not installed, or its API version is off), which a retry alone never fixes.
+   */
+  notServedMessage?: string;
   /** Replays every cached object to the handlers as an update this often; 0 (default) disables. */
   resyncPeriodMs?: number;
   /**
@@ -240,7 +245,12 @@ export class Informer<T extends KubernetesObject> {
           continue;
         }
         const delay = this.backoff(failures++);
-        this.logger.warn(needList ? 'list failed, retrying' : 'watch failed, retrying', { err, retryInMs: delay });
+        if (needList && isNotFound(err)) {
+          // Said plainly: "404 page not found" on every retry does not tell a user the CRD is missing.
+          this.logger.warn(`${this.options.notServedMessage ?? `the API of ${this.name} is not served by this cluster`}; retrying`, { retryInMs: delay });
+        } else {
+          this.logger.warn(needList ? 'list failed, retrying' : 'watch failed, retrying', { err, retryInMs: delay });
+        }
         if (!needList) this.options.onWatchRestart?.('error');
         try {
           await sleep(delay, this.stopController.signal, this.clock);

@@ -13,6 +13,8 @@ import type { Lister } from '../cache/lister.js';
 import type { Logger } from '../util/logger.js';
 import { createLogger } from '../util/logger.js';
 import { ManagerMetrics } from './metrics.js';
+import { MetricsAccessFilter } from './metrics-auth.js';
+import { MetricsServer, type MetricsServerOptions } from './metrics-server.js';
 import type { KubernetesObject as AnyObject } from '../client/types/meta.js';
 import { ConversionBuilder, WebhookBuilder, type WebhookRegistrar } from '../webhook/builder.js';
 import { ConversionRegistry, type SpokeConversion } from '../webhook/conversion.js';
@@ -41,8 +43,21 @@ export interface ManagerOptions {
    * `Client.Cache.DisableFor`): kinds with many large objects the operator reads rarely, such as Secrets.
    */
   uncachedTypes?: readonly ResourceType[];
-  /** Where /metrics is served (`--metrics-bind-address`); default ':8080'; '0' disables. */
+  /** Where /metrics is served (`--metrics-bind-address`); default ':8443'; '0' disables. */
   metricsBindAddress?: string;
+  /**
+   * Serve /metrics over HTTPS and let only users the apiserver authorises read it (`--metrics-secure`,
+   * default true): each request's bearer token is checked with a TokenReview and the user with a
+   * SubjectAccessReview for `get` on the non-resource URL `/metrics`, decisions cached briefly, as
+   * controller-runtime's `WithAuthenticationAndAuthorization` filter does. false: plain HTTP, no checks.
+   */
+  metricsSecure?: boolean;
+  /**
+   * The secure metrics server's certificate (`--metrics-cert-path`, `--metrics-cert-name`,
+   * `--metrics-cert-key`): read from `certDir` and reloaded when it changes; without `certDir`,
+   * a self-signed certificate is made in memory at start.
+   */
+  metricsServer?: MetricsServerOptions;
   /** Where /healthz and /readyz are served (`--health-probe-bind-address`); default ':8081'; '0' disables. */
   healthProbeBindAddress?: string;
   /** Run controllers only while holding a Lease (`--leader-elect`). */
@@ -57,7 +72,11 @@ export interface ManagerOptions {
   leaseDurationMs?: number;
   renewDeadlineMs?: number;
   retryPeriodMs?: number;
-  /** How long shutdown waits for reconciles in flight; default 30 s. */
+  /**
+   * How long shutdown waits for reconciles in flight (`--graceful-shutdown-timeout`); default 30 s.
+   * When it passes with reconciles still running, `start()` rejects with
+   * {@link GracefulShutdownTimeoutError}. Keep the pod's terminationGracePeriodSeconds longer.
+   */
   gracefulShutdownTimeoutMs?: number;
   /** After how long a failing list or watch makes /readyz fail (check `informers-healthy`); default 2 min. */
   informerFailureReadinessMs?: number;
@@ -97,6 +116,26 @@ export class LeaderElectionLostError extends Error {
 }
 
 /**
+ * The graceful shutdown deadline passed while reconciles were still running: their signals were
+ * aborted and the manager stopped without them (controller-runtime's Start returns an error
+ * then too). `abandoned` counts them per controller; the work is retried by whichever replica
+ * reconciles next, since reconciles are level-based.
+ */
+export class GracefulShutdownTimeoutError extends Error {
+  constructor(
+    readonly timeoutMs: number,
+    readonly abandoned: ReadonlyArray<{ controller: string; reconciles: number }>,
+  ) {
+    const total = abandoned.reduce((sum, a) => sum + a.reconciles, 0);
+    super(
+      `graceful shutdown deadline of ${timeoutMs / 1000} s passed with ${total} reconcile${total === 1 ? '' : 's'} still running ` +
+        `(${abandoned.map((a) => `${a.controller}: ${a.reconciles}`).join(', ')}); their signals were aborted`,
+    );
+    this.name = 'GracefulShutdownTimeoutError';
+  }
+}
+
+/**
  * Runs an operator: one shared informer per kind, the controllers, leader election, probes and
  * metrics. `start` serves /healthz, /readyz and /metrics, starts and syncs the caches, waits for
  * the lease when leader election is on (a standby never reconciles), starts the controllers, and
@@ -110,7 +149,7 @@ export class Manager {
   private readonly controllers: Controller[] = [];
   private readonly healthChecks = new Map<string, HealthCheck>([['ping', () => true]]);
   private readonly readyChecks = new Map<string, HealthCheck>();
-  private readonly servers: ProbeServer[] = [];
+  private readonly servers: Array<{ close(): Promise<void> }> = [];
   private readonly stopController = new AbortController();
   private elector: LeaderElector | undefined;
   private started = false;
@@ -125,6 +164,24 @@ export class Manager {
   private liveClient: Client | undefined;
   /** Bound address of the metrics server once started (`host:port`). */
   metricsAddress: string | undefined;
+  private metricsServerInstance: MetricsServer | undefined;
+  /** Reconciles abandoned at the shutdown deadline, per controller; set by the shutdown. */
+  private abandoned: Array<{ controller: string; reconciles: number }> = [];
+  /**
+   * The URL of the metrics endpoint once started: `https://<host>:<port>/metrics` by default,
+   * `http://` with `metricsSecure: false`; undefined when metrics are off.
+   */
+  get metricsUrl(): string | undefined {
+    const server = this.metricsServerInstance;
+    if (!server?.address) return undefined;
+    return `${server.scheme}://${server.address.replace(/^0\.0\.0\.0:/, '127.0.0.1:').replace(/^\[::\]:/, '[::1]:')}/metrics`;
+  }
+
+  /** Reads the metrics certificate files now and serves a changed valid pair (a watcher does this on its own too). */
+  async reloadMetricsCertificate(): Promise<void> {
+    await this.metricsServerInstance?.reloadCertificate();
+  }
+
   /** Bound address of the probe server once started (`host:port`). */
   healthProbeAddress: string | undefined;
   /** Bound address of the webhook server once started (`host:port`); undefined when no webhook is registered. */
@@ -209,6 +266,7 @@ export class Manager {
         transform: this.options.cacheManagedFields ? undefined : stripManagedFields,
         namespace,
         name,
+        notServedMessage: notServedMessage(type),
         logger: this.logger,
         onWatchRestart: (reason) => this.metrics.watchRestarted(name, reason),
       });
@@ -371,6 +429,11 @@ export class Manager {
       await this.stop();
       throw err;
     }
+    this.throwIfAbandoned();
+  }
+
+  private throwIfAbandoned(): void {
+    if (this.abandoned.length > 0) throw new GracefulShutdownTimeoutError(this.options.gracefulShutdownTimeoutMs ?? 30_000, this.abandoned);
   }
 
   /** Stops taking work, waits for reconciles in flight (up to the deadline), releases the lease, stops informers and servers. */
@@ -413,8 +476,19 @@ export class Manager {
     const deadline = this.skipGracefulShutdown ? 0 : this.options.gracefulShutdownTimeoutMs ?? 30_000;
     // Admission requests do not depend on the controllers: the webhook server drains alongside them.
     const webhooksStopped = this.webhooks?.stop(this.options.gracefulShutdownTimeoutMs ?? 30_000);
-    const results = await Promise.all(this.controllers.map((c) => c.stop(deadline)));
-    if (results.some((finished) => !finished)) this.logger.warn('graceful shutdown deadline passed with reconciles in flight');
+    const results = await Promise.all(
+      this.controllers.map(async (c) => {
+        const finished = await c.stop(deadline);
+        // Read at once: the aborted reconciles have not returned yet, so this is the count at the deadline.
+        return { controller: c.name, finished, inFlight: c.inFlight };
+      }),
+    );
+    const abandoned = results.filter((r) => !r.finished).map((r) => ({ controller: r.controller, reconciles: Math.max(1, r.inFlight) }));
+    if (abandoned.length > 0) {
+      this.logger.warn('graceful shutdown deadline passed with reconciles in flight; their signals were aborted', { abandoned });
+      // After a lost lease the deadline is 0 on purpose and LeaderElectionLostError says why.
+      if (!this.skipGracefulShutdown) this.abandoned = abandoned;
+    }
     this.controllersStarted = false;
     if (this.elector) {
       await this.elector.release();
@@ -444,7 +518,7 @@ export class Manager {
 
   private async startServers(): Promise<void> {
     const probes = parseBindAddress(this.options.healthProbeBindAddress ?? ':8081');
-    const metrics = parseBindAddress(this.options.metricsBindAddress ?? ':8080');
+    const metrics = parseBindAddress(this.options.metricsBindAddress ?? ':8443');
     if (probes) {
       const server = new ProbeServer({
         '/healthz': (url) => answerHealthChecks(this.healthChecks, '/healthz', url),
@@ -457,12 +531,25 @@ export class Manager {
       this.logger.info('serving health probes', { address: this.healthProbeAddress, port: portOf(this.healthProbeAddress) });
     }
     if (metrics) {
-      const server = new ProbeServer({
-        '/metrics': async () => ({ status: 200, contentType: this.metrics.contentType, body: await this.metrics.render() }),
+      const secure = this.options.metricsSecure ?? true;
+      const logger = this.logger.child({ component: 'metrics-server' });
+      const server = new MetricsServer({
+        ...this.options.metricsServer,
+        secure,
+        // The REST client is loaded at the first request, so a manager without a cluster still starts.
+        filter: secure ? new MetricsAccessFilter(() => this.rest, { logger }) : undefined,
+        render: async () => ({ contentType: this.metrics.contentType, body: await this.metrics.render() }),
+        logger,
       });
+      this.metricsServerInstance = server;
       this.servers.push(server);
       this.metricsAddress = await server.listen(metrics);
-      this.logger.info('serving metrics', { address: this.metricsAddress, port: portOf(this.metricsAddress) });
+      this.logger.info('serving metrics', {
+        address: this.metricsAddress,
+        port: portOf(this.metricsAddress),
+        secure,
+        ...(secure ? { certificate: server.certificate, authorization: 'TokenReview + SubjectAccessReview' } : {}),
+      });
     }
     // Before caches and leader election: every replica answers the apiserver's webhook calls.
     const webhooks = this.webhooks;
@@ -480,4 +567,11 @@ function errorText(error: unknown): string {
 
 function portOf(address: string): number {
   return Number(address.slice(address.lastIndexOf(':') + 1));
+}
+
+/** What a user reads when the apiserver does not serve a watched kind: built-in APIs are switched on, others come with a CRD. */
+function notServedMessage(type: ResourceType): string {
+  const builtIn = type.group === '' || !type.group.includes('.') || type.group.endsWith('.k8s.io');
+  const fix = builtIn ? 'this Kubernetes version does not serve it or has it turned off' : 'install its CRD (kubectl apply -k config/crd)';
+  return `the API ${apiVersionOf(type)} ${type.kind} is not served by this cluster: ${fix}`;
 }

@@ -18,6 +18,10 @@ export interface CertificateWatcherOptions {
   /** How often the files are read again in case no change event came (network volumes, missed events); default 10 s. */
   pollIntervalMs?: number;
   logger: Logger;
+  /** Who serves with it, for messages; default `webhook server`. */
+  server?: string;
+  /** What to do when the pair cannot be read; default names the webhook server's options and flags. */
+  missingHint?: string;
   /** Called with each new valid pair (not with the first one, which `load` returns). */
   onChange: (pair: KeyPair) => void;
 }
@@ -40,6 +44,10 @@ export class CertificateWatcher {
 
   constructor(private readonly options: CertificateWatcherOptions) {}
 
+  private get server(): string {
+    return this.options.server ?? 'webhook server';
+  }
+
   get certPath(): string {
     return path.join(this.options.certDir, this.options.certName);
   }
@@ -55,14 +63,15 @@ export class CertificateWatcher {
       pair = await this.read();
     } catch (error) {
       throw new Error(
-        `webhook server: cannot read the serving certificate and key (${this.certPath}, ${this.keyPath}): ${(error as Error).message}; ` +
-          'mount them there (cert-manager Secret) or set webhookServer.certDir, certName, keyName (--webhook-cert-path, --webhook-cert-name, --webhook-cert-key)',
+        `${this.server}: cannot read the serving certificate and key (${this.certPath}, ${this.keyPath}): ${(error as Error).message}; ` +
+          (this.options.missingHint ??
+            'mount them there (cert-manager Secret) or set webhookServer.certDir, certName, keyName (--webhook-cert-path, --webhook-cert-name, --webhook-cert-key)'),
       );
     }
     try {
       checkPair(pair);
     } catch (error) {
-      throw new Error(`webhook server: the serving certificate ${this.certPath} and key ${this.keyPath} do not load: ${(error as Error).message}`);
+      throw new Error(`${this.server}: the serving certificate ${this.certPath} and key ${this.keyPath} do not load: ${(error as Error).message}`);
     }
     this.current = pair;
     return pair;
@@ -126,7 +135,7 @@ export class CertificateWatcher {
     }
     this.current = pair;
     this.rejected = undefined;
-    this.options.logger.info('serving certificate reloaded', { cert: this.certPath });
+    this.options.logger.info('serving certificate reloaded', { server: this.server, cert: this.certPath });
     this.options.onChange(pair);
   }
 

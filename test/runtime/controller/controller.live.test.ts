@@ -32,6 +32,7 @@ function newManager(namespace: string, extra: Partial<ConstructorParameters<type
     rest: restFor(plane),
     namespace,
     metricsBindAddress: '127.0.0.1:0',
+    metricsSecure: false, // plain HTTP: these tests read the metrics, test/runtime/manager covers secure serving
     healthProbeBindAddress: '127.0.0.1:0',
     logger: process.env.KOP_TEST_LOG ? createLogger({ level: 'debug', format: 'text' }) : silentLogger,
     ...extra,

@@ -34,6 +34,7 @@ function candidate(ns: string, identity: string, rest: RestClient = restFor(plan
     rest,
     namespace: ns,
     metricsBindAddress: '127.0.0.1:0',
+    metricsSecure: false, // plain HTTP: these tests read the gauge, test/runtime/manager covers secure serving
     healthProbeBindAddress: '0',
     leaderElection: true,
     leaderElectionId: 'widgets-leader',

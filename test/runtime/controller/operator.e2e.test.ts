@@ -1,4 +1,5 @@
-import { readFile, rm } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import https from 'node:https';
 import * as path from 'node:path';
 import { execa, type ResultPromise } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -153,6 +154,17 @@ describe('a scaffolded operator, end to end', () => {
     );
     const lease = await kubectl(['get', 'leases.coordination.k8s.io', '-n', namespace, '-o', 'jsonpath={.items[*].spec.holderIdentity}']);
     expect(lease.stdout, lease.stderr).not.toBe('');
+    // Secure metrics with the deployed RBAC: the manager reviews tokens with its own account's
+    // rights (metrics-auth-role), and only a subject of metrics-reader may read.
+    const metricsPort = await waitFor(() => /"msg":"serving metrics".*"port":(\d+).*"secure":true/.exec(output.text)?.[1], 10_000, 'metrics server');
+    expect((await kubectl(['create', 'serviceaccount', 'scraper', '-n', 'default'])).exitCode).toBe(0);
+    const bound = await kubectl(['create', 'clusterrolebinding', 'scraper-metrics', '--clusterrole=redis-operator-metrics-reader', '--serviceaccount=default:scraper']);
+    expect(bound.exitCode, bound.stderr).toBe(0);
+    const scraperToken = (await kubectl(['create', 'token', 'scraper', '-n', 'default'])).stdout.trim();
+    expect(await scrapeMetrics(Number(metricsPort), scraperToken)).toMatchObject({ status: 200, body: expect.stringContaining('controller_runtime_reconcile_total{controller="rediscluster"') });
+    expect((await scrapeMetrics(Number(metricsPort), token.stdout.trim())).status).toBe(403);
+    expect((await scrapeMetrics(Number(metricsPort))).status).toBe(401);
+
     const deleted = await kubectl(['delete', '-k', 'config/samples', '--wait=true', '--timeout=30s']);
     expect(deleted.exitCode, deleted.stderr + output.text).toBe(0);
     expect(output.text).not.toMatch(/forbidden/i);
@@ -161,4 +173,48 @@ describe('a scaffolded operator, end to end', () => {
     expect((await manager!).exitCode, output.text).toBe(0);
     expect(JSON.parse(await readFile(path.join(project, 'package.json'), 'utf8')).scripts.deploy).toBe('kubectl apply -k config/default');
   }, TIMEOUT);
+
+  // Runs after the tests above, on their project and control plane.
+  it('exits 3 when --graceful-shutdown-timeout passes with a reconcile still running', async () => {
+    expect(plane, 'the first test started the control plane').toBeDefined();
+    const controller = path.join(project, 'src/controllers/rediscluster.controller.ts');
+    const source = await readFile(controller, 'utf8');
+    const hook = '    // setControllerReference() from kop/runtime, then describe the outcome below.\n';
+    expect(source).toContain(hook);
+    // A reconcile that ignores its signal and outlives any deadline, for objects annotated so.
+    await writeFile(
+      controller,
+      source.replace(hook, `${hook}    if (object.metadata?.annotations?.['kop.test/hang']) {\n      console.log('hanging');\n      await new Promise((resolve) => setTimeout(resolve, 120_000));\n    }\n`),
+    );
+    const build = await run('npm', ['run', 'build']);
+    expect(build.exitCode, build.stdout + build.stderr).toBe(0);
+    const kubectl = (args: string[], input?: string) => execa(findControlPlaneBinaries().kubectl!, ['--kubeconfig', plane!.kubeconfigPath, ...args], { reject: false, input });
+
+    const output = startManager(['--kubeconfig', plane!.kubeconfigPath, '--graceful-shutdown-timeout=1s']);
+    const created = await kubectl(
+      ['apply', '-f', '-'],
+      JSON.stringify({ apiVersion: 'cache.example.com/v1alpha1', kind: 'RedisCluster', metadata: { name: 'stuck', namespace: 'default', annotations: { 'kop.test/hang': 'true' } }, spec: {} }),
+    );
+    expect(created.exitCode, created.stderr).toBe(0);
+    await waitFor(() => output.text.includes('hanging'), 30_000, `the reconcile to start (manager logs:\n${output.text})`);
+    const signalledAt = Date.now();
+    manager!.kill('SIGTERM');
+    const exit = await manager!;
+    expect(exit.exitCode, output.text).toBe(3);
+    expect(Date.now() - signalledAt).toBeLessThan(15_000);
+    expect(output.text).toMatch(/"level":"error","msg":"manager stopped, abandoning reconciles in flight".*"abandoned":\[\{"controller":"rediscluster","reconciles":1\}\]/);
+  }, TIMEOUT);
 });
+
+/** GETs /metrics over HTTPS on 127.0.0.1 (the certificate is self-signed: not verified here). */
+function scrapeMetrics(port: number, token?: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    https
+      .get({ host: '127.0.0.1', port, path: '/metrics', rejectUnauthorized: false, headers: token ? { authorization: `Bearer ${token}` } : {} }, (res) => {
+        let body = '';
+        res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      })
+      .on('error', reject);
+  });
+}

@@ -86,7 +86,7 @@ describe('graceful shutdown on SIGTERM', () => {
     }
   });
 
-  it('gives up on a reconcile that outlives the shutdown deadline and aborts its signal', async () => {
+  it('gives up on a reconcile that outlives the shutdown deadline, aborts its signal, and says so: GracefulShutdownTimeoutError, exit 3', async () => {
     const ns = await freshNamespace(admin, 'sigterm-deadline');
     const run = startChild(ns, { RECONCILE_MS: '60000', SHUTDOWN_MS: '1000' });
     try {
@@ -96,9 +96,10 @@ describe('graceful shutdown on SIGTERM', () => {
       const signalledAt = Date.now();
       run.child.kill('SIGTERM');
       const exit = await run.exited;
-      expect(exit.code).toBe(0);
+      expect(exit.code).toBe(3);
       expect(exit.at - signalledAt).toBeLessThan(10_000);
       expect(run.has('reconcile-aborted stuck')).toBeDefined();
+      expect(run.has('abandoned [{"controller":"widget","reconciles":1}]'), run.lines.map((l) => l.line).join('\n')).toBeDefined();
     } finally {
       run.child.kill('SIGKILL');
     }

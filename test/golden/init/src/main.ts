@@ -2,15 +2,23 @@
 // Copyright 2026 The demo authors.
 // SPDX-License-Identifier: Apache-2.0
 
-import { Manager, createLogger } from 'kop/runtime';
+import { GracefulShutdownTimeoutError, Manager, createLogger } from 'kop/runtime';
 import { parseManagerFlags, USAGE } from './flags.js';
 // +kop:scaffold:imports
+
+/**
+ * Exit codes: 0 after a clean stop, 1 on an error (a lost leader Lease, caches that never
+ * synced, a broken kubeconfig), 2 for bad flags, and 3 when a shutdown's
+ * --graceful-shutdown-timeout passed with reconciles still running: they were abandoned (their
+ * signals aborted), and whichever replica reconciles next does that work again.
+ */
+const EXIT_ABANDONED_WORK = 3;
 
 /**
  * The manager entry point: parses flags, then runs the kop/runtime manager, which serves the
  * health probes and metrics, syncs its caches, takes the leader Lease when asked to, runs every
  * registered controller, and on SIGTERM (what Kubernetes sends before killing the pod) stops
- * taking work and lets reconciles in flight finish.
+ * taking work and lets reconciles in flight finish within --graceful-shutdown-timeout.
  */
 async function main(argv: readonly string[]): Promise<number> {
   let flags;
@@ -26,13 +34,19 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   // JSON lines in a container or when piped, readable lines on a terminal.
   const logger = createLogger();
-  logger.info('starting manager', { leaderElect: flags.leaderElect, kubeconfig: flags.kubeconfig || '(default)' });
+  logger.info('starting manager', { leaderElect: flags.leaderElect, kubeconfig: flags.kubeconfig || '(default)', gracefulShutdownTimeoutMs: flags.gracefulShutdownTimeoutMs });
 
   const manager = new Manager({
     kubeconfig: flags.kubeconfig || undefined,
     clientOptions: { qps: flags.kubeApiQps, burst: flags.kubeApiBurst || undefined },
+    // HTTPS on :8443 by default: only callers the apiserver authorises for `get` on /metrics
+    // (config/rbac/metrics_reader_role.yaml) read it; a self-signed certificate unless
+    // --metrics-cert-path names a folder (cert-manager's, config/default/cert_metrics_manager_patch.yaml).
     metricsBindAddress: flags.metricsBindAddress,
+    metricsSecure: flags.metricsSecure,
+    metricsServer: { certDir: flags.metricsCertPath || undefined, certName: flags.metricsCertName, keyName: flags.metricsCertKey },
     healthProbeBindAddress: flags.healthProbeBindAddress,
+    gracefulShutdownTimeoutMs: flags.gracefulShutdownTimeoutMs,
     // Served on :9443 once a webhook is registered (`kop create webhook`), with the certificate
     // cert-manager mounts (config/default/manager_webhook_patch.yaml); reloaded when it rotates.
     webhookServer: { port: flags.webhookPort, certDir: flags.webhookCertPath || undefined, certName: flags.webhookCertName, keyName: flags.webhookCertKey },
@@ -53,6 +67,10 @@ async function main(argv: readonly string[]): Promise<number> {
   try {
     await manager.start();
   } catch (error) {
+    if (error instanceof GracefulShutdownTimeoutError) {
+      logger.error('manager stopped, abandoning reconciles in flight', { err: error, abandoned: error.abandoned });
+      return EXIT_ABANDONED_WORK;
+    }
     logger.error('manager stopped with an error', { err: error });
     return 1;
   }

@@ -7,6 +7,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Manager, silentLogger, type Client } from 'kop/runtime';
 import { startControlPlane } from 'kop/testing';
+import { afterAll, beforeAll } from 'vitest';
 import { setupWebhooks } from '../../src/webhooks/setup.js';
 
 /** A control plane with this project's webhooks installed and a manager serving them. */
@@ -63,5 +64,23 @@ export async function startWebhookEnvironment(): Promise<WebhookEnvironment> {
       manager.rest.close();
       await plane.stop();
     },
+  };
+}
+
+/**
+ * Starts a webhook environment before the tests of the calling file and stops it after them;
+ * call it at the top of a `describe`. The returned function gives the running environment.
+ */
+export function useWebhookEnvironment(): () => WebhookEnvironment {
+  let environment: WebhookEnvironment | undefined;
+  beforeAll(async () => {
+    environment = await startWebhookEnvironment();
+  }, 120_000);
+  afterAll(async () => {
+    await environment?.stop();
+  });
+  return () => {
+    if (environment === undefined) throw new Error('the webhook environment has not started');
+    return environment;
   };
 }

@@ -2,23 +2,17 @@
 // Copyright 2026 The demo authors.
 // SPDX-License-Identifier: Apache-2.0
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { API_VERSION } from '../../../../api/cache/v1/groupversion.js';
 import { redisClusterType } from '../../../../api/cache/v1/rediscluster.client.js';
-import { startWebhookEnvironment, type WebhookEnvironment } from '../../environment.js';
+import { useWebhookEnvironment } from '../../environment.js';
 
 // Through a real apiserver that calls the webhook served by a real manager (test/webhooks/environment.ts).
 describe('RedisClusterValidator', () => {
-  let environment: WebhookEnvironment;
-  beforeAll(async () => {
-    environment = await startWebhookEnvironment();
-  }, 120_000);
-  afterAll(async () => {
-    await environment?.stop();
-  });
+  const environment = useWebhookEnvironment();
 
   it('admits a valid RedisCluster', async () => {
-    const created = await environment.client.create(redisClusterType, {
+    const created = await environment().client.create(redisClusterType, {
       apiVersion: API_VERSION,
       kind: 'RedisCluster',
       metadata: { generateName: 'rediscluster-', namespace: 'default' },
@@ -28,7 +22,7 @@ describe('RedisClusterValidator', () => {
   });
 
   it('refuses an invalid RedisCluster with the validator’s message', async () => {
-    const attempt = environment.client.create(redisClusterType, {
+    const attempt = environment().client.create(redisClusterType, {
       apiVersion: API_VERSION,
       kind: 'RedisCluster',
       metadata: { generateName: 'rediscluster-', namespace: 'default' },

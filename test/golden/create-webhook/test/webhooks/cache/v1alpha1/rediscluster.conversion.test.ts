@@ -2,24 +2,18 @@
 // Copyright 2026 The demo authors.
 // SPDX-License-Identifier: Apache-2.0
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { redisClusterType as hubType } from '../../../../api/cache/v1/rediscluster.client.js';
 import { redisClusterType as spokeType } from '../../../../api/cache/v1alpha1/rediscluster.client.js';
-import { startWebhookEnvironment, type WebhookEnvironment } from '../../environment.js';
+import { useWebhookEnvironment } from '../../environment.js';
 
 // Through a real apiserver whose CRD converts through the manager's /convert endpoint
 // (test/webhooks/environment.ts installs config/crd/patches pointed at the test's server).
 describe('RedisCluster v1alpha1 ⇄ v1 conversion', () => {
-  let environment: WebhookEnvironment;
-  beforeAll(async () => {
-    environment = await startWebhookEnvironment();
-  }, 120_000);
-  afterAll(async () => {
-    await environment?.stop();
-  });
+  const environment = useWebhookEnvironment();
 
   it('reads an object written as v1alpha1 as v1, and back unchanged', async () => {
-    const { client } = environment;
+    const { client } = environment();
     const written = await client.create(spokeType, {
       apiVersion: 'cache.example.com/v1alpha1',
       kind: 'RedisCluster',
