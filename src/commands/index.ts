@@ -25,6 +25,7 @@ import * as buildInstaller from './build-installer.js';
 import * as createApi from './create-api.js';
 import * as createWebhook from './create-webhook.js';
 import * as deploy from './deploy.js';
+import * as edit from './edit.js';
 import * as generate from './generate.js';
 import * as init from './init.js';
 import * as install from './install.js';
@@ -44,6 +45,7 @@ export const commands: readonly CommandModule[] = [
   deploy,
   undeploy,
   buildInstaller,
+  edit,
   version,
   setupEnvtest,
 ];
