@@ -21,12 +21,31 @@
  *   `applyTree(tree, context, { tasks })` from src/scaffold/apply.ts.
  */
 import type { CommandModule } from './command-module.js';
+import * as buildInstaller from './build-installer.js';
 import * as createApi from './create-api.js';
 import * as createWebhook from './create-webhook.js';
+import * as deploy from './deploy.js';
+import * as edit from './edit.js';
 import * as generate from './generate.js';
 import * as init from './init.js';
+import * as install from './install.js';
 import * as setupEnvtest from './setup-envtest.js';
+import * as undeploy from './undeploy.js';
+import * as uninstall from './uninstall.js';
 import * as version from './version.js';
 
 /** Every command, in the order `kop --help` lists them. */
-export const commands: readonly CommandModule[] = [init, createApi, createWebhook, generate, version, setupEnvtest];
+export const commands: readonly CommandModule[] = [
+  init,
+  createApi,
+  createWebhook,
+  generate,
+  install,
+  uninstall,
+  deploy,
+  undeploy,
+  buildInstaller,
+  edit,
+  version,
+  setupEnvtest,
+];

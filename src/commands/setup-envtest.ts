@@ -14,6 +14,8 @@ export interface SetupEnvtestOptions {
   /** `env` prints `export KUBEBUILDER_ASSETS=<dir>`; `path` prints only the folder. */
   print: 'env' | 'path';
   force: boolean;
+  /** Also build helm (kop's own tests of the Helm chart need it), into the same folder. */
+  helm?: boolean;
   /** Where progress lines go; default stderr, so stdout stays eval-able. */
   progress?: (message: string) => void;
 }
@@ -28,6 +30,7 @@ export function register(program: Command, makeContext: MakeContext): void {
     .option('--bin-dir <dir>', 'where to put the binaries (default: $KOP_ENVTEST_DIR or ~/.cache/kop/envtest/<version>)')
     .option('--print <what>', 'what to print on stdout: env (an eval-able export line) or path', 'env')
     .option('--force', 'rebuild even when the binaries are present')
+    .option('--helm', "also build helm into the same folder (kop's own tests of `kop edit --plugins helm` run it)")
     .addHelpText('after', '\nExample:\n  eval "$(npx kop setup-envtest)"   # sets KUBEBUILDER_ASSETS for this shell\n')
     .action(async (flags: SetupEnvtestFlags) => {
       if (flags.print !== 'env' && flags.print !== 'path') {
@@ -40,6 +43,7 @@ export function register(program: Command, makeContext: MakeContext): void {
           binDir: flags.binDir,
           print: flags.print,
           force: flags.force ?? false,
+          helm: flags.helm ?? false,
         },
         makeContext(),
       );
@@ -52,6 +56,7 @@ interface SetupEnvtestFlags {
   binDir?: string;
   print: string;
   force?: boolean;
+  helm?: boolean;
 }
 
 /**
@@ -69,6 +74,7 @@ export async function runSetupEnvtest(options: SetupEnvtestOptions, context: Con
       throw new UsageError(`--kubernetes-version: ${(error as Error).message}`);
     }
   }
+  const progress = options.progress ?? ((message: string) => void process.stderr.write(`setup-envtest: ${message}\n`));
   try {
     const result = await buildEnvtestBinaries({
       kubernetesVersion: options.kubernetesVersion,
@@ -77,8 +83,12 @@ export async function runSetupEnvtest(options: SetupEnvtestOptions, context: Con
       force: options.force,
       dryRun: context.dryRun,
       env: context.env,
-      progress: options.progress ?? ((message) => void process.stderr.write(`setup-envtest: ${message}\n`)),
+      progress,
     });
+    if (options.helm) {
+      const { buildHelm } = await import('../testing/build-helm.js');
+      await buildHelm({ binDir: result.binDir, force: options.force, dryRun: context.dryRun, env: context.env, progress });
+    }
     context.out.info(options.print === 'path' ? result.binDir : `export KUBEBUILDER_ASSETS=${shellQuote(result.binDir)}`);
     return result.binDir;
   } catch (error) {

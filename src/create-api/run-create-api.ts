@@ -2,7 +2,7 @@ import { askChecked, askYesNo } from '../base/ask.js';
 import type { Context } from '../base/context.js';
 import { KopError, UsageError } from '../base/errors.js';
 import { fullGroup, loadProjectFile, saveProjectFile, type ProjectFile, type ProjectResource } from '../project/project-file.js';
-import { CREATE_API_PATHS, insertResourceWiring, resourceNamesOf, type ResourceNames } from '../project/resource-layout.js';
+import { CREATE_API_PATHS, insertResourceWiring, resourceNamesOf, roleStemOf, type ResourceNames } from '../project/resource-layout.js';
 import { checkGroup, checkKind, checkVersion, descriptorNameOf, isDns1123Label, pluralOf, requireValid, singularOf, type NameCheck } from '../project/resource.js';
 import { applyTree, type ApplyResult } from '../scaffold/apply.js';
 import { loadBoilerplate } from '../scaffold/boilerplate.js';
@@ -122,7 +122,7 @@ export async function runCreateApi(options: CreateApiOptions, context: Context):
 
   if (existing && !options.force) {
     // Name the files --force would overwrite, so the user sees what is at stake.
-    const existingNames = resourceNamesOf(existing);
+    const existingNames = resourceNamesOf(existing, project.resources);
     const present = async (files: string[]) => {
       const found = [];
       for (const file of files) if (await tree.existsOnDisk(file)) found.push(file);
@@ -156,7 +156,9 @@ export async function runCreateApi(options: CreateApiOptions, context: Context):
     fullGroup: fullGroupName,
     apiVersion: `${fullGroupName}/${version}`,
     sampleName: `${group}_${version}_${singularOf(kind)}`,
+    roleStem: roleStemOf({ group, kind, domain: project.domain }, project.resources),
   };
+  const roleName = (level: string) => `${names.roleStem.replace(/_/g, '-')}-${level}-role`;
   const data: TemplateData = {
     ...names,
     projectName: project.projectName,
@@ -164,6 +166,10 @@ export async function runCreateApi(options: CreateApiOptions, context: Context):
     descriptor: descriptorNameOf(kind),
     namespaced,
     resourceMarker: resourceMarker(names, namespaced),
+    pluralStatus: `${plural}/status`,
+    roleNameAdmin: roleName('admin'),
+    roleNameEditor: roleName('editor'),
+    roleNameViewer: roleName('viewer'),
     licenseHeaderTs: await loadBoilerplate(tree, 'x.ts'),
     licenseHeaderYaml: await loadBoilerplate(tree, 'x.yaml'),
   };
@@ -175,6 +181,8 @@ export async function runCreateApi(options: CreateApiOptions, context: Context):
       await tree.scaffold(file.path, file.content, { ifExists: 'skip' });
     }
     for (const file of await renderTemplateDir('api/resource', data)) await tree.scaffold(file.path, file.content, { force });
+    // One set of roles per kind: a new version of the kind keeps the roles it has.
+    for (const file of await renderTemplateDir('api/roles', data)) await tree.scaffold(file.path, file.content, { force, ifExists: 'skip' });
     await insertResourceWiring(tree, names, { sample: true, controller: false });
   } else if (!(await tree.exists(CREATE_API_PATHS.typesFile(names)))) {
     throw new KopError(

@@ -132,7 +132,7 @@ export async function scaffoldProject(
   saveProjectFile(tree, project);
   // A re-scaffold keeps the project's APIs: their lines go back at the markers of the fresh files.
   for (const resource of project.resources) {
-    const names = resourceNamesOf(resource);
+    const names = resourceNamesOf(resource, project.resources);
     await insertResourceWiring(tree, names, {
       sample: resource.api !== undefined && (await tree.exists(CREATE_API_PATHS.sampleFile(names))),
       controller: resource.controller === true && (await tree.exists(CREATE_API_PATHS.controllerFile(names))),

@@ -3,7 +3,7 @@
  * scaffolds: `kop create api` writes these files and lines, and `kop init --force`
  * re-inserts the lines of the resources PROJECT records.
  */
-import { insertIntoFile } from '../scaffold/insert.js';
+import { insertIntoFile, type Insertion } from '../scaffold/insert.js';
 import type { VirtualTree } from '../scaffold/tree.js';
 import { fullGroup, type ProjectResource } from './project-file.js';
 import { singularOf } from './resource.js';
@@ -17,6 +17,9 @@ export const CREATE_API_PATHS = {
   controllerTestFile: (r: ResourceNames) => `test/controllers/${r.kindLower}.controller.test.ts`,
   globalSetup: 'test/global-setup.ts',
   samplesKustomization: 'config/samples/kustomization.yaml',
+  /** A kind's admin, editor and viewer ClusterRoles (Kubebuilder's helper roles), one per kind, not per version. */
+  roleFiles: (r: Pick<ResourceNames, 'roleStem'>) => ROLE_LEVELS.map((level) => `config/rbac/${r.roleStem}_${level}_role.yaml`),
+  rbacKustomization: 'config/rbac/kustomization.yaml',
   main: 'src/main.ts',
 } as const;
 
@@ -31,10 +34,33 @@ export interface ResourceNames {
   apiVersion: string;
   /** `<group>_<version>_<kind-lower>`, the sample's file stem. */
   sampleName: string;
+  /** Stem of the kind's role files (`<stem>_admin_role.yaml`): see {@link roleStemOf}. */
+  roleStem: string;
 }
 
-/** The names of a kind/version recorded in PROJECT, as create api derived them. */
-export function resourceNamesOf(resource: ProjectResource): ResourceNames {
+/** The helper roles `kop create api` scaffolds for each kind, from most to least power. */
+export const ROLE_LEVELS = ['admin', 'editor', 'viewer'] as const;
+
+/**
+ * The stem of a kind's role files and names: the lower-case kind, as Kubebuilder names them
+ * (`memcached_admin_role.yaml`, role `memcached-admin-role`), or `<group>_<kind>` when a kind of
+ * the same name in another group came first in PROJECT (Kubebuilder's multigroup naming), so
+ * two groups' kinds never share a role. `resources` is PROJECT's list; only entries before the
+ * kind's first one count, so adding a kind never renames the roles of one already there.
+ */
+export function roleStemOf(resource: { group: string; kind: string; domain: string }, resources: readonly ProjectResource[]): string {
+  const kindLower = singularOf(resource.kind);
+  const full = fullGroup(resource);
+  const first = resources.findIndex((r) => r.kind === resource.kind && fullGroup(r) === full);
+  const earlier = first === -1 ? resources : resources.slice(0, first);
+  return earlier.some((r) => r.kind === resource.kind && fullGroup(r) !== full) ? `${resource.group}_${kindLower}` : kindLower;
+}
+
+/**
+ * The names of a kind/version recorded in PROJECT, as create api derived them; `resources`
+ * (PROJECT's list) decides the role stem, see {@link roleStemOf}.
+ */
+export function resourceNamesOf(resource: ProjectResource, resources: readonly ProjectResource[] = []): ResourceNames {
   const kindLower = singularOf(resource.kind);
   const full = fullGroup(resource);
   return {
@@ -46,20 +72,31 @@ export function resourceNamesOf(resource: ProjectResource): ResourceNames {
     fullGroup: full,
     apiVersion: `${full}/${resource.version}`,
     sampleName: `${resource.group}_${resource.version}_${kindLower}`,
+    roleStem: roleStemOf(resource, resources),
   };
 }
 
 /**
  * Stages the lines create api places at scaffold markers: the sample in
- * config/samples/kustomization.yaml, and the reconciler's import and construction in
+ * config/samples/kustomization.yaml and the kind's helper roles that exist in
+ * config/rbac/kustomization.yaml, and the reconciler's import and construction in
  * src/main.ts. Lines already there are skipped, so this also re-wires a re-scaffolded project.
  */
 export async function insertResourceWiring(
   tree: VirtualTree,
-  names: Pick<ResourceNames, 'kind' | 'kindLower' | 'sampleName'>,
+  names: Pick<ResourceNames, 'kind' | 'kindLower' | 'sampleName' | 'roleStem'>,
   wiring: { sample: boolean; controller: boolean },
 ): Promise<void> {
-  if (wiring.sample) await insertIntoFile(tree, CREATE_API_PATHS.samplesKustomization, [{ marker: 'samples', code: `- ${names.sampleName}.yaml` }]);
+  if (wiring.sample) {
+    await insertIntoFile(tree, CREATE_API_PATHS.samplesKustomization, [{ marker: 'samples', code: `- ${names.sampleName}.yaml` }]);
+    // A project from before the roles existed has neither the files nor the marker: nothing to list.
+    const roles: Insertion[] = [];
+    for (const file of CREATE_API_PATHS.roleFiles(names)) {
+      // One insertion per line, so a line the user removed is not re-added with duplicates of the others.
+      if (await tree.exists(file)) roles.push({ marker: 'rbac', code: `- ${file.slice('config/rbac/'.length)}` });
+    }
+    if (roles.length > 0) await insertIntoFile(tree, CREATE_API_PATHS.rbacKustomization, roles);
+  }
   if (wiring.controller) {
     await insertIntoFile(tree, CREATE_API_PATHS.main, [
       { marker: 'imports', code: `import { ${names.kind}Reconciler } from './controllers/${names.kindLower}.controller.js';` },

@@ -151,20 +151,31 @@ export async function binaryVersion(path: string, binary: ControlPlaneBinary): P
 }
 
 async function assertGoAvailable(pinned: boolean): Promise<void> {
-  const required = pinned ? requiredGoVersion() : undefined;
+  await assertGoVersion(
+    pinned ? requiredGoVersion() : undefined,
+    `Kubernetes v${PINNED_KUBERNETES_VERSION}`,
+    'set KUBEBUILDER_ASSETS to a folder that already has kube-apiserver, etcd and kubectl',
+  );
+}
+
+/**
+ * Fails with a GoUnavailableError when `go` is missing, or older than `required` (a go.mod `go`
+ * line) that building `what` needs; `alternative` says how to do without Go.
+ */
+export async function assertGoVersion(required: string | undefined, what: string, alternative: string): Promise<void> {
   let goVersion: string;
   try {
     goVersion = (await execa('go', ['env', 'GOVERSION'], { env: goEnvironment() })).stdout.trim();
   } catch (error) {
     const missing = (error as { code?: string }).code === 'ENOENT';
     throw new GoUnavailableError(
-      missing ? 'Go is not installed (no `go` on PATH); it is needed to build the test control plane' : `\`go env GOVERSION\` failed: ${(error as Error).message}`,
-      `install Go${required ? ` ${required} or newer` : ''} (https://go.dev/dl/), or set KUBEBUILDER_ASSETS to a folder that already has kube-apiserver, etcd and kubectl`,
+      missing ? `Go is not installed (no \`go\` on PATH); it is needed to build ${what}` : `\`go env GOVERSION\` failed: ${(error as Error).message}`,
+      `install Go${required ? ` ${required} or newer` : ''} (https://go.dev/dl/), or ${alternative}`,
     );
   }
   if (required && compareGoVersions(goVersion.replace(/^go/, ''), required) < 0) {
     throw new GoUnavailableError(
-      `${goVersion} is too old to build Kubernetes v${PINNED_KUBERNETES_VERSION}: its modules need go ${required}`,
+      `${goVersion} is too old to build ${what}: its modules need go ${required}`,
       `install Go ${required} or newer (https://go.dev/dl/); kop builds with GOTOOLCHAIN=local so Go never downloads a toolchain by itself`,
     );
   }
@@ -179,7 +190,8 @@ function requiredGoVersion(): string | undefined {
   }
 }
 
-function compareGoVersions(a: string, b: string): number {
+/** Orders Go versions such as 1.26.0 and 1.26rc1 (pre-releases count as their release). */
+export function compareGoVersions(a: string, b: string): number {
   const parse = (version: string) => version.split(/[.a-z]/).map((part) => Number(part) || 0);
   const [left, right] = [parse(a), parse(b)];
   for (let index = 0; index < 3; index++) {

@@ -44,10 +44,14 @@ describe('kop create api', () => {
   it('records the kind and scaffolds types, group version, sample and reconciler', async () => {
     const { context, run } = create(MEMCACHED);
     await run;
-    expect(context.out.lines.slice(0, 7)).toEqual([
+    expect(context.out.lines.slice(0, 11)).toEqual([
       'UPDATE PROJECT',
       'CREATE api/cache/v1alpha1/groupversion.ts',
       'CREATE api/cache/v1alpha1/memcached.types.ts',
+      'UPDATE config/rbac/kustomization.yaml',
+      'CREATE config/rbac/memcached_admin_role.yaml',
+      'CREATE config/rbac/memcached_editor_role.yaml',
+      'CREATE config/rbac/memcached_viewer_role.yaml',
       'CREATE config/samples/cache_v1alpha1_memcached.yaml',
       'UPDATE config/samples/kustomization.yaml',
       'CREATE src/controllers/memcached.controller.ts',
@@ -168,6 +172,43 @@ describe('kop create api', () => {
 
     await expect(create({ group: 'cache', version: 'v1', kind: 'Memcached', plural: 'memcacheds-x' }).run).rejects.toThrow(UsageError);
     await expect(create({ group: 'cache', version: 'v1', kind: 'Memcached', namespaced: false }).run).rejects.toThrow(/already namespaced/);
+  });
+
+  it("scaffolds each kind's admin, editor and viewer ClusterRoles once, listed at the rbac marker", async () => {
+    await create(MEMCACHED).run;
+    const admin = parseYaml(await read('config/rbac/memcached_admin_role.yaml')) as { kind: string; metadata: { name: string }; rules: unknown[] };
+    expect(admin.kind).toBe('ClusterRole');
+    expect(admin.metadata.name).toBe('memcached-admin-role');
+    expect(admin.rules).toEqual([
+      { apiGroups: ['cache.example.com'], resources: ['memcacheds'], verbs: ['*'] },
+      { apiGroups: ['cache.example.com'], resources: ['memcacheds/status'], verbs: ['get'] },
+    ]);
+    const verbsOf = async (level: string) =>
+      (parseYaml(await read(`config/rbac/memcached_${level}_role.yaml`)) as { rules: Array<{ verbs: string[] }> }).rules.map((rule) => rule.verbs);
+    expect(await verbsOf('editor')).toEqual([['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'], ['get']]);
+    expect(await verbsOf('viewer')).toEqual([['get', 'list', 'watch'], ['get']]);
+
+    // A second version shares the kind's roles: they are kept, as the user may have edited them.
+    await writeFile(path.join(dir, 'config/rbac/memcached_viewer_role.yaml'), `${await read('config/rbac/memcached_viewer_role.yaml')}# edited\n`);
+    const second = create({ group: 'cache', version: 'v1beta1', kind: 'Memcached' });
+    await second.run;
+    expect(second.context.out.lines).toContain('SKIP   config/rbac/memcached_viewer_role.yaml (exists)');
+    expect(await read('config/rbac/memcached_viewer_role.yaml')).toMatch(/# edited\n$/);
+    const kustomization = await read('config/rbac/kustomization.yaml');
+    for (const level of ['admin', 'editor', 'viewer']) expect(count(kustomization, `- memcached_${level}_role.yaml`)).toBe(1);
+    expect(kustomization.indexOf('- memcached_viewer_role.yaml')).toBeLessThan(kustomization.indexOf('# +kop:scaffold:rbac'));
+
+    // The same kind in another group gets roles of its own, prefixed with its group; the first keeps its names.
+    await create({ group: 'other', version: 'v1', kind: 'Memcached' }).run;
+    const other = parseYaml(await read('config/rbac/other_memcached_editor_role.yaml')) as { metadata: { name: string }; rules: Array<{ apiGroups: string[] }> };
+    expect(other.metadata.name).toBe('other-memcached-editor-role');
+    expect(other.rules[0]!.apiGroups).toEqual(['other.example.com']);
+    expect(await read('config/rbac/kustomization.yaml')).toContain('- other_memcached_admin_role.yaml');
+
+    // init --force rewrites config/rbac/kustomization.yaml and lists every kind's roles again.
+    const listed = (await read('config/rbac/kustomization.yaml')).split('\n').filter((line) => line.includes('_role.yaml') && line.includes('memcached'));
+    await runInit({ force: true, skipInstall: true }, testContext({ cwd: dir }));
+    expect((await read('config/rbac/kustomization.yaml')).split('\n').filter((line) => line.includes('_role.yaml') && line.includes('memcached'))).toEqual(listed);
   });
 
   it('writes scope and path markers only when they differ from the defaults', async () => {

@@ -171,7 +171,7 @@ describe('a scaffolded operator, end to end', () => {
 
     manager!.kill('SIGTERM');
     expect((await manager!).exitCode, output.text).toBe(0);
-    expect(JSON.parse(await readFile(path.join(project, 'package.json'), 'utf8')).scripts.deploy).toBe('kubectl apply -k config/default');
+    expect(JSON.parse(await readFile(path.join(project, 'package.json'), 'utf8')).scripts.deploy).toBe('kop generate manifests && kop deploy');
   }, TIMEOUT);
 
   // Runs after the tests above, on their project and control plane.

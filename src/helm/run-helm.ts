@@ -1,0 +1,132 @@
+import { readdir } from 'node:fs/promises';
+import * as path from 'node:path';
+import type { Context } from '../base/context.js';
+import { KopError, UsageError } from '../base/errors.js';
+import { loadProjectFile } from '../project/project-file.js';
+import { applyTree, type ApplyResult } from '../scaffold/apply.js';
+import { GENERATED_HEADER } from '../scaffold/header.js';
+import { VirtualTree } from '../scaffold/tree.js';
+import { chartYaml, HELMIGNORE, helpersTpl, valuesYaml } from './chart-files.js';
+import { ChartBuilder } from './chart-templates.js';
+import { mergeValues } from './merge-values.js';
+import { renderConfigVariants } from './render-variants.js';
+
+/** `kop edit`'s options. */
+export interface EditOptions {
+  /** Plugins to add; `helm` is the one kop has. */
+  plugins: string[];
+  /** Replace values.yaml with kop's instead of merging. */
+  force?: boolean;
+}
+
+/** Where the chart goes, as Kubebuilder's helm plugin puts it. */
+export const CHART_DIR = 'dist/chart';
+/** kop's values of the last run: the base of the three-way merge of values.yaml (left out of packages by .helmignore). */
+export const VALUES_BASE = `${CHART_DIR}/.kop-values-base.yaml`;
+
+const SUPPORTED_PLUGINS = ['helm'];
+
+/**
+ * `kop edit --plugins helm`: writes a Helm chart of the operator to dist/chart from config/default
+ * (built with `kubectl kustomize`, with and without its optional parts). Templates are generated and
+ * rewritten on every run; Chart.yaml is written once (its version is yours to bump); values.yaml is
+ * merged: settings you changed stay, new ones are added (see {@link mergeValues}).
+ */
+export async function runEdit(options: EditOptions, context: Context): Promise<ApplyResult> {
+  const plugins = options.plugins.flatMap((plugin) => plugin.split(',')).map((plugin) => plugin.trim()).filter(Boolean);
+  if (plugins.length === 0) throw new UsageError('--plugins: name a plugin', `pass --plugins ${SUPPORTED_PLUGINS.join('|')}`);
+  for (const plugin of plugins) {
+    if (!SUPPORTED_PLUGINS.includes(plugin.replace(/\/.*$/, ''))) {
+      throw new UsageError(`--plugins: unknown plugin "${plugin}"`, `kop has these: ${SUPPORTED_PLUGINS.join(', ')}`);
+    }
+  }
+  const tree = new VirtualTree(context.cwd);
+  const project = await loadProjectFile(tree);
+  const variants = await renderConfigVariants(context);
+  const builder = new ChartBuilder(project.projectName, variants);
+  const version = await projectVersion(tree);
+
+  const templates = builder.templates();
+  const written = new Set<string>();
+  const header = `{{/* ${GENERATED_HEADER} */}}\n`;
+  for (const template of templates) {
+    const file = `${CHART_DIR}/templates/${template.path}`;
+    tree.write(file, header + template.content, { kind: 'generated' });
+    written.add(file);
+  }
+  const helpers = `${CHART_DIR}/templates/_helpers.tpl`;
+  tree.write(helpers, helpersTpl(project.projectName), { kind: 'generated' });
+  written.add(helpers);
+  // Templates of objects config/ no longer has: only files kop wrote (its header) are removed.
+  for (const file of await listFiles(context.cwd, `${CHART_DIR}/templates`)) {
+    if (written.has(file)) continue;
+    const content = await tree.read(file);
+    if (content !== undefined && content.startsWith(header)) tree.remove(file);
+  }
+  tree.write(`${CHART_DIR}/.helmignore`, HELMIGNORE, { kind: 'generated' });
+  // Written once: its version and appVersion are the user's to bump with each release.
+  if (!(await tree.exists(`${CHART_DIR}/Chart.yaml`))) await tree.scaffold(`${CHART_DIR}/Chart.yaml`, chartYaml(project.projectName, version));
+
+  const values = valuesYaml(builder.defaults());
+  const valuesFile = `${CHART_DIR}/values.yaml`;
+  const existing = await tree.read(valuesFile);
+  if (existing === undefined || options.force) {
+    tree.write(valuesFile, values, { kind: 'scaffolded' });
+  } else {
+    const base = await tree.read(VALUES_BASE);
+    let merge;
+    try {
+      merge = mergeValues(existing, values, base === undefined ? undefined : stripHeader(base));
+    } catch (error) {
+      throw new KopError(`${valuesFile}: ${(error as Error).message}`, 'fix it, or pass --force to replace it with kop\'s');
+    }
+    tree.write(valuesFile, merge.text, { kind: 'scaffolded' });
+    for (const setting of merge.added) context.out.debug(`values.yaml: added ${setting}`);
+    for (const setting of merge.updated) context.out.debug(`values.yaml: ${setting} follows kop's new default`);
+    for (const setting of merge.removed) context.out.debug(`values.yaml: removed ${setting}, which kop no longer writes`);
+    if (merge.kept.length > 0) context.out.debug(`values.yaml: kept your ${merge.kept.join(', ')}`);
+  }
+  tree.write(VALUES_BASE, `# ${GENERATED_HEADER}\n# kop's values.yaml of the last \`kop edit --plugins helm\`: the base of the next merge.\n${values}`, { kind: 'generated' });
+
+  const result = await applyTree(tree, context);
+  if (result.written && result.changes.some((change) => change.action === 'create' && change.path === `${CHART_DIR}/values.yaml`)) {
+    context.out.info(`\nNext: helm install ${project.projectName} ${CHART_DIR} --namespace ${variants.namespace} --create-namespace --set manager.image.repository=<image>,manager.image.tag=<tag>`);
+  }
+  return result;
+}
+
+function stripHeader(text: string): string {
+  return text
+    .split('\n')
+    .filter((line, index) => !(index < 2 && line.startsWith('#')))
+    .join('\n');
+}
+
+/** The project's package.json version, the chart's first version and appVersion. */
+async function projectVersion(tree: VirtualTree): Promise<string> {
+  const text = await tree.read('package.json');
+  if (text === undefined) return '0.1.0';
+  try {
+    const version = (JSON.parse(text) as { version?: unknown }).version;
+    return typeof version === 'string' && /^\d+\.\d+\.\d+/.test(version) ? version : '0.1.0';
+  } catch {
+    return '0.1.0';
+  }
+}
+
+/** Files below `dir` (project-relative, `/`-separated); none when it does not exist. */
+async function listFiles(root: string, dir: string): Promise<string[]> {
+  const out: string[] = [];
+  let entries;
+  try {
+    entries = await readdir(path.join(root, dir), { withFileTypes: true });
+  } catch {
+    return out;
+  }
+  for (const entry of entries) {
+    const relative = `${dir}/${entry.name}`;
+    if (entry.isDirectory()) out.push(...(await listFiles(root, relative)));
+    else if (entry.isFile()) out.push(relative);
+  }
+  return out;
+}
