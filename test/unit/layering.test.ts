@@ -17,12 +17,16 @@ const GENERATOR_FLOORS: readonly (readonly string[])[] = [
   ['schema'],
   ['rbac', 'webhook', 'clientgen'],
   ['generate', 'init', 'create-api', 'create-webhook'], // the runs of the commands
+  ['dev'], // kop dev: runs generate in its loop
   ['commands'],
   ['cli'], // main.ts, commander wiring, output: imported by nobody
 ];
 const LIBRARY_FLOORS: readonly (readonly string[])[] = [['api'], ['runtime'], ['testing']];
-/** Arrows from the generator side into the library: `kop setup-envtest` builds kop/testing's binaries. */
-const CROSSINGS: Readonly<Record<string, readonly string[]>> = { commands: ['testing'] };
+/**
+ * Arrows from the generator side into the library: `kop setup-envtest` builds kop/testing's
+ * binaries, and `kop dev` runs kop/testing's control plane.
+ */
+const CROSSINGS: Readonly<Record<string, readonly string[]>> = { commands: ['testing'], dev: ['testing'] };
 
 /** Folder -> the folders it may import. */
 function allowedImports(): Map<string, Set<string>> {
