@@ -56,6 +56,11 @@ export class DevLoop {
     return this.cycles;
   }
 
+  /** True when changes wait for the next cycle (a running cycle may cut a long wait short). */
+  get hasPending(): boolean {
+    return this.pending.api.size + this.pending.src.size > 0;
+  }
+
   /** Records a changed file; its cycle starts after the burst's quiet time. Ignored once closed. */
   notify(kind: ChangeKind, file: string): void {
     if (this.closed) return;

@@ -96,13 +96,14 @@ export class ManagerProcess {
 
   /**
    * Polls /readyz until it answers 200 (the manager's caches have synced and its controllers
-   * run), the process exits, `timeoutMs` passes or `signal` aborts.
+   * run), the process exits, `timeoutMs` passes, or `giveUp()` says to stop waiting (the session
+   * stops, or a newer change waits for its cycle).
    */
-  async waitReady(timeoutMs: number, signal?: AbortSignal): Promise<Readiness> {
+  async waitReady(timeoutMs: number, giveUp: () => boolean = () => false): Promise<Readiness> {
     const deadline = performance.now() + timeoutMs;
     for (;;) {
       if (this.exitInfo) return 'exited';
-      if (signal?.aborted || this.stopping) return 'stopped';
+      if (this.stopping || giveUp()) return 'stopped';
       if (await probe(this.launch.probePort)) return 'ready';
       if (performance.now() > deadline) return 'timeout';
       await Promise.race([new Promise((resolve) => setTimeout(resolve, 25)), this.exited]);

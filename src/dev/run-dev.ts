@@ -32,7 +32,7 @@ export interface DevOptions {
   signal: AbortSignal;
   /** Quiet time of a burst of file events before its cycle; default 100 ms. */
   quietMs?: number;
-  /** How long a cycle waits for the manager's /readyz; default 30 s. */
+  /** How long a cycle waits for the manager's /readyz (a newer change stops the wait); default 15 s. */
   readyTimeoutMs?: number;
 }
 
@@ -179,7 +179,8 @@ class DevSession {
         cluster.webhook ? (cluster.webhook.installed ? `webhooks installed, served on port ${cluster.webhook.port}` : 'webhooks not installed (pass --webhook-host)') : '',
       ]),
     );
-    const relativeKubeconfig = path.relative(this.root, cluster.kubeconfigPath) || cluster.kubeconfigPath;
+    const inProject = !path.relative(this.root, cluster.kubeconfigPath).startsWith('..');
+    const relativeKubeconfig = inProject ? path.relative(this.root, cluster.kubeconfigPath) : cluster.kubeconfigPath;
     const plural = this.project.resources.find((resource) => resource.api)?.plural;
     this.out.info(`kubeconfig: ${relativeKubeconfig}   (kubectl --kubeconfig ${relativeKubeconfig} get ${plural ?? 'all'})`);
     if (this.options.samples) {
@@ -326,7 +327,7 @@ class DevSession {
     this.starting.add(manager);
     let readiness: Readiness;
     try {
-      readiness = await manager.waitReady(this.options.readyTimeoutMs ?? 30_000, this.options.signal);
+      readiness = await manager.waitReady(this.options.readyTimeoutMs ?? 15_000, () => this.options.signal.aborted || this.loop.hasPending);
     } finally {
       this.starting.delete(manager);
     }
@@ -341,7 +342,7 @@ class DevSession {
       case 'timeout':
         return `manager started, not ready after ${ms} (see its log)`;
       case 'stopped':
-        return 'stopping';
+        return this.options.signal.aborted ? 'stopping' : `manager started, not ready yet after ${ms} (a newer change came)`;
     }
   }
 
