@@ -183,26 +183,31 @@ class DevSession {
     const relativeKubeconfig = inProject ? path.relative(this.root, cluster.kubeconfigPath) : cluster.kubeconfigPath;
     const plural = this.project.resources.find((resource) => resource.api)?.plural;
     this.out.info(`kubeconfig: ${relativeKubeconfig}   (kubectl --kubeconfig ${relativeKubeconfig} get ${plural ?? 'all'})`);
-    if (this.options.samples) {
-      if (!installCRDs) this.out.warn('kop dev: applying the samples although the CRDs were not installed: they need the CRDs in the cluster');
-      const applied = await cluster.applySamples();
-      this.out.info(statusLine(this.context.now(), [applied.length > 0 ? `samples applied: ${applied.join(', ')}` : 'no samples listed in config/samples/kustomization.yaml']));
-    }
-    if (!build.result.ok) {
-      this.reportFailure(['build failed'], build.result.message, true);
-      this.out.info(statusLine(this.context.now(), ['watching api/ and src/ (Ctrl-C stops); the manager starts after a successful build']));
-      return;
-    }
-    const restart = await this.restartManager();
+    let restart: string | undefined;
+    if (build.result.ok) restart = await this.restartManager();
+    else this.reportFailure(['build failed'], build.result.message, true);
+    // After the manager: with webhooks, the API server calls it for every sample it creates.
+    if (this.options.samples && !this.options.signal.aborted) await this.applySamples(installCRDs);
     this.out.info(
       statusLine(this.context.now(), [
         generate.ok ? `generated in ${formatDuration(generate.ms)}` : '',
-        `built in ${formatDuration(build.result.ms)}`,
-        restart,
+        restart === undefined ? '' : `built in ${formatDuration(build.result.ms)}`,
+        restart ?? '',
         `${formatDuration(performance.now() - started)} in all`,
-        'watching api/ and src/ (Ctrl-C stops)',
+        `watching api/ and src/ (Ctrl-C stops)${restart === undefined ? '; the manager starts after a successful build' : ''}`,
       ]),
     );
+  }
+
+  /** Applies config/samples; a failure is reported and the session goes on (fix the sample, apply it with kubectl). */
+  private async applySamples(installCRDs: boolean): Promise<void> {
+    if (!installCRDs) this.out.warn('kop dev: applying the samples although the CRDs were not installed: they need the CRDs in the cluster');
+    try {
+      const applied = await this.cluster!.applySamples();
+      this.out.info(statusLine(this.context.now(), [applied.length > 0 ? `samples applied: ${applied.join(', ')}` : 'no samples listed in config/samples/kustomization.yaml']));
+    } catch (error) {
+      this.reportFailure(['applying the samples failed'], (error as Error).message);
+    }
   }
 
   /** With an existing cluster: may the CRDs be installed? The flag, else a question on a terminal, else no. */

@@ -290,4 +290,33 @@ describe('kop dev end to end', () => {
     },
     TIMEOUT,
   );
+
+  it(
+    'installs the webhooks of a project that has them and serves them from the manager',
+    async () => {
+      const webhook = await execa('node', [KOP_BIN, 'create', 'webhook', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'RedisCluster', '--defaulting', '--programmatic-validation', '--yes'], {
+        cwd: project,
+        reject: false,
+        env: { NO_COLOR: '1', CI: 'true' },
+      });
+      expect(webhook.exitCode, webhook.stderr).toBe(0);
+      dev = startDev(project, ['--samples']);
+      await dev.waitForLine(/watching api\/ and src\//);
+      const output = dev.lines.join('\n');
+      const port = output.match(/webhooks installed, served on port (\d+)/)?.[1];
+      expect(port, output).toBeDefined();
+      // The configurations point at the manager, and the API server called it for the sample
+      // (failurePolicy Fail: had the call failed, so would the apply).
+      const mutating = await kubectl(['get', 'mutatingwebhookconfigurations', '-o', 'jsonpath={.items[*].webhooks[*].clientConfig.url}']);
+      expect(mutating.stdout).toBe(`https://127.0.0.1:${port}/mutate-cache-example-com-v1alpha1-rediscluster`);
+      expect(output).toMatch(/samples applied: rediscluster\.cache\.example\.com\/rediscluster-sample created/);
+      expect(output).toMatch(/"msg":"serving webhooks"/);
+      await waitForCondition((condition) => condition?.status === 'True');
+      const started = descendants(dev.child.pid!);
+      dev.child.kill('SIGINT');
+      expect(await dev.exited).toEqual({ code: 0, signal: null });
+      await expectAllGone(started);
+    },
+    TIMEOUT,
+  );
 });
