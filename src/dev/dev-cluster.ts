@@ -34,6 +34,9 @@ export interface DevClusterOptions {
 
 /** What {@link DevCluster.syncCRDs} did. */
 export interface CRDSync {
+  /** CRDs installed for the first time this session. */
+  added: string[];
+  /** CRDs whose file changed, installed again. */
   installed: string[];
   deleted: string[];
   /** CRDs that changed but were left alone (no consent to install into an existing cluster). */
@@ -152,10 +155,11 @@ export class DevCluster {
     const started = performance.now();
     const current = readCRDFiles(this.options.root);
     const changedFiles = [...current].filter(([file, state]) => this.crdFiles.get(file)?.hash !== state.hash).map(([file]) => file);
+    const known = new Set([...this.crdFiles.values()].flatMap((file) => file.names));
     const changedNames = changedFiles.flatMap((file) => current.get(file)!.names);
     const currentNames = new Set([...current.values()].flatMap((file) => file.names));
     const goneNames = [...new Set([...this.crdFiles.values()].flatMap((file) => file.names))].filter((name) => !currentNames.has(name));
-    const result: CRDSync = { installed: [], deleted: [], notInstalled: [], ms: 0 };
+    const result: CRDSync = { added: [], installed: [], deleted: [], notInstalled: [], ms: 0 };
     if (!this.options.installCRDs) {
       result.notInstalled = changedNames;
       result.ms = performance.now() - started;
@@ -163,7 +167,8 @@ export class DevCluster {
     }
     if (changedFiles.length > 0) {
       await this.plane.installCRDs(changedFiles.map((file) => path.join(this.options.root, file)));
-      result.installed = changedNames;
+      result.added = changedNames.filter((name) => !known.has(name));
+      result.installed = changedNames.filter((name) => known.has(name));
     }
     if (goneNames.length > 0 && !this.plane.existingCluster) {
       const kubectl = this.kubectl();

@@ -254,6 +254,7 @@ class DevSession {
         this.reportFailure([...parts, 'installing the CRDs failed'], (error as Error).message);
         return;
       }
+      if (crdSync.added.length > 0) parts.push(`${crdSync.added.length === 1 ? 'CRD' : 'CRDs'} ${crdSync.added.join(', ')} installed in ${formatDuration(crdSync.ms)}`);
       if (crdSync.installed.length > 0) parts.push(`${crdSync.installed.length === 1 ? 'CRD' : 'CRDs'} ${crdSync.installed.join(', ')} reinstalled in ${formatDuration(crdSync.ms)}`);
       if (crdSync.deleted.length > 0) parts.push(`${crdSync.deleted.length === 1 ? 'CRD' : 'CRDs'} ${crdSync.deleted.join(', ')} deleted`);
       if (crdSync.notInstalled.length > 0) parts.push(`changed CRDs not installed (no --install-crds): ${crdSync.notInstalled.join(', ')}`);
@@ -270,7 +271,7 @@ class DevSession {
     for (const warning of build.warnings) this.out.warn(warning.trimEnd());
     parts.push(`built in ${formatDuration(build.ms)}`);
     const running = this.manager !== undefined && this.manager.exitStatus === undefined;
-    if (!build.changed && changes.api.length === 0 && running && (crdSync === undefined || crdSync.installed.length + crdSync.deleted.length === 0)) {
+    if (!build.changed && changes.api.length === 0 && running && (crdSync === undefined || crdSync.added.length + crdSync.installed.length + crdSync.deleted.length === 0)) {
       parts.push('same output: manager not restarted');
     } else {
       parts.push(await this.restartManager());
