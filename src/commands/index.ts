@@ -26,6 +26,7 @@ import * as createApi from './create-api.js';
 import * as createWebhook from './create-webhook.js';
 import * as deploy from './deploy.js';
 import * as edit from './edit.js';
+import * as dev from './dev.js';
 import * as generate from './generate.js';
 import * as init from './init.js';
 import * as install from './install.js';
@@ -40,6 +41,7 @@ export const commands: readonly CommandModule[] = [
   createApi,
   createWebhook,
   generate,
+  dev,
   install,
   uninstall,
   deploy,

@@ -18,15 +18,16 @@ const GENERATOR_FLOORS: readonly (readonly string[])[] = [
   ['rbac', 'webhook', 'clientgen'],
   ['generate', 'init', 'create-api', 'create-webhook', 'deploy'], // the runs of the commands
   ['helm'], // kop edit --plugins helm: renders config/ through deploy
+  ['dev'], // kop dev: runs generate in its loop
   ['commands'],
   ['cli'], // main.ts, commander wiring, output: imported by nobody
 ];
 const LIBRARY_FLOORS: readonly (readonly string[])[] = [['api'], ['runtime'], ['testing']];
 /**
  * Arrows from the generator side into the library: `kop setup-envtest` builds kop/testing's binaries,
- * and `kop deploy`/`install` apply through kop/runtime's client.
+ * `kop deploy`/`install` apply through kop/runtime's client, and `kop dev` runs kop/testing's control plane.
  */
-const CROSSINGS: Readonly<Record<string, readonly string[]>> = { commands: ['testing'], deploy: ['runtime'] };
+const CROSSINGS: Readonly<Record<string, readonly string[]>> = { commands: ['testing'], deploy: ['runtime'], dev: ['testing'] };
 
 /** Folder -> the folders it may import. */
 function allowedImports(): Map<string, Set<string>> {

@@ -1,0 +1,177 @@
+import { createHash } from 'node:crypto';
+import { watch, type FSWatcher } from 'node:fs';
+import { readdir, readFile, stat } from 'node:fs/promises';
+import * as path from 'node:path';
+import type { ChangeKind } from './dev-loop.js';
+
+/** Source files under src/ whose change means a rebuild (what esbuild can load). */
+const SOURCE_EXTENSIONS = ['.ts', '.mts', '.cts', '.tsx', '.js', '.mjs', '.cjs', '.json'];
+
+/**
+ * What a change to `file` (project-relative, `/`-separated) asks for: `api` for an API types
+ * file under api/ (regenerate, reinstall, rebuild), `src` for a source file under src/
+ * (rebuild), nothing for anything else: generated files (`generated`, as PROJECT records
+ * them, so that the clients `kop generate` writes do not start another cycle), declaration
+ * files, editor swap and backup files.
+ */
+export function classifyChange(file: string, generated: ReadonlySet<string>): ChangeKind | undefined {
+  const normalized = path.posix.normalize(file.split(path.sep).join('/'));
+  const base = path.posix.basename(normalized);
+  if (base.startsWith('.') || generated.has(normalized)) return undefined;
+  if (normalized.startsWith('api/')) {
+    return normalized.endsWith('.ts') && !normalized.endsWith('.d.ts') ? 'api' : undefined;
+  }
+  if (normalized.startsWith('src/')) {
+    return SOURCE_EXTENSIONS.includes(path.posix.extname(normalized)) && !normalized.endsWith('.d.ts') ? 'src' : undefined;
+  }
+  return undefined;
+}
+
+/** Options of {@link ProjectWatcher}. */
+export interface ProjectWatcherOptions {
+  /** The project root. */
+  root: string;
+  /** Folders to watch, relative to the root (a missing one is skipped). */
+  folders: readonly string[];
+  /** Called once per file whose content really changed (or that appeared or disappeared). */
+  onChange(file: string): void;
+  /** Called when a watcher fails (the folder was deleted, too many watches). */
+  onError?(error: Error): void;
+}
+
+/**
+ * Watches folders recursively and reports files whose content changed. Every event is checked
+ * against a hash of the file's last known content: an editor that saves twice, touches a file,
+ * or a generator that rewrites a file unchanged starts no cycle.
+ */
+export class ProjectWatcher {
+  private readonly hashes = new Map<string, string>();
+  private readonly watchers: FSWatcher[] = [];
+  /** Checks in flight per file, chained so two events for one file are compared in order. */
+  private readonly checks = new Map<string, Promise<void>>();
+  private closed = false;
+
+  private constructor(private readonly options: ProjectWatcherOptions) {}
+
+  /** Hashes every file in the folders, then starts watching them. */
+  static async start(options: ProjectWatcherOptions): Promise<ProjectWatcher> {
+    const watcher = new ProjectWatcher(options);
+    for (const folder of options.folders) {
+      const absolute = path.join(options.root, folder);
+      if (!(await isDirectory(absolute))) continue;
+      // Watch first, then hash, so no change between the two is lost (a duplicate is filtered by its hash).
+      watcher.watchFolder(folder);
+      await watcher.scan(folder);
+    }
+    return watcher;
+  }
+
+  /** Forgets a file's content, so its next event counts as a change (the last cycle did not take it). */
+  forget(file: string): void {
+    this.hashes.delete(file);
+  }
+
+  /** Stops every watcher. */
+  close(): void {
+    this.closed = true;
+    for (const watcher of this.watchers.splice(0)) watcher.close();
+  }
+
+  /** Resolves when the checks of the events received so far are done (tests). */
+  async settled(): Promise<void> {
+    while (this.checks.size > 0) await Promise.all(this.checks.values());
+  }
+
+  private watchFolder(folder: string): void {
+    const watcher = watch(path.join(this.options.root, folder), { recursive: true, persistent: false }, (_event, name) => {
+      if (this.closed) return;
+      if (name === null) {
+        // The platform did not say which file: look at them all.
+        void this.scan(folder, true);
+        return;
+      }
+      this.check(path.posix.join(folder, name.toString().split(path.sep).join('/')));
+    });
+    watcher.on('error', (error) => this.options.onError?.(error));
+    this.watchers.push(watcher);
+  }
+
+  private check(file: string): void {
+    const previous = this.checks.get(file) ?? Promise.resolve();
+    const next = previous.then(() => this.compare(file));
+    this.checks.set(file, next);
+    void next.finally(() => {
+      if (this.checks.get(file) === next) this.checks.delete(file);
+    });
+  }
+
+  private async compare(file: string): Promise<void> {
+    const absolute = path.join(this.options.root, file);
+    let info;
+    try {
+      info = await stat(absolute);
+    } catch {
+      info = undefined;
+    }
+    if (info?.isDirectory()) {
+      // A new folder (or one moved in): its files may have been written before its watch began.
+      await this.scan(file, true);
+      return;
+    }
+    const hash = info ? await hashFile(absolute) : undefined;
+    const known = this.hashes.get(file);
+    if (hash === undefined && known === undefined) {
+      // Gone, and never a file we knew: perhaps a folder, whose files went with it.
+      const prefix = `${file}/`;
+      for (const below of [...this.hashes.keys()]) if (below.startsWith(prefix)) this.check(below);
+      return;
+    }
+    if (hash === known) return;
+    if (hash === undefined) this.hashes.delete(file);
+    else this.hashes.set(file, hash);
+    if (!this.closed) this.options.onChange(file);
+  }
+
+  /** Records the hash of every file below `folder`; with `report`, reports those that changed. */
+  private async scan(folder: string, report = false): Promise<void> {
+    let entries;
+    try {
+      entries = await readdir(path.join(this.options.root, folder), { recursive: true, withFileTypes: true });
+    } catch {
+      return;
+    }
+    const seen = new Set<string>();
+    for (const entry of entries) {
+      if (!entry.isFile()) continue;
+      const parent = (entry as { parentPath?: string; path?: string }).parentPath ?? (entry as { path?: string }).path ?? '';
+      const file = path.relative(this.options.root, path.join(parent, entry.name)).split(path.sep).join('/');
+      seen.add(file);
+      if (report) this.check(file);
+      else {
+        const hash = await hashFile(path.join(this.options.root, file));
+        if (hash !== undefined) this.hashes.set(file, hash);
+      }
+    }
+    if (report) {
+      // Files that were below the folder and are gone (a folder renamed away or deleted).
+      const prefix = `${folder}/`;
+      for (const file of [...this.hashes.keys()]) if (file.startsWith(prefix) && !seen.has(file)) this.check(file);
+    }
+  }
+}
+
+async function isDirectory(absolute: string): Promise<boolean> {
+  try {
+    return (await stat(absolute)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+async function hashFile(absolute: string): Promise<string | undefined> {
+  try {
+    return createHash('sha1').update(await readFile(absolute)).digest('hex');
+  } catch {
+    return undefined;
+  }
+}
