@@ -110,7 +110,11 @@ export function findEnvtestArchive(indexText: string, source: EnvtestDownloadSou
   const release = releases[`v${kubernetesVersion}`];
   const entry = isRecord(release) ? release[name] : undefined;
   if (!isRecord(entry)) {
-    const known = isRecord(release) ? ` (it has ${Object.keys(release).join(', ') || 'no archives'} for v${kubernetesVersion})` : ` (it has no v${kubernetesVersion})`;
+    const minor = kubernetesVersion.split('.').slice(0, 2).join('.');
+    const sameMinor = Object.keys(releases).filter((version) => version.startsWith(`v${minor}.`));
+    const known = isRecord(release)
+      ? ` (it has ${Object.keys(release).join(', ') || 'no archives'} for v${kubernetesVersion})`
+      : ` (it has no v${kubernetesVersion}${sameMinor.length > 0 ? `; of ${minor} it has ${sameMinor.sort().join(', ')}, for --kubernetes-version` : ''})`;
     throw new EnvtestDownloadError(`the envtest index ${source.indexUrl} lists no ${name}${known}`);
   }
   const hash = typeof entry.hash === 'string' ? entry.hash.trim().toLowerCase() : '';
@@ -379,7 +383,7 @@ function asDownloadError(error: unknown, context: string): EnvtestDownloadError 
 /** fetch says "fetch failed" and hides the reason (ENOTFOUND, ECONNREFUSED...) in its cause. */
 function describeNetworkError(error: unknown): string {
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  if (cause?.code) return `${cause.code}${cause.message && !cause.message.includes(cause.code) ? ` (${cause.message})` : ''}`;
+  if (cause?.code) return cause.message?.includes(cause.code) ? cause.message : `${cause.code}${cause.message ? ` (${cause.message})` : ''}`;
   if (cause?.message) return cause.message;
   return (error as Error).message;
 }

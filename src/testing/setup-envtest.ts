@@ -121,7 +121,10 @@ export async function setupEnvtest(options: SetupEnvtestOptions = {}): Promise<S
     await build(buildOptions);
   } catch (error) {
     if (error instanceof GoUnavailableError) {
-      throw new GoUnavailableError(`could not download the prebuilt binaries (${downloadFailure}), and cannot build them: ${error.message}`, error.hint);
+      throw new GoUnavailableError(
+        `could not download the prebuilt binaries (${downloadFailure}), and cannot build them: ${error.message}`,
+        `${error.hint}; or download from a reachable copy of the envtest index (--index-url, KOP_ENVTEST_INDEX_URL)`,
+      );
     }
     throw error;
   }

@@ -215,7 +215,7 @@ describe('kop setup-envtest: the prebuilt download', () => {
     expect((failure as GoUnavailableError).message).toMatch(
       /^could not download the prebuilt binaries \(cannot fetch the envtest index .*: HTTP 404 Not Found\), and cannot build them: Go is not installed/,
     );
-    expect((failure as GoUnavailableError).hint).toBe('install Go');
+    expect((failure as GoUnavailableError).hint).toBe('install Go; or download from a reachable copy of the envtest index (--index-url, KOP_ENVTEST_INDEX_URL)');
   });
 
   it('replaces wrong binaries one by one in a folder that has other files, keeping those', async () => {
@@ -323,6 +323,10 @@ describe('the envtest index', () => {
       `lists no ${ARCHIVE} (it has envtest-v1.36.3-darwin-arm64.tar.gz for v1.36.3)`,
     );
     expect(() => findEnvtestArchive(envtestIndex(VERSION, ARCHIVE, 'deadbeef', 'x'), source, VERSION, PLATFORM)).toThrow(`lists no sha512 for ${ARCHIVE}`);
+    const twoPatches = `releases:\n  v1.36.1:\n    a: {}\n  v1.36.0:\n    b: {}\n  v1.35.0:\n    c: {}\n`;
+    expect(() => findEnvtestArchive(twoPatches, source, VERSION, PLATFORM)).toThrow(
+      `lists no ${ARCHIVE} (it has no v1.36.3; of 1.36 it has v1.36.0, v1.36.1, for --kubernetes-version)`,
+    );
   });
 
   it('defaults to controller-tools’ index, overridable by environment', () => {

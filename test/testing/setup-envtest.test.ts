@@ -65,7 +65,7 @@ describe('kop setup-envtest', () => {
       );
       expect(failure).toBeInstanceOf(KopError);
       expect((failure as KopError).message).toMatch(
-        /^could not download the prebuilt binaries \(cannot fetch the envtest index http:\/\/127\.0\.0\.1:\d+\/envtest-releases\.yaml: ECONNREFUSED.*\), and cannot build them: Go is not installed/,
+        /^could not download the prebuilt binaries \(cannot fetch the envtest index http:\/\/127\.0\.0\.1:\d+\/envtest-releases\.yaml: connect ECONNREFUSED 127\.0\.0\.1:\d+\), and cannot build them: Go is not installed/,
       );
       expect((failure as KopError).hint).toMatch(/install Go 1\.26\.0 or newer .* KUBEBUILDER_ASSETS/);
       expect(stdout).toEqual([]);
