@@ -134,8 +134,9 @@ export function findEnvtestArchive(indexText: string, source: EnvtestDownloadSou
 /**
  * Downloads the envtest archive of one Kubernetes version for this platform, checks its sha512
  * against the index, unpacks kube-apiserver, etcd and kubectl (and nothing else) into a staging
- * folder beside binDir, runs `verify` on them, and only then renames them into binDir. Any failure
- * throws {@link EnvtestDownloadError} and leaves binDir as it was.
+ * folder beside binDir, runs `verify` on them, and only then renames them into binDir. When that
+ * gives no verified set of binaries it throws {@link EnvtestDownloadError}; on any failure binDir
+ * is left as it was and the staging folder is removed.
  */
 export async function downloadEnvtestBinaries(options: DownloadEnvtestOptions): Promise<DownloadEnvtestResult> {
   const progress = options.progress ?? (() => undefined);
@@ -162,7 +163,11 @@ export async function downloadEnvtestBinaries(options: DownloadEnvtestOptions): 
     mkdirSync(binaries);
     await extractEnvtestArchive(archivePath, binaries, archive.name);
     rmSync(archivePath);
-    await options.verify?.(binaries);
+    try {
+      await options.verify?.(binaries);
+    } catch (error) {
+      throw new EnvtestDownloadError(`${(error as Error).message}; nothing was installed`, { cause: error });
+    }
     moveIntoPlace(binaries, options.binDir);
     return { binDir: options.binDir, archiveName: archive.name, archiveUrl: archive.url, archiveBytes: bytes, sha512 };
   } finally {

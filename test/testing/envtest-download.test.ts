@@ -179,7 +179,7 @@ describe('kop setup-envtest: the prebuilt download', () => {
     {
       name: 'binaries of another version than the archive name says',
       arrange: () => serve(fakeEnvtestArchive(fakeBinaries('1.30.0'))),
-      reason: /not what the index says: kube-apiserver is v1\.30\.0, not v1\.36\.3, kubectl is v1\.30\.0, not v1\.36\.3/,
+      reason: /not what the index says: kube-apiserver is v1\.30\.0, not v1\.36\.3, kubectl is v1\.30\.0, not v1\.36\.3; nothing was installed$/,
     },
     {
       name: 'something that is not gzip',
@@ -229,6 +229,21 @@ describe('kop setup-envtest: the prebuilt download', () => {
     expect(result.source).toBe('download');
     expect(readdirSync(binDir).sort()).toEqual(['etcd', 'helm', 'kube-apiserver', 'kubectl']);
     expect(readFileSync(join(binDir, 'kube-apiserver'), 'utf8')).toContain('v1.36.3');
+    expect(readdirSync(work)).toEqual(['assets']);
+  });
+
+  it('leaves a folder that has other binaries as it was when the download fails', async () => {
+    serve(fakeEnvtestArchive(fakeBinaries(), [{ path: '../evil', body: 'x' }]));
+    work = mkdtempSync(join(tmpdir(), 'kop-envtest-download-'));
+    const binDir = join(work, 'assets');
+    mkdirSync(binDir);
+    const old = fakeBinaries('1.30.0');
+    for (const [name, body] of Object.entries(old)) writeFileSync(join(binDir, name), body, { mode: 0o755 });
+    const fake = fakeBuild();
+    const result = await setupEnvtest({ binDir, platform: PLATFORM, indexUrl: `${server.url}/index.yaml`, build: fake.build, env: {} });
+    expect(result.source).toBe('build');
+    expect(fake.calls).toHaveLength(1);
+    for (const [name, body] of Object.entries(old)) expect(readFileSync(join(binDir, name), 'utf8')).toBe(body);
     expect(readdirSync(work)).toEqual(['assets']);
   });
 
