@@ -16,21 +16,32 @@ export interface SetupEnvtestOptions {
   force: boolean;
   /** Also build helm (kop's own tests of the Helm chart need it), into the same folder. */
   helm?: boolean;
+  /** Try the prebuilt archive before building (default true). */
+  download?: boolean;
+  /** The envtest archive index; default `$KOP_ENVTEST_INDEX_URL`, else controller-tools' envtest-releases.yaml. */
+  indexUrl?: string;
+  /** Fetch archives from `<url>/<archive name>` instead of the index's links; default `$KOP_ENVTEST_ARCHIVE_BASE_URL`. */
+  archiveBaseUrl?: string;
   /** Where progress lines go; default stderr, so stdout stays eval-able. */
   progress?: (message: string) => void;
 }
 
-/** `kop setup-envtest`: builds (or finds cached) kube-apiserver, etcd and kubectl for kop/testing. */
+/** `kop setup-envtest`: finds, downloads or (failing that) builds kube-apiserver, etcd and kubectl for kop/testing. */
 export function register(program: Command, makeContext: MakeContext): void {
   program
     .command('setup-envtest')
-    .description('build kube-apiserver, etcd and kubectl for tests (needs Go; cached per version) and print KUBEBUILDER_ASSETS')
-    .option('--kubernetes-version <version>', 'Kubernetes release to build (default: the version kop pins)')
+    .description(
+      'get kube-apiserver, etcd and kubectl for tests (downloaded prebuilt and checksummed, or built with Go when that fails; cached per version) and print KUBEBUILDER_ASSETS',
+    )
+    .option('--kubernetes-version <version>', 'Kubernetes release (default: the version kop pins)')
     .option('--etcd-version <version>', 'etcd release (default: pinned, or the one that Kubernetes release uses)')
     .option('--bin-dir <dir>', 'where to put the binaries (default: $KOP_ENVTEST_DIR or ~/.cache/kop/envtest/<version>)')
     .option('--print <what>', 'what to print on stdout: env (an eval-able export line) or path', 'env')
-    .option('--force', 'rebuild even when the binaries are present')
     .option('--helm', "also build helm into the same folder (kop's own tests of `kop edit --plugins helm` run it)")
+    .option('--force', 'download (or build) again even when the binaries are present')
+    .option('--index-url <url>', 'envtest archive index (default: $KOP_ENVTEST_INDEX_URL, else controller-tools\' envtest-releases.yaml)')
+    .option('--archive-base-url <url>', 'fetch archives from <url>/<archive name>, e.g. a mirror (default: $KOP_ENVTEST_ARCHIVE_BASE_URL, else the index\'s links)')
+    .option('--no-download', 'skip the prebuilt download and build with Go')
     .addHelpText('after', '\nExample:\n  eval "$(npx kop setup-envtest)"   # sets KUBEBUILDER_ASSETS for this shell\n')
     .action(async (flags: SetupEnvtestFlags) => {
       if (flags.print !== 'env' && flags.print !== 'path') {
@@ -44,6 +55,9 @@ export function register(program: Command, makeContext: MakeContext): void {
           print: flags.print,
           force: flags.force ?? false,
           helm: flags.helm ?? false,
+          download: flags.download,
+          indexUrl: flags.indexUrl,
+          archiveBaseUrl: flags.archiveBaseUrl,
         },
         makeContext(),
       );
@@ -57,14 +71,19 @@ interface SetupEnvtestFlags {
   print: string;
   force?: boolean;
   helm?: boolean;
+  download: boolean;
+  indexUrl?: string;
+  archiveBaseUrl?: string;
 }
 
 /**
- * Builds or reuses the binaries, reporting progress on stderr so that stdout (`out.info`)
- * holds only the line to eval (or the bare folder with `print: 'path'`). Returns the folder.
+ * Reuses, downloads or builds the binaries (see setupEnvtest in kop/testing's sources), reporting
+ * on stderr which path it took and why, so that stdout (`out.info`) holds only the line to eval
+ * (or the bare folder with `print: 'path'`). Returns the folder.
  */
 export async function runSetupEnvtest(options: SetupEnvtestOptions, context: Context): Promise<string> {
-  const { buildEnvtestBinaries, GoUnavailableError } = await import('../testing/build-envtest.js');
+  const { GoUnavailableError } = await import('../testing/build-envtest.js');
+  const { setupEnvtest } = await import('../testing/setup-envtest.js');
   const { normalizeKubernetesVersion } = await import('../testing/versions.js');
   const { resolve } = await import('node:path');
   if (options.kubernetesVersion) {
@@ -75,12 +94,18 @@ export async function runSetupEnvtest(options: SetupEnvtestOptions, context: Con
     }
   }
   const progress = options.progress ?? ((message: string) => void process.stderr.write(`setup-envtest: ${message}\n`));
+  for (const [flag, url] of [['--index-url', options.indexUrl], ['--archive-base-url', options.archiveBaseUrl]] as const) {
+    if (url !== undefined && !/^(https?|file):\/\/./.test(url)) throw new UsageError(`${flag} must be an https:, http: or file: URL, not "${url}"`);
+  }
   try {
-    const result = await buildEnvtestBinaries({
+    const result = await setupEnvtest({
       kubernetesVersion: options.kubernetesVersion,
       etcdVersion: options.etcdVersion,
       binDir: options.binDir ? resolve(context.cwd, options.binDir) : undefined,
       force: options.force,
+      download: options.download,
+      indexUrl: options.indexUrl,
+      archiveBaseUrl: options.archiveBaseUrl,
       dryRun: context.dryRun,
       env: context.env,
       progress,

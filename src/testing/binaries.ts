@@ -36,8 +36,8 @@ export class ControlPlaneBinariesNotFoundError extends Error {
   ) {
     super(
       `${binary} not found (looked at: ${searched.join(', ')}). ` +
-        'Build the test control plane with `npx kop setup-envtest` (needs Go; takes several minutes once, ' +
-        'then is cached), or point KUBEBUILDER_ASSETS at a folder with kube-apiserver, etcd and kubectl.',
+        'Get the test control plane with `npx kop setup-envtest` (downloads prebuilt binaries in seconds, or builds them ' +
+        'with Go in minutes where it cannot; cached), or point KUBEBUILDER_ASSETS at a folder with kube-apiserver, etcd and kubectl.',
     );
     this.name = 'ControlPlaneBinariesNotFoundError';
   }

@@ -75,7 +75,7 @@ describe('binary discovery', () => {
     const failure = startControlPlane({ env }).catch((error: unknown) => error);
     const error = await failure;
     expect(error).toBeInstanceOf(ControlPlaneBinariesNotFoundError);
-    expect((error as Error).message).toMatch(/^kube-apiserver not found \(looked at: .*\)\. Build the test control plane with `npx kop setup-envtest`/);
+    expect((error as Error).message).toMatch(/^kube-apiserver not found \(looked at: .*\)\. Get the test control plane with `npx kop setup-envtest`/);
     expect((error as Error).message).toContain('KUBEBUILDER_ASSETS');
   });
 });

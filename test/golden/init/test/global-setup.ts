@@ -3,8 +3,10 @@
 // SPDX-License-Identifier: Apache-2.0
 
 /**
- * Vitest global setup: one real control plane (etcd + kube-apiserver, from kop/testing) for
- * the whole test run, with this project's CRDs (config/crd/bases) installed and Established.
+ * Vitest global setup of the `controllers` project (vitest.config.ts): one real control plane
+ * (etcd + kube-apiserver, from kop/testing) for the tests under test/controllers, with this
+ * project's CRDs (config/crd/bases) installed and Established. It starts only when some of those
+ * tests run, so the other tests (flags, pure logic) need no control-plane binaries.
  *
  * How a test reaches it:
  *   import { inject } from 'vitest';
@@ -13,7 +15,8 @@
  * KUBECONFIG is set to the same file for the test workers, so code that loads the default
  * kubeconfig talks to this control plane too.
  *
- * The binaries come from `npx kop setup-envtest` (built once, cached), or KUBEBUILDER_ASSETS.
+ * The binaries come from `npx kop setup-envtest` (downloaded, or built where that fails; cached),
+ * or KUBEBUILDER_ASSETS.
  * USE_EXISTING_CLUSTER=true runs the tests against your current kubeconfig's cluster instead;
  * KUBEBUILDER_ATTACH_CONTROL_PLANE_OUTPUT=true shows the control plane's logs.
  */
