@@ -30,7 +30,7 @@ export type * from './model-types.js';
  * surface when a consumer converts types (see to-openapi.ts).
  */
 export async function loadApiModel(projectRoot: string, options: LoadApiModelOptions = {}): Promise<ApiModel> {
-  const program = await createApiProgram(projectRoot, { files: options.files });
+  const program = await createApiProgram(projectRoot, { files: options.files, sources: options.sources });
   return buildApiModel(program, options);
 }
 
