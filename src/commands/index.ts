@@ -24,9 +24,10 @@ import type { CommandModule } from './command-module.js';
 import * as createApi from './create-api.js';
 import * as createWebhook from './create-webhook.js';
 import * as generate from './generate.js';
+import * as importCommand from './import.js';
 import * as init from './init.js';
 import * as setupEnvtest from './setup-envtest.js';
 import * as version from './version.js';
 
 /** Every command, in the order `kop --help` lists them. */
-export const commands: readonly CommandModule[] = [init, createApi, createWebhook, generate, version, setupEnvtest];
+export const commands: readonly CommandModule[] = [init, createApi, createWebhook, generate, importCommand, version, setupEnvtest];

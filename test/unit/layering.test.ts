@@ -16,13 +16,16 @@ const GENERATOR_FLOORS: readonly (readonly string[])[] = [
   ['markers'], // one marker parser and registry (when the folder exists)
   ['schema'],
   ['rbac', 'webhook', 'clientgen'],
-  ['generate', 'init', 'create-api', 'create-webhook'], // the runs of the commands
+  ['generate', 'init', 'create-api', 'create-webhook', 'import'], // the runs of the commands
   ['commands'],
   ['cli'], // main.ts, commander wiring, output: imported by nobody
 ];
 const LIBRARY_FLOORS: readonly (readonly string[])[] = [['api'], ['runtime'], ['testing']];
-/** Arrows from the generator side into the library: `kop setup-envtest` builds kop/testing's binaries. */
-const CROSSINGS: Readonly<Record<string, readonly string[]>> = { commands: ['testing'] };
+/**
+ * Arrows from the generator side into the library: `kop setup-envtest` builds kop/testing's
+ * binaries; `kop import crd --from-cluster` reads CRDs with kop/runtime's client.
+ */
+const CROSSINGS: Readonly<Record<string, readonly string[]>> = { commands: ['testing'], import: ['runtime'] };
 
 /** Folder -> the folders it may import. */
 function allowedImports(): Map<string, Set<string>> {

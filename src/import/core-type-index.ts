@@ -1,0 +1,61 @@
+/**
+ * Which subtrees of an imported schema are a kop/api core type (PodSpec, Container,
+ * Condition, LabelSelector, Quantity, ...): exactly the schema `kop generate manifests` gives a
+ * field of that type, description aside (a field's doc replaces its type's). Such subtrees
+ * become a reference to the kop/api type instead of a copy of it; anything else (another
+ * Kubernetes version's PodSpec, say) is written out in full.
+ */
+import { coreTypeNames, coreTypeSchema } from '../schema/core-types.js';
+import type { JSONSchemaProps } from '../schema/json-schema.js';
+
+/** Scalars kop maps by their own rules (int32, Time, ...), and ObjectMeta, whose schema is a bare `type: object`. */
+const NOT_REUSED = new Set(['int', 'int32', 'int64', 'Time', 'MicroTime', 'Duration', 'ObjectMeta']);
+
+/** A core type a subtree matches. */
+export interface CoreTypeMatch {
+  name: string;
+  /** The type's own description, which the schema keeps when the field has no doc. */
+  description: string | undefined;
+}
+
+export class CoreTypeIndex {
+  private readonly byShape = new Map<string, CoreTypeMatch[]>();
+  private readonly canonical = new WeakMap<object, string>();
+
+  constructor() {
+    for (const name of coreTypeNames()) {
+      if (NOT_REUSED.has(name)) continue;
+      const { description, ...shape } = coreTypeSchema(name)!;
+      const key = this.key(shape);
+      this.byShape.set(key, [...(this.byShape.get(key) ?? []), { name, description }]);
+    }
+  }
+
+  /**
+   * The core type whose schema `node` is, description aside; undefined when none is. When the
+   * node has no description, only a type without one of its own matches (it would bring it).
+   */
+  match(node: JSONSchemaProps): CoreTypeMatch | undefined {
+    if (node.properties === undefined && node['x-kubernetes-int-or-string'] !== true && node['x-kubernetes-preserve-unknown-fields'] !== true) return undefined;
+    const { description, ...shape } = node;
+    const candidates = this.byShape.get(this.key(shape));
+    if (!candidates) return undefined;
+    const usable = description === undefined ? candidates.filter((c) => c.description === undefined) : candidates;
+    return usable.find((c) => c.description === description) ?? usable[0];
+  }
+
+  /** JSON with sorted keys, cached per node (subtrees are keyed once however often they are compared). */
+  private key(value: unknown): string {
+    if (typeof value !== 'object' || value === null) return JSON.stringify(value);
+    const cached = this.canonical.get(value);
+    if (cached !== undefined) return cached;
+    const text = Array.isArray(value)
+      ? `[${value.map((v) => this.key(v)).join(',')}]`
+      : `{${Object.keys(value)
+          .sort()
+          .map((k) => `${JSON.stringify(k)}:${this.key((value as Record<string, unknown>)[k])}`)
+          .join(',')}}`;
+    this.canonical.set(value, text);
+    return text;
+  }
+}
