@@ -11,15 +11,23 @@ import type { JSONSchemaProps } from '../schema/json-schema.js';
 /** Scalars kop maps by their own rules (int32, Time, ...), and ObjectMeta, whose schema is a bare `type: object`. */
 const NOT_REUSED = new Set(['int', 'int32', 'int64', 'Time', 'MicroTime', 'Duration', 'ObjectMeta']);
 
+/**
+ * Keywords a field may add over its named type (markers on the field, flattened over the type's
+ * schema as controller-gen flattens): a subtree with them is still the core type, plus markers.
+ */
+const FIELD_LAYER_KEYS = ['default', 'example', 'nullable', 'title', 'externalDocs', 'x-kubernetes-validations'] as const;
+
 /** A core type a subtree matches. */
 export interface CoreTypeMatch {
   name: string;
   /** The type's own description, which the schema keeps when the field has no doc. */
   description: string | undefined;
+  /** The subtree's keywords beyond the type's schema, which the field carries as markers. */
+  layer: Record<string, unknown>;
 }
 
 export class CoreTypeIndex {
-  private readonly byShape = new Map<string, CoreTypeMatch[]>();
+  private readonly byShape = new Map<string, { name: string; description: string | undefined; keys: Set<string> }[]>();
   private readonly canonical = new WeakMap<object, string>();
 
   constructor() {
@@ -27,7 +35,7 @@ export class CoreTypeIndex {
       if (NOT_REUSED.has(name)) continue;
       const { description, ...shape } = coreTypeSchema(name)!;
       const key = this.key(shape);
-      this.byShape.set(key, [...(this.byShape.get(key) ?? []), { name, description }]);
+      this.byShape.set(key, [...(this.byShape.get(key) ?? []), { name, description, keys: new Set(Object.keys(shape)) }]);
     }
   }
 
@@ -38,10 +46,16 @@ export class CoreTypeIndex {
   match(node: JSONSchemaProps): CoreTypeMatch | undefined {
     if (node.properties === undefined && node['x-kubernetes-int-or-string'] !== true && node['x-kubernetes-preserve-unknown-fields'] !== true) return undefined;
     const { description, ...shape } = node;
-    const candidates = this.byShape.get(this.key(shape));
-    if (!candidates) return undefined;
+    const layer: Record<string, unknown> = {};
+    for (const key of FIELD_LAYER_KEYS) {
+      if (shape[key] === undefined) continue;
+      layer[key] = shape[key];
+      delete shape[key];
+    }
+    const candidates = (this.byShape.get(this.key(shape)) ?? []).filter((c) => !Object.keys(layer).some((key) => c.keys.has(key)));
     const usable = description === undefined ? candidates.filter((c) => c.description === undefined) : candidates;
-    return usable.find((c) => c.description === description) ?? usable[0];
+    const found = usable.find((c) => c.description === description) ?? usable[0];
+    return found && { name: found.name, description: found.description, layer };
   }
 
   /** JSON with sorted keys, cached per node (subtrees are keyed once however often they are compared). */

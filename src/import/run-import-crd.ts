@@ -192,6 +192,10 @@ class GroupDirs {
 async function verificationFiles(tree: VirtualTree, types: ReadonlyMap<string, string>, groupVersions: ReadonlyMap<string, string>): Promise<Map<string, string>> {
   const files = new Map<string, string>([...groupVersions, ...types]);
   for (const dir of new Set([...types.keys()].map((file) => path.posix.dirname(file)))) {
+    // Staged by an earlier CRD of the same import, or on disk.
+    const groupVersion = `${dir}/groupversion.ts`;
+    const staged = files.has(groupVersion) ? undefined : await tree.read(groupVersion);
+    if (staged !== undefined) files.set(groupVersion, staged);
     let entries: string[] = [];
     try {
       entries = await fs.readdir(path.join(tree.root, dir));

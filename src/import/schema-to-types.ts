@@ -108,11 +108,7 @@ class TypesWriter {
     const objectMeta = this.useCore('ObjectMeta');
     const listMeta = this.useCore('ListMeta');
     if (root.type !== 'object') throw new UnsupportedSchemaError('', 'the root of the schema is not type: object', false);
-    for (const key of Object.keys(root)) {
-      if (!['type', 'description', 'properties', 'required', 'x-kubernetes-validations'].includes(key)) {
-        throw new UnsupportedSchemaError('', `"${key}" at the root of the schema has no kop marker`, false);
-      }
-    }
+    this.checkKeys(root, '');
     const properties = root.properties ?? {};
     if (this.options.exact) {
       for (const name of ['apiVersion', 'kind'] as const) {
@@ -153,8 +149,11 @@ class TypesWriter {
       fields.push(this.field(name, child, `${kind}${pascal(name)}`, `.${name}`, required.has(name)));
     }
     for (const name of required) if (!properties[name]) throw new UnsupportedSchemaError('', `required lists "${name}", which is not a property`, false);
-    const rootRules = (root['x-kubernetes-validations'] ?? []).map((rule) => this.celMarker(rule));
-    rootDeclaration.markers = [...this.kindMarkers(version), ...rootRules.map((m) => m.text)];
+    const { type: _type, description: _description, properties: _properties, required: _required, ...constraints } = root;
+    const rootMarkers = this.commonMarkers(constraints, '');
+    const fieldOnly = rootMarkers.find((m) => m.fieldOnly);
+    if (fieldOnly) throw new UnsupportedSchemaError('', `${fieldOnly.text.split(/[=:]/)[0]} at the root of the schema has no marker there`, false);
+    rootDeclaration.markers = [...this.kindMarkers(version), ...rootMarkers.map((m) => m.text)];
     return { kind, declarations: this.declarations, imports: this.imports, usesFloats: this.usesFloats, verbatimPaths: this.verbatimPaths };
   }
 
@@ -235,7 +234,8 @@ class TypesWriter {
     const doc = node.description === undefined ? undefined : this.doc(node.description, path);
     const match = this.core.match(node);
     if (match) {
-      return { type: this.useCore(match.name), markers: [], doc: node.description === match.description ? undefined : doc };
+      const layerMarkers = this.lenient ? [] : this.commonMarkers(match.layer as JSONSchemaProps, path);
+      return { type: this.useCore(match.name), markers: layerMarkers, doc: node.description === match.description ? undefined : doc };
     }
     const markers = this.lenient ? [] : this.commonMarkers(node, path);
     const add = (...lines: MarkerLine[]) => {
@@ -517,7 +517,7 @@ export function propertyKey(name: string): string {
  * which would end the doc comment, is written `*\\/` inside JSON quotes.
  */
 export function quote(value: string, preferBackticks = false): string {
-  const plain = /^[A-Za-z0-9_./-][A-Za-z0-9_./ -]*$/.test(value) && !value.endsWith(' ') && !value.includes('*/');
+  const plain = /^[A-Za-z0-9_./-]+$/.test(value) && !value.includes('*/');
   if (plain && !preferBackticks) return value;
   if ((preferBackticks || value.includes('"')) && !value.includes('`') && !value.includes('\n') && !value.includes('*/')) return `\`${value}\``;
   return JSON.stringify(value).replaceAll('*/', '*\\/');
