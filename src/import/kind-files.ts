@@ -3,6 +3,7 @@
  * `api/<group>/<version>/<kind>.types.ts` and the folder's `groupversion.ts` (when the folder
  * has none yet).
  */
+import { withHeader } from '../scaffold/header.js';
 import { renderTemplateDir } from '../scaffold/render.js';
 import { singularOf } from '../project/resource.js';
 import type { CoreTypeIndex } from './core-type-index.js';
@@ -61,7 +62,9 @@ export async function kindFiles(imported: ImportedCrd, core: CoreTypeIndex, opti
         ? '`kop generate manifests` writes its CRD from these types: change them to change the API.'
         : 'The CRD belongs to another project: kop generates a typed client from these types, never the CRD.',
     ];
-    result.types.set(`${dir}/${singularOf(crd.spec.names.kind)}.types.ts`, renderTypesFile(types, { licenseHeader: options.licenseHeader, banner }));
+    const typesFile = `${dir}/${singularOf(crd.spec.names.kind)}.types.ts`;
+    // An owned kind's types are the user's from now on; an external kind's are rewritten by importing it again.
+    result.types.set(typesFile, withHeader(typesFile, renderTypesFile(types, { licenseHeader: options.licenseHeader, banner }), options.exact ? 'scaffolded' : 'generated'));
     const groupVersion = `${dir}/groupversion.ts`;
     if ((await options.read(groupVersion)) === undefined) {
       const data = {

@@ -257,7 +257,7 @@ class TypesWriter {
       case 'string': {
         const values = node.enum;
         if (values !== undefined && values.length > 0 && values.every((v) => typeof v === 'string')) {
-          return { type: values.map((v) => JSON.stringify(v)).join(' | '), markers, doc };
+          return { type: values.map((v) => stringLiteral(v as string)).join(' | '), markers, doc };
         }
         return { type: 'string', markers, doc };
       }
@@ -508,7 +508,12 @@ export function pascal(name: string): string {
 
 /** A property key as written in an interface. */
 export function propertyKey(name: string): string {
-  return IDENTIFIER.test(name) ? name : JSON.stringify(name);
+  return IDENTIFIER.test(name) ? name : stringLiteral(name);
+}
+
+/** A TypeScript string literal in single quotes (JSON's escapes are TypeScript's too). */
+export function stringLiteral(value: string): string {
+  return `'${JSON.stringify(value).slice(1, -1).replaceAll('\\"', '"').replaceAll("'", "\\'")}'`;
 }
 
 /**
