@@ -29,6 +29,8 @@ export interface CoreTypeMatch {
 export class CoreTypeIndex {
   private readonly byShape = new Map<string, { name: string; description: string | undefined; keys: Set<string> }[]>();
   private readonly canonical = new WeakMap<object, string>();
+  /** Text of an object in terms of its children's ids -> its id. */
+  private readonly interned = new Map<string, string>();
 
   constructor() {
     for (const name of coreTypeNames()) {
@@ -58,7 +60,11 @@ export class CoreTypeIndex {
     return found && { name: found.name, description: found.description, layer };
   }
 
-  /** JSON with sorted keys, cached per node (subtrees are keyed once however often they are compared). */
+  /**
+   * A short key equal for equal values: objects and arrays are interned bottom-up (their key is
+   * built from their children's ids, not their whole text), so keying every subtree of a large
+   * schema costs its size once, not its size times its depth. Cached per node.
+   */
   private key(value: unknown): string {
     if (typeof value !== 'object' || value === null) return JSON.stringify(value);
     const cached = this.canonical.get(value);
@@ -69,7 +75,12 @@ export class CoreTypeIndex {
           .sort()
           .map((k) => `${JSON.stringify(k)}:${this.key((value as Record<string, unknown>)[k])}`)
           .join(',')}}`;
-    this.canonical.set(value, text);
-    return text;
+    let id = this.interned.get(text);
+    if (id === undefined) {
+      id = `#${this.interned.size}`;
+      this.interned.set(text, id);
+    }
+    this.canonical.set(value, id);
+    return id;
   }
 }

@@ -119,9 +119,9 @@ function checkBatch(crds: readonly ImportedCrd[]): void {
   const seen = new Map<string, ImportedCrd>();
   for (const crd of crds) {
     const { group, names } = crd.crd.spec;
-    for (const key of [`kind ${names.kind}`, `${group} ${names.plural}`]) {
+    for (const key of [`kind ${names.kind}.${group}`, `plural ${names.plural}.${group}`]) {
       const other = seen.get(key);
-      if (other) throw new ImportError(crd.where, `imports kind ${names.kind} (${group}) and so does ${other.where}`, 'import each kind once');
+      if (other) throw new ImportError(crd.where, `imports ${key.startsWith('kind') ? `kind ${names.kind}` : `plural ${names.plural}`} of ${group}, and so does ${other.where}`, 'import each kind once');
       seen.set(key, crd);
     }
   }
@@ -132,6 +132,16 @@ function checkProject(project: ProjectFile, crd: ImportedCrd, force: boolean): v
   const { group, names } = crd.crd.spec;
   const versions = crd.crd.spec.versions.map((v) => v.name);
   const sameKind = project.resources.filter((r) => r.kind === names.kind && fullGroup(r) === group);
+  // The same kind of the same group must be the same CRD: one plural and one scope across its versions.
+  const namespaced = crd.crd.spec.scope === 'Namespaced';
+  const clash = sameKind.find((r) => r.plural !== names.plural || (r.api !== undefined && r.api.namespaced !== namespaced));
+  if (clash) {
+    throw new ImportError(
+      crd.where,
+      `kind ${names.kind} of ${group} clashes with the project's ${names.kind} (${clash.path ?? clash.version}), which is ${clash.plural !== names.plural ? `served as "${clash.plural}", not "${names.plural}"` : clash.api!.namespaced ? 'namespaced' : 'cluster-scoped'}: a kind has one CRD`,
+      'import the CRD the kind has, or remove the project\'s kind first',
+    );
+  }
   const already = sameKind.filter((r) => versions.includes(r.version));
   if (already.length > 0 && !force) {
     throw new ImportError(
@@ -146,14 +156,6 @@ function checkProject(project: ProjectFile, crd: ImportedCrd, force: boolean): v
       crd.where,
       `the project's ${names.kind} (${group}) has versions ${others.map((r) => r.version).join(', ')} that this CRD does not, and a kind has one CRD`,
       'import a CRD that lists every version of the kind, or remove those versions first',
-    );
-  }
-  const clash = project.resources.find((r) => r.kind === names.kind && fullGroup(r) !== group);
-  if (clash) {
-    throw new ImportError(
-      crd.where,
-      `kind ${names.kind} clashes with the project's ${names.kind} of group ${fullGroup(clash)}: their files, descriptors and reconcilers would have the same names`,
-      'a project holds one kind of each name; remove the other one first, or leave this CRD out',
     );
   }
   const plural = project.resources.find((r) => r.plural === names.plural && fullGroup(r) === group && r.kind !== names.kind);

@@ -181,8 +181,16 @@ class ModelBuilder {
     };
   }
 
+  /** Project-relative paths by absolute path: every field's location asks, and path.relative is not cheap. */
+  private readonly relativePaths = new Map<string, string>();
+
   private relative(absolute: string): string {
-    return path.relative(this.program.root, absolute).split(path.sep).join('/');
+    let relative = this.relativePaths.get(absolute);
+    if (relative === undefined) {
+      relative = path.relative(this.program.root, absolute).split(path.sep).join('/');
+      this.relativePaths.set(absolute, relative);
+    }
+    return relative;
   }
 
   private location(sourceFile: TypeScript.SourceFile, position: number): SourceLocation {

@@ -91,7 +91,7 @@ describe('kop import crd refuses bad input and writes nothing', () => {
     {
       name: 'two CRDs of one kind',
       given: () => `${certificates}---\n${certificates}`,
-      want: /^bad\.yaml#2: imports kind Certificate \(pki\.example\.org\) and so does bad\.yaml#1$/,
+      want: /^bad\.yaml#2: imports kind Certificate of pki\.example\.org, and so does bad\.yaml#1$/,
     },
   ];
   it.each(cases)('$name', async ({ given, options, want, hint }) => {
@@ -112,10 +112,20 @@ describe('kop import crd refuses bad input and writes nothing', () => {
     await runImportCrd({ sources: ['bad.yaml'], force: true }, testContext({ cwd: project.dir }));
   });
 
-  it('a kind name the project has in another group', async () => {
+  it('a kind the project has under another plural (another CRD of the same name), even with --force', async () => {
     await importAndGenerate(project.dir, { sources: [path.join(FIXTURES, 'certificates.yaml')] });
-    const error = await importError(certificates.replaceAll('pki.example.org', 'security.example.net'));
-    expect(error.message).toMatch(/^bad\.yaml: kind Certificate clashes with the project's Certificate of group pki\.example\.org/);
+    const other = certificates.replace('name: certificates.pki.example.org', 'name: certs.pki.example.org').replace('plural: certificates', 'plural: certs');
+    const error = await importError(other, { force: true });
+    expect(error.message).toBe(
+      'bad.yaml: kind Certificate of pki.example.org clashes with the project\'s Certificate (api/pki/v1/certificate.types.ts), which is served as "certificates", not "certs": a kind has one CRD',
+    );
+  });
+
+  it('a kind of the same name in another group is another kind, and imports beside it', async () => {
+    await importAndGenerate(project.dir, { sources: [path.join(FIXTURES, 'certificates.yaml')] });
+    await fs.writeFile(path.join(project.dir, 'other.yaml'), certificates.replaceAll('pki.example.org', 'security.example.net'));
+    const result = await importAndGenerate(project.dir, { sources: ['other.yaml'] });
+    expect(result.imported).toEqual(['Certificate security.example.net/v1', 'Certificate security.example.net/v1alpha1']);
   });
 
   it('outside a kop project', async () => {
