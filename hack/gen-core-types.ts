@@ -71,6 +71,7 @@ const PACKAGES: Record<string, PackageInfo> = {
 
 /** Well-known types hand-written in src/api/scalars.ts, with the Go type controller-gen sees for each. */
 const SCALARS: Record<string, { openapi?: string; go: string; goImport?: [alias: string, path: string] }> = {
+  int: { go: 'int' },
   int32: { go: 'int32' },
   int64: { go: 'int64' },
   Quantity: { openapi: 'io.k8s.apimachinery.pkg.api.resource.Quantity', go: 'resource.Quantity', goImport: ['resource', 'k8s.io/apimachinery/pkg/api/resource'] },

@@ -4,6 +4,12 @@
  * gives their Go counterparts, so a field's TypeScript type says what the CRD allows.
  */
 
+/**
+ * An integer of the platform's size: schema `type: integer` with no format (Go `int`), as many
+ * published CRDs declare counts and ports. Prefer int32 or int64 in new APIs.
+ */
+export type int = number;
+
 /** A 32-bit integer: schema `type: integer, format: int32` (Go `int32`). */
 export type int32 = number;
 

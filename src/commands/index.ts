@@ -28,6 +28,7 @@ import * as deploy from './deploy.js';
 import * as edit from './edit.js';
 import * as dev from './dev.js';
 import * as generate from './generate.js';
+import * as importCommand from './import.js';
 import * as init from './init.js';
 import * as install from './install.js';
 import * as setupEnvtest from './setup-envtest.js';
@@ -41,6 +42,7 @@ export const commands: readonly CommandModule[] = [
   createApi,
   createWebhook,
   generate,
+  importCommand,
   dev,
   install,
   uninstall,

@@ -32,7 +32,9 @@ import { loadApiModel } from '../schema/model.js';
 export const CRD_BASES_DIR = 'config/crd/bases';
 
 export async function generate({ tree, project, context, options }: GeneratorInput): Promise<void> {
-  const model = await loadApiModel(tree.root, { project, collectProblems: true });
+  const loaded = await loadApiModel(tree.root, { project, collectProblems: true });
+  // Kinds imported from another project (PROJECT's `external`) have types and clients here, never a CRD.
+  const model = { ...loaded, kinds: loaded.kinds.filter((kind) => !isExternal(project, kind.group, kind.kind)) };
   const crds = buildCrds(model, { maxDescriptionLength: options.maxDescriptionLength, allowDangerousTypes: options.allowDangerousTypes });
   for (const { fileName, crd } of crds) tree.write(`${CRD_BASES_DIR}/${fileName}`, formatCrd(crd), { kind: 'generated' });
   // Conversion webhooks come from PROJECT (`kop create webhook --conversion`): the base CRD stays
@@ -84,6 +86,11 @@ export function formatCrdKustomization(resources: readonly string[], patches: re
     ...(patches.length > 0 ? { patches: [...patches].sort().map((file) => ({ path: file.replace(/^config\/crd\//, '') })), configurations: ['kustomizeconfig.yaml'] } : {}),
   };
   return `# ${GENERATED_HEADER}\n${stringifyYaml(kustomization)}`;
+}
+
+/** True when PROJECT records the kind as another project's (`kop import crd` without --own). */
+function isExternal(project: ProjectFile, group: string, kind: string): boolean {
+  return project.resources.some((r) => r.external === true && r.kind === kind && fullGroup(r) === group);
 }
 
 /** The kinds PROJECT says convert through a webhook, with their hub and spokes. */

@@ -41,6 +41,11 @@ export interface ProjectResource {
   api?: { crdVersion: 'v1'; namespaced: boolean };
   /** True when a reconciler was scaffolded for this kind. */
   controller?: boolean;
+  /**
+   * The kind belongs to another project (`kop import crd` without --own): its types and typed
+   * client are here for reconcilers to use, and `kop generate` never writes its CRD.
+   */
+  external?: boolean;
   webhooks?: ProjectWebhooks;
 }
 

@@ -12,7 +12,7 @@ export interface ProjectProblem {
 }
 
 const TOP_LEVEL_KEYS = ['version', 'layout', 'domain', 'projectName', 'namespaced', 'kopSource', 'resources', 'generated'];
-const RESOURCE_KEYS = ['group', 'version', 'kind', 'plural', 'domain', 'path', 'api', 'controller', 'webhooks'];
+const RESOURCE_KEYS = ['group', 'version', 'kind', 'plural', 'domain', 'path', 'api', 'controller', 'external', 'webhooks'];
 const API_KEYS = ['crdVersion', 'namespaced'];
 const WEBHOOK_KEYS = ['defaulting', 'validation', 'conversion', 'spoke', 'webhookVersion'];
 
@@ -77,7 +77,8 @@ function firstProblem(project: Record<string, unknown>, formatVersion: string): 
       checkString(entry, 'kind', checkKind, at) ??
       checkString(entry, 'plural', checkPlural, at) ??
       checkString(entry, 'domain', checkResourceDomain, at) ??
-      checkBoolean(entry, 'controller', at);
+      checkBoolean(entry, 'controller', at) ??
+      checkBoolean(entry, 'external', at);
     if (found) return found;
     if (entry.path !== undefined && typeof entry.path !== 'string') return { path: [...at, 'path'], message: 'must be a file path (a string)' };
     const api = entry.api;

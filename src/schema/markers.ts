@@ -70,6 +70,8 @@ export const MARKER_DEFINITIONS: readonly MarkerDefinition[] = [
   { name: 'kubebuilder:validation:EmbeddedResource', targets: ['field'] },
   { name: 'kubebuilder:pruning:PreserveUnknownFields', targets: ['type', 'field'] },
   { name: 'k8s:immutable', targets: ['field'] },
+  // kop's own: a schema given verbatim, for what no marker expresses (kop import crd --raw-schema)
+  { name: 'kop:schema', targets: ['type', 'field'], value: 'json' },
   { name: 'k8s:enum', targets: ['type'] },
   // defaults, docs
   { name: 'kubebuilder:default', targets: ['field'], value: 'any' },

@@ -131,6 +131,8 @@ export interface LoadApiModelOptions {
   project?: ProjectFile;
   /** Parse exactly these absolute files instead of walking `<root>/api`. */
   files?: string[];
+  /** Texts of files by absolute path, read instead of the disk (files not written yet). */
+  sources?: ReadonlyMap<string, string>;
   /**
    * Keep going past problems in fields and declarations and hand them over in `model.problems`
    * (the CRD generator reports them with its own); by default the first is thrown.

@@ -30,7 +30,7 @@ export type * from './model-types.js';
  * surface when a consumer converts types (see to-openapi.ts).
  */
 export async function loadApiModel(projectRoot: string, options: LoadApiModelOptions = {}): Promise<ApiModel> {
-  const program = await createApiProgram(projectRoot, { files: options.files });
+  const program = await createApiProgram(projectRoot, { files: options.files, sources: options.sources });
   return buildApiModel(program, options);
 }
 
@@ -181,8 +181,16 @@ class ModelBuilder {
     };
   }
 
+  /** Project-relative paths by absolute path: every field's location asks, and path.relative is not cheap. */
+  private readonly relativePaths = new Map<string, string>();
+
   private relative(absolute: string): string {
-    return path.relative(this.program.root, absolute).split(path.sep).join('/');
+    let relative = this.relativePaths.get(absolute);
+    if (relative === undefined) {
+      relative = path.relative(this.program.root, absolute).split(path.sep).join('/');
+      this.relativePaths.set(absolute, relative);
+    }
+    return relative;
   }
 
   private location(sourceFile: TypeScript.SourceFile, position: number): SourceLocation {

@@ -43,9 +43,10 @@ function isApiSource(file: string): boolean {
 
 /**
  * Parses `<root>/<apiDir>/**\/*.ts` (default `api`). `files` replaces the directory walk
- * with an explicit list of absolute paths (tests use it for case folders).
+ * with an explicit list of absolute paths (tests use it for case folders); `sources` gives
+ * the text of files by absolute path instead of reading them.
  */
-export async function createApiProgram(root: string, options: { apiDir?: string; files?: string[] } = {}): Promise<ApiProgram> {
+export async function createApiProgram(root: string, options: { apiDir?: string; files?: string[]; sources?: ReadonlyMap<string, string> } = {}): Promise<ApiProgram> {
   const absoluteRoot = path.resolve(root);
   const files = (options.files ?? (await listSourceFiles(path.join(absoluteRoot, options.apiDir ?? 'api'), isApiSource))).sort();
   const { ts } = loadTsMorph();
@@ -61,7 +62,9 @@ export async function createApiProgram(root: string, options: { apiDir?: string;
     parsed.set(file, sourceFile);
     return sourceFile;
   };
-  const texts = await Promise.all(files.map((file) => fs.readFile(file, 'utf8')));
+  // `sources` holds texts not on disk yet (kop import checks its types before writing them).
+  const sources = options.sources ?? new Map<string, string>();
+  const texts = await Promise.all(files.map((file) => sources.get(file) ?? fs.readFile(file, 'utf8')));
   const apiFiles = files.map((file, i) => parse(file, texts[i]!));
   checkSyntax(ts, absoluteRoot, apiFiles);
   const fileAt = (absolutePath: string): TypeScript.SourceFile | undefined => {
@@ -69,7 +72,7 @@ export async function createApiProgram(root: string, options: { apiDir?: string;
     if (existing) return existing;
     let text: string;
     try {
-      text = readFileSync(absolutePath, 'utf8');
+      text = sources.get(absolutePath) ?? readFileSync(absolutePath, 'utf8');
     } catch {
       return undefined;
     }

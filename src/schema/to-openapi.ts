@@ -92,6 +92,9 @@ export class OpenApiConverter {
     const body = this.structSchema(rest, declaration.file, declaration.name);
     this.stack.pop();
     const schema: JSONSchemaProps = { ...body, properties: { ...properties, ...body.properties } };
+    // `metadata` written without `?` (Go's ObjectMeta without omitempty) is required, as controller-gen writes it.
+    const metadata = kindVersion.fields.find((f) => f.name === 'metadata');
+    if (metadata && isRequired(metadata, this.optionalByFile.get(declaration.file) ?? false)) schema.required = [...(schema.required ?? []), 'metadata'].sort();
     if (declaration.doc) schema.description = declaration.doc;
     this.applyMarkers(schema, schema, declaration.markers, 'type', site);
     this.origins.set(schema, declaration.location);
@@ -195,7 +198,10 @@ export class OpenApiConverter {
     this.stack.push(target);
     const ownSite = { subject: target.name, location: target.location };
     let schema: JSONSchemaProps;
-    if (target.declarationKind === 'interface' && !target.aliasOf) {
+    const verbatim = this.verbatimSchema(target.markers, target.doc, ownSite);
+    if (verbatim) {
+      schema = verbatim;
+    } else if (target.declarationKind === 'interface' && !target.aliasOf) {
       schema = this.structSchema(allFields(target), target.file, target.name);
     } else {
       const alias = target.aliasOf!;
@@ -205,7 +211,9 @@ export class OpenApiConverter {
           : this.typeSchema(alias, ownSite);
     }
     this.stack.pop();
-    if (target.aliasOf && isNamedType(target.aliasOf)) {
+    if (verbatim) {
+      // nothing to layer: the marker gave the whole schema
+    } else if (target.aliasOf && isNamedType(target.aliasOf)) {
       // `type Derived = Base`: like Go's `type Derived Base`, a $ref with Derived's doc and
       // markers beside it, which controller-gen flattens as it flattens a field over its type.
       const layer: JSONSchemaProps = {};
@@ -258,7 +266,8 @@ export class OpenApiConverter {
         onceSet.push({ message: `field ${field.name} is immutable once set`, rule: `!has(oldSelf.${field.name}) || has(self.${field.name})` });
       }
     }
-    const schema: JSONSchemaProps = { type: 'object', properties: sortRecord(properties) };
+    // An empty struct is `type: object` alone in controller-gen's output, with no `properties: {}`.
+    const schema: JSONSchemaProps = fields.length === 0 ? { type: 'object' } : { type: 'object', properties: sortRecord(properties) };
     if (required.length > 0) schema.required = required.sort();
     if (onceSet.length > 0) schema['x-kubernetes-validations'] = onceSet;
     return schema;
@@ -266,6 +275,11 @@ export class OpenApiConverter {
 
   private fieldSchema(field: FieldModel, owner: string): JSONSchemaProps {
     const site = { subject: `${owner}: field "${field.name}"`, location: field.location };
+    const verbatim = this.verbatimSchema(field.markers, field.doc, site);
+    if (verbatim) {
+      this.origins.set(verbatim, field.location);
+      return verbatim;
+    }
     if (findMarker(field.markers, 'kubebuilder:validation:Schemaless')) {
       const schema: JSONSchemaProps = {};
       if (field.doc) schema.description = field.doc;
@@ -288,6 +302,28 @@ export class OpenApiConverter {
       this.applyMarkers(schema, schema, field.markers, 'field', site, hasNamedItems(field.type));
     }
     this.origins.set(schema, field.location);
+    return schema;
+  }
+
+  /**
+   * The schema `+kop:schema=<JSON>` gives verbatim (what `kop import crd --raw-schema` writes for
+   * a construct no marker expresses, such as oneOf), with the doc comment as its description when
+   * the JSON has none; undefined without the marker. It is the whole schema, so markers that
+   * would change it are refused rather than dropped.
+   */
+  private verbatimSchema(markers: readonly Marker[], doc: string, site: Site): JSONSchemaProps | undefined {
+    const marker = findMarker(markers, 'kop:schema');
+    if (!marker) return undefined;
+    const value = marker.value;
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      throw new MarkerSyntaxError(marker.location, `+${marker.name}`, 'the value is not a JSON object', 'write the schema as one JSON object, e.g. +kop:schema={"type":"string"}');
+    }
+    const other = markers.find((m) => m !== marker && !PRESENCE_MARKERS.has(m.name));
+    if (other) {
+      throw new MarkerPlacementError(other.location, `${site.subject} (+${other.name})`, '+kop:schema gives the whole schema here, so this marker would change nothing', 'put the constraint inside the JSON of +kop:schema, or remove +kop:schema');
+    }
+    const schema = cloneSchema(value) as JSONSchemaProps;
+    if (doc && schema.description === undefined) schema.description = doc;
     return schema;
   }
 
@@ -491,6 +527,9 @@ export function isRequired(field: FieldModel, defaultOptional: boolean): boolean
   return !field.optional;
 }
 
+/** Markers that say whether a field is required, which structSchema reads beside any schema. */
+const PRESENCE_MARKERS = new Set(['optional', 'required', 'k8s:optional', 'k8s:required', 'kubebuilder:validation:Optional', 'kubebuilder:validation:Required']);
+
 /** The reasons the apiserver accepts on a CEL rule. */
 export const CEL_REASONS = ['FieldValueRequired', 'FieldValueInvalid', 'FieldValueForbidden', 'FieldValueDuplicate'];
 
@@ -520,9 +559,12 @@ function sortRecord<T>(record: Record<string, T>): Record<string, T> {
   return Object.fromEntries(Object.keys(record).sort().map((k) => [k, record[k]!]));
 }
 
+/** kop/api's names for Go's built-in integer types, which controller-gen does not see as named types. */
+const BUILTIN_INTEGERS = new Set(['int', 'int32', 'int64']);
+
 /** Types controller-gen sees as named Go types (a `$ref` it flattens), as opposed to built-ins and literals. */
 function isNamedType(ref: TypeRef): boolean {
-  return ref.kind === 'reference' || (ref.kind === 'wellKnown' && ref.name !== 'int32' && ref.name !== 'int64');
+  return ref.kind === 'reference' || (ref.kind === 'wellKnown' && !BUILTIN_INTEGERS.has(ref.name));
 }
 
 /** An array whose elements are a named type, so `items:` markers are flattened over that type. */

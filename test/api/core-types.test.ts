@@ -27,6 +27,7 @@ describe('core type schemas', () => {
 
   it('are what controller-gen emits for the well-known types', () => {
     const table: Array<{ given: string; want: unknown }> = [
+      { given: 'int', want: { type: 'integer' } },
       { given: 'int32', want: { format: 'int32', type: 'integer' } },
       { given: 'int64', want: { format: 'int64', type: 'integer' } },
       { given: 'Time', want: { format: 'date-time', type: 'string' } },
@@ -87,7 +88,7 @@ describe('core type schemas', () => {
   });
 
   it('every type carries a description, as controller-gen gives it, except the scalars', () => {
-    const scalars = new Set(['int32', 'int64', 'Time', 'MicroTime', 'Duration', 'JSON', 'RawExtension', 'IntOrString', 'Quantity', 'ObjectMeta']);
+    const scalars = new Set(['int', 'int32', 'int64', 'Time', 'MicroTime', 'Duration', 'JSON', 'RawExtension', 'IntOrString', 'Quantity', 'ObjectMeta']);
     const missing = coreTypeNames().filter((name) => !scalars.has(name) && !coreTypeSchema(name)!.description);
     expect(missing).toEqual([]);
   });

@@ -16,7 +16,7 @@ const GENERATOR_FLOORS: readonly (readonly string[])[] = [
   ['markers'], // one marker parser and registry (when the folder exists)
   ['schema'],
   ['rbac', 'webhook', 'clientgen'],
-  ['generate', 'init', 'create-api', 'create-webhook', 'deploy'], // the runs of the commands
+  ['generate', 'init', 'create-api', 'create-webhook', 'deploy', 'import'], // the runs of the commands
   ['helm'], // kop edit --plugins helm: renders config/ through deploy
   ['dev'], // kop dev: runs generate in its loop
   ['commands'],
@@ -25,9 +25,10 @@ const GENERATOR_FLOORS: readonly (readonly string[])[] = [
 const LIBRARY_FLOORS: readonly (readonly string[])[] = [['api'], ['runtime'], ['testing']];
 /**
  * Arrows from the generator side into the library: `kop setup-envtest` builds kop/testing's binaries,
- * `kop deploy`/`install` apply through kop/runtime's client, and `kop dev` runs kop/testing's control plane.
+ * `kop deploy`/`install` apply through kop/runtime's client, `kop dev` runs kop/testing's control plane,
+ * and `kop import crd --from-cluster` reads CRDs with kop/runtime's client.
  */
-const CROSSINGS: Readonly<Record<string, readonly string[]>> = { commands: ['testing'], deploy: ['runtime'], dev: ['testing'] };
+const CROSSINGS: Readonly<Record<string, readonly string[]>> = { commands: ['testing'], deploy: ['runtime'], dev: ['testing'], import: ['runtime'] };
 
 /** Folder -> the folders it may import. */
 function allowedImports(): Map<string, Set<string>> {

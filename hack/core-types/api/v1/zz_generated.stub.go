@@ -451,6 +451,8 @@ type CoreTypesSpec struct {
 	// +optional
 	WindowsSecurityContextOptions corev1.WindowsSecurityContextOptions `json:"WindowsSecurityContextOptions,omitempty"`
 	// +optional
+	Int int `json:"int,omitempty"`
+	// +optional
 	Int32 int32 `json:"int32,omitempty"`
 	// +optional
 	Int64 int64 `json:"int64,omitempty"`
