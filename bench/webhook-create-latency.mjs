@@ -5,7 +5,9 @@
 // validator on it. Both sides create the same kind in the same namespace: the configurations
 // match only objects labelled `bench.kop.dev/webhooks: on` (objectSelector), so "without" is the
 // same request minus the two webhook calls. The sides alternate in ROUNDS rounds to share the
-// machine's load. Needs `npm run build` and the binaries (`node bin/kop.js setup-envtest`).
+// machine's load. The manager serves from a child process, as an operator would (WEBHOOK_IN_PROCESS=1
+// serves from the bench's own process instead). Needs `npm run build` and the binaries (`node bin/kop.js setup-envtest`).
+import { spawn } from 'node:child_process';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -48,29 +50,10 @@ function webhookManifests(kind, prefix, name) {
   };
 }
 
-const work = mkdtempSync(path.join(tmpdir(), 'kop-webhook-latency-'));
-const webhookDir = path.join(work, 'config', 'webhook');
-mkdirSync(webhookDir, { recursive: true });
-writeFileSync(
-  path.join(webhookDir, 'manifests.yaml'),
-  [webhookManifests('MutatingWebhookConfiguration', 'm', 'mutating-webhook-configuration'), webhookManifests('ValidatingWebhookConfiguration', 'v', 'validating-webhook-configuration')]
-    .map((doc) => `---\n${JSON.stringify(doc)}\n`)
-    .join(''),
-);
-
-const plane = await startControlPlane({ crds: [crds], webhooks: { paths: [webhookDir] } });
-let manager;
-let running;
-try {
-  const serving = plane.webhook;
-  manager = new Manager({
-    kubeconfig: plane.kubeconfigPath,
-    metricsBindAddress: '0',
-    healthProbeBindAddress: '0',
-    logger: silentLogger,
-    webhookServer: { host: serving.host, port: serving.port, certDir: serving.certDir },
-  });
-  manager
+/** A manager serving the bench's defaulter and validator; resolves once the webhook server listens. */
+async function startManager({ kubeconfig, host, port, certDir }) {
+  const served = new Manager({ kubeconfig, metricsBindAddress: '0', healthProbeBindAddress: '0', logger: silentLogger, webhookServer: { host, port, certDir } });
+  served
     .webhook(gizmoType)
     .withDefaulter({
       default(gizmo) {
@@ -85,8 +68,49 @@ try {
       validateDelete: () => undefined,
     })
     .complete();
-  running = manager.start();
-  while (!manager.webhookAddress) await new Promise((r) => setTimeout(r, 10));
+  running = served.start();
+  while (!served.webhookAddress) await new Promise((r) => setTimeout(r, 10));
+  return served;
+}
+
+let manager;
+let running;
+let server;
+if (process.env.KOP_BENCH_SERVE) {
+  // The child: serve until SIGTERM.
+  const served = await startManager(JSON.parse(process.env.KOP_BENCH_SERVE));
+  process.stdout.write('serving\n');
+  process.once('SIGTERM', () => void served.stop().then(() => process.exit(0)));
+  await new Promise(() => {});
+}
+
+const work = mkdtempSync(path.join(tmpdir(), 'kop-webhook-latency-'));
+const webhookDir = path.join(work, 'config', 'webhook');
+mkdirSync(webhookDir, { recursive: true });
+writeFileSync(
+  path.join(webhookDir, 'manifests.yaml'),
+  [webhookManifests('MutatingWebhookConfiguration', 'm', 'mutating-webhook-configuration'), webhookManifests('ValidatingWebhookConfiguration', 'v', 'validating-webhook-configuration')]
+    .map((doc) => `---\n${JSON.stringify(doc)}\n`)
+    .join(''),
+);
+
+const plane = await startControlPlane({ crds: [crds], webhooks: { paths: [webhookDir] } });
+try {
+  const serving = plane.webhook;
+  // The manager runs in a process of its own, as an operator's does: on this bench's event loop it
+  // would share every pause (GC, the client's own JSON work) with the webhook calls it serves.
+  if (process.env.WEBHOOK_IN_PROCESS === '1') {
+    manager = await startManager({ kubeconfig: plane.kubeconfigPath, ...serving });
+  } else {
+    server = spawn(process.execPath, [fileURLToPath(import.meta.url)], {
+      env: { ...process.env, KOP_BENCH_SERVE: JSON.stringify({ kubeconfig: plane.kubeconfigPath, host: serving.host, port: serving.port, certDir: serving.certDir }) },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    await new Promise((resolve, reject) => {
+      server.stdout.on('data', (chunk) => String(chunk).includes('serving') && resolve());
+      server.once('exit', (code) => reject(new Error(`the webhook server process exited with ${code}`)));
+    });
+  }
 
   const rest = new RestClient(loadClientConfig({ kubeconfig: plane.kubeconfigPath }), { qps: Infinity });
   const gizmos = new ResourceClient(rest, gizmoType, NS);
@@ -130,6 +154,10 @@ try {
     await manager.stop();
     await running;
     manager.rest.close();
+  }
+  if (server && server.exitCode === null) {
+    server.kill('SIGTERM');
+    await new Promise((resolve) => server.once('exit', resolve));
   }
   await plane.stop();
   rmSync(work, { recursive: true, force: true });
