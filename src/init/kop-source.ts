@@ -19,12 +19,6 @@ export type KopSource =
 /** The folder of the project that holds kop's tarball. */
 export const PACK_DIR = '.kop';
 
-/** `.kop/kop-<version>.tgz`, and the dependency spec naming it. */
-export function packedKopSource(version: string): { kind: 'packed'; spec: string; file: string } {
-  const file = `${PACK_DIR}/kop-${version}.tgz`;
-  return { kind: 'packed', spec: `file:${file}`, file };
-}
-
 /** True for a spec naming a tarball in the project's `.kop/` folder (the Dockerfile copies that folder). */
 export function isPackedSpec(spec: string): boolean {
   return /^file:(\.\/)?\.kop\/kop-[^/\\]+\.tgz$/.test(spec);

@@ -11,7 +11,7 @@ import { applyTree, type ApplyResult, type PostFlushTask } from '../scaffold/app
 import { boilerplateComment } from '../scaffold/boilerplate.js';
 import { commentText, renderTemplateDir } from '../scaffold/render.js';
 import { VirtualTree } from '../scaffold/tree.js';
-import { checkGivenKopSource, installedFromRegistry, isPackedSpec, kopSourceProblem, packKop, packedKopSource, PACK_DIR, type PackedKop } from './kop-source.js';
+import { checkGivenKopSource, installedFromRegistry, isPackedSpec, kopSourceProblem, packKop, PACK_DIR, type PackedKop } from './kop-source.js';
 
 /** Licenses `kop init` can scaffold. */
 export const LICENSES = ['apache2', 'none'] as const;
@@ -74,7 +74,7 @@ export async function runInit(options: InitOptions, context: Context): Promise<A
   const result = await applyTree(tree, context, { tasks });
   if (result.written) {
     if (source.kopPack) {
-      context.out.info(`\nkop ${source.kopPack.filename.slice('kop-'.length, -'.tgz'.length)} is packed into ${PACK_DIR}/${source.kopPack.filename}: commit it, the project depends on it. \`kop update-pack\` refreshes it.`);
+      context.out.info(`\nkop is packed into ${PACK_DIR}/${source.kopPack.filename}: commit it, the project depends on it. \`kop update-pack\` refreshes it.`);
     }
     const steps = [options.skipInstall ? 'npm install' : undefined, 'npm run build', 'npm test'].filter(Boolean).join(' && ');
     context.out.info(`\nProject ${answers.projectName} is ready. Next: ${steps}`);
@@ -127,19 +127,20 @@ async function chooseKopSource(given: string | undefined, recorded: string | und
 }
 
 /**
- * Stages kop's tarball in `.kop/` and the removal of the other `kop-*.tgz` there (an older
- * version's), so the folder holds exactly the tarball the project depends on.
+ * Stages kop's tarball in `.kop/` (when packed) and the removal of every other `kop-*.tgz` there
+ * (an older version's, or all of them once the project depends on kop another way), so the folder
+ * holds exactly the tarball the project depends on.
  */
-export async function stageKopPack(tree: VirtualTree, pack: PackedKop): Promise<void> {
-  const file = `${PACK_DIR}/${pack.filename}`;
-  tree.writeBinary(file, pack.bytes);
+export async function stageKopPack(tree: VirtualTree, kopSource: string, pack?: PackedKop): Promise<void> {
+  if (pack) tree.writeBinary(`${PACK_DIR}/${pack.filename}`, pack.bytes);
+  const dependedOn = isPackedSpec(kopSource) ? path.posix.normalize(kopSource.slice('file:'.length)) : undefined;
   let present: string[] = [];
   try {
     present = await readdir(path.join(tree.root, PACK_DIR));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
-  for (const name of present) if (/^kop-.+\.tgz$/.test(name) && name !== pack.filename) tree.remove(`${PACK_DIR}/${name}`);
+  for (const name of present) if (/^kop-.+\.tgz$/.test(name) && `${PACK_DIR}/${name}` !== dependedOn) tree.remove(`${PACK_DIR}/${name}`);
 }
 
 /** Stages every file of a new project in `tree`. Exposed for tests and for `--force` re-scaffolds. */
@@ -167,7 +168,7 @@ export async function scaffoldProject(
     kopVersion: kopVersion(),
     licenseHeader: boilerplateComment('src/x.ts', boilerplateLines),
   };
-  if (answers.kopPack) await stageKopPack(tree, answers.kopPack);
+  await stageKopPack(tree, answers.kopSource, answers.kopPack);
   const files = await renderTemplateDir('init', data);
   for (const file of files) {
     if (file.path === 'LICENSE' && answers.license !== 'apache2') continue;

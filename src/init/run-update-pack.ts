@@ -37,7 +37,7 @@ export async function runUpdatePack(options: UpdatePackOptions, context: Context
 
   const pack = await packKop(kopRoot, context.exec);
   const spec = `file:${PACK_DIR}/${pack.filename}`;
-  await stageKopPack(tree, pack);
+  await stageKopPack(tree, spec, pack);
   // kop stays in the dependency list that has it (dependencies unless a user moved it).
   const section = isRecord(manifest.devDependencies) && 'kop' in manifest.devDependencies && !(isRecord(manifest.dependencies) && 'kop' in manifest.dependencies) ? 'devDependencies' : 'dependencies';
   const dependencies = isRecord(manifest[section]) ? manifest[section] : {};

@@ -366,9 +366,13 @@ describe('kop init', () => {
       expect(context.out.warnings.join('\n')).toMatch(/PROJECT records kopSource "file:\/root\/\.npm\/_npx\/0123\/node_modules\/kop", which does not install elsewhere \(an absolute path/);
       expect(parseProjectFile(await read('PROJECT')).kopSource).toBe('file:.kop/kop-0.1.0.tgz');
 
-      await runInit({ ...BASE, kopSource: '^0.1.0', force: true }, testContext({ cwd: dir }));
+      const switched = testContext({ cwd: dir });
+      await runInit({ ...BASE, kopSource: '^0.1.0', force: true }, switched);
       expect(parseProjectFile(await read('PROJECT')).kopSource).toBe('^0.1.0');
       expect(JSON.parse(await read('package.json')).dependencies).toEqual({ kop: '^0.1.0' });
+      // The tarball nothing depends on any more goes.
+      expect(switched.out.lines).toContain('DELETE .kop/kop-0.1.0.tgz');
+      expect(await readdir(path.join(dir, '.kop'))).toEqual([]);
     });
 
     it("refuses to scaffold into kop's own package folder (dry run, so a failing guard could not write)", async () => {
