@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { cp, mkdir, mkdtemp, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { execa } from 'execa';
@@ -16,7 +16,10 @@ import { KOP_ROOT, requireBuilt } from '../helpers/cli-project.js';
  * Dockerfile's build runs (its stages replayed without a container engine) into a bundle that
  * reconciles the sample on a real control plane. Also: `npm i kop.tgz && npx kop init --force`
  * does not make the project depend on itself. Other packages come from the npm cache or registry;
- * kop from nowhere but the project. Needs `npm run build` and `kop setup-envtest` first.
+ * kop from nowhere but the project: npm would take a tarball whose integrity it has cached
+ * instead of reading the file, so the test forgets kop's tarball from its cache before each
+ * install that must read `.kop/`, and checks that the install fails without `.kop/`.
+ * Needs `npm run build` and `kop setup-envtest` first.
  */
 const TIMEOUT = 300_000;
 
@@ -25,6 +28,7 @@ describe('a project made from a packed kop installs anywhere', () => {
   let kopTarball: string;
   let kopTarballName: string;
   let env: Record<string, string>;
+  let cache: string;
   const first = () => path.join(parent, 'first/demo');
   const second = () => path.join(parent, 'second/demo');
 
@@ -34,13 +38,17 @@ describe('a project made from a packed kop installs anywhere', () => {
   beforeAll(async () => {
     requireBuilt(['dist/cli/main.js', 'dist/runtime/index.js', 'dist/testing/index.js']);
     parent = await mkdtemp(path.join(tmpdir(), 'kop-e2e-packed-'));
-    // npx keeps the packages it runs in <cache>/_npx: a cache of this test's own, sharing the
-    // content store of the user's cache (so packages come from it when they can), lets the test
-    // delete npx's copy of kop afterwards.
+    // A cache of the test's own, so it can delete npx's copy of kop (<cache>/_npx) and kop's
+    // tarball without touching the user's cache. It starts as the user's: content files (which
+    // npm never changes in place) hard-linked, the index copied; without one, packages come from
+    // the registry.
     const userCache = (await execa('npm', ['config', 'get', 'cache'])).stdout.trim();
-    const cache = path.join(parent, 'npm-cache');
-    await mkdir(cache);
-    if (existsSync(path.join(userCache, '_cacache'))) await symlink(path.join(userCache, '_cacache'), path.join(cache, '_cacache'), 'dir');
+    cache = path.join(parent, 'npm-cache');
+    await mkdir(path.join(cache, '_cacache'), { recursive: true });
+    for (const [part, flags] of [['content-v2', '-al'], ['index-v5', '-r']] as const) {
+      const from = path.join(userCache, '_cacache', part);
+      if (existsSync(from)) await execa('cp', [flags, from, path.join(cache, '_cacache', part)], { reject: false });
+    }
     env = { NO_COLOR: '1', CI: 'true', npm_config_cache: cache, npm_config_prefer_offline: 'true', npm_config_update_notifier: 'false' };
 
     const pack = await npm(['pack', KOP_ROOT, '--pack-destination', parent, '--json', '--ignore-scripts'], parent);
@@ -53,6 +61,14 @@ describe('a project made from a packed kop installs anywhere', () => {
   afterAll(async () => {
     if (parent) await rm(parent, { recursive: true, force: true });
   });
+
+  /** Deletes the tarball with `integrity` (a sha512 from a lockfile) from the test's npm cache. */
+  async function forgetFromCache(integrity: string): Promise<void> {
+    const hex = Buffer.from(integrity.replace(/^sha512-/, ''), 'base64').toString('hex');
+    await rm(path.join(cache, '_cacache/content-v2/sha512', hex.slice(0, 2), hex.slice(2, 4), hex.slice(4)), { force: true });
+  }
+  const kopIntegrity = async (project: string): Promise<string> =>
+    JSON.parse(await readFile(path.join(project, 'package-lock.json'), 'utf8')).packages['node_modules/kop'].integrity as string;
 
   it('npx -p kop-<v>.tgz kop init packs kop into .kop/ and depends on it by a relative path', async () => {
     await mkdir(first(), { recursive: true });
@@ -87,8 +103,16 @@ describe('a project made from a packed kop installs anywhere', () => {
     await cp(first(), second(), { recursive: true, filter: (source) => !source.split(path.sep).includes('node_modules') });
     // kop is now reachable from the project only.
     await rm(kopTarball);
-    await rm(path.join(env.npm_config_cache!, '_npx'), { recursive: true, force: true });
+    await rm(path.join(cache, '_npx'), { recursive: true, force: true });
     await rm(first(), { recursive: true, force: true });
+    await forgetFromCache(await kopIntegrity(second()));
+
+    // Without .kop/ there is no kop to install: the install below reads it from there.
+    await rename(path.join(second(), '.kop'), path.join(parent, 'kop-folder-aside'));
+    const without = await npm(['ci', '--no-audit', '--no-fund'], second());
+    expect(without.exitCode, without.stdout).not.toBe(0);
+    expect(without.stderr).toMatch(/ENOENT[^]*\.kop\/kop-/);
+    await rename(path.join(parent, 'kop-folder-aside'), path.join(second(), '.kop'));
 
     const ci = await npm(['ci', '--no-audit', '--no-fund'], second());
     expect(ci.exitCode, ci.stdout + ci.stderr).toBe(0);
@@ -111,6 +135,15 @@ describe('a project made from a packed kop installs anywhere', () => {
     const pkg = JSON.parse(await readFile(path.join(second(), 'package.json'), 'utf8'));
     expect(pkg.scripts['docker-build']).toBe('docker build -t ${IMG:-controller:latest} .');
 
+    // The build context is the project without node_modules, dist and the rest .dockerignore
+    // leaves out; kop must come from the .kop/ the Dockerfile copies: without that COPY, npm ci fails.
+    await forgetFromCache(await kopIntegrity(second()));
+    const withoutCopy = path.join(parent, 'context-without-kop');
+    await cp(second(), withoutCopy, { recursive: true, filter: (source) => !source.split(path.sep).includes('node_modules') });
+    await writeFile(path.join(withoutCopy, 'Dockerfile'), dockerfile.replace(/^COPY \.kop\/ \.kop\/\n/m, ''));
+    await expect(runDockerBuild(withoutCopy, path.join(parent, 'image-without-kop'), env)).rejects.toThrow(/RUN npm ci [^]*failed[^]*ENOENT[^]*\.kop\/kop-/);
+
+    await forgetFromCache(await kopIntegrity(second()));
     const scratch = path.join(parent, 'image');
     const image = await runDockerBuild(second(), scratch, env);
     // What the image gets: the bundle alone, no node_modules.
