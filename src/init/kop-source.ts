@@ -25,7 +25,7 @@ export function isPackedSpec(spec: string): boolean {
 }
 
 /** The file-system path a dependency spec names (`file:x`, `./x`, `../x`, `/x`, `~/x`), or undefined for other specs. */
-function localPathOf(spec: string): string | undefined {
+export function localPathOf(spec: string): string | undefined {
   if (spec.startsWith('file:')) return spec.slice('file:'.length);
   return /^(\.{1,2}(\/|$)|\/|~)/.test(spec) ? spec : undefined;
 }

@@ -11,7 +11,7 @@ import { applyTree, type ApplyResult, type PostFlushTask } from '../scaffold/app
 import { boilerplateComment } from '../scaffold/boilerplate.js';
 import { commentText, renderTemplateDir } from '../scaffold/render.js';
 import { VirtualTree } from '../scaffold/tree.js';
-import { checkGivenKopSource, installedFromRegistry, isPackedSpec, kopSourceProblem, packKop, PACK_DIR, type PackedKop } from './kop-source.js';
+import { checkGivenKopSource, installedFromRegistry, isPackedSpec, kopSourceProblem, localPathOf, packKop, PACK_DIR, type PackedKop } from './kop-source.js';
 
 /** Licenses `kop init` can scaffold. */
 export const LICENSES = ['apache2', 'none'] as const;
@@ -165,6 +165,7 @@ export async function scaffoldProject(
     namePrefix: `${answers.projectName}-`,
     kopSource: answers.kopSource,
     kopPacked: isPackedSpec(answers.kopSource),
+    kopFromPath: !isPackedSpec(answers.kopSource) && localPathOf(answers.kopSource) !== undefined,
     kopVersion: kopVersion(),
     licenseHeader: boilerplateComment('src/x.ts', boilerplateLines),
   };

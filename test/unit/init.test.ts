@@ -43,6 +43,7 @@ describe('kop init', () => {
     const pkg = JSON.parse(await read('package.json'));
     expect(pkg.name).toBe('demo');
     expect(pkg.dependencies).toEqual({ kop: 'file:../kop' });
+    expect(await read('README.md')).toMatch(/`"kop": "file:\.\.\/kop"`[^\n]*outside this project[^\n]*run `kop update-pack`/);
     expect(Object.keys(pkg.scripts)).toEqual(
       expect.arrayContaining(['build', 'start', 'test', 'manifests', 'generate', 'deploy', 'undeploy', 'docker-build']),
     );
@@ -335,6 +336,7 @@ describe('kop init', () => {
       expect(await read('Dockerfile')).not.toContain('.kop');
       expect(await read('Dockerfile')).toMatch(/^COPY package\.json package-lock\.json \.\/\nRUN npm ci /m);
       expect(await read('README.md')).toContain('`"kop": "^0.1.0"`');
+      expect(await read('README.md')).not.toContain('outside this project');
       expect(existsSync(path.join(dir, '.kop'))).toBe(false);
     });
 
