@@ -183,7 +183,7 @@ describe('a project made from a packed kop installs anywhere', () => {
     }
   }, TIMEOUT);
 
-  it('npm i kop.tgz && npx kop init --force does not make the project depend on itself, and npm install keeps working', async () => {
+  it('npm i kop.tgz && npx kop init --force does not make the project depend on itself, npm install keeps working, and re-packing the same kop changes nothing', async () => {
     const dir = path.join(parent, 'third/op');
     await mkdir(dir, { recursive: true });
     // The tarball was deleted above: take the one the copied project carries.
@@ -207,5 +207,9 @@ describe('a project made from a packed kop installs anywhere', () => {
     const rerun = await npm(['exec', '--', 'kop', 'init', '--force', '--skip-install', '--yes'], dir);
     expect(rerun.exitCode, rerun.stderr).toBe(0);
     expect(rerun.stdout).toMatch(/^no changes$/m);
+    // So does update-pack with the project's own kop: npm pack makes the same bytes again.
+    const update = await npm(['exec', '--', 'kop', 'update-pack'], dir);
+    expect(update.exitCode, update.stderr).toBe(0);
+    expect(update.stdout.trim()).toBe('no changes');
   }, TIMEOUT);
 });
