@@ -121,7 +121,8 @@ describe('kop init end to end', () => {
     const spec = `file:.kop/${tarball}`;
     expect(JSON.parse(await readFile(path.join(project, 'package.json'), 'utf8')).dependencies).toEqual({ kop: spec });
     expect(JSON.parse(await readFile(path.join(project, 'package-lock.json'), 'utf8')).packages['node_modules/kop'].resolved).toBe(spec);
-    expect(await readFile(path.join(project, '.gitignore'), 'utf8')).not.toContain('.kop');
+    await execa('git', ['init', '-q'], { cwd: project });
+    expect((await execa('git', ['check-ignore', '-q', `.kop/${tarball}`], { cwd: project, reject: false })).exitCode, '.kop/ tarball ignored by git').toBe(1);
     expect(await readFile(path.join(project, 'Dockerfile'), 'utf8')).toMatch(/^COPY \.kop\/ \.kop\/\nRUN npm ci /m);
     expect(existsSync(path.join(project, 'node_modules/kop/dist/cli/main.js'))).toBe(true);
   }, TIMEOUT);

@@ -144,8 +144,12 @@ describe('a project made from a packed kop installs anywhere', () => {
     await expect(runDockerBuild(withoutCopy, path.join(parent, 'image-without-kop'), env)).rejects.toThrow(/RUN npm ci [^]*failed[^]*ENOENT[^]*\.kop\/kop-/);
 
     await forgetFromCache(await kopIntegrity(second()));
+    // kop dev's session shares .kop/; .dockerignore keeps it (a kubeconfig among it) out of the image build.
+    await mkdir(path.join(second(), '.kop/dev'), { recursive: true });
+    await writeFile(path.join(second(), '.kop/dev/kubeconfig'), 'apiVersion: v1\nkind: Config\n');
     const scratch = path.join(parent, 'image');
     const image = await runDockerBuild(second(), scratch, env);
+    expect(await readdir(path.join(image.buildDir, '.kop'))).toEqual([kopTarballName]);
     // What the image gets: the bundle alone, no node_modules.
     expect((await readdir(image.appDir)).sort()).toEqual(['main.mjs', 'main.mjs.map']);
     expect(image.entrypoint).toEqual(['/nodejs/bin/node', 'main.mjs']);

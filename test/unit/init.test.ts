@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { readFile, readdir, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
+import { execa } from 'execa';
 import { parseAllDocuments } from 'yaml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Exec } from '../../src/base/context.js';
@@ -14,6 +15,7 @@ import { parseProjectFile } from '../../src/project/project-file.js';
 import { insertAtMarkers } from '../../src/scaffold/insert.js';
 import { tempDir, testContext } from './helpers/fake-context.js';
 import { fakeNpmPack } from './helpers/fake-npm-pack.js';
+import { dockerignoreMatcher } from '../helpers/dockerfile-build.js';
 import { listFiles } from './helpers/files.js';
 
 const BASE: InitOptions = { domain: 'example.com', projectName: 'demo', owner: 'Example Authors', kopSource: 'file:../kop', skipInstall: true };
@@ -297,8 +299,13 @@ describe('kop init', () => {
       expect(JSON.parse(await read('package.json')).dependencies).toEqual({ kop: 'file:.kop/kop-0.1.0.tgz' });
       expect(parseProjectFile(await read('PROJECT')).kopSource).toBe('file:.kop/kop-0.1.0.tgz');
       expect(await read('Dockerfile')).toMatch(/^COPY package\.json package-lock\.json \.\/\n[^]*^COPY \.kop\/ \.kop\/\nRUN npm ci /m);
-      expect(await read('.gitignore')).not.toContain('.kop');
-      expect(await read('.dockerignore')).not.toContain('.kop');
+      // git keeps the tarball (kop dev's session beside it is ignored), and so does the image's build context.
+      await execa('git', ['init', '-q'], { cwd: dir });
+      expect((await execa('git', ['check-ignore', '-q', '.kop/kop-0.1.0.tgz'], { cwd: dir, reject: false })).exitCode).toBe(1);
+      expect((await execa('git', ['check-ignore', '-q', '.kop/dev/kubeconfig'], { cwd: dir, reject: false })).exitCode).toBe(0);
+      const dockerignored = dockerignoreMatcher(await read('.dockerignore'));
+      expect(dockerignored('.kop/kop-0.1.0.tgz')).toBe(false);
+      expect(dockerignored('.kop/dev/kubeconfig')).toBe(true);
       expect(context.out.lines).toContain('CREATE .kop/kop-0.1.0.tgz');
       // npm install names kop's spec, so a tarball refreshed under the same name updates the lockfile.
       expect(pack.calls.at(-1)).toEqual({ file: 'npm', args: ['install', '--no-audit', '--no-fund', 'kop@file:.kop/kop-0.1.0.tgz'], cwd: dir });
