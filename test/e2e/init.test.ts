@@ -8,6 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findControlPlaneBinary } from '../../src/testing/binaries.js';
 import { KOP_BIN, requireBuilt } from '../helpers/cli-project.js';
 
+/** git without the user's or the system's configuration (a global excludes file could ignore *.tgz). */
+const GIT_ENV = { GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
+
 /**
  * End to end, as a new user: the built CLI (bin/kop.js -> dist/) scaffolds a project,
  * installs it from the registry with kop packed into the project, builds, tests, type-checks,
@@ -121,8 +124,8 @@ describe('kop init end to end', () => {
     const spec = `file:.kop/${tarball}`;
     expect(JSON.parse(await readFile(path.join(project, 'package.json'), 'utf8')).dependencies).toEqual({ kop: spec });
     expect(JSON.parse(await readFile(path.join(project, 'package-lock.json'), 'utf8')).packages['node_modules/kop'].resolved).toBe(spec);
-    await execa('git', ['init', '-q'], { cwd: project });
-    expect((await execa('git', ['check-ignore', '-q', `.kop/${tarball}`], { cwd: project, reject: false })).exitCode, '.kop/ tarball ignored by git').toBe(1);
+    await execa('git', ['init', '-q'], { cwd: project, env: GIT_ENV });
+    expect((await execa('git', ['check-ignore', '-q', `.kop/${tarball}`], { cwd: project, reject: false, env: GIT_ENV })).exitCode, '.kop/ tarball ignored by git').toBe(1);
     expect(await readFile(path.join(project, 'Dockerfile'), 'utf8')).toMatch(/^COPY \.kop\/ \.kop\/\nRUN npm ci /m);
     expect(existsSync(path.join(project, 'node_modules/kop/dist/cli/main.js'))).toBe(true);
   }, TIMEOUT);

@@ -18,6 +18,9 @@ import { fakeNpmPack } from './helpers/fake-npm-pack.js';
 import { dockerignoreMatcher } from '../helpers/dockerfile-build.js';
 import { listFiles } from './helpers/files.js';
 
+/** git without the user's or the system's configuration (a global excludes file could ignore *.tgz). */
+const GIT_ENV = { GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
+
 const BASE: InitOptions = { domain: 'example.com', projectName: 'demo', owner: 'Example Authors', kopSource: 'file:../kop', skipInstall: true };
 
 describe('kop init', () => {
@@ -300,9 +303,9 @@ describe('kop init', () => {
       expect(parseProjectFile(await read('PROJECT')).kopSource).toBe('file:.kop/kop-0.1.0.tgz');
       expect(await read('Dockerfile')).toMatch(/^COPY package\.json package-lock\.json \.\/\n[^]*^COPY \.kop\/ \.kop\/\nRUN npm ci /m);
       // git keeps the tarball (kop dev's session beside it is ignored), and so does the image's build context.
-      await execa('git', ['init', '-q'], { cwd: dir });
-      expect((await execa('git', ['check-ignore', '-q', '.kop/kop-0.1.0.tgz'], { cwd: dir, reject: false })).exitCode).toBe(1);
-      expect((await execa('git', ['check-ignore', '-q', '.kop/dev/kubeconfig'], { cwd: dir, reject: false })).exitCode).toBe(0);
+      await execa('git', ['init', '-q'], { cwd: dir, env: GIT_ENV });
+      expect((await execa('git', ['check-ignore', '-q', '.kop/kop-0.1.0.tgz'], { cwd: dir, reject: false, env: GIT_ENV })).exitCode).toBe(1);
+      expect((await execa('git', ['check-ignore', '-q', '.kop/dev/kubeconfig'], { cwd: dir, reject: false, env: GIT_ENV })).exitCode).toBe(0);
       const dockerignored = dockerignoreMatcher(await read('.dockerignore'));
       expect(dockerignored('.kop/kop-0.1.0.tgz')).toBe(false);
       expect(dockerignored('.kop/dev/kubeconfig')).toBe(true);
