@@ -34,6 +34,7 @@ import * as install from './install.js';
 import * as setupEnvtest from './setup-envtest.js';
 import * as undeploy from './undeploy.js';
 import * as uninstall from './uninstall.js';
+import * as updatePack from './update-pack.js';
 import * as version from './version.js';
 
 /** Every command, in the order `kop --help` lists them. */
@@ -50,6 +51,7 @@ export const commands: readonly CommandModule[] = [
   undeploy,
   buildInstaller,
   edit,
+  updatePack,
   version,
   setupEnvtest,
 ];

@@ -12,7 +12,7 @@ export function register(program: Command, makeContext: MakeContext): void {
     .option('--owner <owner>', 'copyright owner named in the license headers')
     .option('--license <license>', 'license of the generated project: apache2 or none (default "apache2")')
     .option('--namespaced', 'watch only the namespace in WATCH_NAMESPACE and use namespaced Roles')
-    .option('--kop-source <spec>', 'npm dependency spec for kop (default: file: reference to the kop running init)')
+    .option('--kop-source <spec>', 'npm dependency spec for kop: a registry range, git URL or path relative to the project (default: a range when this kop came from a registry, else this kop packed into .kop/kop-<version>.tgz)')
     .option('--skip-install', 'do not run npm install after writing the files')
     .option('--force', 'write even when the folder already holds a project')
     // The flags' camel-cased names are InitOptions' fields, and an absent flag means the default.

@@ -1,3 +1,4 @@
+import { readdir, realpath } from 'node:fs/promises';
 import * as path from 'node:path';
 import { askChecked } from '../base/ask.js';
 import type { Context } from '../base/context.js';
@@ -10,6 +11,7 @@ import { applyTree, type ApplyResult, type PostFlushTask } from '../scaffold/app
 import { boilerplateComment } from '../scaffold/boilerplate.js';
 import { commentText, renderTemplateDir } from '../scaffold/render.js';
 import { VirtualTree } from '../scaffold/tree.js';
+import { checkGivenKopSource, installedFromRegistry, isPackedSpec, kopSourceProblem, localPathOf, packKop, PACK_DIR, type PackedKop } from './kop-source.js';
 
 /** Licenses `kop init` can scaffold. */
 export const LICENSES = ['apache2', 'none'] as const;
@@ -34,7 +36,10 @@ export interface InitAnswers {
   owner: string;
   license: License;
   namespaced: boolean;
+  /** The npm spec of the project's kop dependency (see kop-source.ts). */
   kopSource: string;
+  /** kop packed into the project, when `kopSource` names `.kop/<filename>`. */
+  kopPack?: PackedKop;
 }
 
 /** Files a folder may already hold (a fresh git clone): kept rather than refused without --force. */
@@ -60,27 +65,82 @@ export async function runInit(options: InitOptions, context: Context): Promise<A
   // Under --force a kop project keeps its identity: PROJECT says who it is, not the folder name
   // or the defaults (a new domain or project name would rename the CRDs, lease and namespace).
   const answers = await resolveAnswers(recorded ? identityFrom(recorded, options) : options, context);
+  const source = await chooseKopSource(options.kopSource, recorded?.kopSource, context);
   const resources = recorded?.resources ?? [];
-  await scaffoldProject(tree, answers, context, { force: options.force ?? false, resources, generated: recorded?.generated });
+  await scaffoldProject(tree, { ...answers, ...source }, context, { force: options.force ?? false, resources, generated: recorded?.generated });
 
   const tasks: PostFlushTask[] = [];
-  if (!options.skipInstall) {
-    tasks.push({
-      title: 'npm install',
-      hint: `the project files were written; run \`npm install\` in ${context.cwd} yourself`,
-      run: async (ctx) => {
-        const result = await ctx.exec('npm', ['install', '--no-audit', '--no-fund'], { cwd: context.cwd, inherit: true });
-        if (result.exitCode !== 0) throw new Error(`npm exited with code ${result.exitCode}${result.stderr ? `: ${result.stderr.trim()}` : ''}`);
-      },
-    });
-  }
+  if (!options.skipInstall) tasks.push(npmInstallTask(context.cwd, source.kopSource));
   const result = await applyTree(tree, context, { tasks });
   if (result.written) {
+    if (source.kopPack) {
+      context.out.info(`\nkop is packed into ${PACK_DIR}/${source.kopPack.filename}: commit it, the project depends on it. \`kop update-pack\` refreshes it.`);
+    }
     const steps = [options.skipInstall ? 'npm install' : undefined, 'npm run build', 'npm test'].filter(Boolean).join(' && ');
     context.out.info(`\nProject ${answers.projectName} is ready. Next: ${steps}`);
-    context.out.info('Then add an API with `kop create api --group <group> --version v1alpha1 --kind <Kind>`.');
+    // After npm install, npx finds the project's own kop in node_modules/.bin.
+    context.out.info('Then add an API with `npx kop create api --group <group> --version v1alpha1 --kind <Kind>`.');
   }
   return result;
+}
+
+/**
+ * `npm install`; with kop packed into the project it names kop's spec, so that a tarball refreshed
+ * under the same name replaces the lockfile's integrity (plain `npm install` would keep the old one).
+ */
+export function npmInstallTask(projectDir: string, kopSource: string): PostFlushTask {
+  const kopSpec = isPackedSpec(kopSource) ? [`kop@${kopSource}`] : [];
+  return {
+    title: 'npm install',
+    hint: `the project files were written; run \`${['npm install', ...kopSpec].join(' ')}\` in ${projectDir} yourself`,
+    run: async (ctx) => {
+      const result = await ctx.exec('npm', ['install', '--no-audit', '--no-fund', ...kopSpec], { cwd: projectDir, inherit: true });
+      if (result.exitCode !== 0) throw new Error(`npm exited with code ${result.exitCode}${result.stderr ? `: ${result.stderr.trim()}` : ''}`);
+    },
+  };
+}
+
+/**
+ * How the project depends on kop: `--kop-source` when given (refused when it would not install
+ * elsewhere); under --force the spec PROJECT records, unless it is kop packed into the project
+ * (re-packed from the running kop, which is how `init --force` refreshes it) or a spec that does
+ * not install elsewhere (an absolute path from an older kop: replaced, with a warning). Otherwise
+ * a semver range when the running kop came from a registry, and kop packed into `.kop/` when not.
+ */
+async function chooseKopSource(given: string | undefined, recorded: string | undefined, context: Context): Promise<Pick<InitAnswers, 'kopSource' | 'kopPack'>> {
+  if (given !== undefined) {
+    checkGivenKopSource(given, context.cwd);
+    return { kopSource: given };
+  }
+  if (recorded !== undefined && !isPackedSpec(recorded)) {
+    const problem = kopSourceProblem(recorded, context.cwd);
+    if (problem === undefined) return { kopSource: recorded };
+    context.out.warn(`PROJECT records kopSource ${JSON.stringify(recorded)}, which does not install elsewhere (${problem}); it is replaced`);
+  }
+  const kopRoot = kopPackageRoot();
+  if ((await realpath(context.cwd)) === (await realpath(kopRoot))) {
+    throw new KopError(`${context.cwd} is kop's own package folder; kop init wrote nothing`, 'run kop init in a folder of its own');
+  }
+  if (await installedFromRegistry(kopRoot)) return { kopSource: `^${kopVersion()}` };
+  const kopPack = await packKop(kopRoot, context.exec);
+  return { kopSource: `file:${PACK_DIR}/${kopPack.filename}`, kopPack };
+}
+
+/**
+ * Stages kop's tarball in `.kop/` (when packed) and the removal of every other `kop-*.tgz` there
+ * (an older version's, or all of them once the project depends on kop another way), so the folder
+ * holds exactly the tarball the project depends on.
+ */
+export async function stageKopPack(tree: VirtualTree, kopSource: string, pack?: PackedKop): Promise<void> {
+  if (pack) tree.writeBinary(`${PACK_DIR}/${pack.filename}`, pack.bytes);
+  const dependedOn = isPackedSpec(kopSource) ? path.posix.normalize(kopSource.slice('file:'.length)) : undefined;
+  let present: string[] = [];
+  try {
+    present = await readdir(path.join(tree.root, PACK_DIR));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  for (const name of present) if (/^kop-.+\.tgz$/.test(name) && `${PACK_DIR}/${name}` !== dependedOn) tree.remove(`${PACK_DIR}/${name}`);
 }
 
 /** Stages every file of a new project in `tree`. Exposed for tests and for `--force` re-scaffolds. */
@@ -104,10 +164,12 @@ export async function scaffoldProject(
     namespace: `${answers.projectName}-system`,
     namePrefix: `${answers.projectName}-`,
     kopSource: answers.kopSource,
-    kopSourceIsFile: answers.kopSource.startsWith('file:'),
+    kopPacked: isPackedSpec(answers.kopSource),
+    kopFromPath: !isPackedSpec(answers.kopSource) && localPathOf(answers.kopSource) !== undefined,
     kopVersion: kopVersion(),
     licenseHeader: boilerplateComment('src/x.ts', boilerplateLines),
   };
+  await stageKopPack(tree, answers.kopSource, answers.kopPack);
   const files = await renderTemplateDir('init', data);
   for (const file of files) {
     if (file.path === 'LICENSE' && answers.license !== 'apache2') continue;
@@ -156,8 +218,9 @@ async function existingProject(tree: VirtualTree, context: Context): Promise<Pro
 
 /** The init options with PROJECT's identity; a flag that contradicts PROJECT is an error naming both. */
 function identityFrom(project: ProjectFile, options: InitOptions): InitOptions {
-  const recorded = { domain: project.domain, projectName: project.projectName, namespaced: project.namespaced, kopSource: project.kopSource };
-  const flags = { domain: '--domain', projectName: '--project-name', namespaced: '--namespaced', kopSource: '--kop-source' } as const;
+  // How the project depends on kop is not identity: --kop-source under --force switches it (chooseKopSource).
+  const recorded = { domain: project.domain, projectName: project.projectName, namespaced: project.namespaced };
+  const flags = { domain: '--domain', projectName: '--project-name', namespaced: '--namespaced' } as const;
   for (const key of Object.keys(flags) as (keyof typeof flags)[]) {
     const given = options[key];
     const kept = recorded[key];
@@ -173,12 +236,13 @@ function identityFrom(project: ProjectFile, options: InitOptions): InitOptions {
     domain: recorded.domain,
     projectName: recorded.projectName,
     namespaced: recorded.namespaced ?? options.namespaced,
-    kopSource: recorded.kopSource ?? options.kopSource,
   };
 }
 
-/** Fills in what the flags left out: asks on a TTY, otherwise takes defaults or fails naming the flag. */
-export async function resolveAnswers(options: InitOptions, context: Context): Promise<InitAnswers> {
+/** Fills in what the flags left out: asks on a TTY, otherwise takes defaults or fails naming the flag. kop's source is chosen apart (chooseKopSource). */
+export async function resolveAnswers(options: InitOptions, context: Context): Promise<Omit<InitAnswers, 'kopSource' | 'kopPack'>> {
+  // Refused before anything is asked.
+  if (options.kopSource !== undefined) checkGivenKopSource(options.kopSource, context.cwd);
   const folder = path.basename(context.cwd);
   const domain = await askChecked(context, options.domain, checkDomain, {
     flag: '--domain',
@@ -204,12 +268,7 @@ export async function resolveAnswers(options: InitOptions, context: Context): Pr
     throw new UsageError(`--license: unknown license ${JSON.stringify(license)}; choose one of ${LICENSES.join(', ')}`);
   }
 
-  const kopSource = options.kopSource ?? `file:${kopPackageRoot()}`;
-  if (kopSource.trim() === '' || /[\u0000-\u001f\u007f]/.test(kopSource)) {
-    throw new UsageError(`--kop-source: ${JSON.stringify(kopSource)} is not an npm dependency spec (e.g. file:../kop, ^0.1.0, github:owner/kop)`);
-  }
-
-  return { domain, projectName, owner, license: license as License, namespaced: options.namespaced ?? false, kopSource };
+  return { domain, projectName, owner, license: license as License, namespaced: options.namespaced ?? false };
 }
 
 /** Owners go into comments and the README: one line, printable, not empty. */

@@ -19,6 +19,8 @@ export interface PlannedChange {
 interface StagedFile {
   /** undefined: the file is to be deleted (see `remove`). */
   content: string | undefined;
+  /** The bytes of a binary file (see `writeBinary`); `content` is then undefined. */
+  bytes?: Uint8Array;
   kind: FileKind;
   mode?: number;
   skipReason?: string;
@@ -41,7 +43,7 @@ export interface ScaffoldOptions {
 /** The file operations `flush` uses; tests pass one that fails part-way to prove the rollback. */
 export interface FlushFileSystem {
   mkdir(dir: string, options: { recursive: true }): Promise<unknown>;
-  writeFile(file: string, content: string, options?: { mode?: number }): Promise<void>;
+  writeFile(file: string, content: string | Uint8Array, options?: { mode?: number }): Promise<void>;
   rename(from: string, to: string): Promise<void>;
   rm(file: string, options: { force: true; recursive?: boolean }): Promise<void>;
 }
@@ -117,15 +119,18 @@ export class VirtualTree {
     return content;
   }
 
-  /** The file's content as the tree sees it: staged content first, then disk. */
+  /** The file's content as the tree sees it: staged content first, then disk. A staged binary file cannot be read as text. */
   async read(file: string): Promise<string | undefined> {
     const key = this.key(file);
     const staged = this.staged.get(key);
+    if (staged?.bytes !== undefined) throw new KopError(`cannot read ${key} as text: it is a binary file`);
     if (staged && staged.skipReason === undefined) return staged.content;
     return this.readDisk(key);
   }
 
   async exists(file: string): Promise<boolean> {
+    const staged = this.staged.get(this.key(file));
+    if (staged?.bytes !== undefined) return true;
     return (await this.read(file)) !== undefined;
   }
 
@@ -145,6 +150,14 @@ export class VirtualTree {
   /** Stages content for a file, replacing whatever was staged or on disk. */
   write(file: string, content: string, options: WriteOptions = {}): void {
     this.staged.set(this.key(file), { content, kind: options.kind ?? 'generated', mode: options.mode });
+  }
+
+  /**
+   * Stages a binary file kop generates (such as a packed tarball), compared byte for byte with
+   * the disk, so writing the same bytes again is no change.
+   */
+  writeBinary(file: string, bytes: Uint8Array, options: WriteOptions = {}): void {
+    this.staged.set(this.key(file), { content: undefined, bytes, kind: options.kind ?? 'generated', mode: options.mode });
   }
 
   /**
@@ -184,7 +197,8 @@ export class VirtualTree {
     for (const [key, file] of this.staged) {
       const onDisk = await this.readDisk(key);
       let action: ChangeAction;
-      if (file.skipReason !== undefined) action = 'skip';
+      if (file.bytes !== undefined) action = onDisk === undefined ? 'create' : (await this.sameBytesOnDisk(key, file.bytes)) ? 'unchanged' : 'update';
+      else if (file.skipReason !== undefined) action = 'skip';
       else if (file.content === undefined) action = onDisk === undefined ? 'unchanged' : 'delete';
       else if (onDisk === undefined) action = 'create';
       else if (onDisk === file.content) action = 'unchanged';
@@ -195,11 +209,22 @@ export class VirtualTree {
     return changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   }
 
-  /** What a staged file holds on disk now and after the flush (undefined: absent). */
+  /** True when the file on disk holds exactly `bytes`. */
+  private async sameBytesOnDisk(key: string, bytes: Uint8Array): Promise<boolean> {
+    try {
+      return Buffer.from(bytes).equals(await fs.readFile(path.join(this.root, key)));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      return false;
+    }
+  }
+
+  /** What a staged file holds on disk now and after the flush (undefined: absent); binary files show as a placeholder. */
   async contents(file: string): Promise<{ before: string | undefined; after: string | undefined }> {
     const key = this.key(file);
     const staged = this.staged.get(key);
     const before = await this.readDisk(key);
+    if (staged?.bytes !== undefined) return { before: before === undefined ? undefined : '(binary)', after: '(binary)' };
     return { before, after: staged && staged.skipReason === undefined ? staged.content : before };
   }
 
@@ -238,7 +263,7 @@ export class VirtualTree {
         }
         await this.fileSystem.mkdir(path.dirname(target(change)), { recursive: true });
         const file = this.staged.get(change.path)!;
-        await this.fileSystem.writeFile(fresh(change), file.content ?? '', file.mode === undefined ? undefined : { mode: file.mode });
+        await this.fileSystem.writeFile(fresh(change), file.bytes ?? file.content ?? '', file.mode === undefined ? undefined : { mode: file.mode });
         // The new file replaces the old one, so it takes over the old one's permissions.
         if (change.action === 'update' && file.mode === undefined) await fs.chmod(fresh(change), (await fs.stat(target(change))).mode & 0o7777);
       }
@@ -261,7 +286,12 @@ export class VirtualTree {
       throw error;
     }
     for (const change of movedAside) await fs.rm(previous(change), { force: true });
-    for (const change of [...writes, ...deletes]) this.diskCache.set(change.path, change.action === 'delete' ? undefined : this.staged.get(change.path)!.content);
+    for (const change of [...writes, ...deletes]) {
+      const file = this.staged.get(change.path)!;
+      // A binary file is compared byte for byte on the next plan; its text cache is dropped.
+      if (file.bytes !== undefined) this.diskCache.delete(change.path);
+      else this.diskCache.set(change.path, change.action === 'delete' ? undefined : file.content);
+    }
     return changes;
   }
 }

@@ -5,10 +5,12 @@ import { KOP_BIN, KOP_ROOT, requireBuilt } from '../helpers/cli-project.js';
 /**
  * What `kop --help` loads, so a heavy static import in a command module (or commander pulling in
  * node:child_process again) shows up here rather than as a slower cold start. Needs `npm run build`.
+ * The resolve hook writes synchronously: from Node 22 hooks run on a thread of their own, whose
+ * asynchronous stderr writes a quickly exiting process can lose.
  */
 const RECORD_LOADS = `
 import { register } from 'node:module';
-register('data:text/javascript,' + encodeURIComponent('export async function resolve(s, c, next) { const r = await next(s, c); if (r.url.startsWith("file:")) process.stderr.write("ESM " + r.url + "\\\\n"); return r; }'));
+register('data:text/javascript,' + encodeURIComponent('import { writeSync } from "node:fs"; export async function resolve(s, c, next) { const r = await next(s, c); if (r.url.startsWith("file:")) writeSync(2, "ESM " + r.url + "\\\\n"); return r; }'));
 process.on('exit', () => { for (const m of process.moduleLoadList) process.stderr.write('BUILTIN ' + m + '\\n'); });
 `;
 

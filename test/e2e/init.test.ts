@@ -8,9 +8,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findControlPlaneBinary } from '../../src/testing/binaries.js';
 import { KOP_BIN, requireBuilt } from '../helpers/cli-project.js';
 
+/** git without the user's or the system's configuration (a global excludes file could ignore *.tgz). */
+const GIT_ENV = { GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
+
 /**
  * End to end, as a new user: the built CLI (bin/kop.js -> dist/) scaffolds a project,
- * installs it from the registry with kop through `file:`, builds, tests, type-checks,
+ * installs it from the registry with kop packed into the project, builds, tests, type-checks,
  * bundles and runs it. One `npm install` (run by `kop init` itself) serves every test.
  * Needs `npm run build` first; it builds nothing itself.
  */
@@ -114,18 +117,17 @@ describe('kop init end to end', () => {
     expect(help.stdout).toContain('Usage: demo');
   }, TIMEOUT);
 
-  it('the docker-build step that packs kop produces a tarball with the built CLI and templates', async () => {
-    // `npm run docker-build` packs kop into the build context before `docker build`; check that
-    // half here (no Docker daemon needed) so the Dockerfile's `file:.kop-pack/kop-*.tgz` exists.
-    await mkdir(path.join(project, '.kop-pack'), { recursive: true });
-    const pack = await execa('npm', ['pack', './node_modules/kop', '--pack-destination', '.kop-pack', '--json'], { cwd: project, reject: false });
-    expect(pack.exitCode, pack.stderr).toBe(0);
-    const [{ filename, files }] = JSON.parse(pack.stdout) as [{ filename: string; files: { path: string }[] }];
-    expect(filename).toMatch(/^kop-\d+\.\d+\.\d+\.tgz$/);
-    expect(existsSync(path.join(project, '.kop-pack', filename))).toBe(true);
-    const paths = files.map((file) => file.path);
-    expect(paths).toEqual(expect.arrayContaining(['bin/kop.js', 'dist/cli/main.js', 'templates/init/src/main.ts.hbs', 'templates/init/_gitignore.hbs']));
-    expect(await readFile(path.join(project, '.gitignore'), 'utf8')).toContain('.kop-pack/');
+  it('depends on kop packed into the project, which the lockfile, .gitignore and the Dockerfile agree on', async () => {
+    // The image build's own steps are run in test/e2e/packed-project.test.ts.
+    const [tarball] = await readdir(path.join(project, '.kop'));
+    expect(tarball).toMatch(/^kop-\d+\.\d+\.\d+.*\.tgz$/);
+    const spec = `file:.kop/${tarball}`;
+    expect(JSON.parse(await readFile(path.join(project, 'package.json'), 'utf8')).dependencies).toEqual({ kop: spec });
+    expect(JSON.parse(await readFile(path.join(project, 'package-lock.json'), 'utf8')).packages['node_modules/kop'].resolved).toBe(spec);
+    await execa('git', ['init', '-q'], { cwd: project, env: GIT_ENV });
+    expect((await execa('git', ['check-ignore', '-q', `.kop/${tarball}`], { cwd: project, reject: false, env: GIT_ENV })).exitCode, '.kop/ tarball ignored by git').toBe(1);
+    expect(await readFile(path.join(project, 'Dockerfile'), 'utf8')).toMatch(/^COPY \.kop\/ \.kop\/\nRUN npm ci /m);
+    expect(existsSync(path.join(project, 'node_modules/kop/dist/cli/main.js'))).toBe(true);
   }, TIMEOUT);
 
   it.skipIf(!kubectlPath())('config/default and config/samples build with kustomize (kubectl found as kop/testing finds it; run `kop setup-envtest`)', async () => {

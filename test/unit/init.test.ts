@@ -1,5 +1,7 @@
+import { existsSync } from 'node:fs';
 import { readFile, readdir, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
+import { execa } from 'execa';
 import { parseAllDocuments } from 'yaml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Exec } from '../../src/base/context.js';
@@ -12,7 +14,12 @@ import { runInit, type InitOptions } from '../../src/init/run-init.js';
 import { parseProjectFile } from '../../src/project/project-file.js';
 import { insertAtMarkers } from '../../src/scaffold/insert.js';
 import { tempDir, testContext } from './helpers/fake-context.js';
+import { fakeNpmPack } from './helpers/fake-npm-pack.js';
+import { dockerignoreMatcher } from '../helpers/dockerfile-build.js';
 import { listFiles } from './helpers/files.js';
+
+/** git without the user's or the system's configuration (a global excludes file could ignore *.tgz). */
+const GIT_ENV = { GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
 
 const BASE: InitOptions = { domain: 'example.com', projectName: 'demo', owner: 'Example Authors', kopSource: 'file:../kop', skipInstall: true };
 
@@ -41,11 +48,14 @@ describe('kop init', () => {
     const pkg = JSON.parse(await read('package.json'));
     expect(pkg.name).toBe('demo');
     expect(pkg.dependencies).toEqual({ kop: 'file:../kop' });
+    expect(await read('README.md')).toMatch(/`"kop": "file:\.\.\/kop"`[^\n]*outside this project[^\n]*run `kop update-pack`/);
     expect(Object.keys(pkg.scripts)).toEqual(
       expect.arrayContaining(['build', 'start', 'test', 'manifests', 'generate', 'deploy', 'undeploy', 'docker-build']),
     );
     expect(pkg.scripts.manifests).toBe('kop generate manifests');
-    expect(pkg.devDependencies).toMatchObject({ typescript: '~5.9.3', vitest: expect.stringMatching(/^\^3\./), '@types/node': expect.stringMatching(/^\^20\./) });
+    expect(pkg.devDependencies).toMatchObject({ typescript: '~5.9.3', vitest: expect.stringMatching(/^\^3\./), '@types/node': expect.stringMatching(/^\^24\./) });
+    expect(pkg.engines).toEqual({ node: '>=22' });
+    expect(pkg.scripts['docker-build']).toBe('docker build -t ${IMG:-controller:latest} .');
 
     const main = await read('src/main.ts');
     expect(main).toMatch(/^\/\/ Scaffolded by kop/);
@@ -235,10 +245,12 @@ describe('kop init', () => {
     });
   }
 
-  it('without a TTY takes defaults: the folder name, my.domain, apache2, the running kop', async () => {
-    await runInit({ skipInstall: true }, testContext({ cwd: dir }));
+  it('without a TTY takes defaults: the folder name, my.domain, apache2, the running kop packed into .kop/', async () => {
+    const pack = fakeNpmPack();
+    await runInit({ skipInstall: true }, testContext({ cwd: dir, exec: pack.exec }));
     const project = parseProjectFile(await read('PROJECT'));
-    expect(project).toMatchObject({ projectName: 'my-operator', domain: 'my.domain', kopSource: `file:${kopPackageRoot()}` });
+    expect(project).toMatchObject({ projectName: 'my-operator', domain: 'my.domain', kopSource: 'file:.kop/kop-0.1.0.tgz' });
+    expect(pack.calls).toEqual([{ file: 'npm', args: ['pack', kopPackageRoot(), '--pack-destination', expect.any(String), '--json', '--ignore-scripts', '--loglevel=error'], cwd: undefined }]);
     expect(await read('hack/boilerplate.txt')).toBe('Copyright 2026 The my-operator authors.\nSPDX-License-Identifier: Apache-2.0\n');
   });
 
@@ -279,6 +291,107 @@ describe('kop init', () => {
     expect(error).toBeInstanceOf(KopError);
     expect((error as KopError).message).toBe('npm install failed: npm exited with code 1: ERESOLVE');
     expect((error as KopError).hint).toMatch(/files were written; run `npm install`/);
+  });
+
+  describe('how the project depends on kop', () => {
+    it('by default packs the running kop into .kop/kop-<version>.tgz, depends on it relatively, and the Dockerfile copies it', async () => {
+      const pack = fakeNpmPack('0.1.0', Uint8Array.from([1, 2, 3, 250]));
+      const context = testContext({ cwd: dir, exec: pack.exec });
+      await runInit({ ...BASE, kopSource: undefined, skipInstall: false }, context);
+      expect(new Uint8Array(await readFile(path.join(dir, '.kop/kop-0.1.0.tgz')))).toEqual(Uint8Array.from([1, 2, 3, 250]));
+      expect(JSON.parse(await read('package.json')).dependencies).toEqual({ kop: 'file:.kop/kop-0.1.0.tgz' });
+      expect(parseProjectFile(await read('PROJECT')).kopSource).toBe('file:.kop/kop-0.1.0.tgz');
+      expect(await read('Dockerfile')).toMatch(/^COPY package\.json package-lock\.json \.\/\n[^]*^COPY \.kop\/ \.kop\/\nRUN npm ci /m);
+      // git keeps the tarball (kop dev's session beside it is ignored), and so does the image's build context.
+      await execa('git', ['init', '-q'], { cwd: dir, env: GIT_ENV });
+      expect((await execa('git', ['check-ignore', '-q', '.kop/kop-0.1.0.tgz'], { cwd: dir, reject: false, env: GIT_ENV })).exitCode).toBe(1);
+      expect((await execa('git', ['check-ignore', '-q', '.kop/dev/kubeconfig'], { cwd: dir, reject: false, env: GIT_ENV })).exitCode).toBe(0);
+      const dockerignored = dockerignoreMatcher(await read('.dockerignore'));
+      expect(dockerignored('.kop/kop-0.1.0.tgz')).toBe(false);
+      expect(dockerignored('.kop/dev/kubeconfig')).toBe(true);
+      expect(context.out.lines).toContain('CREATE .kop/kop-0.1.0.tgz');
+      // npm install names kop's spec, so a tarball refreshed under the same name updates the lockfile.
+      expect(pack.calls.at(-1)).toEqual({ file: 'npm', args: ['install', '--no-audit', '--no-fund', 'kop@file:.kop/kop-0.1.0.tgz'], cwd: dir });
+      expect(context.out.lines.join('\n')).toMatch(/packed into \.kop\/kop-0\.1\.0\.tgz: commit it[^]*`kop update-pack` refreshes it[^]*`npx kop create api/);
+      for (const file of await listFiles(dir)) {
+        if (!file.endsWith('.tgz')) expect(await read(file), file).not.toContain(kopPackageRoot());
+      }
+    });
+
+    it('init --force re-packs: the same kop is no change, a newer one replaces the tarball and the dependency', async () => {
+      const pack = fakeNpmPack('0.1.0');
+      await runInit({ ...BASE, kopSource: undefined }, testContext({ cwd: dir, exec: pack.exec }));
+      const same = testContext({ cwd: dir, exec: pack.exec });
+      await runInit({ ...BASE, kopSource: undefined, force: true }, same);
+      expect(same.out.lines[0]).toBe('no changes');
+
+      pack.set('0.2.0', Uint8Array.from([9, 9]));
+      const newer = testContext({ cwd: dir, exec: pack.exec });
+      await runInit({ ...BASE, kopSource: undefined, force: true }, newer);
+      expect(newer.out.lines).toEqual(expect.arrayContaining(['CREATE .kop/kop-0.2.0.tgz', 'DELETE .kop/kop-0.1.0.tgz', 'UPDATE PROJECT', 'UPDATE package.json']));
+      expect(await readdir(path.join(dir, '.kop'))).toEqual(['kop-0.2.0.tgz']);
+      expect(JSON.parse(await read('package.json')).dependencies).toEqual({ kop: 'file:.kop/kop-0.2.0.tgz' });
+    });
+
+    it('--dry-run shows the tarball in the plan and writes nothing', async () => {
+      const context = testContext({ cwd: dir, dryRun: true, exec: fakeNpmPack().exec });
+      await runInit({ ...BASE, kopSource: undefined }, context);
+      expect(context.out.lines).toContain('CREATE .kop/kop-0.1.0.tgz');
+      expect(await listFiles(dir)).toEqual([]);
+    });
+
+    it('a registry range: the Dockerfile copies no .kop/ and the README names the range', async () => {
+      await runInit({ ...BASE, kopSource: '^0.1.0' }, testContext({ cwd: dir }));
+      expect(JSON.parse(await read('package.json')).dependencies).toEqual({ kop: '^0.1.0' });
+      expect(await read('Dockerfile')).not.toContain('.kop');
+      expect(await read('Dockerfile')).toMatch(/^COPY package\.json package-lock\.json \.\/\nRUN npm ci /m);
+      expect(await read('README.md')).toContain('`"kop": "^0.1.0"`');
+      expect(await read('README.md')).not.toContain('outside this project');
+      expect(existsSync(path.join(dir, '.kop'))).toBe(false);
+    });
+
+    const refused = [
+      { given: 'file:/home/me/kop', want: /--kop-source "file:\/home\/me\/kop": an absolute path exists on this machine only/ },
+      { given: '/home/me/kop', want: /an absolute path exists on this machine only/ },
+      { given: 'file:~/kop', want: /an absolute path/ },
+      { given: 'file:///home/me/kop.tgz', want: /an absolute path/ },
+      { given: 'file:.', want: /names the project itself/ },
+      { given: './', want: /names the project itself/ },
+      { given: 'file:node_modules/kop', want: /the project's own node_modules/ },
+      { given: ' ', want: /not an npm dependency spec/ },
+    ];
+    for (const { given, want } of refused) {
+      it(`refuses --kop-source ${JSON.stringify(given)}, writing nothing`, async () => {
+        const error = await runInit({ ...BASE, kopSource: given }, testContext({ cwd: dir })).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(UsageError);
+        expect((error as UsageError).message).toMatch(want);
+        expect((error as UsageError).hint).toMatch(/leave --kop-source out: kop packs itself into \.kop\/kop-<version>\.tgz/);
+        expect(await listFiles(dir)).toEqual([]);
+      });
+    }
+
+    it('--force replaces an absolute kopSource an older kop recorded, with a warning, and --kop-source switches the source', async () => {
+      await runInit(BASE, testContext({ cwd: dir }));
+      await writeFile(path.join(dir, 'PROJECT'), (await read('PROJECT')).replace('kopSource: file:../kop', 'kopSource: file:/root/.npm/_npx/0123/node_modules/kop'));
+      const context = testContext({ cwd: dir, exec: fakeNpmPack().exec });
+      await runInit({ ...BASE, kopSource: undefined, force: true }, context);
+      expect(context.out.warnings.join('\n')).toMatch(/PROJECT records kopSource "file:\/root\/\.npm\/_npx\/0123\/node_modules\/kop", which does not install elsewhere \(an absolute path/);
+      expect(parseProjectFile(await read('PROJECT')).kopSource).toBe('file:.kop/kop-0.1.0.tgz');
+
+      const switched = testContext({ cwd: dir });
+      await runInit({ ...BASE, kopSource: '^0.1.0', force: true }, switched);
+      expect(parseProjectFile(await read('PROJECT')).kopSource).toBe('^0.1.0');
+      expect(JSON.parse(await read('package.json')).dependencies).toEqual({ kop: '^0.1.0' });
+      // The tarball nothing depends on any more goes.
+      expect(switched.out.lines).toContain('DELETE .kop/kop-0.1.0.tgz');
+      expect(await readdir(path.join(dir, '.kop'))).toEqual([]);
+    });
+
+    it("refuses to scaffold into kop's own package folder (dry run, so a failing guard could not write)", async () => {
+      const error = await runInit({ skipInstall: true, force: true }, testContext({ cwd: kopPackageRoot(), dryRun: true, exec: fakeNpmPack().exec })).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(KopError);
+      expect((error as Error).message).toMatch(/is kop's own package folder; kop init wrote nothing/);
+    });
   });
 
   it('an owner with quotes stays inside comments and strings', async () => {

@@ -40,6 +40,30 @@ describe('VirtualTree', () => {
     expect(await tree.exists('src/missing.ts')).toBe(false);
   });
 
+  it('writes binary files byte for byte: create, then unchanged for the same bytes, update for others; never read as text', async () => {
+    // Every byte value, including ones that are not valid UTF-8 on their own (a gzip header starts 1f 8b).
+    const bytes = Uint8Array.from({ length: 256 }, (_, index) => index);
+    const tree = new VirtualTree(dir);
+    tree.writeBinary('.kop/kop-1.0.0.tgz', bytes);
+    expect(await tree.exists('.kop/kop-1.0.0.tgz')).toBe(true);
+    await expect(tree.read('.kop/kop-1.0.0.tgz')).rejects.toThrow(/cannot read \.kop\/kop-1\.0\.0\.tgz as text: it is a binary file/);
+    expect((await tree.plan()).map((change) => change.action)).toEqual(['create']);
+    await tree.flush();
+    expect(new Uint8Array(await readFile(path.join(dir, '.kop/kop-1.0.0.tgz')))).toEqual(bytes);
+
+    const again = new VirtualTree(dir);
+    again.writeBinary('.kop/kop-1.0.0.tgz', Uint8Array.from(bytes));
+    expect((await again.plan()).map((change) => change.action)).toEqual(['unchanged']);
+    const changed = Uint8Array.from(bytes);
+    changed[200] = 0;
+    again.writeBinary('.kop/kop-1.0.0.tgz', changed);
+    expect((await again.plan()).map((change) => change.action)).toEqual(['update']);
+    await again.flush();
+    expect(new Uint8Array(await readFile(path.join(dir, '.kop/kop-1.0.0.tgz')))).toEqual(changed);
+    again.writeBinary('.kop/kop-1.0.0.tgz', changed);
+    expect((await again.plan()).map((change) => change.action)).toEqual(['unchanged']);
+  });
+
   const scaffoldCases = [
     { name: 'new file', given: { file: 'src/x.ts', options: {} }, want: 'create' },
     { name: 'existing file, skip', given: { file: 'src/old.ts', options: { ifExists: 'skip' as const } }, want: 'skip' },

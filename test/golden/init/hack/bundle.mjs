@@ -9,7 +9,7 @@ await build({
   outfile: 'bundle/main.mjs',
   bundle: true,
   platform: 'node',
-  target: 'node20',
+  target: 'node24',
   format: 'esm',
   sourcemap: true,
   logLevel: 'warning',
