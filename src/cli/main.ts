@@ -4,6 +4,7 @@ import { commands } from '../commands/index.js';
 import type { Context } from '../base/context.js';
 import { KopError } from '../base/errors.js';
 import { loadCommander } from './load-commander.js';
+import { respellKubebuilderFlags } from './pflag-spelling.js';
 import { createContext } from '../base/make-context.js';
 import { createOutput, createStyles, shouldUseColor, type OutputStreams } from './output.js';
 import { kopVersion } from '../base/paths.js';
@@ -85,7 +86,9 @@ export async function main(argv: string[], io: Partial<MainIo> = {}): Promise<nu
   const program = createProgram(fullIo);
   if (argv[2] === '--version') argv = [...argv.slice(0, 2), '-V', ...argv.slice(3)];
   try {
-    await program.parseAsync(argv, { from: 'node' });
+    const respelled = respellKubebuilderFlags(program, argv.slice(2));
+    for (const note of respelled.notes) fullIo.stderr.write(`note: ${note}\n`);
+    await program.parseAsync([...argv.slice(0, 2), ...respelled.args], { from: 'node' });
     return 0;
   } catch (error) {
     if (error instanceof CommanderError) {
