@@ -3,15 +3,8 @@ import type { ImportCrdOptions } from '../import/run-import-crd.js';
 import type { MakeContext } from './command-module.js';
 import { generators } from './generate.js';
 
-interface ImportCrdFlags {
-  fromCluster?: string[];
-  kubeconfig?: string;
-  context?: string;
-  own?: boolean;
-  rawSchema?: boolean;
-  force?: boolean;
-  generate?: boolean;
-}
+/** The flags are ImportCrdOptions' fields, plus `--no-generate`. */
+type ImportCrdFlags = Omit<ImportCrdOptions, 'sources'> & { generate?: boolean };
 
 /**
  * `kop import crd`: existing CRDs become the project's API types (external by default, owned

@@ -67,8 +67,8 @@ export async function insertWebhookWiring(
   ]);
   // Into the folders `kop init` scaffolds (or the webhook templates wrote just now, in projects
   // made before init did): each file's own list keeps what the project has there already.
-  await insertUnlessListed(tree, WEBHOOK_PATHS.networkPolicyKustomization, 'network-policies', '- allow-webhook-traffic.yaml');
-  await insertUnlessListed(tree, WEBHOOK_PATHS.certManagerKustomization, 'certificates', '- certificate-webhook.yaml');
+  await insertIntoFile(tree, WEBHOOK_PATHS.networkPolicyKustomization, [{ marker: 'network-policies', code: '- allow-webhook-traffic.yaml' }]);
+  await insertIntoFile(tree, WEBHOOK_PATHS.certManagerKustomization, [{ marker: 'certificates', code: '- certificate-webhook.yaml' }]);
   // One line each: a folder the user turned on already ([CERTMANAGER], [NETWORK-POLICY]) is not listed twice.
   await insertIntoFile(tree, WEBHOOK_PATHS.defaultKustomization, [
     { marker: 'resources', code: '- ../webhook' },
@@ -77,14 +77,4 @@ export async function insertWebhookWiring(
     { marker: 'patches', code: '# Mounts the webhook certificate and exposes port 9443.\n- path: manager_webhook_patch.yaml\n  target:\n    kind: Deployment' },
     { marker: 'replacements', code: '# Written by `kop generate`: certificate names and cert-manager CA injection.\n- path: webhook_replacements.yaml' },
   ]);
-}
-
-/**
- * Inserts a one-line list entry at a marker, unless the file lists it already: projects whose
- * first webhook came before `kop init` scaffolded these folders have the entry and no marker.
- */
-async function insertUnlessListed(tree: VirtualTree, file: string, marker: string, line: string): Promise<void> {
-  const text = await tree.read(file);
-  if (text !== undefined && text.split('\n').some((l) => l.trim() === line)) return;
-  await insertIntoFile(tree, file, [{ marker, code: line }]);
 }

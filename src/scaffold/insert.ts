@@ -22,8 +22,8 @@ export function markerComment(filePath: string, marker: string): string {
 /**
  * Inserts each fragment on the lines just before its marker, indented like the marker.
  * A fragment whose lines are already present in order (ignoring indentation) is
- * skipped, so running a generator twice never duplicates wiring. A missing marker is
- * an error that says which line to add back.
+ * skipped, marker or not, so running a generator twice never duplicates wiring. A missing
+ * marker where code must go is an error that says which line to add back.
  */
 export function insertAtMarkers(
   filePath: string,
@@ -34,6 +34,9 @@ export function insertAtMarkers(
   let changed = false;
   for (const insertion of insertions) {
     const marker = markerComment(filePath, insertion.marker);
+    // Code already there needs no marker: a file from before the marker existed may hold it.
+    const fragment = trimBlankEdges(insertion.code.split('\n'));
+    if (fragment.length === 0 || containsInOrder(lines, fragment)) continue;
     const at = lines.findIndex((line) => line.trim() === marker);
     if (at === -1) {
       throw new KopError(
@@ -41,8 +44,6 @@ export function insertAtMarkers(
         `add the line \`${marker}\` back where kop should insert code, then re-run`,
       );
     }
-    const fragment = trimBlankEdges(insertion.code.split('\n'));
-    if (fragment.length === 0 || containsInOrder(lines, fragment)) continue;
     const indent = /^\s*/.exec(lines[at]!)![0];
     const indented = fragment.map((line) => (line.trim() === '' ? '' : indent + line));
     lines = [...lines.slice(0, at), ...indented, ...lines.slice(at)];
