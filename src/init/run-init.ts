@@ -51,6 +51,10 @@ const KEEP_IF_PRESENT = new Set(['README.md', 'LICENSE', '.gitignore', '.dockeri
  */
 export async function runInit(options: InitOptions, context: Context): Promise<ApplyResult> {
   const tree = new VirtualTree(context.cwd);
+  // First, before any answer is derived from the folder: kop's own package is never a project.
+  if ((await realpath(context.cwd)) === (await realpath(kopPackageRoot()))) {
+    throw new KopError(`${context.cwd} is kop's own package folder; kop init wrote nothing`, 'run kop init in a folder of its own');
+  }
   if (!options.force) {
     for (const marker of [PROJECT_FILE, 'package.json']) {
       if (await tree.existsOnDisk(marker)) {
@@ -118,9 +122,6 @@ async function chooseKopSource(given: string | undefined, recorded: string | und
     context.out.warn(`PROJECT records kopSource ${JSON.stringify(recorded)}, which does not install elsewhere (${problem}); it is replaced`);
   }
   const kopRoot = kopPackageRoot();
-  if ((await realpath(context.cwd)) === (await realpath(kopRoot))) {
-    throw new KopError(`${context.cwd} is kop's own package folder; kop init wrote nothing`, 'run kop init in a folder of its own');
-  }
   if (await installedFromRegistry(kopRoot)) return { kopSource: `^${kopVersion()}` };
   const kopPack = await packKop(kopRoot, context.exec);
   return { kopSource: `file:${PACK_DIR}/${kopPack.filename}`, kopPack };
