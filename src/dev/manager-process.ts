@@ -1,12 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { get } from 'node:http';
 import { trackForCleanup } from '../testing/cleanup.js';
+import { ManagedProcess, type ProcessExit } from '../testing/managed-process.js';
 
 /** How the manager process ended. */
-export interface ManagerExit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-}
+export type ManagerExit = ProcessExit;
 
 /** What {@link ManagerProcess.start} runs. */
 export interface ManagerLaunch {
@@ -32,49 +29,35 @@ export type Readiness = 'ready' | 'exited' | 'timeout' | 'stopped';
 export class ManagerProcess {
   /** Resolves when the process has exited. */
   readonly exited: Promise<ManagerExit>;
-  private exitInfo: ManagerExit | undefined;
   private stopping: Promise<ManagerExit> | undefined;
-  private readonly cleanup: { release(): void };
 
   private constructor(
-    private readonly child: ChildProcess,
+    private readonly child: ManagedProcess,
     private readonly launch: ManagerLaunch,
     stopTimeoutMs: number,
   ) {
-    this.exited = new Promise((resolve) => {
-      child.once('exit', (code, signal) => {
-        this.exitInfo = { code, signal };
-        resolve(this.exitInfo);
-      });
-      child.once('error', () => {
-        if (this.exitInfo) return;
-        this.exitInfo = { code: null, signal: null };
-        resolve(this.exitInfo);
-      });
-    });
-    this.cleanup = trackForCleanup({
-      pids: () => (child.pid === undefined || this.exitInfo ? [] : [child.pid]),
+    this.exited = child.exited;
+    const cleanup = trackForCleanup({
+      pids: () => (child.pid === undefined || child.exitStatus ? [] : [child.pid]),
       dirs: [],
       marker: launch.entry,
       killAndRemove: async () => {
         await this.stop(stopTimeoutMs);
       },
-      killAndRemoveSync: () => {
-        if (!this.exitInfo) child.kill('SIGKILL');
-      },
+      killAndRemoveSync: () => child.signal('SIGKILL'),
     });
-    void this.exited.then(() => this.cleanup.release());
+    void this.exited.then(() => cleanup.release());
   }
 
   /** Starts `node --enable-source-maps <entry> <args>`. */
   static start(launch: ManagerLaunch, stopTimeoutMs = 10_000): ManagerProcess {
-    const child = spawn(process.execPath, ['--enable-source-maps', launch.entry, ...launch.args], {
+    const child = ManagedProcess.start('manager', process.execPath, ['--enable-source-maps', launch.entry, ...launch.args], {
       cwd: launch.cwd,
       env: launch.env,
-      stdio: ['ignore', 'inherit', 'inherit'],
-      // Its own process group: a Ctrl-C on the terminal reaches kop dev alone, which stops the
-      // manager once (SIGTERM); the manager would take a second signal for "exit at once".
-      detached: true,
+      inheritOutput: true,
+      // A Ctrl-C on the terminal reaches kop dev alone, which stops the manager once (SIGTERM);
+      // the manager would take a second signal for "exit at once".
+      ownProcessGroup: true,
     });
     return new ManagerProcess(child, launch, stopTimeoutMs);
   }
@@ -91,7 +74,7 @@ export class ManagerProcess {
 
   /** Set once the process has exited. */
   get exitStatus(): ManagerExit | undefined {
-    return this.exitInfo;
+    return this.child.exitStatus;
   }
 
   /**
@@ -102,7 +85,7 @@ export class ManagerProcess {
   async waitReady(timeoutMs: number, giveUp: () => boolean = () => false): Promise<Readiness> {
     const deadline = performance.now() + timeoutMs;
     for (;;) {
-      if (this.exitInfo) return 'exited';
+      if (this.exitStatus) return 'exited';
       if (this.stopping || giveUp()) return 'stopped';
       if (await probe(this.launch.probePort)) return 'ready';
       if (performance.now() > deadline) return 'timeout';
@@ -110,24 +93,13 @@ export class ManagerProcess {
     }
   }
 
-  /** SIGTERM (the manager's graceful shutdown), then SIGKILL after `timeoutMs`. Idempotent. */
+  /**
+   * SIGTERM (the manager's graceful shutdown), then SIGKILL after `timeoutMs`. Idempotent: a
+   * second SIGTERM would tell the manager to exit at once.
+   */
   stop(timeoutMs: number): Promise<ManagerExit> {
-    this.stopping ??= this.stopNow(timeoutMs);
+    this.stopping ??= this.child.stop(timeoutMs);
     return this.stopping;
-  }
-
-  private async stopNow(timeoutMs: number): Promise<ManagerExit> {
-    if (this.exitInfo) return this.exitInfo;
-    this.child.kill('SIGTERM');
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timedOut = new Promise<'timeout'>((resolve) => {
-      timer = setTimeout(() => resolve('timeout'), timeoutMs);
-    });
-    const first = await Promise.race([this.exited, timedOut]);
-    clearTimeout(timer);
-    if (first !== 'timeout') return first;
-    this.child.kill('SIGKILL');
-    return this.exited;
   }
 }
 

@@ -11,16 +11,27 @@ export interface ProcessExit {
 export interface ManagedProcessOptions {
   /** Copy the child's output to this process's stdout/stderr as it arrives. */
   attachOutput?: boolean;
+  /**
+   * Let the child write to this process's own stdout/stderr (a terminal stays a terminal for
+   * it, so its log format is the interactive one); no output tail is kept then.
+   */
+  inheritOutput?: boolean;
+  /**
+   * Start the child in its own process group, so a Ctrl-C on the terminal reaches this process
+   * alone and it decides how the child stops.
+   */
+  ownProcessGroup?: boolean;
   env?: NodeJS.ProcessEnv;
+  cwd?: string;
 }
 
 const OUTPUT_TAIL_BYTES = 32 * 1024;
 
 /**
- * A control-plane child process: its output is always drained (a full pipe would stall
- * the child) and the last few KiB are kept for error messages. The child does not keep
- * this process alive on its own; emergency cleanup on exit is the caller's job
- * (see cleanup.ts).
+ * A child process kop starts and stops: a control-plane binary, or the manager under `kop dev`.
+ * Piped output is always drained (a full pipe would stall the child) and the last few KiB are
+ * kept for error messages. The child does not keep this process alive on its own; emergency
+ * cleanup on exit is the caller's job (see cleanup.ts).
  */
 export class ManagedProcess {
   private tail = '';
@@ -64,8 +75,10 @@ export class ManagedProcess {
   /** Starts `file` with `args` (an argument array; no shell involved). */
   static start(name: string, file: string, args: readonly string[], options: ManagedProcessOptions = {}): ManagedProcess {
     const child = spawn(file, args, {
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['ignore', options.inheritOutput ? 'inherit' : 'pipe', options.inheritOutput ? 'inherit' : 'pipe'],
       env: options.env ?? process.env,
+      cwd: options.cwd,
+      detached: options.ownProcessGroup ?? false,
     });
     return new ManagedProcess(name, child, options.attachOutput ?? false);
   }
