@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compareProject, defaultWebhookPath, normaliseProject } from './compare-project.mjs';
-import { failureGroupKey, firstErrorLine, kopArgs, loadExpectedProject } from './run-script.mjs';
+import { commandScore, failureGroupKey, firstErrorLine, formatTable, kopArgs, loadExpectedProject, type ScriptResult } from './run-script.mjs';
 import { KUBEBUILDER_SCRIPTS, PROJECT_NAMES } from './scripts.mjs';
 
 // A PROJECT as kop writes it, agreeing with the expectation below.
@@ -105,5 +105,23 @@ describe("Kubebuilder's scripts as data", () => {
     expect(firstErrorLine("note: x\nerror: unknown option '--ssa'\nhint: y")).toBe("error: unknown option '--ssa'");
     expect(firstErrorLine('', '> tsc\nsrc/a.ts(1,2): error TS2304: Cannot find name')).toBe('src/a.ts(1,2): error TS2304: Cannot find name');
     expect(failureGroupKey("error: unknown option '--controller-name=captain'")).toBe("error: unknown option '--controller-name=…'");
+  });
+
+  it('scores commands and tabulates steps, marking failures that follow an earlier one', () => {
+    const result: ScriptResult = {
+      projectName: 'project-v4', dir: '/tmp/x', bootstrap: [], kopMs: 1, projectDifferences: ['crew/v1/Captain: missing'],
+      commands: [
+        { argv: ['kop', 'init'], ok: true, exitCode: 0, ms: 1 },
+        { argv: ['kop', 'create', 'api'], ok: false, exitCode: 2, ms: 1, firstError: "error: unknown option '--ssa'" },
+        { argv: ['kop', 'create', 'webhook'], ok: false, exitCode: 1, ms: 1, firstError: 'error: not in PROJECT', afterFailure: true },
+      ],
+      steps: [{ name: 'generate', ok: true, ms: 1 }, { name: 'test', ok: false, ms: 1, firstError: 'FAIL x' }],
+    };
+    expect(commandScore(result)).toBe('1/3 (1 after an earlier failure)');
+    expect(formatTable([result]).split('\n')).toEqual([
+      '| project    | commands                         | generate | test | PROJECT       |',
+      '| ---------- | -------------------------------- | -------- | ---- | ------------- |',
+      '| project-v4 | 1/3 (1 after an earlier failure) | pass     | FAIL | 1 differences |',
+    ]);
   });
 });

@@ -9,6 +9,8 @@ export interface CommandResult {
   exitCode: number | null;
   ms: number;
   firstError?: string;
+  /** It failed after an earlier command for the same group and kind had failed. */
+  afterFailure?: true;
 }
 export interface StepResult {
   name: string;

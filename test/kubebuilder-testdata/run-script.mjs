@@ -120,8 +120,9 @@ export async function runKubebuilderScript(projectName, options = {}) {
       if (Array.isArray(step)) {
         const result = await kop(kopArgs(step), dir);
         kopMs += result.ms;
-        commands.push({ argv: step, ok: result.ok, exitCode: result.exitCode, ms: result.ms, firstError: result.firstError });
-        log(`${result.ok ? 'ok  ' : 'FAIL'} ${step.join(' ')}${result.ok ? '' : `\n       ${result.firstError}`}`);
+        const afterFailure = !result.ok && commands.some((c) => !c.ok && sameKind(c.argv, step));
+        commands.push({ argv: step, ok: result.ok, exitCode: result.exitCode, ms: result.ms, firstError: result.firstError, ...(afterFailure ? { afterFailure } : {}) });
+        log(`${result.ok ? 'ok  ' : 'FAIL'} ${step.join(' ')}${result.ok ? '' : `\n       ${result.firstError}${afterFailure ? ' (an earlier command for this kind failed)' : ''}`}`);
         if (step[1] === 'init') {
           if (!result.ok) bootstrap.push(...(await bootstrapInit(step, dir, log)));
           if (existsSync(path.join(dir, 'PROJECT')) && options.build !== false) await linkKopDependencies(dir);
@@ -151,6 +152,19 @@ export async function runKubebuilderScript(projectName, options = {}) {
   } finally {
     if (!options.keep) await rm(parent, { recursive: true, force: true });
   }
+}
+
+/** The value of `--name` in argv, spelt `--name value` or `--name=value`. */
+function flagValue(argv, name) {
+  const i = argv.indexOf(name);
+  if (i >= 0) return argv[i + 1];
+  return argv.find((a) => a.startsWith(`${name}=`))?.slice(name.length + 1);
+}
+
+/** Both commands name the same group and kind (a webhook for a kind whose `create api` failed). */
+function sameKind(a, b) {
+  const kind = flagValue(a, '--kind');
+  return kind !== undefined && kind === flagValue(b, '--kind') && flagValue(a, '--group') === flagValue(b, '--group');
 }
 
 async function namedStep(name, action, log, addKopMs = () => {}) {
@@ -184,9 +198,10 @@ async function bootstrapInit(argv, dir, log) {
   return dropped;
 }
 
-/** `N/M` commands that succeeded. */
+/** `N/M` commands that succeeded, and how many failures came after an earlier failure for the same kind. */
 export function commandScore(result) {
-  return `${result.commands.filter((c) => c.ok).length}/${result.commands.length}`;
+  const after = result.commands.filter((c) => c.afterFailure).length;
+  return `${result.commands.filter((c) => c.ok).length}/${result.commands.length}${after > 0 ? ` (${after} after an earlier failure)` : ''}`;
 }
 
 /** A table, one row per project: commands that succeed, each step, PROJECT differences. */
@@ -212,7 +227,7 @@ export function groupFailures(results) {
   /** @type {Map<string, string[]>} */
   const groups = new Map();
   for (const r of results) {
-    for (const c of r.commands) if (!c.ok) add(groups, c.firstError, `${r.projectName}: ${c.argv.join(' ')}`);
+    for (const c of r.commands) if (!c.ok) add(groups, c.firstError, `${r.projectName}: ${c.argv.join(' ')}${c.afterFailure ? '  [after an earlier failure for this kind]' : ''}`);
     for (const s of r.steps) if (!s.ok) add(groups, s.firstError, `${r.projectName}: [${s.name}]`);
   }
   return [...groups.entries()].sort((a, b) => b[1].length - a[1].length).map(([message, where]) => ({ message, where }));
