@@ -98,12 +98,12 @@ describe('bad input from Kubebuilder command lines: a clear error, nothing writt
     {
       name: 'an unknown plugin (create api)',
       args: ['create', 'api', '--group', 'crew', '--version', 'v1', '--kind', 'Sailor', '--plugins=nope.example.com/v1', '--make=false'],
-      says: [/nope\.example\.com\/v1/],
+      says: [/--plugins/, /unknown plugin "nope\.example\.com\/v1"/],
     },
     {
       name: 'an unknown plugin (edit)',
       args: ['edit', '--plugins=nope.example.com/v1'],
-      says: [/--plugins/, /nope\.example\.com\/v1/],
+      says: [/--plugins/, /unknown plugin "nope\.example\.com\/v1"/],
     },
     {
       name: '--external-api-domain without --external-api-path',
@@ -136,7 +136,7 @@ describe('bad input from Kubebuilder command lines: a clear error, nothing writt
     await mkdir(empty);
     const result = await kop(['init', '--plugins=nope.example.com/v1', '--domain', 'testproject.org', '--skip-install'], empty);
     expect(result.exitCode).not.toBe(0);
-    expect(result.stderr).toMatch(/nope\.example\.com\/v1/);
+    expect(result.stderr).toMatch(/unknown plugin "nope\.example\.com\/v1"/);
     expect(await readdir(empty)).toEqual([]);
   });
 });
