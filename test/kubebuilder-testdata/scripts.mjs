@@ -1,5 +1,5 @@
-// Kubebuilder's testdata script (test/testdata/generate.sh, Kubebuilder v4.15 and its master of
-// August 2026), as data: per reference project, the command lines it runs, in order, with
+// Kubebuilder's testdata script (test/testdata/generate.sh as on Kubebuilder's master after v4.15.0:
+// v4.15.0's commands plus the `--ssa` APIs added in June 2026), as data: per reference project, the command lines it runs, in order, with
 // `kubebuilder` replaced by `kop` and every flag spelt as Kubebuilder spells it (pflag's
 // `--flag=true|false`, `--make=false` included: kop accepts and ignores it). Shell quoting is
 // resolved, so each command is the argv the program receives. Written for kop from the public
@@ -8,7 +8,7 @@
 // `kop build-installer`); `go mod init` and `go mod tidy` have none (npm's lockfile is kop init's).
 
 /** The Kubebuilder release whose testdata script this is. */
-export const KUBEBUILDER_SCRIPT_VERSION = 'v4.15 (test/testdata/generate.sh)';
+export const KUBEBUILDER_SCRIPT_VERSION = 'master after v4.15.0 (test/testdata/generate.sh with --ssa)';
 
 /** The reference projects, in the order the script makes them. */
 export const PROJECT_NAMES = /** @type {const} */ (['project-v4', 'project-v4-multigroup', 'project-v4-with-plugins']);
