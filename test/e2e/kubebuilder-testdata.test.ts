@@ -1,0 +1,142 @@
+import { createHash } from 'node:crypto';
+import { mkdir, mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { requireBuilt } from '../helpers/cli-project.js';
+import { KOP_BIN, formatTable, groupFailures, runKubebuilderScript, type ScriptResult } from '../kubebuilder-testdata/run-script.mjs';
+import { PROJECT_NAMES, type ProjectName } from '../kubebuilder-testdata/scripts.mjs';
+
+/**
+ * Kubebuilder's own testdata script (test/testdata/generate.sh), translated command for command
+ * (test/kubebuilder-testdata/scripts.mjs) and run with the built kop: every command succeeds as
+ * Kubebuilder spells it; the make steps' kop equivalents (`kop generate`, `npm run build`,
+ * `kop build-installer`) and the project's `npm test` pass; and PROJECT records the resources
+ * Kubebuilder's testdata PROJECT has (test/kubebuilder-testdata/expected/).
+ * `node hack/kubebuilder-testdata.mjs` runs the same scripts and prints the table.
+ */
+const results = new Map<ProjectName, ScriptResult>();
+
+const failedCommands = (result: ScriptResult) =>
+  result.commands.filter((c) => !c.ok).map((c) => `${c.argv.join(' ')}\n    ${c.firstError}`).join('\n');
+
+describe.each(PROJECT_NAMES.map((name) => [name] as const))("Kubebuilder's testdata script for %s", (projectName) => {
+  beforeAll(async () => {
+    requireBuilt();
+    results.set(projectName, await runKubebuilderScript(projectName));
+  }, 1_800_000);
+
+  it('runs every command as Kubebuilder spells it', () => {
+    const result = results.get(projectName)!;
+    expect(result.bootstrap, 'kop init refused flags of the script').toEqual([]);
+    expect(failedCommands(result)).toBe('');
+  });
+
+  it('generates, builds, builds the installer and passes its tests', () => {
+    const result = results.get(projectName)!;
+    const failed = result.steps.filter((s) => !s.ok).map((s) => `${s.name}: ${s.firstError}`);
+    expect(failed).toEqual([]);
+    expect(result.steps.map((s) => s.name)).toContain('test');
+  });
+
+  it("records in PROJECT the resources Kubebuilder's PROJECT has", () => {
+    expect(results.get(projectName)!.projectDifferences).toEqual([]);
+  });
+});
+
+afterAll(() => {
+  // The table the lead reads: which commands pass, per project.
+  if (results.size > 0) {
+    const all = [...results.values()];
+    const failures = groupFailures(all).map(({ message, where }) => `${where.length} × ${message}`);
+    console.log(`${formatTable(all)}\n${failures.join('\n')}`);
+  }
+});
+
+/** Every file under `dir` (node_modules aside) with a hash of its content. */
+async function snapshot(dir: string): Promise<Record<string, string>> {
+  const files: Record<string, string> = {};
+  const walk = async (sub: string): Promise<void> => {
+    for (const entry of await readdir(path.join(dir, sub), { withFileTypes: true })) {
+      const rel = path.join(sub, entry.name);
+      if (entry.name === 'node_modules') continue;
+      if (entry.isDirectory()) await walk(rel);
+      else files[rel] = createHash('sha256').update(await readFile(path.join(dir, rel))).digest('hex');
+    }
+  };
+  await walk('.');
+  return files;
+}
+
+const kop = (args: readonly string[], cwd: string) =>
+  execa('node', [KOP_BIN, ...args], { cwd, reject: false, stdin: 'ignore', env: { NO_COLOR: '1', CI: 'true' } });
+
+describe('bad input from Kubebuilder command lines: a clear error, nothing written', () => {
+  let parent: string;
+  let project: string;
+
+  beforeAll(async () => {
+    requireBuilt();
+    parent = await mkdtemp(path.join(tmpdir(), 'kop-kb-bad-input-'));
+    project = path.join(parent, 'project-v4');
+    await mkdir(project);
+    const init = await kop(['init', '--domain', 'testproject.org', '--license', 'apache2', '--owner', 'The Kubernetes authors', '--skip-install'], project);
+    expect(init.exitCode, init.stderr).toBe(0);
+  }, 120_000);
+
+  afterAll(async () => {
+    if (parent) await rm(parent, { recursive: true, force: true });
+  });
+
+  const cases: Array<{ name: string; args: string[]; says: RegExp[] }> = [
+    {
+      name: '--image without the deploy-image plugin',
+      args: ['create', 'api', '--group', 'example.com', '--version', 'v1alpha1', '--kind', 'Memcached', '--image=memcached:1.6.26-alpine3.19', '--make=false'],
+      says: [/--image/, /deploy-image/],
+    },
+    {
+      name: 'an unknown plugin (create api)',
+      args: ['create', 'api', '--group', 'crew', '--version', 'v1', '--kind', 'Sailor', '--plugins=nope.example.com/v1', '--make=false'],
+      says: [/--plugins/, /unknown plugin "nope\.example\.com\/v1"/],
+    },
+    {
+      name: 'an unknown plugin (edit)',
+      args: ['edit', '--plugins=nope.example.com/v1'],
+      says: [/--plugins/, /unknown plugin "nope\.example\.com\/v1"/],
+    },
+    {
+      name: '--external-api-domain without --external-api-path',
+      args: ['create', 'api', '--group', 'cert-manager', '--version', 'v1', '--kind', 'Certificate', '--controller=true', '--resource=false', '--make=false', '--external-api-domain=io'],
+      says: [/--external-api-path/],
+    },
+  ];
+
+  it.each(cases)('$name', async ({ args, says }) => {
+    const before = await snapshot(project);
+    const result = await kop(args, project);
+    expect(result.exitCode).not.toBe(0);
+    for (const pattern of says) expect(result.stderr).toMatch(pattern);
+    expect(await snapshot(project)).toEqual(before);
+  });
+
+  it('a controller name the kind already has', async () => {
+    const first = await kop(['create', 'api', '--group', 'crew', '--version', 'v1', '--kind', 'Captain', '--controller=true', '--resource=true', '--make=false', '--controller-name=captain'], project);
+    expect(first.exitCode, first.stderr).toBe(0);
+    const before = await snapshot(project);
+    const again = await kop(['create', 'api', '--group', 'crew', '--version', 'v1', '--kind', 'Captain', '--controller=true', '--resource=false', '--make=false', '--controller-name=captain'], project);
+    expect(again.exitCode).not.toBe(0);
+    expect(again.stderr).toMatch(/--controller-name/);
+    expect(again.stderr).toMatch(/captain/);
+    expect(await snapshot(project)).toEqual(before);
+  });
+
+  it('an unknown plugin at init writes nothing in the empty folder', async () => {
+    const empty = path.join(parent, 'empty');
+    await mkdir(empty);
+    const result = await kop(['init', '--plugins=nope.example.com/v1', '--domain', 'testproject.org', '--skip-install'], empty);
+    expect(result.exitCode).not.toBe(0);
+    expect(result.stderr).toMatch(/unknown plugin "nope\.example\.com\/v1"/);
+    expect(await readdir(empty)).toEqual([]);
+  });
+});
