@@ -1,13 +1,17 @@
 // Create latency through the apiserver with and without a mutating + validating webhook
-// (issue 12): CREATES (500) sequential creates of each, p50/p99, and the p99 the webhooks add
-// (aim: under 5 ms). One control plane (kop/testing's `webhooks` option installs the webhook
-// configurations, certificate and port) and one kop/runtime Manager serving a defaulter and a
-// validator on it. Both sides create the same kind in the same namespace: the configurations
-// match only objects labelled `bench.kop.dev/webhooks: on` (objectSelector), so "without" is the
-// same request minus the two webhook calls. The sides alternate in ROUNDS rounds to share the
-// machine's load. The manager serves from a child process, as an operator would (WEBHOOK_IN_PROCESS=1
-// serves from the bench's own process instead). Needs `npm run build` and the binaries (`node bin/kop.js setup-envtest`).
-import { spawn } from 'node:child_process';
+// (issue 12): CREATES (500) sequential creates per side, p50/p99, and the p99 the webhooks add,
+// side by side with controller-runtime's webhook server as the anchor (the figure is the ratio
+// of what each adds). One control plane (kop/testing's `webhooks` option installs the webhook
+// configurations, certificate and port); one kop/runtime Manager serving a defaulter and a
+// validator on that port, and controller-runtime v0.23's webhook.Server serving the same two
+// (bench/controller-runtime-webhook, built with `go build` into bench/.cache/) on another port
+// with the same certificate. All sides create the same kind in the same namespace: each pair of
+// webhook configurations matches only objects labelled `bench.kop.dev/webhooks: kop` or `: cr`
+// (objectSelector), so "without" is the same request minus the two webhook calls. The sides
+// alternate in ROUNDS rounds to share the machine's load. Both servers run as child processes, as
+// operators would (WEBHOOK_IN_PROCESS=1 serves kop's from the bench's own process instead;
+// ANCHOR=0 skips controller-runtime). Needs `npm run build`, Go, and the binaries (`node bin/kop.js setup-envtest`).
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -15,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { Manager, FieldError, ValidationError, RestClient, loadClientConfig, silentLogger } from '../dist/runtime/index.js';
 import { ResourceClient } from '../dist/runtime/client/index.js';
 import { startControlPlane } from '../dist/testing/index.js';
+import { findFreePorts } from '../dist/testing/ports.js';
 
 const CREATES = Number(process.env.CREATES ?? 500);
 const ROUNDS = Number(process.env.ROUNDS ?? 5);
@@ -30,24 +35,59 @@ const percentile = (values, p) => {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 };
 
-/** config/webhook as controller-gen writes it for the two webhooks, plus the objectSelector. */
+const ANCHOR = process.env.ANCHOR !== '0';
+const SERVERS = ANCHOR ? ['kop', 'cr'] : ['kop'];
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+/**
+ * config/webhook as controller-gen writes it for the two webhooks, once per server, each pair
+ * selecting the objects labelled for its server.
+ */
 function webhookManifests(kind, prefix, name) {
   return {
     apiVersion: 'admissionregistration.k8s.io/v1',
     kind,
     metadata: { name },
-    webhooks: [
-      {
-        name: `${prefix}gizmo-v1.kb.io`,
-        admissionReviewVersions: ['v1'],
-        clientConfig: { service: { name: 'webhook-service', namespace: 'system', path: `/${prefix === 'm' ? 'mutate' : 'validate'}-test-kop-dev-v1-gizmo` } },
-        failurePolicy: 'Fail',
-        sideEffects: 'None',
-        rules: [{ apiGroups: ['test.kop.dev'], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['gizmos'] }],
-        objectSelector: { matchLabels: { [LABEL]: 'on' } },
-      },
-    ],
+    webhooks: SERVERS.map((server) => ({
+      name: `${prefix}gizmo-v1-${server}.kb.io`,
+      admissionReviewVersions: ['v1'],
+      clientConfig: { service: { name: 'webhook-service', namespace: 'system', path: `/${prefix === 'm' ? 'mutate' : 'validate'}-test-kop-dev-v1-gizmo` } },
+      failurePolicy: 'Fail',
+      sideEffects: 'None',
+      rules: [{ apiGroups: ['test.kop.dev'], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['gizmos'] }],
+      objectSelector: { matchLabels: { [LABEL]: server } },
+    })),
   };
+}
+
+/** Points the controller-runtime webhooks of both configurations at its own port. */
+async function pointAnchorAt(rest, port) {
+  for (const resource of ['mutatingwebhookconfigurations', 'validatingwebhookconfigurations']) {
+    const base = `/apis/admissionregistration.k8s.io/v1/${resource}`;
+    const list = await rest.get(base);
+    for (const configuration of list.items) {
+      for (const webhook of configuration.webhooks) {
+        if (webhook.name.endsWith('-cr.kb.io')) webhook.clientConfig.url = webhook.clientConfig.url.replace(/:\d+\//, `:${port}/`);
+      }
+      await rest.put(`${base}/${configuration.metadata.name}`, configuration);
+    }
+  }
+}
+
+/** Starts a webhook server child and resolves once it prints "serving". */
+async function startServerProcess(command, args, env) {
+  const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise((resolve, reject) => {
+    child.stdout.on('data', (chunk) => String(chunk).includes('serving') && resolve());
+    child.once('exit', (code) => reject(new Error(`the webhook server ${command} exited with ${code}`)));
+  });
+  return child;
+}
+
+async function stopServerProcess(child) {
+  if (!child || child.exitCode !== null) return;
+  child.kill('SIGTERM');
+  await new Promise((resolve) => child.once('exit', resolve));
 }
 
 /** A manager serving the bench's defaulter and validator; resolves once the webhook server listens. */
@@ -76,6 +116,7 @@ async function startManager({ kubeconfig, host, port, certDir }) {
 let manager;
 let running;
 let server;
+let anchor;
 if (process.env.KOP_BENCH_SERVE) {
   // The child: serve until SIGTERM.
   const served = await startManager(JSON.parse(process.env.KOP_BENCH_SERVE));
@@ -94,6 +135,12 @@ writeFileSync(
     .join(''),
 );
 
+const anchorBinary = path.join(root, 'bench/.cache/controller-runtime-webhook');
+if (ANCHOR) {
+  mkdirSync(path.join(root, 'bench/.cache'), { recursive: true });
+  execFileSync('go', ['build', '-o', anchorBinary, '.'], { cwd: path.join(root, 'bench/controller-runtime-webhook'), stdio: 'inherit', env: { ...process.env, GOFLAGS: '-mod=mod' } });
+}
+
 const plane = await startControlPlane({ crds: [crds], webhooks: { paths: [webhookDir] } });
 try {
   const serving = plane.webhook;
@@ -102,63 +149,70 @@ try {
   if (process.env.WEBHOOK_IN_PROCESS === '1') {
     manager = await startManager({ kubeconfig: plane.kubeconfigPath, ...serving });
   } else {
-    server = spawn(process.execPath, [fileURLToPath(import.meta.url)], {
-      env: { ...process.env, KOP_BENCH_SERVE: JSON.stringify({ kubeconfig: plane.kubeconfigPath, host: serving.host, port: serving.port, certDir: serving.certDir }) },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    await new Promise((resolve, reject) => {
-      server.stdout.on('data', (chunk) => String(chunk).includes('serving') && resolve());
-      server.once('exit', (code) => reject(new Error(`the webhook server process exited with ${code}`)));
+    server = await startServerProcess(process.execPath, [fileURLToPath(import.meta.url)], {
+      KOP_BENCH_SERVE: JSON.stringify({ kubeconfig: plane.kubeconfigPath, host: serving.host, port: serving.port, certDir: serving.certDir }),
     });
   }
 
   const rest = new RestClient(loadClientConfig({ kubeconfig: plane.kubeconfigPath }), { qps: Infinity });
+  if (ANCHOR) {
+    const [anchorPort] = await findFreePorts(1, serving.host);
+    anchor = await startServerProcess(anchorBinary, ['--host', serving.host, '--port', String(anchorPort), '--cert-dir', serving.certDir]);
+    await pointAnchorAt(rest, anchorPort);
+  }
   const gizmos = new ResourceClient(rest, gizmoType, NS);
   let serial = 0;
-  const create = async (webhooks) => {
+  /** One create through `side`'s webhooks ('none': no webhook matches), in ms. */
+  const create = async (side) => {
     const name = `g-${String(serial++).padStart(5, '0')}`;
-    const labels = webhooks ? { [LABEL]: 'on' } : {};
+    const labels = side === 'none' ? {} : { [LABEL]: side };
     const t = now();
     const created = await gizmos.create({ apiVersion: 'test.kop.dev/v1', kind: 'Gizmo', metadata: { name, labels }, spec: { size: 3 } });
     const ms = now() - t;
     // The defaulter ran exactly when the webhooks were meant to.
-    if ((created.spec.color === 'blue') !== webhooks) throw new Error(`create ${name}: webhooks ${webhooks ? 'skipped' : 'called'}`);
+    if ((created.spec.color === 'blue') !== (side !== 'none')) throw new Error(`create ${name} (${side}): the defaulter ${side === 'none' ? 'ran' : 'did not run'}`);
     return ms;
   };
 
-  // Warm-up: the kind's first create (slow in kube-apiserver), connections, JIT on both sides.
-  for (let i = 0; i < WARMUP; i++) {
-    await create(false);
-    await create(true);
+  const sides = ['none', ...SERVERS];
+  // Warm-up: the kind's first create (slow in kube-apiserver), connections, JIT on every side; and
+  // the validator really refuses on each server.
+  for (let i = 0; i < WARMUP; i++) for (const side of sides) await create(side);
+  for (const side of SERVERS) {
+    const refused = await gizmos.create({ apiVersion: 'test.kop.dev/v1', kind: 'Gizmo', metadata: { name: `too-big-${side}`, labels: { [LABEL]: side } }, spec: { size: 11 } }).then(() => false, (error) => error.status === 422 || error.statusCode === 422 || /at most 10/.test(String(error)));
+    if (!refused) throw new Error(`the ${side} validator let spec.size 11 through`);
   }
-  const results = { without: [], with: [] };
+  const results = Object.fromEntries(sides.map((side) => [side, []]));
   const perRound = Math.ceil(CREATES / ROUNDS);
   for (let round = 0; round < ROUNDS; round++) {
-    const order = round % 2 === 0 ? [false, true] : [true, false];
-    for (const webhooks of order) {
-      const into = webhooks ? results.with : results.without;
-      for (let i = 0; i < perRound && into.length < CREATES; i++) into.push(await create(webhooks));
+    // Rotate the order so no side always runs first or last in a round.
+    const order = sides.map((_, i) => sides[(i + round) % sides.length]);
+    for (const side of order) {
+      for (let i = 0; i < perRound && results[side].length < CREATES; i++) results[side].push(await create(side));
     }
   }
   rest.close();
 
-  const row = (label, values) => `${label.padEnd(34)} p50 ${percentile(values, 50).toFixed(2).padStart(6)} ms  p99 ${percentile(values, 99).toFixed(2).padStart(6)} ms`;
-  console.log(`control plane ${plane.server}; ${CREATES} creates per side in ${ROUNDS} alternating rounds`);
-  console.log(row('create, no webhooks', results.without));
-  console.log(row('create, mutating + validating', results.with));
-  const addedP50 = percentile(results.with, 50) - percentile(results.without, 50);
-  const addedP99 = percentile(results.with, 99) - percentile(results.without, 99);
-  console.log(`webhooks add p50 ${addedP50.toFixed(2)} ms, p99 ${addedP99.toFixed(2)} ms (aim: p99 < 5 ms)`);
+  const row = (label, values) => `${label.padEnd(50)} p50 ${percentile(values, 50).toFixed(2).padStart(6)} ms  p99 ${percentile(values, 99).toFixed(2).padStart(6)} ms`;
+  console.log(`control plane ${plane.server}; ${CREATES} creates per side in ${ROUNDS} rotating rounds`);
+  console.log(row('create, no webhooks', results.none));
+  console.log(row('create, kop mutating + validating', results.kop));
+  if (ANCHOR) console.log(row('create, controller-runtime mutating + validating', results.cr));
+  const added = (side, p) => percentile(results[side], p) - percentile(results.none, p);
+  console.log(`kop's webhooks add p50 ${added('kop', 50).toFixed(2)} ms, p99 ${added('kop', 99).toFixed(2)} ms`);
+  if (ANCHOR) {
+    console.log(`controller-runtime's add p50 ${added('cr', 50).toFixed(2)} ms, p99 ${added('cr', 99).toFixed(2)} ms`);
+    const ratio = (p) => (percentile(results.kop, p) / percentile(results.cr, p)).toFixed(2);
+    console.log(`create with webhooks, kop / controller-runtime: p50 ${ratio(50)}×, p99 ${ratio(99)}×`);
+  }
 } finally {
+  await stopServerProcess(anchor);
   if (manager) {
     await manager.stop();
     await running;
     manager.rest.close();
   }
-  if (server && server.exitCode === null) {
-    server.kill('SIGTERM');
-    await new Promise((resolve) => server.once('exit', resolve));
-  }
+  await stopServerProcess(server);
   await plane.stop();
   rmSync(work, { recursive: true, force: true });
 }
