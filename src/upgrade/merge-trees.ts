@@ -39,7 +39,9 @@ export async function mergeProject(
     const t = theirs.get(file);
     const o = await readOurs(file);
     if (equal(b, t)) {
-      if (!equal(o, b)) outcomes.push({ path: file, outcome: 'kept', reason: o === undefined ? 'you removed it' : 'your changes; the scaffold did not change' });
+      // A generated file differs from the scaffold's whenever the project's types do: kop generate's business, not news.
+      const generated = b !== undefined && !isBinary(b) && isGenerated(b.toString('utf8'));
+      if (!equal(o, b) && !generated) outcomes.push({ path: file, outcome: 'kept', reason: o === undefined ? 'you removed it' : 'your changes; the scaffold did not change' });
       continue;
     }
     if (equal(o, t)) continue;
