@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Context, Output } from '../base/context.js';
 import { KopError } from '../base/errors.js';
@@ -8,12 +8,19 @@ import type { ReplayStep } from './project-features.js';
 /** Folders a snapshot of a project leaves out: installs, kop's own tarballs and sessions, version control. */
 const SKIPPED_DIRS = new Set(['node_modules', '.git', '.kop']);
 
-/** The files of a project folder by project-relative path (forward slashes), as bytes. */
-export type Snapshot = Map<string, Buffer>;
+/** The files of a project folder by project-relative path (forward slashes), as bytes; `modes` holds the executable ones' modes. */
+export interface Snapshot extends Map<string, Buffer> {
+  readonly modes: Map<string, number>;
+}
+
+/** A snapshot of the given files (none executable). */
+export function snapshotOf(entries: Iterable<[string, Buffer]> = []): Snapshot {
+  return Object.assign(new Map<string, Buffer>(entries), { modes: new Map<string, number>() });
+}
 
 /** Reads every file under `dir` (except {@link SKIPPED_DIRS}) into a snapshot. */
 export async function snapshotDir(dir: string): Promise<Snapshot> {
-  const files: Snapshot = new Map();
+  const files = snapshotOf();
   const walk = async (relative: string): Promise<void> => {
     for (const entry of await readdir(path.join(dir, relative), { withFileTypes: true })) {
       const file = relative === '' ? entry.name : `${relative}/${entry.name}`;
@@ -21,6 +28,8 @@ export async function snapshotDir(dir: string): Promise<Snapshot> {
         if (!SKIPPED_DIRS.has(entry.name)) await walk(file);
       } else if (entry.isFile()) {
         files.set(file, await readFile(path.join(dir, file)));
+        const { mode } = await stat(path.join(dir, file));
+        if ((mode & 0o111) !== 0) files.modes.set(file, mode & 0o777);
       }
     }
   };

@@ -106,10 +106,11 @@ export async function runAlphaGenerate(options: AlphaGenerateOptions, context: C
   }
   const tree = new VirtualTree(outputDir);
   for (const [file, bytes] of files) {
-    if (isBinary(bytes)) tree.writeBinary(file, bytes);
+    const mode = files.modes.get(file);
+    if (isBinary(bytes)) tree.writeBinary(file, bytes, { mode });
     else {
       const text = bytes.toString('utf8');
-      tree.write(file, text, { kind: isGenerated(text) ? 'generated' : 'inserted' });
+      tree.write(file, text, { kind: isGenerated(text) ? 'generated' : 'inserted', mode });
     }
   }
 

@@ -99,8 +99,12 @@ export async function runAlphaUpdate(options: AlphaUpdateOptions, context: Conte
       if (outcome.outcome === 'kept') continue;
       if (outcome.content === undefined) {
         if (outcome.outcome === 'removed') tree.remove(outcome.path);
-      } else if (isBinary(outcome.content)) tree.writeBinary(outcome.path, outcome.content);
-      else tree.write(outcome.path, outcome.content.toString('utf8'), { kind: 'inserted' });
+      } else {
+        // A new file takes kop's mode (an executable script stays one); a changed file keeps its own.
+        const mode = outcome.outcome === 'added' ? theirs.modes.get(outcome.path) : undefined;
+        if (isBinary(outcome.content)) tree.writeBinary(outcome.path, outcome.content, { mode });
+        else tree.write(outcome.path, outcome.content.toString('utf8'), { kind: 'inserted', mode });
+      }
     }
     await stageKopPack(tree, target.spec, target.pack);
     saveProjectFile(tree, { ...project, kopSource: target.spec, cliVersion: toVersion });
