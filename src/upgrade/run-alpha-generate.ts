@@ -128,7 +128,7 @@ export async function runAlphaGenerate(options: AlphaGenerateOptions, context: C
     context.out.info(
       inPlace
         ? '\nRe-scaffolded in place: compare with your version control (git diff) and bring your code back where the scaffold replaced it.'
-        : `\nRe-scaffolded into ${outputDir}: compare it with the project, or run \`kop alpha update\` for a three-way merge.`,
+        : `\nRe-scaffolded into ${outputDir} (run npm install there to build it): compare it with the project, or run \`kop alpha update\` in the project for a three-way merge.`,
     );
   }
   return { ...result, outputDir, skipped, backupDir };

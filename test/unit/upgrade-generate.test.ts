@@ -10,7 +10,9 @@ import { kopVersion } from '../../src/base/paths.js';
 import { parseProjectFile } from '../../src/project/project-file.js';
 import { mergeProject } from '../../src/upgrade/merge-trees.js';
 import { createApiOptions, parseBoilerplate, replaySteps } from '../../src/upgrade/project-features.js';
+import { findOldKop } from '../../src/upgrade/old-kop.js';
 import { runAlphaGenerate } from '../../src/upgrade/run-alpha-generate.js';
+import { runAlphaUpdate } from '../../src/upgrade/run-alpha-update.js';
 import { snapshotDir, snapshotOf } from '../../src/upgrade/replay.js';
 import { tempDir, testContext } from './helpers/fake-context.js';
 
@@ -114,5 +116,35 @@ describe('mergeProject: per file', () => {
     expect(byPath['clash.ts']).toMatchObject({ outcome: 'conflict', conflicts: 1 });
     expect((byPath['clash.ts'] as { content: Buffer }).content.toString()).toBe('<<<<<<< ours\nours\n=======\ntheirs\n>>>>>>> kop 9.9.9\n');
     expect(byPath['gen.yaml']).toMatchObject({ outcome: 'regenerated' });
+  });
+});
+
+describe('kop alpha update: finding the kop that scaffolded the project', () => {
+  let dir: string;
+  let cleanup: () => Promise<void>;
+  beforeEach(async () => {
+    ({ dir, cleanup } = await tempDir('demo'));
+    await runInit({ projectName: 'demo', domain: 'example.com', owner: 'Demo', license: 'none', kopSource: 'file:../kop', skipInstall: true }, testContext({ cwd: dir }));
+  });
+  afterEach(() => cleanup());
+
+  it('a project on this kop has nothing to update', async () => {
+    const context = testContext({ cwd: dir });
+    const result = await runAlphaUpdate({}, context);
+    expect(result.written).toBe(false);
+    expect(context.out.lines.join('\n')).toContain(`scaffolded by kop ${kopVersion()}, this kop: nothing to update`);
+  });
+
+  it('without cliVersion in PROJECT, it asks for --from-version or --from', async () => {
+    const file = path.join(dir, 'PROJECT');
+    await writeFile(file, (await readFile(file, 'utf8')).replace(/^cliVersion: .*\n/m, ''));
+    await expect(runAlphaUpdate({}, testContext({ cwd: dir }))).rejects.toThrow(/PROJECT records no cliVersion/);
+    await expect(findOldKop(dir, {}, testContext({ cwd: dir }))).rejects.toMatchObject({ hint: expect.stringContaining('--from-version') });
+  });
+
+  it('names where it looked for an old version it cannot find', async () => {
+    await expect(runAlphaUpdate({ fromVersion: '0.0.1' }, testContext({ cwd: dir }))).rejects.toThrow(/kop 0\.0\.1, which scaffolded the project, is neither in \.kop\/kop-0\.0\.1\.tgz nor installed in node_modules\/kop/);
+    await expect(runAlphaUpdate({ from: 'missing.tgz' }, testContext({ cwd: dir }))).rejects.toThrow(/--from missing\.tgz: no such file or folder/);
+    await expect(runAlphaUpdate({ from: '.' }, testContext({ cwd: dir }))).rejects.toThrow(/--from \.: the folder is not a kop package/);
   });
 });
