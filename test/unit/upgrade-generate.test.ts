@@ -1,7 +1,12 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { fileURLToPath } from 'node:url';
+import { execaExec } from '../../src/base/make-context.js';
 import { generators } from '../../src/commands/generate.js';
+import { runEdit } from '../../src/helm/run-helm.js';
+import { runImportCrd } from '../../src/import/run-import-crd.js';
+import { findControlPlaneBinaries } from '../../src/testing/index.js';
 import { runCreateApi } from '../../src/create-api/run-create-api.js';
 import { runCreateWebhook } from '../../src/create-webhook/run-create-webhook.js';
 import { runGenerate } from '../../src/generate/run-generate.js';
@@ -17,6 +22,7 @@ import { snapshotDir, snapshotOf } from '../../src/upgrade/replay.js';
 import { tempDir, testContext } from './helpers/fake-context.js';
 
 const GROUP = { group: 'cache', kind: 'RedisCluster' };
+const IMPORT_FIXTURES = fileURLToPath(new URL('../import/fixtures', import.meta.url));
 
 describe('kop alpha generate: the project rebuilt from PROJECT', () => {
   let dir: string;
@@ -147,4 +153,33 @@ describe('kop alpha update: finding the kop that scaffolded the project', () => 
     await expect(runAlphaUpdate({ from: 'missing.tgz' }, testContext({ cwd: dir }))).rejects.toThrow(/--from missing\.tgz: no such file or folder/);
     await expect(runAlphaUpdate({ from: '.' }, testContext({ cwd: dir }))).rejects.toThrow(/--from \.: the folder is not a kop package/);
   });
+});
+
+describe('kop alpha generate: imported kinds and the helm chart', () => {
+  let dir: string;
+  let cleanup: () => Promise<void>;
+  beforeEach(async () => ({ dir, cleanup } = await tempDir('demo')));
+  afterEach(() => cleanup());
+
+  it('copies an imported (external) kind, replays edit --plugins helm, and the rebuilt project is the project', async () => {
+    const kubectl = findControlPlaneBinaries().kubectl;
+    expect(kubectl, 'kubectl from `kop setup-envtest`').toBeDefined();
+    const context = () => Object.assign(testContext({ cwd: dir, exec: execaExec }), { env: { KUBECTL: kubectl } });
+    await runInit({ projectName: 'demo', domain: 'example.com', owner: 'Demo', license: 'apache2', kopSource: 'file:../kop', skipInstall: true }, context());
+    await runCreateApi({ ...GROUP, version: 'v1' }, context());
+    await runImportCrd({ sources: [path.join(IMPORT_FIXTURES, 'certificates.yaml')] }, context());
+    await runGenerate({ check: false, allowDangerousTypes: false, generators }, context());
+    await runEdit({ plugins: ['helm'] }, context());
+    const project = parseProjectFile(await readFile(path.join(dir, 'PROJECT'), 'utf8'));
+    expect(project.resources.some((resource) => resource.external === true)).toBe(true);
+
+    const output = path.join(path.dirname(dir), 'rebuilt');
+    const result = await runAlphaGenerate({ outputDir: output, generators }, context());
+    expect(result.skipped).toEqual([]);
+    const original = await snapshotDir(dir);
+    const rebuilt = await snapshotDir(output);
+    expect([...original.keys()].filter((file) => file.startsWith('dist/chart/')).length).toBeGreaterThan(3);
+    expect([...rebuilt.keys()].sort()).toEqual([...original.keys()].sort());
+    for (const [file, bytes] of original) expect(rebuilt.get(file)?.toString('utf8'), file).toBe(bytes.toString('utf8'));
+  }, 120_000);
 });
