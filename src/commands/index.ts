@@ -21,6 +21,7 @@
  *   `applyTree(tree, context, { tasks })` from src/scaffold/apply.ts.
  */
 import type { CommandModule } from './command-module.js';
+import * as alpha from './alpha.js';
 import * as buildInstaller from './build-installer.js';
 import * as createApi from './create-api.js';
 import * as createWebhook from './create-webhook.js';
@@ -52,6 +53,7 @@ export const commands: readonly CommandModule[] = [
   buildInstaller,
   edit,
   updatePack,
+  alpha,
   version,
   setupEnvtest,
 ];

@@ -188,6 +188,7 @@ export async function scaffoldProject(
     projectName: answers.projectName,
     namespaced: answers.namespaced,
     kopSource: answers.kopSource,
+    cliVersion: kopVersion(),
     resources: [...(options.resources ?? [])],
     // What kop generate wrote stays recorded: without the list, it would fall back on the header alone.
     ...(options.generated ? { generated: [...options.generated] } : {}),

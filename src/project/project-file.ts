@@ -58,6 +58,11 @@ export interface ProjectFile {
   namespaced?: boolean;
   /** How the project depends on kop (an npm dependency spec), so later commands keep it. */
   kopSource?: string;
+  /**
+   * The version of kop that scaffolded the project (`kop init`) or last upgraded it (`kop alpha
+   * update`), Kubebuilder's key: `kop alpha update` rebuilds that version's scaffold as the merge base.
+   */
+  cliVersion?: string;
   resources: ProjectResource[];
   /**
    * The files `kop generate` wrote for this project (project-relative, sorted): the only ones it
@@ -111,6 +116,7 @@ export function formatProjectFile(project: ProjectFile): string {
     projectName: project.projectName,
     ...(project.namespaced !== undefined ? { namespaced: project.namespaced } : {}),
     ...(project.kopSource !== undefined ? { kopSource: project.kopSource } : {}),
+    ...(project.cliVersion !== undefined ? { cliVersion: project.cliVersion } : {}),
     resources: [...project.resources].sort(compareResources),
     ...(project.generated !== undefined ? { generated: [...new Set(project.generated)].sort() } : {}),
   };

@@ -11,7 +11,7 @@ export interface ProjectProblem {
   message: string;
 }
 
-const TOP_LEVEL_KEYS = ['version', 'layout', 'domain', 'projectName', 'namespaced', 'kopSource', 'resources', 'generated'];
+const TOP_LEVEL_KEYS = ['version', 'layout', 'domain', 'projectName', 'namespaced', 'kopSource', 'cliVersion', 'resources', 'generated'];
 const RESOURCE_KEYS = ['group', 'version', 'kind', 'plural', 'domain', 'path', 'api', 'controller', 'external', 'webhooks'];
 const API_KEYS = ['crdVersion', 'namespaced'];
 const WEBHOOK_KEYS = ['defaulting', 'validation', 'conversion', 'spoke', 'webhookVersion'];
@@ -50,6 +50,9 @@ function firstProblem(project: Record<string, unknown>, formatVersion: string): 
   const flag = checkBoolean(project, 'namespaced', []);
   if (flag) return flag;
   if (project.kopSource !== undefined && typeof project.kopSource !== 'string') return { path: ['kopSource'], message: 'must be an npm dependency spec (a string)' };
+  if (project.cliVersion !== undefined && (typeof project.cliVersion !== 'string' || !/^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/.test(project.cliVersion))) {
+    return { path: ['cliVersion'], message: 'must be the version of kop that scaffolded the project (e.g. 0.1.0)' };
+  }
   if (project.generated !== undefined) {
     const list = project.generated;
     if (!Array.isArray(list)) return { path: ['generated'], message: 'must be a list of the project-relative paths kop generated' };

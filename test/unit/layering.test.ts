@@ -19,6 +19,7 @@ const GENERATOR_FLOORS: readonly (readonly string[])[] = [
   ['generate', 'init', 'create-api', 'create-webhook', 'deploy', 'import'], // the runs of the commands
   ['helm'], // kop edit --plugins helm: renders config/ through deploy
   ['dev'], // kop dev: runs generate in its loop
+  ['upgrade'], // kop alpha generate / update: replays init, create api, create webhook, generate and plugins
   ['commands'],
   ['cli'], // main.ts, commander wiring, output: imported by nobody
 ];

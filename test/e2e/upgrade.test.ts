@@ -1,0 +1,166 @@
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KOP_BIN, KOP_ROOT, requireBuilt } from '../helpers/cli-project.js';
+
+/**
+ * `kop alpha update` from a real older kop: this kop copied with version 0.0.9 and two template
+ * lines of its own (a comment in src/main.ts, the Ready message of the reconciler), packed by npm.
+ * That old kop scaffolds a project (init packs it into .kop/kop-0.0.9.tgz, PROJECT records
+ * cliVersion 0.0.9); the user edits the reconciler and main.ts; this kop's `alpha update` rebuilds
+ * the base by running kop 0.0.9 from the project's tarball and merges. Then the conflict is
+ * resolved, and the project builds and passes its tests with this kop. A second old kop without
+ * `alpha generate` (an older CLI) is replayed command by command with --from.
+ * Needs `npm run build` and `kop setup-envtest` (the reconciler test starts a control plane).
+ */
+const TIMEOUT = 300_000;
+const OLD_VERSION = '0.0.9';
+const NEW_VERSION = JSON.parse(await readFile(path.join(KOP_ROOT, 'package.json'), 'utf8')).version as string;
+const MAIN_COMMENT_NEW = '  // JSON lines in a container or when piped, readable lines on a terminal.';
+const MAIN_COMMENT_OLD = '  // Logs as JSON lines (kop 0.0.9 wrote this comment).';
+const MESSAGE_NEW = '      message: `{{kind}} is reconciled at generation ${generation ?? 0}`,';
+const MESSAGE_OLD = '      message: `{{kind}} reconciled (kop 0.0.9)`,';
+
+describe('kop alpha update keeps your edits', () => {
+  let parent: string;
+  let project: string;
+  let pristine: string;
+  const env = { NO_COLOR: '1', CI: 'true' };
+  const node = (args: string[], cwd: string) => execa(process.execPath, args, { cwd, reject: false, env, stdin: 'ignore' });
+  const read = (file: string) => readFile(path.join(project, file), 'utf8');
+
+  /** This kop, copied with the old version and the old template lines; `withAlpha: false` drops its alpha commands. */
+  async function makeOldKop(dir: string, options: { withAlpha: boolean }): Promise<void> {
+    await mkdir(dir, { recursive: true });
+    for (const part of ['bin', 'dist', 'templates', 'envtest']) await cp(path.join(KOP_ROOT, part), path.join(dir, part), { recursive: true });
+    const manifest = JSON.parse(await readFile(path.join(KOP_ROOT, 'package.json'), 'utf8'));
+    await writeFile(path.join(dir, 'package.json'), JSON.stringify({ ...manifest, version: OLD_VERSION }, null, 2));
+    const replaceIn = async (file: string, from: string, to: string) => {
+      const text = await readFile(path.join(dir, file), 'utf8');
+      expect(text, file).toContain(from);
+      await writeFile(path.join(dir, file), text.replace(from, to));
+    };
+    await replaceIn('templates/init/src/main.ts.hbs', MAIN_COMMENT_NEW, MAIN_COMMENT_OLD);
+    await replaceIn('templates/api/controller/src/controllers/__kindLower__.controller.ts.hbs', MESSAGE_NEW, MESSAGE_OLD);
+    if (!options.withAlpha) {
+      await replaceIn('dist/commands/index.js', "import * as alpha from './alpha.js';", '');
+      await replaceIn('dist/commands/index.js', '    alpha,\n', '');
+      await rm(path.join(dir, 'dist/commands/alpha.js'));
+    }
+    await symlink(path.join(KOP_ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
+  }
+
+  /** kop's dependencies and this kop linked into the project's node_modules, as npm install would (without a registry). */
+  async function linkModules(dir: string): Promise<void> {
+    await mkdir(path.join(dir, 'node_modules'));
+    for (const entry of await readdir(path.join(KOP_ROOT, 'node_modules'))) {
+      if (entry !== '.cache' && entry !== 'kop') await symlink(path.join(KOP_ROOT, 'node_modules', entry), path.join(dir, 'node_modules', entry), 'dir');
+    }
+    await symlink(KOP_ROOT, path.join(dir, 'node_modules/kop'), 'dir');
+  }
+
+  beforeAll(async () => {
+    requireBuilt(['dist/cli/main.js', 'dist/runtime/index.js', 'dist/testing/index.js', 'dist/commands/alpha.js']);
+    parent = await mkdtemp(path.join(tmpdir(), 'kop-e2e-upgrade-'));
+    const oldKop = path.join(parent, 'old-kop');
+    await makeOldKop(oldKop, { withAlpha: true });
+    project = path.join(parent, 'demo');
+    await mkdir(project);
+    const oldBin = path.join(oldKop, 'bin/kop.js');
+    // The old kop scaffolds the project and packs itself into it, as kop init does.
+    for (const args of [
+      ['init', '--domain', 'example.com', '--project-name', 'demo', '--owner', 'Demo', '--skip-install', '--yes'],
+      ['create', 'api', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'RedisCluster', '--yes'],
+      ['generate'],
+    ]) {
+      const result = await node([oldBin, ...args], project);
+      expect(result.exitCode, `${args.join(' ')}: ${result.stdout}\n${result.stderr}`).toBe(0);
+    }
+    pristine = path.join(parent, 'pristine/demo');
+    await cp(project, pristine, { recursive: true });
+  }, TIMEOUT);
+
+  afterAll(async () => {
+    if (parent) await rm(parent, { recursive: true, force: true });
+  });
+
+  it('the old kop recorded itself in PROJECT and packed itself into .kop/', async () => {
+    expect(await read('PROJECT')).toContain(`cliVersion: ${OLD_VERSION}\n`);
+    expect(await read('PROJECT')).toContain(`kopSource: file:.kop/kop-${OLD_VERSION}.tgz\n`);
+    expect(await read('src/main.ts')).toContain(MAIN_COMMENT_OLD);
+    expect(await read('src/controllers/rediscluster.controller.ts')).toContain('RedisCluster reconciled (kop 0.0.9)');
+  });
+
+  it('merges: your edits kept, the new template lines taken, a conflict where both changed; then it builds and its tests pass', async () => {
+    const controllerFile = 'src/controllers/rediscluster.controller.ts';
+    const controller = await read(controllerFile);
+    const myLine = '    const tier = object.spec ? "edited" : "empty"; // my own code';
+    const myMessage = '      message: `my message at ${generation ?? 0}`,';
+    await writeFile(
+      path.join(project, controllerFile),
+      controller.replace('    const generation = object.metadata?.generation;\n', `    const generation = object.metadata?.generation;\n${myLine}\n    void tier;\n`).replace('      message: `RedisCluster reconciled (kop 0.0.9)`,', myMessage),
+    );
+    const main = await read('src/main.ts');
+    await writeFile(path.join(project, 'src/main.ts'), main.replace('  const logger = createLogger();\n', "  const logger = createLogger();\n  logger.info('my startup line');\n"));
+
+    const dry = await node([KOP_BIN, '--dry-run', 'alpha', 'update', '--skip-install'], project);
+    expect(dry.exitCode, dry.stdout + dry.stderr).toBe(0);
+    expect(dry.stdout).toContain('dry run: nothing was written');
+    expect(await read('PROJECT')).toContain(`cliVersion: ${OLD_VERSION}\n`);
+
+    const update = await node([KOP_BIN, 'alpha', 'update', '--skip-install'], project);
+    expect(update.exitCode, update.stdout + update.stderr).toBe(1);
+    expect(update.stdout).toMatch(/MERGED +src\/main\.ts/);
+    expect(update.stdout).toMatch(/CONFLICT +src\/controllers\/rediscluster\.controller\.ts \(1 conflict\)/);
+    expect(update.stdout).toMatch(/merge: 1 merged, 1 with conflicts/);
+    expect(update.stderr).toContain('1 file with conflicts: src/controllers/rediscluster.controller.ts');
+
+    const merged = await read('src/main.ts');
+    expect(merged).toContain("logger.info('my startup line');");
+    expect(merged).toContain(MAIN_COMMENT_NEW);
+    expect(merged).not.toContain(MAIN_COMMENT_OLD);
+    const conflicted = await read(controllerFile);
+    expect(conflicted).toContain(myLine);
+    expect(conflicted).toContain(`<<<<<<< ours\n${myMessage}\n=======\n      message: \`RedisCluster is reconciled at generation \${generation ?? 0}\`,\n>>>>>>> kop ${NEW_VERSION}\n`);
+
+    // The dependency moved to this kop, and PROJECT records it.
+    const projectFile = await read('PROJECT');
+    expect(projectFile).toContain(`cliVersion: ${NEW_VERSION}\n`);
+    expect(projectFile).toContain(`kopSource: file:.kop/kop-${NEW_VERSION}.tgz\n`);
+    expect(JSON.parse(await read('package.json')).dependencies.kop).toBe(`file:.kop/kop-${NEW_VERSION}.tgz`);
+    expect(await readdir(path.join(project, '.kop'))).toEqual([`kop-${NEW_VERSION}.tgz`]);
+
+    // Resolved by taking kop's line; then the project generates, builds and passes its tests on this kop.
+    await writeFile(path.join(project, controllerFile), conflicted.replace(/<<<<<<< ours\n[^]*?=======\n([^]*?)>>>>>>> [^\n]*\n/, '$1'));
+    await linkModules(project);
+    const generate = await node([KOP_BIN, 'generate', '--check'], project);
+    expect(generate.exitCode, generate.stdout + generate.stderr).toBe(0);
+    const tsc = await node([path.join(KOP_ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json', '--noEmit'], project);
+    expect(tsc.exitCode, tsc.stdout + tsc.stderr).toBe(0);
+    const tests = await node([path.join(KOP_ROOT, 'node_modules/vitest/vitest.mjs'), 'run'], project);
+    expect(tests.exitCode, tests.stdout + tests.stderr).toBe(0);
+    expect(tests.stdout).toContain('rediscluster.controller.test.ts');
+  }, TIMEOUT);
+
+  it('an older kop without alpha generate is replayed command by command (--from), and an unedited project updates cleanly', async () => {
+    const olderKop = path.join(parent, 'older-kop');
+    await makeOldKop(olderKop, { withAlpha: false });
+    const help = await node([path.join(olderKop, 'bin/kop.js'), '--help'], pristine);
+    expect(help.exitCode, help.stderr).toBe(0);
+    expect(help.stdout).toContain('create');
+    expect(help.stdout).not.toContain('alpha');
+    // As from a kop before cliVersion was recorded.
+    const projectFile = path.join(pristine, 'PROJECT');
+    await writeFile(projectFile, (await readFile(projectFile, 'utf8')).replace(/^cliVersion: .*\n/m, ''));
+    const update = await node([KOP_BIN, 'upgrade', '--from', olderKop, '--skip-install'], pristine);
+    expect(update.exitCode, update.stdout + update.stderr).toBe(0);
+    expect(update.stdout).toMatch(/TAKEN +src\/main\.ts/);
+    expect(update.stdout).toMatch(/TAKEN +src\/controllers\/rediscluster\.controller\.ts/);
+    expect(update.stdout).toMatch(/merge: 0 merged, 0 with conflicts/);
+    expect(update.stdout).toContain('kop generate');
+    expect(await readFile(path.join(pristine, 'src/main.ts'), 'utf8')).toContain(MAIN_COMMENT_NEW);
+    expect(await readFile(projectFile, 'utf8')).toContain(`cliVersion: ${NEW_VERSION}\n`);
+  }, TIMEOUT);
+});
