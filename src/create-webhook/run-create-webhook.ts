@@ -74,7 +74,7 @@ export async function runCreateWebhook(options: CreateWebhookOptions, context: C
     throw new UsageError(`--plural ${options.plural}: PROJECT records ${kind}'s plural as ${names.plural}`, `leave --plural out, or pass --plural ${names.plural}`);
   }
   if (target.origin === 'project') await requireTypes(tree, target.entry, names);
-  if (target.origin === 'external') await requireExternalTypes(tree, target.entry, names);
+  if (target.origin === 'external') target.namespaced = await requireExternalTypes(tree, target.entry, names);
 
   const wanted = await askWebhookKinds(options, context, sameKind, version);
   if (options.defaultingPath !== undefined && !wanted.defaulting) throw new UsageError('--defaulting-path names the path of a defaulting webhook', 'pass --defaulting too, or leave --defaulting-path out');
@@ -244,7 +244,7 @@ function resolveTarget(project: ProjectFile, gvk: { group: string; version: stri
       isNew: false,
       sameKind: externals,
       names,
-      // kop import crd records no scope for an external kind; its types file says it (see requireExternalTypes).
+      // kop import crd records no scope for an external kind; its types file says it (requireExternalTypes reads it).
       namespaced: true,
       imports: kindImports(apiDir, names.kindLower, descriptorNameOf(kind)),
       sampleFields: '',
@@ -355,15 +355,21 @@ function refusePathClashes(project: ProjectFile, self: ProjectResource, names: R
   }
 }
 
-/** An external kind's webhooks import its types and the typed client `kop generate` writes beside them. */
-async function requireExternalTypes(tree: VirtualTree, resource: ProjectResource, names: ResourceNames): Promise<void> {
+/**
+ * An external kind's webhooks import its types and the typed client `kop generate` writes beside
+ * them. Returns whether the kind is namespaced, which its types say with the resource marker
+ * `kop import crd` wrote (`scope=Cluster` for a cluster-scoped kind), as for `kop generate`.
+ */
+async function requireExternalTypes(tree: VirtualTree, resource: ProjectResource, names: ResourceNames): Promise<boolean> {
   const typesFile = resource.path ?? CREATE_API_PATHS.typesFile(names);
-  if (!(await tree.exists(typesFile))) {
+  const text = await tree.read(typesFile);
+  if (text === undefined) {
     throw new KopError(
       `${names.kind} ${names.apiVersion} is recorded as external but has no types file (${typesFile}); kop create webhook wrote nothing`,
       'import its CRD again with `kop import crd`',
     );
   }
+  return !/^[ \t]*(?:\*|\/\/)[ \t]*\+kubebuilder:resource:[^\n]*\bscope=Cluster\b/m.test(text);
 }
 
 interface WebhookKinds {

@@ -241,6 +241,20 @@ describe('kop create webhook', () => {
     const issuer = (await project()).resources.find((r) => r.kind === 'Issuer')!;
     expect(issuer).toMatchObject({ group: 'cert-manager', domain: 'io', external: true, webhooks: { defaulting: true, validation: true, webhookVersion: 'v1' } });
     await expect(create({ group: 'cert-manager', version: 'v1', kind: 'Issuer', defaulting: true, externalApiDomain: 'example.org' }).run).rejects.toThrow(/Issuer cert-manager\.example\.org\/v1 is not an external kind/);
+
+    // A cluster-scoped external kind: its tests create objects without a namespace.
+    const clusterCrd = path.join(dir, 'clusterissuer-crd.yaml');
+    await writeFile(
+      clusterCrd,
+      (await readFile(crd, 'utf8'))
+        .replace('name: issuers.cert-manager.io', 'name: clusterissuers.cert-manager.io')
+        .replace('kind: Issuer\n    listKind: IssuerList\n    plural: issuers\n    singular: issuer', 'kind: ClusterIssuer\n    listKind: ClusterIssuerList\n    plural: clusterissuers\n    singular: clusterissuer')
+        .replace('scope: Namespaced', 'scope: Cluster'),
+    );
+    await runImportCrd({ sources: [clusterCrd] }, testContext({ cwd: dir }));
+    await create({ group: 'cert-manager', version: 'v1', kind: 'ClusterIssuer', defaulting: true }).run;
+    expect(await read('test/webhooks/cert-manager/v1/clusterissuer.defaulter.test.ts')).toContain("metadata: { generateName: 'clusterissuer-', labels },");
+    expect(await read('test/webhooks/cert-manager/v1/issuer.validator.test.ts')).toContain("metadata: { generateName: 'issuer-', namespace: 'default', labels },");
   });
 
   it("reads Kubebuilder's core entry without a domain, and refuses a hand-written webhook path kop cannot serve", async () => {
