@@ -5,6 +5,7 @@ import type { Context } from '../base/context.js';
 import { KopError } from '../base/errors.js';
 import { loadCommander } from './load-commander.js';
 import { respellKubebuilderFlags } from './pflag-spelling.js';
+import { findUnknownCommand, unknownCommandMessage } from './unknown-command.js';
 import { createContext } from '../base/make-context.js';
 import { createOutput, createStyles, shouldUseColor, type OutputStreams } from './output.js';
 import { kopVersion } from '../base/paths.js';
@@ -72,7 +73,7 @@ export function createProgram(io: MainIo): Command {
 
 /**
  * Runs the CLI on `argv` in process.argv form (`[node, script, ...args]`) and returns
- * the exit code: 0 ok, 1 error, 2 usage. Errors are one line (plus a hint); the stack
+ * the exit code: 0 ok, 1 error (an unknown command or flag too), 2 usage. Errors are one line (plus a hint); the stack
  * only with --verbose or DEBUG=kop.
  */
 export async function main(argv: string[], io: Partial<MainIo> = {}): Promise<number> {
@@ -88,11 +89,19 @@ export async function main(argv: string[], io: Partial<MainIo> = {}): Promise<nu
   try {
     const respelled = respellKubebuilderFlags(program, argv.slice(2));
     for (const note of respelled.notes) fullIo.stderr.write(`note: ${note}\n`);
+    // Before commander, which would let a --help on the line print the top-level help instead.
+    const unknown = findUnknownCommand(program, respelled.args);
+    if (unknown !== undefined) {
+      fullIo.stderr.write(createStyles(shouldUseColor(fullIo.stderr, fullIo.env, !argv.includes('--no-color'))).red(unknownCommandMessage(unknown)) + '\n');
+      return 1;
+    }
     await program.parseAsync([...argv.slice(0, 2), ...respelled.args], { from: 'node' });
     return 0;
   } catch (error) {
     if (error instanceof CommanderError) {
-      // Commander already printed help, the version or the usage error.
+      // Commander already printed help, the version or the usage error. A word kop does not know
+      // (a command or a flag) is an error of the command line as typed: 1, as Kubebuilder (cobra) exits.
+      if (error.code === 'commander.unknownCommand' || error.code === 'commander.unknownOption') return 1;
       return error.exitCode === 0 ? 0 : 2;
     }
     const verbose = globalFlags(program).verbose || argv.includes('--verbose') || debugEnabled(fullIo.env);

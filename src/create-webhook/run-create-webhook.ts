@@ -1,12 +1,15 @@
-import { askChecked, askYesNo, type NameCheck } from '../base/ask.js';
+import { posix } from 'node:path';
+import { askChecked, askYesNo, requireValid, type NameCheck } from '../base/ask.js';
 import type { Context } from '../base/context.js';
 import { KopError, UsageError } from '../base/errors.js';
-import { fullGroup, loadProjectFile, saveProjectFile, type ProjectResource, type ProjectWebhooks } from '../project/project-file.js';
+import { findBuiltinKind } from '../project/builtin-kinds.js';
+import { fullGroup, loadProjectFile, saveProjectFile, type ProjectFile, type ProjectResource, type ProjectWebhooks } from '../project/project-file.js';
 import { CREATE_API_PATHS, resourceNamesOf, type ResourceNames } from '../project/resource-layout.js';
-import { checkGroup, checkKind, checkVersion, descriptorNameOf } from '../project/resource.js';
+import { checkDomain, checkGroup, checkKind, checkVersion, descriptorNameOf, singularOf } from '../project/resource.js';
 import {
   admissionWebhookName,
   admissionWebhookPath,
+  checkWebhookPath,
   insertWebhookWiring,
   upperFirst,
   WEBHOOK_PATHS,
@@ -21,6 +24,8 @@ export interface CreateWebhookOptions {
   group?: string;
   version?: string;
   kind?: string;
+  /** The kind's plural as `create api` recorded it: Kubebuilder's command lines repeat `--plural`; a different one is refused. */
+  plural?: string;
   /** A mutating webhook that fills in defaults. */
   defaulting?: boolean;
   /** A validating webhook with checks in code. */
@@ -29,6 +34,19 @@ export interface CreateWebhookOptions {
   conversion?: boolean;
   /** Spoke versions, from `--spoke v2,v3` (repeatable). */
   spoke?: string[];
+  /** The mutating webhook's path instead of controller-runtime's default (Kubebuilder's `--defaulting-path`). */
+  defaultingPath?: string;
+  /** The validating webhook's path instead of controller-runtime's default (Kubebuilder's `--validation-path`). */
+  validationPath?: string;
+  /**
+   * The domain of an external kind's group (Kubebuilder's `--external-api-domain`): the kind is
+   * looked up as `<group>.<domain>` among the kinds `kop import crd` recorded.
+   */
+  externalApiDomain?: string;
+  /** Kubebuilder's `--external-api-path`: only says the kind is external here (its types come from `kop import crd`). */
+  externalApiPath?: string;
+  /** Kubebuilder's `--external-api-module`: needs `externalApiPath`, as in Kubebuilder. */
+  externalApiModule?: string;
   force?: boolean;
 }
 
@@ -49,32 +67,48 @@ export async function runCreateWebhook(options: CreateWebhookOptions, context: C
   const group = await askChecked(context, options.group, checkGroup, { flag: '--group', type: 'text', message: 'API group of the kind (e.g. cache)' });
   const version = await askChecked(context, options.version, checkVersion, { flag: '--version', type: 'text', message: 'API version that gets the webhooks' });
   const kind = await askChecked(context, options.kind, checkKind, { flag: '--kind', type: 'text', message: 'Kind (e.g. Memcached)' });
-  const fullGroupName = fullGroup({ group, domain: project.domain });
-  const sameKind = project.resources.filter((r) => r.kind === kind && fullGroup(r) === fullGroupName);
-  const resource = sameKind.find((r) => r.version === version);
-  if (resource === undefined) {
-    const versions = sameKind.map((r) => r.version);
-    throw new KopError(
-      `${kind} ${fullGroupName}/${version} is not in PROJECT${versions.length > 0 ? ` (it has ${versions.join(', ')})` : ''}; kop create webhook wrote nothing`,
-      versions.length > 0 ? `pass one of --version ${versions.join(', ')}, or add the version with \`kop create api\`` : `add the kind first: kop create api --group ${group} --version ${version} --kind ${kind}`,
-    );
+  checkPathFlags(options);
+  const target = resolveTarget(project, { group, version, kind }, options);
+  const { names, sameKind } = target;
+  if (options.plural !== undefined && options.plural !== names.plural) {
+    throw new UsageError(`--plural ${options.plural}: PROJECT records ${kind}'s plural as ${names.plural}`, `leave --plural out, or pass --plural ${names.plural}`);
   }
-  const names = resourceNamesOf(resource);
-  await requireTypes(tree, resource, names);
+  if (target.origin === 'project') await requireTypes(tree, target.entry, names);
+  if (target.origin === 'external') target.namespaced = await requireExternalTypes(tree, target.entry, names);
 
   const wanted = await askWebhookKinds(options, context, sameKind, version);
+  if (options.defaultingPath !== undefined && !wanted.defaulting) throw new UsageError('--defaulting-path names the path of a defaulting webhook', 'pass --defaulting too, or leave --defaulting-path out');
+  if (options.validationPath !== undefined && !wanted.validation) throw new UsageError('--validation-path names the path of a validating webhook', 'pass --programmatic-validation too, or leave --validation-path out');
+  if (wanted.conversion && target.origin !== 'project') {
+    throw new KopError(
+      `${kind} ${names.apiVersion} is ${target.origin === 'builtin' ? 'a built-in kind' : 'an external kind'}: only a kind whose CRD this project writes can convert between versions; kop create webhook wrote nothing`,
+      'leave --conversion out (defaulting and validation work for it)',
+    );
+  }
   const spokes = wanted.conversion ? await resolveSpokes(options, context, tree, sameKind, names) : [];
-  const existing = resource.webhooks ?? {};
+  const existing = target.entry.webhooks ?? {};
   const force = options.force ?? false;
   if (!force) refuseExisting(existing, wanted, spokes, names);
+  const paths = {
+    defaulting: wanted.defaulting ? (options.defaultingPath ?? (force ? undefined : existing.defaultingPath)) : existing.defaultingPath,
+    validation: wanted.validation ? (options.validationPath ?? (force ? undefined : existing.validationPath)) : existing.validationPath,
+  };
+  refusePathClashes(project, target.entry, names, paths);
   if (wanted.conversion) await markHubAsStorageVersion(tree, sameKind, names);
 
   const data: TemplateData = {
     ...names,
-    descriptor: descriptorNameOf(kind),
-    namespaced: resource.api?.namespaced ?? true,
-    defaultingPath: admissionWebhookPath('mutate', names),
-    validationPath: admissionWebhookPath('validate', names),
+    ...target.imports,
+    origin: target.origin,
+    ownTypes: target.origin === 'project',
+    namespaced: target.namespaced,
+    labelPrefix: project.domain,
+    sampleFields: target.sampleFields,
+    defaultingPath: paths.defaulting ?? admissionWebhookPath('mutate', names),
+    validationPath: paths.validation ?? admissionWebhookPath('validate', names),
+    customDefaultingPath: paths.defaulting,
+    customValidationPath: paths.validation,
+    markerGroup: names.fullGroup === '' ? '""' : names.fullGroup,
     defaultingName: admissionWebhookName('mutate', names),
     validationName: admissionWebhookName('validate', names),
     licenseHeaderTs: await loadBoilerplate(tree, 'x.ts'),
@@ -108,7 +142,8 @@ export async function runCreateWebhook(options: CreateWebhookOptions, context: C
   }
   await insertWebhookWiring(tree, registrations);
 
-  resource.webhooks = recordWebhooks(existing, wanted, spokes);
+  target.entry.webhooks = recordWebhooks(existing, wanted, spokes, paths);
+  if (target.isNew) project.resources.push(target.entry);
   saveProjectFile(tree, project);
 
   const result = await applyTree(tree, context);
@@ -116,10 +151,225 @@ export async function runCreateWebhook(options: CreateWebhookOptions, context: C
     context.out.info(
       '\nNext: write the webhook logic in src/webhooks/, then run `npm run generate` for config/webhook/manifests.yaml' +
         (wanted.conversion ? ' and the conversion patch in config/crd/patches' : '') +
-        '. In a cluster the webhooks need cert-manager for their certificate (config/certmanager).',
+        '. In a cluster the webhooks need cert-manager for their certificate (config/certmanager).' +
+        (target.origin === 'external'
+          ? ` ${kind}'s CRD belongs to another project: put a copy in test/crds/ so the webhook tests (test/webhooks/environment.ts) can install it.`
+          : ''),
     );
   }
   return result;
+}
+
+/** Where a webhook's kind comes from: scaffolded here (`create api`), imported (`import crd`), or built into Kubernetes. */
+type KindOrigin = 'project' | 'external' | 'builtin';
+
+interface WebhookTarget {
+  origin: KindOrigin;
+  /** The PROJECT entry that records the webhooks (new for a built-in kind's first webhook). */
+  entry: ProjectResource;
+  isNew: boolean;
+  /** Every PROJECT entry of the same kind and group (the versions of a conversion). */
+  sameKind: ProjectResource[];
+  names: ResourceNames;
+  namespaced: boolean;
+  /** Where the webhook files import the kind's descriptor and type from. */
+  imports: { descriptor: string; descriptorModule: string; descriptorTestModule: string; typesModule: string };
+  /** The fields of an object the tests create, after metadata (TypeScript object-literal members). */
+  sampleFields: string;
+}
+
+/**
+ * Finds the kind a webhook is for: one of this project's (`<group>.<domain>` of PROJECT), an
+ * external one `kop import crd` recorded (by its full group, `--group` plus
+ * `--external-api-domain`, or by `--group` alone when one external group starts with it), or a
+ * built-in kind of kop/runtime's descriptors (`--group core|apps|batch|...`).
+ */
+function resolveTarget(project: ProjectFile, gvk: { group: string; version: string; kind: string }, options: CreateWebhookOptions): WebhookTarget {
+  const { group, version, kind } = gvk;
+  const external = options.externalApiDomain !== undefined || options.externalApiPath !== undefined;
+  if (options.externalApiModule !== undefined && options.externalApiPath === undefined) {
+    throw new UsageError('--external-api-module needs --external-api-path (as in Kubebuilder)', 'pass --external-api-path too, or leave --external-api-module out');
+  }
+  if (options.externalApiDomain !== undefined) requireValid(checkDomain, options.externalApiDomain, '--external-api-domain');
+
+  const ownGroup = fullGroup({ group, domain: project.domain });
+  const own = project.resources.filter((r) => !r.external && !r.core && r.kind === kind && fullGroup(r) === ownGroup);
+  if (!external && own.length > 0) {
+    const entry = own.find((r) => r.version === version);
+    if (entry === undefined) {
+      const versions = own.map((r) => r.version);
+      throw new KopError(
+        `${kind} ${ownGroup}/${version} is not in PROJECT (it has ${versions.join(', ')}); kop create webhook wrote nothing`,
+        `pass one of --version ${versions.join(', ')}, or add the version with \`kop create api\``,
+      );
+    }
+    const names = resourceNamesOf(entry);
+    const apiDir = `../../../../${posix.dirname(entry.path ?? CREATE_API_PATHS.typesFile(names))}`;
+    return {
+      origin: 'project',
+      entry,
+      isNew: false,
+      sameKind: own,
+      names,
+      namespaced: entry.api?.namespaced ?? true,
+      imports: kindImports(apiDir, names.kindLower, descriptorNameOf(kind)),
+      sampleFields: 'spec: {},',
+    };
+  }
+
+  const wantedExternal = options.externalApiDomain !== undefined ? `${group}.${options.externalApiDomain}` : undefined;
+  const externals = project.resources.filter(
+    (r) => r.external === true && r.kind === kind && (wantedExternal !== undefined ? fullGroup(r) === wantedExternal : r.group === group || fullGroup(r) === group),
+  );
+  const externalGroups = [...new Set(externals.map((r) => fullGroup(r)))];
+  if (externalGroups.length > 1) {
+    throw new UsageError(
+      `${kind} of group ${group} could be any of the external kinds ${externalGroups.map((g) => `${kind} ${g}`).join(', ')}`,
+      `name the group's domain: --external-api-domain ${externalGroups.map((g) => g.slice(group.length + 1)).join(' or ')}`,
+    );
+  }
+  if (externals.length > 0) {
+    const entry = externals.find((r) => r.version === version);
+    if (entry === undefined) {
+      throw new KopError(
+        `${kind} ${externalGroups[0]}/${version} is not in PROJECT (kop import crd recorded ${externals.map((r) => r.version).join(', ')}); kop create webhook wrote nothing`,
+        `pass one of --version ${externals.map((r) => r.version).join(', ')}, or import that version of the CRD with \`kop import crd\``,
+      );
+    }
+    const names = resourceNamesOf(entry);
+    const apiDir = `../../../../${posix.dirname(entry.path ?? CREATE_API_PATHS.typesFile(names))}`;
+    return {
+      origin: 'external',
+      entry,
+      isNew: false,
+      sameKind: externals,
+      names,
+      // kop import crd records no scope for an external kind; its types file says it (requireExternalTypes reads it).
+      namespaced: true,
+      imports: kindImports(apiDir, names.kindLower, descriptorNameOf(kind)),
+      sampleFields: '',
+    };
+  }
+  if (external) {
+    throw new KopError(
+      `${kind} ${wantedExternal ?? group}/${version} is not an external kind of this project; kop create webhook wrote nothing`,
+      "import its CRD first (kop import crd <file or folder>, or --from-cluster <name>): the webhook is written against the imported types and typed client",
+    );
+  }
+
+  const builtin = findBuiltinKind(group, version, kind);
+  if (builtin !== undefined) {
+    const recorded = project.resources.find((r) => r.core === true && r.kind === kind && r.version === version && r.group === builtin.project.group);
+    // kop's key order (group, version, kind, plural, domain, path), then Kubebuilder's core flag.
+    const entry: ProjectResource = recorded ?? {
+      group: builtin.project.group,
+      version,
+      kind,
+      plural: builtin.type.resource,
+      domain: builtin.project.domain,
+      path: builtin.project.path,
+      core: true,
+    };
+    const full = builtin.type.group;
+    const names: ResourceNames = {
+      group: builtin.project.group,
+      version,
+      kind,
+      kindLower: singularOf(kind),
+      plural: builtin.type.resource,
+      fullGroup: full,
+      apiVersion: full === '' ? version : `${full}/${version}`,
+      sampleName: `${builtin.project.group}_${version}_${singularOf(kind)}`,
+      roleStem: singularOf(kind),
+    };
+    return {
+      origin: 'builtin',
+      entry,
+      isNew: recorded === undefined,
+      sameKind: [entry],
+      names,
+      namespaced: builtin.type.namespaced,
+      imports: { descriptor: builtin.descriptor, descriptorModule: 'kop/runtime', descriptorTestModule: 'kop/runtime', typesModule: 'kop/api' },
+      sampleFields: BUILTIN_SAMPLES[kind] ?? '',
+    };
+  }
+  throw new KopError(
+    `${kind} ${ownGroup}/${version} is not in PROJECT, and ${kind} of group ${group} is no external kind and no built-in kind kop/runtime has a descriptor for; kop create webhook wrote nothing`,
+    `add the kind first: kop create api --group ${group} --version ${version} --kind ${kind} (or import its CRD with kop import crd)`,
+  );
+}
+
+/** Module specifiers of a kind's typed client and types, from the webhook files (four folders below the root). */
+function kindImports(apiDir: string, kindLower: string, descriptor: string): WebhookTarget['imports'] {
+  return {
+    descriptor,
+    descriptorModule: `${apiDir}/${kindLower}.client.js`,
+    descriptorTestModule: `${apiDir}/${kindLower}.client.js`,
+    typesModule: `${apiDir}/${kindLower}.types.js`,
+  };
+}
+
+/**
+ * What a webhook test puts in a built-in object besides apiVersion, kind and metadata: the least
+ * the apiserver admits. Keyed by kop/runtime's built-in kinds; a kind without an entry gets none.
+ */
+const BUILTIN_SAMPLES: Readonly<Record<string, string>> = {
+  ConfigMap: "data: { key: 'value' },",
+  Secret: "stringData: { key: 'value' },",
+  Service: 'spec: { ports: [{ port: 80 }] },',
+  Pod: "spec: { containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }] },",
+  PersistentVolumeClaim: "spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },",
+  Deployment:
+    "spec: { selector: { matchLabels: { app: 'sample' } }, template: { metadata: { labels: { app: 'sample' } }, spec: { containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }] } } },",
+  StatefulSet:
+    "spec: { serviceName: 'sample', selector: { matchLabels: { app: 'sample' } }, template: { metadata: { labels: { app: 'sample' } }, spec: { containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }] } } },",
+  Job: "spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }] } } },",
+  CronJob:
+    "spec: { schedule: '0 * * * *', jobTemplate: { spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }] } } } } },",
+  Lease: 'spec: {},',
+  Event: "eventTime: new Date().toISOString(), reportingController: 'example.com/sample', reportingInstance: 'sample', action: 'Sample', reason: 'Sample', type: 'Normal',",
+};
+
+/** `--defaulting-path` / `--validation-path`: URL paths of their own, never the same one. */
+function checkPathFlags(options: CreateWebhookOptions): void {
+  if (options.defaultingPath !== undefined) requireValid(checkWebhookPath, options.defaultingPath, '--defaulting-path');
+  if (options.validationPath !== undefined) requireValid(checkWebhookPath, options.validationPath, '--validation-path');
+  if (options.defaultingPath !== undefined && options.defaultingPath === options.validationPath) {
+    throw new UsageError(`--defaulting-path and --validation-path are both ${options.defaultingPath}: the manager serves one webhook per path`, 'give the two webhooks different paths');
+  }
+}
+
+/** A path another webhook of the project serves already (its recorded or default path) is refused. */
+function refusePathClashes(project: ProjectFile, self: ProjectResource, names: ResourceNames, paths: { defaulting?: string; validation?: string }): void {
+  const taken = new Map<string, string>();
+  for (const resource of project.resources) {
+    if (resource === self || resource.webhooks === undefined) continue;
+    const other = { fullGroup: fullGroup(resource), version: resource.version, kind: resource.kind };
+    const where = `${resource.kind} ${other.fullGroup === '' ? '' : `${other.fullGroup}/`}${resource.version}`;
+    if (resource.webhooks.defaulting) taken.set(resource.webhooks.defaultingPath ?? admissionWebhookPath('mutate', other), `the defaulting webhook of ${where}`);
+    if (resource.webhooks.validation) taken.set(resource.webhooks.validationPath ?? admissionWebhookPath('validate', other), `the validating webhook of ${where}`);
+  }
+  for (const [flag, path] of [['--defaulting-path', paths.defaulting ?? admissionWebhookPath('mutate', names)], ['--validation-path', paths.validation ?? admissionWebhookPath('validate', names)]] as const) {
+    const owner = taken.get(path);
+    if (owner !== undefined) throw new KopError(`${path} is already the path of ${owner}; kop create webhook wrote nothing`, `pass ${flag} with another path`);
+  }
+}
+
+/**
+ * An external kind's webhooks import its types and the typed client `kop generate` writes beside
+ * them. Returns whether the kind is namespaced, which its types say with the resource marker
+ * `kop import crd` wrote (`scope=Cluster` for a cluster-scoped kind), as for `kop generate`.
+ */
+async function requireExternalTypes(tree: VirtualTree, resource: ProjectResource, names: ResourceNames): Promise<boolean> {
+  const typesFile = resource.path ?? CREATE_API_PATHS.typesFile(names);
+  const text = await tree.read(typesFile);
+  if (text === undefined) {
+    throw new KopError(
+      `${names.kind} ${names.apiVersion} is recorded as external but has no types file (${typesFile}); kop create webhook wrote nothing`,
+      'import its CRD again with `kop import crd`',
+    );
+  }
+  return !/^[ \t]*(?:\*|\/\/)[ \t]*\+kubebuilder:resource:[^\n]*\bscope=Cluster\b/m.test(text);
 }
 
 interface WebhookKinds {
@@ -298,13 +548,15 @@ async function scaffoldAll(tree: VirtualTree, templateDirs: readonly string[], d
 }
 
 /** The PROJECT entry after this run: what was there plus what was added, in Kubebuilder's key order. */
-function recordWebhooks(existing: ProjectWebhooks, wanted: WebhookKinds, spokes: readonly string[]): ProjectWebhooks {
+function recordWebhooks(existing: ProjectWebhooks, wanted: WebhookKinds, spokes: readonly string[], paths: { defaulting?: string; validation?: string }): ProjectWebhooks {
   const spoke = [...new Set([...(existing.spoke ?? []), ...spokes])].sort();
   return {
     ...(existing.conversion || wanted.conversion ? { conversion: true } : {}),
     ...(existing.defaulting || wanted.defaulting ? { defaulting: true } : {}),
+    ...(paths.defaulting !== undefined ? { defaultingPath: paths.defaulting } : {}),
     ...(spoke.length > 0 ? { spoke } : {}),
     ...(existing.validation || wanted.validation ? { validation: true } : {}),
+    ...(paths.validation !== undefined ? { validationPath: paths.validation } : {}),
     webhookVersion: 'v1',
   };
 }

@@ -1,5 +1,6 @@
 import { isMap, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
 import { KopError } from '../base/errors.js';
+import { checkWebhookPath } from './webhook-path.js';
 import { checkDomain, checkGroup, checkKind, checkProjectName, checkVersion, isDns1123Label, isDns1123Subdomain, type NameCheck } from './resource.js';
 
 /** A value at a path of the PROJECT file that kop cannot use, named with its line. */
@@ -11,10 +12,33 @@ export interface ProjectProblem {
   message: string;
 }
 
-const TOP_LEVEL_KEYS = ['version', 'layout', 'domain', 'projectName', 'namespaced', 'kopSource', 'cliVersion', 'resources', 'generated'];
-const RESOURCE_KEYS = ['group', 'version', 'kind', 'plural', 'domain', 'path', 'api', 'controller', 'external', 'webhooks'];
+// One key a line, so that commands adding keys merge without conflicts.
+const TOP_LEVEL_KEYS = [
+  'version',
+  'layout',
+  'domain',
+  'projectName',
+  'namespaced',
+  'kopSource',
+  'cliVersion',
+  'resources',
+  'generated',
+];
+const RESOURCE_KEYS = [
+  'group',
+  'version',
+  'kind',
+  'plural',
+  'domain',
+  'path',
+  'api',
+  'controller',
+  'external',
+  'core',
+  'webhooks',
+];
 const API_KEYS = ['crdVersion', 'namespaced'];
-const WEBHOOK_KEYS = ['defaulting', 'validation', 'conversion', 'spoke', 'webhookVersion'];
+const WEBHOOK_KEYS = ['defaulting', 'validation', 'conversion', 'spoke', 'defaultingPath', 'validationPath', 'webhookVersion'];
 
 const checkPlural: NameCheck = (value) =>
   isDns1123Label(value) ? true : `invalid plural ${JSON.stringify(value)}: a plural must be a lower-case DNS-1123 label (e.g. "memcacheds")`;
@@ -71,6 +95,8 @@ function firstProblem(project: Record<string, unknown>, formatVersion: string): 
     if (typeof resource !== 'object' || resource === null || Array.isArray(resource)) return { path: at, message: 'must be a mapping with group, version, kind, plural and domain' };
     const entry = resource as Record<string, unknown>;
     for (const key of ['group', 'version', 'kind', 'plural', 'domain']) {
+      // Kubebuilder records a built-in kind of the core or apps group without a domain.
+      if (key === 'domain' && entry.core === true) continue;
       if (entry[key] === undefined) return { path: at, message: `no ${key}` };
     }
     const found =
@@ -81,7 +107,8 @@ function firstProblem(project: Record<string, unknown>, formatVersion: string): 
       checkString(entry, 'plural', checkPlural, at) ??
       checkString(entry, 'domain', checkResourceDomain, at) ??
       checkBoolean(entry, 'controller', at) ??
-      checkBoolean(entry, 'external', at);
+      checkBoolean(entry, 'external', at) ??
+      checkBoolean(entry, 'core', at);
     if (found) return found;
     if (entry.path !== undefined && typeof entry.path !== 'string') return { path: [...at, 'path'], message: 'must be a file path (a string)' };
     const api = entry.api;
@@ -101,13 +128,16 @@ function firstProblem(project: Record<string, unknown>, formatVersion: string): 
         checkBoolean(hooks, 'defaulting', [...at, 'webhooks']) ??
         checkBoolean(hooks, 'validation', [...at, 'webhooks']) ??
         checkBoolean(hooks, 'conversion', [...at, 'webhooks']) ??
-        checkSpokes(hooks.spoke, [...at, 'webhooks', 'spoke']);
+        checkSpokes(hooks.spoke, [...at, 'webhooks', 'spoke']) ??
+        checkString(hooks, 'defaultingPath', checkWebhookPath, [...at, 'webhooks']) ??
+        checkString(hooks, 'validationPath', checkWebhookPath, [...at, 'webhooks']);
       if (hookProblem) return hookProblem;
       if (hooks.webhookVersion !== undefined && hooks.webhookVersion !== 'v1') {
         return { path: [...at, 'webhooks', 'webhookVersion'], message: `must be v1, not ${JSON.stringify(hooks.webhookVersion)}` };
       }
     }
-    const key = `${String(entry.kind)} ${entry.group === '' ? String(entry.domain) : entry.domain === '' ? String(entry.group) : `${String(entry.group)}.${String(entry.domain)}`}/${String(entry.version)}`;
+    const domain = entry.domain ?? '';
+    const key = `${String(entry.kind)} ${entry.group === '' || (entry.core === true && entry.group === 'core') ? String(domain) : domain === '' ? String(entry.group) : `${String(entry.group)}.${String(domain)}`}/${String(entry.version)}`;
     const first = seen.get(key);
     if (first !== undefined) return { path: at, message: `${key} is listed twice (also resources[${first}]); keep one entry` };
     seen.set(key, index);

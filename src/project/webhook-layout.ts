@@ -8,6 +8,8 @@ import { insertIntoFile } from '../scaffold/insert.js';
 import type { VirtualTree } from '../scaffold/tree.js';
 import type { ResourceNames } from './resource-layout.js';
 
+export { checkWebhookPath } from './webhook-path.js';
+
 /** Files and markers `kop create webhook` writes. */
 export const WEBHOOK_PATHS = {
   defaulterFile: (r: ResourceNames) => `src/webhooks/${r.group}/${r.version}/${r.kindLower}.defaulter.ts`,
@@ -78,3 +80,4 @@ export async function insertWebhookWiring(
     { marker: 'replacements', code: '# Written by `kop generate`: certificate names and cert-manager CA injection.\n- path: webhook_replacements.yaml' },
   ]);
 }
+

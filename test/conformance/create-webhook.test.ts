@@ -22,7 +22,8 @@ const hasGo = await goAvailable();
 
 interface Case {
   name: string;
-  api: { group: string; version: string; kind: string; namespaced?: boolean };
+  /** With `builtin`, no create api: the kind is one of kop/runtime's built-in kinds. */
+  api: { group: string; version: string; kind: string; namespaced?: boolean; builtin?: boolean };
   webhook: CreateWebhookOptions;
 }
 
@@ -31,13 +32,21 @@ const CASES: Case[] = [
   { name: '--programmatic-validation', api: { group: 'cache', version: 'v1', kind: 'RedisCluster' }, webhook: { programmaticValidation: true } },
   { name: '--defaulting --programmatic-validation, cluster-scoped', api: { group: 'infra', version: 'v1beta1', kind: 'Zone', namespaced: false }, webhook: { defaulting: true, programmaticValidation: true } },
   { name: 'both, in a group with dots', api: { group: 'net.edge', version: 'v2alpha1', kind: 'HTTPRoute' }, webhook: { defaulting: true, programmaticValidation: true } },
+  {
+    name: '--defaulting-path --validation-path',
+    api: { group: 'crew', version: 'v1', kind: 'Sailor' },
+    webhook: { defaulting: true, programmaticValidation: true, defaultingPath: '/custom-mutate-sailor', validationPath: '/custom-validate-sailor' },
+  },
+  { name: 'a built-in kind of the core group (Pod)', api: { group: 'core', version: 'v1', kind: 'Pod', builtin: true }, webhook: { defaulting: true, programmaticValidation: true } },
+  { name: 'a built-in kind of a named group (Deployment)', api: { group: 'apps', version: 'v1', kind: 'Deployment', builtin: true }, webhook: { defaulting: true, programmaticValidation: true } },
 ];
 
 async function scaffold(api: Case['api'], webhook: CreateWebhookOptions, extraVersion?: string): Promise<{ dir: string; cleanup: () => Promise<void> }> {
   const { dir, cleanup } = await tempDir('demo');
   const context = () => testContext({ cwd: dir });
   await runInit({ projectName: 'demo', domain: 'example.com', owner: 'x', license: 'none', kopSource: 'file:../kop', skipInstall: true }, context());
-  await runCreateApi({ ...api }, context());
+  const { builtin, ...kind } = api;
+  if (!builtin) await runCreateApi(kind, context());
   if (extraVersion) await runCreateApi({ ...api, version: extraVersion, controller: false }, context());
   await runCreateWebhook({ group: api.group, version: api.version, kind: api.kind, ...webhook }, context());
   await runGenerate({ check: false, generators }, context());

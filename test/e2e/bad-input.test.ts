@@ -60,6 +60,15 @@ const CASES: BadInputCase[] = [
     message: /has only the version v1alpha1/,
   },
   {
+    name: 'create webhook: a --defaulting-path that is no URL path',
+    args: ['create', 'webhook', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'Memcached', '--defaulting', '--defaulting-path=mutate me'],
+    exitCode: 2,
+    message: /--defaulting-path[^]*invalid webhook path "mutate me": it must start with "\/"/,
+  },
+  { name: 'create webhook: a built-in kind kop has no descriptor for', args: ['create', 'webhook', '--group', 'core', '--version', 'v1', '--kind', 'Endpoints', '--defaulting'], exitCode: 1, message: /no built-in kind kop\/runtime has a descriptor for/ },
+  { name: 'an unknown command with --help', args: ['frobnicate', '--help'], exitCode: 1, message: /^error: unknown command 'frobnicate'/ },
+  { name: 'a misspelt command', args: ['create', 'webhok', '--group', 'cache'], exitCode: 1, message: /unknown command 'webhok'[^]*Did you mean webhook\?/ },
+  {
     name: 'generate: a syntax error in the API types',
     given: editTypes((t) => t.replace('foo?: string;', 'foo?: string;;')),
     args: ['generate'],

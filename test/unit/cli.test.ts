@@ -26,8 +26,9 @@ describe('kop CLI', () => {
     { name: 'init --help shows its flags and the global ones', given: ['init', '--help'], want: { code: 0, stdout: /--project-name[^]*--kop-source[^]*Global Options:[^]*--dry-run/ } },
     { name: 'version', given: ['version'], want: { code: 0, stdout: new RegExp(`^kop ${kopVersion().replace(/\./g, '\\.')} \\(node v\\d+\\.`) } },
     { name: '--version', given: ['--version'], want: { code: 0, stdout: new RegExp(`^${kopVersion().replace(/\./g, '\\.')}\\n$`) } },
-    { name: 'unknown option is a usage error', given: ['--bogus'], want: { code: 2, stderr: /unknown option '--bogus'/ } },
-    { name: 'unknown command is a usage error with a suggestion', given: ['inti'], want: { code: 2, stderr: /unknown command 'inti'[^]*Did you mean init\?/ } },
+    // Unknown words exit 1, as cobra's do (test/unit/cli-unknown-command.test.ts has the table).
+    { name: 'unknown option is an error', given: ['--bogus'], want: { code: 1, stderr: /unknown option '--bogus'/ } },
+    { name: 'unknown command is an error with a suggestion', given: ['inti'], want: { code: 1, stderr: /unknown command 'inti'[^]*Did you mean init\?/ } },
     { name: 'no command shows help as a usage error', given: [], want: { code: 2, stderr: /Usage: kop/ } },
     { name: 'missing option value', given: ['init', '--domain'], want: { code: 2, stderr: /option '--domain <domain>' argument missing/ } },
   ];

@@ -1,12 +1,14 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCreateApi } from '../../src/create-api/run-create-api.js';
 import { runCreateWebhook, type CreateWebhookOptions } from '../../src/create-webhook/run-create-webhook.js';
 import { generators } from '../../src/commands/generate.js';
 import { runGenerate } from '../../src/generate/run-generate.js';
+import { runImportCrd } from '../../src/import/run-import-crd.js';
 import { runInit } from '../../src/init/run-init.js';
-import { parseProjectFile } from '../../src/project/project-file.js';
+import { formatProjectFile, parseProjectFile } from '../../src/project/project-file.js';
 import { tempDir, testContext, type TestContextOptions } from './helpers/fake-context.js';
 import { listFiles } from './helpers/files.js';
 
@@ -159,6 +161,30 @@ describe('kop create webhook', () => {
     },
     { name: 'no webhook kind without a terminal', options: { ...V1 }, message: /no webhook to create.*--defaulting, --programmatic-validation, or --conversion/s },
     { name: '--spoke without --conversion', options: { ...V1, defaulting: true, spoke: ['v2'] }, message: /--spoke names the versions of a conversion webhook/ },
+    { name: 'a path without a leading /', options: { ...V1, defaulting: true, defaultingPath: 'mutate-me' }, message: /--defaulting-path.*invalid webhook path "mutate-me": it must start with "\/"/s },
+    { name: 'a path with a character outside the URL-safe set', options: { ...V1, programmaticValidation: true, validationPath: "/validate'me" }, message: /--validation-path.*invalid webhook path/s },
+    { name: 'a path with an empty segment', options: { ...V1, defaulting: true, defaultingPath: '/a//b' }, message: /invalid webhook path "\/a\/\/b"/ },
+    { name: 'a path with a .. segment', options: { ...V1, defaulting: true, defaultingPath: '/a/../b' }, message: /invalid webhook path/ },
+    { name: 'a path the manager serves itself', options: { ...V1, defaulting: true, defaultingPath: '/convert' }, message: /the manager serves \/convert itself/ },
+    { name: 'the same path for both webhooks', options: { ...V1, defaulting: true, programmaticValidation: true, defaultingPath: '/x', validationPath: '/x' }, message: /both \/x/ },
+    { name: '--defaulting-path without --defaulting', options: { ...V1, programmaticValidation: true, defaultingPath: '/x' }, message: /--defaulting-path names the path of a defaulting webhook.*pass --defaulting too/s },
+    { name: '--validation-path without --programmatic-validation', options: { ...V1, defaulting: true, validationPath: '/x' }, message: /--validation-path names the path of a validating webhook/ },
+    {
+      name: 'a path another kind serves',
+      given: async () => {
+        await runCreateApi({ ...V1, kind: 'Other' }, testContext({ cwd: dir }));
+        await create({ ...V1, kind: 'Other', defaulting: true, defaultingPath: '/taken' }).run;
+      },
+      options: { ...V1, programmaticValidation: true, validationPath: '/taken' },
+      message: /\/taken is already the path of the defaulting webhook of Other cache\.example\.com\/v1.*pass --validation-path with another path/s,
+    },
+    { name: 'a --plural that differs from PROJECT', options: { ...V1, plural: 'redisclusteres', defaulting: true }, message: /--plural redisclusteres: PROJECT records RedisCluster's plural as redisclusters/ },
+    { name: 'a built-in kind kop/runtime has no descriptor for', options: { group: 'core', version: 'v1', kind: 'Endpoints', defaulting: true }, message: /no built-in kind kop\/runtime has a descriptor for/ },
+    { name: 'a built-in kind in a version it does not have', options: { group: 'apps', version: 'v1beta1', kind: 'Deployment', defaulting: true }, message: /Deployment apps\.example\.com\/v1beta1 is not in PROJECT/ },
+    { name: '--conversion for a built-in kind', options: { group: 'core', version: 'v1', kind: 'Pod', conversion: true, spoke: ['v2'] }, message: /Pod v1 is a built-in kind: only a kind whose CRD this project writes can convert/ },
+    { name: 'an external kind not imported', options: { group: 'cert-manager', version: 'v1', kind: 'Issuer', defaulting: true, externalApiDomain: 'io' }, message: /Issuer cert-manager\.io\/v1 is not an external kind of this project.*kop import crd/s },
+    { name: '--external-api-module without --external-api-path', options: { group: 'cert-manager', version: 'v1', kind: 'Issuer', defaulting: true, externalApiModule: 'x' }, message: /--external-api-module needs --external-api-path/ },
+    { name: 'an invalid --external-api-domain', options: { group: 'cert-manager', version: 'v1', kind: 'Issuer', defaulting: true, externalApiDomain: 'Not_A_Domain' }, message: /--external-api-domain/ },
   ];
   for (const { name, given, options, message } of BAD) {
     it(`refuses ${name} and writes nothing`, async () => {
@@ -169,6 +195,76 @@ describe('kop create webhook', () => {
       expect(await snapshot(dir)).toEqual(before);
     });
   }
+
+  it('serves custom paths: in the marker, the registration and PROJECT, kept by a later call', async () => {
+    await create({ ...V1, defaulting: true, defaultingPath: '/custom-mutate' }).run;
+    const defaulter = await read('src/webhooks/cache/v1/rediscluster.defaulter.ts');
+    expect(defaulter).toContain('+kubebuilder:webhook:path=/custom-mutate,mutating=true,');
+    expect(defaulter).toContain(".withDefaulter(this).withDefaulterPath('/custom-mutate').complete();");
+    await writeFile(path.join(dir, 'src/webhooks/cache/v1/rediscluster.defaulter.ts'), defaulter + '// my edit\n');
+    await create({ ...V1, programmaticValidation: true }).run;
+    expect(await read('src/webhooks/cache/v1/rediscluster.defaulter.ts')).toContain('// my edit');
+    expect(await read('src/webhooks/cache/v1/rediscluster.validator.ts')).toContain('+kubebuilder:webhook:path=/validate-cache-example-com-v1-rediscluster,');
+    expect((await project()).resources[0]!.webhooks).toEqual({ defaulting: true, defaultingPath: '/custom-mutate', validation: true, webhookVersion: 'v1' });
+    await runGenerate({ check: false, generators }, testContext({ cwd: dir }));
+    expect(await read('config/webhook/manifests.yaml')).toContain('path: /custom-mutate\n');
+  });
+
+  it('scaffolds a built-in kind against kop/runtime and kop/api, and records it as Kubebuilder does', async () => {
+    await create({ group: 'core', version: 'v1', kind: 'Pod', defaulting: true }).run;
+    await create({ group: 'events', version: 'v1', kind: 'Event', programmaticValidation: true }).run;
+    const pod = await read('src/webhooks/core/v1/pod.defaulter.ts');
+    expect(pod).toContain("import { podType, type AdmissionContext, type Defaulter, type Manager } from 'kop/runtime';");
+    expect(pod).toContain("import type { Pod } from 'kop/api';");
+    expect(pod).toContain('+kubebuilder:webhook:path=/mutate--v1-pod,mutating=true,failurePolicy=fail,sideEffects=None,groups="",resources=pods,');
+    expect(await read('src/webhooks/events/v1/event.validator.ts')).toContain('path=/validate-events-k8s-io-v1-event,mutating=false,failurePolicy=fail,sideEffects=None,groups=events.k8s.io,resources=events,');
+    const text = await read('PROJECT');
+    expect(text).toContain('  - group: core\n    version: v1\n    kind: Pod\n    plural: pods\n    path: k8s.io/api/core/v1\n    core: true\n');
+    expect(text).toContain('  - group: events\n    version: v1\n    kind: Event\n    plural: events\n    domain: k8s.io\n    path: k8s.io/api/events/v1\n    core: true\n');
+    // A second call for the same built-in kind adds to its entry instead of a second one.
+    await create({ group: 'core', version: 'v1', kind: 'Pod', programmaticValidation: true }).run;
+    const pods = (await project()).resources.filter((r) => r.kind === 'Pod');
+    expect(pods).toHaveLength(1);
+    expect(pods[0]!.webhooks).toEqual({ defaulting: true, validation: true, webhookVersion: 'v1' });
+    await runGenerate({ check: false, generators }, testContext({ cwd: dir }));
+    expect(await read('config/webhook/manifests.yaml')).toMatch(/path: \/mutate--v1-pod\n[^]*?apiGroups:\n    - ""\n/);
+  });
+
+  it('finds an external kind by its full recorded group, not by --group and the project domain', async () => {
+    const crd = fileURLToPath(new URL('../golden/create-webhook/issuer-crd.yaml', import.meta.url));
+    await runImportCrd({ sources: [crd] }, testContext({ cwd: dir }));
+    await create({ group: 'cert-manager', version: 'v1', kind: 'Issuer', defaulting: true, externalApiDomain: 'io' }).run;
+    await create({ group: 'cert-manager', version: 'v1', kind: 'Issuer', programmaticValidation: true }).run;
+    const defaulter = await read('src/webhooks/cert-manager/v1/issuer.defaulter.ts');
+    expect(defaulter).toContain("import { issuerType } from '../../../../api/cert-manager/v1/issuer.client.js';");
+    expect(defaulter).toContain('groups=cert-manager.io,resources=issuers,');
+    const issuer = (await project()).resources.find((r) => r.kind === 'Issuer')!;
+    expect(issuer).toMatchObject({ group: 'cert-manager', domain: 'io', external: true, webhooks: { defaulting: true, validation: true, webhookVersion: 'v1' } });
+    await expect(create({ group: 'cert-manager', version: 'v1', kind: 'Issuer', defaulting: true, externalApiDomain: 'example.org' }).run).rejects.toThrow(/Issuer cert-manager\.example\.org\/v1 is not an external kind/);
+
+    // A cluster-scoped external kind: its tests create objects without a namespace.
+    const clusterCrd = path.join(dir, 'clusterissuer-crd.yaml');
+    await writeFile(
+      clusterCrd,
+      (await readFile(crd, 'utf8'))
+        .replace('name: issuers.cert-manager.io', 'name: clusterissuers.cert-manager.io')
+        .replace('kind: Issuer\n    listKind: IssuerList\n    plural: issuers\n    singular: issuer', 'kind: ClusterIssuer\n    listKind: ClusterIssuerList\n    plural: clusterissuers\n    singular: clusterissuer')
+        .replace('scope: Namespaced', 'scope: Cluster'),
+    );
+    await runImportCrd({ sources: [clusterCrd] }, testContext({ cwd: dir }));
+    await create({ group: 'cert-manager', version: 'v1', kind: 'ClusterIssuer', defaulting: true }).run;
+    expect(await read('test/webhooks/cert-manager/v1/clusterissuer.defaulter.test.ts')).toContain("metadata: { generateName: 'clusterissuer-', labels },");
+    expect(await read('test/webhooks/cert-manager/v1/issuer.validator.test.ts')).toContain("metadata: { generateName: 'issuer-', namespace: 'default', labels },");
+  });
+
+  it("reads Kubebuilder's core entry without a domain, and refuses a hand-written webhook path kop cannot serve", async () => {
+    const base = (await read('PROJECT')).replace(/resources:[^]*?(?=generated:|$)/, '');
+    const core = 'resources:\n  - group: core\n    version: v1\n    kind: Pod\n    plural: pods\n    path: k8s.io/api/core/v1\n    core: true\n    webhooks:\n      defaulting: true\n      defaultingPath: PATH\n      webhookVersion: v1\n';
+    const parsed = parseProjectFile(base + core.replace('PATH', '/mutate-pods'));
+    expect(parsed.resources[0]).toMatchObject({ group: 'core', domain: '', core: true, webhooks: { defaultingPath: '/mutate-pods' } });
+    expect(formatProjectFile(parsed)).toContain(core.replace('PATH', '/mutate-pods'));
+    expect(() => parseProjectFile(base + core.replace('PATH', 'mutate-pods'))).toThrow(/PROJECT:\d+: resources\[0\]\.webhooks\.defaultingPath: invalid webhook path "mutate-pods"/);
+  });
 
   it('asks on a terminal for the kinds not given', async () => {
     await runCreateApi({ ...V1, version: 'v2', controller: false }, testContext({ cwd: dir }));

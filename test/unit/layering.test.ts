@@ -27,9 +27,10 @@ const LIBRARY_FLOORS: readonly (readonly string[])[] = [['api'], ['runtime'], ['
 /**
  * Arrows from the generator side into the library: `kop setup-envtest` builds kop/testing's binaries,
  * `kop deploy`/`install` apply through kop/runtime's client, `kop dev` runs kop/testing's control plane,
- * and `kop import crd --from-cluster` reads CRDs with kop/runtime's client.
+ * `kop import crd --from-cluster` reads CRDs with kop/runtime's client, and project/builtin-kinds.ts finds
+ * built-in kinds (`create webhook --group core --kind Pod`) among kop/runtime's descriptors.
  */
-const CROSSINGS: Readonly<Record<string, readonly string[]>> = { commands: ['testing'], deploy: ['runtime'], dev: ['testing'], import: ['runtime'] };
+const CROSSINGS: Readonly<Record<string, readonly string[]>> = { commands: ['testing'], deploy: ['runtime'], dev: ['testing'], import: ['runtime'], project: ['runtime'] };
 
 /** Folder -> the folders it may import. */
 function allowedImports(): Map<string, Set<string>> {

@@ -22,15 +22,17 @@ const projectRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 /**
  * Starts a control plane of its own (as Kubebuilder's webhook suite does with envtest) with the
- * CRDs, the webhook configurations of config/webhook (pointed at this process instead of the
+ * CRDs (this project's, and in test/crds those of other projects' kinds it has webhooks for),
+ * the webhook configurations of config/webhook (pointed at this process instead of the
  * webhook Service) and the CRD conversion patches of config/crd/patches, then a manager serving
  * every webhook setupWebhooks() registers. `npm test` runs `kop generate` first, so the
  * manifests match the markers.
  */
 export async function startWebhookEnvironment(): Promise<WebhookEnvironment> {
   const patches = join(projectRoot, 'config', 'crd', 'patches');
+  const crds = [join(projectRoot, 'config', 'crd', 'bases'), join(projectRoot, 'test', 'crds')].filter((dir) => existsSync(dir));
   const plane = await startControlPlane({
-    crds: [join(projectRoot, 'config', 'crd', 'bases')],
+    crds,
     webhooks: {
       paths: [join(projectRoot, 'config', 'webhook')],
       conversionPatches: existsSync(patches) ? [patches] : [],
