@@ -22,7 +22,7 @@ export interface DeployImageFlags {
 }
 
 /** Names the deploy-image templates import; a kind of that name would not compile. */
-const RESERVED_BY_TEMPLATES = new Set(['Container', 'Deployment', 'EventRecorder', 'Logger']);
+const RESERVED_BY_TEMPLATES = new Set(['Container', 'Deployment', 'DeploymentSpec', 'EventRecorder', 'Logger', 'PodSpec']);
 
 /** Checks the flags and returns the options PROJECT records (Kubebuilder's: strings, absent when not given). */
 export function deployImageOptions(flags: DeployImageFlags): DeployImageOptions {
