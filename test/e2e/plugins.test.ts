@@ -85,6 +85,13 @@ describe('kop --plugins end to end', () => {
       .find((object) => object.kind === 'Deployment')!;
     const env = manager.spec!.template!.spec!.containers!.find((container) => container.name === 'manager')!.env;
     expect(env).toEqual(expect.arrayContaining([{ name: 'MEMCACHED_IMAGE', value: 'memcached:1.6.26-alpine3.19' }, { name: 'BUSYBOX_IMAGE', value: 'busybox:1.36.1' }]));
+
+    // Kubebuilder's helm plugin name runs kop's chart, recorded under its key.
+    const helm = await kop(['edit', '--plugins', 'helm.kubebuilder.io/v2-alpha']);
+    expect(helm.exitCode, helm.stderr).toBe(0);
+    expect(existsSync(path.join(project, 'dist/chart/Chart.yaml'))).toBe(true);
+    const plugins = (parseYaml(await read('PROJECT')) as { plugins: Record<string, unknown> }).plugins;
+    expect(Object.keys(plugins)).toEqual(['deploy-image.go.kubebuilder.io/v1-alpha', 'grafana.kubebuilder.io/v1-alpha', 'helm.kubebuilder.io/v2-alpha']);
   }, TIMEOUT);
 
   it("the scaffolded deploy-image reconciler tests pass against the control plane", async () => {
