@@ -32,8 +32,8 @@ export interface CreateApiOptions {
 export interface CreateApiExtension {
   /** Template folders rendered instead of create api's own, by the name of the one they replace. */
   templates?: Partial<Record<'api/resource' | 'api/controller' | 'api/controller-test', string>>;
-  /** Template data added to create api's (names, license headers...). */
-  data?: TemplateData;
+  /** Template data added to create api's (names, license headers...), or made from the kind's names once they are known (asked or given). */
+  data?: TemplateData | ((names: ResourceNames) => TemplateData);
   /** Runs after the kind's files and its PROJECT entry are staged, before PROJECT is saved. */
   extend?(step: { tree: VirtualTree; project: ProjectFile; data: TemplateData }): Promise<void>;
 }
@@ -186,7 +186,7 @@ export async function runCreateApi(options: CreateApiOptions, context: Context, 
     roleNameViewer: roleName('viewer'),
     licenseHeaderTs: await loadBoilerplate(tree, 'x.ts'),
     licenseHeaderYaml: await loadBoilerplate(tree, 'x.yaml'),
-    ...extension.data,
+    ...(typeof extension.data === 'function' ? extension.data(names) : extension.data),
   };
   const templates = (dir: 'api/resource' | 'api/controller' | 'api/controller-test') => extension.templates?.[dir] ?? dir;
   const force = options.force ?? false;

@@ -1,11 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse as parseYaml, parseAllDocuments } from 'yaml';
 import { UsageError } from '../../src/base/errors.js';
 import { runInit } from '../../src/init/run-init.js';
 import { parseProjectFile } from '../../src/project/project-file.js';
-import { deployImageOptions } from '../../src/plugins/deploy-image/run-deploy-image.js';
+import { RESERVED_KIND_NAMES } from '../../src/create-api/run-create-api.js';
+import { deployImageOptions, RESERVED_BY_TEMPLATES } from '../../src/plugins/deploy-image/run-deploy-image.js';
 import { runCreateApiWithPlugins, type CreateApiWithPluginsOptions } from '../../src/plugins/run-create-api-plugins.js';
 import { tempDir, testContext } from './helpers/fake-context.js';
 import { listFiles } from './helpers/files.js';
@@ -129,6 +131,12 @@ describe('kop create api --plugins deploy-image/v1-alpha', () => {
         expect((await read('config/manager/manager.yaml')).match(/BUSYBOX_IMAGE/g)).toHaveLength(1);
       });
 
+      it('names the image variable after a kind answered at the prompt', async () => {
+        await runCreateApiWithPlugins({ ...BUSYBOX, kind: undefined }, testContext({ cwd: dir, answers: { '--kind': 'Sleeper', '--resource': true, '--controller': true } }));
+        expect(await read('config/manager/manager.yaml')).toContain('- name: SLEEPER_IMAGE\n');
+        expect(await read('src/controllers/sleeper.controller.ts')).toContain("export const SLEEPER_IMAGE = 'SLEEPER_IMAGE';");
+      });
+
       it('refuses bad input and writes nothing', async () => {
         const before = await snapshot(dir);
         const cases: [CreateApiWithPluginsOptions, string][] = [
@@ -157,5 +165,25 @@ describe('kop create api --plugins deploy-image/v1-alpha', () => {
   it('records the options as Kubebuilder does: strings, only the flags given', () => {
     expect(deployImageOptions({ image: 'busybox:1.36.1' })).toEqual({ image: 'busybox:1.36.1' });
     expect(deployImageOptions({ image: 'a/b:c', imageContainerPort: '080', runAsUser: '1001' })).toEqual({ image: 'a/b:c', containerPort: '80', runAsUser: '1001' });
+  });
+});
+
+describe('deploy-image templates', () => {
+  it('every upper-case name they import or use as a type is one a kind cannot take', async () => {
+    const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../templates/plugins/deploy-image');
+    const used = new Set<string>();
+    for (const file of await listFiles(root)) {
+      if (!file.endsWith('.ts.hbs')) continue;
+      const text = await readFile(path.join(root, file), 'utf8');
+      for (const [, list] of text.matchAll(/import\s+(?:type\s+)?\{([^}]*)\}/g)) {
+        for (const entry of list!.split(',')) {
+          const name = entry.replace(/^\s*type\s+/, '').split(/\s+as\s+/).pop()!.trim();
+          if (/^[A-Z][A-Za-z0-9]*$/.test(name)) used.add(name);
+        }
+      }
+    }
+    expect(used.size).toBeGreaterThan(5);
+    const reserved = new Set([...RESERVED_KIND_NAMES, ...RESERVED_BY_TEMPLATES]);
+    expect([...used].filter((name) => !reserved.has(name) && !name.startsWith('{{'))).toEqual([]);
   });
 });

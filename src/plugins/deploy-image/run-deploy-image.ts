@@ -3,7 +3,6 @@ import { UsageError } from '../../base/errors.js';
 import { runCreateApi, type CreateApiOptions } from '../../create-api/run-create-api.js';
 import { parseImageReference } from '../../deploy/image-reference.js';
 import { fullGroup, type DeployImageOptions, type DeployImageResource, type ProjectFile } from '../../project/project-file.js';
-import { singularOf } from '../../project/resource.js';
 import type { ApplyResult } from '../../scaffold/apply.js';
 import { jsonLiteral } from '../../scaffold/render.js';
 import { DEPLOY_IMAGE_PLUGIN } from '../registry.js';
@@ -22,7 +21,7 @@ export interface DeployImageFlags {
 }
 
 /** Names the deploy-image templates import; a kind of that name would not compile. */
-const RESERVED_BY_TEMPLATES = new Set(['Container', 'Deployment', 'DeploymentSpec', 'EventRecorder', 'Logger', 'PodSpec']);
+export const RESERVED_BY_TEMPLATES = new Set(['Container', 'Deployment', 'DeploymentSpec', 'EventRecorder', 'Logger', 'PodSpec']);
 
 /** Checks the flags and returns the options PROJECT records (Kubebuilder's: strings, absent when not given). */
 export function deployImageOptions(flags: DeployImageFlags): DeployImageOptions {
@@ -69,12 +68,6 @@ export async function runDeployImage(options: CreateApiOptions & DeployImageFlag
   if (options.namespaced === false) {
     throw new UsageError('--plugins deploy-image/v1-alpha needs a namespaced kind: its Deployment lives in the namespace of each object', 'leave out --namespaced=false');
   }
-  if (options.kind !== undefined && RESERVED_BY_TEMPLATES.has(options.kind)) {
-    throw new UsageError(`--kind: the deploy-image controller already uses the name ${options.kind}`, `pick another kind, e.g. "App${options.kind}"`);
-  }
-  const kindUpper = (options.kind ?? '').toUpperCase();
-  const kindLower = singularOf(options.kind ?? '');
-  const imageEnvVar = `${kindUpper}_IMAGE`;
   const command = recorded.containerCommand?.split(',');
   return runCreateApi({ ...options, resource: true, controller: true, namespaced: true }, context, {
     templates: {
@@ -82,23 +75,29 @@ export async function runDeployImage(options: CreateApiOptions & DeployImageFlag
       'api/controller': 'plugins/deploy-image/controller',
       'api/controller-test': 'plugins/deploy-image/controller-test',
     },
-    data: {
-      image: recorded.image,
-      imageEnvVar,
-      imageEnvConstant: imageEnvVar,
-      containerName: kindLower,
-      containerCommand: command ?? false,
-      // Each part a JSON string literal, so no argument can break out of the array.
-      containerCommandLiteral: command ? `[${command.map((part) => jsonLiteral(part)).join(', ')}]` : false,
-      containerPort: recorded.containerPort !== undefined ? Number(recorded.containerPort) : false,
-      // An IANA service name: at most 15 characters, with a letter.
-      portName: kindLower.slice(0, 15),
-      runAsUser: recorded.runAsUser !== undefined ? Number(recorded.runAsUser) : false,
-      componentLabel: kindLower.slice(0, 63),
-      managedByLabel: `${kindLower}-controller`.slice(0, 63).replace(/-+$/, ''),
+    data: ({ kind, kindLower }) => {
+      if (RESERVED_BY_TEMPLATES.has(kind)) {
+        throw new UsageError(`--kind: the deploy-image controller already uses the name ${kind}`, `pick another kind, e.g. "App${kind}"`);
+      }
+      const imageEnvVar = `${kind.toUpperCase()}_IMAGE`;
+      return {
+        image: recorded.image,
+        imageEnvVar,
+        imageEnvConstant: imageEnvVar,
+        containerName: kindLower.slice(0, 63),
+        containerCommand: command ?? false,
+        // Each part a JSON string literal, so no argument can break out of the array.
+        containerCommandLiteral: command ? `[${command.map((part) => jsonLiteral(part)).join(', ')}]` : false,
+        containerPort: recorded.containerPort !== undefined ? Number(recorded.containerPort) : false,
+        // An IANA service name: at most 15 characters, with a letter.
+        portName: kindLower.slice(0, 15),
+        runAsUser: recorded.runAsUser !== undefined ? Number(recorded.runAsUser) : false,
+        componentLabel: kindLower.slice(0, 63),
+        managedByLabel: `${kindLower}-controller`.slice(0, 63).replace(/-+$/, ''),
+      };
     },
     extend: async ({ tree, project, data }) => {
-      await insertManagerEnv(tree, imageEnvVar, recorded.image);
+      await insertManagerEnv(tree, String(data.imageEnvVar), recorded.image);
       recordDeployImage(project, { domain: project.domain, group: String(data.group), version: String(data.version), kind: String(data.kind), options: recorded });
     },
   });
