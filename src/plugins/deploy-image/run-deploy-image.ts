@@ -81,6 +81,7 @@ export async function runDeployImage(options: CreateApiOptions & DeployImageFlag
       }
       const imageEnvVar = `${kind.toUpperCase()}_IMAGE`;
       return {
+        // Checked as an image reference, which has no quotes or backslashes: safe in a '...' literal.
         image: recorded.image,
         imageEnvVar,
         imageEnvConstant: imageEnvVar,
