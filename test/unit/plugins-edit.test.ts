@@ -146,3 +146,32 @@ describe('metric names of PromQL', () => {
     expect(metricNamesOf(given)).toEqual(want);
   });
 });
+
+describe("PROJECT's plugins key", () => {
+  const base = 'version: "1"\nlayout:\n  - kop.dev/typescript/v1\ndomain: example.com\nprojectName: demo\nresources: []\n';
+  const resource = '      - { domain: example.com, group: cache, version: v1alpha1, kind: Memcached, options: { image: "memcached:1.6" } }\n';
+
+  it('reads what the plugins record, and writes it back in a stable order', async () => {
+    const text = `${base}plugins:\n  helm.kubebuilder.io/v2-alpha: {}\n  deploy-image.go.kubebuilder.io/v1-alpha:\n    resources:\n${resource}`;
+    const project = parseProjectFile(text);
+    expect(project.plugins).toEqual({
+      'helm.kubebuilder.io/v2-alpha': {},
+      'deploy-image.go.kubebuilder.io/v1-alpha': { resources: [{ domain: 'example.com', group: 'cache', version: 'v1alpha1', kind: 'Memcached', options: { image: 'memcached:1.6' } }] },
+    });
+    const { formatProjectFile } = await import('../../src/project/project-file.js');
+    const written = formatProjectFile(project);
+    expect(written.indexOf('deploy-image.go.kubebuilder.io/v1-alpha')).toBeLessThan(written.indexOf('helm.kubebuilder.io/v2-alpha'));
+    expect(parseProjectFile(written)).toEqual(project);
+  });
+
+  it.each([
+    { given: 'plugins: [helm]\n', want: /PROJECT:\d+: plugins: must be a mapping of plugin key/ },
+    { given: 'plugins:\n  grafana.kubebuilder.io/v1-alpha: yes\n', want: /plugins\.grafana\.kubebuilder\.io\/v1-alpha: must be a mapping/ },
+    { given: 'plugins:\n  deploy-image.go.kubebuilder.io/v1-alpha: {}\n', want: /resources: must be a list of the kinds the plugin scaffolded/ },
+    { given: `plugins:\n  deploy-image.go.kubebuilder.io/v1-alpha:\n    resources:\n${resource.replace('image: "memcached:1.6"', 'image: "x", port: "1"')}`, want: /unknown key "port"/ },
+    { given: `plugins:\n  deploy-image.go.kubebuilder.io/v1-alpha:\n    resources:\n${resource.replace('kind: Memcached', 'kind: memcached')}`, want: /kind: invalid kind "memcached"/ },
+    { given: `plugins:\n  deploy-image.go.kubebuilder.io/v1-alpha:\n    resources:\n${resource.replace('image: "memcached:1.6"', 'runAsUser: 1001')}`, want: /runAsUser: must be a string/ },
+  ])('refuses $given', ({ given, want }) => {
+    expect(() => parseProjectFile(base + given)).toThrow(want);
+  });
+});
