@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { CreateApiOptions } from '../create-api/run-create-api.js';
+import type { CreateApiWithPluginsOptions } from '../plugins/run-create-api-plugins.js';
 import { createCommandGroup, type MakeContext } from './command-module.js';
 
 /**
@@ -22,9 +22,19 @@ export function register(program: Command, makeContext: MakeContext): void {
     .option('--controller', 'scaffold a reconciler and register it in src/main.ts (asked on a terminal; default yes)')
     .option('--no-controller', 'do not scaffold a reconciler')
     .option('--force', 'overwrite the files of an existing kind/version')
+    .option('--plugins <names>', 'plugins to scaffold with, comma-separated: deploy-image/v1-alpha (or deploy-image.go.kubebuilder.io/v1-alpha)', collect)
+    .option('--image <ref>', 'deploy-image: the image the kind\'s controller runs as a Deployment')
+    .option('--image-container-command <a,b,...>', 'deploy-image: the container\'s command and arguments, comma-separated')
+    .option('--image-container-port <port>', 'deploy-image: the port the container listens on')
+    .option('--run-as-user <uid>', 'deploy-image: the (non-root) user id the container runs as')
     // The flags' names are CreateApiOptions' fields, and an absent flag means "ask or default".
-    .action(async (flags: CreateApiOptions) => {
-      const { runCreateApi } = await import('../create-api/run-create-api.js');
-      await runCreateApi(flags, makeContext());
+    .action(async (flags: CreateApiWithPluginsOptions) => {
+      const { runCreateApiWithPlugins } = await import('../plugins/run-create-api-plugins.js');
+      await runCreateApiWithPlugins(flags, makeContext());
     });
+}
+
+/** Repeated `--plugins` flags add up. */
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
 }

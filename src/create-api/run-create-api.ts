@@ -25,6 +25,20 @@ export interface CreateApiOptions {
 }
 
 /**
+ * What a plugin of `create api` (src/plugins, e.g. deploy-image) changes in a run: the template
+ * folders of the kind's files, extra template data, and a step that stages more files and
+ * PROJECT keys once create api's own are staged (before anything is written).
+ */
+export interface CreateApiExtension {
+  /** Template folders rendered instead of create api's own, by the name of the one they replace. */
+  templates?: Partial<Record<'api/resource' | 'api/controller' | 'api/controller-test', string>>;
+  /** Template data added to create api's (names, license headers...), or made from the kind's names once they are known (asked or given). */
+  data?: TemplateData | ((names: ResourceNames) => TemplateData);
+  /** Runs after the kind's files and its PROJECT entry are staged, before PROJECT is saved. */
+  extend?(step: { tree: VirtualTree; project: ProjectFile; data: TemplateData }): Promise<void>;
+}
+
+/**
  * Names the scaffolded and generated files import or use as types (kop/api, kop/runtime, vitest,
  * TypeScript's own): a kind of that name would clash with them, and the project would not compile.
  * test/unit/reserved-kinds.test.ts checks that every such name in the templates is listed.
@@ -90,7 +104,7 @@ const checkPlural: NameCheck = (value) =>
  * PROJECT, scaffolds its types, group-version file and sample, and a reconciler wired
  * into src/main.ts. Nothing is written when any step fails; `--dry-run` prints the plan.
  */
-export async function runCreateApi(options: CreateApiOptions, context: Context): Promise<ApplyResult> {
+export async function runCreateApi(options: CreateApiOptions, context: Context, extension: CreateApiExtension = {}): Promise<ApplyResult> {
   const tree = new VirtualTree(context.cwd);
   const project = await loadProjectFile(tree);
 
@@ -172,7 +186,9 @@ export async function runCreateApi(options: CreateApiOptions, context: Context):
     roleNameViewer: roleName('viewer'),
     licenseHeaderTs: await loadBoilerplate(tree, 'x.ts'),
     licenseHeaderYaml: await loadBoilerplate(tree, 'x.yaml'),
+    ...(typeof extension.data === 'function' ? extension.data(names) : extension.data),
   };
+  const templates = (dir: 'api/resource' | 'api/controller' | 'api/controller-test') => extension.templates?.[dir] ?? dir;
   const force = options.force ?? false;
 
   if (resource) {
@@ -180,7 +196,7 @@ export async function runCreateApi(options: CreateApiOptions, context: Context):
       // Shared by every kind of the version and the user's to extend: never overwritten.
       await tree.scaffold(file.path, file.content, { ifExists: 'skip' });
     }
-    for (const file of await renderTemplateDir('api/resource', data)) await tree.scaffold(file.path, file.content, { force });
+    for (const file of await renderTemplateDir(templates('api/resource'), data)) await tree.scaffold(file.path, file.content, { force });
     // One set of roles per kind: a new version of the kind keeps the roles it has.
     for (const file of await renderTemplateDir('api/roles', data)) await tree.scaffold(file.path, file.content, { force, ifExists: 'skip' });
     await insertResourceWiring(tree, names, { sample: true, controller: false });
@@ -192,10 +208,10 @@ export async function runCreateApi(options: CreateApiOptions, context: Context):
   }
 
   if (controller) {
-    for (const file of await renderTemplateDir('api/controller', data)) await tree.scaffold(file.path, file.content, { force });
+    for (const file of await renderTemplateDir(templates('api/controller'), data)) await tree.scaffold(file.path, file.content, { force });
     // The test reaches the control plane that test/global-setup.ts (from kop init) starts.
     if (await tree.exists(CREATE_API_PATHS.globalSetup)) {
-      for (const file of await renderTemplateDir('api/controller-test', data)) await tree.scaffold(file.path, file.content, { force });
+      for (const file of await renderTemplateDir(templates('api/controller-test'), data)) await tree.scaffold(file.path, file.content, { force });
     } else {
       context.out.warn(`no reconciler test: the project has no ${CREATE_API_PATHS.globalSetup} to start a control plane for it`);
     }
@@ -213,6 +229,7 @@ export async function runCreateApi(options: CreateApiOptions, context: Context):
     namespaced,
     path: CREATE_API_PATHS.typesFile(names),
   });
+  await extension.extend?.({ tree, project, data });
   saveProjectFile(tree, project);
 
   const result = await applyTree(tree, context);

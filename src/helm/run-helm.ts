@@ -1,20 +1,18 @@
 import { readdir } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Context } from '../base/context.js';
-import { KopError, UsageError } from '../base/errors.js';
-import { loadProjectFile } from '../project/project-file.js';
-import { applyTree, type ApplyResult } from '../scaffold/apply.js';
+import { KopError } from '../base/errors.js';
+import type { ProjectFile } from '../project/project-file.js';
+import type { ApplyResult } from '../scaffold/apply.js';
 import { GENERATED_HEADER } from '../scaffold/header.js';
-import { VirtualTree } from '../scaffold/tree.js';
+import type { VirtualTree } from '../scaffold/tree.js';
 import { chartYaml, HELMIGNORE, helpersTpl, valuesYaml } from './chart-files.js';
 import { ChartBuilder } from './chart-templates.js';
 import { mergeValues } from './merge-values.js';
 import { renderConfigVariants } from './render-variants.js';
 
-/** `kop edit`'s options. */
-export interface EditOptions {
-  /** Plugins to add; `helm` is the one kop has. */
-  plugins: string[];
+/** Options of the helm plugin of `kop edit`. */
+export interface HelmChartOptions {
   /** Replace values.yaml with kop's instead of merging. */
   force?: boolean;
 }
@@ -24,24 +22,14 @@ export const CHART_DIR = 'dist/chart';
 /** kop's values of the last run: the base of the three-way merge of values.yaml (left out of packages by .helmignore). */
 export const VALUES_BASE = `${CHART_DIR}/.kop-values-base.yaml`;
 
-const SUPPORTED_PLUGINS = ['helm'];
-
 /**
- * `kop edit --plugins helm`: writes a Helm chart of the operator to dist/chart from config/default
- * (built with `kubectl kustomize`, with and without its optional parts). Templates are generated and
- * rewritten on every run; Chart.yaml is written once (its version is yours to bump); values.yaml is
- * merged: settings you changed stay, new ones are added (see {@link mergeValues}).
+ * The helm plugin of `kop edit` (src/plugins registers it): stages a Helm chart of the operator
+ * in dist/chart from config/default (built with `kubectl kustomize`, with and without its
+ * optional parts). Templates are generated and rewritten on every run; Chart.yaml is written
+ * once (its version is yours to bump); values.yaml is merged: settings you changed stay, new
+ * ones are added (see {@link mergeValues}). Returns what to print once the tree was applied.
  */
-export async function runEdit(options: EditOptions, context: Context): Promise<ApplyResult> {
-  const plugins = options.plugins.flatMap((plugin) => plugin.split(',')).map((plugin) => plugin.trim()).filter(Boolean);
-  if (plugins.length === 0) throw new UsageError('--plugins: name a plugin', `pass --plugins ${SUPPORTED_PLUGINS.join('|')}`);
-  for (const plugin of plugins) {
-    if (!SUPPORTED_PLUGINS.includes(plugin.replace(/\/.*$/, ''))) {
-      throw new UsageError(`--plugins: unknown plugin "${plugin}"`, `kop has these: ${SUPPORTED_PLUGINS.join(', ')}`);
-    }
-  }
-  const tree = new VirtualTree(context.cwd);
-  const project = await loadProjectFile(tree);
+export async function stageHelmChart(tree: VirtualTree, project: ProjectFile, options: HelmChartOptions, context: Context): Promise<(result: ApplyResult) => void> {
   const variants = await renderConfigVariants(context);
   const builder = new ChartBuilder(project.projectName, variants);
   const version = await projectVersion(tree);
@@ -88,11 +76,11 @@ export async function runEdit(options: EditOptions, context: Context): Promise<A
   }
   tree.write(VALUES_BASE, `# ${GENERATED_HEADER}\n# kop's values.yaml of the last \`kop edit --plugins helm\`: the base of the next merge.\n${values}`, { kind: 'generated' });
 
-  const result = await applyTree(tree, context);
-  if (result.written && result.changes.some((change) => change.action === 'create' && change.path === `${CHART_DIR}/values.yaml`)) {
-    context.out.info(`\nNext: helm install ${project.projectName} ${CHART_DIR} --namespace ${variants.namespace} --create-namespace --set manager.image.repository=<image>,manager.image.tag=<tag>`);
-  }
-  return result;
+  return (result) => {
+    if (result.written && result.changes.some((change) => change.action === 'create' && change.path === `${CHART_DIR}/values.yaml`)) {
+      context.out.info(`\nNext: helm install ${project.projectName} ${CHART_DIR} --namespace ${variants.namespace} --create-namespace --set manager.image.repository=<image>,manager.image.tag=<tag>`);
+    }
+  };
 }
 
 function stripHeader(text: string): string {

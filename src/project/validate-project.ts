@@ -22,6 +22,7 @@ const TOP_LEVEL_KEYS = [
   'kopSource',
   'cliVersion',
   'resources',
+  'plugins',
   'generated',
 ];
 const RESOURCE_KEYS = [
@@ -86,6 +87,8 @@ function firstProblem(project: Record<string, unknown>, formatVersion: string): 
       }
     }
   }
+  const plugins = checkPlugins(project.plugins);
+  if (plugins) return plugins;
   const resources = project.resources;
   if (resources === undefined || resources === null) return undefined;
   if (!Array.isArray(resources)) return { path: ['resources'], message: 'must be a list of resources (- group: ...)' };
@@ -141,6 +144,43 @@ function firstProblem(project: Record<string, unknown>, formatVersion: string): 
     const first = seen.get(key);
     if (first !== undefined) return { path: at, message: `${key} is listed twice (also resources[${first}]); keep one entry` };
     seen.set(key, index);
+  }
+  return undefined;
+}
+
+const DEPLOY_IMAGE_KEY = 'deploy-image.go.kubebuilder.io/v1-alpha';
+const DEPLOY_IMAGE_OPTIONS = ['image', 'containerCommand', 'containerPort', 'runAsUser'];
+
+/** `plugins`: a mapping of plugin key to a mapping; deploy-image's resources as it records them. */
+function checkPlugins(value: unknown): ProjectProblem | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'object' || Array.isArray(value)) return { path: ['plugins'], message: 'must be a mapping of plugin key to its configuration' };
+  for (const [key, config] of Object.entries(value as Record<string, unknown>)) {
+    const at = ['plugins', key];
+    if (config === null) continue;
+    if (typeof config !== 'object' || Array.isArray(config)) return { path: at, message: 'must be a mapping (or {})' };
+    if (key !== DEPLOY_IMAGE_KEY) continue;
+    const resources = (config as Record<string, unknown>).resources;
+    if (!Array.isArray(resources)) return { path: [...at, 'resources'], message: 'must be a list of the kinds the plugin scaffolded' };
+    for (const [index, resource] of resources.entries()) {
+      const where = [...at, 'resources', index];
+      if (typeof resource !== 'object' || resource === null || Array.isArray(resource)) return { path: where, message: 'must be a mapping with domain, group, version, kind and options' };
+      const entry = resource as Record<string, unknown>;
+      const found =
+        checkString(entry, 'group', checkResourceGroup, where) ??
+        checkString(entry, 'version', checkVersion, where) ??
+        checkString(entry, 'kind', checkKind, where) ??
+        checkString(entry, 'domain', checkResourceDomain, where);
+      if (found) return found;
+      const options = entry.options;
+      if (typeof options !== 'object' || options === null || Array.isArray(options)) return { path: [...where, 'options'], message: 'must be a mapping with at least image' };
+      const optionProblem = unknownKey(options as Record<string, unknown>, DEPLOY_IMAGE_OPTIONS, [...where, 'options']);
+      if (optionProblem) return optionProblem;
+      for (const [name, option] of Object.entries(options as Record<string, unknown>)) {
+        if (typeof option !== 'string') return { path: [...where, 'options', name], message: `must be a string, not ${JSON.stringify(option)}` };
+      }
+      if (typeof (options as Record<string, unknown>).image !== 'string') return { path: [...where, 'options'], message: 'no image' };
+    }
   }
   return undefined;
 }

@@ -11,7 +11,8 @@
  */
 import type { Context } from '../base/context.js';
 import type { GeneratorEntry } from '../generate/generator.js';
-import { fullGroup, loadProjectFile, saveProjectFile, type ProjectFile, type ProjectResource } from '../project/project-file.js';
+import { fullGroup, loadProjectFile, saveProjectFile, type DeployImageOptions, type ProjectFile, type ProjectResource } from '../project/project-file.js';
+import { DEPLOY_IMAGE_PLUGIN, PLUGINS } from '../plugins/registry.js';
 import { BOILERPLATE_FILE } from '../scaffold/boilerplate.js';
 import { VirtualTree } from '../scaffold/tree.js';
 import type { CreateApiOptions } from '../create-api/run-create-api.js';
@@ -189,6 +190,37 @@ const apiFeature: ProjectFeature = {
         options.namespaced = undefined;
       }
       if (!options.resource && !options.controller) continue;
+      const deployImage = deployImageOf(project, resource);
+      if (deployImage) {
+        // A deploy-image kind: its types and controller come from the plugin, as it first ran.
+        const pluginOptions = {
+          ...options,
+          plugins: ['deploy-image/v1-alpha'],
+          image: deployImage.image,
+          imageContainerCommand: deployImage.containerCommand,
+          imageContainerPort: deployImage.containerPort,
+          runAsUser: deployImage.runAsUser,
+        };
+        const argv = [
+          ...createApiArgv(options).filter((arg) => arg !== '--yes'),
+          '--plugins',
+          'deploy-image/v1-alpha',
+          ...flag('image', deployImage.image),
+          ...flag('image-container-command', deployImage.containerCommand),
+          ...flag('image-container-port', deployImage.containerPort),
+          ...flag('run-as-user', deployImage.runAsUser),
+          '--yes',
+        ];
+        steps.push({
+          title: argv.join(' '),
+          argv,
+          run: async (context) => {
+            const { runCreateApiWithPlugins } = await import('../plugins/run-create-api-plugins.js');
+            await runCreateApiWithPlugins(pluginOptions, context);
+          },
+        });
+        continue;
+      }
       const argv = createApiArgv(options);
       steps.push({
         title: argv.join(' '),
@@ -279,17 +311,27 @@ async function pluginsOf(project: ProjectFile, read: ReplayInput['read']): Promi
   return (await read('dist/chart/Chart.yaml')) !== undefined ? ['helm'] : [];
 }
 
+/** The deploy-image options PROJECT recorded for `resource`, when the plugin scaffolded it. */
+function deployImageOf(project: ProjectFile, resource: ProjectResource): DeployImageOptions | undefined {
+  return project.plugins?.[DEPLOY_IMAGE_PLUGIN]?.resources.find(
+    (entry) => entry.group === resource.group && entry.version === resource.version && entry.kind === resource.kind,
+  )?.options;
+}
+
 const pluginsFeature: ProjectFeature = {
   name: 'edit --plugins',
   async steps({ project, read }) {
-    const plugins = (await pluginsOf(project, read)).filter((plugin) => plugin.replace(/\/.*$/, '') === 'helm');
+    // The edit plugins (helm, grafana), each by the key PROJECT has it under; create api's plugins
+    // (deploy-image) replay with their kinds.
+    const editPlugins = new Set(PLUGINS.filter((plugin) => plugin.command === 'edit').flatMap((plugin) => plugin.names));
+    const plugins = (await pluginsOf(project, read)).filter((plugin) => editPlugins.has(plugin));
     return plugins.map((plugin) => ({
       title: `edit --plugins ${plugin}`,
       argv: ['edit', '--plugins', plugin],
       // The chart is built with kubectl kustomize from config/: without kubectl, the project is still whole.
       optional: true,
       run: async (context) => {
-        const { runEdit } = await import('../helm/run-helm.js');
+        const { runEdit } = await import('../plugins/run-edit.js');
         await runEdit({ plugins: [plugin] }, context);
       },
     }));

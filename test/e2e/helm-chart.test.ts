@@ -16,7 +16,7 @@ import { runCreateApi } from '../../src/create-api/run-create-api.js';
 import { runCreateWebhook } from '../../src/create-webhook/run-create-webhook.js';
 import { renderKustomization } from '../../src/deploy/render-kustomization.js';
 import { runGenerate } from '../../src/generate/run-generate.js';
-import { runEdit } from '../../src/helm/run-helm.js';
+import { runEdit } from '../../src/plugins/run-edit.js';
 import { runInit } from '../../src/init/run-init.js';
 import { findHelm } from '../../src/testing/build-helm.js';
 import { findControlPlaneBinary, startControlPlane, type ControlPlane } from '../../src/testing/index.js';

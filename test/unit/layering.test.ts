@@ -18,6 +18,7 @@ const GENERATOR_FLOORS: readonly (readonly string[])[] = [
   ['rbac', 'webhook', 'clientgen'],
   ['generate', 'init', 'create-api', 'create-webhook', 'deploy', 'import'], // the runs of the commands
   ['helm'], // kop edit --plugins helm: renders config/ through deploy
+  ['plugins'], // the plugin registry of kop edit / create api --plugins: helm, grafana, deploy-image (runs create-api)
   ['dev'], // kop dev: runs generate in its loop
   ['upgrade'], // kop alpha generate / update: replays init, create api, create webhook, generate and plugins
   ['commands'],

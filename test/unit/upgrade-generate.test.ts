@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
 import { execaExec } from '../../src/base/make-context.js';
 import { generators } from '../../src/commands/generate.js';
-import { runEdit } from '../../src/helm/run-helm.js';
+import { runEdit } from '../../src/plugins/run-edit.js';
 import { runImportCrd } from '../../src/import/run-import-crd.js';
 import { findControlPlaneBinaries } from '../../src/testing/index.js';
 import { runCreateApi } from '../../src/create-api/run-create-api.js';

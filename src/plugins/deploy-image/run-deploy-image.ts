@@ -1,0 +1,113 @@
+import type { Context } from '../../base/context.js';
+import { UsageError } from '../../base/errors.js';
+import { runCreateApi, type CreateApiOptions } from '../../create-api/run-create-api.js';
+import { parseImageReference } from '../../deploy/image-reference.js';
+import { fullGroup, type DeployImageOptions, type DeployImageResource, type ProjectFile } from '../../project/project-file.js';
+import type { ApplyResult } from '../../scaffold/apply.js';
+import { jsonLiteral } from '../../scaffold/render.js';
+import { DEPLOY_IMAGE_PLUGIN } from '../registry.js';
+import { insertManagerEnv } from './manager-env.js';
+
+/** The deploy-image flags of `kop create api`, as Kubebuilder spells them. */
+export interface DeployImageFlags {
+  /** `--image`: the image the kind's Deployment runs. */
+  image?: string;
+  /** `--image-container-command`: the container's command, comma-separated. */
+  imageContainerCommand?: string;
+  /** `--image-container-port`: the port the container listens on. */
+  imageContainerPort?: string;
+  /** `--run-as-user`: the user id the container runs as. */
+  runAsUser?: string;
+}
+
+/** Names the deploy-image templates import; a kind of that name would not compile. */
+export const RESERVED_BY_TEMPLATES = new Set(['Container', 'Deployment', 'DeploymentSpec', 'EventRecorder', 'Logger', 'PodSpec']);
+
+/** Checks the flags and returns the options PROJECT records (Kubebuilder's: strings, absent when not given). */
+export function deployImageOptions(flags: DeployImageFlags): DeployImageOptions {
+  if (flags.image === undefined || flags.image === '') {
+    throw new UsageError('--image: the deploy-image plugin needs the image the kind runs', 'pass --image <ref>, e.g. --image memcached:1.6.26-alpine3.19');
+  }
+  const reference = parseImageReference(flags.image);
+  if (typeof reference === 'string') throw new UsageError(`--image: ${reference}`);
+  const options: DeployImageOptions = { image: flags.image };
+  if (flags.imageContainerCommand !== undefined) {
+    const parts = flags.imageContainerCommand.split(',');
+    if (parts.some((part) => part.trim() === '')) {
+      throw new UsageError(`--image-container-command: "${flags.imageContainerCommand}" has an empty part`, 'give the command and its arguments comma-separated, e.g. memcached,--memory-limit=64,-v');
+    }
+    options.containerCommand = flags.imageContainerCommand;
+  }
+  if (flags.imageContainerPort !== undefined) {
+    const port = Number(flags.imageContainerPort);
+    if (!/^\d+$/.test(flags.imageContainerPort) || port < 1 || port > 65535) {
+      throw new UsageError(`--image-container-port: "${flags.imageContainerPort}" is not a port number (1 to 65535)`);
+    }
+    options.containerPort = String(port);
+  }
+  if (flags.runAsUser !== undefined) {
+    const user = Number(flags.runAsUser);
+    if (!/^\d+$/.test(flags.runAsUser) || user > 2147483647) throw new UsageError(`--run-as-user: "${flags.runAsUser}" is not a user id (0 to 2147483647)`);
+    if (user === 0) throw new UsageError('--run-as-user: 0 is root, and the pods run as non-root (the restricted Pod Security Standard)', 'pass the id of a non-root user of the image, e.g. 1001');
+    options.runAsUser = String(user);
+  }
+  return options;
+}
+
+/**
+ * `kop create api --plugins deploy-image/v1-alpha --image <ref> ...`: create api's run with the
+ * plugin's templates (types with spec.size, a controller that runs the image as a Deployment, its
+ * test against the control plane), the image's variable in the manager's Deployment, and the
+ * options recorded in PROJECT under `plugins: deploy-image.go.kubebuilder.io/v1-alpha`.
+ */
+export async function runDeployImage(options: CreateApiOptions & DeployImageFlags, context: Context): Promise<ApplyResult> {
+  const recorded = deployImageOptions(options);
+  if (options.resource === false || options.controller === false) {
+    throw new UsageError('--plugins deploy-image/v1-alpha scaffolds both the API types and the controller', 'leave out --resource=false and --controller=false');
+  }
+  if (options.namespaced === false) {
+    throw new UsageError('--plugins deploy-image/v1-alpha needs a namespaced kind: its Deployment lives in the namespace of each object', 'leave out --namespaced=false');
+  }
+  const command = recorded.containerCommand?.split(',');
+  return runCreateApi({ ...options, resource: true, controller: true, namespaced: true }, context, {
+    templates: {
+      'api/resource': 'plugins/deploy-image/resource',
+      'api/controller': 'plugins/deploy-image/controller',
+      'api/controller-test': 'plugins/deploy-image/controller-test',
+    },
+    data: ({ kind, kindLower }) => {
+      if (RESERVED_BY_TEMPLATES.has(kind)) {
+        throw new UsageError(`--kind: the deploy-image controller already uses the name ${kind}`, `pick another kind, e.g. "App${kind}"`);
+      }
+      const imageEnvVar = `${kind.toUpperCase()}_IMAGE`;
+      return {
+        // Checked as an image reference, which has no quotes or backslashes: safe in a '...' literal.
+        image: recorded.image,
+        imageEnvVar,
+        imageEnvConstant: imageEnvVar,
+        containerName: kindLower.slice(0, 63),
+        containerCommand: command ?? false,
+        // Each part a JSON string literal, so no argument can break out of the array.
+        containerCommandLiteral: command ? `[${command.map((part) => jsonLiteral(part)).join(', ')}]` : false,
+        containerPort: recorded.containerPort !== undefined ? Number(recorded.containerPort) : false,
+        // An IANA service name: at most 15 characters, with a letter.
+        portName: kindLower.slice(0, 15),
+        runAsUser: recorded.runAsUser !== undefined ? Number(recorded.runAsUser) : false,
+        componentLabel: kindLower.slice(0, 63),
+        managedByLabel: `${kindLower}-controller`.slice(0, 63).replace(/-+$/, ''),
+      };
+    },
+    extend: async ({ tree, project, data }) => {
+      await insertManagerEnv(tree, String(data.imageEnvVar), recorded.image);
+      recordDeployImage(project, { domain: project.domain, group: String(data.group), version: String(data.version), kind: String(data.kind), options: recorded });
+    },
+  });
+}
+
+/** Adds (or replaces) the kind's entry under PROJECT's deploy-image plugin. */
+export function recordDeployImage(project: ProjectFile, resource: DeployImageResource): void {
+  const plugins = (project.plugins ??= {});
+  const previous = plugins[DEPLOY_IMAGE_PLUGIN]?.resources ?? [];
+  const same = (r: DeployImageResource) => r.kind === resource.kind && r.version === resource.version && fullGroup(r) === fullGroup(resource);
+  plugins[DEPLOY_IMAGE_PLUGIN] = { resources: [...previous.filter((r) => !same(r)), resource] };
+}

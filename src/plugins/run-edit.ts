@@ -1,0 +1,34 @@
+import type { Context } from '../base/context.js';
+import { loadProjectFile, saveProjectFile } from '../project/project-file.js';
+import { applyTree, type ApplyResult } from '../scaffold/apply.js';
+import { VirtualTree } from '../scaffold/tree.js';
+import { resolvePlugins, splitPluginNames } from './registry.js';
+
+/** `kop edit`'s options. */
+export interface EditOptions {
+  /** Plugins to add, by any name `--plugins` accepts; a value may hold several, comma-separated. */
+  plugins: string[];
+  /** Replace files a plugin otherwise keeps or merges (helm: values.yaml). */
+  force?: boolean;
+}
+
+/**
+ * `kop edit --plugins a,b`: every plugin stages its files into one virtual tree, each is recorded
+ * under its Kubebuilder key in PROJECT's `plugins:` (kept when already there, so a re-run keeps
+ * its configuration), and the tree is written only when all of them succeeded.
+ */
+export async function runEdit(options: EditOptions, context: Context): Promise<ApplyResult> {
+  const plugins = resolvePlugins(splitPluginNames(options.plugins), 'edit');
+  const tree = new VirtualTree(context.cwd);
+  const project = await loadProjectFile(tree);
+  const followUps: ((result: ApplyResult) => void)[] = [];
+  for (const plugin of plugins) {
+    const followUp = await plugin.edit!({ tree, project, context, force: options.force ?? false });
+    if (followUp) followUps.push(followUp);
+    project.plugins = { ...project.plugins, [plugin.key]: project.plugins?.[plugin.key] ?? {} };
+  }
+  saveProjectFile(tree, project);
+  const result = await applyTree(tree, context);
+  for (const followUp of followUps) followUp(result);
+  return result;
+}
