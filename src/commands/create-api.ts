@@ -21,6 +21,10 @@ export function register(program: Command, makeContext: MakeContext): void {
     .option('--no-resource', 'do not scaffold the API types')
     .option('--controller', 'scaffold a reconciler and register it in src/main.ts (asked on a terminal; default yes)')
     .option('--no-controller', 'do not scaffold a reconciler')
+    .option('--controller-name <name>', 'name of the reconciler (DNS-1035 label), for several reconcilers of one kind: src/controllers/<name>.controller.ts, its name in logs and metrics')
+    .option('--external-api-path <path>', "a kind another project owns: where its type and descriptor come from (a folder under api/, or a module of an npm package)")
+    .option('--external-api-domain <domain>', 'with --external-api-path: the domain that completes --group to the kind\'s API group (e.g. io for cert-manager.io)')
+    .option('--external-api-module <module>', 'where the external kind comes from: an npm package spec (name@range, added to package.json) or a CRD file or folder (imported as kop import crd does)')
     .option('--force', 'overwrite the files of an existing kind/version')
     // The flags' names are CreateApiOptions' fields, and an absent flag means "ask or default".
     .action(async (flags: CreateApiOptions) => {

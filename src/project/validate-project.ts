@@ -1,6 +1,6 @@
 import { isMap, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
 import { KopError } from '../base/errors.js';
-import { checkDomain, checkGroup, checkKind, checkProjectName, checkVersion, isDns1123Label, isDns1123Subdomain, type NameCheck } from './resource.js';
+import { checkControllerName, checkDomain, checkGroup, checkKind, checkProjectName, checkVersion, isDns1123Label, isDns1123Subdomain, type NameCheck } from './resource.js';
 
 /** A value at a path of the PROJECT file that kop cannot use, named with its line. */
 export interface ProjectProblem {
@@ -12,7 +12,7 @@ export interface ProjectProblem {
 }
 
 const TOP_LEVEL_KEYS = ['version', 'layout', 'domain', 'projectName', 'namespaced', 'kopSource', 'resources', 'generated'];
-const RESOURCE_KEYS = ['group', 'version', 'kind', 'plural', 'domain', 'path', 'api', 'controller', 'external', 'webhooks'];
+const RESOURCE_KEYS = ['group', 'version', 'kind', 'plural', 'domain', 'path', 'api', 'controller', 'controllers', 'core', 'external', 'module', 'webhooks'];
 const API_KEYS = ['crdVersion', 'namespaced'];
 const WEBHOOK_KEYS = ['defaulting', 'validation', 'conversion', 'spoke', 'webhookVersion'];
 
@@ -78,8 +78,11 @@ function firstProblem(project: Record<string, unknown>, formatVersion: string): 
       checkString(entry, 'plural', checkPlural, at) ??
       checkString(entry, 'domain', checkResourceDomain, at) ??
       checkBoolean(entry, 'controller', at) ??
-      checkBoolean(entry, 'external', at);
+      checkBoolean(entry, 'external', at) ??
+      checkBoolean(entry, 'core', at) ??
+      checkControllers(entry.controllers, [...at, 'controllers']);
     if (found) return found;
+    if (entry.module !== undefined && typeof entry.module !== 'string') return { path: [...at, 'module'], message: 'must be an npm dependency spec or a CRD file path (a string)' };
     if (entry.path !== undefined && typeof entry.path !== 'string') return { path: [...at, 'path'], message: 'must be a file path (a string)' };
     const api = entry.api;
     if (api !== undefined) {
@@ -108,6 +111,22 @@ function firstProblem(project: Record<string, unknown>, formatVersion: string): 
     const first = seen.get(key);
     if (first !== undefined) return { path: at, message: `${key} is listed twice (also resources[${first}]); keep one entry` };
     seen.set(key, index);
+  }
+  return undefined;
+}
+
+/** Named controllers: a list of `- name: <DNS-1035 label>`, each name once. */
+function checkControllers(value: unknown, at: (string | number)[]): ProjectProblem | undefined {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value)) return { path: at, message: 'must be a list of controllers (- name: ...)' };
+  const names: unknown[] = [];
+  for (const [index, item] of value.entries()) {
+    if (typeof item !== 'object' || item === null || Array.isArray(item)) return { path: [...at, index], message: 'must be a mapping with a name' };
+    const controller = item as Record<string, unknown>;
+    const problem = unknownKey(controller, ['name'], [...at, index]) ?? checkString(controller, 'name', checkControllerName, [...at, index]);
+    if (problem) return problem;
+    if (names.includes(controller.name)) return { path: [...at, index, 'name'], message: `${String(controller.name)} is listed twice` };
+    names.push(controller.name);
   }
   return undefined;
 }

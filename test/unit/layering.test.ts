@@ -16,7 +16,8 @@ const GENERATOR_FLOORS: readonly (readonly string[])[] = [
   ['markers'], // one marker parser and registry (when the folder exists)
   ['schema'],
   ['rbac', 'webhook', 'clientgen'],
-  ['generate', 'init', 'create-api', 'create-webhook', 'deploy', 'import'], // the runs of the commands
+  ['import'], // kop import crd, which create api's --external-api-module <crd> runs too
+  ['generate', 'init', 'create-api', 'create-webhook', 'deploy'], // the runs of the commands
   ['helm'], // kop edit --plugins helm: renders config/ through deploy
   ['dev'], // kop dev: runs generate in its loop
   ['commands'],
@@ -26,9 +27,10 @@ const LIBRARY_FLOORS: readonly (readonly string[])[] = [['api'], ['runtime'], ['
 /**
  * Arrows from the generator side into the library: `kop setup-envtest` builds kop/testing's binaries,
  * `kop deploy`/`install` apply through kop/runtime's client, `kop dev` runs kop/testing's control plane,
- * and `kop import crd --from-cluster` reads CRDs with kop/runtime's client.
+ * `kop import crd --from-cluster` reads CRDs with kop/runtime's client, and `kop create api` reads
+ * kop/runtime's built-in descriptors to scaffold reconcilers of built-in kinds.
  */
-const CROSSINGS: Readonly<Record<string, readonly string[]>> = { commands: ['testing'], deploy: ['runtime'], dev: ['testing'], import: ['runtime'] };
+const CROSSINGS: Readonly<Record<string, readonly string[]>> = { commands: ['testing'], 'create-api': ['runtime'], deploy: ['runtime'], dev: ['testing'], import: ['runtime'] };
 
 /** Folder -> the folders it may import. */
 function allowedImports(): Map<string, Set<string>> {
