@@ -118,7 +118,10 @@ export async function runCreateApi(options: CreateApiOptions, context: Context):
   const project = await loadProjectFile(tree);
   const external: ExternalApiFlags = { path: options.externalApiPath, domain: options.externalApiDomain, module: options.externalApiModule };
   checkExternalApiFlags(external);
-  if (options.controllerName !== undefined) requireValid(checkControllerName, options.controllerName, '--controller-name');
+  if (options.controllerName !== undefined) {
+    requireValid(checkControllerName, options.controllerName, '--controller-name');
+    if (options.controller === false) throw new UsageError('--controller-name names a reconciler, but --controller is off', 'leave out --no-controller (or --controller=false)');
+  }
 
   // Kubebuilder writes the core group as `core` or "" (`--group ""`).
   const givenGroup = options.group === '' ? 'core' : options.group;
@@ -366,25 +369,25 @@ async function createUnownedController(options: CreateApiOptions, context: Conte
   if (options.plural !== undefined && entry.plural !== '' && entry.plural !== options.plural && (builtin || target.imported)) {
     throw new UsageError(`--plural: ${kind} is served as "${entry.plural}"`, `pass --plural ${entry.plural} or leave it out`);
   }
-  const group_ = fullGroup(entry);
+  const apiGroup = fullGroup(entry);
   const controllerNames = controllerNamesOf(kind, options.controllerName);
   const existing = controllersOf(entry).find((c) => c.stem === controllerNames.stem);
   if (existing && !options.force) {
     throw new KopError(
-      `${kind} ${group_ || 'core'}/${version} already has ${options.controllerName === undefined ? 'a reconciler' : `a reconciler named ${controllerNames.name}`} (${CREATE_API_PATHS.namedControllerFile(controllerNames)}); kop create api wrote nothing`,
+      `${kind} ${apiGroup || 'core'}/${version} already has ${options.controllerName === undefined ? 'a reconciler' : `a reconciler named ${controllerNames.name}`} (${CREATE_API_PATHS.namedControllerFile(controllerNames)}); kop create api wrote nothing`,
       options.controllerName === undefined ? 'pass --force to scaffold it again, or --controller-name for another one' : 'pick another --controller-name, or pass --force to scaffold it again',
     );
   }
-  checkControllerClash(project, controllerNames, { kind, group: group_, version }, options.force ?? false);
+  checkControllerClash(project, controllerNames, { kind, group: apiGroup, version }, options.force ?? false);
 
   const data: TemplateData = {
-    ...controllerTemplateData(controllerNames, kind, group_, false),
+    ...controllerTemplateData(controllerNames, kind, apiGroup, false),
     kind,
     kindLower: singularOf(kind),
-    apiVersion: group_ === '' ? version : `${group_}/${version}`,
+    apiVersion: apiGroup === '' ? version : `${apiGroup}/${version}`,
     plural: entry.plural,
     // controller-gen's spelling of the core group in RBAC markers.
-    rbacGroup: group_ === '' ? 'core' : group_,
+    rbacGroup: apiGroup === '' ? 'core' : apiGroup,
     descriptor: builtin?.descriptor ?? descriptorNameOf(kind),
     builtin: builtin !== undefined,
     ownerNote: builtin ? 'a built-in kind of Kubernetes' : `a kind another project owns (${entry.module ?? entry.path})`,

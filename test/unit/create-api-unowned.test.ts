@@ -138,6 +138,7 @@ describe('kop create api for kinds the project does not own, and named reconcile
       await refused({ ...CAPTAIN, resource: false, controllerName: 'firstmate' }, /the reconciler firstmate of FirstMate crew\.example\.com\/v1 already has the name firstmate/);
       await refused({ ...CAPTAIN, resource: false, controllerName: 'Captain_Backup' }, /--controller-name: invalid controller name "Captain_Backup": a controller name must be a DNS-1035 label/, UsageError);
       await refused({ ...CAPTAIN, resource: false, controllerName: '1st' }, /DNS-1035/, UsageError);
+      await refused({ ...CAPTAIN, resource: false, controller: false, controllerName: 'captain-audit' }, /--controller-name names a reconciler, but --controller is off/, UsageError);
     });
 
     it('names classes and files as Kubebuilder does', () => {
