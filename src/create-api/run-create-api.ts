@@ -111,7 +111,10 @@ const checkPlural: NameCheck = (value) =>
 /**
  * Adds a kind (or a new version of one) to the project in `context.cwd`: records it in
  * PROJECT, scaffolds its types, group-version file and sample, and a reconciler wired
- * into src/main.ts. Nothing is written when any step fails; `--dry-run` prints the plan.
+ * into src/main.ts. With `--no-resource`, a reconciler alone: for one of the project's kinds,
+ * or for a kind it does not own (built into Kubernetes, imported, or named by the
+ * --external-api-* flags); `--controller-name` adds another reconciler of a kind. Nothing is
+ * written when any step fails; `--dry-run` prints the plan.
  */
 export async function runCreateApi(options: CreateApiOptions, context: Context): Promise<ApplyResult> {
   const tree = new VirtualTree(context.cwd);

@@ -54,6 +54,13 @@ describe('kop create api for kinds the project does not own', () => {
     expect(twice.exitCode).toBe(1);
     expect(twice.stderr).toContain('already has a reconciler named captain-backup');
 
+    // Bad input: a clear error naming the flags, exit code 2, nothing written.
+    const before = await read('PROJECT');
+    const noPath = await kop(['create', 'api', '--group', 'cert-manager', '--version', 'v1', '--kind', 'Issuer', '--resource=false', '--external-api-domain=io']);
+    expect(noPath.exitCode).toBe(2);
+    expect(noPath.stderr).toContain('error: --external-api-domain needs --external-api-path');
+    expect(await read('PROJECT')).toBe(before);
+
     // An external kind from a CRD file (imported in the same plan), and one imported before.
     await writeFile(path.join(project, 'issuers.yaml'), await readFile(CRDS, 'utf8'));
     const issuer = await kop([
