@@ -141,6 +141,16 @@ describe('kop create api for kinds the project does not own, and named reconcile
       await refused({ ...CAPTAIN, resource: false, controller: false, controllerName: 'captain-audit' }, /--controller-name names a reconciler, but --controller is off/, UsageError);
     });
 
+    it('gives a kind of the same name in another group a reconciler of its own name', async () => {
+      await create({ group: 'foo', version: 'v1', kind: 'Bar' });
+      await refused({ group: 'fiz', version: 'v1', kind: 'Bar', controller: true }, /a reconciler for kind Bar of group foo\.example\.com already uses src\/controllers\/bar\.controller\.ts/);
+      await create({ group: 'fiz', version: 'v1', kind: 'Bar', controllerName: 'fiz-bar' });
+      const controller = await read('src/controllers/fiz-bar.controller.ts');
+      expect(controller).toContain("import { barType } from '../../api/fiz/v1/bar.client.js';");
+      expect(controller).toContain('export class FizBarReconciler {');
+      expect((await project()).resources.find((r) => r.group === 'fiz')).toMatchObject({ controllers: [{ name: 'fiz-bar' }] });
+    });
+
     it('names classes and files as Kubebuilder does', () => {
       expect(controllerNamesOf('Captain')).toEqual({ name: 'captain', stem: 'captain', className: 'CaptainReconciler' });
       expect(controllerNamesOf('Captain', 'captain')).toEqual({ name: 'captain', stem: 'captain', className: 'CaptainReconciler' });
