@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { Manager, FieldError, ValidationError, RestClient, loadClientConfig, silentLogger } from '../dist/runtime/index.js';
 import { ResourceClient } from '../dist/runtime/client/index.js';
 import { startControlPlane } from '../dist/testing/index.js';
-import { findFreePorts } from '../dist/testing/ports.js';
+import { createServer } from 'node:net';
 
 const CREATES = Number(process.env.CREATES ?? 500);
 const ROUNDS = Number(process.env.ROUNDS ?? 5);
@@ -72,6 +72,18 @@ async function pointAnchorAt(rest, port) {
       await rest.put(`${base}/${configuration.metadata.name}`, configuration);
     }
   }
+}
+
+/** A port free on `host` now (the kernel's pick; nothing else on this machine races the bench for it). */
+function freePort(host) {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, host, () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
 }
 
 /** Starts a webhook server child and resolves once it prints "serving". */
@@ -156,7 +168,7 @@ try {
 
   const rest = new RestClient(loadClientConfig({ kubeconfig: plane.kubeconfigPath }), { qps: Infinity });
   if (ANCHOR) {
-    const [anchorPort] = await findFreePorts(1, serving.host);
+    const anchorPort = await freePort(serving.host);
     anchor = await startServerProcess(anchorBinary, ['--host', serving.host, '--port', String(anchorPort), '--cert-dir', serving.certDir]);
     await pointAnchorAt(rest, anchorPort);
   }

@@ -1,13 +1,27 @@
+import * as path from 'node:path';
 import { askChecked, askYesNo } from '../base/ask.js';
 import type { Context } from '../base/context.js';
 import { KopError, UsageError } from '../base/errors.js';
 import { fullGroup, loadProjectFile, saveProjectFile, type ProjectFile, type ProjectResource } from '../project/project-file.js';
-import { CREATE_API_PATHS, insertResourceWiring, resourceNamesOf, roleStemOf, type ResourceNames } from '../project/resource-layout.js';
-import { checkGroup, checkKind, checkVersion, descriptorNameOf, isDns1123Label, pluralOf, requireValid, singularOf, type NameCheck } from '../project/resource.js';
+import {
+  controllerNamesOf,
+  controllersOf,
+  CREATE_API_PATHS,
+  insertControllerWiring,
+  insertResourceWiring,
+  resourceNamesOf,
+  roleStemOf,
+  type ControllerNames,
+  type ResourceNames,
+} from '../project/resource-layout.js';
+import { checkControllerName, checkGroup, checkKind, checkVersion, descriptorNameOf, isDns1123Label, pluralOf, requireValid, singularOf, type NameCheck } from '../project/resource.js';
 import { applyTree, type ApplyResult } from '../scaffold/apply.js';
 import { loadBoilerplate } from '../scaffold/boilerplate.js';
 import { renderTemplateDir, type TemplateData } from '../scaffold/render.js';
 import { VirtualTree } from '../scaffold/tree.js';
+import { builtinSampleLiteral } from './builtin-samples.js';
+import { describeBuiltinKinds, findBuiltinKind, type BuiltinKind } from '../project/builtin-kinds.js';
+import { checkExternalApiFlags, hasExternalApiFlags, isCrdSource, resolveExternalKind, type ExternalApiFlags } from './external-api.js';
 
 /** `kop create api`'s flags; anything left undefined is asked for on a TTY or defaulted. */
 export interface CreateApiOptions {
@@ -21,6 +35,15 @@ export interface CreateApiOptions {
   resource?: boolean;
   /** Scaffold a reconciler and register it in src/main.ts (default yes). */
   controller?: boolean;
+  /**
+   * Name of the reconciler (a DNS-1035 label), for several reconcilers of one kind: the file
+   * src/controllers/<name>.controller.ts, its class and its name in logs and metrics.
+   */
+  controllerName?: string;
+  /** Kubebuilder's external-API flags: see external-api.ts for their TypeScript meaning. */
+  externalApiPath?: string;
+  externalApiDomain?: string;
+  externalApiModule?: string;
   force?: boolean;
 }
 
@@ -102,28 +125,49 @@ const checkPlural: NameCheck = (value) =>
 /**
  * Adds a kind (or a new version of one) to the project in `context.cwd`: records it in
  * PROJECT, scaffolds its types, group-version file and sample, and a reconciler wired
- * into src/main.ts. Nothing is written when any step fails; `--dry-run` prints the plan.
+ * into src/main.ts. With `--no-resource`, a reconciler alone: for one of the project's kinds,
+ * or for a kind it does not own (built into Kubernetes, imported, or named by the
+ * --external-api-* flags); `--controller-name` adds another reconciler of a kind. Nothing is
+ * written when any step fails; `--dry-run` prints the plan.
  */
 export async function runCreateApi(options: CreateApiOptions, context: Context, extension: CreateApiExtension = {}): Promise<ApplyResult> {
   const tree = new VirtualTree(context.cwd);
   const project = await loadProjectFile(tree);
+  const external: ExternalApiFlags = { path: options.externalApiPath, domain: options.externalApiDomain, module: options.externalApiModule };
+  checkExternalApiFlags(external);
+  if (options.controllerName !== undefined) {
+    requireValid(checkControllerName, options.controllerName, '--controller-name');
+    if (options.controller === false) throw new UsageError('--controller-name names a reconciler, but --controller is off', 'leave out --no-controller (or --controller=false)');
+  }
 
-  const group = await askChecked(context, options.group, checkGroup, { flag: '--group', type: 'text', message: 'API group (the part before the domain, e.g. cache)' });
+  // Kubebuilder writes the core group as `core` or "" (`--group ""`).
+  const givenGroup = options.group === '' ? 'core' : options.group;
+  const group = await askChecked(context, givenGroup, checkGroup, { flag: '--group', type: 'text', message: 'API group (the part before the domain, e.g. cache)' });
   const version = await askChecked(context, options.version, checkVersion, { flag: '--version', type: 'text', message: 'API version (e.g. v1alpha1)', initial: 'v1alpha1' });
   const kind = await askChecked(context, options.kind, checkKindName, { flag: '--kind', type: 'text', message: 'Kind (UpperCamelCase, e.g. Memcached)' });
   const fullGroupName = fullGroup({ group, domain: project.domain });
 
   const sameKind = project.resources.filter((r) => r.kind === kind && fullGroup(r) === fullGroupName);
+  if (hasExternalApiFlags(external)) {
+    if (options.resource === true) throw new UsageError('--external-api-path is for a kind another project owns: its types are not scaffolded here', 'pass --no-resource (or --resource=false)');
+    return createUnownedController(options, context, tree, project, { group, version, kind, external });
+  }
+  const resource = await askYesNo(context, options.resource, { flag: '--resource', type: 'confirm', message: `Create the ${kind} API types?`, initial: true });
+  if (!resource && !sameKind.some((r) => r.version === version && r.api)) {
+    // Not a kind of this project: one imported from another project, or a built-in one.
+    const imported = findImportedKind(project, group, version, kind);
+    if (imported || findBuiltinKind(group, version, kind)) return createUnownedController(options, context, tree, project, { group, version, kind, external, imported });
+  }
+
   const existing = sameKind.find((r) => r.version === version);
   const plural = resolvePlural(options.plural, kind, sameKind);
   checkDerivedNames(kind, plural, fullGroupName, options.plural !== undefined, { group, version });
   const namespaced = resolveScope(options.namespaced, kind, sameKind);
   checkConflicts(project, { group: fullGroupName, kind, plural });
 
-  const resource = await askYesNo(context, options.resource, { flag: '--resource', type: 'confirm', message: `Create the ${kind} API types?`, initial: true });
   const controllerOwner = project.resources.find((r) => r.controller && r.kind === kind && fullGroup(r) !== fullGroupName);
-  const kindHasController = sameKind.some((r) => r.controller);
-  const controller = await askYesNo(context, options.controller, {
+  const kindHasController = sameKind.some((r) => controllersOf(r).length > 0);
+  const controller = options.controllerName !== undefined && options.controller === undefined ? true : await askYesNo(context, options.controller, {
     flag: '--controller',
     type: 'confirm',
     message: `Create a reconciler for ${kind}?`,
@@ -133,6 +177,7 @@ export async function runCreateApi(options: CreateApiOptions, context: Context, 
   if (!resource && !controller) {
     throw new UsageError('nothing to create: both --resource and --controller are off', 'pass --resource, --controller, or both');
   }
+  const controllerNames = controllerNamesOf(kind, options.controllerName);
 
   if (existing && !options.force) {
     // Name the files --force would overwrite, so the user sees what is at stake.
@@ -142,7 +187,7 @@ export async function runCreateApi(options: CreateApiOptions, context: Context, 
       for (const file of files) if (await tree.existsOnDisk(file)) found.push(file);
       return found.length > 0 ? ` (${found.join(', ')})` : '';
     };
-    const controllerFiles = [CREATE_API_PATHS.controllerFile(existingNames), CREATE_API_PATHS.controllerTestFile(existingNames)];
+    const controllerFiles = [CREATE_API_PATHS.namedControllerFile(controllerNames), CREATE_API_PATHS.namedControllerTestFile(controllerNames)];
     if (resource && existing.api) {
       const files = await present([CREATE_API_PATHS.typesFile(existingNames), CREATE_API_PATHS.sampleFile(existingNames), ...(controller ? controllerFiles : [])]);
       throw new KopError(
@@ -150,16 +195,20 @@ export async function runCreateApi(options: CreateApiOptions, context: Context, 
         'pass --force to scaffold its files again (overwriting them), or pick another --version to add a version',
       );
     }
-    if (controller && existing.controller) {
-      throw new KopError(`${kind} ${fullGroupName}/${version} already has a reconciler${await present(controllerFiles)}; kop create api wrote nothing`, 'pass --force to scaffold it again');
+    if (controller && controllersOf(existing).some((c) => c.stem === controllerNames.stem)) {
+      throw new KopError(
+        `${kind} ${fullGroupName}/${version} already has ${options.controllerName === undefined ? 'a reconciler' : `a reconciler named ${controllerNames.name}`}${await present(controllerFiles)}; kop create api wrote nothing`,
+        options.controllerName === undefined ? 'pass --force to scaffold it again' : 'pick another --controller-name, or pass --force to scaffold it again',
+      );
     }
   }
-  if (controller && controllerOwner) {
+  if (controller && controllerOwner && options.controllerName === undefined) {
     throw new KopError(
       `a reconciler for kind ${kind} of group ${fullGroup(controllerOwner)} already uses src/controllers/${singularOf(kind)}.controller.ts`,
-      'pass --no-controller and write this reconciler under another name',
+      'pass --controller-name to give this reconciler another name, or pass --no-controller',
     );
   }
+  if (controller) checkControllerClash(project, controllerNames, { kind, group: fullGroupName, version }, options.force ?? false);
 
   const names: ResourceNames = {
     group,
@@ -175,6 +224,7 @@ export async function runCreateApi(options: CreateApiOptions, context: Context, 
   const roleName = (level: string) => `${names.roleStem.replace(/_/g, '-')}-${level}-role`;
   const data: TemplateData = {
     ...names,
+    ...controllerTemplateData(controllerNames, kind, fullGroupName, options.controllerName !== undefined && namespaced),
     projectName: project.projectName,
     sampleObjectName: `${singularOf(kind)}-sample`,
     descriptor: descriptorNameOf(kind),
@@ -202,20 +252,14 @@ export async function runCreateApi(options: CreateApiOptions, context: Context, 
     await insertResourceWiring(tree, names, { sample: true, controller: false });
   } else if (!(await tree.exists(CREATE_API_PATHS.typesFile(names)))) {
     throw new KopError(
-      `there are no ${kind} types at ${CREATE_API_PATHS.typesFile(names)} for the reconciler to use`,
-      'pass --resource to scaffold them too',
+      `there are no ${kind} types at ${CREATE_API_PATHS.typesFile(names)} for the reconciler to use, and ${kind} ${group}/${version} is neither a built-in kind nor one imported into PROJECT`,
+      `pass --resource to scaffold them; for a built-in kind use its group (kop knows ${describeBuiltinKinds()}); for another operator's kind, kop import crd <file> first or pass --external-api-module <crd file>`,
     );
   }
 
   if (controller) {
-    for (const file of await renderTemplateDir(templates('api/controller'), data)) await tree.scaffold(file.path, file.content, { force });
-    // The test reaches the control plane that test/global-setup.ts (from kop init) starts.
-    if (await tree.exists(CREATE_API_PATHS.globalSetup)) {
-      for (const file of await renderTemplateDir(templates('api/controller-test'), data)) await tree.scaffold(file.path, file.content, { force });
-    } else {
-      context.out.warn(`no reconciler test: the project has no ${CREATE_API_PATHS.globalSetup} to start a control plane for it`);
-    }
-    await insertResourceWiring(tree, names, { sample: false, controller: true });
+    await scaffoldController(tree, context, templates('api/controller'), templates('api/controller-test'), data, force);
+    await insertControllerWiring(tree, controllerNames);
   }
 
   recordResource(project, {
@@ -225,7 +269,8 @@ export async function runCreateApi(options: CreateApiOptions, context: Context, 
     plural,
     domain: project.domain,
     resource,
-    controller,
+    controller: controller ? controllerNames : undefined,
+    controllerNamed: options.controllerName !== undefined,
     namespaced,
     path: CREATE_API_PATHS.typesFile(names),
   });
@@ -241,6 +286,152 @@ export async function runCreateApi(options: CreateApiOptions, context: Context, 
     context.out.warn(
       `${kind} now has versions ${versions.join(', ')}: mark exactly one of them with +kubebuilder:storageversion (in its root type's doc comment) before generating manifests`,
     );
+  }
+  return result;
+}
+
+/** The template values that name a reconciler; the kind's unnamed one keeps the finalizer it always had. */
+function controllerTemplateData(controller: ControllerNames, kind: string, group: string, isolate: boolean): TemplateData {
+  return {
+    reconcilerClass: controller.className,
+    controllerName: controller.name,
+    controllerStem: controller.stem,
+    // Each other reconciler holds its own finalizer, so one's cleanup never releases an object another still cleans up.
+    finalizer: controller.className === `${kind}Reconciler` ? `${group}/finalizer` : `${group}/${controller.name}`,
+    // A named reconciler's test runs in a namespace of its own (a DNS label), so tests of several
+    // reconcilers of one kind, run at the same time, never hold each other's objects by a finalizer.
+    testNamespace: isolate ? `${controller.stem.slice(0, 58).replace(/-+$/, '')}-test` : false,
+  };
+}
+
+/** Renders a reconciler and, when the project has a control plane for tests, its test. */
+async function scaffoldController(tree: VirtualTree, context: Context, template: string, testTemplate: string | undefined, data: TemplateData, force: boolean): Promise<void> {
+  for (const file of await renderTemplateDir(template, data)) await tree.scaffold(file.path, file.content, { force });
+  if (testTemplate === undefined) return;
+  // The test reaches the control plane that test/global-setup.ts (from kop init) starts.
+  if (await tree.exists(CREATE_API_PATHS.globalSetup)) {
+    for (const file of await renderTemplateDir(testTemplate, data)) await tree.scaffold(file.path, file.content, { force });
+  } else {
+    context.out.warn(`no reconciler test: the project has no ${CREATE_API_PATHS.globalSetup} to start a control plane for it`);
+  }
+}
+
+/**
+ * A reconciler's name, file and class are unique in the project: the manager refuses two
+ * controllers of one name (they label the metrics), and main.ts imports every class by name.
+ */
+function checkControllerClash(project: ProjectFile, wanted: ControllerNames, self: { kind: string; group: string; version: string }, force: boolean): void {
+  for (const resource of project.resources) {
+    for (const controller of controllersOf(resource)) {
+      const clash = controller.name === wanted.name || controller.stem === wanted.stem || controller.className === wanted.className;
+      if (!clash) continue;
+      const sameKind = resource.kind === self.kind && fullGroup(resource) === self.group;
+      if (sameKind && resource.version === self.version && force) continue;
+      const what = controller.name === wanted.name ? `the name ${wanted.name}` : controller.stem === wanted.stem ? `src/controllers/${wanted.stem}.controller.ts` : `the class ${wanted.className}`;
+      throw new KopError(
+        `the reconciler ${controller.name} of ${resource.kind} ${fullGroup(resource) || 'core'}/${resource.version} already has ${what}; kop create api wrote nothing`,
+        sameKind ? 'pick another --controller-name (each reconciler of a kind has its own)' : 'pass --controller-name to give this reconciler another name',
+      );
+    }
+  }
+}
+
+/** The kind imported from another project (`kop import crd`, PROJECT `external`): --group is its folder under api/ or its full group. */
+function findImportedKind(project: ProjectFile, group: string, version: string, kind: string): ProjectResource | undefined {
+  const candidates = project.resources.filter((r) => r.external === true && r.kind === kind && r.version === version && r.path !== undefined && r.path.startsWith('api/'));
+  return candidates.find((r) => fullGroup(r) === group) ?? candidates.find((r) => r.group === group);
+}
+
+interface UnownedTarget {
+  group: string;
+  version: string;
+  kind: string;
+  external: ExternalApiFlags;
+  imported?: ProjectResource;
+}
+
+/**
+ * A reconciler for a kind this project does not own: a built-in kind (kop/runtime's descriptor,
+ * kop/api's type), a kind imported with `kop import crd`, or one the --external-api-* flags
+ * name. No types, CRD, sample or roles: the kind's API belongs to Kubernetes or to another operator.
+ */
+async function createUnownedController(options: CreateApiOptions, context: Context, tree: VirtualTree, project: ProjectFile, target: UnownedTarget): Promise<ApplyResult> {
+  const { group, version, kind } = target;
+  if (options.controller === false) throw new UsageError(`nothing to create: ${kind} is not an API of this project, so there are no types to scaffold, and --controller is off`, 'pass --controller');
+  if (options.plural !== undefined) requireValid(checkPlural, options.plural, '--plural');
+
+  let entry: ProjectResource;
+  let modules: { descriptorModule: string; typesModule: string } | undefined;
+  let builtin: BuiltinKind | undefined;
+  let namespaced: boolean | undefined;
+  if (hasExternalApiFlags(target.external)) {
+    const resolved = await resolveExternalKind(target.external, { group, version, kind, plural: options.plural ?? pluralOf(kind) }, tree, project, context);
+    entry = resolved.entry;
+    modules = resolved;
+  } else if (target.imported) {
+    entry = target.imported;
+    const dir = path.posix.dirname(entry.path!);
+    modules = { descriptorModule: `../../${dir}/${singularOf(kind)}.client.js`, typesModule: `../../${dir}/${singularOf(kind)}.types.js` };
+  } else {
+    builtin = findBuiltinKind(group, version, kind)!;
+    namespaced = builtin.type.namespaced;
+    const recorded = builtin.project;
+    entry = project.resources.find((r) => r.core === true && r.kind === kind && r.version === version && r.group === recorded.group) ?? {
+      group: recorded.group,
+      version,
+      kind,
+      plural: builtin.type.resource,
+      domain: recorded.domain,
+      core: true,
+      path: recorded.path,
+    };
+  }
+  if (options.plural !== undefined && entry.plural !== '' && entry.plural !== options.plural && (builtin || target.imported)) {
+    throw new UsageError(`--plural: ${kind} is served as "${entry.plural}"`, `pass --plural ${entry.plural} or leave it out`);
+  }
+  const apiGroup = fullGroup(entry);
+  const controllerNames = controllerNamesOf(kind, options.controllerName);
+  const existing = controllersOf(entry).find((c) => c.stem === controllerNames.stem);
+  if (existing && !options.force) {
+    throw new KopError(
+      `${kind} ${apiGroup || 'core'}/${version} already has ${options.controllerName === undefined ? 'a reconciler' : `a reconciler named ${controllerNames.name}`} (${CREATE_API_PATHS.namedControllerFile(controllerNames)}); kop create api wrote nothing`,
+      options.controllerName === undefined ? 'pass --force to scaffold it again, or --controller-name for another one' : 'pick another --controller-name, or pass --force to scaffold it again',
+    );
+  }
+  checkControllerClash(project, controllerNames, { kind, group: apiGroup, version }, options.force ?? false);
+
+  const data: TemplateData = {
+    ...controllerTemplateData(controllerNames, kind, apiGroup, false),
+    kind,
+    kindLower: singularOf(kind),
+    apiVersion: apiGroup === '' ? version : `${apiGroup}/${version}`,
+    plural: entry.plural,
+    // controller-gen's spelling of the core group in RBAC markers.
+    rbacGroup: apiGroup === '' ? 'core' : apiGroup,
+    descriptor: builtin?.descriptor ?? descriptorNameOf(kind),
+    builtin: builtin !== undefined,
+    ownerNote: builtin ? 'a built-in kind of Kubernetes' : `a kind another project owns (${entry.module ?? entry.path})`,
+    descriptorModule: modules?.descriptorModule ?? 'kop/runtime',
+    typesModule: modules?.typesModule ?? 'kop/api',
+    namespaced: namespaced ?? true,
+    sampleObject: builtin ? builtinSampleLiteral(builtin.type, singularOf(kind)) : '',
+    licenseHeaderTs: await loadBoilerplate(tree, 'x.ts'),
+  };
+  const force = options.force ?? false;
+  // A test needs objects of the kind in the test control plane: only built-in kinds are always served there.
+  await scaffoldController(tree, context, 'api/controller-unowned', builtin ? 'api/controller-unowned-test' : undefined, data, force);
+  await insertControllerWiring(tree, controllerNames);
+
+  addController(entry, controllerNames, options.controllerName !== undefined);
+  if (!project.resources.includes(entry)) project.resources.push(entry);
+  saveProjectFile(tree, project);
+
+  const result = await applyTree(tree, context);
+  if (result.written) {
+    const next = builtin
+      ? 'run `npm run generate` for the RBAC role, then `npm test`.'
+      : `run \`npm run generate\` for the RBAC role${modules!.descriptorModule.startsWith('../') ? ' and the typed client' : ''}${target.external.module !== undefined && !isCrdSource(target.external.module) ? ', and `npm install` for the package' : ''}.`;
+    context.out.info(`\nNext: write the reconcile logic in ${CREATE_API_PATHS.namedControllerFile(controllerNames)}, then ${next}`);
   }
   return result;
 }
@@ -293,7 +484,10 @@ interface RecordedResource {
   plural: string;
   domain: string;
   resource: boolean;
-  controller: boolean;
+  /** The reconciler scaffolded, if any. */
+  controller: ControllerNames | undefined;
+  /** It was named with --controller-name. */
+  controllerNamed: boolean;
   namespaced: boolean;
   path: string;
 }
@@ -316,7 +510,23 @@ function recordResource(project: ProjectFile, wanted: RecordedResource): void {
     entry.path = wanted.path;
     entry.api = { crdVersion: 'v1', namespaced: wanted.namespaced };
   }
-  if (wanted.controller) entry.controller = true;
+  if (wanted.controller) addController(entry, wanted.controller, wanted.controllerNamed);
   if (index === -1) project.resources.push(entry);
   else project.resources[index] = entry;
+}
+
+/**
+ * Records a reconciler as Kubebuilder does: the unnamed one as `controller: true` while the
+ * kind has no named ones; a named one in `controllers:`, where an earlier `controller: true`
+ * moves as the one named after the lower-case kind.
+ */
+function addController(entry: ProjectResource, controller: ControllerNames, named: boolean): void {
+  const list = controllersOf(entry);
+  if (!named && (entry.controllers ?? []).length === 0) {
+    entry.controller = true;
+    return;
+  }
+  if (!list.some((c) => c.stem === controller.stem)) list.push(controller);
+  entry.controllers = list.map((c) => ({ name: c.name }));
+  delete entry.controller;
 }

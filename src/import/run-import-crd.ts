@@ -58,6 +58,25 @@ export async function runImportCrd(options: ImportCrdOptions, context: Context, 
   if (options.sources.length > 0 && fromCluster.length > 0) throw new UsageError('import from files or from the cluster (--from-cluster), not both at once');
   const tree = new VirtualTree(context.cwd);
   const project = await loadProjectFile(tree);
+  const { usesFloats, imported } = await stageImportCrd(tree, project, options, context, readStdin);
+  saveProjectFile(tree, project);
+  const result = await applyTree(tree, context);
+  if (usesFloats) context.out.warn('some imported fields are floats (type: number): run `kop generate --allow-dangerous-types`, as controller-gen needs crd:allowDangerousTypes for them');
+  return { ...result, usesFloats, imported };
+}
+
+/**
+ * Stages an import into `tree` and records it in `project` (saved by the caller), so another
+ * command (`kop create api --external-api-module <crd>`) can import within its own plan.
+ */
+export async function stageImportCrd(
+  tree: VirtualTree,
+  project: ProjectFile,
+  options: ImportCrdOptions,
+  context: Context,
+  readStdin: ReadStdin = readProcessStdin,
+): Promise<{ usesFloats: boolean; imported: string[] }> {
+  const fromCluster = options.fromCluster ?? [];
   const documents: CrdDocument[] = fromCluster.length > 0
     ? await readClusterCrds(fromCluster, { kubeconfig: options.kubeconfig, context: options.context })
     : await readCrdDocuments(options.sources, context.cwd, readStdin);
@@ -108,10 +127,7 @@ export async function runImportCrd(options: ImportCrdOptions, context: Context, 
       context.out.warn(`${crd.where}: kept verbatim with +kop:schema (no marker expresses them): ${files.verbatimPaths.join(', ')}`);
     }
   }
-  saveProjectFile(tree, project);
-  const result = await applyTree(tree, context);
-  if (usesFloats) context.out.warn('some imported fields are floats (type: number): run `kop generate --allow-dangerous-types`, as controller-gen needs crd:allowDangerousTypes for them');
-  return { ...result, usesFloats, imported };
+  return { usesFloats, imported };
 }
 
 /** Two CRDs of one import cannot be the same kind, nor share a plural in a group. */

@@ -6,7 +6,7 @@ import { KopError, UsageError } from '../base/errors.js';
 import { kopPackageRoot, kopVersion } from '../base/paths.js';
 import { LAYOUT, PROJECT_FILE, PROJECT_FORMAT_VERSION, loadProjectFile, saveProjectFile, type ProjectFile, type ProjectResource } from '../project/project-file.js';
 import { checkDomain, checkProjectName, isDns1123Label } from '../project/resource.js';
-import { CREATE_API_PATHS, insertResourceWiring, resourceNamesOf } from '../project/resource-layout.js';
+import { controllersOf, CREATE_API_PATHS, insertControllerWiring, insertResourceWiring, resourceNamesOf } from '../project/resource-layout.js';
 import { applyTree, type ApplyResult, type PostFlushTask } from '../scaffold/apply.js';
 import { boilerplateComment } from '../scaffold/boilerplate.js';
 import { commentText, renderTemplateDir } from '../scaffold/render.js';
@@ -197,10 +197,10 @@ export async function scaffoldProject(
   // A re-scaffold keeps the project's APIs: their lines go back at the markers of the fresh files.
   for (const resource of project.resources) {
     const names = resourceNamesOf(resource, project.resources);
-    await insertResourceWiring(tree, names, {
-      sample: resource.api !== undefined && (await tree.exists(CREATE_API_PATHS.sampleFile(names))),
-      controller: resource.controller === true && (await tree.exists(CREATE_API_PATHS.controllerFile(names))),
-    });
+    await insertResourceWiring(tree, names, { sample: resource.api !== undefined && (await tree.exists(CREATE_API_PATHS.sampleFile(names))), controller: false });
+    for (const controller of controllersOf(resource)) {
+      if (await tree.exists(CREATE_API_PATHS.namedControllerFile(controller))) await insertControllerWiring(tree, controller);
+    }
   }
 }
 

@@ -57,3 +57,10 @@ function isResourceType(value: unknown): value is ResourceType {
   const candidate = value as Partial<ResourceType>;
   return typeof candidate.kind === 'string' && typeof candidate.version === 'string' && typeof candidate.group === 'string' && typeof candidate.resource === 'string';
 }
+
+/** `apps/v1 Deployment, core/v1 ConfigMap, ...`: every built-in kind kop knows, for error messages. */
+export function describeBuiltinKinds(): string {
+  return builtinTypes()
+    .map(([, type]) => `${type.group === '' ? 'core' : type.group}/${type.version} ${type.kind}`)
+    .join(', ');
+}

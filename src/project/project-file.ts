@@ -31,6 +31,12 @@ export interface ProjectWebhooks {
   webhookVersion?: 'v1';
 }
 
+/** One named reconciler of a kind (PROJECT's `controllers:` list). */
+export interface ProjectController {
+  /** A DNS-1035 label: the file stem, the controller's name in logs and metrics labels. */
+  name: string;
+}
+
 /** One API version of one kind, as recorded by `kop create api`. */
 export interface ProjectResource {
   group: string;
@@ -39,12 +45,27 @@ export interface ProjectResource {
   /** Lower-case plural used in URLs and the CRD name. */
   plural: string;
   domain: string;
-  /** Where the API type file lives, relative to the project root. */
+  /**
+   * Where the kind's types come from: the API type file, relative to the project root; for an
+   * external kind of an npm package, the module specifier the reconciler imports it from; for a
+   * built-in kind, `kop/runtime` (Kubebuilder records the Go package here).
+   */
   path?: string;
   /** Present when kop scaffolded the API type (a CRD is generated for it). */
   api?: { crdVersion: 'v1'; namespaced: boolean };
-  /** True when a reconciler was scaffolded for this kind. */
+  /** True when a reconciler was scaffolded for this kind (Kubebuilder's legacy key, one unnamed controller). */
   controller?: boolean;
+  /**
+   * The named reconcilers of this kind (`kop create api --controller-name <name>`), as Kubebuilder
+   * records them; replaces `controller: true`, whose reconciler becomes the one named after the
+   * lower-case kind. Each is src/controllers/<name>.controller.ts, registered under <name>.
+   */
+  controllers?: ProjectController[];
+  /**
+   * Where an external kind comes from (`--external-api-module`): an npm dependency spec
+   * (`name@range`, added to package.json) or the CRD file or folder it was imported from.
+   */
+  module?: string;
   /**
    * The kind belongs to another project (`kop import crd` without --own): its types and typed
    * client are here for reconcilers to use, and `kop generate` never writes its CRD.

@@ -13,8 +13,11 @@ export const CREATE_API_PATHS = {
   typesFile: (r: ResourceNames) => `api/${r.group}/${r.version}/${r.kindLower}.types.ts`,
   groupVersionFile: (r: ResourceNames) => `api/${r.group}/${r.version}/groupversion.ts`,
   sampleFile: (r: ResourceNames) => `config/samples/${r.sampleName}.yaml`,
-  controllerFile: (r: ResourceNames) => `src/controllers/${r.kindLower}.controller.ts`,
-  controllerTestFile: (r: ResourceNames) => `test/controllers/${r.kindLower}.controller.test.ts`,
+  /** The kind's unnamed reconciler; a named one is {@link CREATE_API_PATHS.namedControllerFile}. */
+  controllerFile: (r: Pick<ResourceNames, 'kindLower'>) => `src/controllers/${r.kindLower}.controller.ts`,
+  controllerTestFile: (r: Pick<ResourceNames, 'kindLower'>) => `test/controllers/${r.kindLower}.controller.test.ts`,
+  namedControllerFile: (c: Pick<ControllerNames, 'stem'>) => `src/controllers/${c.stem}.controller.ts`,
+  namedControllerTestFile: (c: Pick<ControllerNames, 'stem'>) => `test/controllers/${c.stem}.controller.test.ts`,
   globalSetup: 'test/global-setup.ts',
   samplesKustomization: 'config/samples/kustomization.yaml',
   /** A kind's admin, editor and viewer ClusterRoles (Kubebuilder's helper roles), one per kind, not per version. */
@@ -36,6 +39,40 @@ export interface ResourceNames {
   sampleName: string;
   /** Stem of the kind's role files (`<stem>_admin_role.yaml`): see {@link roleStemOf}. */
   roleStem: string;
+}
+
+/** The names of one reconciler of a kind. */
+export interface ControllerNames {
+  /** The name it is registered under with the manager: it labels its logs and metrics. */
+  name: string;
+  /** Its file: src/controllers/<stem>.controller.ts. */
+  stem: string;
+  /** Its class, exported from that file and constructed in src/main.ts. */
+  className: string;
+}
+
+/**
+ * A kind's reconciler: the unnamed one (`controllerName` undefined) is `<kind>Reconciler` in
+ * `<kind-lower>.controller.ts`, registered as `<kind-lower>`; a named one (`--controller-name
+ * captain-backup`) is `CaptainBackupReconciler` in `captain-backup.controller.ts`, registered
+ * as `captain-backup`; the name equal to the lower-case kind is the unnamed one (as in Kubebuilder).
+ */
+export function controllerNamesOf(kind: string, controllerName?: string): ControllerNames {
+  const kindLower = singularOf(kind);
+  if (controllerName === undefined || controllerName === kindLower) return { name: kindLower, stem: kindLower, className: `${kind}Reconciler` };
+  const pascal = controllerName
+    .split('-')
+    .filter((part) => part !== '')
+    .map((part) => part[0]!.toUpperCase() + part.slice(1))
+    .join('');
+  return { name: controllerName, stem: controllerName, className: `${pascal}Reconciler` };
+}
+
+/** The reconcilers PROJECT records for a kind/version: `controller: true` and each of `controllers:`. */
+export function controllersOf(resource: Pick<ProjectResource, 'kind' | 'controller' | 'controllers'>): ControllerNames[] {
+  const named = (resource.controllers ?? []).map((c) => controllerNamesOf(resource.kind, c.name));
+  if (resource.controller === true && !named.some((c) => c.stem === singularOf(resource.kind))) named.unshift(controllerNamesOf(resource.kind));
+  return named;
 }
 
 /** The helper roles `kop create api` scaffolds for each kind, from most to least power. */
@@ -97,14 +134,14 @@ export async function insertResourceWiring(
     }
     if (roles.length > 0) await insertIntoFile(tree, CREATE_API_PATHS.rbacKustomization, roles);
   }
-  if (wiring.controller) {
-    await insertIntoFile(tree, CREATE_API_PATHS.main, [
-      { marker: 'imports', code: `import { ${names.kind}Reconciler } from './controllers/${names.kindLower}.controller.js';` },
-      {
-        marker: 'controllers',
-        // The manager runs it on every change to a ${kind} (kop/runtime's controller builder).
-        code: `new ${names.kind}Reconciler().setupWithManager(manager);`,
-      },
-    ]);
-  }
+  if (wiring.controller) await insertControllerWiring(tree, controllerNamesOf(names.kind));
+}
+
+/** Stages a reconciler's import and construction in src/main.ts (skipped when already there). */
+export async function insertControllerWiring(tree: VirtualTree, controller: ControllerNames): Promise<void> {
+  await insertIntoFile(tree, CREATE_API_PATHS.main, [
+    { marker: 'imports', code: `import { ${controller.className} } from './controllers/${controller.stem}.controller.js';` },
+    // The manager runs it on every change to its kind (kop/runtime's controller builder).
+    { marker: 'controllers', code: `new ${controller.className}().setupWithManager(manager);` },
+  ]);
 }

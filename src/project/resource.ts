@@ -38,6 +38,18 @@ export const checkKind: NameCheck = (value) =>
     ? true
     : `invalid kind ${JSON.stringify(value)}: a kind must be UpperCamelCase — an upper-case letter followed by letters and digits, at most 63 characters (e.g. "Memcached", "RedisCluster")`;
 
+const DNS1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+
+/**
+ * A controller's name (`--controller-name`): a DNS-1035 label, as Kubebuilder requires (a DNS-1123
+ * label that starts with a letter), since it also names the reconciler class (captain-backup ->
+ * CaptainBackupReconciler), the file src/controllers/<name>.controller.ts and the metrics label.
+ */
+export const checkControllerName: NameCheck = (value) =>
+  value.length <= 63 && DNS1035_LABEL.test(value)
+    ? true
+    : `invalid controller name ${JSON.stringify(value)}: a controller name must be a DNS-1035 label — at most 63 characters of lower-case letters, digits and '-', starting with a letter and ending with a letter or digit (e.g. "captain-backup")`;
+
 /** True for a DNS-1123 label (RFC 1123): 1-63 of [a-z0-9-], alphanumeric at both ends. */
 export function isDns1123Label(value: string): boolean {
   return value.length <= 63 && DNS1123_LABEL.test(value);

@@ -1,7 +1,7 @@
 import { isMap, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
 import { KopError } from '../base/errors.js';
 import { checkWebhookPath } from './webhook-path.js';
-import { checkDomain, checkGroup, checkKind, checkProjectName, checkVersion, isDns1123Label, isDns1123Subdomain, type NameCheck } from './resource.js';
+import { checkControllerName, checkDomain, checkGroup, checkKind, checkProjectName, checkVersion, isDns1123Label, isDns1123Subdomain, type NameCheck } from './resource.js';
 
 /** A value at a path of the PROJECT file that kop cannot use, named with its line. */
 export interface ProjectProblem {
@@ -34,8 +34,10 @@ const RESOURCE_KEYS = [
   'path',
   'api',
   'controller',
-  'external',
+  'controllers',
   'core',
+  'external',
+  'module',
   'webhooks',
 ];
 const API_KEYS = ['crdVersion', 'namespaced'];
@@ -111,8 +113,10 @@ function firstProblem(project: Record<string, unknown>, formatVersion: string): 
       checkString(entry, 'domain', checkResourceDomain, at) ??
       checkBoolean(entry, 'controller', at) ??
       checkBoolean(entry, 'external', at) ??
-      checkBoolean(entry, 'core', at);
+      checkBoolean(entry, 'core', at) ??
+      checkControllers(entry.controllers, [...at, 'controllers']);
     if (found) return found;
+    if (entry.module !== undefined && typeof entry.module !== 'string') return { path: [...at, 'module'], message: 'must be an npm dependency spec or a CRD file path (a string)' };
     if (entry.path !== undefined && typeof entry.path !== 'string') return { path: [...at, 'path'], message: 'must be a file path (a string)' };
     const api = entry.api;
     if (api !== undefined) {
@@ -181,6 +185,22 @@ function checkPlugins(value: unknown): ProjectProblem | undefined {
       }
       if (typeof (options as Record<string, unknown>).image !== 'string') return { path: [...where, 'options'], message: 'no image' };
     }
+  }
+  return undefined;
+}
+
+/** Named controllers: a list of `- name: <DNS-1035 label>`, each name once. */
+function checkControllers(value: unknown, at: (string | number)[]): ProjectProblem | undefined {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value)) return { path: at, message: 'must be a list of controllers (- name: ...)' };
+  const names: unknown[] = [];
+  for (const [index, item] of value.entries()) {
+    if (typeof item !== 'object' || item === null || Array.isArray(item)) return { path: [...at, index], message: 'must be a mapping with a name' };
+    const controller = item as Record<string, unknown>;
+    const problem = unknownKey(controller, ['name'], [...at, index]) ?? checkString(controller, 'name', checkControllerName, [...at, index]);
+    if (problem) return problem;
+    if (names.includes(controller.name)) return { path: [...at, index, 'name'], message: `${String(controller.name)} is listed twice` };
+    names.push(controller.name);
   }
   return undefined;
 }

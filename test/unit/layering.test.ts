@@ -16,7 +16,8 @@ const GENERATOR_FLOORS: readonly (readonly string[])[] = [
   ['markers'], // one marker parser and registry (when the folder exists)
   ['schema'],
   ['rbac', 'webhook', 'clientgen'],
-  ['generate', 'init', 'create-api', 'create-webhook', 'deploy', 'import'], // the runs of the commands
+  ['import'], // kop import crd, which create api's --external-api-module <crd> runs too
+  ['generate', 'init', 'create-api', 'create-webhook', 'deploy'], // the runs of the commands
   ['helm'], // kop edit --plugins helm: renders config/ through deploy
   ['plugins'], // the plugin registry of kop edit / create api --plugins: helm, grafana, deploy-image (runs create-api)
   ['dev'], // kop dev: runs generate in its loop
@@ -29,7 +30,8 @@ const LIBRARY_FLOORS: readonly (readonly string[])[] = [['api'], ['runtime'], ['
  * Arrows from the generator side into the library: `kop setup-envtest` builds kop/testing's binaries,
  * `kop deploy`/`install` apply through kop/runtime's client, `kop dev` runs kop/testing's control plane,
  * `kop import crd --from-cluster` reads CRDs with kop/runtime's client, and project/builtin-kinds.ts finds
- * built-in kinds (`create webhook --group core --kind Pod`) among kop/runtime's descriptors.
+ * built-in kinds (`create api --group apps --kind Deployment --no-resource`, `create webhook --group core
+ * --kind Pod`) among kop/runtime's descriptors.
  */
 const CROSSINGS: Readonly<Record<string, readonly string[]>> = { commands: ['testing'], deploy: ['runtime'], dev: ['testing'], import: ['runtime'], project: ['runtime'] };
 

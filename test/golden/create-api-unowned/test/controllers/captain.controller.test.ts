@@ -1,14 +1,23 @@
-{{licenseHeaderTs}}import { isNotFound, Manager, silentLogger } from 'kop/runtime';
+// Scaffolded by kop. This file is yours to edit; kop does not overwrite it.
+// Copyright 2026 The demo authors.
+// SPDX-License-Identifier: Apache-2.0
+
+import { isNotFound, Manager, namespaceType, silentLogger } from 'kop/runtime';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { API_VERSION } from '../../api/{{group}}/{{version}}/groupversion.js';
-import { {{descriptor}} } from '../../api/{{group}}/{{version}}/{{kindLower}}.client.js';
-import { {{kind}}Reconciler } from '../../src/controllers/{{kindLower}}.controller.js';
+import { API_VERSION } from '../../api/crew/v1/groupversion.js';
+import { captainType } from '../../api/crew/v1/captain.client.js';
+import { CaptainReconciler } from '../../src/controllers/captain.controller.js';
 
 // Runs the reconciler in a real manager against the API server that test/global-setup.ts
 // starts, with the CRDs of config/crd/bases installed (`npm test` runs `kop generate` first).
-describe('{{kind}}Reconciler', () => {
+// The manager watches a namespace of its own, so reconcilers of the same kind tested at the
+// same time (each adds its finalizer) never hold on to each other's objects.
+const NAMESPACE = 'captain-test';
+
+describe('CaptainReconciler', () => {
   const manager = new Manager({
     kubeconfig: inject('kubeconfigPath'),
+    namespace: NAMESPACE,
     metricsBindAddress: '0',
     healthProbeBindAddress: '0',
     logger: silentLogger,
@@ -16,8 +25,9 @@ describe('{{kind}}Reconciler', () => {
   // The test reads what the apiserver has now, not the manager's cache.
   const client = manager.apiReader;
 
-  beforeAll(() => {
-    new {{kind}}Reconciler().setupWithManager(manager);
+  beforeAll(async () => {
+    await client.create(namespaceType, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } });
+    new CaptainReconciler().setupWithManager(manager);
     manager.start().catch((error: unknown) => {
       throw error;
     });
@@ -27,25 +37,25 @@ describe('{{kind}}Reconciler', () => {
     manager.rest.close();
   });
 
-  it('makes a new {{kind}} Ready, and lets it go when deleted', async () => {
-    const created = await client.create({{descriptor}}, {
+  it('makes a new Captain Ready, and lets it go when deleted', async () => {
+    const created = await client.create(captainType, {
       apiVersion: API_VERSION,
-      kind: '{{kind}}',
-      metadata: { generateName: '{{kindLower}}-'{{#if namespaced}}, namespace: 'default'{{/if}} },
+      kind: 'Captain',
+      metadata: { generateName: 'captain-', namespace: NAMESPACE },
       spec: { foo: 'bar' },
     });
-    const key = { {{#if namespaced}}namespace: 'default', {{/if}}name: created.metadata!.name! };
+    const key = { namespace: NAMESPACE, name: created.metadata!.name! };
 
     const ready = await eventually(async () => {
-      const current = await client.get({{descriptor}}, key);
+      const current = await client.get(captainType, key);
       const condition = current.status?.conditions?.find((c) => c.type === 'Ready');
       return condition?.status === 'True' ? current : undefined;
     });
-    expect(ready.metadata?.finalizers).toContain({{kind}}Reconciler.finalizer);
+    expect(ready.metadata?.finalizers).toContain(CaptainReconciler.finalizer);
     expect(ready.status?.conditions?.find((c) => c.type === 'Ready')?.observedGeneration).toBe(ready.metadata?.generation);
 
-    await client.delete({{descriptor}}, key);
-    await eventually(() => client.get({{descriptor}}, key).then(() => false, (error: unknown) => isNotFound(error)));
+    await client.delete(captainType, key);
+    await eventually(() => client.get(captainType, key).then(() => false, (error: unknown) => isNotFound(error)));
   });
 });
 

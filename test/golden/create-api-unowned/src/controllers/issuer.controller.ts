@@ -1,0 +1,43 @@
+// Scaffolded by kop. This file is yours to edit; kop does not overwrite it.
+// Copyright 2026 The demo authors.
+// SPDX-License-Identifier: Apache-2.0
+
+import { isNotFound, type Manager, type ReconcileContext, type ReconcileResult, type Request } from 'kop/runtime';
+import { issuerType } from '../../api/cert-manager/v1/issuer.client.js';
+import type { Issuer } from '../../api/cert-manager/v1/issuer.types.js';
+
+// What the manager may do; `kop generate manifests` writes these rules to config/rbac/role.yaml.
+// Keep only the verbs the reconciler needs, and add a rule for every other kind it reads or writes.
+// +kubebuilder:rbac:groups=cert-manager.io,resources=issuers,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=cert-manager.io,resources=issuers/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=cert-manager.io,resources=issuers/finalizers,verbs=update
+
+/**
+ * Reconciles cert-manager.io/v1 Issuer objects, a kind another project owns (./issuers.yaml): the reconciler reacts to
+ * them without owning their spec or status, so it adds no finalizer and writes no status of its own.
+ */
+export class IssuerReconciler {
+  /** Registers the controller under the name its logs and metrics carry: every change to a Issuer queues a reconcile of it. */
+  setupWithManager(manager: Manager): void {
+    manager.controller('issuer').for(issuerType).complete(this);
+  }
+
+  /**
+   * Looks at one Issuer. It must be safe to call any number of times: compare what exists
+   * with what you want for this Issuer, create or update the difference (e.g. with
+   * createOrUpdate() and setControllerReference() from kop/runtime), and return.
+   * Throw to retry with backoff; return `{ requeueAfter: ms }` to look again later.
+   */
+  async reconcile(request: Request, { client, logger }: ReconcileContext): Promise<ReconcileResult> {
+    let object: Issuer;
+    try {
+      // From the manager's cache, which watches every Issuer the manager may see.
+      object = await client.get(issuerType, request);
+    } catch (error) {
+      // Deleted meanwhile: nothing left to look at.
+      if (isNotFound(error)) return;
+      throw error;
+    }
+    logger.debug('reconciled', { generation: object.metadata?.generation, resourceVersion: object.metadata?.resourceVersion });
+  }
+}
