@@ -22,6 +22,7 @@ export function register(program: Command, makeContext: MakeContext): void {
     .option('--controller', 'scaffold a reconciler and register it in src/main.ts (asked on a terminal; default yes)')
     .option('--no-controller', 'do not scaffold a reconciler')
     .option('--force', 'overwrite the files of an existing kind/version')
+    .option('--ssa', 'server-side apply: kop generate writes typed apply configurations (<kind>.apply.ts) and the reconciler applies with a field manager (needs --resource)')
     // The flags' names are CreateApiOptions' fields, and an absent flag means "ask or default".
     .action(async (flags: CreateApiOptions) => {
       const { runCreateApi } = await import('../create-api/run-create-api.js');

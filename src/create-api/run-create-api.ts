@@ -22,6 +22,8 @@ export interface CreateApiOptions {
   /** Scaffold a reconciler and register it in src/main.ts (default yes). */
   controller?: boolean;
   force?: boolean;
+  /** Server-side apply (Kubebuilder's --ssa): typed apply configurations and a reconciler that applies; needs --resource. */
+  ssa?: boolean;
 }
 
 /**
@@ -119,6 +121,11 @@ export async function runCreateApi(options: CreateApiOptions, context: Context):
   if (!resource && !controller) {
     throw new UsageError('nothing to create: both --resource and --controller are off', 'pass --resource, --controller, or both');
   }
+  if (options.ssa && !resource) {
+    throw new UsageError('--ssa is recorded with the API types, so it needs --resource', 'pass --resource with --ssa; a later --no-resource --controller run picks the apply reconciler from PROJECT');
+  }
+  // Once a kind version applies, it keeps doing so (as in Kubebuilder, --ssa cannot be undone by leaving it out).
+  const ssa = options.ssa === true || existing?.api?.ssa === true;
 
   if (existing && !options.force) {
     // Name the files --force would overwrite, so the user sees what is at stake.
@@ -192,10 +199,11 @@ export async function runCreateApi(options: CreateApiOptions, context: Context):
   }
 
   if (controller) {
-    for (const file of await renderTemplateDir('api/controller', data)) await tree.scaffold(file.path, file.content, { force });
+    // With --ssa the reconciler writes with server-side apply (templates/api/controller-ssa).
+    for (const file of await renderTemplateDir(ssa ? 'api/controller-ssa/controller' : 'api/controller', data)) await tree.scaffold(file.path, file.content, { force });
     // The test reaches the control plane that test/global-setup.ts (from kop init) starts.
     if (await tree.exists(CREATE_API_PATHS.globalSetup)) {
-      for (const file of await renderTemplateDir('api/controller-test', data)) await tree.scaffold(file.path, file.content, { force });
+      for (const file of await renderTemplateDir(ssa ? 'api/controller-ssa/test' : 'api/controller-test', data)) await tree.scaffold(file.path, file.content, { force });
     } else {
       context.out.warn(`no reconciler test: the project has no ${CREATE_API_PATHS.globalSetup} to start a control plane for it`);
     }
@@ -211,6 +219,7 @@ export async function runCreateApi(options: CreateApiOptions, context: Context):
     resource,
     controller,
     namespaced,
+    ssa,
     path: CREATE_API_PATHS.typesFile(names),
   });
   saveProjectFile(tree, project);
@@ -278,6 +287,7 @@ interface RecordedResource {
   resource: boolean;
   controller: boolean;
   namespaced: boolean;
+  ssa: boolean;
   path: string;
 }
 
@@ -297,7 +307,7 @@ function recordResource(project: ProjectFile, wanted: RecordedResource): void {
   };
   if (wanted.resource) {
     entry.path = wanted.path;
-    entry.api = { crdVersion: 'v1', namespaced: wanted.namespaced };
+    entry.api = { crdVersion: 'v1', namespaced: wanted.namespaced, ...(wanted.ssa ? { ssa: true } : {}) };
   }
   if (wanted.controller) entry.controller = true;
   if (index === -1) project.resources.push(entry);
