@@ -122,7 +122,8 @@ export function renderApplyConfigurations(kind: ApiKind, version: ApiKindVersion
     ` * A server-side apply configuration of a ${T}: the fields one field manager owns. Every field is`,
     ` * optional except the object's identity (apiVersion, kind, metadata.name${namespaced ? ', metadata.namespace' : ''}) and the key`,
     ' * fields of each item of a +listType=map list. Fields left out are not owned, so applying never',
-    ' * clears what another manager (or a user) set; a field this manager stops sending is removed.',
+    ' * clears what another manager (or a user) set; a field this manager stops sending is removed',
+    ' * unless another manager owns it too.',
     ' */',
     `export interface ${T}ApplyConfiguration {`,
     ...rootMembers,
@@ -209,7 +210,10 @@ class ApplyTypeWriter {
   /** An item of a +listType=map list: its apply configuration with the key fields required. */
   private keyedItem(items: TypeRef, keys: string[], site: string): string {
     let ref = items;
-    while (ref.kind === 'reference' && ref.target.declarationKind === 'alias' && ref.target.aliasOf?.kind === 'reference') ref = ref.target.aliasOf;
+    // Through aliases of other named types (`type Item = Other` or `type Item = Condition`).
+    while (ref.kind === 'reference' && ref.target.declarationKind === 'alias' && (ref.target.aliasOf?.kind === 'reference' || ref.target.aliasOf?.kind === 'wellKnown')) {
+      ref = ref.target.aliasOf;
+    }
     if (ref.kind === 'wellKnown') {
       this.usesApi(ref.name);
       this.usesDeepPartial = true;

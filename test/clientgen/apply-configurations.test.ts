@@ -123,6 +123,8 @@ export async function use(client: Client): Promise<void> {
   const noRole: NavigatorSpecApplyConfiguration = { crew: [{ count: 1 }] };
   // @ts-expect-error a condition without its key (type)
   const noType = statusApplyConfigurationForNavigator('n', 'default', { conditions: [{ status: 'True' }] });
+  // @ts-expect-error an item of a list map of an alias of a kop/api type needs its key (type)
+  const noSignalType = statusApplyConfigurationForNavigator('n', 'default', { signals: [{ status: 'True' }] });
   // @ts-expect-error a namespaced kind needs metadata.namespace
   const noNamespace: NavigatorApplyConfiguration = { apiVersion: 'crew.example.com/v1', kind: 'Navigator', metadata: { name: 'n' } };
   // @ts-expect-error the name is required
@@ -135,7 +137,7 @@ export async function use(client: Client): Promise<void> {
   const unknownField: NavigatorSpecApplyConfiguration = { speed: 3 };
   // @ts-expect-error enum values are checked
   const badMode: NavigatorSpecApplyConfiguration = { route: [{ name: 'x', mode: 'row' }] };
-  void [noKey, noDock, noRole, noType, noNamespace, noName, wrongVersion, unknownField, badMode];
+  void [noKey, noDock, noRole, noType, noSignalType, noNamespace, noName, wrongVersion, unknownField, badMode];
 }
 `,
     );

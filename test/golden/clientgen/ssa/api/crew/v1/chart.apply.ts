@@ -8,7 +8,8 @@ import type { DeepPartial } from 'kop/runtime/client';
  * A server-side apply configuration of a Chart: the fields one field manager owns. Every field is
  * optional except the object's identity (apiVersion, kind, metadata.name) and the key
  * fields of each item of a +listType=map list. Fields left out are not owned, so applying never
- * clears what another manager (or a user) set; a field this manager stops sending is removed.
+ * clears what another manager (or a user) set; a field this manager stops sending is removed
+ * unless another manager owns it too.
  */
 export interface ChartApplyConfiguration {
   apiVersion: 'crew.example.com/v1';

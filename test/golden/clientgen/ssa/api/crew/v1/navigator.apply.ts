@@ -8,7 +8,8 @@ import type { DeepPartial } from 'kop/runtime/client';
  * A server-side apply configuration of a Navigator: the fields one field manager owns. Every field is
  * optional except the object's identity (apiVersion, kind, metadata.name, metadata.namespace) and the key
  * fields of each item of a +listType=map list. Fields left out are not owned, so applying never
- * clears what another manager (or a user) set; a field this manager stops sending is removed.
+ * clears what another manager (or a user) set; a field this manager stops sending is removed
+ * unless another manager owns it too.
  */
 export interface NavigatorApplyConfiguration {
   apiVersion: 'crew.example.com/v1';
@@ -40,6 +41,7 @@ export interface NavigatorStatusApplyConfiguration {
   conditions?: Array<DeepPartial<Condition> & Required<Pick<Condition, 'type'>>>;
   /** Where the ship is. */
   position?: string;
+  signals?: Array<DeepPartial<Condition> & Required<Pick<Condition, 'type'>>>;
 }
 
 /** Apply configuration of Stop (api/crew/v1/navigator.types.ts): every field optional. */
