@@ -62,6 +62,8 @@ export function renderApplyConfigurations(kind: ApiKind, version: ApiKindVersion
   const apiVersion = `${kind.group}/${version.version}`;
   const namespaced = kind.scope === 'Namespaced';
   const hasStatusSubresource = findMarker(version.declaration.markers, 'kubebuilder:subresource:status') !== undefined;
+  // The root's apply configuration is written below with its identity; a reference back to it uses that name.
+  writer.reserve(version.declaration, `${T}ApplyConfiguration`);
   writer.usesApi('ObjectMeta');
   writer.usesDeepPartial = true;
 
@@ -149,6 +151,12 @@ class ApplyTypeWriter {
   private readonly pending: TypeDeclaration[] = [];
 
   constructor(private readonly kind: string) {}
+
+  /** Names a declaration that is rendered elsewhere (the kind's root type). */
+  reserve(declaration: TypeDeclaration, name: string): void {
+    this.names.set(declaration, name);
+    this.declarationsByName.set(name, declaration);
+  }
 
   usesApi(name: string): void {
     this.apiNames.add(name);
