@@ -18,7 +18,8 @@ const TSC = path.join(KOP_ROOT, 'node_modules/.bin/tsc');
 const TIMEOUT = 300_000;
 
 /** A user's test: others' fields survive the reconciler's applies; list-map items merge by key. */
-const SEMANTICS_TEST = `import { Manager, silentLogger } from 'kop/runtime';
+const SEMANTICS_TEST = `import { randomUUID } from 'node:crypto';
+import { isConflict, isNotFound, Manager, silentLogger, type Client, type ReconcileContext } from 'kop/runtime';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { applyConfigurationForNavigator, statusApplyConfigurationForNavigator } from '../../api/crew/v1/navigator.apply.js';
 import { navigatorType } from '../../api/crew/v1/navigator.client.js';
@@ -84,6 +85,27 @@ describe('server-side apply keeps what others own', () => {
     expect(pruned.spec.stops?.map((s) => s.name)).toEqual(['lisbon', 'vigo']);
     await client.delete(navigatorType, key);
     await eventually(() => client.get(navigatorType, key).then(() => false, () => true));
+  });
+
+  it('does not bring back an object that a stale cache still shows', async () => {
+    const ghost = { namespace: 'default', name: 'ghost' };
+    // Without a uid, an apply of a missing object creates it:
+    const created = await client.apply(navigatorType, applyConfigurationForNavigator('created-by-apply', 'default', { spec: { foo: 'x' } }), { fieldManager: 'user' });
+    expect(created.metadata?.uid).toBeDefined();
+    // With one, it is refused; the reconciler's finalizer apply carries the uid it read.
+    const refused = await client
+      .apply(navigatorType, applyConfigurationForNavigator(ghost.name, ghost.namespace, { metadata: { uid: randomUUID(), finalizers: ['x.example.com/f'] } }), { fieldManager: 'user' })
+      .catch((error: unknown) => error);
+    expect(isConflict(refused)).toBe(true);
+
+    // A reconcile whose cache still holds an object that no longer exists (no deletionTimestamp yet).
+    const stale = Object.create(client, {
+      get: { value: async () => ({ apiVersion: 'crew.example.com/v1', kind: 'Navigator', metadata: { ...ghost, uid: randomUUID(), generation: 1 }, spec: {} }) },
+    }) as Client;
+    const context = { client: stale, logger: silentLogger, signal: new AbortController().signal, controller: 'navigator' } as unknown as ReconcileContext;
+    await expect(new NavigatorReconciler().reconcile(ghost, context)).resolves.toBeUndefined();
+    const after = await client.get(navigatorType, ghost).catch((error: unknown) => error);
+    expect(isNotFound(after)).toBe(true);
   });
 });
 
