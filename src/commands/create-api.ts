@@ -26,6 +26,7 @@ export function register(program: Command, makeContext: MakeContext): void {
     .option('--external-api-domain <domain>', 'with --external-api-path: the domain that completes --group to the kind\'s API group (e.g. io for cert-manager.io)')
     .option('--external-api-module <module>', 'where the external kind comes from: an npm package spec (name@range, added to package.json) or a CRD file or folder (imported as kop import crd does)')
     .option('--force', 'overwrite the files of an existing kind/version')
+    .option('--ssa', 'server-side apply: kop generate writes typed apply configurations (<kind>.apply.ts) and the reconciler applies with a field manager (needs --resource)')
     .option('--plugins <names>', 'plugins to scaffold with, comma-separated: deploy-image/v1-alpha (or deploy-image.go.kubebuilder.io/v1-alpha)', collect)
     .option('--image <ref>', 'deploy-image: the image the kind\'s controller runs as a Deployment')
     .option('--image-container-command <a,b,...>', 'deploy-image: the container\'s command and arguments, comma-separated')

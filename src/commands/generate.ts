@@ -16,7 +16,7 @@ export const generators: GeneratorEntry[] = [
   },
   {
     name: 'client',
-    description: 'typed clients (api/<group>/<version>/<kind>.client.ts) for every kind, on kop/runtime',
+    description: 'typed clients (api/<group>/<version>/<kind>.client.ts) for every kind, on kop/runtime, and apply configurations (<kind>.apply.ts) for kinds created with --ssa',
     load: () => import('../generate/generate-client.js'),
   },
 ];

@@ -45,6 +45,8 @@ export interface CreateApiOptions {
   externalApiDomain?: string;
   externalApiModule?: string;
   force?: boolean;
+  /** Server-side apply (Kubebuilder's --ssa): typed apply configurations and a reconciler that applies; needs --resource. */
+  ssa?: boolean;
 }
 
 /**
@@ -178,6 +180,11 @@ export async function runCreateApi(options: CreateApiOptions, context: Context, 
     throw new UsageError('nothing to create: both --resource and --controller are off', 'pass --resource, --controller, or both');
   }
   const controllerNames = controllerNamesOf(kind, options.controllerName);
+  if (options.ssa && !resource) {
+    throw new UsageError('--ssa is recorded with the API types, so it needs --resource', 'pass --resource with --ssa; a later --no-resource --controller run picks the apply reconciler from PROJECT');
+  }
+  // Once a kind version applies, it keeps doing so (as in Kubebuilder, --ssa cannot be undone by leaving it out).
+  const ssa = options.ssa === true || existing?.api?.ssa === true;
 
   if (existing && !options.force) {
     // Name the files --force would overwrite, so the user sees what is at stake.
@@ -238,7 +245,8 @@ export async function runCreateApi(options: CreateApiOptions, context: Context, 
     licenseHeaderYaml: await loadBoilerplate(tree, 'x.yaml'),
     ...(typeof extension.data === 'function' ? extension.data(names) : extension.data),
   };
-  const templates = (dir: 'api/resource' | 'api/controller' | 'api/controller-test') => extension.templates?.[dir] ?? dir;
+  const templates = (dir: 'api/resource' | 'api/controller' | 'api/controller-test' | 'api/controller-ssa/controller' | 'api/controller-ssa/test') =>
+    (extension.templates as Partial<Record<string, string>> | undefined)?.[dir] ?? dir;
   const force = options.force ?? false;
 
   if (resource) {
@@ -258,7 +266,10 @@ export async function runCreateApi(options: CreateApiOptions, context: Context, 
   }
 
   if (controller) {
-    await scaffoldController(tree, context, templates('api/controller'), templates('api/controller-test'), data, force);
+    // With --ssa the reconciler writes with server-side apply (templates/api/controller-ssa).
+    const controllerTemplate = ssa ? templates('api/controller-ssa/controller') : templates('api/controller');
+    const testTemplate = ssa ? templates('api/controller-ssa/test') : templates('api/controller-test');
+    await scaffoldController(tree, context, controllerTemplate, testTemplate, data, force);
     await insertControllerWiring(tree, controllerNames);
   }
 
@@ -272,6 +283,7 @@ export async function runCreateApi(options: CreateApiOptions, context: Context, 
     controller: controller ? controllerNames : undefined,
     controllerNamed: options.controllerName !== undefined,
     namespaced,
+    ssa,
     path: CREATE_API_PATHS.typesFile(names),
   });
   await extension.extend?.({ tree, project, data });
@@ -489,6 +501,7 @@ interface RecordedResource {
   /** It was named with --controller-name. */
   controllerNamed: boolean;
   namespaced: boolean;
+  ssa: boolean;
   path: string;
 }
 
@@ -508,7 +521,7 @@ function recordResource(project: ProjectFile, wanted: RecordedResource): void {
   };
   if (wanted.resource) {
     entry.path = wanted.path;
-    entry.api = { crdVersion: 'v1', namespaced: wanted.namespaced };
+    entry.api = { crdVersion: 'v1', namespaced: wanted.namespaced, ...(wanted.ssa ? { ssa: true } : {}) };
   }
   if (wanted.controller) addController(entry, wanted.controller, wanted.controllerNamed);
   if (index === -1) project.resources.push(entry);

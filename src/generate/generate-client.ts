@@ -1,10 +1,12 @@
 /**
  * The `client` generator of `kop generate`: writes api/<group>/<version>/<kind-lower>.client.ts
- * for every served kind version, into the shared tree (so `--check` and `--dry-run` cover them).
+ * for every served kind version, and <kind-lower>.apply.ts for those created with --ssa, into the
+ * shared tree (so `--check` and `--dry-run` cover them).
  */
 import type { GeneratorInput } from './generator.js';
 import { loadApiModel } from '../schema/model.js';
 import { generateClients } from '../clientgen/generate-clients.js';
+import { generateApplyConfigurations } from '../clientgen/generate-apply-configurations.js';
 import { removeLeftoverGeneratedFiles } from './leftovers.js';
 
 /** Where API types, and so their clients, live. */
@@ -13,8 +15,11 @@ const API_DIR = 'api';
 export async function generate({ tree, project, context }: GeneratorInput): Promise<void> {
   const model = await loadApiModel(tree.root, { project });
   const files = generateClients(model);
-  for (const file of files) tree.write(file.path, file.content, { kind: 'generated' });
+  // Server-side apply configurations of the kinds created with --ssa (PROJECT api.ssa).
+  const applyConfigurations = generateApplyConfigurations(model, project);
+  for (const file of [...files, ...applyConfigurations]) tree.write(file.path, file.content, { kind: 'generated' });
   // Clients of kinds or versions that were removed would import types that no longer exist.
-  await removeLeftoverGeneratedFiles(tree, API_DIR, (name) => name.endsWith('.client.ts'), project.generated);
-  context.out.debug(`client: ${files.length} typed client(s)`);
+  const generatedName = (name: string) => name.endsWith('.client.ts') || name.endsWith('.apply.ts');
+  await removeLeftoverGeneratedFiles(tree, API_DIR, generatedName, project.generated);
+  context.out.debug(`client: ${files.length} typed client(s), ${applyConfigurations.length} apply configuration file(s)`);
 }

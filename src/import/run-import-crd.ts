@@ -222,7 +222,7 @@ async function verificationFiles(tree: VirtualTree, types: ReadonlyMap<string, s
     }
     for (const name of entries) {
       const file = `${dir}/${name}`;
-      if (!name.endsWith('.ts') || name.endsWith('.client.ts') || name.endsWith('.test.ts') || name.endsWith('.d.ts') || files.has(file)) continue;
+      if (!name.endsWith('.ts') || name.endsWith('.client.ts') || name.endsWith('.apply.ts') || name.endsWith('.test.ts') || name.endsWith('.d.ts') || files.has(file)) continue;
       const text = await tree.read(file);
       if (text !== undefined) files.set(file, text);
     }

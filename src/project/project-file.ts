@@ -52,7 +52,12 @@ export interface ProjectResource {
    */
   path?: string;
   /** Present when kop scaffolded the API type (a CRD is generated for it). */
-  api?: { crdVersion: 'v1'; namespaced: boolean };
+  api?: {
+    crdVersion: 'v1';
+    namespaced: boolean;
+    /** `create api --ssa`: `kop generate` writes typed server-side apply configurations and the reconciler applies (Kubebuilder's key). */
+    ssa?: boolean;
+  };
   /** True when a reconciler was scaffolded for this kind (Kubebuilder's legacy key, one unnamed controller). */
   controller?: boolean;
   /**

@@ -40,7 +40,7 @@ const RESOURCE_KEYS = [
   'module',
   'webhooks',
 ];
-const API_KEYS = ['crdVersion', 'namespaced'];
+const API_KEYS = ['crdVersion', 'namespaced', 'ssa'];
 const WEBHOOK_KEYS = ['defaulting', 'validation', 'conversion', 'spoke', 'defaultingPath', 'validationPath', 'webhookVersion'];
 
 const checkPlural: NameCheck = (value) =>
@@ -120,9 +120,9 @@ function firstProblem(project: Record<string, unknown>, formatVersion: string): 
     if (entry.path !== undefined && typeof entry.path !== 'string') return { path: [...at, 'path'], message: 'must be a file path (a string)' };
     const api = entry.api;
     if (api !== undefined) {
-      if (typeof api !== 'object' || api === null || Array.isArray(api)) return { path: [...at, 'api'], message: 'must be a mapping (crdVersion, namespaced)' };
+      if (typeof api !== 'object' || api === null || Array.isArray(api)) return { path: [...at, 'api'], message: 'must be a mapping (crdVersion, namespaced, ssa)' };
       const apiEntry = api as Record<string, unknown>;
-      const apiProblem = unknownKey(apiEntry, API_KEYS, [...at, 'api']) ?? checkBoolean(apiEntry, 'namespaced', [...at, 'api']);
+      const apiProblem = unknownKey(apiEntry, API_KEYS, [...at, 'api']) ?? checkBoolean(apiEntry, 'namespaced', [...at, 'api']) ?? checkBoolean(apiEntry, 'ssa', [...at, 'api']);
       if (apiProblem) return apiProblem;
       if (apiEntry.crdVersion !== 'v1') return { path: [...at, 'api', 'crdVersion'], message: `must be v1, not ${JSON.stringify(apiEntry.crdVersion)}` };
     }

@@ -36,9 +36,9 @@ function loadTsMorph(): typeof import('ts-morph') {
   return createRequire(import.meta.url)('ts-morph') as typeof import('ts-morph');
 }
 
-/** Files under api/ that hold no API types: generated clients, tests, declarations. */
+/** Files under api/ that hold no API types: generated clients and apply configurations, tests, declarations. */
 function isApiSource(file: string): boolean {
-  return isTypeScriptSource(file) && !file.endsWith('.client.ts') && !file.endsWith('.test.ts');
+  return isTypeScriptSource(file) && !file.endsWith('.client.ts') && !file.endsWith('.apply.ts') && !file.endsWith('.test.ts');
 }
 
 /**

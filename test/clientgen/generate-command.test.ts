@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { generators } from '../../src/commands/generate.js';
 import { runGenerate } from '../../src/generate/run-generate.js';
-import { formatProjectFile, LAYOUT } from '../../src/project/project-file.js';
+import { formatProjectFile, LAYOUT, parseProjectFile, type ProjectResource } from '../../src/project/project-file.js';
 import { testContext } from '../unit/helpers/fake-context.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -67,5 +67,33 @@ describe('kop generate client', () => {
     expect(applied.out.lines).toContain(`DELETE ${stale}`);
     expect(existsSync(path.join(dir, stale))).toBe(false);
     expect(readFileSync(path.join(dir, own), 'utf8')).toBe('export const mine = 1;\n');
+  });
+
+  it('writes apply configurations for kinds with api.ssa only, and deletes them once PROJECT drops ssa', async () => {
+    const dir = project();
+    const withSsa = (ssa: boolean): ProjectResource[] => [
+      { group: 'cache', version: 'v1alpha1', kind: 'RedisCluster', plural: 'redisclusters', domain: 'example.com', api: { crdVersion: 'v1', namespaced: true, ...(ssa ? { ssa } : {}) } },
+    ];
+    const writeProject = (ssa: boolean, generated?: string[]) =>
+      writeFileSync(
+        path.join(dir, 'PROJECT'),
+        formatProjectFile({ version: '1', layout: [LAYOUT], domain: 'example.com', projectName: 'redis-operator', resources: withSsa(ssa), ...(generated ? { generated } : {}) }),
+      );
+    const applyFile = 'api/cache/v1alpha1/rediscluster.apply.ts';
+    writeProject(true);
+    const first = testContext({ cwd: dir });
+    await runGenerate({ check: false, generators: client }, first);
+    expect(first.out.lines).toContain(`CREATE ${applyFile}`);
+    expect(existsSync(path.join(dir, 'api/cache/v1alpha1/backuppolicy.apply.ts'))).toBe(false);
+    expect(readFileSync(path.join(dir, applyFile), 'utf8')).toContain('export interface RedisClusterApplyConfiguration {');
+    const generated = parseProjectFile(readFileSync(path.join(dir, 'PROJECT'), 'utf8')).generated ?? [];
+    expect(generated).toContain(applyFile);
+
+    writeProject(false, generated);
+    await expect(runGenerate({ check: true, generators: client }, testContext({ cwd: dir }))).rejects.toThrow(`stale: ${applyFile} (no longer generated)`);
+    const second = testContext({ cwd: dir });
+    await runGenerate({ check: false, generators: client }, second);
+    expect(second.out.lines).toContain(`DELETE ${applyFile}`);
+    expect(existsSync(path.join(dir, applyFile))).toBe(false);
   });
 });

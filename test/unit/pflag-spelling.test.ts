@@ -26,7 +26,8 @@ describe("Kubebuilder's flag spellings", () => {
     { name: '--make and --make=false are dropped with a note', given: [...api, '--make=false', '--make'], want: api, notes: 2 },
     { name: 'value flags and plain booleans pass unchanged', given: ['create', 'webhook', '--version=v1', '--defaulting', '--spoke=v2'], want: ['create', 'webhook', '--version=v1', '--defaulting', '--spoke=v2'] },
     { name: 'nothing after -- is touched', given: ['init', '--', '--force=false'], want: ['init', '--', '--force=false'] },
-    { name: 'an unknown flag is left for commander to refuse', given: [...api, '--ssa=true'], want: [...api, '--ssa=true'] },
+    { name: 'an unknown flag is left for commander to refuse', given: [...api, '--no-such-flag=true'], want: [...api, '--no-such-flag=true'] },
+    { name: '--ssa=true is --ssa, --ssa=false leaves it out', given: [...api, '--ssa=true', '--ssa=false'], want: [...api, '--ssa'] },
   ];
   for (const { name, given, want, notes } of cases) {
     it(name, () => {

@@ -1,0 +1,79 @@
+// `kop create api --ssa`: PROJECT records api.ssa as Kubebuilder does, the reconciler that applies
+// is scaffolded, the flag needs --resource, and a later run without it keeps it.
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import * as path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { runCreateApi } from '../../src/create-api/run-create-api.js';
+import { runInit } from '../../src/init/run-init.js';
+import { parseProjectFile } from '../../src/project/project-file.js';
+import { tempDir, testContext } from './helpers/fake-context.js';
+
+describe('create api --ssa', () => {
+  let dir: string;
+  let cleanup: () => Promise<void>;
+  const read = (file: string) => readFile(path.join(dir, file), 'utf8');
+  const api = async (kind: string, version = 'v1') => {
+    const entry = parseProjectFile(await read('PROJECT')).resources.find((r) => r.kind === kind && r.version === version);
+    return entry?.api;
+  };
+  beforeEach(async () => {
+    ({ dir, cleanup } = await tempDir('crew'));
+    await runInit({ projectName: 'crew', domain: 'example.com', license: 'none', kopSource: 'file:../kop', skipInstall: true }, testContext({ cwd: dir }));
+  });
+  afterEach(() => cleanup());
+
+  it('records ssa: true under api (Kubebuilder key) and scaffolds the reconciler that applies', async () => {
+    await runCreateApi({ group: 'crew', version: 'v1', kind: 'Navigator', ssa: true }, testContext({ cwd: dir }));
+    expect(await api('Navigator')).toEqual({ crdVersion: 'v1', namespaced: true, ssa: true });
+    const raw = parse(await read('PROJECT')) as { resources: { api: Record<string, unknown> }[] };
+    expect(Object.keys(raw.resources[0]!.api)).toEqual(['crdVersion', 'namespaced', 'ssa']);
+
+    const controller = await read('src/controllers/navigator.controller.ts');
+    expect(controller).toContain("from '../../api/crew/v1/navigator.apply.js'");
+    expect(controller).toContain("fieldManager: 'navigator-controller'");
+    expect(controller).toContain('client.status().apply(');
+    expect(controller).toContain('statusApplyConfigurationForNavigator(request.name, request.namespace, { conditions: [ready] })');
+    expect(controller).not.toContain('client.status().update');
+    const test = await read('test/controllers/navigator.controller.test.ts');
+    expect(test).toContain('NavigatorReconciler.applyOptions');
+  });
+
+  it('gives a cluster-scoped kind builders without a namespace', async () => {
+    await runCreateApi({ group: 'crew', version: 'v1', kind: 'Chart', namespaced: false, ssa: true }, testContext({ cwd: dir }));
+    expect(await api('Chart')).toEqual({ crdVersion: 'v1', namespaced: false, ssa: true });
+    expect(await read('src/controllers/chart.controller.ts')).toContain('statusApplyConfigurationForChart(request.name, { conditions: [ready] })');
+  });
+
+  it('leaves plain kinds as they are: no ssa key, the update reconciler', async () => {
+    await runCreateApi({ group: 'crew', version: 'v1', kind: 'Captain' }, testContext({ cwd: dir }));
+    expect(await api('Captain')).toEqual({ crdVersion: 'v1', namespaced: true });
+    expect(await read('src/controllers/captain.controller.ts')).toContain('client.status().update');
+  });
+
+  it('refuses --ssa without --resource and writes nothing', async () => {
+    const before = await read('PROJECT');
+    await expect(runCreateApi({ group: 'crew', version: 'v1', kind: 'Navigator', ssa: true, resource: false }, testContext({ cwd: dir }))).rejects.toThrow(
+      /--ssa is recorded with the API types, so it needs --resource/,
+    );
+    expect(await read('PROJECT')).toBe(before);
+    expect(existsSync(path.join(dir, 'src/controllers/navigator.controller.ts'))).toBe(false);
+  });
+
+  it('keeps ssa once set: --force without --ssa, and a later controller-only run, still apply', async () => {
+    await runCreateApi({ group: 'crew', version: 'v1', kind: 'Navigator', ssa: true, controller: false }, testContext({ cwd: dir }));
+    expect(existsSync(path.join(dir, 'src/controllers/navigator.controller.ts'))).toBe(false);
+    await runCreateApi({ group: 'crew', version: 'v1', kind: 'Navigator', resource: false, controller: true }, testContext({ cwd: dir }));
+    expect(await read('src/controllers/navigator.controller.ts')).toContain('client.status().apply(');
+    await runCreateApi({ group: 'crew', version: 'v1', kind: 'Navigator', force: true }, testContext({ cwd: dir }));
+    expect(await api('Navigator')).toEqual({ crdVersion: 'v1', namespaced: true, ssa: true });
+    expect(await read('src/controllers/navigator.controller.ts')).toContain('client.status().apply(');
+  });
+
+  it('is refused in PROJECT when not a boolean, naming the line', async () => {
+    await runCreateApi({ group: 'crew', version: 'v1', kind: 'Navigator', ssa: true }, testContext({ cwd: dir }));
+    const text = (await read('PROJECT')).replace('ssa: true', 'ssa: yes please');
+    expect(() => parseProjectFile(text)).toThrow(/PROJECT:\d+: resources\[0\]\.api\.ssa: must be true or false/);
+  });
+});
