@@ -94,8 +94,8 @@ describe('kop create api for kinds the project does not own', () => {
 
     const resources = (parseYaml(await read('PROJECT')) as { resources: Record<string, unknown>[] }).resources;
     const entry = (kind: string) => resources.find((r) => r.kind === kind);
-    expect(entry('Deployment')).toEqual({ group: 'apps', version: 'v1', kind: 'Deployment', plural: 'deployments', domain: '', core: true, path: 'kop/runtime', controller: true });
-    expect(entry('ConfigMap')).toMatchObject({ group: 'core', domain: '', core: true });
+    expect(entry('Deployment')).toEqual({ group: 'apps', version: 'v1', kind: 'Deployment', plural: 'deployments', core: true, path: 'k8s.io/api/apps/v1', controller: true });
+    expect(entry('ConfigMap')).toMatchObject({ group: 'core', core: true, path: 'k8s.io/api/core/v1' });
     expect(entry('Event')).toMatchObject({ group: 'events', domain: 'k8s.io', core: true });
     expect(entry('Captain')).toMatchObject({ controllers: [{ name: 'captain' }, { name: 'captain-backup' }] });
     expect(entry('Captain')).not.toHaveProperty('controller');
