@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import type { EditOptions } from '../helm/run-helm.js';
 import type { MakeContext } from './command-module.js';
 
 /** `kop edit --plugins helm`: adds a plugin's files to the project (Kubebuilder's `kubebuilder edit --plugins`). */

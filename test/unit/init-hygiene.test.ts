@@ -91,9 +91,9 @@ describe('kop init: CI workflows', () => {
 
   it('lint runs lint, format check and the generated-files check; test and test-e2e run their tests', async () => {
     const runs = async (file: string) =>
-      (parseYaml(await read(`.github/workflows/${file}`)) as Workflow).jobs[Object.keys((parseYaml(await read(`.github/workflows/${file}`)) as Workflow).jobs)[0]!]!.steps
-        .map((step) => step.run)
-        .filter((run): run is string => run !== undefined);
+      (parseYaml(await read(`.github/workflows/${file}`)) as Workflow).jobs[Object.keys((parseYaml(await read(`.github/workflows/${file}`)) as Workflow).jobs)[0]!]!.steps.map(
+        (step) => step.run,
+      ).filter((run): run is string => run !== undefined);
     expect(await runs('lint.yml')).toEqual(expect.arrayContaining(['npm run lint', 'npm run format:check', 'npx kop generate --check']));
     expect(await runs('test.yml')).toEqual(expect.arrayContaining(['npx kop setup-envtest', 'npm test']));
     expect(await runs('test-e2e.yml')).toEqual(expect.arrayContaining(['npx kop setup-envtest', 'npm run test:e2e']));
@@ -200,7 +200,7 @@ describe('kop init: AGENTS.md', () => {
         if (isGenerated) generated++;
         expect(
           globs.some((glob) => glob.test(file)),
-          `${path.basename(golden)}/${file} is ${isGenerated ? 'generated but not listed' : 'the user\'s but listed as generated'}`,
+          `${path.basename(golden)}/${file} is ${isGenerated ? 'generated but not listed' : "the user's but listed as generated"}`,
         ).toBe(isGenerated);
       }
     }
