@@ -43,7 +43,7 @@ export interface InitAnswers {
 }
 
 /** Files a folder may already hold (a fresh git clone): kept rather than refused without --force. */
-const KEEP_IF_PRESENT = new Set(['README.md', 'LICENSE', '.gitignore', '.dockerignore']);
+const KEEP_IF_PRESENT = new Set(['README.md', 'LICENSE', '.gitignore', '.dockerignore', 'AGENTS.md']);
 
 /**
  * Scaffolds a new operator project in `context.cwd`. Refuses, writing nothing, when

@@ -222,6 +222,14 @@ describe('kop init', () => {
     expect(context.out.lines).toContain('SKIP   README.md (exists)');
   });
 
+  it("keeps a clone's own AGENTS.md", async () => {
+    await writeFile(path.join(dir, 'AGENTS.md'), '# our agent guide\n');
+    const context = testContext({ cwd: dir });
+    await runInit(BASE, context);
+    expect(await read('AGENTS.md')).toBe('# our agent guide\n');
+    expect(context.out.lines).toContain('SKIP   AGENTS.md (exists)');
+  });
+
   it('--dry-run prints the plan and writes nothing', async () => {
     const context = testContext({ cwd: dir, dryRun: true });
     await runInit({ ...BASE, skipInstall: false }, context);
