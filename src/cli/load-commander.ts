@@ -19,6 +19,8 @@ const DEFERRED_BUILTINS = new Set(['node:child_process', 'child_process']);
  */
 export function loadCommander(): Commander {
   const loader = Module as unknown as CommonJsLoader;
+  // Called below with .call(this, ...): the original loader keeps its `this`.
+  // eslint-disable-next-line @typescript-eslint/unbound-method
   const load = loader._load;
   loader._load = function (this: unknown, request, parent, isMain) {
     if (DEFERRED_BUILTINS.has(request)) return deferredModule(() => load.call(this, request, parent, isMain) as object);

@@ -85,7 +85,7 @@ export async function runSetupEnvtest(options: SetupEnvtestOptions, context: Con
   const { GoUnavailableError } = await import('../testing/build-envtest.js');
   const { setupEnvtest } = await import('../testing/setup-envtest.js');
   const { normalizeKubernetesVersion } = await import('../testing/versions.js');
-  const { resolve } = await import('node:path');
+  const { resolve } = await import('node:path'); // eslint-disable-line @typescript-eslint/unbound-method -- node:path's functions use no `this`
   if (options.kubernetesVersion) {
     try {
       normalizeKubernetesVersion(options.kubernetesVersion);

@@ -72,7 +72,7 @@ export class DevCluster {
     readonly startMs: number,
   ) {
     this.webhook = webhook;
-    this.crdFiles = options.installCRDs ? readCRDFiles(options.root) : new Map();
+    this.crdFiles = options.installCRDs ? readCRDFiles(options.root) : new Map<string, CRDFile>();
     this.webhookInputsHash = hashWebhookInputs(options.root);
     if (options.kubeconfig) {
       this.kubeconfigPath = options.kubeconfig;

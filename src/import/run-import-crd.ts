@@ -214,7 +214,7 @@ async function verificationFiles(tree: VirtualTree, types: ReadonlyMap<string, s
     const groupVersion = `${dir}/groupversion.ts`;
     const staged = files.has(groupVersion) ? undefined : await tree.read(groupVersion);
     if (staged !== undefined) files.set(groupVersion, staged);
-    let entries: string[] = [];
+    let entries: string[];
     try {
       entries = await fs.readdir(path.join(tree.root, dir));
     } catch {

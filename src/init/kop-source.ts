@@ -39,6 +39,7 @@ const SOURCE_HINT =
  * Returns the reason a spec is refused, or undefined.
  */
 export function kopSourceProblem(spec: string, projectDir: string): string | undefined {
+  // eslint-disable-next-line no-control-regex -- control characters are what this refuses
   if (spec.trim() === '' || /[\u0000-\u001f\u007f]/.test(spec)) return 'it is not an npm dependency spec (e.g. ^0.1.0, github:owner/kop, file:../kop)';
   const local = localPathOf(spec);
   if (local === undefined) return undefined;

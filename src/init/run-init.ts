@@ -43,7 +43,7 @@ export interface InitAnswers {
 }
 
 /** Files a folder may already hold (a fresh git clone): kept rather than refused without --force. */
-const KEEP_IF_PRESENT = new Set(['README.md', 'LICENSE', '.gitignore', '.dockerignore']);
+const KEEP_IF_PRESENT = new Set(['README.md', 'LICENSE', '.gitignore', '.dockerignore', 'AGENTS.md']);
 
 /**
  * Scaffolds a new operator project in `context.cwd`. Refuses, writing nothing, when
@@ -275,6 +275,7 @@ export async function resolveAnswers(options: InitOptions, context: Context): Pr
 
 /** Owners go into comments and the README: one line, printable, not empty. */
 function checkOwner(value: string): true | string {
+  // eslint-disable-next-line no-control-regex -- control characters are what this refuses
   return value.trim() !== '' && value.length <= 200 && !/[\u0000-\u001f\u007f]/.test(value)
     ? true
     : `invalid owner ${JSON.stringify(value)}: the owner must be one line of at most 200 printable characters (e.g. "Example Corp")`;

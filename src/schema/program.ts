@@ -64,7 +64,7 @@ export async function createApiProgram(root: string, options: { apiDir?: string;
   };
   // `sources` holds texts not on disk yet (kop import checks its types before writing them).
   const sources = options.sources ?? new Map<string, string>();
-  const texts = await Promise.all(files.map((file) => sources.get(file) ?? fs.readFile(file, 'utf8')));
+  const texts = await Promise.all(files.map(async (file) => sources.get(file) ?? fs.readFile(file, 'utf8')));
   const apiFiles = files.map((file, i) => parse(file, texts[i]!));
   checkSyntax(ts, absoluteRoot, apiFiles);
   const fileAt = (absolutePath: string): TypeScript.SourceFile | undefined => {

@@ -31,6 +31,7 @@ export function re2PatternProblem(pattern: string): string | undefined {
 }
 
 function refuse(reason: string): never {
+  // eslint-disable-next-line @typescript-eslint/only-throw-error -- a sentinel caught in re2PatternProblem; it never escapes
   throw new Refusal(reason);
 }
 

@@ -76,6 +76,7 @@ function isPlainSafe(text: string): boolean {
   if (text === '' || text.trim() !== text) return false;
   if (RESERVED.test(text) || NUMBER_LIKE.test(text)) return false;
   if (/^[-?:,[\]{}#&*!|>'"%@`]/.test(text)) return false;
+  // eslint-disable-next-line no-control-regex -- control characters are what this refuses
   if (/[\u0000-\u001f\u007f-\u009f\ufeff\u2028\u2029]/.test(text)) return false;
   if (text.includes(': ') || text.includes(' #') || text.endsWith(':')) return false;
   return true;
@@ -84,6 +85,7 @@ function isPlainSafe(text: string): boolean {
 /** Multi-line text that a literal block keeps exactly: no trailing spaces or newline, no leading space, printable. */
 function isBlockText(text: string): boolean {
   if (!text.includes('\n') || text.endsWith('\n') || text.startsWith(' ') || text.startsWith('\n')) return false;
+  // eslint-disable-next-line no-control-regex -- control characters are what this refuses
   if (/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\ufeff\u2028\u2029]/.test(text)) return false;
   return text.split('\n').every((line) => line === line.trimEnd());
 }

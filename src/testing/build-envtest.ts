@@ -125,7 +125,7 @@ export async function buildEnvtestBinaries(options: BuildEnvtestOptions = {}): P
       } catch (error) {
         rmSync(output, { force: true });
         const detail = (error as { all?: string }).all ?? (error as Error).message;
-        throw new Error(`go build ${target.pkg} failed:\n${detail.split('\n').slice(-30).join('\n')}`);
+        throw new Error(`go build ${target.pkg} failed:\n${detail.split('\n').slice(-30).join('\n')}`, { cause: error });
       }
       renameSync(output, join(binDir, target.binary));
       progress(`built ${target.binary} in ${formatSeconds(Date.now() - started)}`);

@@ -58,7 +58,7 @@ export async function buildHelm(options: BuildHelmOptions = {}): Promise<{ path:
     } catch (error) {
       rmSync(output, { force: true });
       const detail = (error as { all?: string }).all ?? (error as Error).message;
-      throw new Error(`go build helm.sh/helm/v4/cmd/helm failed:\n${detail.split('\n').slice(-30).join('\n')}`);
+      throw new Error(`go build helm.sh/helm/v4/cmd/helm failed:\n${detail.split('\n').slice(-30).join('\n')}`, { cause: error });
     }
     renameSync(output, target);
     progress(`built helm in ${Math.round((Date.now() - started) / 1000)}s`);

@@ -9,6 +9,7 @@ import * as pkijs from 'pkijs';
 // TypeScript, no global polyfills, no system openssl needed).
 const engine = new pkijs.CryptoEngine({
   name: 'node',
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- pkijs types it as the DOM's Crypto, which lib ES2023 lacks
   crypto: webcrypto as unknown as ConstructorParameters<typeof pkijs.CryptoEngine>[0]['crypto'],
 });
 

@@ -16,7 +16,7 @@ export const ERRORS_DIR = path.join(SCHEMA_TEST_DIR, 'errors');
 export const UPDATE_GOLDEN = process.env.KOP_UPDATE_GOLDEN === '1';
 
 /** Per-case options (`options.json`), mirrored to controller-gen flags by the conformance test. */
-export interface CaseOptions extends CrdOptions {}
+export type CaseOptions = CrdOptions;
 
 export async function listCaseDirs(dir: string): Promise<string[]> {
   const entries = await fs.readdir(dir, { withFileTypes: true });

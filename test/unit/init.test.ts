@@ -66,7 +66,8 @@ describe('kop init', () => {
 
   it('writes valid Kubernetes YAML everywhere, with restricted pod security on the manager', async () => {
     await runInit(BASE, testContext({ cwd: dir }));
-    const yamlFiles = (await listFiles(dir)).filter((file) => /\.ya?ml$/.test(file));
+    // Every YAML file but the CI workflows (init-hygiene.test.ts checks those).
+    const yamlFiles = (await listFiles(dir)).filter((file) => /\.ya?ml$/.test(file) && !file.startsWith('.github/'));
     expect(yamlFiles.length).toBeGreaterThanOrEqual(10);
     for (const file of yamlFiles) {
       for (const doc of parseAllDocuments(await read(file))) {
@@ -219,6 +220,14 @@ describe('kop init', () => {
     await runInit(BASE, context);
     expect(await read('README.md')).toBe('# mine\n');
     expect(context.out.lines).toContain('SKIP   README.md (exists)');
+  });
+
+  it("keeps a clone's own AGENTS.md", async () => {
+    await writeFile(path.join(dir, 'AGENTS.md'), '# our agent guide\n');
+    const context = testContext({ cwd: dir });
+    await runInit(BASE, context);
+    expect(await read('AGENTS.md')).toBe('# our agent guide\n');
+    expect(context.out.lines).toContain('SKIP   AGENTS.md (exists)');
   });
 
   it('--dry-run prints the plan and writes nothing', async () => {

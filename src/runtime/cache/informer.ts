@@ -328,8 +328,7 @@ export class Informer<T extends KubernetesObject> {
         labelSelector: this.options.labelSelector,
         fieldSelector: this.options.fieldSelector,
         signal: controller.signal,
-      })
-      [Symbol.asyncIterator]();
+      })[Symbol.asyncIterator]();
     // One watchdog per watch rather than a timer per event (a busy watch delivers thousands):
     // it fires once per window and re-arms for the rest of the window when events arrived meanwhile.
     let lastActivity = this.clock.now();

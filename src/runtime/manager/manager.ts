@@ -226,6 +226,7 @@ export class Manager {
    */
   get client(): Client {
     if (!this.cachedClient) {
+      // eslint-disable-next-line @typescript-eslint/no-this-alias -- the client's callbacks name the manager they read from
       const manager = this;
       const uncached = this.options.uncachedTypes ?? [];
       const reader = new CacheReader({
@@ -401,7 +402,7 @@ export class Manager {
     for (const informer of this.informers.values()) informer.start();
     try {
       await this.waitForCaches(signal);
-      if (signal.aborted) return await this.stopping;
+      if (signal.aborted) return await this.stopping; // eslint-disable-line @typescript-eslint/await-thenable -- set by stop() meanwhile; TS keeps start()'s narrowing to undefined
       this.logger.info('caches synced', { informers: [...this.informers.values()].map((i) => i.name) });
       let lost: Promise<'lost' | 'stopped'> | undefined;
       if (this.options.leaderElection) {
@@ -409,7 +410,7 @@ export class Manager {
         try {
           await elector.acquire(signal);
         } catch {
-          return await this.stopping;
+          return await this.stopping; // eslint-disable-line @typescript-eslint/await-thenable -- set by stop() meanwhile; TS keeps start()'s narrowing to undefined
         }
         this.metrics.setLeader(this.leaderMetricName, true);
         lost = elector.holdLease(signal);
@@ -424,7 +425,7 @@ export class Manager {
         await this.stop();
         throw new LeaderElectionLostError(this.leaseName);
       }
-      await this.stopping;
+      await this.stopping; // eslint-disable-line @typescript-eslint/await-thenable -- set by stop() meanwhile; TS keeps start()'s narrowing to undefined
     } catch (err) {
       await this.stop();
       throw err;
@@ -510,7 +511,7 @@ export class Manager {
       if (signal.aborted) return;
       if (timeout.aborted) {
         const pending = [...this.informers.values()].filter((i) => !i.hasSynced()).map((i) => i.name);
-        throw new Error(`caches did not sync within ${timeoutMs} ms: ${pending.join(', ')}`);
+        throw new Error(`caches did not sync within ${timeoutMs} ms: ${pending.join(', ')}`, { cause: err });
       }
       throw err;
     }

@@ -66,12 +66,13 @@ export class CertificateWatcher {
         `${this.server}: cannot read the serving certificate and key (${this.certPath}, ${this.keyPath}): ${(error as Error).message}; ` +
           (this.options.missingHint ??
             'mount them there (cert-manager Secret) or set webhookServer.certDir, certName, keyName (--webhook-cert-path, --webhook-cert-name, --webhook-cert-key)'),
+        { cause: error },
       );
     }
     try {
       checkPair(pair);
     } catch (error) {
-      throw new Error(`${this.server}: the serving certificate ${this.certPath} and key ${this.keyPath} do not load: ${(error as Error).message}`);
+      throw new Error(`${this.server}: the serving certificate ${this.certPath} and key ${this.keyPath} do not load: ${(error as Error).message}`, { cause: error });
     }
     this.current = pair;
     return pair;

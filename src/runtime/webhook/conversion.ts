@@ -70,7 +70,7 @@ export class ConversionRegistry {
     const { hub } = conversions;
     const spokeOf = (version: string): SpokeConversion<KubernetesObject, KubernetesObject> => {
       const spoke = conversions.spokes.get(version);
-      if (!spoke) throw new Error(`${object.kind}.${from.group} has no version ${version} registered (hub ${hub.version}, spokes ${[...conversions.spokes.keys()].join(', ')})`);
+      if (!spoke) throw new Error(`${String(object.kind)}.${from.group} has no version ${version} registered (hub ${hub.version}, spokes ${[...conversions.spokes.keys()].join(', ')})`);
       return spoke;
     };
     let asHub: KubernetesObject;

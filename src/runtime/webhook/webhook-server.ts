@@ -156,7 +156,7 @@ export class WebhookServer {
         socket.destroy();
         reject(new Error(`webhook server: no TLS handshake within ${timeoutMs} ms`));
       });
-      socket.once('error', (error) => reject(new Error(`webhook server: TLS dial failed: ${error.message}`)));
+      socket.once('error', (error: Error) => reject(new Error(`webhook server: TLS dial failed: ${error.message}`)));
     });
   }
 

@@ -133,7 +133,7 @@ describe('RestClient against an in-memory server', () => {
   });
 
   it('sends a request at once when the limiter has a token', () => {
-    let now = 0;
+    const now = 0;
     const bucket = new TokenBucket(1, 2, () => now);
     // Taken synchronously: no promise to await, so no timer or tick stands between a free token and the request.
     expect(bucket.take()).toBeUndefined();

@@ -83,8 +83,10 @@ export function parseKubeconfig(text: string, baseDir?: string): Kubeconfig {
     // keys: say where it is and what is wrong, never what is written there.
     if (error instanceof YAMLError) {
       const at = error.linePos?.[0];
+      // eslint-disable-next-line preserve-caught-error -- the cause would quote the kubeconfig's secrets
       throw new Error(`invalid YAML${at ? ` at line ${at.line}, column ${at.col}` : ''} (${error.code})`);
     }
+    // eslint-disable-next-line preserve-caught-error -- the cause would quote the kubeconfig's secrets
     throw new Error('invalid YAML');
   }
   if (document === undefined || document === null) return { clusters: [], users: [], contexts: [], currentContext: '' };

@@ -46,6 +46,7 @@ export class UnendingListError extends Error {
  * The result's `metadata.resourceVersion` is the snapshot's revision: watch from it.
  */
 export async function listComplete<T>(listPage: ListPageFunction<T>, options: ListCompleteOptions = {}): Promise<ObjectList<T>> {
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- a caller's callback, called as a plain function
   const { onContinueExpired, maxPages = 10_000, ...listOptions } = options;
   const limit = listOptions.limit ?? DEFAULT_LIST_PAGE_SIZE;
   const first = await listPage({ ...listOptions, limit });

@@ -57,8 +57,10 @@ export interface StatusDetails {
 /** The apiserver's meta/v1 Status, as sent with every failed request. */
 export interface Status {
   apiVersion?: string;
+  // eslint-disable-next-line @typescript-eslint/no-redundant-type-constituents -- the literals name the values the apiserver sends
   kind?: 'Status' | string;
   metadata?: ListMetaFields;
+  // eslint-disable-next-line @typescript-eslint/no-redundant-type-constituents -- the literals name the values the apiserver sends
   status?: 'Success' | 'Failure' | string;
   message?: string;
   reason?: string;

@@ -128,7 +128,7 @@ function takeBooleanValues(argv: readonly string[]): { args: string[]; explicit:
   const args: string[] = [];
   const explicit = new Map<string, boolean>();
   for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
+    const arg = argv[i];
     if (arg === '--') {
       args.push(...argv.slice(i));
       break;
@@ -155,7 +155,7 @@ function parseDuration(flag: string, value: string): number {
     throw new Error(`invalid ${flag} ${JSON.stringify(value)}: use a duration such as 30s, 1m30s or 500ms`);
   }
   let total = 0;
-  for (const match of value.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)) total += Number(match[1]) * units[match[2]!]!;
+  for (const match of value.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)) total += Number(match[1]) * units[match[2]];
   return Math.round(total);
 }
 
@@ -183,5 +183,5 @@ export function parseBindAddress(address: string): BindAddress | undefined {
   if (!match || port > 65535) {
     throw new Error(`invalid bind address ${JSON.stringify(address)}: use host:port, :port or "0" to disable`);
   }
-  return { host: match[1]!.replace(/^\[|\]$/g, ''), port };
+  return { host: match[1].replace(/^\[|\]$/g, ''), port };
 }

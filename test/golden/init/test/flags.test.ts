@@ -6,11 +6,14 @@ import { describe, expect, it } from 'vitest';
 import { parseBindAddress, parseManagerFlags } from '../src/flags.js';
 
 describe('parseManagerFlags', () => {
+  // Tables laid out by hand, a line per group of flags: Prettier leaves them as they are.
+  // prettier-ignore
   const defaults = {
     metricsBindAddress: ':8443', metricsSecure: true, metricsCertPath: '', metricsCertName: 'tls.crt', metricsCertKey: 'tls.key',
     healthProbeBindAddress: ':8081', leaderElect: false, kubeconfig: '', gracefulShutdownTimeoutMs: 30_000,
     kubeApiQps: 0, kubeApiBurst: 0, webhookPort: 9443, webhookCertPath: '', webhookCertName: 'tls.crt', webhookCertKey: 'tls.key', help: false,
   };
+  // prettier-ignore
   const cases = [
     {
       name: 'defaults',
