@@ -188,7 +188,8 @@ class ApplyTypeWriter {
         return `DeepPartial<${ref.name}>`;
       case 'array': {
         const listType = findMarker(markers, 'listType')?.value;
-        const keys = markersNamed(markers, 'listMapKey').map((m) => String(m.value));
+        // listMapKey's value is a field name (a string), as the CRD stage reads it.
+        const keys = markersNamed(markers, 'listMapKey').map((m) => (typeof m.value === 'string' ? m.value : JSON.stringify(m.value)));
         const item = listType === 'map' && keys.length > 0 ? this.keyedItem(ref.items, keys, site) : this.typeOf(ref.items, [], `${site}[]`);
         return /^[A-Za-z0-9_$<>]+$/.test(item) ? `${item}[]` : `Array<${item}>`;
       }

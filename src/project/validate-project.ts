@@ -143,8 +143,10 @@ function firstProblem(project: Record<string, unknown>, formatVersion: string): 
         return { path: [...at, 'webhooks', 'webhookVersion'], message: `must be v1, not ${JSON.stringify(hooks.webhookVersion)}` };
       }
     }
-    const domain = entry.domain ?? '';
-    const key = `${String(entry.kind)} ${entry.group === '' || (entry.core === true && entry.group === 'core') ? String(domain) : domain === '' ? String(entry.group) : `${String(entry.group)}.${String(domain)}`}/${String(entry.version)}`;
+    // Strings by now: firstProblem checked every field's type before duplicates are looked for.
+    const domain = typeof entry.domain === 'string' ? entry.domain : '';
+    const group = String(entry.group);
+    const key = `${String(entry.kind)} ${group === '' || (entry.core === true && group === 'core') ? domain : domain === '' ? group : `${group}.${domain}`}/${String(entry.version)}`;
     const first = seen.get(key);
     if (first !== undefined) return { path: at, message: `${key} is listed twice (also resources[${first}]); keep one entry` };
     seen.set(key, index);

@@ -41,7 +41,7 @@ export interface ReplayStep {
 export interface ReplayInput {
   project: ProjectFile;
   /** Reads a file of the input project, undefined when absent. */
-  read(file: string): Promise<string | undefined>;
+  read: (file: string) => Promise<string | undefined>;
   /** The kop dependency spec for `init --kop-source`; undefined lets init choose (it packs this kop). */
   kopSource?: string;
   /** The generators of `kop generate`; the generate step is left out without them. */

@@ -77,7 +77,7 @@ describe('kop --plugins end to end', () => {
       containerPort: { type: 'integer', default: 11211 },
     });
 
-    const binaries = await findControlPlaneBinaries();
+    const binaries = findControlPlaneBinaries();
     const built = await execa(binaries.kubectl!, ['kustomize', 'config/default'], { cwd: project, reject: false });
     expect(built.exitCode, built.stderr).toBe(0);
     const manager = parseAllDocuments(built.stdout)
