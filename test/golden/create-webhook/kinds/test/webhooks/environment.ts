@@ -47,9 +47,9 @@ export async function startWebhookEnvironment(): Promise<WebhookEnvironment> {
     logger: silentLogger,
   });
   setupWebhooks(manager);
-  let failure: unknown;
+  let failure: Error | undefined;
   const running = manager.start().catch((error: unknown) => {
-    failure = error;
+    failure = error instanceof Error ? error : new Error(String(error));
   });
   // The apiserver refuses writes while a webhook it must call does not answer: wait until it serves.
   const deadline = Date.now() + 30_000;
