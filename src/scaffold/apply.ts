@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import { KopError } from '../base/errors.js';
 import type { Context } from '../base/context.js';
+import { formatScaffoldedFiles } from './format.js';
 import { lineDiff } from './line-diff.js';
 import type { PlannedChange, VirtualTree } from './tree.js';
 
@@ -34,6 +35,7 @@ const LABELS = { create: 'CREATE', update: 'UPDATE', delete: 'DELETE', skip: 'SK
  */
 export async function applyTree(tree: VirtualTree, context: Context, options: ApplyOptions = {}): Promise<ApplyResult> {
   const styles = context.out.styles;
+  await formatScaffoldedFiles(tree);
   const changes = await tree.plan();
   const visible = changes.filter((change) => change.action !== 'unchanged');
   for (const change of visible) {

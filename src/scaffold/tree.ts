@@ -188,6 +188,22 @@ export class VirtualTree {
     this.staged.set(key, { content: edit(current), kind: previous?.kind ?? kind, mode: previous?.mode });
   }
 
+  /** The staged files with content to write (not skipped, not deleted) that `select` picks. */
+  stagedFiles(select: (file: string, kind: FileKind) => boolean): string[] {
+    return [...this.staged].filter(([key, file]) => file.content !== undefined && file.skipReason === undefined && select(key, file.kind)).map(([key]) => key);
+  }
+
+  /**
+   * Rewrites the content of every staged file `select` picks (skipped and deleted files never),
+   * e.g. to format what was scaffolded before it is planned and written.
+   */
+  async rewriteStaged(select: (file: string, kind: FileKind) => boolean, rewrite: (file: string, content: string) => Promise<string>): Promise<void> {
+    for (const [key, file] of this.staged) {
+      if (file.content === undefined || file.skipReason !== undefined || !select(key, file.kind)) continue;
+      file.content = await rewrite(key, file.content);
+    }
+  }
+
   /**
    * The changes `flush()` would make, sorted by path. Fails for a path that would write or delete
    * outside the project through a symbolic link, so `--dry-run` already says so.

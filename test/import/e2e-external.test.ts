@@ -55,7 +55,7 @@ describe('kop import crd (external) end to end', () => {
     // What a user writes: the reconciler makes a Certificate for its Site and owns it.
     await edit('src/controllers/site.controller.ts', (text) =>
       text
-        .replace("import {\n  finalizer,", "import { certificateType } from '../../api/pki/v1/certificate.client.js';\nimport {\n  createOrUpdate,\n  finalizer,\n  setControllerReference,")
+        .replace('import { finalizer,', "import { certificateType } from '../../api/pki/v1/certificate.client.js';\nimport { createOrUpdate, finalizer, setControllerReference,")
         .replace('// +kubebuilder:rbac:groups=events.k8s.io', '// +kubebuilder:rbac:groups=pki.example.org,resources=certificates,verbs=get;list;watch;create;update;patch;delete\n// +kubebuilder:rbac:groups=events.k8s.io')
         .replace(".for(siteType).complete(this)", ".for(siteType).owns(certificateType).complete(this)")
         .replace(

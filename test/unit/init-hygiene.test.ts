@@ -169,9 +169,10 @@ describe('kop init: lint and format setup', () => {
   });
 
   it("the project's tool versions are the ones kop itself is linted with (so its e2e test links them)", async () => {
-    const kop = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
+    // Prettier is a dependency of kop (it formats what kop scaffolds), the linters devDependencies.
+    const kop = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
     const { devDependencies } = await packageJson();
-    for (const tool of ['eslint', '@eslint/js', 'typescript-eslint', 'prettier']) expect(devDependencies[tool], tool).toBe(kop.devDependencies[tool]);
+    for (const tool of ['eslint', '@eslint/js', 'typescript-eslint', 'prettier']) expect(devDependencies[tool], tool).toBe(kop.devDependencies[tool] ?? kop.dependencies[tool]);
   });
 
   it("eslint.config.js turns on typescript-eslint's type-checked rules", async () => {

@@ -97,7 +97,7 @@ describe('kop create api --plugins deploy-image/v1-alpha', () => {
         const controller = await read('src/controllers/memcached.controller.ts');
         expect(controller).toContain("export const MEMCACHED_IMAGE = 'MEMCACHED_IMAGE';");
         expect(controller).toContain("export const DEFAULT_MEMCACHED_IMAGE = 'memcached:1.6.26-alpine3.19';");
-        expect(controller).toContain('command: ["memcached", "--memory-limit=64", "-o", "modern", "-v"],');
+        expect(controller).toContain("command: ['memcached', '--memory-limit=64', '-o', 'modern', '-v'],");
         expect(controller).toContain('runAsUser: 1001,');
         expect(controller).toContain('+kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;update;patch;delete');
         expect(controller).toContain('+kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch');

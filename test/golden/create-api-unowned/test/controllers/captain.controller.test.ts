@@ -55,7 +55,12 @@ describe('CaptainReconciler', () => {
     expect(ready.status?.conditions?.find((c) => c.type === 'Ready')?.observedGeneration).toBe(ready.metadata?.generation);
 
     await client.delete(captainType, key);
-    await eventually(() => client.get(captainType, key).then(() => false, (error: unknown) => isNotFound(error)));
+    await eventually(() =>
+      client.get(captainType, key).then(
+        () => false,
+        (error: unknown) => isNotFound(error),
+      ),
+    );
   });
 });
 

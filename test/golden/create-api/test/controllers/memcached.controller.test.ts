@@ -49,7 +49,12 @@ describe('MemcachedReconciler', () => {
     expect(ready.status?.conditions?.find((c) => c.type === 'Ready')?.observedGeneration).toBe(ready.metadata?.generation);
 
     await client.delete(memcachedType, key);
-    await eventually(() => client.get(memcachedType, key).then(() => false, (error: unknown) => isNotFound(error)));
+    await eventually(() =>
+      client.get(memcachedType, key).then(
+        () => false,
+        (error: unknown) => isNotFound(error),
+      ),
+    );
   });
 });
 

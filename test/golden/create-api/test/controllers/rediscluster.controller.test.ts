@@ -49,7 +49,12 @@ describe('RedisClusterReconciler', () => {
     expect(ready.status?.conditions?.find((c) => c.type === 'Ready')?.observedGeneration).toBe(ready.metadata?.generation);
 
     await client.delete(redisClusterType, key);
-    await eventually(() => client.get(redisClusterType, key).then(() => false, (error: unknown) => isNotFound(error)));
+    await eventually(() =>
+      client.get(redisClusterType, key).then(
+        () => false,
+        (error: unknown) => isNotFound(error),
+      ),
+    );
   });
 });
 

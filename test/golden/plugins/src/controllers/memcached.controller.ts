@@ -101,7 +101,12 @@ export class MemcachedReconciler {
     await this.report(client, object, [
       rolledOut
         ? { type: 'Available', status: 'True', reason: 'DeploymentAvailable', message: `Deployment ${deployment.metadata!.name!} runs ${size} of ${size} replicas` }
-        : { type: 'Available', status: 'False', reason: 'DeploymentUnavailable', message: `Deployment ${deployment.metadata!.name!} has ${available} of ${size} replicas available` },
+        : {
+            type: 'Available',
+            status: 'False',
+            reason: 'DeploymentUnavailable',
+            message: `Deployment ${deployment.metadata!.name!} has ${available} of ${size} replicas available`,
+          },
       rolledOut
         ? { type: 'Progressing', status: 'False', reason: 'DeploymentComplete', message: `Deployment ${deployment.metadata!.name!} rolled out ${size} replicas` }
         : { type: 'Progressing', status: 'True', reason: 'DeploymentProgressing', message: `Deployment ${deployment.metadata!.name!} is rolling out ${size} replicas` },
@@ -129,7 +134,7 @@ export class MemcachedReconciler {
       name: CONTAINER,
       image: memcachedImage(),
       imagePullPolicy: 'IfNotPresent',
-      command: ["memcached", "--memory-limit=64", "-o", "modern", "-v"],
+      command: ['memcached', '--memory-limit=64', '-o', 'modern', '-v'],
       ports: [{ containerPort: owner.spec.containerPort ?? 11211, name: 'memcached', protocol: 'TCP' }],
       securityContext: {
         ...existing?.securityContext,

@@ -50,11 +50,11 @@ describe('MemcachedReconciler', () => {
     ]);
     const pod = deployment.spec!.template.spec!;
     expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
-    const container = pod.containers[0]!;
+    const container = pod.containers[0];
     expect(container.image).toBe(memcachedImage());
     expect(container.securityContext).toMatchObject({ runAsNonRoot: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } });
     expect(container.securityContext?.runAsUser).toBe(1001);
-    expect(container.command).toEqual(["memcached", "--memory-limit=64", "-o", "modern", "-v"]);
+    expect(container.command).toEqual(['memcached', '--memory-limit=64', '-o', 'modern', '-v']);
     expect(container.ports).toEqual([expect.objectContaining({ containerPort: 11211 })]);
 
     // No pods can run here, so the Deployment is not available yet and the Memcached says so.
@@ -88,7 +88,12 @@ describe('MemcachedReconciler', () => {
 
     // Deleting goes through the finalizer: a Warning event, then the Memcached is gone.
     await client.delete(memcachedType, key);
-    await eventually(() => client.get(memcachedType, key).then(() => false, (error: unknown) => isNotFound(error)));
+    await eventually(() =>
+      client.get(memcachedType, key).then(
+        () => false,
+        (error: unknown) => isNotFound(error),
+      ),
+    );
     const events = await client.list(eventType, { namespace: 'default' });
     expect(events.items.some((event) => event.reason === 'Deleting' && event.type === 'Warning' && event.regarding?.uid === created.metadata!.uid)).toBe(true);
   });

@@ -16,8 +16,11 @@ describe('DeploymentValidator', () => {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
     metadata: { generateName: 'deployment-', namespace: 'default', labels },
-    spec: { selector: { matchLabels: { app: 'sample' } }, template: { metadata: { labels: { app: 'sample' } }, spec: { containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }] } } },
-  }) as Deployment;
+    spec: {
+      selector: { matchLabels: { app: 'sample' } },
+      template: { metadata: { labels: { app: 'sample' } }, spec: { containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }] } },
+    },
+  });
 
   it('admits a valid Deployment', async () => {
     const created = await environment().client.create(deploymentType, sample());

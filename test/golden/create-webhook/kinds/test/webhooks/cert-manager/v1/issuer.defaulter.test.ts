@@ -16,8 +16,7 @@ describe('IssuerDefaulter', () => {
     apiVersion: 'cert-manager.io/v1',
     kind: 'Issuer',
     metadata: { generateName: 'issuer-', namespace: 'default', labels },
-    
-  }) as Issuer;
+  });
 
   it('labels a Issuer when it is created', async () => {
     const created = await environment().client.create(issuerType, sample());

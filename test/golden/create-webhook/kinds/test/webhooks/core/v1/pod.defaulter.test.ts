@@ -17,7 +17,7 @@ describe('PodDefaulter', () => {
     kind: 'Pod',
     metadata: { generateName: 'pod-', namespace: 'default', labels },
     spec: { containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }] },
-  }) as Pod;
+  });
 
   it('labels a Pod when it is created', async () => {
     const created = await environment().client.create(podType, sample());
