@@ -157,7 +157,7 @@ describe('kop alpha generate replays every recorded feature', () => {
     );
   });
 
-  it('plugins: deploy-image kinds, grafana with your custom-metrics list kept', async () => {
+  it('plugins: deploy-image kinds, grafana with your custom-metrics list kept, autoupdate', async () => {
     await runCreateApiWithPlugins(
       { group: 'cache', version: 'v1alpha1', kind: 'Memcached', plugins: ['deploy-image/v1-alpha'], image: 'memcached:1.6.26-alpine3.19', imageContainerCommand: 'memcached,--memory-limit=64,-o,modern,-v', imageContainerPort: '11211', runAsUser: '1001' },
       context(),
@@ -166,12 +166,15 @@ describe('kop alpha generate replays every recorded feature', () => {
     const config = 'customMetrics:\n  - metric: memcached_operations_total\n    type: counter\n';
     await writeFile(path.join(dir, 'grafana/custom-metrics/config.yaml'), config);
     await runEdit({ plugins: ['grafana/v1-alpha'] }, context());
+    await runEdit({ plugins: ['autoupdate/v1-alpha'] }, context());
     expect(await read('grafana/custom-metrics/custom-metrics-dashboard.json')).toContain('memcached_operations_total');
     expect((await argvs()).slice(1)).toEqual([
       'create api --group cache --version v1alpha1 --kind Memcached --plural memcacheds --namespaced --resource --controller --plugins deploy-image/v1-alpha --image memcached:1.6.26-alpine3.19 --image-container-command memcached,--memory-limit=64,-o,modern,-v --image-container-port 11211 --run-as-user 1001 --yes',
+      'edit --plugins autoupdate.kubebuilder.io/v1-alpha',
       '(copy grafana/custom-metrics/config.yaml (yours, for edit --plugins grafana.kubebuilder.io/v1-alpha))',
       'edit --plugins grafana.kubebuilder.io/v1-alpha',
     ]);
+    expect(await read('.github/workflows/auto_update.yml')).toContain('kop alpha update');
     await expectRebuiltIdentical();
     await expectRebuiltByCommandLines();
   });
