@@ -138,8 +138,9 @@ async function isImported(resource: ProjectResource, project: ProjectFile, read:
 /**
  * Where a kind of PROJECT comes from, which decides how it is rebuilt:
  * - `core`: a built-in kind (`core: true`): its reconcilers and webhooks by their commands, nothing to copy;
- * - `external-module`: a kind the --external-api-* flags brought (`module` recorded): `create api`
- *   with the same flags, after the CRD file the module names is copied (when it is one of the project);
+ * - `external-module`: a kind the --external-api-* flags brought (`module` recorded, or a `path` that
+ *   is a module of an npm package): `create api` with the same flags, after the CRD file the module
+ *   names is copied (when it is one of the project);
  * - `imported`: a kind of `kop import crd` (or of a CRD module outside the project): its types are copied;
  * - `own`: a kind of this project.
  */
@@ -174,6 +175,8 @@ async function moduleProblem(resource: ProjectResource, project: ProjectFile, in
 async function originOf(resource: ProjectResource, project: ProjectFile, input: ReplayInput): Promise<KindOrigin> {
   if (resource.core === true) return 'core';
   if (resource.external === true && resource.module !== undefined && (await moduleProblem(resource, project, input)) === undefined) return 'external-module';
+  // --external-api-path <module of an npm package> without --external-api-module: the package was already a dependency.
+  if (resource.external === true && resource.module === undefined && resource.path !== undefined && !resource.path.startsWith('api/')) return 'external-module';
   return (await isImported(resource, project, input.read)) ? 'imported' : 'own';
 }
 
@@ -308,9 +311,9 @@ const apiFeature: ProjectFeature = {
         continue;
       }
       if (origin === 'external-module') {
-        const module = resource.module!;
-        const crd = isCrdSource(module);
-        if (crd && importedModules.has(module)) {
+        const module = resource.module;
+        const crd = module !== undefined && isCrdSource(module);
+        if (crd && importedModules.has(module!)) {
           // Imported with the module's first kind: its reconcilers find the kind among the imported ones.
           if (options.controller) steps.push(createApiStep({ ...gvk, plural: resource.plural, resource: false, controller: true, ...(options.controllerName === undefined ? {} : { controllerName: options.controllerName }) }), ...more());
           continue;
@@ -319,11 +322,11 @@ const apiFeature: ProjectFeature = {
         const external: Partial<CreateApiOptions> = {
           externalApiPath: crd ? path.posix.dirname(resource.path!) : resource.path,
           ...(resource.domain !== project.domain ? { externalApiDomain: resource.domain } : {}),
-          externalApiModule: module,
+          ...(module === undefined ? {} : { externalApiModule: module }),
         };
         if (crd) {
-          importedModules.add(module);
-          steps.push(copyModuleStep(module, await moduleFiles(module, input), read));
+          importedModules.add(module!);
+          steps.push(copyModuleStep(module!, await moduleFiles(module!, input), read));
         }
         steps.push(createApiStep({ ...gvk, plural: resource.plural, resource: false, controller: true, ...(options.controllerName === undefined ? {} : { controllerName: options.controllerName }), ...external }));
         steps.push(...more(crd ? {} : external));

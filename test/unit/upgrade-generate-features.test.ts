@@ -157,6 +157,20 @@ describe('kop alpha generate replays every recorded feature', () => {
     );
   });
 
+  it('an npm package that was already a dependency (--external-api-path without --external-api-module): the replay says what is missing', async () => {
+    const file = path.join(dir, 'package.json');
+    const json = JSON.parse(await read('package.json')) as { dependencies: Record<string, string> };
+    json.dependencies['@acme/widget-api'] = '^1.2.0';
+    await writeFile(file, `${JSON.stringify(json, null, 2)}\n`);
+    await runCreateApi({ group: 'acme', version: 'v1', kind: 'Widget', resource: false, controller: true, externalApiPath: '@acme/widget-api/v1', externalApiDomain: 'example.org' }, context());
+    expect((await argvs()).slice(1)).toEqual([
+      'create api --group acme --version v1 --kind Widget --plural widgets --no-resource --controller --external-api-path @acme/widget-api/v1 --external-api-domain example.org --yes',
+    ]);
+    await expect(runAlphaGenerate({ outputDir: path.join(path.dirname(dir), 'rebuilt') }, context())).rejects.toThrow(
+      /failed at `kop create api --group acme .*`: --external-api-path @acme\/widget-api\/v1: package\.json does not depend on @acme\/widget-api/,
+    );
+  });
+
   it('plugins: deploy-image kinds, grafana with your custom-metrics list kept, autoupdate', async () => {
     await runCreateApiWithPlugins(
       { group: 'cache', version: 'v1alpha1', kind: 'Memcached', plugins: ['deploy-image/v1-alpha'], image: 'memcached:1.6.26-alpine3.19', imageContainerCommand: 'memcached,--memory-limit=64,-o,modern,-v', imageContainerPort: '11211', runAsUser: '1001' },
