@@ -220,16 +220,18 @@ const importedFeature: ProjectFeature = {
  * and as the entry named after the kind once a named one joins it; a lone `controllers: [{name: <kind>}]`
  * came from `--controller-name <kind>` itself.
  */
-export function controllerNamesToReplay(resource: ProjectResource): (string | undefined)[] {
+export function controllerNamesToReplay(resource: ProjectResource, multigroup = false): (string | undefined)[] {
   const kindLower = singularOf(resource.kind);
   const names = controllersOf(resource).map((controller) => controller.name);
   if (names.length === 1 && resource.controller !== true && (resource.controllers ?? []).length === 1) return names;
-  return names.map((name) => (name === kindLower ? undefined : name));
+  // The unnamed reconciler's name: the lower-case kind, or `<group>-<kind>` in a multigroup layout.
+  const unnamed = new Set([kindLower, ...(multigroup ? [`${resource.group.replace(/\./g, '-')}-${kindLower}`] : [])]);
+  return names.map((name) => (unnamed.has(name) ? undefined : name));
 }
 
 /** `create api`'s options for one PROJECT entry: its first run (add new recorded create api flags here and in `createApiArgv`). */
-export function createApiOptions(resource: ProjectResource): CreateApiOptions {
-  const [first] = controllerNamesToReplay(resource);
+export function createApiOptions(resource: ProjectResource, multigroup = false): CreateApiOptions {
+  const [first] = controllerNamesToReplay(resource, multigroup);
   return {
     group: resource.group,
     version: resource.version,
@@ -298,8 +300,9 @@ const apiFeature: ProjectFeature = {
     const importedModules = new Set<string>();
     for (const resource of project.resources) {
       const origin = await originOf(resource, project, input);
-      const options = createApiOptions(resource);
-      const [, ...others] = controllerNamesToReplay(resource);
+      const multigroup = (project as { multigroup?: unknown }).multigroup === true;
+      const options = createApiOptions(resource, multigroup);
+      const [, ...others] = controllerNamesToReplay(resource, multigroup);
       const gvk = { group: resource.group, version: resource.version, kind: resource.kind };
       // Each further reconciler of the kind: `create api --no-resource --controller [--controller-name <name>]`.
       const more = (extra: Partial<CreateApiOptions> = {}) =>

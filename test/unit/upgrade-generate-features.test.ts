@@ -9,7 +9,7 @@ import { runInit } from '../../src/init/run-init.js';
 import { parseProjectFile, type ProjectFile } from '../../src/project/project-file.js';
 import { runCreateApiWithPlugins } from '../../src/plugins/run-create-api-plugins.js';
 import { runEdit } from '../../src/plugins/run-edit.js';
-import { replaySteps } from '../../src/upgrade/project-features.js';
+import { controllerNamesToReplay, replaySteps } from '../../src/upgrade/project-features.js';
 import { replayContext, snapshotDir } from '../../src/upgrade/replay.js';
 import { projectReader, runAlphaGenerate } from '../../src/upgrade/run-alpha-generate.js';
 import { tempDir, testContext } from './helpers/fake-context.js';
@@ -200,5 +200,20 @@ describe('kop alpha generate replays every recorded feature', () => {
     expect(steps[0]!.argv).toContain('--multigroup');
     const plain = await replaySteps({ project: await project(), read: async () => undefined });
     expect(plain[0]!.argv).not.toContain('--multigroup');
+  });
+});
+
+describe('controllerNamesToReplay: PROJECT\'s reconcilers as --controller-name runs (undefined: the unnamed one)', () => {
+  const kind = { group: 'crew', version: 'v1', kind: 'Captain', plural: 'captains', domain: 'example.com' };
+  it.each([
+    { given: { controller: true }, multigroup: false, want: [undefined] },
+    { given: { controllers: [{ name: 'captain' }, { name: 'captain-backup' }] }, multigroup: false, want: [undefined, 'captain-backup'] },
+    { given: { controllers: [{ name: 'captain-backup' }, { name: 'captain' }] }, multigroup: false, want: ['captain-backup', undefined] },
+    { given: { controllers: [{ name: 'captain' }] }, multigroup: false, want: ['captain'] },
+    { given: { controllers: [{ name: 'crew-captain' }, { name: 'captain-backup' }] }, multigroup: false, want: ['crew-captain', 'captain-backup'] },
+    { given: { controllers: [{ name: 'crew-captain' }, { name: 'captain-backup' }] }, multigroup: true, want: [undefined, 'captain-backup'] },
+    { given: {}, multigroup: false, want: [] },
+  ])('$given (multigroup: $multigroup) -> $want', ({ given, multigroup, want }) => {
+    expect(controllerNamesToReplay({ ...kind, ...given }, multigroup)).toEqual(want);
   });
 });
