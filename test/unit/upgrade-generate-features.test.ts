@@ -143,6 +143,14 @@ describe('kop alpha generate replays every recorded feature', () => {
     await expectRebuiltByCommandLines();
   });
 
+  it('webhooks added one call at a time (defaulting, then validation) are rebuilt by one call', async () => {
+    await runCreateApi({ group: 'cache', version: 'v1', kind: 'Memcached' }, context());
+    await runCreateWebhook({ group: 'cache', version: 'v1', kind: 'Memcached', defaulting: true }, context());
+    await runCreateWebhook({ group: 'cache', version: 'v1', kind: 'Memcached', programmaticValidation: true }, context());
+    expect((await argvs()).slice(2)).toEqual(['create webhook --group cache --version v1 --kind Memcached --defaulting --programmatic-validation --yes']);
+    await expectRebuiltIdentical();
+  });
+
   it('an external kind whose CRD module is outside the project: its imported types are copied, with a warning that says why', async () => {
     const issuer = { group: 'cert-manager', version: 'v1', kind: 'Issuer', resource: false, controller: true, externalApiPath: 'api/cert-manager/v1', externalApiDomain: 'io' };
     await runCreateApi({ ...issuer, externalApiModule: CRDS }, context());
