@@ -41,9 +41,9 @@ function kopInvocations(): string[][] {
 }
 
 /** The command of kop's CLI a word path names, and the flags it (or the root) accepts. */
-function resolveCommand(program: Command, words: string[]): { command: Command; flags: Set<string> } {
+function resolveCommand(program: Command, words: string[]): { command: Command; flags: Set<string | undefined> } {
   let command = program;
-  const flags = new Set(program.options.map((option) => option.long));
+  const flags = new Set<string | undefined>(program.options.map((option) => option.long));
   for (const word of words) {
     if (word.startsWith('--')) continue;
     const sub = command.commands.find((candidate) => candidate.name() === word || candidate.aliases().includes(word));
