@@ -7,8 +7,11 @@
  * Extension point: a new PROJECT key (a command flag that is recorded) goes into the entry of
  * the command that records it (e.g. a create api flag into `createApiOptions` and
  * `createApiArgv`), or, for a new command, into a new entry of {@link PROJECT_FEATURES} at the
- * place in the order where that command can run.
+ * place in the order where that command can run. A plugin file that is the user's (read by the
+ * plugin, as grafana's custom-metrics list) goes into {@link PLUGIN_USER_FILES}, so the replay
+ * copies it before the plugin runs.
  */
+import * as path from 'node:path';
 import type { Context } from '../base/context.js';
 import type { GeneratorEntry } from '../generate/generator.js';
 import { fullGroup, loadProjectFile, saveProjectFile, type DeployImageOptions, type ProjectFile, type ProjectResource } from '../project/project-file.js';
@@ -17,7 +20,6 @@ import { controllersOf } from '../project/resource-layout.js';
 import { singularOf } from '../project/resource.js';
 import { isCrdSource } from '../create-api/external-api.js';
 import { CUSTOM_METRICS_CONFIG } from '../plugins/grafana/custom-metrics.js';
-import * as path from 'node:path';
 import { BOILERPLATE_FILE } from '../scaffold/boilerplate.js';
 import { VirtualTree } from '../scaffold/tree.js';
 import type { CreateApiOptions } from '../create-api/run-create-api.js';
