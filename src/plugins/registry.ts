@@ -37,6 +37,8 @@ export interface KopPlugin {
 export const DEPLOY_IMAGE_PLUGIN = 'deploy-image.go.kubebuilder.io/v1-alpha';
 /** Kubebuilder's key of the grafana plugin. */
 export const GRAFANA_PLUGIN = 'grafana.kubebuilder.io/v1-alpha';
+/** Kubebuilder's key of the autoupdate plugin (a workflow that runs `alpha update` weekly). */
+export const AUTOUPDATE_PLUGIN = 'autoupdate.kubebuilder.io/v1-alpha';
 /** The key kop records its Helm chart under: Kubebuilder's helm plugin that writes dist/chart. */
 export const HELM_PLUGIN = 'helm.kubebuilder.io/v2-alpha';
 
@@ -69,6 +71,16 @@ export const PLUGINS: readonly KopPlugin[] = [
     edit: async (step) => {
       const { stageHelmChart } = await import('../helm/run-helm.js');
       return stageHelmChart(step.tree, step.project, { force: step.force }, step.context);
+    },
+  },
+  {
+    key: AUTOUPDATE_PLUGIN,
+    names: ['autoupdate/v1-alpha', AUTOUPDATE_PLUGIN],
+    summary: 'a GitHub Actions workflow that runs kop alpha update weekly and opens a pull request (an issue on conflicts)',
+    command: 'edit',
+    edit: async (step) => {
+      const { stageAutoUpdateWorkflow } = await import('./autoupdate/autoupdate-plugin.js');
+      return stageAutoUpdateWorkflow(step.tree, { force: step.force }, step.context);
     },
   },
 ];

@@ -7,12 +7,19 @@
  * Extension point: a new PROJECT key (a command flag that is recorded) goes into the entry of
  * the command that records it (e.g. a create api flag into `createApiOptions` and
  * `createApiArgv`), or, for a new command, into a new entry of {@link PROJECT_FEATURES} at the
- * place in the order where that command can run.
+ * place in the order where that command can run. A plugin file that is the user's (read by the
+ * plugin, as grafana's custom-metrics list) goes into {@link PLUGIN_USER_FILES}, so the replay
+ * copies it before the plugin runs.
  */
+import * as path from 'node:path';
 import type { Context } from '../base/context.js';
 import type { GeneratorEntry } from '../generate/generator.js';
 import { fullGroup, loadProjectFile, saveProjectFile, type DeployImageOptions, type ProjectFile, type ProjectResource } from '../project/project-file.js';
-import { DEPLOY_IMAGE_PLUGIN, PLUGINS } from '../plugins/registry.js';
+import { DEPLOY_IMAGE_PLUGIN, GRAFANA_PLUGIN, PLUGINS } from '../plugins/registry.js';
+import { controllersOf } from '../project/resource-layout.js';
+import { singularOf } from '../project/resource.js';
+import { isCrdSource } from '../create-api/external-api.js';
+import { CUSTOM_METRICS_CONFIG } from '../plugins/grafana/custom-metrics.js';
 import { BOILERPLATE_FILE } from '../scaffold/boilerplate.js';
 import { VirtualTree } from '../scaffold/tree.js';
 import type { CreateApiOptions } from '../create-api/run-create-api.js';
@@ -35,6 +42,8 @@ export interface ReplayStep {
    * and the replay goes on. Other steps stop the replay.
    */
   optional?: boolean;
+  /** Something the user should know about how the step rebuilds its part (printed as a warning). */
+  note?: string;
 }
 
 /** What the features read: the recorded project and the files of the project it comes from. */
@@ -42,6 +51,8 @@ export interface ReplayInput {
   project: ProjectFile;
   /** Reads a file of the input project, undefined when absent. */
   read: (file: string) => Promise<string | undefined>;
+  /** The files under a folder of the input project (project-relative), empty when there is none; without it, folders are not copied. */
+  list?: (dir: string) => Promise<string[]>;
   /** The kop dependency spec for `init --kop-source`; undefined lets init choose (it packs this kop). */
   kopSource?: string;
   /** The generators of `kop generate`; the generate step is left out without them. */
@@ -79,7 +90,10 @@ const initFeature: ProjectFeature = {
   name: 'init',
   async steps({ project, read, kopSource }) {
     const boilerplate = parseBoilerplate(await read(BOILERPLATE_FILE));
-    const options: InitOptions = {
+    // PROJECT's `multigroup: true` (Kubebuilder's key): controllers and webhooks live by group.
+    const multigroup = (project as { multigroup?: unknown }).multigroup === true;
+    const options: InitOptions & { multigroup?: boolean } = {
+      ...(multigroup ? { multigroup: true } : {}),
       domain: project.domain,
       projectName: project.projectName,
       namespaced: project.namespaced ?? false,
@@ -98,6 +112,7 @@ const initFeature: ProjectFeature = {
           ...flag('owner', options.owner),
           ...flag('license', options.license),
           ...(options.namespaced ? ['--namespaced'] : []),
+          ...(multigroup ? ['--multigroup'] : []),
           ...flag('kop-source', options.kopSource),
           '--skip-install',
           '--yes',
@@ -122,15 +137,67 @@ async function isImported(resource: ProjectResource, project: ProjectFile, read:
   return types !== undefined && types.includes('imported by `kop import crd`');
 }
 
+/**
+ * Where a kind of PROJECT comes from, which decides how it is rebuilt:
+ * - `core`: a built-in kind (`core: true`): its reconcilers and webhooks by their commands, nothing to copy;
+ * - `external-module`: a kind the --external-api-* flags brought (`module` recorded, or a `path` that
+ *   is a module of an npm package): `create api` with the same flags, after the CRD file the module
+ *   names is copied (when it is one of the project);
+ * - `imported`: a kind of `kop import crd` (or of a CRD module outside the project): its types are copied;
+ * - `own`: a kind of this project.
+ */
+type KindOrigin = 'core' | 'external-module' | 'imported' | 'own';
+
+/** A module path (CRD file or folder) as a project-relative path, or undefined when it lies outside the project. */
+function moduleInProject(module: string): string | undefined {
+  if (path.posix.isAbsolute(module) || path.win32.isAbsolute(module)) return undefined;
+  const normalized = path.posix.normalize(module).replace(/\/+$/, '');
+  return normalized === '..' || normalized.startsWith('../') || normalized === '.' ? undefined : normalized;
+}
+
+/** The files of a CRD module in the input project (one file, or the files under a folder); empty when it is not there. */
+async function moduleFiles(module: string, input: ReplayInput): Promise<string[]> {
+  const inProject = moduleInProject(module);
+  if (inProject === undefined) return [];
+  if ((await input.read(inProject)) !== undefined) return [inProject];
+  return input.list ? input.list(inProject) : [];
+}
+
+/** Why a kind's CRD module cannot be replayed with `create api --external-api-module`, or undefined when it can. */
+async function moduleProblem(resource: ProjectResource, project: ProjectFile, input: ReplayInput): Promise<string | undefined> {
+  const module = resource.module!;
+  if (!isCrdSource(module)) return undefined;
+  // The module was imported by a create api that scaffolded a reconciler: one of its kinds has one.
+  if (!project.resources.some((r) => r.module === module && controllersOf(r).length > 0)) return `no kind of ${module} has a reconciler`;
+  if (moduleInProject(module) === undefined) return `${module} is outside the project`;
+  if ((await moduleFiles(module, input)).length === 0) return `${module} is not in the project`;
+  return undefined;
+}
+
+async function originOf(resource: ProjectResource, project: ProjectFile, input: ReplayInput): Promise<KindOrigin> {
+  if (resource.core === true) return 'core';
+  if (resource.external === true && resource.module !== undefined && (await moduleProblem(resource, project, input)) === undefined) return 'external-module';
+  // --external-api-path <module of an npm package> without --external-api-module: the package was already a dependency.
+  if (resource.external === true && resource.module === undefined && resource.path !== undefined && !resource.path.startsWith('api/')) return 'external-module';
+  return (await isImported(resource, project, input.read)) ? 'imported' : 'own';
+}
+
 const importedFeature: ProjectFeature = {
   name: 'imported kinds (copied)',
-  async steps({ project, read }) {
+  async steps(input) {
+    const { project, read } = input;
     const steps: ReplayStep[] = [];
     for (const resource of project.resources) {
-      if (!(await isImported(resource, project, read)) || resource.path === undefined) continue;
+      if ((await originOf(resource, project, input)) !== 'imported' || resource.path === undefined) continue;
       const files = [resource.path, `${resource.path.replace(/\/[^/]+$/, '')}/groupversion.ts`];
+      const problem = resource.module === undefined ? undefined : await moduleProblem(resource, project, input);
       steps.push({
         title: `copy ${resource.kind} ${fullGroup(resource)}/${resource.version} (imported with kop import crd): ${files.join(', ')}`,
+        ...(problem === undefined
+          ? {}
+          : {
+              note: `${resource.kind} ${fullGroup(resource)}/${resource.version}: its --external-api-module ${resource.module} cannot be imported again (${problem}), so its imported types are copied; put the CRD file in the project to have it imported again`,
+            }),
         run: async (context) => {
           const tree = new VirtualTree(context.cwd);
           for (const file of files) {
@@ -138,7 +205,7 @@ const importedFeature: ProjectFeature = {
             if (content !== undefined) tree.write(file, content, { kind: 'scaffolded' });
           }
           const rebuilt = await loadProjectFile(tree);
-          const { controller: _controller, webhooks: _webhooks, ...entry } = resource;
+          const { controller: _controller, controllers: _controllers, webhooks: _webhooks, ...entry } = resource;
           rebuilt.resources.push(entry);
           saveProjectFile(tree, rebuilt);
           await tree.flush();
@@ -149,8 +216,24 @@ const importedFeature: ProjectFeature = {
   },
 };
 
-/** `create api`'s options for one PROJECT entry (add new recorded create api flags here and in `createApiArgv`). */
-export function createApiOptions(resource: ProjectResource): CreateApiOptions {
+/**
+ * The reconcilers of a kind in the order they are replayed, each as `--controller-name` takes it
+ * (undefined for the unnamed one). create api records the unnamed reconciler as `controller: true`,
+ * and as the entry named after the kind once a named one joins it; a lone `controllers: [{name: <kind>}]`
+ * came from `--controller-name <kind>` itself.
+ */
+export function controllerNamesToReplay(resource: ProjectResource, multigroup = false): (string | undefined)[] {
+  const kindLower = singularOf(resource.kind);
+  const names = controllersOf(resource).map((controller) => controller.name);
+  if (names.length === 1 && resource.controller !== true && (resource.controllers ?? []).length === 1) return names;
+  // The unnamed reconciler's name: the lower-case kind, or `<group>-<kind>` in a multigroup layout.
+  const unnamed = new Set([kindLower, ...(multigroup ? [`${resource.group.replace(/\./g, '-')}-${kindLower}`] : [])]);
+  return names.map((name) => (unnamed.has(name) ? undefined : name));
+}
+
+/** `create api`'s options for one PROJECT entry: its first run (add new recorded create api flags here and in `createApiArgv`). */
+export function createApiOptions(resource: ProjectResource, multigroup = false): CreateApiOptions {
+  const [first] = controllerNamesToReplay(resource, multigroup);
   return {
     group: resource.group,
     version: resource.version,
@@ -158,7 +241,9 @@ export function createApiOptions(resource: ProjectResource): CreateApiOptions {
     plural: resource.plural,
     namespaced: resource.api?.namespaced,
     resource: resource.api !== undefined,
-    controller: resource.controller === true,
+    controller: controllersOf(resource).length > 0,
+    ...(first === undefined ? {} : { controllerName: first }),
+    ...(resource.api?.ssa === true ? { ssa: true } : {}),
   };
 }
 
@@ -173,21 +258,93 @@ function createApiArgv(options: CreateApiOptions): string[] {
     ...toggle('namespaced', options.namespaced),
     ...toggle('resource', options.resource),
     ...toggle('controller', options.controller),
+    ...flag('controller-name', options.controllerName),
+    ...flag('external-api-path', options.externalApiPath),
+    ...flag('external-api-domain', options.externalApiDomain),
+    ...flag('external-api-module', options.externalApiModule),
+    ...(options.ssa ? ['--ssa'] : []),
     '--yes',
   ];
 }
 
+function createApiStep(options: CreateApiOptions): ReplayStep {
+  const argv = createApiArgv(options);
+  return {
+    title: argv.join(' '),
+    argv,
+    run: async (context) => {
+      const { runCreateApi } = await import('../create-api/run-create-api.js');
+      await runCreateApi(options, context);
+    },
+  };
+}
+
+/** Copies the CRD files of a module into the rebuilt project, as the user had them, for `--external-api-module` to import. */
+function copyModuleStep(module: string, files: string[], read: ReplayInput['read']): ReplayStep {
+  return {
+    title: `copy ${module} (the CRD that --external-api-module imports)`,
+    run: async (context) => {
+      const tree = new VirtualTree(context.cwd);
+      for (const file of files) {
+        const content = await read(file);
+        if (content !== undefined) tree.write(file, content, { kind: 'scaffolded' });
+      }
+      await tree.flush();
+    },
+  };
+}
+
 const apiFeature: ProjectFeature = {
   name: 'create api',
-  async steps({ project, read }) {
+  async steps(input) {
+    const { project, read } = input;
     const steps: ReplayStep[] = [];
+    const importedModules = new Set<string>();
     for (const resource of project.resources) {
-      const options = createApiOptions(resource);
-      if (await isImported(resource, project, read)) {
-        // The types are copied; a reconciler for them is still scaffolded by create api.
+      const origin = await originOf(resource, project, input);
+      const multigroup = (project as { multigroup?: unknown }).multigroup === true;
+      const options = createApiOptions(resource, multigroup);
+      const [, ...others] = controllerNamesToReplay(resource, multigroup);
+      const gvk = { group: resource.group, version: resource.version, kind: resource.kind };
+      // Each further reconciler of the kind: `create api --no-resource --controller [--controller-name <name>]`.
+      const more = (extra: Partial<CreateApiOptions> = {}) =>
+        others.map((name) => createApiStep({ ...gvk, resource: false, controller: true, ...(name === undefined ? {} : { controllerName: name }), ...extra }));
+      if (origin === 'core') {
+        // A built-in kind: reconcilers only (its types are kop/api's).
+        if (!options.controller) continue;
+        steps.push(createApiStep({ ...gvk, resource: false, controller: true, ...(options.controllerName === undefined ? {} : { controllerName: options.controllerName }) }), ...more());
+        continue;
+      }
+      if (origin === 'external-module') {
+        const module = resource.module;
+        const crd = module !== undefined && isCrdSource(module);
+        if (crd && importedModules.has(module!)) {
+          // Imported with the module's first kind: its reconcilers find the kind among the imported ones.
+          if (options.controller) steps.push(createApiStep({ ...gvk, plural: resource.plural, resource: false, controller: true, ...(options.controllerName === undefined ? {} : { controllerName: options.controllerName }) }), ...more());
+          continue;
+        }
+        if (!options.controller) continue;
+        const external: Partial<CreateApiOptions> = {
+          externalApiPath: crd ? path.posix.dirname(resource.path!) : resource.path,
+          ...(resource.domain !== project.domain ? { externalApiDomain: resource.domain } : {}),
+          ...(module === undefined ? {} : { externalApiModule: module }),
+        };
+        if (crd) {
+          importedModules.add(module!);
+          steps.push(copyModuleStep(module!, await moduleFiles(module!, input), read));
+        }
+        steps.push(createApiStep({ ...gvk, plural: resource.plural, resource: false, controller: true, ...(options.controllerName === undefined ? {} : { controllerName: options.controllerName }), ...external }));
+        steps.push(...more(crd ? {} : external));
+        continue;
+      }
+      if (origin === 'imported') {
+        // The types are copied; reconcilers for them are still scaffolded by create api.
         if (!options.controller) continue;
         options.resource = false;
         options.namespaced = undefined;
+        delete options.ssa;
+        steps.push(createApiStep(options), ...more());
+        continue;
       }
       if (!options.resource && !options.controller) continue;
       const deployImage = deployImageOf(project, resource);
@@ -219,23 +376,16 @@ const apiFeature: ProjectFeature = {
             await runCreateApiWithPlugins(pluginOptions, context);
           },
         });
+        steps.push(...more());
         continue;
       }
-      const argv = createApiArgv(options);
-      steps.push({
-        title: argv.join(' '),
-        argv,
-        run: async (context) => {
-          const { runCreateApi } = await import('../create-api/run-create-api.js');
-          await runCreateApi(options, context);
-        },
-      });
+      steps.push(createApiStep(options), ...more());
     }
     return steps;
   },
 };
 
-/** `create webhook`'s options for one PROJECT entry, or undefined when it records no webhook. */
+/** `create webhook`'s options for one PROJECT entry, or undefined when it records no webhook (add new recorded flags here and in `createWebhookArgv`). */
 export function createWebhookOptions(resource: ProjectResource): CreateWebhookOptions | undefined {
   const webhooks = resource.webhooks;
   if (!webhooks || !(webhooks.defaulting || webhooks.validation || webhooks.conversion)) return undefined;
@@ -247,6 +397,10 @@ export function createWebhookOptions(resource: ProjectResource): CreateWebhookOp
     programmaticValidation: webhooks.validation === true,
     conversion: webhooks.conversion === true,
     spoke: webhooks.conversion ? [...(webhooks.spoke ?? [])] : undefined,
+    ...(webhooks.defaultingPath === undefined ? {} : { defaultingPath: webhooks.defaultingPath }),
+    ...(webhooks.validationPath === undefined ? {} : { validationPath: webhooks.validationPath }),
+    // An external kind is looked up by its full group, so a kind of the same name here is never taken for it.
+    ...(resource.external === true && resource.domain !== '' ? { externalApiDomain: resource.domain } : {}),
   };
 }
 
@@ -260,6 +414,9 @@ function createWebhookArgv(options: CreateWebhookOptions): string[] {
     ...(options.defaulting ? ['--defaulting'] : []),
     ...(options.programmaticValidation ? ['--programmatic-validation'] : []),
     ...(options.conversion ? ['--conversion', ...(options.spoke ?? []).flatMap((spoke) => ['--spoke', spoke])] : []),
+    ...flag('defaulting-path', options.defaultingPath),
+    ...flag('validation-path', options.validationPath),
+    ...flag('external-api-domain', options.externalApiDomain),
     '--yes',
   ];
 }
@@ -318,23 +475,52 @@ function deployImageOf(project: ProjectFile, resource: ProjectResource): DeployI
   )?.options;
 }
 
+/**
+ * Files of an edit plugin that are the user's (scaffolded once, then edited), by the plugin's key:
+ * copied from the input project before the plugin runs, so it keeps them and builds on them
+ * (grafana's custom-metrics list makes the custom dashboard).
+ */
+const PLUGIN_USER_FILES: Readonly<Record<string, readonly string[]>> = {
+  [GRAFANA_PLUGIN]: [CUSTOM_METRICS_CONFIG],
+};
+
 const pluginsFeature: ProjectFeature = {
   name: 'edit --plugins',
   async steps({ project, read }) {
-    // The edit plugins (helm, grafana), each by the key PROJECT has it under; create api's plugins
-    // (deploy-image) replay with their kinds.
-    const editPlugins = new Set(PLUGINS.filter((plugin) => plugin.command === 'edit').flatMap((plugin) => plugin.names));
-    const plugins = (await pluginsOf(project, read)).filter((plugin) => editPlugins.has(plugin));
-    return plugins.map((plugin) => ({
-      title: `edit --plugins ${plugin}`,
-      argv: ['edit', '--plugins', plugin],
-      // The chart is built with kubectl kustomize from config/: without kubectl, the project is still whole.
-      optional: true,
-      run: async (context) => {
-        const { runEdit } = await import('../plugins/run-edit.js');
-        await runEdit({ plugins: [plugin] }, context);
-      },
-    }));
+    // The edit plugins (helm, grafana, autoupdate), each by the key PROJECT has it under;
+    // create api's plugins (deploy-image) replay with their kinds.
+    const editPlugins = PLUGINS.filter((plugin) => plugin.command === 'edit');
+    const plugins = (await pluginsOf(project, read)).filter((plugin) => editPlugins.some((candidate) => candidate.names.includes(plugin)));
+    const steps: ReplayStep[] = [];
+    for (const plugin of plugins) {
+      const key = editPlugins.find((candidate) => candidate.names.includes(plugin))!.key;
+      const userFiles: [string, string][] = [];
+      for (const file of PLUGIN_USER_FILES[key] ?? []) {
+        const content = await read(file);
+        if (content !== undefined) userFiles.push([file, content]);
+      }
+      if (userFiles.length > 0) {
+        steps.push({
+          title: `copy ${userFiles.map(([file]) => file).join(', ')} (yours, for edit --plugins ${plugin})`,
+          run: async (context) => {
+            const tree = new VirtualTree(context.cwd);
+            for (const [file, content] of userFiles) tree.write(file, content, { kind: 'scaffolded' });
+            await tree.flush();
+          },
+        });
+      }
+      steps.push({
+        title: `edit --plugins ${plugin}`,
+        argv: ['edit', '--plugins', plugin],
+        // The chart is built with kubectl kustomize from config/: without kubectl, the project is still whole.
+        optional: true,
+        run: async (context) => {
+          const { runEdit } = await import('../plugins/run-edit.js');
+          await runEdit({ plugins: [plugin] }, context);
+        },
+      });
+    }
+    return steps;
   },
 };
 

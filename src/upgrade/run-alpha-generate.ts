@@ -1,4 +1,4 @@
-import { cp, mkdir, mkdtemp, readdir, realpath, rm } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, realpath, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { Context } from '../base/context.js';
@@ -10,7 +10,7 @@ import { applyTree, type ApplyResult } from '../scaffold/apply.js';
 import { BOILERPLATE_FILE } from '../scaffold/boilerplate.js';
 import { isGenerated } from '../scaffold/header.js';
 import { VirtualTree } from '../scaffold/tree.js';
-import { parseBoilerplate, replaySteps } from './project-features.js';
+import { parseBoilerplate, replaySteps, type ReplayInput } from './project-features.js';
 import { isBinary, replayInProcess, snapshotDir, type SkippedStep, type Snapshot } from './replay.js';
 
 /** `kop alpha generate`'s flags. */
@@ -52,17 +52,33 @@ export async function rebuildProject(
   project: ProjectFile,
   context: Context,
   options: { kopSource?: string; generators?: readonly GeneratorEntry[] },
-): Promise<{ files: Snapshot; skipped: SkippedStep[] }> {
-  const input = new VirtualTree(inputDir);
-  const read = (file: string) => input.read(file);
-  const steps = await replaySteps({ project, read, kopSource: options.kopSource, generators: options.generators });
+): Promise<{ files: Snapshot; skipped: SkippedStep[]; notes: string[] }> {
+  const { read, list } = projectReader(inputDir);
+  const steps = await replaySteps({ project, read, list, kopSource: options.kopSource, generators: options.generators });
   const dir = await mkdtemp(path.join(tmpdir(), 'kop-rebuild-'));
   try {
     const skipped = await replayInProcess(steps, dir, context, await replayClock(read, context));
-    return { files: await snapshotDir(dir), skipped };
+    const notes = steps.flatMap((step) => (step.note === undefined ? [] : [step.note]));
+    return { files: await snapshotDir(dir), skipped, notes };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** Reads the files of a project folder for the replay: one file, or the files under a folder (skipping node_modules, .git, .kop). */
+export function projectReader(dir: string): Pick<ReplayInput, 'read' | 'list'> {
+  const tree = new VirtualTree(dir);
+  return {
+    read: async (file) => {
+      const info = await stat(path.join(dir, file)).catch(() => undefined);
+      return info?.isFile() ? tree.read(file) : undefined;
+    },
+    list: async (folder) => {
+      const info = await stat(path.join(dir, folder)).catch(() => undefined);
+      if (!info?.isDirectory()) return [];
+      return [...(await snapshotDir(path.join(dir, folder))).keys()].map((file) => `${folder}/${file}`).sort();
+    },
+  };
 }
 
 /** A recorded kop dependency that still installs from `dir` and is not a tarball in `.kop/` (which this kop replaces with itself). */
@@ -93,7 +109,8 @@ export async function runAlphaGenerate(options: AlphaGenerateOptions, context: C
     if (present.length > 0) throw new UsageError(`--output-dir ${outputDir} is not empty`, 'name an empty or new folder, or leave --output-dir out to re-scaffold in place');
   }
   const kopSource = options.kopSource ?? keptKopSource(project.kopSource, outputDir);
-  const { files, skipped } = await rebuildProject(inputDir, project, context, { kopSource, generators: options.generators });
+  const { files, skipped, notes } = await rebuildProject(inputDir, project, context, { kopSource, generators: options.generators });
+  for (const note of notes) context.out.warn(note);
 
   for (const step of skipped) context.out.warn(`\`kop ${step.title}\` failed, so its files are missing: ${step.reason}`);
   if (!outputExists) {

@@ -14,7 +14,7 @@ import { mergeProject, type FileOutcome } from './merge-trees.js';
 import { findOldKop } from './old-kop.js';
 import { replaySteps } from './project-features.js';
 import { isBinary, replayWithKop, snapshotDir, type SkippedStep } from './replay.js';
-import { rebuildProject, replayClock } from './run-alpha-generate.js';
+import { projectReader, rebuildProject, replayClock } from './run-alpha-generate.js';
 
 /** `kop alpha update`'s flags. */
 export interface AlphaUpdateOptions {
@@ -83,16 +83,17 @@ export async function runAlphaUpdate(options: AlphaUpdateOptions, context: Conte
   const old = await findOldKop(projectDir, { from: options.from, version: fromVersion }, context);
   const baseDir = await mkdtemp(path.join(tmpdir(), 'kop-update-base-'));
   try {
-    const read = (file: string) => tree.read(file);
+    const { read, list } = projectReader(projectDir);
     const now = await replayClock(read, context);
     context.out.info(`Rebuilding the scaffold of kop ${old.version} (base) and of kop ${toVersion} from PROJECT ...`);
-    const baseSteps = await replaySteps({ project, read, kopSource: project.kopSource, generators: options.generators });
+    const baseSteps = await replaySteps({ project, read, list, kopSource: project.kopSource, generators: options.generators });
     const baseSkipped = await replayWithKop(old, projectDir, baseSteps, baseDir, context, { now, kopSource: project.kopSource });
     const base = await snapshotDir(baseDir);
     const target = await targetKopSource(project.kopSource, projectDir, context);
-    const { files: theirs, skipped } = await rebuildProject(projectDir, project, context, { kopSource: target.spec, generators: options.generators });
+    const { files: theirs, skipped, notes } = await rebuildProject(projectDir, project, context, { kopSource: target.spec, generators: options.generators });
     reportSkipped(context, old.version, baseSkipped);
     reportSkipped(context, toVersion, skipped);
+    for (const note of notes) context.out.warn(note);
 
     const outcomes = await mergeProject(base, theirs, (file) => readBytes(projectDir, file), `kop ${toVersion}`);
     for (const outcome of outcomes) {

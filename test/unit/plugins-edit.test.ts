@@ -7,6 +7,7 @@ import { parseProjectFile } from '../../src/project/project-file.js';
 import { PLUGINS, resolvePlugins, splitPluginNames } from '../../src/plugins/registry.js';
 import { runEdit } from '../../src/plugins/run-edit.js';
 import { parseCustomMetrics } from '../../src/plugins/grafana/custom-metrics.js';
+import { autoUpdateWorkflow } from '../../src/plugins/autoupdate/autoupdate-plugin.js';
 import { dashboardQueries, metricNamesOf } from '../helpers/promql-metrics.js';
 import { tempDir, testContext } from './helpers/fake-context.js';
 import { listFiles } from './helpers/files.js';
@@ -26,6 +27,8 @@ describe('plugin names', () => {
     { given: 'helm.kubebuilder.io/v1-alpha', command: 'edit', want: 'helm.kubebuilder.io/v2-alpha' },
     { given: 'helm.kubebuilder.io/v2-alpha', command: 'edit', want: 'helm.kubebuilder.io/v2-alpha' },
     { given: 'helm/v2-alpha', command: 'edit', want: 'helm.kubebuilder.io/v2-alpha' },
+    { given: 'autoupdate/v1-alpha', command: 'edit', want: 'autoupdate.kubebuilder.io/v1-alpha' },
+    { given: 'autoupdate.kubebuilder.io/v1-alpha', command: 'edit', want: 'autoupdate.kubebuilder.io/v1-alpha' },
   ] as const)('$given resolves to $want', ({ given, command, want }) => {
     expect(resolvePlugins([given], command).map((plugin) => plugin.key)).toEqual([want]);
   });
@@ -52,6 +55,48 @@ describe('plugin names', () => {
   it('every name belongs to one plugin', () => {
     const names = PLUGINS.flatMap((plugin) => plugin.names);
     expect(new Set(names).size).toBe(names.length);
+  });
+});
+
+describe('kop edit --plugins autoupdate.kubebuilder.io/v1-alpha', () => {
+  let dir: string;
+  let cleanup: () => Promise<void>;
+  const read = (file: string) => readFile(path.join(dir, file), 'utf8');
+  const workflow = '.github/workflows/auto_update.yml';
+
+  beforeEach(async () => {
+    ({ dir, cleanup } = await tempDir('demo'));
+    await runInit({ projectName: 'demo', domain: 'example.com', owner: 'The demo authors', license: 'apache2', kopSource: 'file:../kop', skipInstall: true }, testContext({ cwd: dir }));
+  });
+  afterEach(() => cleanup());
+
+  it('writes the workflow, records the plugin in PROJECT, and says what to set up', async () => {
+    const context = testContext({ cwd: dir });
+    const result = await runEdit({ plugins: ['autoupdate.kubebuilder.io/v1-alpha'] }, context);
+    expect(result.changes.filter((change) => change.action !== 'unchanged').map((change) => `${change.action} ${change.path}`)).toEqual(['create .github/workflows/auto_update.yml', 'update PROJECT'].sort());
+    expect(await read(workflow)).toBe(await autoUpdateWorkflow());
+    expect(parseProjectFile(await read('PROJECT')).plugins).toEqual({ 'autoupdate.kubebuilder.io/v1-alpha': {} });
+    expect(context.out.lines.join('\n')).toContain('repository variable KOP_PACKAGE');
+  });
+
+  it('keeps your edits to the workflow on a later run, and --force writes kop\'s again', async () => {
+    await runEdit({ plugins: ['autoupdate/v1-alpha'] }, testContext({ cwd: dir }));
+    const mine = (await read(workflow)).replace("cron: '0 0 * * 2'", "cron: '0 6 * * 1'");
+    await writeFile(path.join(dir, workflow), mine);
+    const again = await runEdit({ plugins: ['autoupdate/v1-alpha'] }, testContext({ cwd: dir }));
+    expect(again.changes.filter((change) => change.action !== 'unchanged' && change.action !== 'skip')).toEqual([]);
+    expect(await read(workflow)).toBe(mine);
+    await runEdit({ plugins: ['autoupdate/v1-alpha'], force: true }, testContext({ cwd: dir }));
+    expect(await read(workflow)).toBe(await autoUpdateWorkflow());
+  });
+
+  it('with another plugin in the same run, nothing is written when that one fails', async () => {
+    const { mkdir } = await import('node:fs/promises');
+    await mkdir(path.join(dir, 'grafana/custom-metrics'), { recursive: true });
+    await writeFile(path.join(dir, 'grafana/custom-metrics/config.yaml'), 'customMetrics:\n  - metric: 9bad\n    type: counter\n');
+    const before = await snapshot(dir);
+    await expect(runEdit({ plugins: ['autoupdate/v1-alpha,grafana/v1-alpha'] }, testContext({ cwd: dir }))).rejects.toThrow('metric "9bad" is not a Prometheus metric name');
+    expect(await snapshot(dir)).toEqual(before);
   });
 });
 
