@@ -39,6 +39,9 @@ export interface ProjectWatcherOptions {
   onError?(error: Error): void;
 }
 
+/** How long a file's events must pause before it is compared (well under what a person notices). */
+const QUIET_MS = 30;
+
 /**
  * Watches folders recursively and reports files whose content changed. Every event is checked
  * against a hash of the file's last known content: an editor that saves twice, touches a file,
@@ -49,6 +52,12 @@ export class ProjectWatcher {
   private readonly watchers: FSWatcher[] = [];
   /** Checks in flight per file, chained so two events for one file are compared in order. */
   private readonly checks = new Map<string, Promise<void>>();
+  /**
+   * Files with events in the last {@link QUIET_MS}: a write is a truncate and then the bytes, two
+   * events; hashing between them would report the empty file and then the content again (and a
+   * rewrite of the same content as two changes), so a file is compared once its events pause.
+   */
+  private readonly quieting = new Map<string, { timer: NodeJS.Timeout; done: () => void; finished: Promise<void> }>();
   private closed = false;
 
   private constructor(private readonly options: ProjectWatcherOptions) {}
@@ -75,11 +84,16 @@ export class ProjectWatcher {
   close(): void {
     this.closed = true;
     for (const watcher of this.watchers.splice(0)) watcher.close();
+    for (const entry of this.quieting.values()) {
+      clearTimeout(entry.timer);
+      entry.done();
+    }
+    this.quieting.clear();
   }
 
   /** Resolves when the checks of the events received so far are done (tests). */
   async settled(): Promise<void> {
-    while (this.checks.size > 0) await Promise.all(this.checks.values());
+    while (this.checks.size > 0 || this.quieting.size > 0) await Promise.all([...this.checks.values(), ...[...this.quieting.values()].map((entry) => entry.finished)]);
   }
 
   private watchFolder(folder: string): void {
@@ -90,10 +104,27 @@ export class ProjectWatcher {
         void this.scan(folder, true);
         return;
       }
-      this.check(path.posix.join(folder, name.toString().split(path.sep).join('/')));
+      this.checkWhenQuiet(path.posix.join(folder, name.toString().split(path.sep).join('/')));
     });
     watcher.on('error', (error) => this.options.onError?.(error));
     this.watchers.push(watcher);
+  }
+
+  /** Compares `file` once no event for it came for {@link QUIET_MS}. */
+  private checkWhenQuiet(file: string): void {
+    const pending = this.quieting.get(file);
+    if (pending) {
+      pending.timer.refresh();
+      return;
+    }
+    let done!: () => void;
+    const finished = new Promise<void>((resolve) => (done = resolve));
+    const timer = setTimeout(() => {
+      this.quieting.delete(file);
+      this.check(file);
+      done();
+    }, QUIET_MS);
+    this.quieting.set(file, { timer, done, finished });
   }
 
   private check(file: string): void {
