@@ -45,9 +45,9 @@ export interface CreateWebhookOptions {
    * looked up as `<group>.<domain>` among the kinds `kop import crd` recorded.
    */
   externalApiDomain?: string;
-  /** Kubebuilder's `--external-api-path`: only says the kind is external here (its types come from `kop import crd`). */
+  /** Kubebuilder's `--external-api-path`: only says the kind is external here (its types come from `kop import crd` or the module). */
   externalApiPath?: string;
-  /** Kubebuilder's `--external-api-module`: needs `externalApiPath`, as in Kubebuilder. */
+  /** The kind's CRD file or folder, imported as create api's `--external-api-module` does (see import/external-api.ts). */
   externalApiModule?: string;
   force?: boolean;
 }

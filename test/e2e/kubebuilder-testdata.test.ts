@@ -37,7 +37,8 @@ describe.each(PROJECT_NAMES.map((name) => [name] as const))("Kubebuilder's testd
     const result = results.get(projectName)!;
     const failed = result.steps.filter((s) => !s.ok).map((s) => `${s.name}: ${s.firstError}`);
     expect(failed).toEqual([]);
-    expect(result.steps.map((s) => s.name)).toContain('test');
+    // `make all` as kop generate + npm run build, `make build-installer`, then the project's npm test: each ran.
+    expect(result.steps.map((s) => s.name)).toEqual(expect.arrayContaining(['generate', 'build', 'build-installer', 'test']));
   });
 
   it("records in PROJECT the resources Kubebuilder's PROJECT has", () => {
@@ -109,6 +110,16 @@ describe('bad input from Kubebuilder command lines: a clear error, nothing writt
       name: '--external-api-domain without --external-api-path',
       args: ['create', 'api', '--group', 'cert-manager', '--version', 'v1', '--kind', 'Certificate', '--controller=true', '--resource=false', '--make=false', '--external-api-domain=io'],
       says: [/--external-api-path/],
+    },
+    {
+      name: "a Go module as --external-api-module (Kubebuilder's cert-manager line, create api)",
+      args: ['create', 'api', '--group', 'cert-manager', '--version', 'v1', '--kind', 'Certificate', '--controller=true', '--resource=false', '--make=false', '--external-api-path=github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1', '--external-api-domain=io', '--external-api-module=github.com/cert-manager/cert-manager@v1.20.2'],
+      says: [/--external-api-module github\.com\/cert-manager\/cert-manager@v1\.20\.2 is a Go module/, /CRD file/, /--external-api-module=\.\/crds\/cert-manager\.yaml/],
+    },
+    {
+      name: "a Go module as --external-api-module (Kubebuilder's cert-manager line, create webhook)",
+      args: ['create', 'webhook', '--group', 'cert-manager', '--version', 'v1', '--kind', 'Issuer', '--defaulting', '--external-api-path=github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1', '--external-api-domain=io', '--external-api-module=github.com/cert-manager/cert-manager@v1.20.2'],
+      says: [/is a Go module/, /--external-api-module=\.\/crds\/cert-manager\.yaml/],
     },
   ];
 
