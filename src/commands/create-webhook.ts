@@ -19,8 +19,8 @@ export function register(program: Command, makeContext: MakeContext): void {
     .option('--defaulting-path <path>', "the defaulting webhook's URL path instead of /mutate-<group>-<version>-<kind>")
     .option('--validation-path <path>', "the validating webhook's URL path instead of /validate-<group>-<version>-<kind>")
     .option('--external-api-domain <domain>', 'for a kind imported with `kop import crd`: the domain of its group (--group cert-manager --external-api-domain io)')
-    .option('--external-api-path <path>', 'for an imported kind: accepted as Kubebuilder spells it; the types are the ones `kop import crd` wrote')
-    .option('--external-api-module <module>', 'for an imported kind: accepted as Kubebuilder spells it (needs --external-api-path)')
+    .option('--external-api-path <path>', 'for an external kind: accepted as Kubebuilder spells it (a Go package path too); the types are the ones `kop import crd` wrote')
+    .option('--external-api-module <module>', "the external kind's CRD file or folder, imported as `kop import crd` does unless an earlier command brought it")
     .option('--force', 'scaffold webhooks the kind already has again, overwriting their files')
     // The flags' names are CreateWebhookOptions' fields, and an absent flag means "ask or default".
     .action(async (flags: CreateWebhookOptions) => {

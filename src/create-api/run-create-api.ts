@@ -21,7 +21,7 @@ import { renderTemplateDir, type TemplateData } from '../scaffold/render.js';
 import { VirtualTree } from '../scaffold/tree.js';
 import { builtinSampleLiteral } from './builtin-samples.js';
 import { describeBuiltinKinds, findBuiltinKind, type BuiltinKind } from '../project/builtin-kinds.js';
-import { checkExternalApiFlags, hasExternalApiFlags, isCrdSource, resolveExternalKind, type ExternalApiFlags } from './external-api.js';
+import { checkExternalApiFlags, hasExternalApiFlags, isCrdSource, resolveExternalKind, type ExternalApiFlags } from '../import/external-api.js';
 
 /** `kop create api`'s flags; anything left undefined is asked for on a TTY or defaulted. */
 export interface CreateApiOptions {

@@ -18,6 +18,8 @@ import { applyTree, type ApplyResult } from '../scaffold/apply.js';
 import { loadBoilerplate } from '../scaffold/boilerplate.js';
 import { renderTemplateDir, type TemplateData } from '../scaffold/render.js';
 import { VirtualTree } from '../scaffold/tree.js';
+import { checkExternalApiFlags, isCrdSource, isGoModule, resolveExternalKind, type ExternalApiFlags } from '../import/external-api.js';
+import { specFitsFooExample } from './spec-example.js';
 
 /** `kop create webhook`'s flags; a webhook kind left undefined is asked for on a TTY. */
 export interface CreateWebhookOptions {
@@ -43,9 +45,9 @@ export interface CreateWebhookOptions {
    * looked up as `<group>.<domain>` among the kinds `kop import crd` recorded.
    */
   externalApiDomain?: string;
-  /** Kubebuilder's `--external-api-path`: only says the kind is external here (its types come from `kop import crd`). */
+  /** Kubebuilder's `--external-api-path`: only says the kind is external here (its types come from `kop import crd` or the module). */
   externalApiPath?: string;
-  /** Kubebuilder's `--external-api-module`: needs `externalApiPath`, as in Kubebuilder. */
+  /** The kind's CRD file or folder, imported as create api's `--external-api-module` does (see import/external-api.ts). */
   externalApiModule?: string;
   force?: boolean;
 }
@@ -68,12 +70,27 @@ export async function runCreateWebhook(options: CreateWebhookOptions, context: C
   const version = await askChecked(context, options.version, checkVersion, { flag: '--version', type: 'text', message: 'API version that gets the webhooks' });
   const kind = await askChecked(context, options.kind, checkKind, { flag: '--kind', type: 'text', message: 'Kind (e.g. Memcached)' });
   checkPathFlags(options);
+  const external: ExternalApiFlags = { path: options.externalApiPath, domain: options.externalApiDomain, module: options.externalApiModule };
+  if (external.domain !== undefined) requireValid(checkDomain, external.domain, '--external-api-domain');
+  if (external.module !== undefined) {
+    // The kind's CRD comes with the command, as for create api: imported unless an earlier command brought it from the same module.
+    if (!isCrdSource(external.module) && !isGoModule(external.module)) {
+      throw new UsageError(
+        `--external-api-module ${external.module}: a webhook is written against the kind's types and typed client, which kop generates from its CRD`,
+        "pass the kind's CRD file or folder as --external-api-module (or import it first with kop import crd)",
+      );
+    }
+    checkExternalApiFlags(external);
+    await resolveExternalKind(external, { group, version, kind }, tree, project, context);
+  }
   const target = resolveTarget(project, { group, version, kind }, options);
   const { names, sameKind } = target;
   if (options.plural !== undefined && options.plural !== names.plural) {
     throw new UsageError(`--plural ${options.plural}: PROJECT records ${kind}'s plural as ${names.plural}`, `leave --plural out, or pass --plural ${names.plural}`);
   }
   if (target.origin === 'project') await requireTypes(tree, target.entry, names);
+  // The spec.foo example only where the kind's spec still has create api's sample field; else the label example.
+  const fooExample = target.origin === 'project' && (await specFitsFooExample((await tree.read(target.entry.path ?? CREATE_API_PATHS.typesFile(names))) ?? '', kind));
   if (target.origin === 'external') target.namespaced = await requireExternalTypes(tree, target.entry, names);
 
   const wanted = await askWebhookKinds(options, context, sameKind, version);
@@ -101,6 +118,7 @@ export async function runCreateWebhook(options: CreateWebhookOptions, context: C
     ...target.imports,
     origin: target.origin,
     ownTypes: target.origin === 'project',
+    fooExample,
     namespaced: target.namespaced,
     labelPrefix: project.domain,
     sampleFields: target.sampleFields,
@@ -186,11 +204,7 @@ interface WebhookTarget {
  */
 function resolveTarget(project: ProjectFile, gvk: { group: string; version: string; kind: string }, options: CreateWebhookOptions): WebhookTarget {
   const { group, version, kind } = gvk;
-  const external = options.externalApiDomain !== undefined || options.externalApiPath !== undefined;
-  if (options.externalApiModule !== undefined && options.externalApiPath === undefined) {
-    throw new UsageError('--external-api-module needs --external-api-path (as in Kubebuilder)', 'pass --external-api-path too, or leave --external-api-module out');
-  }
-  if (options.externalApiDomain !== undefined) requireValid(checkDomain, options.externalApiDomain, '--external-api-domain');
+  const external = options.externalApiDomain !== undefined || options.externalApiPath !== undefined || options.externalApiModule !== undefined;
 
   const ownGroup = fullGroup({ group, domain: project.domain });
   const own = project.resources.filter((r) => !r.external && !r.core && r.kind === kind && fullGroup(r) === ownGroup);

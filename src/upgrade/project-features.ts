@@ -18,7 +18,7 @@ import { fullGroup, loadProjectFile, saveProjectFile, type DeployImageOptions, t
 import { DEPLOY_IMAGE_PLUGIN, GRAFANA_PLUGIN, PLUGINS } from '../plugins/registry.js';
 import { controllersOf } from '../project/resource-layout.js';
 import { singularOf } from '../project/resource.js';
-import { isCrdSource } from '../create-api/external-api.js';
+import { isCrdSource } from '../import/external-api.js';
 import { CUSTOM_METRICS_CONFIG } from '../plugins/grafana/custom-metrics.js';
 import { BOILERPLATE_FILE } from '../scaffold/boilerplate.js';
 import { VirtualTree } from '../scaffold/tree.js';

@@ -12,7 +12,8 @@ import { initLinkedProject, KOP_BIN, KOP_ROOT, requireBuilt } from '../helpers/c
  * Issuer imported with `kop import crd`, each added in two calls where the script does so
  * (defaulting first, validation later, with the user's edit in between kept). Then generate,
  * `tsc --strict` and the project's own tests, which create Pods, Deployments, Issuers and
- * Sailors through a real apiserver calling the manager's webhooks. Needs `npm run build`.
+ * Sailors through a real apiserver calling the manager's webhooks; and a deploy-image kind
+ * (Memcached, whose spec has no `foo`) with both webhooks. Needs `npm run build`.
  */
 const TSC = path.join(KOP_ROOT, 'node_modules/.bin/tsc');
 const ISSUER_CRD = fileURLToPath(new URL('../golden/create-webhook/issuer-crd.yaml', import.meta.url));
@@ -50,6 +51,10 @@ describe('kop create webhook for every kind of kind', () => {
     await ok(['create', 'webhook', '--group', 'apps', '--version', 'v1', '--kind', 'Deployment', '--defaulting']);
     await ok(['create', 'webhook', '--group', 'apps', '--version', 'v1', '--kind', 'Deployment', '--programmatic-validation']);
     await ok(['create', 'webhook', '--group', 'cert-manager', '--version', 'v1', '--kind', 'Issuer', '--defaulting', '--external-api-path=github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1', '--external-api-domain=io']);
+    // A kind whose spec has no `foo` (deploy-image's size and containerPort): the label example, which compiles and passes.
+    await ok(['create', 'api', '--group', 'example.com', '--version', 'v1alpha1', '--kind', 'Memcached', '--image=memcached:1.6.26-alpine3.19', '--image-container-port=11211', '--plugins=deploy-image/v1-alpha', '--make=false']);
+    await ok(['create', 'webhook', '--group', 'example.com', '--version', 'v1alpha1', '--kind', 'Memcached', '--programmatic-validation', '--defaulting', '--make=false']);
+    expect(await readFile(path.join(project, 'src/webhooks/example.com/v1alpha1/memcached.validator.ts'), 'utf8')).not.toContain('foo');
 
     const again = await kop(['create', 'webhook', '--group', 'apps', '--version', 'v1', '--kind', 'Deployment', '--defaulting']);
     expect(again.exitCode).toBe(1);
@@ -87,7 +92,7 @@ describe('kop create webhook for every kind of kind', () => {
     await writeFile(path.join(project, 'test/crds/issuers.yaml'), await readFile(ISSUER_CRD, 'utf8'));
     const test = await run('npm', ['test']);
     expect(test.exitCode, test.stdout + test.stderr).toBe(0);
-    for (const file of ['sailor.defaulter', 'sailor.validator', 'pod.defaulter', 'deployment.defaulter', 'deployment.validator', 'issuer.defaulter']) {
+    for (const file of ['sailor.defaulter', 'sailor.validator', 'pod.defaulter', 'deployment.defaulter', 'deployment.validator', 'issuer.defaulter', 'memcached.defaulter', 'memcached.validator']) {
       expect(test.stdout).toMatch(new RegExp(`${file.replace('.', '\\.')}\\.test\\.ts`));
     }
     expect(test.stdout).not.toMatch(/skipped/);

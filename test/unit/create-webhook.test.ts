@@ -1,4 +1,4 @@
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -183,7 +183,12 @@ describe('kop create webhook', () => {
     { name: 'a built-in kind in a version it does not have', options: { group: 'apps', version: 'v1beta1', kind: 'Deployment', defaulting: true }, message: /Deployment apps\.example\.com\/v1beta1 is not in PROJECT/ },
     { name: '--conversion for a built-in kind', options: { group: 'core', version: 'v1', kind: 'Pod', conversion: true, spoke: ['v2'] }, message: /Pod v1 is a built-in kind: only a kind whose CRD this project writes can convert/ },
     { name: 'an external kind not imported', options: { group: 'cert-manager', version: 'v1', kind: 'Issuer', defaulting: true, externalApiDomain: 'io' }, message: /Issuer cert-manager\.io\/v1 is not an external kind of this project.*kop import crd/s },
-    { name: '--external-api-module without --external-api-path', options: { group: 'cert-manager', version: 'v1', kind: 'Issuer', defaulting: true, externalApiModule: 'x' }, message: /--external-api-module needs --external-api-path/ },
+    { name: 'an npm package as --external-api-module', options: { group: 'cert-manager', version: 'v1', kind: 'Issuer', defaulting: true, externalApiModule: 'x', externalApiPath: 'x/v1' }, message: /--external-api-module x: a webhook is written against the kind's types.*pass the kind's CRD file or folder as --external-api-module/s },
+    {
+      name: "a Go module as --external-api-module (Kubebuilder's spelling)",
+      options: { group: 'cert-manager', version: 'v1', kind: 'Issuer', defaulting: true, externalApiPath: 'github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1', externalApiDomain: 'io', externalApiModule: 'github.com/cert-manager/cert-manager@v1.20.2' },
+      message: /--external-api-module github\.com\/cert-manager\/cert-manager@v1\.20\.2 is a Go module.*--external-api-module=\.\/crds\/cert-manager\.yaml/s,
+    },
     { name: 'an invalid --external-api-domain', options: { group: 'cert-manager', version: 'v1', kind: 'Issuer', defaulting: true, externalApiDomain: 'Not_A_Domain' }, message: /--external-api-domain/ },
   ];
   for (const { name, given, options, message } of BAD) {
@@ -255,6 +260,45 @@ describe('kop create webhook', () => {
     await create({ group: 'cert-manager', version: 'v1', kind: 'ClusterIssuer', defaulting: true }).run;
     expect(await read('test/webhooks/cert-manager/v1/clusterissuer.defaulter.test.ts')).toContain("metadata: { generateName: 'clusterissuer-', labels },");
     expect(await read('test/webhooks/cert-manager/v1/issuer.validator.test.ts')).toContain("metadata: { generateName: 'issuer-', namespace: 'default', labels },");
+  });
+
+  it("imports an external kind's CRD given as --external-api-module, Kubebuilder's Go package path kept, once per module", async () => {
+    const crd = fileURLToPath(new URL('../fixtures/external-crds/cert-manager.yaml', import.meta.url));
+    await mkdir(path.join(dir, 'test/crds'), { recursive: true });
+    await copyFile(crd, path.join(dir, 'test/crds/cert-manager.yaml'));
+    const flags = { externalApiPath: 'github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1', externalApiDomain: 'io', externalApiModule: './test/crds/cert-manager.yaml' };
+    // No kop import crd before: create webhook brings the kind as create api does.
+    await create({ group: 'cert-manager', version: 'v1', kind: 'Issuer', defaulting: true, ...flags }).run;
+    const files = await listFiles(dir);
+    expect(files).toContain('api/cert-manager/v1/issuer.types.ts');
+    expect(files).toContain('api/cert-manager/v1/certificate.types.ts');
+    expect(await read('src/webhooks/cert-manager/v1/issuer.defaulter.ts')).toContain("import { issuerType } from '../../../../api/cert-manager/v1/issuer.client.js';");
+    const external = (await project()).resources.filter((r) => r.external === true);
+    expect(external.map((r) => [r.kind, r.module])).toEqual([['Certificate', './test/crds/cert-manager.yaml'], ['Issuer', './test/crds/cert-manager.yaml']]);
+    expect(external.find((r) => r.kind === 'Issuer')).toMatchObject({ group: 'cert-manager', domain: 'io', path: 'api/cert-manager/v1/issuer.types.ts', webhooks: { defaulting: true } });
+    // A second call with the same module finds the kind it brought rather than importing it again.
+    await create({ group: 'cert-manager', version: 'v1', kind: 'Issuer', programmaticValidation: true, ...flags }).run;
+    expect((await project()).resources.find((r) => r.kind === 'Issuer')!.webhooks).toEqual({ defaulting: true, validation: true, webhookVersion: 'v1' });
+  });
+
+  it('writes the spec.foo example only for a spec that still has create api\'s foo field, else the label example', async () => {
+    await create({ ...V1, defaulting: true, programmaticValidation: true }).run;
+    expect(await read('src/webhooks/cache/v1/rediscluster.defaulter.ts')).toContain("object.spec.foo ??= 'default';");
+    // The user replaced foo with fields of their own, as the types file asks.
+    await runCreateApi({ group: 'cache', version: 'v1', kind: 'Queue' }, testContext({ cwd: dir }));
+    const types = path.join(dir, 'api/cache/v1/queue.types.ts');
+    await writeFile(types, (await readFile(types, 'utf8')).replace(/  foo\?: string;/, '  size?: number;'));
+    await create({ group: 'cache', version: 'v1', kind: 'Queue', defaulting: true, programmaticValidation: true }).run;
+    const defaulter = await read('src/webhooks/cache/v1/queue.defaulter.ts');
+    const validator = await read('src/webhooks/cache/v1/queue.validator.ts');
+    expect(defaulter).not.toContain('foo');
+    expect(validator).not.toContain('foo');
+    expect(defaulter).toContain("'example.com/defaulted': 'true'");
+    expect(validator).toContain("metadata.labels['example.com/rejected']");
+    const test = await read('test/webhooks/cache/v1/queue.defaulter.test.ts');
+    expect(test).toContain("import type { Queue } from '../../../../api/cache/v1/queue.types.js';");
+    expect(test).toContain("apiVersion: 'cache.example.com/v1',");
+    expect(test).toContain('spec: {},');
   });
 
   it("reads Kubebuilder's core entry without a domain, and refuses a hand-written webhook path kop cannot serve", async () => {

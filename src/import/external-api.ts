@@ -18,7 +18,7 @@ import { KopError, UsageError } from '../base/errors.js';
 import { fullGroup, type ProjectFile, type ProjectResource } from '../project/project-file.js';
 import { checkDomain, requireValid, singularOf } from '../project/resource.js';
 import type { VirtualTree } from '../scaffold/tree.js';
-import { stageImportCrd } from '../import/run-import-crd.js';
+import { stageImportCrd } from './run-import-crd.js';
 
 /** The three flags, as given. */
 export interface ExternalApiFlags {
@@ -51,6 +51,12 @@ export function checkExternalApiFlags(flags: ExternalApiFlags): void {
   if (flags.domain !== undefined && flags.path === undefined) {
     throw new UsageError('--external-api-domain needs --external-api-path: the domain completes the group of a kind whose types come from that path', 'pass --external-api-path too (a folder under api/ or a module of an npm package)');
   }
+  if (flags.module !== undefined && isGoModule(flags.module)) {
+    throw new UsageError(
+      `--external-api-module ${flags.module} is a Go module: kop reads a kind another project owns from its CRD or from an npm package, not from Go code; nothing was written`,
+      "pass the kind's CRD file or folder (e.g. --external-api-module=./crds/cert-manager.yaml, imported as kop import crd does; --external-api-path may stay as Kubebuilder spells it), or an npm package spec with a module of it (--external-api-module=@acme/issuer-api@^1.2.0 --external-api-path=@acme/issuer-api/v1)",
+    );
+  }
   if (flags.module !== undefined && flags.path === undefined && !isCrdSource(flags.module)) {
     throw new UsageError(`--external-api-module ${flags.module} is an npm package: pass --external-api-path with the module of that package to import the kind from (e.g. ${packageNameOf(flags.module) ?? 'name'}/v1)`);
   }
@@ -76,19 +82,24 @@ export async function resolveExternalKind(
   const kindLower = singularOf(wanted.kind);
 
   if (flags.module !== undefined && isCrdSource(flags.module)) {
-    const { imported } = await stageImportCrd(tree, project, { sources: [flags.module] }, context);
-    const entry = project.resources.find((r) => r.external === true && r.kind === wanted.kind && r.version === wanted.version && fullGroup(r) === group);
+    const isWanted = (r: ProjectResource) => r.external === true && r.kind === wanted.kind && r.version === wanted.version && fullGroup(r) === group;
+    // A kind an earlier command brought from the same module (a CRD file of several kinds) is not imported again.
+    if (!project.resources.some((r) => isWanted(r) && r.module === flags.module)) {
+      const { imported } = await stageImportCrd(tree, project, { sources: [flags.module] }, context);
+      // Every kind the module brought comes from it (stageImportCrd lists them as `Kind group/version`).
+      for (const r of project.resources) if (r.external === true && imported.includes(`${r.kind} ${fullGroup(r)}/${r.version}`)) r.module = flags.module;
+    }
+    const entry = project.resources.find(isWanted);
     if (entry === undefined) {
-      const found = project.resources.filter((r) => r.external === true && r.module === undefined && r.kind === wanted.kind).map((r) => `${fullGroup(r)}/${r.version}`);
+      const found = project.resources.filter((r) => r.external === true && (r.module === undefined || r.module === flags.module) && r.kind === wanted.kind).map((r) => `${fullGroup(r)}/${r.version}`);
       throw new KopError(
-        `--external-api-module ${flags.module}: no ${wanted.kind} ${group}/${wanted.version} in it${found.length > 0 ? ` (it has ${wanted.kind} ${found.join(', ')})` : ''}; kop create api wrote nothing`,
+        `--external-api-module ${flags.module}: no ${wanted.kind} ${group}/${wanted.version} in it${found.length > 0 ? ` (it has ${wanted.kind} ${found.join(', ')})` : ''}; nothing was written`,
         'pass the --group, --version and --external-api-domain of a kind the CRD defines',
       );
     }
-    // Every kind the module brought comes from it (stageImportCrd lists them as `Kind group/version`).
-    for (const r of project.resources) if (r.external === true && imported.includes(`${r.kind} ${fullGroup(r)}/${r.version}`)) r.module = flags.module;
     const dir = path.posix.dirname(entry.path!);
-    if (flags.path !== undefined && localFolder(flags.path) !== dir) {
+    // Kubebuilder's path is the Go package of the kind's types; here the types come from the CRD, so a Go package path says nothing more.
+    if (flags.path !== undefined && localFolder(flags.path) !== dir && !isGoPackagePath(flags.path)) {
       throw new UsageError(`--external-api-path ${flags.path}: the CRD's ${wanted.kind} types go to ${dir}`, `pass --external-api-path ${dir}, or leave it out`);
     }
     return { entry, ...localModules(dir, kindLower) };
@@ -127,6 +138,16 @@ export async function resolveExternalKind(
 /** A CRD file or folder rather than an npm spec: a relative or absolute path, or a YAML/JSON file name. */
 export function isCrdSource(module: string): boolean {
   return module.startsWith('./') || module.startsWith('../') || module.startsWith('/') || /\.(ya?ml|json)$/i.test(module);
+}
+
+/** A Go module path, with or without `@version` (`github.com/cert-manager/cert-manager@v1.20.2`): a host name, then a path. */
+export function isGoModule(module: string): boolean {
+  return !module.startsWith('@') && !isCrdSource(module) && isGoPackagePath(module.replace(/@[^@/]*$/, ''));
+}
+
+/** A Go import path (`github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1`): its first element is a host name with a dot. */
+function isGoPackagePath(value: string): boolean {
+  return /^[a-z0-9-]+(\.[a-z0-9-]+)+\/[^\s]+$/i.test(value) && !value.startsWith('./');
 }
 
 function isLocalPath(value: string): boolean {
