@@ -183,9 +183,24 @@ export class DevCluster {
     return result;
   }
 
-  /** True when the webhook configurations or conversion patches changed since the session started. */
+  /** True when the webhook configurations or conversion patches changed since they were last installed. */
   webhooksChanged(): boolean {
     return hashWebhookInputs(this.options.root) !== this.webhookInputsHash;
+  }
+
+  /**
+   * Installs the webhook configurations and conversion patches `kop generate` rewrote, at the
+   * same address and with the same certificate the manager serves, and reinstalls the CRDs so a
+   * changed conversion patch takes effect. False when nothing changed or the webhooks are not
+   * installed in this cluster (no --webhook-host).
+   */
+  async reloadWebhooks(): Promise<boolean> {
+    const hash = hashWebhookInputs(this.options.root);
+    if (hash === this.webhookInputsHash || !this.webhook?.installed) return false;
+    await this.plane.reloadWebhooks();
+    if (this.options.installCRDs && this.crdFiles.size > 0) await this.plane.installCRDs([...this.crdFiles.keys()].map((file) => path.join(this.options.root, file)));
+    this.webhookInputsHash = hash;
+    return true;
   }
 
   /**

@@ -258,9 +258,16 @@ class DevSession {
       if (crdSync.installed.length > 0) parts.push(`${crdSync.installed.length === 1 ? 'CRD' : 'CRDs'} ${crdSync.installed.join(', ')} reinstalled in ${formatDuration(crdSync.ms)}`);
       if (crdSync.deleted.length > 0) parts.push(`${crdSync.deleted.length === 1 ? 'CRD' : 'CRDs'} ${crdSync.deleted.join(', ')} deleted`);
       if (crdSync.notInstalled.length > 0) parts.push(`changed CRDs not installed (no --install-crds): ${crdSync.notInstalled.join(', ')}`);
+      try {
+        if (await this.cluster.reloadWebhooks()) parts.push('webhooks reinstalled');
+      } catch (error) {
+        this.reportFailure([...parts, 'installing the webhooks failed'], (error as Error).message);
+        return;
+      }
       if (!this.webhookChangeReported && this.cluster.webhooksChanged()) {
+        // Not installed here (an existing cluster without --webhook-host): say it once.
         this.webhookChangeReported = true;
-        this.out.warn('kop dev: the webhook configurations or conversion patches changed; restart kop dev to install them (the manager keeps serving the webhooks at their new paths meanwhile)');
+        this.out.warn('kop dev: the webhook configurations or conversion patches changed; they are not installed in this cluster (pass --webhook-host)');
       }
     }
     const build = await this.build.build();

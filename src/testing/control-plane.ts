@@ -18,6 +18,7 @@ import {
   installWebhookConfigurations,
   prepareWebhooks,
   readWebhookInputs,
+  reloadWebhooks,
   type PreparedWebhooks,
   type WebhookInstallOptions,
   type WebhookServing,
@@ -103,6 +104,12 @@ export interface ControlPlane {
    * named by one of the `webhooks.conversionPatches` gets its conversion webhook set here too.
    */
   installCRDs(sources: CRDSource | CRDSource[], options?: InstallCRDsOptions): Promise<CustomResourceDefinition[]>;
+  /**
+   * Reads the `webhooks` option's files again and installs what they hold now, at the same address
+   * with the same certificate (configurations gone from the files are deleted); the next
+   * installCRDs applies changed conversion patches. For a dev loop whose generator rewrote them.
+   */
+  reloadWebhooks(): Promise<void>;
   /**
    * Compacts etcd's history up to its current revision, so watches and lists from an older
    * resourceVersion get 410 Gone once the API server's watch cache no longer covers them.
@@ -225,7 +232,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
         removeDirSync(join(dir, 'etcd'));
       }
     }
-    const plane = new LocalControlPlane(started, pki, dir, binaries, resolved, processes, tracker, webhooks);
+    const plane = new LocalControlPlane(started, pki, dir, binaries, resolved, processes, tracker, webhooks, options.webhooks);
     if (crds.length > 0) await plane.installCRDs(crds, { timeoutMs: Math.max(deadline - Date.now(), 5_000) });
     if (webhooks) await installWebhookConfigurations(started.transport, webhooks, Math.max(deadline, Date.now() + 5_000));
     return plane;
@@ -408,7 +415,6 @@ class LocalControlPlane implements ControlPlane {
   readonly kubeconfigPath: string;
   readonly admin: ControlPlaneUser;
   readonly etcdUrl: string;
-  readonly webhook: WebhookServing | undefined;
   private readonly transport: ApiServerTransport;
   private readonly apiServerArgs: string[];
   private stopping: Promise<void> | undefined;
@@ -425,9 +431,10 @@ class LocalControlPlane implements ControlPlane {
     /** etcd first, then kube-apiserver (replaced on each start). */
     private readonly processes: ManagedProcess[],
     private readonly cleanup: { update(): void; release(): void },
-    private readonly webhooks: PreparedWebhooks | undefined,
+    private webhooks: PreparedWebhooks | undefined,
+    /** The `webhooks` option, whose files reloadWebhooks() reads again. */
+    private readonly webhookOptions?: WebhookInstallOptions,
   ) {
-    this.webhook = webhooks?.serving;
     this.server = started.server;
     this.etcdUrl = started.etcdUrl;
     this.transport = started.transport;
@@ -444,6 +451,16 @@ class LocalControlPlane implements ControlPlane {
     const credentials = await this.pki.ca.issue({ commonName: user.name, organizations: groups, usage: 'client' });
     this.userCount += 1;
     return this.writeUser(user.name, groups, credentials, `kubeconfig-user-${this.userCount}`);
+  }
+
+  get webhook(): WebhookServing | undefined {
+    return this.webhooks?.serving;
+  }
+
+  async reloadWebhooks(): Promise<void> {
+    this.assertRunning();
+    if (!this.webhooks || !this.webhookOptions) throw new Error('reloadWebhooks(): the control plane was started without the webhooks option');
+    this.webhooks = await reloadWebhooks(this.transport, this.webhooks, this.webhookOptions, Date.now() + 30_000);
   }
 
   async installCRDs(sources: CRDSource | CRDSource[], options?: InstallCRDsOptions): Promise<CustomResourceDefinition[]> {

@@ -21,6 +21,7 @@ import {
   readWebhookInputs,
   uninstallWebhooks,
   type PreparedWebhooks,
+  reloadWebhooks,
 } from './webhooks.js';
 
 /**
@@ -79,7 +80,13 @@ export async function connectToExistingCluster(options: ControlPlaneOptions): Pr
     etcdUrl: undefined,
     binaries: undefined,
     dir,
-    webhook: webhooks?.serving,
+    get webhook() {
+      return webhooks?.serving;
+    },
+    async reloadWebhooks() {
+      if (!webhooks || !options.webhooks) throw new Error('reloadWebhooks(): connected without the webhooks option');
+      webhooks = await reloadWebhooks(transport!, webhooks, options.webhooks, Date.now() + 60_000);
+    },
     async addUser(user) {
       // No CA key here, so users are impersonated by the current user (who needs the
       // `impersonate` verb on users and groups, as cluster admins have).

@@ -291,6 +291,43 @@ export async function installWebhookConfigurations(
   if (kinds.size > 0) await waitForAdmissionToSee(transport, [...kinds], prepared.caBundle, deadline);
 }
 
+/**
+ * Reads the configurations and conversion patches from `options`' files again (after `kop
+ * generate` changed them) and installs them with the serving address and CA already in use, so
+ * the server keeps its certificate; configurations no longer in the files are deleted. Returns
+ * what is installed now. Patched CRDs take a changed conversion patch when they are next installed.
+ */
+export async function reloadWebhooks(
+  transport: ApiServerTransport,
+  prepared: PreparedWebhooks,
+  options: WebhookInstallOptions,
+  deadline: number,
+): Promise<PreparedWebhooks> {
+  const inputs = readWebhookInputs(options);
+  const configurations = inputs.configurations.map((configuration) => rewriteWebhookConfiguration(configuration, prepared.serving.url, prepared.caBundle));
+  const kept = (old: WebhookConfiguration) => configurations.some((configuration) => configuration.kind === old.kind && configuration.metadata.name === old.metadata.name);
+  for (const gone of prepared.configurations.filter((old) => !kept(old))) {
+    const path = `${configurationPath(gone.kind)}/${encodeURIComponent(gone.metadata.name)}`;
+    const response = await transport.request('DELETE', path);
+    if (response.status >= 300 && response.status !== 404) throw new ApiRequestError('DELETE', path, response);
+  }
+  const reloaded: PreparedWebhooks = {
+    ...prepared,
+    configurations,
+    patches: inputs.patches,
+    serving: {
+      ...prepared.serving,
+      configurations: {
+        mutating: configurations.filter((c) => c.kind === 'MutatingWebhookConfiguration').map((c) => c.metadata.name),
+        validating: configurations.filter((c) => c.kind === 'ValidatingWebhookConfiguration').map((c) => c.metadata.name),
+      },
+      conversionCRDs: [...new Set(inputs.patches.map((patch) => patch.crdName))],
+    },
+  };
+  await installWebhookConfigurations(transport, reloaded, deadline);
+  return reloaded;
+}
+
 /** Deletes the installed configurations and sets the patched CRDs' conversion back to None (existing clusters). */
 export async function uninstallWebhooks(transport: ApiServerTransport, prepared: PreparedWebhooks): Promise<void> {
   for (const configuration of prepared.configurations) {

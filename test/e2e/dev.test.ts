@@ -312,6 +312,13 @@ describe('kop dev end to end', () => {
       expect(output).toMatch(/samples applied: rediscluster\.cache\.example\.com\/rediscluster-sample created/);
       expect(output).toMatch(/"msg":"serving webhooks"/);
       await waitForCondition((condition) => condition?.status === 'True');
+
+      // A webhook marker edited: kop generate rewrites config/webhook and kop dev reinstalls it.
+      const validator = path.join(project, 'src/webhooks/cache/v1alpha1/rediscluster.validator.ts');
+      await writeFile(validator, (await readFile(validator, 'utf8')).replace('mutating=false,failurePolicy=fail', 'mutating=false,failurePolicy=ignore'));
+      await dev.waitForLine(/webhooks reinstalled/);
+      const validating = await kubectl(['get', 'validatingwebhookconfigurations', '-o', 'jsonpath={.items[*].webhooks[*].failurePolicy}']);
+      expect(validating.stdout).toBe('Ignore');
       const started = descendants(dev.child.pid!);
       dev.child.kill('SIGINT');
       expect(await dev.exited).toEqual({ code: 0, signal: null });
