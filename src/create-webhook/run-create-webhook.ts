@@ -13,6 +13,7 @@ import {
   insertWebhookWiring,
   upperFirst,
   WEBHOOK_PATHS,
+  webhookNamePrefix,
 } from '../project/webhook-layout.js';
 import { applyTree, type ApplyResult } from '../scaffold/apply.js';
 import { loadBoilerplate } from '../scaffold/boilerplate.js';
@@ -96,6 +97,9 @@ export async function runCreateWebhook(options: CreateWebhookOptions, context: C
   refusePathClashes(project, target.entry, names, paths);
   if (wanted.conversion) await markHubAsStorageVersion(tree, sameKind, names);
 
+  // A kind whose name another group's kind had first gets group-qualified class and webhook names (webhookNamePrefix).
+  const prefix = webhookNamePrefix(target.entry, project.resources);
+  const qualifiedGroup = prefix === '' ? undefined : target.entry.group;
   const data: TemplateData = {
     ...names,
     ...target.imports,
@@ -109,8 +113,8 @@ export async function runCreateWebhook(options: CreateWebhookOptions, context: C
     customDefaultingPath: paths.defaulting,
     customValidationPath: paths.validation,
     markerGroup: names.fullGroup === '' ? '""' : names.fullGroup,
-    defaultingName: admissionWebhookName('mutate', names),
-    validationName: admissionWebhookName('validate', names),
+    defaultingName: admissionWebhookName('mutate', names, qualifiedGroup),
+    validationName: admissionWebhookName('validate', names, qualifiedGroup),
     licenseHeaderTs: await loadBoilerplate(tree, 'x.ts'),
     licenseHeaderYaml: await loadBoilerplate(tree, 'x.yaml'),
   };
@@ -120,25 +124,27 @@ export async function runCreateWebhook(options: CreateWebhookOptions, context: C
 
   const registrations: { importLine: string; call: string }[] = [];
   const module = (file: string) => `./${file.replace(/^src\/webhooks\//, '').replace(/\.ts$/, '.js')}`;
+  const local = `${prefix}${kind}`;
   if (wanted.defaulting) {
     await scaffoldAll(tree, ['webhook/defaulting', 'webhook/defaulting-test'], data, force);
     registrations.push({
-      importLine: `import { ${kind}Defaulter as ${kind}${upperFirst(version)}Defaulter } from '${module(WEBHOOK_PATHS.defaulterFile(names))}';`,
-      call: `new ${kind}${upperFirst(version)}Defaulter().setupWithManager(manager);`,
+      importLine: `import { ${kind}Defaulter as ${local}${upperFirst(version)}Defaulter } from '${module(WEBHOOK_PATHS.defaulterFile(names))}';`,
+      call: `new ${local}${upperFirst(version)}Defaulter().setupWithManager(manager);`,
     });
   }
   if (wanted.validation) {
     await scaffoldAll(tree, ['webhook/validation', 'webhook/validation-test'], data, force);
     registrations.push({
-      importLine: `import { ${kind}Validator as ${kind}${upperFirst(version)}Validator } from '${module(WEBHOOK_PATHS.validatorFile(names))}';`,
-      call: `new ${kind}${upperFirst(version)}Validator().setupWithManager(manager);`,
+      importLine: `import { ${kind}Validator as ${local}${upperFirst(version)}Validator } from '${module(WEBHOOK_PATHS.validatorFile(names))}';`,
+      call: `new ${local}${upperFirst(version)}Validator().setupWithManager(manager);`,
     });
   }
   for (const spoke of spokes) {
     const spokeData = { ...data, spoke, spokeUpper: upperFirst(spoke) };
     await scaffoldAll(tree, ['webhook/conversion', 'webhook/conversion-test'], spokeData, force);
     const setup = `setup${kind}${upperFirst(spoke)}Conversion`;
-    registrations.push({ importLine: `import { ${setup} } from '${module(WEBHOOK_PATHS.conversionFile(names, spoke))}';`, call: `${setup}(manager);` });
+    const alias = local === kind ? setup : `setup${local}${upperFirst(spoke)}Conversion`;
+    registrations.push({ importLine: `import { ${alias === setup ? setup : `${setup} as ${alias}`} } from '${module(WEBHOOK_PATHS.conversionFile(names, spoke))}';`, call: `${alias}(manager);` });
   }
   await insertWebhookWiring(tree, registrations);
 

@@ -197,8 +197,8 @@ export async function scaffoldProject(
   // A re-scaffold keeps the project's APIs: their lines go back at the markers of the fresh files.
   for (const resource of project.resources) {
     const names = resourceNamesOf(resource, project.resources);
-    await insertResourceWiring(tree, names, { sample: resource.api !== undefined && (await tree.exists(CREATE_API_PATHS.sampleFile(names))), controller: false });
-    for (const controller of controllersOf(resource)) {
+    await insertResourceWiring(tree, names, { sample: resource.api !== undefined && (await tree.exists(CREATE_API_PATHS.sampleFile(names))) });
+    for (const controller of controllersOf(resource, project)) {
       if (await tree.exists(CREATE_API_PATHS.namedControllerFile(controller))) await insertControllerWiring(tree, controller);
     }
   }

@@ -6,7 +6,9 @@
  */
 import { insertIntoFile } from '../scaffold/insert.js';
 import type { VirtualTree } from '../scaffold/tree.js';
-import type { ResourceNames } from './resource-layout.js';
+import type { ProjectResource } from './project-file.js';
+import { roleStemOf, type ResourceNames } from './resource-layout.js';
+import { singularOf } from './resource.js';
 
 export { checkWebhookPath } from './webhook-path.js';
 
@@ -38,9 +40,29 @@ export function admissionWebhookPath(type: 'mutate' | 'validate', names: Pick<Re
   return `/${type}-${names.fullGroup.replace(/\./g, '-')}-${names.version}-${names.kind.toLowerCase()}`;
 }
 
-/** The webhook's name in its configuration, as Kubebuilder scaffolds it: `m<kind>-<version>.kb.io` / `v<kind>-<version>.kb.io`. */
-export function admissionWebhookName(type: 'mutate' | 'validate', names: Pick<ResourceNames, 'version' | 'kind'>): string {
-  return `${type === 'mutate' ? 'm' : 'v'}${names.kind.toLowerCase()}-${names.version}.kb.io`;
+/**
+ * The webhook's name in its configuration, as Kubebuilder scaffolds it: `m<kind>-<version>.kb.io` /
+ * `v<kind>-<version>.kb.io`; with `group` (a kind whose name another group's kind had first, see
+ * {@link webhookNamePrefix}) `m<group>-<kind>-<version>.kb.io`, since names are unique in a configuration.
+ */
+export function admissionWebhookName(type: 'mutate' | 'validate', names: Pick<ResourceNames, 'version' | 'kind'>, group?: string): string {
+  return `${type === 'mutate' ? 'm' : 'v'}${group ? `${group.replace(/\./g, '-')}-` : ''}${names.kind.toLowerCase()}-${names.version}.kb.io`;
+}
+
+/**
+ * What src/webhooks/setup.ts prefixes a kind's webhook classes with when it imports them: nothing,
+ * or the group in PascalCase (`FizBarV1Defaulter`) when a kind of the same name in another group
+ * came first in PROJECT (the rule of {@link roleStemOf}), so the same kind in two groups (a
+ * multigroup project) never imports two classes under one name, and adding a group never renames
+ * what is there.
+ */
+export function webhookNamePrefix(resource: Pick<ProjectResource, 'group' | 'kind' | 'domain' | 'core'>, resources: readonly ProjectResource[]): string {
+  if (roleStemOf(resource, resources) === singularOf(resource.kind)) return '';
+  return resource.group
+    .split(/[-.]/)
+    .filter((part) => part !== '')
+    .map((part) => part[0]!.toUpperCase() + part.slice(1))
+    .join('');
 }
 
 /** The version with a capital first letter, for function names: v1alpha1 -> V1alpha1. */
