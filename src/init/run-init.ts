@@ -11,6 +11,7 @@ import { applyTree, type ApplyResult, type PostFlushTask } from '../scaffold/app
 import { boilerplateComment } from '../scaffold/boilerplate.js';
 import { commentText, renderTemplateDir } from '../scaffold/render.js';
 import { VirtualTree } from '../scaffold/tree.js';
+import { checkInitPlugins } from './init-plugins.js';
 import { checkGivenKopSource, installedFromRegistry, isPackedSpec, kopSourceProblem, localPathOf, packKop, PACK_DIR, type PackedKop } from './kop-source.js';
 
 /** Licenses `kop init` can scaffold. */
@@ -24,6 +25,10 @@ export interface InitOptions {
   owner?: string;
   license?: string;
   namespaced?: boolean;
+  /** Kubebuilder's multigroup layout (PROJECT `multigroup: true`): reconcilers by group. */
+  multigroup?: boolean;
+  /** Kubebuilder's `--plugins` (go/v4 ...): names of kop's one layout, see init-plugins.ts. */
+  plugins?: string[];
   kopSource?: string;
   skipInstall?: boolean;
   force?: boolean;
@@ -36,6 +41,7 @@ export interface InitAnswers {
   owner: string;
   license: License;
   namespaced: boolean;
+  multigroup: boolean;
   /** The npm spec of the project's kop dependency (see kop-source.ts). */
   kopSource: string;
   /** kop packed into the project, when `kopSource` names `.kop/<filename>`. */
@@ -50,6 +56,9 @@ const KEEP_IF_PRESENT = new Set(['README.md', 'LICENSE', '.gitignore', '.dockeri
  * the folder already has a PROJECT or package.json and `force` is off.
  */
 export async function runInit(options: InitOptions, context: Context): Promise<ApplyResult> {
+  // Refused before anything else: a wrong plugin name is a typo to fix, not a project to write.
+  const layoutNote = checkInitPlugins(options.plugins);
+  if (layoutNote !== undefined) context.out.info(layoutNote);
   const tree = new VirtualTree(context.cwd);
   // First, before any answer is derived from the folder: kop's own package is never a project.
   if ((await realpath(context.cwd)) === (await realpath(kopPackageRoot()))) {
@@ -187,6 +196,7 @@ export async function scaffoldProject(
     domain: answers.domain,
     projectName: answers.projectName,
     namespaced: answers.namespaced,
+    ...(answers.multigroup ? { multigroup: true } : {}),
     kopSource: answers.kopSource,
     cliVersion: kopVersion(),
     resources: [...(options.resources ?? [])],
@@ -221,8 +231,8 @@ async function existingProject(tree: VirtualTree, context: Context): Promise<Pro
 /** The init options with PROJECT's identity; a flag that contradicts PROJECT is an error naming both. */
 function identityFrom(project: ProjectFile, options: InitOptions): InitOptions {
   // How the project depends on kop is not identity: --kop-source under --force switches it (chooseKopSource).
-  const recorded = { domain: project.domain, projectName: project.projectName, namespaced: project.namespaced };
-  const flags = { domain: '--domain', projectName: '--project-name', namespaced: '--namespaced' } as const;
+  const recorded = { domain: project.domain, projectName: project.projectName, namespaced: project.namespaced, multigroup: project.multigroup ?? false };
+  const flags = { domain: '--domain', projectName: '--project-name', namespaced: '--namespaced', multigroup: '--multigroup' } as const;
   for (const key of Object.keys(flags) as (keyof typeof flags)[]) {
     const given = options[key];
     const kept = recorded[key];
@@ -238,6 +248,7 @@ function identityFrom(project: ProjectFile, options: InitOptions): InitOptions {
     domain: recorded.domain,
     projectName: recorded.projectName,
     namespaced: recorded.namespaced ?? options.namespaced,
+    multigroup: recorded.multigroup,
   };
 }
 
@@ -270,7 +281,7 @@ export async function resolveAnswers(options: InitOptions, context: Context): Pr
     throw new UsageError(`--license: unknown license ${JSON.stringify(license)}; choose one of ${LICENSES.join(', ')}`);
   }
 
-  return { domain, projectName, owner, license: license as License, namespaced: options.namespaced ?? false };
+  return { domain, projectName, owner, license: license as License, namespaced: options.namespaced ?? false, multigroup: options.multigroup ?? false };
 }
 
 /** Owners go into comments and the README: one line, printable, not empty. */
