@@ -13,6 +13,7 @@ export function register(program: Command, makeContext: MakeContext): void {
     .option('--license <license>', 'license of the generated project: apache2 or none (default "apache2")')
     .option('--namespaced', 'watch only the namespace in WATCH_NAMESPACE and use namespaced Roles')
     .option('--multigroup', 'Kubebuilder\'s multigroup layout: reconcilers by API group, src/controllers/<group>/ (PROJECT multigroup: true)')
+    .option('--no-multigroup', 'the single-group layout (the default): reconcilers in src/controllers/')
     .option(
       '--plugins <names>',
       "the project layout, as Kubebuilder names it: go/v4 or go.kubebuilder.io/v4 (or kop.dev/typescript/v1) all mean kop's TypeScript layout; other plugins: kop edit --plugins / kop create api --plugins",

@@ -153,16 +153,11 @@ export async function stageKopPack(tree: VirtualTree, kopSource: string, pack?: 
   for (const name of present) if (/^kop-.+\.tgz$/.test(name) && `${PACK_DIR}/${name}` !== dependedOn) tree.remove(`${PACK_DIR}/${name}`);
 }
 
-/** Stages every file of a new project in `tree`. Exposed for tests and for `--force` re-scaffolds. */
-export async function scaffoldProject(
-  tree: VirtualTree,
-  answers: InitAnswers,
-  context: Pick<Context, 'now'>,
-  options: { force: boolean; resources?: readonly ProjectResource[]; generated?: readonly string[] },
-): Promise<void> {
+/** The values init's templates are rendered with; `kop edit --namespaced` renders them too, to see what the flag changes. */
+export function initTemplateData(answers: Omit<InitAnswers, 'kopPack'>, context: Pick<Context, 'now'>): Record<string, string | boolean> {
   const year = String(context.now().getUTCFullYear());
   const boilerplateLines = [`Copyright ${year} ${commentText(answers.owner)}.`, ...(answers.license === 'apache2' ? ['SPDX-License-Identifier: Apache-2.0'] : [])];
-  const data = {
+  return {
     projectName: answers.projectName,
     domain: answers.domain,
     owner: answers.owner,
@@ -179,6 +174,16 @@ export async function scaffoldProject(
     kopVersion: kopVersion(),
     licenseHeader: boilerplateComment('src/x.ts', boilerplateLines),
   };
+}
+
+/** Stages every file of a new project in `tree`. Exposed for tests and for `--force` re-scaffolds. */
+export async function scaffoldProject(
+  tree: VirtualTree,
+  answers: InitAnswers,
+  context: Pick<Context, 'now'>,
+  options: { force: boolean; resources?: readonly ProjectResource[]; generated?: readonly string[] },
+): Promise<void> {
+  const data = initTemplateData(answers, context);
   await stageKopPack(tree, answers.kopSource, answers.kopPack);
   const files = await renderTemplateDir('init', data);
   for (const file of files) {

@@ -1,0 +1,82 @@
+/**
+ * `kop edit --namespaced[=false]`: switches a project between a manager that watches the whole
+ * cluster (ClusterRole) and one that watches only WATCH_NAMESPACE (Role), the way `kop init` and
+ * `kop init --namespaced` scaffold them. The files that differ between those two scaffolds are
+ * exactly the ones changed: each user-owned one by a three-way merge (kop's rendering without
+ * the flag as the base, the user's file as ours, kop's rendering with it as theirs), so the
+ * user's edits stay; the generated RBAC role is rebuilt from the source markers, as `kop generate` does.
+ */
+import type { Context } from '../base/context.js';
+import { initTemplateData } from '../init/run-init.js';
+import type { ProjectFile } from '../project/project-file.js';
+import { buildRoles, formatRoles } from '../rbac/role.js';
+import { parseRbacMarkers, RBAC_SCAN_PREFIX } from '../rbac/rbac-markers.js';
+import { mergeLines } from '../scaffold/line-diff.js';
+import { renderTemplateDir } from '../scaffold/render.js';
+import type { VirtualTree } from '../scaffold/tree.js';
+import { collectCommentMarkers } from '../schema/source-files.js';
+import type { Obstacles } from './edit-multigroup.js';
+
+/** The generated RBAC role: rebuilt, never merged. */
+const ROLE_FILE = 'config/rbac/role.yaml';
+
+/**
+ * Stages the switch to `namespaced` and records it in `project`. A file whose merge conflicts (the
+ * user changed the lines the switch changes) is an obstacle; with `force` it gets kop's rendering
+ * instead, and `rewire` puts the project's lines back at its markers.
+ */
+export async function stageNamespacedEdit(
+  tree: VirtualTree,
+  project: ProjectFile,
+  namespaced: boolean,
+  force: boolean,
+  obstacles: Obstacles,
+  context: Pick<Context, 'now'>,
+): Promise<{ notes: string[]; replaced: string[] }> {
+  const notes: string[] = [];
+  const replaced: string[] = [];
+  const answers = {
+    domain: project.domain,
+    projectName: project.projectName,
+    // Only the header lines depend on these; a three-way merge keeps the project's own.
+    owner: 'the project authors',
+    license: 'apache2' as const,
+    multigroup: project.multigroup === true,
+    kopSource: project.kopSource ?? 'kop',
+  };
+  const render = async (flag: boolean) =>
+    new Map((await renderTemplateDir('init', initTemplateData({ ...answers, namespaced: flag }, context))).map((file) => [file.path, file]));
+  const base = await render(!namespaced);
+  const theirs = await render(namespaced);
+  for (const [file, wanted] of theirs) {
+    const old = base.get(file);
+    if (old === undefined || old.content === wanted.content || file === ROLE_FILE) continue;
+    const ours = await tree.read(file);
+    if (ours === undefined) {
+      notes.push(`${file} is not there (removed?): left out`);
+      continue;
+    }
+    const merge = mergeLines(old.content, ours, wanted.content, { ours: 'yours', theirs: 'kop' });
+    if (merge.conflicts === 0) {
+      if (merge.text !== ours) tree.write(file, merge.text, { kind: 'scaffolded' });
+      continue;
+    }
+    obstacles.push(`${file}: your edits overlap the lines --namespaced=${namespaced} changes (${merge.conflicts} conflicting block(s))`);
+    if (force) {
+      tree.write(file, wanted.content, { kind: 'scaffolded' });
+      replaced.push(file);
+    }
+  }
+  if (await tree.exists(ROLE_FILE)) tree.write(ROLE_FILE, await managerRoles(tree.root, namespaced), { kind: 'generated' });
+  project.namespaced = namespaced;
+  notes.push(namespaced ? 'the manager now watches only WATCH_NAMESPACE, with a Role' : 'the manager now watches every namespace, with a ClusterRole');
+  return { notes, replaced };
+}
+
+/** config/rbac/role.yaml as `kop generate` writes it for the project's markers. */
+async function managerRoles(root: string, namespaced: boolean): Promise<string> {
+  const found = await collectCommentMarkers(root, [RBAC_SCAN_PREFIX]);
+  let roles = buildRoles(parseRbacMarkers(found.get(RBAC_SCAN_PREFIX)!));
+  if (namespaced) roles = roles.map((role) => (role.kind === 'ClusterRole' ? { ...role, kind: 'Role', metadata: { ...role.metadata, namespace: 'system' } } : role));
+  return formatRoles(roles);
+}
