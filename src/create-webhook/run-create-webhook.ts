@@ -14,6 +14,8 @@ import {
   upperFirst,
   WEBHOOK_PATHS,
   webhookNamePrefix,
+  webhookRegistration,
+  type WebhookRegistration,
 } from '../project/webhook-layout.js';
 import { applyTree, type ApplyResult } from '../scaffold/apply.js';
 import { loadBoilerplate } from '../scaffold/boilerplate.js';
@@ -98,7 +100,7 @@ export async function runCreateWebhook(options: CreateWebhookOptions, context: C
   if (wanted.conversion) await markHubAsStorageVersion(tree, sameKind, names);
 
   // A kind whose name another group's kind had first gets group-qualified class and webhook names (webhookNamePrefix).
-  const prefix = webhookNamePrefix(target.entry, project.resources);
+  const prefix = webhookNamePrefix(target.entry, project);
   const qualifiedGroup = prefix === '' ? undefined : target.entry.group;
   const data: TemplateData = {
     ...names,
@@ -122,29 +124,19 @@ export async function runCreateWebhook(options: CreateWebhookOptions, context: C
   // Shared by every webhook of the project and the user's to edit: written once, never overwritten.
   for (const file of await renderTemplateDir('webhook/common', data)) await tree.scaffold(file.path, file.content, { ifExists: 'skip' });
 
-  const registrations: { importLine: string; call: string }[] = [];
-  const module = (file: string) => `./${file.replace(/^src\/webhooks\//, '').replace(/\.ts$/, '.js')}`;
-  const local = `${prefix}${kind}`;
+  const registrations: WebhookRegistration[] = [];
   if (wanted.defaulting) {
     await scaffoldAll(tree, ['webhook/defaulting', 'webhook/defaulting-test'], data, force);
-    registrations.push({
-      importLine: `import { ${kind}Defaulter as ${local}${upperFirst(version)}Defaulter } from '${module(WEBHOOK_PATHS.defaulterFile(names))}';`,
-      call: `new ${local}${upperFirst(version)}Defaulter().setupWithManager(manager);`,
-    });
+    registrations.push(webhookRegistration(names, prefix, 'defaulting'));
   }
   if (wanted.validation) {
     await scaffoldAll(tree, ['webhook/validation', 'webhook/validation-test'], data, force);
-    registrations.push({
-      importLine: `import { ${kind}Validator as ${local}${upperFirst(version)}Validator } from '${module(WEBHOOK_PATHS.validatorFile(names))}';`,
-      call: `new ${local}${upperFirst(version)}Validator().setupWithManager(manager);`,
-    });
+    registrations.push(webhookRegistration(names, prefix, 'validation'));
   }
   for (const spoke of spokes) {
     const spokeData = { ...data, spoke, spokeUpper: upperFirst(spoke) };
     await scaffoldAll(tree, ['webhook/conversion', 'webhook/conversion-test'], spokeData, force);
-    const setup = `setup${kind}${upperFirst(spoke)}Conversion`;
-    const alias = local === kind ? setup : `setup${local}${upperFirst(spoke)}Conversion`;
-    registrations.push({ importLine: `import { ${alias === setup ? setup : `${setup} as ${alias}`} } from '${module(WEBHOOK_PATHS.conversionFile(names, spoke))}';`, call: `${alias}(manager);` });
+    registrations.push(webhookRegistration(names, prefix, { spoke }));
   }
   await insertWebhookWiring(tree, registrations);
 

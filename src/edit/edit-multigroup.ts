@@ -4,13 +4,15 @@
  * (src/controllers/<group>/<name>.controller.ts), and rewrites what refers to them: relative
  * imports in every TypeScript file of src/ and test/, the reconcilers' lines in src/main.ts and
  * the unnamed reconcilers' controller names (`bar` <-> `foo-bar`). Webhooks live by group in
- * either layout (src/webhooks/<group>/<version>/), so they stay where they are.
+ * either layout (src/webhooks/<group>/<version>/), so they stay where they are; their imports in
+ * src/webhooks/setup.ts and their names (`name=` of the webhook marker) take the layout's prefix.
  */
 import { readdir } from 'node:fs/promises';
 import * as path from 'node:path';
 import { KopError } from '../base/errors.js';
 import type { ProjectFile } from '../project/project-file.js';
-import { controllersOf, controllerWiringLines, CREATE_API_PATHS, type ControllerNames } from '../project/resource-layout.js';
+import { controllersOf, controllerWiringLines, CREATE_API_PATHS, resourceNamesOf, type ControllerNames } from '../project/resource-layout.js';
+import { admissionWebhookName, WEBHOOK_PATHS, webhookNamePrefix, webhookRegistration, type WebhookRegistration } from '../project/webhook-layout.js';
 import type { VirtualTree } from '../scaffold/tree.js';
 
 /** One reconciler file that changes place. */
@@ -44,7 +46,7 @@ export async function stageMultigroupEdit(tree: VirtualTree, project: ProjectFil
     const other = seen.get(file) ?? [...seen.values()].find((c) => c.localName === to.localName || c.name === to.name);
     if (other) {
       throw new KopError(
-        `--multigroup=false: two reconcilers would share ${other.localName === to.localName ? `the class name ${to.localName}` : other.name === to.name ? `the controller name ${to.name}` : file} in the single-group layout; kop edit wrote nothing`,
+        `--multigroup=false: two reconcilers would share ${seen.has(file) ? file : other.localName === to.localName ? `the class name ${to.localName}` : `the controller name ${to.name}`} in the single-group layout; kop edit wrote nothing`,
         'keep the project multigroup, or give one of them another --controller-name first',
       );
     }
@@ -83,9 +85,9 @@ export async function stageMultigroupEdit(tree: VirtualTree, project: ProjectFil
         else obstacles.push(`${file}: no \`${oldCall}\` to rename to \`.controller('${pair.to.name}')\` (Kubebuilder's ${multigroup ? 'multigroup' : 'single-group'} controller name); rename it by hand after --force`);
       }
       tree.remove(file);
-      tree.write(destination, rewritten, { kind: 'scaffolded' });
+      tree.write(destination, rewritten, { kind: 'inserted' });
     } else if (rewritten !== text) {
-      tree.write(file, rewritten, { kind: 'scaffolded' });
+      tree.write(file, rewritten, { kind: 'inserted' });
     }
   }
 
@@ -103,12 +105,52 @@ export async function stageMultigroupEdit(tree: VirtualTree, project: ProjectFil
         else obstacles.push(`${CREATE_API_PATHS.main}: the line \`${newLines[index]}\` replaces \`${line}\`, which is not there as kop wrote it`);
       });
     }
-    if (text !== main) tree.write(CREATE_API_PATHS.main, text, { kind: 'scaffolded' });
+    if (text !== main) tree.write(CREATE_API_PATHS.main, text, { kind: 'inserted' });
   }
-  project.multigroup = multigroup || undefined;
-  if (!multigroup) delete project.multigroup;
+  await renameWebhooks(tree, project, before, after, obstacles);
+  if (multigroup) project.multigroup = true;
+  else delete project.multigroup;
   notes.push(moves.length > 0 ? `moved ${moves.length} reconciler file(s) to the ${multigroup ? 'multigroup' : 'single-group'} layout` : `no reconciler files to move`);
   return notes;
+}
+
+/**
+ * The webhooks' lines in src/webhooks/setup.ts and the names in their markers, from the old
+ * layout's prefix to the new one's; a line not there as kop wrote it is an obstacle.
+ */
+async function renameWebhooks(tree: VirtualTree, project: ProjectFile, before: { multigroup: boolean }, after: { multigroup: boolean }, obstacles: Obstacles): Promise<void> {
+  const setup = await tree.read(WEBHOOK_PATHS.setup);
+  let setupText = setup;
+  for (const resource of project.resources) {
+    const webhooks = resource.webhooks;
+    if (!webhooks) continue;
+    const names = resourceNamesOf(resource, project.resources);
+    const oldPrefix = webhookNamePrefix(resource, { ...before, resources: project.resources });
+    const newPrefix = webhookNamePrefix(resource, { ...after, resources: project.resources });
+    if (oldPrefix === newPrefix) continue;
+    const kinds: ('defaulting' | 'validation' | { spoke: string })[] = [
+      ...(webhooks.defaulting ? (['defaulting'] as const) : []),
+      ...(webhooks.validation ? (['validation'] as const) : []),
+      ...(webhooks.spoke ?? []).map((spoke) => ({ spoke })),
+    ];
+    for (const what of kinds) {
+      const from = webhookRegistration(names, oldPrefix, what);
+      const to = webhookRegistration(names, newPrefix, what);
+      for (const key of ['importLine', 'call'] as (keyof WebhookRegistration)[]) {
+        if (setupText !== undefined && setupText.includes(from[key])) setupText = setupText.replace(from[key], to[key]);
+        else obstacles.push(`${WEBHOOK_PATHS.setup}: the line \`${to[key]}\` replaces \`${from[key]}\`, which is not there as kop wrote it`);
+      }
+      if (typeof what !== 'string') continue;
+      // The webhook's name in its marker, unless the user named it otherwise (then it is theirs and stays).
+      const file = what === 'defaulting' ? WEBHOOK_PATHS.defaulterFile(names) : WEBHOOK_PATHS.validatorFile(names);
+      const type = what === 'defaulting' ? 'mutate' : 'validate';
+      const oldName = `,name=${admissionWebhookName(type, names, oldPrefix === '' ? undefined : resource.group)},`;
+      const newName = `,name=${admissionWebhookName(type, names, newPrefix === '' ? undefined : resource.group)},`;
+      const text = await tree.read(file);
+      if (text !== undefined && text.includes(oldName)) tree.write(file, text.replace(oldName, newName), { kind: 'inserted' });
+    }
+  }
+  if (setupText !== undefined && setupText !== setup) tree.write(WEBHOOK_PATHS.setup, setupText, { kind: 'inserted' });
 }
 
 /** Relative module specifiers in static imports, re-exports and `import('...')`. */

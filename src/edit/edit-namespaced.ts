@@ -58,12 +58,12 @@ export async function stageNamespacedEdit(
     }
     const merge = mergeLines(old.content, ours, wanted.content, { ours: 'yours', theirs: 'kop' });
     if (merge.conflicts === 0) {
-      if (merge.text !== ours) tree.write(file, merge.text, { kind: 'scaffolded' });
+      if (merge.text !== ours) tree.write(file, merge.text, { kind: 'inserted' });
       continue;
     }
     obstacles.push(`${file}: your edits overlap the lines --namespaced=${namespaced} changes (${merge.conflicts} conflicting block(s))`);
     if (force) {
-      tree.write(file, wanted.content, { kind: 'scaffolded' });
+      tree.write(file, wanted.content, { kind: 'inserted' });
       replaced.push(file);
     }
   }

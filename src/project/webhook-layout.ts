@@ -50,19 +50,52 @@ export function admissionWebhookName(type: 'mutate' | 'validate', names: Pick<Re
 }
 
 /**
- * What src/webhooks/setup.ts prefixes a kind's webhook classes with when it imports them: nothing,
- * or the group in PascalCase (`FizBarV1Defaulter`) when a kind of the same name in another group
- * came first in PROJECT (the rule of {@link roleStemOf}), so the same kind in two groups (a
- * multigroup project) never imports two classes under one name, and adding a group never renames
- * what is there.
+ * What src/webhooks/setup.ts prefixes a kind's webhook classes with when it imports them: in a
+ * multigroup project the group in PascalCase (`FizBarV1Defaulter`), as its reconcilers are
+ * imported in main.ts; otherwise nothing, unless a kind of the same name in another group came
+ * first in PROJECT (the rule of {@link roleStemOf}). So the same kind in two groups never imports
+ * two classes under one name. The webhooks' names are qualified alike ({@link admissionWebhookName}).
  */
-export function webhookNamePrefix(resource: Pick<ProjectResource, 'group' | 'kind' | 'domain' | 'core'>, resources: readonly ProjectResource[]): string {
-  if (roleStemOf(resource, resources) === singularOf(resource.kind)) return '';
+export function webhookNamePrefix(
+  resource: Pick<ProjectResource, 'group' | 'kind' | 'domain' | 'core'>,
+  project: { multigroup?: boolean; resources: readonly ProjectResource[] },
+): string {
+  if (project.multigroup !== true && roleStemOf(resource, project.resources) === singularOf(resource.kind)) return '';
   return resource.group
     .split(/[-.]/)
     .filter((part) => part !== '')
     .map((part) => part[0]!.toUpperCase() + part.slice(1))
     .join('');
+}
+
+/** One webhook's two lines in src/webhooks/setup.ts: its import and its registration. */
+export interface WebhookRegistration {
+  importLine: string;
+  call: string;
+}
+
+/**
+ * The setup.ts lines of a kind's defaulter, validator or conversion from `spoke`, each class
+ * imported under `<prefix><Kind><Version>` (see {@link webhookNamePrefix}).
+ */
+export function webhookRegistration(names: ResourceNames, prefix: string, what: 'defaulting' | 'validation' | { spoke: string }): WebhookRegistration {
+  const module = (file: string) => `./${file.replace(/^src\/webhooks\//, '').replace(/\.ts$/, '.js')}`;
+  const { kind, version } = names;
+  const local = `${prefix}${kind}`;
+  if (what === 'defaulting' || what === 'validation') {
+    const role = what === 'defaulting' ? 'Defaulter' : 'Validator';
+    const file = what === 'defaulting' ? WEBHOOK_PATHS.defaulterFile(names) : WEBHOOK_PATHS.validatorFile(names);
+    return {
+      importLine: `import { ${kind}${role} as ${local}${upperFirst(version)}${role} } from '${module(file)}';`,
+      call: `new ${local}${upperFirst(version)}${role}().setupWithManager(manager);`,
+    };
+  }
+  const setup = `setup${kind}${upperFirst(what.spoke)}Conversion`;
+  const alias = `setup${local}${upperFirst(what.spoke)}Conversion`;
+  return {
+    importLine: `import { ${alias === setup ? setup : `${setup} as ${alias}`} } from '${module(WEBHOOK_PATHS.conversionFile(names, what.spoke))}';`,
+    call: `${alias}(manager);`,
+  };
 }
 
 /** The version with a capital first letter, for function names: v1alpha1 -> V1alpha1. */
