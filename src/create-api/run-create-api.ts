@@ -562,6 +562,8 @@ function addController(entry: ProjectResource, controller: ControllerNames, name
     return;
   }
   if (!list.some((c) => c.stem === controller.stem)) list.push(controller);
-  entry.controllers = list.map((c) => ({ name: c.name }));
+  // The name as given (the file stem): in a multigroup project the manager registers the kind's
+  // unnamed one as <group>-<kind>, but PROJECT records it as Kubebuilder does, by the lower-case kind.
+  entry.controllers = list.map((c) => ({ name: c.stem }));
   delete entry.controller;
 }

@@ -127,6 +127,15 @@ describe('a multigroup project', () => {
     expect(await listFiles(dir)).toEqual(before);
   });
 
+  it('records a named reconciler of a multigroup kind by the name given, as Kubebuilder does', async () => {
+    await runInit({ ...INIT, multigroup: true }, testContext({ cwd: dir }));
+    await runCreateApi({ group: 'crew', version: 'v1', kind: 'Captain', resource: true, controller: true, controllerName: 'captain' }, testContext({ cwd: dir }));
+    await runCreateApi({ group: 'crew', version: 'v1', kind: 'Captain', resource: false, controller: true, controllerName: 'captain-backup' }, testContext({ cwd: dir }));
+    expect(parseProjectFile(await read('PROJECT')).resources[0]!.controllers).toEqual([{ name: 'captain' }, { name: 'captain-backup' }]);
+    expect(await read('src/controllers/crew/captain.controller.ts')).toContain("manager.controller('crew-captain')");
+    expect(await read('src/controllers/crew/captain-backup.controller.ts')).toContain("manager.controller('captain-backup')");
+  });
+
   it('a single-group project still refuses the second group\'s unnamed Bar reconciler, pointing at --multigroup', async () => {
     await runInit(INIT, testContext({ cwd: dir }));
     await runCreateApi(bar('foo'), testContext({ cwd: dir }));
