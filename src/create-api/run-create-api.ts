@@ -39,7 +39,7 @@ export interface CreateApiOptions {
   controller?: boolean;
   /**
    * Name of the reconciler (a DNS-1035 label), for several reconcilers of one kind: the file
-   * src/controllers/<name>.controller.ts, its class and its name in logs and metrics.
+   * src/controllers/<name>.controller.ts (src/controllers/<group>/ in a multigroup project), its class and its name in logs and metrics.
    */
   controllerName?: string;
   /** Kubebuilder's external-API flags: see external-api.ts for their TypeScript meaning. */

@@ -63,7 +63,8 @@ export interface ProjectResource {
   /**
    * The named reconcilers of this kind (`kop create api --controller-name <name>`), as Kubebuilder
    * records them; replaces `controller: true`, whose reconciler becomes the one named after the
-   * lower-case kind. Each is src/controllers/<name>.controller.ts, registered under <name>.
+   * lower-case kind. Each is src/controllers/<name>.controller.ts (src/controllers/<group>/ in a
+   * multigroup project), registered under <name> (the unnamed one as <group>-<kind> in a multigroup project).
    */
   controllers?: ProjectController[];
   /**
