@@ -92,7 +92,8 @@ export function controllerNamesOf(kind: string, controllerName?: string, group?:
   const className = unnamed ? `${kind}Reconciler` : `${pascalOf(controllerName)}Reconciler`;
   if (group === undefined) return { name: stem, stem, dir: '', className, localName: className, toRoot: '../../' };
   return {
-    name: unnamed ? `${group.replace(/\./g, '-')}-${kindLower}` : stem,
+    // Kubebuilder's multigroup controller name: the group as it is, a dash, the lower-case kind.
+    name: unnamed ? `${group}-${kindLower}` : stem,
     stem,
     dir: `${group}/`,
     className,

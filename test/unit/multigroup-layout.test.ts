@@ -22,7 +22,7 @@ describe('the reconciler layout', () => {
     ['Bar', undefined, 'foo', 'foo-bar', 'src/controllers/foo/bar.controller.ts', 'test/controllers/foo/bar.controller.test.ts', 'BarReconciler', 'FooBarReconciler'],
     ['Bar', 'bar', 'sea-creatures', 'sea-creatures-bar', 'src/controllers/sea-creatures/bar.controller.ts', 'test/controllers/sea-creatures/bar.controller.test.ts', 'BarReconciler', 'SeaCreaturesBarReconciler'],
     ['Captain', 'captain-backup', 'crew', 'captain-backup', 'src/controllers/crew/captain-backup.controller.ts', 'test/controllers/crew/captain-backup.controller.test.ts', 'CaptainBackupReconciler', 'CrewCaptainBackupReconciler'],
-    ['Lease', undefined, 'coordination.k8s.io', 'coordination-k8s-io-lease', 'src/controllers/coordination.k8s.io/lease.controller.ts', 'test/controllers/coordination.k8s.io/lease.controller.test.ts', 'LeaseReconciler', 'CoordinationK8sIoLeaseReconciler'],
+    ['Lease', undefined, 'coordination.k8s.io', 'coordination.k8s.io-lease', 'src/controllers/coordination.k8s.io/lease.controller.ts', 'test/controllers/coordination.k8s.io/lease.controller.test.ts', 'LeaseReconciler', 'CoordinationK8sIoLeaseReconciler'],
   ])('%s --controller-name %s in group folder %s', (kind, controllerName, group, name, file, testFile, className, localName) => {
     const controller = controllerNamesOf(kind, controllerName, group);
     expect(controller.name).toBe(name);

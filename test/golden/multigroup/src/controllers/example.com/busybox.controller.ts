@@ -54,7 +54,7 @@ export class BusyboxReconciler {
 
   /** Registers the controller: a change to a Busybox, or to a Deployment it owns, queues a reconcile of the Busybox. */
   setupWithManager(manager: Manager): void {
-    manager.controller('example-com-busybox').for(busyboxType).owns(deploymentType).complete(this);
+    manager.controller('example.com-busybox').for(busyboxType).owns(deploymentType).complete(this);
   }
 
   async reconcile(request: Request, { client, recorder, logger }: ReconcileContext): Promise<ReconcileResult> {
