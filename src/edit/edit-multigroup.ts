@@ -29,7 +29,13 @@ export type Obstacles = string[];
  * `project`. Problems that a user's edit causes are collected in `obstacles` (nothing is staged
  * for them when `force` is off: the caller refuses the whole edit).
  */
-export async function stageMultigroupEdit(tree: VirtualTree, project: ProjectFile, multigroup: boolean, force: boolean, obstacles: Obstacles): Promise<string[]> {
+export async function stageMultigroupEdit(
+  tree: VirtualTree,
+  project: ProjectFile,
+  multigroup: boolean,
+  force: boolean,
+  obstacles: Obstacles,
+): Promise<{ notes: string[]; vacated: string[] }> {
   const notes: string[] = [];
   const before = { multigroup: project.multigroup === true };
   const after = { multigroup };
@@ -111,7 +117,9 @@ export async function stageMultigroupEdit(tree: VirtualTree, project: ProjectFil
   if (multigroup) project.multigroup = true;
   else delete project.multigroup;
   notes.push(moves.length > 0 ? `moved ${moves.length} reconciler file(s) to the ${multigroup ? 'multigroup' : 'single-group'} layout` : `no reconciler files to move`);
-  return notes;
+  // The group folders the move leaves empty, for the caller to remove once the files are written.
+  const vacated = [...new Set(moves.map((m) => path.posix.dirname(m.from)))].filter((dir) => !/^(src|test)\/controllers$/.test(dir));
+  return { notes, vacated };
 }
 
 /**

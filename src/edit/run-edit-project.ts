@@ -1,3 +1,5 @@
+import { rmdir } from 'node:fs/promises';
+import * as path from 'node:path';
 import type { Context } from '../base/context.js';
 import { KopError, UsageError } from '../base/errors.js';
 import { resolvePlugins, splitPluginNames } from '../plugins/registry.js';
@@ -41,10 +43,15 @@ export async function runEditProject(options: EditProjectOptions, context: Conte
   const force = options.force ?? false;
   const obstacles: Obstacles = [];
   const notes: string[] = [];
+  const vacated: string[] = [];
 
   if (options.multigroup !== undefined) {
     if ((project.multigroup === true) === options.multigroup) notes.push(`the project is ${options.multigroup ? 'already' : 'not'} multigroup: nothing to move`);
-    else notes.push(...(await stageMultigroupEdit(tree, project, options.multigroup, force, obstacles)));
+    else {
+      const staged = await stageMultigroupEdit(tree, project, options.multigroup, force, obstacles);
+      notes.push(...staged.notes);
+      vacated.push(...staged.vacated);
+    }
   }
   if (options.namespaced !== undefined) {
     if ((project.namespaced === true) === options.namespaced) {
@@ -71,6 +78,10 @@ export async function runEditProject(options: EditProjectOptions, context: Conte
   }
   saveProjectFile(tree, project);
   const result = await applyTree(tree, context);
+  if (result.written) {
+    // rmdir removes only an empty folder: one holding anything else of the user's stays.
+    for (const dir of vacated) await rmdir(path.join(context.cwd, dir)).catch(() => undefined);
+  }
   for (const note of notes) context.out.info(note);
   for (const followUp of followUps) followUp(result);
   if (result.written && options.namespaced !== undefined) context.out.info('Next: `npm run generate` and `npm test`.');

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -92,6 +93,9 @@ describe('kop edit --multigroup / --namespaced', () => {
     await edit({ multigroup: true });
     await edit({ multigroup: false });
     expect(await snapshot()).toEqual(original);
+    // The group folders the move back emptied are gone.
+    expect(existsSync(path.join(dir, 'src/controllers/cache'))).toBe(false);
+    expect(existsSync(path.join(dir, 'test/controllers/ship'))).toBe(false);
   });
 
   it('refuses, writing nothing, where the user changed what it must rewrite; --force goes ahead and warns', async () => {
