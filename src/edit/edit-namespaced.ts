@@ -17,6 +17,9 @@ import type { VirtualTree } from '../scaffold/tree.js';
 import { collectCommentMarkers } from '../schema/source-files.js';
 import type { Obstacles } from './edit-multigroup.js';
 
+/** The manager's Deployment, whose container sets WATCH_NAMESPACE in a namespaced project. */
+const MANAGER_FILE = 'config/manager/manager.yaml';
+
 /** The generated RBAC role: rebuilt, never merged. */
 const ROLE_FILE = 'config/rbac/role.yaml';
 
@@ -61,6 +64,13 @@ export async function stageNamespacedEdit(
       if (merge.text !== ours) tree.write(file, merge.text, { kind: 'inserted' });
       continue;
     }
+    // The manager's env list may hold other variables (deploy-image's images) right where the
+    // scaffold's WATCH_NAMESPACE goes: then the variable is added to or taken out of the list.
+    const switched = file === MANAGER_FILE ? switchWatchNamespace(ours, namespaced ? wanted.content : old.content, namespaced) : undefined;
+    if (switched !== undefined) {
+      if (switched !== ours) tree.write(file, switched, { kind: 'inserted' });
+      continue;
+    }
     obstacles.push(`${file}: your edits overlap the lines --namespaced=${namespaced} changes (${merge.conflicts} conflicting block(s))`);
     if (force) {
       tree.write(file, wanted.content, { kind: 'inserted' });
@@ -79,4 +89,35 @@ async function managerRoles(root: string, namespaced: boolean): Promise<string> 
   let roles = buildRoles(parseRbacMarkers(found.get(RBAC_SCAN_PREFIX)!));
   if (namespaced) roles = roles.map((role) => (role.kind === 'ClusterRole' ? { ...role, kind: 'Role', metadata: { ...role.metadata, namespace: 'system' } } : role));
   return formatRoles(roles);
+}
+
+/**
+ * Adds the scaffold's WATCH_NAMESPACE variable (the lines of `namespacedManager`, kop's namespaced
+ * rendering of config/manager/manager.yaml) at the top of the manager's `env:` list in `text`, or
+ * takes exactly those lines out (and `env:` with them when nothing else is left in it). Undefined
+ * when `text` has no such place: the user's file is too far from kop's to edit safely.
+ */
+export function switchWatchNamespace(text: string, namespacedManager: string, namespaced: boolean): string | undefined {
+  const scaffold = namespacedManager.split('\n');
+  const first = scaffold.findIndex((line) => /^\s*- name: WATCH_NAMESPACE\s*$/.test(line));
+  if (first < 1 || !/^\s*env:\s*$/.test(scaffold[first - 1]!)) return undefined;
+  const envLine = scaffold[first - 1]!;
+  const itemIndent = /^\s*/.exec(scaffold[first]!)![0];
+  let end = first + 1;
+  while (end < scaffold.length && /^\s*/.exec(scaffold[end]!)![0].length > itemIndent.length) end++;
+  const block = scaffold.slice(first, end);
+  const lines = text.split('\n');
+  const at = lines.findIndex((_, i) => block.every((line, j) => lines[i + j] === line));
+  if (namespaced) {
+    if (at !== -1) return text;
+    const env = lines.indexOf(envLine);
+    if (env === -1) return undefined;
+    return [...lines.slice(0, env + 1), ...block, ...lines.slice(env + 1)].join('\n');
+  }
+  if (at === -1) return lines.some((line) => line.includes('WATCH_NAMESPACE')) ? undefined : text;
+  const rest = [...lines.slice(0, at), ...lines.slice(at + block.length)];
+  // `env:` with nothing left under it goes too (a comment, such as a kop marker, keeps it).
+  const env = at - 1;
+  if (rest[env] === envLine && !(rest[env + 1] ?? '').startsWith(`${itemIndent}`)) rest.splice(env, 1);
+  return rest.join('\n');
 }

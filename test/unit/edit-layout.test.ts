@@ -6,7 +6,9 @@ import { KopError, UsageError } from '../../src/base/errors.js';
 import { runCreateApi } from '../../src/create-api/run-create-api.js';
 import { runCreateWebhook } from '../../src/create-webhook/run-create-webhook.js';
 import { rewriteRelativeImports } from '../../src/edit/edit-multigroup.js';
+import { switchWatchNamespace } from '../../src/edit/edit-namespaced.js';
 import { runEditProject } from '../../src/edit/run-edit-project.js';
+import { runDeployImage } from '../../src/plugins/deploy-image/run-deploy-image.js';
 import { runInit, type InitOptions } from '../../src/init/run-init.js';
 import { parseProjectFile } from '../../src/project/project-file.js';
 import { tempDir, testContext } from './helpers/fake-context.js';
@@ -29,6 +31,21 @@ describe('rewriteRelativeImports', () => {
     ['test/controllers/bar.controller.test.ts', 'test/controllers/foo/bar.controller.test.ts', "import { BarReconciler } from '../../src/controllers/bar.controller.js';\nimport { API } from 'kop/runtime';", "import { BarReconciler } from '../../../src/controllers/foo/bar.controller.js';\nimport { API } from 'kop/runtime';"],
   ])('%s -> %s', (file, destination, text, want) => {
     expect(rewriteRelativeImports(text, file, destination, moved)).toBe(want);
+  });
+});
+
+describe('switchWatchNamespace', () => {
+  const scaffold = ['        - name: manager', '          env:', '            - name: WATCH_NAMESPACE', '              valueFrom:', '                fieldRef:', '                  fieldPath: metadata.namespace', '          ports: []'].join('\n');
+  const plain = ['        - name: manager', '          ports: []'].join('\n');
+  it.each([
+    // given: the user's file, the direction; want: the file, or undefined (no safe place)
+    ['no env: to add to', plain, true, undefined],
+    ['the namespaced scaffold itself', scaffold, true, scaffold],
+    ['WATCH_NAMESPACE only: env: goes too', scaffold, false, plain],
+    ['a user-changed WATCH_NAMESPACE', scaffold.replace('metadata.namespace', 'metadata.name'), false, undefined],
+    ['no WATCH_NAMESPACE at all', plain, false, plain],
+  ])('%s', (_name, given, namespaced, want) => {
+    expect(switchWatchNamespace(given, scaffold, namespaced)).toBe(want);
   });
 });
 
@@ -173,6 +190,17 @@ describe('kop edit --multigroup / --namespaced', () => {
     await runEditProject({ namespaced: true, force: true }, context);
     expect(context.out.lines.join('\n')).toContain('already namespaced');
     expect(await snapshot()).toEqual(before);
+  });
+
+  it('--namespaced and back with a deploy-image kind: WATCH_NAMESPACE joins and leaves the manager\'s env next to the image variable', async () => {
+    await runInit(INIT, testContext({ cwd: dir }));
+    await runDeployImage({ group: 'example.com', version: 'v1alpha1', kind: 'Memcached', image: 'memcached:1.6' }, testContext({ cwd: dir }));
+    const original = await read('config/manager/manager.yaml');
+    await edit({ namespaced: true });
+    const manager = await read('config/manager/manager.yaml');
+    expect(manager).toMatch(/ {10}env:\n {12}- name: WATCH_NAMESPACE\n {14}valueFrom:\n {16}fieldRef:\n {18}fieldPath: metadata.namespace\n {12}- name: MEMCACHED_IMAGE\n/);
+    await edit({ namespaced: false });
+    expect(await read('config/manager/manager.yaml')).toBe(original);
   });
 
   it('a bad plugin name next to --multigroup writes nothing', async () => {
