@@ -21,7 +21,7 @@ export function register(program: Command, makeContext: MakeContext): void {
     .option('--no-resource', 'do not scaffold the API types')
     .option('--controller', 'scaffold a reconciler and register it in src/main.ts (asked on a terminal; default yes)')
     .option('--no-controller', 'do not scaffold a reconciler')
-    .option('--controller-name <name>', 'name of the reconciler (DNS-1035 label), for several reconcilers of one kind: src/controllers/<name>.controller.ts, its name in logs and metrics')
+    .option('--controller-name <name>', 'name of the reconciler (DNS-1035 label), for several reconcilers of one kind: src/controllers/[<group>/]<name>.controller.ts (the group folder in multigroup projects), its name in logs and metrics')
     .option('--external-api-path <path>', "a kind another project owns: where its type and descriptor come from (a folder under api/, or a module of an npm package)")
     .option('--external-api-domain <domain>', 'with --external-api-path: the domain that completes --group to the kind\'s API group (e.g. io for cert-manager.io)')
     .option('--external-api-module <module>', 'where the external kind comes from: an npm package spec (name@range, added to package.json) or a CRD file or folder (imported as kop import crd does)')

@@ -1,20 +1,27 @@
 import type { Command } from 'commander';
-import type { EditOptions } from '../plugins/run-edit.js';
+import type { EditProjectOptions } from '../edit/run-edit-project.js';
 import type { MakeContext } from './command-module.js';
 
-/** `kop edit --plugins <names>`: adds plugins' files to the project (Kubebuilder's `kubebuilder edit --plugins`). */
+/**
+ * `kop edit`: adds plugins to the project (Kubebuilder's `kubebuilder edit --plugins`) and changes
+ * its layout (`--multigroup`, `--namespaced`, as Kubebuilder's `edit` flags).
+ */
 export function register(program: Command, makeContext: MakeContext): void {
   program
     .command('edit')
-    .description('add plugins to the project and record them in PROJECT: helm (a Helm chart in dist/chart), grafana.kubebuilder.io/v1-alpha (dashboards in grafana/)')
-    .requiredOption(
+    .description('change the project: add plugins (helm: a Helm chart in dist/chart; grafana.kubebuilder.io/v1-alpha: dashboards in grafana/), switch to the multigroup layout or to a namespaced manager; recorded in PROJECT')
+    .option(
       '--plugins <names>',
       'plugins to add, comma-separated: helm (or helm/v1-alpha, helm.kubebuilder.io/v1-alpha, helm/v2-alpha, helm.kubebuilder.io/v2-alpha), grafana.kubebuilder.io/v1-alpha (or grafana/v1-alpha)',
       (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
     )
-    .option('--force', "helm: replace values.yaml with kop's instead of merging your changes into it")
-    .action(async (flags: EditOptions) => {
-      const { runEdit } = await import('../plugins/run-edit.js');
-      await runEdit({ plugins: flags.plugins, force: flags.force }, makeContext());
+    .option('--multigroup', 'move the reconcilers to src/controllers/<group>/ (Kubebuilder\'s multigroup layout); --multigroup=false moves them back')
+    .option('--no-multigroup', 'the single-group layout: reconcilers in src/controllers/')
+    .option('--namespaced', 'watch only WATCH_NAMESPACE with a Role; --namespaced=false: the whole cluster with a ClusterRole')
+    .option('--no-namespaced', 'watch the whole cluster with a ClusterRole')
+    .option('--force', 'go ahead where your edits are in the way of --multigroup/--namespaced (a conflicting file gets kop\'s version); helm: replace values.yaml instead of merging your changes into it')
+    .action(async (flags: EditProjectOptions) => {
+      const { runEditProject } = await import('../edit/run-edit-project.js');
+      await runEditProject({ plugins: flags.plugins, multigroup: flags.multigroup, namespaced: flags.namespaced, force: flags.force }, makeContext());
     });
 }

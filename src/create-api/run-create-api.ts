@@ -4,11 +4,13 @@ import type { Context } from '../base/context.js';
 import { KopError, UsageError } from '../base/errors.js';
 import { fullGroup, loadProjectFile, saveProjectFile, type ProjectFile, type ProjectResource } from '../project/project-file.js';
 import {
+  controllerGroupOf,
   controllerNamesOf,
   controllersOf,
   CREATE_API_PATHS,
   insertControllerWiring,
   insertResourceWiring,
+  placeControllerFile,
   resourceNamesOf,
   roleStemOf,
   type ControllerNames,
@@ -37,7 +39,7 @@ export interface CreateApiOptions {
   controller?: boolean;
   /**
    * Name of the reconciler (a DNS-1035 label), for several reconcilers of one kind: the file
-   * src/controllers/<name>.controller.ts, its class and its name in logs and metrics.
+   * src/controllers/<name>.controller.ts (src/controllers/<group>/ in a multigroup project), its class and its name in logs and metrics.
    */
   controllerName?: string;
   /** Kubebuilder's external-API flags: see external-api.ts for their TypeScript meaning. */
@@ -167,8 +169,9 @@ export async function runCreateApi(options: CreateApiOptions, context: Context, 
   const namespaced = resolveScope(options.namespaced, kind, sameKind);
   checkConflicts(project, { group: fullGroupName, kind, plural });
 
-  const controllerOwner = project.resources.find((r) => r.controller && r.kind === kind && fullGroup(r) !== fullGroupName);
-  const kindHasController = sameKind.some((r) => controllersOf(r).length > 0);
+  // In a multigroup project each group has its own folder of reconcilers: the same kind in another group is no clash.
+  const controllerOwner = project.multigroup === true ? undefined : project.resources.find((r) => r.controller && r.kind === kind && fullGroup(r) !== fullGroupName);
+  const kindHasController = sameKind.some((r) => controllersOf(r, project).length > 0);
   const controller = options.controllerName !== undefined && options.controller === undefined ? true : await askYesNo(context, options.controller, {
     flag: '--controller',
     type: 'confirm',
@@ -179,7 +182,7 @@ export async function runCreateApi(options: CreateApiOptions, context: Context, 
   if (!resource && !controller) {
     throw new UsageError('nothing to create: both --resource and --controller are off', 'pass --resource, --controller, or both');
   }
-  const controllerNames = controllerNamesOf(kind, options.controllerName);
+  const controllerNames = controllerNamesOf(kind, options.controllerName, controllerGroupOf(project, group));
   if (options.ssa && !resource) {
     throw new UsageError('--ssa is recorded with the API types, so it needs --resource', 'pass --resource with --ssa; a later --no-resource --controller run picks the apply reconciler from PROJECT');
   }
@@ -202,7 +205,7 @@ export async function runCreateApi(options: CreateApiOptions, context: Context, 
         'pass --force to scaffold its files again (overwriting them), or pick another --version to add a version',
       );
     }
-    if (controller && controllersOf(existing).some((c) => c.stem === controllerNames.stem)) {
+    if (controller && controllersOf(existing, project).some((c) => c.stem === controllerNames.stem)) {
       throw new KopError(
         `${kind} ${fullGroupName}/${version} already has ${options.controllerName === undefined ? 'a reconciler' : `a reconciler named ${controllerNames.name}`}${await present(controllerFiles)}; kop create api wrote nothing`,
         options.controllerName === undefined ? 'pass --force to scaffold it again' : 'pick another --controller-name, or pass --force to scaffold it again',
@@ -211,8 +214,8 @@ export async function runCreateApi(options: CreateApiOptions, context: Context, 
   }
   if (controller && controllerOwner && options.controllerName === undefined) {
     throw new KopError(
-      `a reconciler for kind ${kind} of group ${fullGroup(controllerOwner)} already uses src/controllers/${singularOf(kind)}.controller.ts`,
-      'pass --controller-name to give this reconciler another name, or pass --no-controller',
+      `a reconciler for kind ${kind} of group ${fullGroup(controllerOwner)} already uses ${CREATE_API_PATHS.namedControllerFile(controllerNames)}`,
+      'pass --controller-name to give this reconciler another name, pass --no-controller, or make the project multigroup (`kop edit --multigroup`) so that each group has its own reconcilers',
     );
   }
   if (controller) checkControllerClash(project, controllerNames, { kind, group: fullGroupName, version }, options.force ?? false);
@@ -257,7 +260,7 @@ export async function runCreateApi(options: CreateApiOptions, context: Context, 
     for (const file of await renderTemplateDir(templates('api/resource'), data)) await tree.scaffold(file.path, file.content, { force });
     // One set of roles per kind: a new version of the kind keeps the roles it has.
     for (const file of await renderTemplateDir('api/roles', data)) await tree.scaffold(file.path, file.content, { force, ifExists: 'skip' });
-    await insertResourceWiring(tree, names, { sample: true, controller: false });
+    await insertResourceWiring(tree, names, { sample: true });
   } else if (!(await tree.exists(CREATE_API_PATHS.typesFile(names)))) {
     throw new KopError(
       `there are no ${kind} types at ${CREATE_API_PATHS.typesFile(names)} for the reconciler to use, and ${kind} ${group}/${version} is neither a built-in kind nor one imported into PROJECT`,
@@ -269,7 +272,7 @@ export async function runCreateApi(options: CreateApiOptions, context: Context, 
     // With --ssa the reconciler writes with server-side apply (templates/api/controller-ssa).
     const controllerTemplate = ssa ? templates('api/controller-ssa/controller') : templates('api/controller');
     const testTemplate = ssa ? templates('api/controller-ssa/test') : templates('api/controller-test');
-    await scaffoldController(tree, context, controllerTemplate, testTemplate, data, force);
+    await scaffoldController(tree, context, controllerTemplate, testTemplate, data, force, controllerNames);
     await insertControllerWiring(tree, controllerNames);
   }
 
@@ -308,6 +311,10 @@ function controllerTemplateData(controller: ControllerNames, kind: string, group
     reconcilerClass: controller.className,
     controllerName: controller.name,
     controllerStem: controller.stem,
+    // The reconciler's file under src/controllers/ without extension (`<group>/<stem>` in multigroup projects),
+    // and the way back to the project root from it and from its test, for relative imports.
+    controllerPath: `${controller.dir}${controller.stem}`,
+    toRoot: controller.toRoot,
     // Each other reconciler holds its own finalizer, so one's cleanup never releases an object another still cleans up.
     finalizer: controller.className === `${kind}Reconciler` ? `${group}/finalizer` : `${group}/${controller.name}`,
     // A named reconciler's test runs in a namespace of its own (a DNS label), so tests of several
@@ -317,12 +324,20 @@ function controllerTemplateData(controller: ControllerNames, kind: string, group
 }
 
 /** Renders a reconciler and, when the project has a control plane for tests, its test. */
-async function scaffoldController(tree: VirtualTree, context: Context, template: string, testTemplate: string | undefined, data: TemplateData, force: boolean): Promise<void> {
-  for (const file of await renderTemplateDir(template, data)) await tree.scaffold(file.path, file.content, { force });
+async function scaffoldController(
+  tree: VirtualTree,
+  context: Context,
+  template: string,
+  testTemplate: string | undefined,
+  data: TemplateData,
+  force: boolean,
+  controller: ControllerNames,
+): Promise<void> {
+  for (const file of await renderTemplateDir(template, data)) await tree.scaffold(placeControllerFile(file.path, controller), file.content, { force });
   if (testTemplate === undefined) return;
   // The test reaches the control plane that test/global-setup.ts (from kop init) starts.
   if (await tree.exists(CREATE_API_PATHS.globalSetup)) {
-    for (const file of await renderTemplateDir(testTemplate, data)) await tree.scaffold(file.path, file.content, { force });
+    for (const file of await renderTemplateDir(testTemplate, data)) await tree.scaffold(placeControllerFile(file.path, controller), file.content, { force });
   } else {
     context.out.warn(`no reconciler test: the project has no ${CREATE_API_PATHS.globalSetup} to start a control plane for it`);
   }
@@ -334,12 +349,13 @@ async function scaffoldController(tree: VirtualTree, context: Context, template:
  */
 function checkControllerClash(project: ProjectFile, wanted: ControllerNames, self: { kind: string; group: string; version: string }, force: boolean): void {
   for (const resource of project.resources) {
-    for (const controller of controllersOf(resource)) {
-      const clash = controller.name === wanted.name || controller.stem === wanted.stem || controller.className === wanted.className;
+    for (const controller of controllersOf(resource, project)) {
+      const file = CREATE_API_PATHS.namedControllerFile(controller);
+      const clash = controller.name === wanted.name || file === CREATE_API_PATHS.namedControllerFile(wanted) || controller.localName === wanted.localName;
       if (!clash) continue;
       const sameKind = resource.kind === self.kind && fullGroup(resource) === self.group;
       if (sameKind && resource.version === self.version && force) continue;
-      const what = controller.name === wanted.name ? `the name ${wanted.name}` : controller.stem === wanted.stem ? `src/controllers/${wanted.stem}.controller.ts` : `the class ${wanted.className}`;
+      const what = controller.name === wanted.name ? `the name ${wanted.name}` : file === CREATE_API_PATHS.namedControllerFile(wanted) ? file : `the class ${wanted.localName}`;
       throw new KopError(
         `the reconciler ${controller.name} of ${resource.kind} ${fullGroup(resource) || 'core'}/${resource.version} already has ${what}; kop create api wrote nothing`,
         sameKind ? 'pick another --controller-name (each reconciler of a kind has its own)' : 'pass --controller-name to give this reconciler another name',
@@ -402,8 +418,13 @@ async function createUnownedController(options: CreateApiOptions, context: Conte
     throw new UsageError(`--plural: ${kind} is served as "${entry.plural}"`, `pass --plural ${entry.plural} or leave it out`);
   }
   const apiGroup = fullGroup(entry);
-  const controllerNames = controllerNamesOf(kind, options.controllerName);
-  const existing = controllersOf(entry).find((c) => c.stem === controllerNames.stem);
+  const controllerNames = controllerNamesOf(kind, options.controllerName, controllerGroupOf(project, entry.group));
+  if (modules) {
+    // Both lookups give the modules as seen from src/controllers/; the reconciler may live a folder deeper.
+    const fromController = (module: string) => (module.startsWith('../../') ? controllerNames.toRoot + module.slice('../../'.length) : module);
+    modules = { descriptorModule: fromController(modules.descriptorModule), typesModule: fromController(modules.typesModule) };
+  }
+  const existing = controllersOf(entry, project).find((c) => c.stem === controllerNames.stem);
   if (existing && !options.force) {
     throw new KopError(
       `${kind} ${apiGroup || 'core'}/${version} already has ${options.controllerName === undefined ? 'a reconciler' : `a reconciler named ${controllerNames.name}`} (${CREATE_API_PATHS.namedControllerFile(controllerNames)}); kop create api wrote nothing`,
@@ -431,7 +452,7 @@ async function createUnownedController(options: CreateApiOptions, context: Conte
   };
   const force = options.force ?? false;
   // A test needs objects of the kind in the test control plane: only built-in kinds are always served there.
-  await scaffoldController(tree, context, 'api/controller-unowned', builtin ? 'api/controller-unowned-test' : undefined, data, force);
+  await scaffoldController(tree, context, 'api/controller-unowned', builtin ? 'api/controller-unowned-test' : undefined, data, force, controllerNames);
   await insertControllerWiring(tree, controllerNames);
 
   addController(entry, controllerNames, options.controllerName !== undefined);
@@ -534,12 +555,15 @@ function recordResource(project: ProjectFile, wanted: RecordedResource): void {
  * moves as the one named after the lower-case kind.
  */
 function addController(entry: ProjectResource, controller: ControllerNames, named: boolean): void {
+  // Only the names are recorded: the layout does not matter here.
   const list = controllersOf(entry);
   if (!named && (entry.controllers ?? []).length === 0) {
     entry.controller = true;
     return;
   }
   if (!list.some((c) => c.stem === controller.stem)) list.push(controller);
-  entry.controllers = list.map((c) => ({ name: c.name }));
+  // The name as given (the file stem): in a multigroup project the manager registers the kind's
+  // unnamed one as <group>-<kind>, but PROJECT records it as Kubebuilder does, by the lower-case kind.
+  entry.controllers = list.map((c) => ({ name: c.stem }));
   delete entry.controller;
 }

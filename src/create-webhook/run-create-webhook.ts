@@ -13,6 +13,9 @@ import {
   insertWebhookWiring,
   upperFirst,
   WEBHOOK_PATHS,
+  webhookNamePrefix,
+  webhookRegistration,
+  type WebhookRegistration,
 } from '../project/webhook-layout.js';
 import { applyTree, type ApplyResult } from '../scaffold/apply.js';
 import { loadBoilerplate } from '../scaffold/boilerplate.js';
@@ -113,6 +116,9 @@ export async function runCreateWebhook(options: CreateWebhookOptions, context: C
   refusePathClashes(project, target.entry, names, paths);
   if (wanted.conversion) await markHubAsStorageVersion(tree, sameKind, names);
 
+  // A kind whose name another group's kind had first gets group-qualified class and webhook names (webhookNamePrefix).
+  const prefix = webhookNamePrefix(target.entry, project);
+  const qualifiedGroup = prefix === '' ? undefined : target.entry.group;
   const data: TemplateData = {
     ...names,
     ...target.imports,
@@ -127,8 +133,8 @@ export async function runCreateWebhook(options: CreateWebhookOptions, context: C
     customDefaultingPath: paths.defaulting,
     customValidationPath: paths.validation,
     markerGroup: names.fullGroup === '' ? '""' : names.fullGroup,
-    defaultingName: admissionWebhookName('mutate', names),
-    validationName: admissionWebhookName('validate', names),
+    defaultingName: admissionWebhookName('mutate', names, qualifiedGroup),
+    validationName: admissionWebhookName('validate', names, qualifiedGroup),
     licenseHeaderTs: await loadBoilerplate(tree, 'x.ts'),
     licenseHeaderYaml: await loadBoilerplate(tree, 'x.yaml'),
   };
@@ -136,27 +142,19 @@ export async function runCreateWebhook(options: CreateWebhookOptions, context: C
   // Shared by every webhook of the project and the user's to edit: written once, never overwritten.
   for (const file of await renderTemplateDir('webhook/common', data)) await tree.scaffold(file.path, file.content, { ifExists: 'skip' });
 
-  const registrations: { importLine: string; call: string }[] = [];
-  const module = (file: string) => `./${file.replace(/^src\/webhooks\//, '').replace(/\.ts$/, '.js')}`;
+  const registrations: WebhookRegistration[] = [];
   if (wanted.defaulting) {
     await scaffoldAll(tree, ['webhook/defaulting', 'webhook/defaulting-test'], data, force);
-    registrations.push({
-      importLine: `import { ${kind}Defaulter as ${kind}${upperFirst(version)}Defaulter } from '${module(WEBHOOK_PATHS.defaulterFile(names))}';`,
-      call: `new ${kind}${upperFirst(version)}Defaulter().setupWithManager(manager);`,
-    });
+    registrations.push(webhookRegistration(names, prefix, 'defaulting'));
   }
   if (wanted.validation) {
     await scaffoldAll(tree, ['webhook/validation', 'webhook/validation-test'], data, force);
-    registrations.push({
-      importLine: `import { ${kind}Validator as ${kind}${upperFirst(version)}Validator } from '${module(WEBHOOK_PATHS.validatorFile(names))}';`,
-      call: `new ${kind}${upperFirst(version)}Validator().setupWithManager(manager);`,
-    });
+    registrations.push(webhookRegistration(names, prefix, 'validation'));
   }
   for (const spoke of spokes) {
     const spokeData = { ...data, spoke, spokeUpper: upperFirst(spoke) };
     await scaffoldAll(tree, ['webhook/conversion', 'webhook/conversion-test'], spokeData, force);
-    const setup = `setup${kind}${upperFirst(spoke)}Conversion`;
-    registrations.push({ importLine: `import { ${setup} } from '${module(WEBHOOK_PATHS.conversionFile(names, spoke))}';`, call: `${setup}(manager);` });
+    registrations.push(webhookRegistration(names, prefix, { spoke }));
   }
   await insertWebhookWiring(tree, registrations);
 

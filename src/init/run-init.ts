@@ -11,6 +11,7 @@ import { applyTree, type ApplyResult, type PostFlushTask } from '../scaffold/app
 import { boilerplateComment } from '../scaffold/boilerplate.js';
 import { commentText, renderTemplateDir } from '../scaffold/render.js';
 import { VirtualTree } from '../scaffold/tree.js';
+import { checkInitPlugins } from './init-plugins.js';
 import { checkGivenKopSource, installedFromRegistry, isPackedSpec, kopSourceProblem, localPathOf, packKop, PACK_DIR, type PackedKop } from './kop-source.js';
 
 /** Licenses `kop init` can scaffold. */
@@ -24,6 +25,10 @@ export interface InitOptions {
   owner?: string;
   license?: string;
   namespaced?: boolean;
+  /** Kubebuilder's multigroup layout (PROJECT `multigroup: true`): reconcilers by group. */
+  multigroup?: boolean;
+  /** Kubebuilder's `--plugins` (go/v4 ...): names of kop's one layout, see init-plugins.ts. */
+  plugins?: string[];
   kopSource?: string;
   skipInstall?: boolean;
   force?: boolean;
@@ -36,6 +41,7 @@ export interface InitAnswers {
   owner: string;
   license: License;
   namespaced: boolean;
+  multigroup: boolean;
   /** The npm spec of the project's kop dependency (see kop-source.ts). */
   kopSource: string;
   /** kop packed into the project, when `kopSource` names `.kop/<filename>`. */
@@ -50,6 +56,9 @@ const KEEP_IF_PRESENT = new Set(['README.md', 'LICENSE', '.gitignore', '.dockeri
  * the folder already has a PROJECT or package.json and `force` is off.
  */
 export async function runInit(options: InitOptions, context: Context): Promise<ApplyResult> {
+  // Refused before anything else: a wrong plugin name is a typo to fix, not a project to write.
+  const layoutNote = checkInitPlugins(options.plugins);
+  if (layoutNote !== undefined) context.out.info(layoutNote);
   const tree = new VirtualTree(context.cwd);
   // First, before any answer is derived from the folder: kop's own package is never a project.
   if ((await realpath(context.cwd)) === (await realpath(kopPackageRoot()))) {
@@ -144,16 +153,11 @@ export async function stageKopPack(tree: VirtualTree, kopSource: string, pack?: 
   for (const name of present) if (/^kop-.+\.tgz$/.test(name) && `${PACK_DIR}/${name}` !== dependedOn) tree.remove(`${PACK_DIR}/${name}`);
 }
 
-/** Stages every file of a new project in `tree`. Exposed for tests and for `--force` re-scaffolds. */
-export async function scaffoldProject(
-  tree: VirtualTree,
-  answers: InitAnswers,
-  context: Pick<Context, 'now'>,
-  options: { force: boolean; resources?: readonly ProjectResource[]; generated?: readonly string[] },
-): Promise<void> {
+/** The values init's templates are rendered with; `kop edit --namespaced` renders them too, to see what the flag changes. */
+export function initTemplateData(answers: Omit<InitAnswers, 'kopPack'>, context: Pick<Context, 'now'>): Record<string, string | boolean> {
   const year = String(context.now().getUTCFullYear());
   const boilerplateLines = [`Copyright ${year} ${commentText(answers.owner)}.`, ...(answers.license === 'apache2' ? ['SPDX-License-Identifier: Apache-2.0'] : [])];
-  const data = {
+  return {
     projectName: answers.projectName,
     domain: answers.domain,
     owner: answers.owner,
@@ -170,6 +174,16 @@ export async function scaffoldProject(
     kopVersion: kopVersion(),
     licenseHeader: boilerplateComment('src/x.ts', boilerplateLines),
   };
+}
+
+/** Stages every file of a new project in `tree`. Exposed for tests and for `--force` re-scaffolds. */
+export async function scaffoldProject(
+  tree: VirtualTree,
+  answers: InitAnswers,
+  context: Pick<Context, 'now'>,
+  options: { force: boolean; resources?: readonly ProjectResource[]; generated?: readonly string[] },
+): Promise<void> {
+  const data = initTemplateData(answers, context);
   await stageKopPack(tree, answers.kopSource, answers.kopPack);
   const files = await renderTemplateDir('init', data);
   for (const file of files) {
@@ -187,6 +201,7 @@ export async function scaffoldProject(
     domain: answers.domain,
     projectName: answers.projectName,
     namespaced: answers.namespaced,
+    ...(answers.multigroup ? { multigroup: true } : {}),
     kopSource: answers.kopSource,
     cliVersion: kopVersion(),
     resources: [...(options.resources ?? [])],
@@ -197,8 +212,8 @@ export async function scaffoldProject(
   // A re-scaffold keeps the project's APIs: their lines go back at the markers of the fresh files.
   for (const resource of project.resources) {
     const names = resourceNamesOf(resource, project.resources);
-    await insertResourceWiring(tree, names, { sample: resource.api !== undefined && (await tree.exists(CREATE_API_PATHS.sampleFile(names))), controller: false });
-    for (const controller of controllersOf(resource)) {
+    await insertResourceWiring(tree, names, { sample: resource.api !== undefined && (await tree.exists(CREATE_API_PATHS.sampleFile(names))) });
+    for (const controller of controllersOf(resource, project)) {
       if (await tree.exists(CREATE_API_PATHS.namedControllerFile(controller))) await insertControllerWiring(tree, controller);
     }
   }
@@ -221,8 +236,8 @@ async function existingProject(tree: VirtualTree, context: Context): Promise<Pro
 /** The init options with PROJECT's identity; a flag that contradicts PROJECT is an error naming both. */
 function identityFrom(project: ProjectFile, options: InitOptions): InitOptions {
   // How the project depends on kop is not identity: --kop-source under --force switches it (chooseKopSource).
-  const recorded = { domain: project.domain, projectName: project.projectName, namespaced: project.namespaced };
-  const flags = { domain: '--domain', projectName: '--project-name', namespaced: '--namespaced' } as const;
+  const recorded = { domain: project.domain, projectName: project.projectName, namespaced: project.namespaced, multigroup: project.multigroup ?? false };
+  const flags = { domain: '--domain', projectName: '--project-name', namespaced: '--namespaced', multigroup: '--multigroup' } as const;
   for (const key of Object.keys(flags) as (keyof typeof flags)[]) {
     const given = options[key];
     const kept = recorded[key];
@@ -238,6 +253,7 @@ function identityFrom(project: ProjectFile, options: InitOptions): InitOptions {
     domain: recorded.domain,
     projectName: recorded.projectName,
     namespaced: recorded.namespaced ?? options.namespaced,
+    multigroup: recorded.multigroup,
   };
 }
 
@@ -270,7 +286,7 @@ export async function resolveAnswers(options: InitOptions, context: Context): Pr
     throw new UsageError(`--license: unknown license ${JSON.stringify(license)}; choose one of ${LICENSES.join(', ')}`);
   }
 
-  return { domain, projectName, owner, license: license as License, namespaced: options.namespaced ?? false };
+  return { domain, projectName, owner, license: license as License, namespaced: options.namespaced ?? false, multigroup: options.multigroup ?? false };
 }
 
 /** Owners go into comments and the README: one line, printable, not empty. */

@@ -63,7 +63,8 @@ export interface ProjectResource {
   /**
    * The named reconcilers of this kind (`kop create api --controller-name <name>`), as Kubebuilder
    * records them; replaces `controller: true`, whose reconciler becomes the one named after the
-   * lower-case kind. Each is src/controllers/<name>.controller.ts, registered under <name>.
+   * lower-case kind. Each is src/controllers/<name>.controller.ts (src/controllers/<group>/ in a
+   * multigroup project), registered under <name> (the unnamed one as <group>-<kind> in a multigroup project).
    */
   controllers?: ProjectController[];
   /**
@@ -139,6 +140,14 @@ export interface ProjectFile {
   projectName: string;
   /** The manager watches only WATCH_NAMESPACE and RBAC uses Roles. */
   namespaced?: boolean;
+  /**
+   * Kubebuilder's `multigroup: true` (`kop init --multigroup`, `kop edit --multigroup`): reconcilers
+   * live by group, src/controllers/<group>/<name>.controller.ts (tests in test/controllers/<group>/),
+   * main.ts imports each under a group-prefixed name, and the unnamed reconciler of a kind is
+   * registered as `<group>-<kind>`. Absent or false: the single-group layout, src/controllers/<name>.controller.ts.
+   * Replay: `kop init --multigroup` (or `kop edit --multigroup` before the first create api).
+   */
+  multigroup?: boolean;
   /** How the project depends on kop (an npm dependency spec), so later commands keep it. */
   kopSource?: string;
   /**
@@ -202,6 +211,7 @@ export function formatProjectFile(project: ProjectFile): string {
     domain: project.domain,
     projectName: project.projectName,
     ...(project.namespaced !== undefined ? { namespaced: project.namespaced } : {}),
+    ...(project.multigroup === true ? { multigroup: true } : {}),
     ...(project.kopSource !== undefined ? { kopSource: project.kopSource } : {}),
     ...(project.cliVersion !== undefined ? { cliVersion: project.cliVersion } : {}),
     resources: [...project.resources].sort(compareResources).map(withoutEmptyCoreDomain),

@@ -13,11 +13,12 @@ export const CREATE_API_PATHS = {
   typesFile: (r: ResourceNames) => `api/${r.group}/${r.version}/${r.kindLower}.types.ts`,
   groupVersionFile: (r: ResourceNames) => `api/${r.group}/${r.version}/groupversion.ts`,
   sampleFile: (r: ResourceNames) => `config/samples/${r.sampleName}.yaml`,
-  /** The kind's unnamed reconciler; a named one is {@link CREATE_API_PATHS.namedControllerFile}. */
+  /** The kind's unnamed reconciler in a single-group project; in general {@link CREATE_API_PATHS.namedControllerFile}. */
   controllerFile: (r: Pick<ResourceNames, 'kindLower'>) => `src/controllers/${r.kindLower}.controller.ts`,
   controllerTestFile: (r: Pick<ResourceNames, 'kindLower'>) => `test/controllers/${r.kindLower}.controller.test.ts`,
-  namedControllerFile: (c: Pick<ControllerNames, 'stem'>) => `src/controllers/${c.stem}.controller.ts`,
-  namedControllerTestFile: (c: Pick<ControllerNames, 'stem'>) => `test/controllers/${c.stem}.controller.test.ts`,
+  /** A reconciler's file: src/controllers/[<group>/]<stem>.controller.ts (the group folder in multigroup projects). */
+  namedControllerFile: (c: Pick<ControllerNames, 'dir' | 'stem'>) => `src/controllers/${c.dir}${c.stem}.controller.ts`,
+  namedControllerTestFile: (c: Pick<ControllerNames, 'dir' | 'stem'>) => `test/controllers/${c.dir}${c.stem}.controller.test.ts`,
   globalSetup: 'test/global-setup.ts',
   samplesKustomization: 'config/samples/kustomization.yaml',
   /** A kind's admin, editor and viewer ClusterRoles (Kubebuilder's helper roles), one per kind, not per version. */
@@ -45,10 +46,34 @@ export interface ResourceNames {
 export interface ControllerNames {
   /** The name it is registered under with the manager: it labels its logs and metrics. */
   name: string;
-  /** Its file: src/controllers/<stem>.controller.ts. */
+  /** Its file's stem: src/controllers/<dir><stem>.controller.ts. */
   stem: string;
-  /** Its class, exported from that file and constructed in src/main.ts. */
+  /** The folder under src/controllers/ and test/controllers/: `''`, or `<group>/` in a multigroup project. */
+  dir: string;
+  /** Its class, exported from that file. */
   className: string;
+  /** The name src/main.ts imports the class under: the class name, or `<Group><Class>` in a multigroup project. */
+  localName: string;
+  /** From the reconciler's folder (and its test's) back to the project root: `../../` or `../../../`. */
+  toRoot: string;
+}
+
+/**
+ * The group folder of a kind's reconcilers: its group in a multigroup project (PROJECT
+ * `multigroup: true`, as Kubebuilder's internal/controller/<group>/), none otherwise or for the
+ * empty group (a kind in the domain itself).
+ */
+export function controllerGroupOf(project: { multigroup?: boolean }, group: string): string | undefined {
+  return project.multigroup === true && group !== '' ? group : undefined;
+}
+
+/** `sea-creatures` -> `SeaCreatures`, `batch.apps` -> `BatchApps`. */
+function pascalOf(value: string): string {
+  return value
+    .split(/[-.]/)
+    .filter((part) => part !== '')
+    .map((part) => part[0]!.toUpperCase() + part.slice(1))
+    .join('');
 }
 
 /**
@@ -56,22 +81,35 @@ export interface ControllerNames {
  * `<kind-lower>.controller.ts`, registered as `<kind-lower>`; a named one (`--controller-name
  * captain-backup`) is `CaptainBackupReconciler` in `captain-backup.controller.ts`, registered
  * as `captain-backup`; the name equal to the lower-case kind is the unnamed one (as in Kubebuilder).
+ * With `group` (see {@link controllerGroupOf}) the files live in the group's folder, main.ts
+ * imports the class as `<Group><Class>`, and the unnamed one is registered as `<group>-<kind-lower>`
+ * (Kubebuilder's multigroup controller name), so the same kind in two groups never clashes.
  */
-export function controllerNamesOf(kind: string, controllerName?: string): ControllerNames {
+export function controllerNamesOf(kind: string, controllerName?: string, group?: string): ControllerNames {
   const kindLower = singularOf(kind);
-  if (controllerName === undefined || controllerName === kindLower) return { name: kindLower, stem: kindLower, className: `${kind}Reconciler` };
-  const pascal = controllerName
-    .split('-')
-    .filter((part) => part !== '')
-    .map((part) => part[0]!.toUpperCase() + part.slice(1))
-    .join('');
-  return { name: controllerName, stem: controllerName, className: `${pascal}Reconciler` };
+  const unnamed = controllerName === undefined || controllerName === kindLower;
+  const stem = unnamed ? kindLower : controllerName;
+  const className = unnamed ? `${kind}Reconciler` : `${pascalOf(controllerName)}Reconciler`;
+  if (group === undefined) return { name: stem, stem, dir: '', className, localName: className, toRoot: '../../' };
+  return {
+    // Kubebuilder's multigroup controller name: the group as it is, a dash, the lower-case kind.
+    name: unnamed ? `${group}-${kindLower}` : stem,
+    stem,
+    dir: `${group}/`,
+    className,
+    localName: `${pascalOf(group)}${className}`,
+    toRoot: '../../../',
+  };
 }
 
-/** The reconcilers PROJECT records for a kind/version: `controller: true` and each of `controllers:`. */
-export function controllersOf(resource: Pick<ProjectResource, 'kind' | 'controller' | 'controllers'>): ControllerNames[] {
-  const named = (resource.controllers ?? []).map((c) => controllerNamesOf(resource.kind, c.name));
-  if (resource.controller === true && !named.some((c) => c.stem === singularOf(resource.kind))) named.unshift(controllerNamesOf(resource.kind));
+/** The reconcilers PROJECT records for a kind/version: `controller: true` and each of `controllers:`, placed by the project's layout. */
+export function controllersOf(
+  resource: Pick<ProjectResource, 'kind' | 'group' | 'controller' | 'controllers'>,
+  project: { multigroup?: boolean } = {},
+): ControllerNames[] {
+  const group = controllerGroupOf(project, resource.group);
+  const named = (resource.controllers ?? []).map((c) => controllerNamesOf(resource.kind, c.name, group));
+  if (resource.controller === true && !named.some((c) => c.stem === singularOf(resource.kind))) named.unshift(controllerNamesOf(resource.kind, undefined, group));
   return named;
 }
 
@@ -116,13 +154,12 @@ export function resourceNamesOf(resource: ProjectResource, resources: readonly P
 /**
  * Stages the lines create api places at scaffold markers: the sample in
  * config/samples/kustomization.yaml and the kind's helper roles that exist in
- * config/rbac/kustomization.yaml, and the reconciler's import and construction in
- * src/main.ts. Lines already there are skipped, so this also re-wires a re-scaffolded project.
+ * config/rbac/kustomization.yaml (a reconciler's lines: {@link insertControllerWiring}). Lines already there are skipped, so this also re-wires a re-scaffolded project.
  */
 export async function insertResourceWiring(
   tree: VirtualTree,
   names: Pick<ResourceNames, 'kind' | 'kindLower' | 'sampleName' | 'roleStem'>,
-  wiring: { sample: boolean; controller: boolean },
+  wiring: { sample: boolean },
 ): Promise<void> {
   if (wiring.sample) {
     await insertIntoFile(tree, CREATE_API_PATHS.samplesKustomization, [{ marker: 'samples', code: `- ${names.sampleName}.yaml` }]);
@@ -134,14 +171,28 @@ export async function insertResourceWiring(
     }
     if (roles.length > 0) await insertIntoFile(tree, CREATE_API_PATHS.rbacKustomization, roles);
   }
-  if (wiring.controller) await insertControllerWiring(tree, controllerNamesOf(names.kind));
 }
 
 /** Stages a reconciler's import and construction in src/main.ts (skipped when already there). */
 export async function insertControllerWiring(tree: VirtualTree, controller: ControllerNames): Promise<void> {
-  await insertIntoFile(tree, CREATE_API_PATHS.main, [
-    { marker: 'imports', code: `import { ${controller.className} } from './controllers/${controller.stem}.controller.js';` },
+  await insertIntoFile(tree, CREATE_API_PATHS.main, controllerWiringLines(controller));
+}
+
+/** A reconciler's two lines in src/main.ts, at their markers. */
+export function controllerWiringLines(controller: ControllerNames): Insertion[] {
+  const imported = controller.localName === controller.className ? controller.className : `${controller.className} as ${controller.localName}`;
+  return [
+    { marker: 'imports', code: `import { ${imported} } from './controllers/${controller.dir}${controller.stem}.controller.js';` },
     // The manager runs it on every change to its kind (kop/runtime's controller builder).
-    { marker: 'controllers', code: `new ${controller.className}().setupWithManager(manager);` },
-  ]);
+    { marker: 'controllers', code: `new ${controller.localName}().setupWithManager(manager);` },
+  ];
+}
+
+/**
+ * Moves a rendered reconciler template (src/controllers/<stem>.controller.ts, or its test under
+ * test/controllers/) into the reconciler's folder; other paths are returned as they are.
+ */
+export function placeControllerFile(renderedPath: string, controller: Pick<ControllerNames, 'dir'>): string {
+  const match = /^(src|test)\/controllers\/([^/]+)$/.exec(renderedPath);
+  return match && controller.dir !== '' ? `${match[1]}/controllers/${controller.dir}${match[2]}` : renderedPath;
 }

@@ -19,6 +19,7 @@ const TOP_LEVEL_KEYS = [
   'domain',
   'projectName',
   'namespaced',
+  'multigroup',
   'kopSource',
   'cliVersion',
   'resources',
@@ -74,7 +75,7 @@ function firstProblem(project: Record<string, unknown>, formatVersion: string): 
   }
   const named = checkString(project, 'domain', checkDomain, []) ?? checkString(project, 'projectName', checkProjectName, []);
   if (named) return named;
-  const flag = checkBoolean(project, 'namespaced', []);
+  const flag = checkBoolean(project, 'namespaced', []) ?? checkBoolean(project, 'multigroup', []);
   if (flag) return flag;
   if (project.kopSource !== undefined && typeof project.kopSource !== 'string') return { path: ['kopSource'], message: 'must be an npm dependency spec (a string)' };
   if (project.cliVersion !== undefined && (typeof project.cliVersion !== 'string' || !/^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/.test(project.cliVersion))) {

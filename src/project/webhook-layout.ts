@@ -6,7 +6,9 @@
  */
 import { insertIntoFile } from '../scaffold/insert.js';
 import type { VirtualTree } from '../scaffold/tree.js';
-import type { ResourceNames } from './resource-layout.js';
+import type { ProjectResource } from './project-file.js';
+import { roleStemOf, type ResourceNames } from './resource-layout.js';
+import { singularOf } from './resource.js';
 
 export { checkWebhookPath } from './webhook-path.js';
 
@@ -38,9 +40,62 @@ export function admissionWebhookPath(type: 'mutate' | 'validate', names: Pick<Re
   return `/${type}-${names.fullGroup.replace(/\./g, '-')}-${names.version}-${names.kind.toLowerCase()}`;
 }
 
-/** The webhook's name in its configuration, as Kubebuilder scaffolds it: `m<kind>-<version>.kb.io` / `v<kind>-<version>.kb.io`. */
-export function admissionWebhookName(type: 'mutate' | 'validate', names: Pick<ResourceNames, 'version' | 'kind'>): string {
-  return `${type === 'mutate' ? 'm' : 'v'}${names.kind.toLowerCase()}-${names.version}.kb.io`;
+/**
+ * The webhook's name in its configuration, as Kubebuilder scaffolds it: `m<kind>-<version>.kb.io` /
+ * `v<kind>-<version>.kb.io`; with `group` (a kind whose name another group's kind had first, see
+ * {@link webhookNamePrefix}) `m<group>-<kind>-<version>.kb.io`, since names are unique in a configuration.
+ */
+export function admissionWebhookName(type: 'mutate' | 'validate', names: Pick<ResourceNames, 'version' | 'kind'>, group?: string): string {
+  return `${type === 'mutate' ? 'm' : 'v'}${group ? `${group.replace(/\./g, '-')}-` : ''}${names.kind.toLowerCase()}-${names.version}.kb.io`;
+}
+
+/**
+ * What src/webhooks/setup.ts prefixes a kind's webhook classes with when it imports them: in a
+ * multigroup project the group in PascalCase (`FizBarV1Defaulter`), as its reconcilers are
+ * imported in main.ts; otherwise nothing, unless a kind of the same name in another group came
+ * first in PROJECT (the rule of {@link roleStemOf}). So the same kind in two groups never imports
+ * two classes under one name. The webhooks' names are qualified alike ({@link admissionWebhookName}).
+ */
+export function webhookNamePrefix(
+  resource: Pick<ProjectResource, 'group' | 'kind' | 'domain' | 'core'>,
+  project: { multigroup?: boolean; resources: readonly ProjectResource[] },
+): string {
+  if (project.multigroup !== true && roleStemOf(resource, project.resources) === singularOf(resource.kind)) return '';
+  return resource.group
+    .split(/[-.]/)
+    .filter((part) => part !== '')
+    .map((part) => part[0]!.toUpperCase() + part.slice(1))
+    .join('');
+}
+
+/** One webhook's two lines in src/webhooks/setup.ts: its import and its registration. */
+export interface WebhookRegistration {
+  importLine: string;
+  call: string;
+}
+
+/**
+ * The setup.ts lines of a kind's defaulter, validator or conversion from `spoke`, each class
+ * imported under `<prefix><Kind><Version>` (see {@link webhookNamePrefix}).
+ */
+export function webhookRegistration(names: ResourceNames, prefix: string, what: 'defaulting' | 'validation' | { spoke: string }): WebhookRegistration {
+  const module = (file: string) => `./${file.replace(/^src\/webhooks\//, '').replace(/\.ts$/, '.js')}`;
+  const { kind, version } = names;
+  const local = `${prefix}${kind}`;
+  if (what === 'defaulting' || what === 'validation') {
+    const role = what === 'defaulting' ? 'Defaulter' : 'Validator';
+    const file = what === 'defaulting' ? WEBHOOK_PATHS.defaulterFile(names) : WEBHOOK_PATHS.validatorFile(names);
+    return {
+      importLine: `import { ${kind}${role} as ${local}${upperFirst(version)}${role} } from '${module(file)}';`,
+      call: `new ${local}${upperFirst(version)}${role}().setupWithManager(manager);`,
+    };
+  }
+  const setup = `setup${kind}${upperFirst(what.spoke)}Conversion`;
+  const alias = `setup${local}${upperFirst(what.spoke)}Conversion`;
+  return {
+    importLine: `import { ${alias === setup ? setup : `${setup} as ${alias}`} } from '${module(WEBHOOK_PATHS.conversionFile(names, what.spoke))}';`,
+    call: `${alias}(manager);`,
+  };
 }
 
 /** The version with a capital first letter, for function names: v1alpha1 -> V1alpha1. */

@@ -155,10 +155,10 @@ describe('kop create api for kinds the project does not own, and named reconcile
     });
 
     it('names classes and files as Kubebuilder does', () => {
-      expect(controllerNamesOf('Captain')).toEqual({ name: 'captain', stem: 'captain', className: 'CaptainReconciler' });
-      expect(controllerNamesOf('Captain', 'captain')).toEqual({ name: 'captain', stem: 'captain', className: 'CaptainReconciler' });
-      expect(controllerNamesOf('Captain', 'captain-backup')).toEqual({ name: 'captain-backup', stem: 'captain-backup', className: 'CaptainBackupReconciler' });
-      expect(controllerNamesOf('Captain', 'a-2nd')).toEqual({ name: 'a-2nd', stem: 'a-2nd', className: 'A2ndReconciler' });
+      expect(controllerNamesOf('Captain')).toMatchObject({ name: 'captain', stem: 'captain', className: 'CaptainReconciler' });
+      expect(controllerNamesOf('Captain', 'captain')).toMatchObject({ name: 'captain', stem: 'captain', className: 'CaptainReconciler' });
+      expect(controllerNamesOf('Captain', 'captain-backup')).toMatchObject({ name: 'captain-backup', stem: 'captain-backup', className: 'CaptainBackupReconciler' });
+      expect(controllerNamesOf('Captain', 'a-2nd')).toMatchObject({ name: 'a-2nd', stem: 'a-2nd', className: 'A2ndReconciler' });
       expect(checkControllerName('x'.repeat(64))).not.toBe(true);
       expect(checkControllerName('backup-')).not.toBe(true);
     });

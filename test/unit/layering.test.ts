@@ -21,6 +21,7 @@ const GENERATOR_FLOORS: readonly (readonly string[])[] = [
   ['helm'], // kop edit --plugins helm: renders config/ through deploy
   ['plugins'], // the plugin registry of kop edit / create api --plugins: helm, grafana, deploy-image (runs create-api)
   ['dev'], // kop dev: runs generate in its loop
+  ['edit'], // kop edit --multigroup / --namespaced: moves reconcilers, re-renders init's files, then runs the edit plugins
   ['upgrade'], // kop alpha generate / update: replays init, create api, create webhook, generate and plugins
   ['commands'],
   ['cli'], // main.ts, commander wiring, output: imported by nobody

@@ -1,0 +1,104 @@
+import { rmdir } from 'node:fs/promises';
+import * as path from 'node:path';
+import type { Context } from '../base/context.js';
+import { KopError, UsageError } from '../base/errors.js';
+import { resolvePlugins, splitPluginNames } from '../plugins/registry.js';
+import { runEdit } from '../plugins/run-edit.js';
+import { loadProjectFile, saveProjectFile } from '../project/project-file.js';
+import { controllersOf, CREATE_API_PATHS, insertControllerWiring } from '../project/resource-layout.js';
+import { applyTree, type ApplyResult } from '../scaffold/apply.js';
+import { insertIntoFile } from '../scaffold/insert.js';
+import { VirtualTree } from '../scaffold/tree.js';
+import { stageMultigroupEdit, type Obstacles } from './edit-multigroup.js';
+import { stageNamespacedEdit } from './edit-namespaced.js';
+
+/** `kop edit`'s options: plugins to add and/or the project layout to change (Kubebuilder's `edit` flags). */
+export interface EditProjectOptions {
+  plugins?: string[];
+  /** `--multigroup[=false]`: reconcilers by group (see edit-multigroup.ts). */
+  multigroup?: boolean;
+  /** `--namespaced[=false]`: Role + WATCH_NAMESPACE, or ClusterRole (see edit-namespaced.ts). */
+  namespaced?: boolean;
+  /** Go ahead where a user's edit is in the way (and helm: replace values.yaml). */
+  force?: boolean;
+}
+
+/**
+ * `kop edit`: changes the layout (multigroup, namespaced) and adds plugins, all staged into one
+ * tree and written only when every step succeeded. Where the user's edits are in the way of a
+ * layout change, nothing is written unless --force; every obstacle is named.
+ */
+export async function runEditProject(options: EditProjectOptions, context: Context): Promise<ApplyResult> {
+  const plugins = options.plugins !== undefined ? splitPluginNames(options.plugins) : [];
+  if (options.multigroup === undefined && options.namespaced === undefined) {
+    if (options.plugins === undefined) {
+      throw new UsageError('kop edit: nothing to do', 'pass --plugins <names>, --multigroup[=true|false] or --namespaced[=true|false] (see `kop edit --help`)');
+    }
+    return runEdit({ plugins: options.plugins, force: options.force }, context);
+  }
+  // Checked before anything is staged.
+  const resolved = plugins.length > 0 ? resolvePlugins(plugins, 'edit') : [];
+  const tree = new VirtualTree(context.cwd);
+  const project = await loadProjectFile(tree);
+  const force = options.force ?? false;
+  const obstacles: Obstacles = [];
+  const notes: string[] = [];
+  const vacated: string[] = [];
+
+  if (options.multigroup !== undefined) {
+    if ((project.multigroup === true) === options.multigroup) notes.push(`the project is ${options.multigroup ? 'already' : 'not'} multigroup: nothing to move`);
+    else {
+      const staged = await stageMultigroupEdit(tree, project, options.multigroup, force, obstacles);
+      notes.push(...staged.notes);
+      vacated.push(...staged.vacated);
+    }
+  }
+  if (options.namespaced !== undefined) {
+    if ((project.namespaced === true) === options.namespaced) {
+      notes.push(`the project is ${options.namespaced ? 'already' : 'not'} namespaced: nothing to switch`);
+    } else {
+      const { notes: more, replaced } = await stageNamespacedEdit(tree, project, options.namespaced, force, obstacles, context);
+      notes.push(...more);
+      if (replaced.includes(CREATE_API_PATHS.main)) await rewireMain(tree, project);
+    }
+  }
+  if (obstacles.length > 0 && !force) {
+    throw new KopError(
+      `kop edit wrote nothing: your edits are in the way:\n${obstacles.map((o) => `  - ${o}`).join('\n')}`,
+      'change those lines back to what kop wrote, or pass --force (a conflicting file gets kop\'s version; compare it with version control)',
+    );
+  }
+  for (const obstacle of obstacles) context.out.warn(`--force: ${obstacle}`);
+
+  const followUps: ((result: ApplyResult) => void)[] = [];
+  for (const plugin of resolved) {
+    const followUp = await plugin.edit!({ tree, project, context, force });
+    if (followUp) followUps.push(followUp);
+    project.plugins = { ...project.plugins, [plugin.key]: project.plugins?.[plugin.key] ?? {} };
+  }
+  saveProjectFile(tree, project);
+  const result = await applyTree(tree, context);
+  if (result.written) {
+    // rmdir removes only an empty folder: one holding anything else of the user's stays.
+    for (const dir of vacated) await rmdir(path.join(context.cwd, dir)).catch(() => undefined);
+  }
+  for (const note of notes) context.out.info(note);
+  for (const followUp of followUps) followUp(result);
+  if (result.written && options.namespaced !== undefined) context.out.info('Next: `npm run generate` and `npm test`.');
+  return result;
+}
+
+/** main.ts replaced under --force: the project's reconcilers and webhooks go back at its markers. */
+async function rewireMain(tree: VirtualTree, project: Awaited<ReturnType<typeof loadProjectFile>>): Promise<void> {
+  for (const resource of project.resources) {
+    for (const controller of controllersOf(resource, project)) {
+      if (await tree.exists(CREATE_API_PATHS.namedControllerFile(controller))) await insertControllerWiring(tree, controller);
+    }
+  }
+  if (await tree.exists('src/webhooks/setup.ts')) {
+    await insertIntoFile(tree, CREATE_API_PATHS.main, [
+      { marker: 'imports', code: "import { setupWebhooks } from './webhooks/setup.js';" },
+      { marker: 'controllers', code: 'setupWebhooks(manager);' },
+    ]);
+  }
+}

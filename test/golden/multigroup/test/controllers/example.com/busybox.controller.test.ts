@@ -1,0 +1,107 @@
+// Scaffolded by kop. This file is yours to edit; kop does not overwrite it.
+// Copyright 2026 The demo authors.
+// SPDX-License-Identifier: Apache-2.0
+
+import { deploymentType, eventType, isInvalid, isNotFound, Manager, silentLogger } from 'kop/runtime';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { API_VERSION } from '../../../api/example.com/v1alpha1/groupversion.js';
+import { busyboxType } from '../../../api/example.com/v1alpha1/busybox.client.js';
+import { BusyboxReconciler, busyboxImage } from '../../../src/controllers/example.com/busybox.controller.js';
+
+// Runs the reconciler in a real manager against the API server that test/global-setup.ts starts
+// (`npm test` runs `kop generate` first). That control plane has no kubelet and no controllers of
+// its own: Deployments get no pods and no status, so the test plays the Deployment controller's
+// part where it needs a rolled-out Deployment, and garbage collection of owned objects does not run.
+describe('BusyboxReconciler', () => {
+  const manager = new Manager({
+    kubeconfig: inject('kubeconfigPath'),
+    metricsBindAddress: '0',
+    healthProbeBindAddress: '0',
+    logger: silentLogger,
+  });
+  // The test reads what the apiserver has now, not the manager's cache.
+  const client = manager.apiReader;
+
+  beforeAll(() => {
+    new BusyboxReconciler().setupWithManager(manager);
+    manager.start().catch((error: unknown) => {
+      throw error;
+    });
+  });
+  afterAll(async () => {
+    await manager.stop();
+    manager.rest.close();
+  });
+
+  it('runs the image as a Deployment sized by spec.size, reports its state, and finalizes', async () => {
+    const created = await client.create(busyboxType, {
+      apiVersion: API_VERSION,
+      kind: 'Busybox',
+      metadata: { generateName: 'busybox-', namespace: 'default' },
+      spec: { size: 2 },
+    });
+    const key = { namespace: 'default', name: created.metadata!.name! };
+
+    // The Deployment: owned by the Busybox, two replicas of the image, restricted pod security.
+    const deployment = await eventually(() => client.get(deploymentType, key).catch(() => undefined));
+    expect(deployment.spec?.replicas).toBe(2);
+    expect(deployment.metadata?.ownerReferences).toEqual([
+      expect.objectContaining({ kind: 'Busybox', name: key.name, uid: created.metadata!.uid, controller: true, blockOwnerDeletion: true }),
+    ]);
+    const pod = deployment.spec!.template.spec!;
+    expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
+    const container = pod.containers[0]!;
+    expect(container.image).toBe(busyboxImage());
+    expect(container.securityContext).toMatchObject({ runAsNonRoot: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } });
+
+    // No pods can run here, so the Deployment is not available yet and the Busybox says so.
+    const progressing = await eventually(async () => {
+      const current = await client.get(busyboxType, key);
+      return condition(current, 'Progressing') === 'True' ? current : undefined;
+    });
+    expect(condition(progressing, 'Available')).toBe('False');
+    expect(condition(progressing, 'Degraded')).toBe('False');
+    expect(progressing.metadata?.finalizers).toContain(BusyboxReconciler.finalizer);
+
+    // spec.size drives the replicas, within the CRD's bounds.
+    // Merge patches carry no resourceVersion, so they do not race with the reconciler's status writes.
+    await client.patch(busyboxType, key, { type: 'merge', patch: { spec: { size: 3 } } });
+    const scaled = await eventually(async () => {
+      const current = await client.get(deploymentType, key);
+      return current.spec?.replicas === 3 ? current : undefined;
+    });
+    await expect(client.patch(busyboxType, key, { type: 'merge', patch: { spec: { size: 4 } } })).rejects.toSatisfy(isInvalid);
+
+    // Play the Deployment controller: three replicas rolled out and available.
+    await client.status().update(deploymentType, {
+      ...scaled,
+      status: { observedGeneration: scaled.metadata!.generation, replicas: 3, updatedReplicas: 3, readyReplicas: 3, availableReplicas: 3 },
+    });
+    const available = await eventually(async () => {
+      const current = await client.get(busyboxType, key);
+      return condition(current, 'Available') === 'True' ? current : undefined;
+    });
+    expect(condition(available, 'Progressing')).toBe('False');
+
+    // Deleting goes through the finalizer: a Warning event, then the Busybox is gone.
+    await client.delete(busyboxType, key);
+    await eventually(() => client.get(busyboxType, key).then(() => false, (error: unknown) => isNotFound(error)));
+    const events = await client.list(eventType, { namespace: 'default' });
+    expect(events.items.some((event) => event.reason === 'Deleting' && event.type === 'Warning' && event.regarding?.uid === created.metadata!.uid)).toBe(true);
+  });
+});
+
+function condition(object: { status?: { conditions?: { type: string; status: string }[] } }, type: string): string | undefined {
+  return object.status?.conditions?.find((c) => c.type === type)?.status;
+}
+
+/** Polls `check` until it returns a truthy value; fails after `timeoutMs`. */
+async function eventually<T>(check: () => Promise<T | undefined | false>, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
