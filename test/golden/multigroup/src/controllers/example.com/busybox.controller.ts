@@ -101,7 +101,12 @@ export class BusyboxReconciler {
     await this.report(client, object, [
       rolledOut
         ? { type: 'Available', status: 'True', reason: 'DeploymentAvailable', message: `Deployment ${deployment.metadata!.name!} runs ${size} of ${size} replicas` }
-        : { type: 'Available', status: 'False', reason: 'DeploymentUnavailable', message: `Deployment ${deployment.metadata!.name!} has ${available} of ${size} replicas available` },
+        : {
+            type: 'Available',
+            status: 'False',
+            reason: 'DeploymentUnavailable',
+            message: `Deployment ${deployment.metadata!.name!} has ${available} of ${size} replicas available`,
+          },
       rolledOut
         ? { type: 'Progressing', status: 'False', reason: 'DeploymentComplete', message: `Deployment ${deployment.metadata!.name!} rolled out ${size} replicas` }
         : { type: 'Progressing', status: 'True', reason: 'DeploymentProgressing', message: `Deployment ${deployment.metadata!.name!} is rolling out ${size} replicas` },
@@ -154,11 +159,7 @@ export class BusyboxReconciler {
   }
 
   /** Sets conditions through the status subresource (only when one changed); returns the object as written. */
-  private async report(
-    client: Client,
-    object: Busybox,
-    conditions: { type: string; status: 'True' | 'False' | 'Unknown'; reason: string; message: string }[],
-  ): Promise<Busybox> {
+  private async report(client: Client, object: Busybox, conditions: { type: string; status: 'True' | 'False' | 'Unknown'; reason: string; message: string }[]): Promise<Busybox> {
     const next = (object.status?.conditions ?? []).map((condition) => ({ ...condition }));
     let changed = false;
     for (const condition of conditions) {

@@ -50,7 +50,7 @@ describe('BusyboxReconciler', () => {
     ]);
     const pod = deployment.spec!.template.spec!;
     expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
-    const container = pod.containers[0]!;
+    const container = pod.containers[0];
     expect(container.image).toBe(busyboxImage());
     expect(container.securityContext).toMatchObject({ runAsNonRoot: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } });
 
@@ -85,7 +85,12 @@ describe('BusyboxReconciler', () => {
 
     // Deleting goes through the finalizer: a Warning event, then the Busybox is gone.
     await client.delete(busyboxType, key);
-    await eventually(() => client.get(busyboxType, key).then(() => false, (error: unknown) => isNotFound(error)));
+    await eventually(() =>
+      client.get(busyboxType, key).then(
+        () => false,
+        (error: unknown) => isNotFound(error),
+      ),
+    );
     const events = await client.list(eventType, { namespace: 'default' });
     expect(events.items.some((event) => event.reason === 'Deleting' && event.type === 'Warning' && event.regarding?.uid === created.metadata!.uid)).toBe(true);
   });

@@ -49,7 +49,12 @@ describe('BarReconciler', () => {
     expect(ready.status?.conditions?.find((c) => c.type === 'Ready')?.observedGeneration).toBe(ready.metadata?.generation);
 
     await client.delete(barType, key);
-    await eventually(() => client.get(barType, key).then(() => false, (error: unknown) => isNotFound(error)));
+    await eventually(() =>
+      client.get(barType, key).then(
+        () => false,
+        (error: unknown) => isNotFound(error),
+      ),
+    );
   });
 });
 
