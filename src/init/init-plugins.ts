@@ -23,7 +23,7 @@ export function checkInitPlugins(values: readonly string[] | string | undefined)
   for (const name of names) {
     if ((INIT_LAYOUT_NAMES as readonly string[]).includes(name)) continue;
     throw new UsageError(
-      `--plugins: kop init has no plugin "${name}"; kop init wrote nothing`,
+      `--plugins: unknown plugin "${name}" for kop init; kop init wrote nothing`,
       `kop init accepts ${INIT_LAYOUT_NAMES.join(', ')} (each means kop's TypeScript layout ${LAYOUT}); add other plugins after init with \`kop edit --plugins <name>\` or \`kop create api --plugins <name>\` (\`kop edit --help\` lists them)`,
     );
   }

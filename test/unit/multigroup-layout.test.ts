@@ -86,7 +86,7 @@ describe('a multigroup project', () => {
   });
 
   it('kop init with an unknown plugin writes nothing', async () => {
-    await expect(runInit({ ...INIT, plugins: ['go/v3'] }, testContext({ cwd: dir }))).rejects.toThrow(/--plugins: kop init has no plugin "go\/v3"/);
+    await expect(runInit({ ...INIT, plugins: ['go/v3'] }, testContext({ cwd: dir }))).rejects.toThrow(/--plugins: unknown plugin "go\/v3" for kop init/);
     expect(await listFiles(dir)).toEqual([]);
   });
 
