@@ -183,6 +183,21 @@ export class DevCluster {
     return result;
   }
 
+  /**
+   * The project's CRDs (config/crd/bases) this cluster does not have, when kop dev may not install
+   * them (an existing cluster without --install-crds); empty when it installs them itself. The
+   * manager cannot get ready without them, so kop dev says so instead of waiting.
+   */
+  async crdsMissing(): Promise<string[]> {
+    if (this.options.installCRDs) return [];
+    const names = [...readCRDFiles(this.options.root).values()].flatMap((file) => file.names);
+    if (names.length === 0) return [];
+    const result = await this.options.exec(this.kubectl(), ['get', 'customresourcedefinitions', ...names, '--ignore-not-found', '-o', 'name', `--kubeconfig=${this.kubeconfigPath}`]);
+    if (result.exitCode !== 0) return [];
+    const present = new Set(result.stdout.split('\n').map((line) => line.trim().replace(/^customresourcedefinition\.apiextensions\.k8s\.io\//, '')));
+    return names.filter((name) => !present.has(name));
+  }
+
   /** True when the webhook configurations or conversion patches changed since they were last installed. */
   webhooksChanged(): boolean {
     return hashWebhookInputs(this.options.root) !== this.webhookInputsHash;

@@ -337,6 +337,10 @@ class DevSession {
       if (manager.stopRequested || this.options.signal.aborted || this.manager !== manager || this.starting.has(manager)) return;
       this.out.warn(`${statusLine(this.context.now(), [`the manager exited (${exit.signal ?? `code ${exit.code}`})`, 'it starts again on the next change'])}`);
     });
+    // Against a cluster without the project's CRDs (and no consent to install them), the manager
+    // cannot get ready: say so now rather than after the readiness timeout.
+    const missing = await cluster.crdsMissing();
+    if (missing.length > 0) return `manager ${previous ? 'restarted' : 'started'}; it waits for CRDs this cluster does not have: ${missing.join(', ')} (pass --install-crds)`;
     this.starting.add(manager);
     let readiness: Readiness;
     try {

@@ -269,6 +269,8 @@ describe('kop dev end to end', () => {
       dev = startDev(project, ['--kubeconfig', plane.kubeconfigPath]);
       await dev.waitForLine(/watching api\/ and src\//);
       expect(dev.lines.join('\n')).toMatch(/using the cluster at https:\/\/127\.0\.0\.1:\d+ · CRDs not installed \(pass --install-crds\)/);
+      // The manager cannot get ready without its CRD: said at once, not after the readiness timeout.
+      expect(dev.lines.join('\n')).toMatch(/manager started; it waits for CRDs this cluster does not have: redisclusters\.cache\.example\.com \(pass --install-crds\)/);
       expect(await crdPresent()).toBe(false);
       dev.child.kill('SIGTERM');
       expect(await dev.exited).toEqual({ code: 0, signal: null });
