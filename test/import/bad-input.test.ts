@@ -89,6 +89,17 @@ describe('kop import crd refuses bad input and writes nothing', () => {
       want: /^bad\.yaml:\d+: not valid YAML/,
     },
     {
+      name: 'a key twice in one mapping',
+      given: () => certificatesWith((t) => t.replace('  group: pki.example.org\n', '  group: pki.example.org\n  group: other.example.org\n')),
+      want: /^bad\.yaml:\d+: not valid YAML: duplicated mapping key$/,
+    },
+    {
+      name: 'aliases that would expand without bound',
+      given: () => `a: &a [x, x]\n${Array.from({ length: 20 }, (_, i) => `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [*${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}]`).join('\n')}\n`,
+      want: /^bad\.yaml: not valid YAML: its aliases expand to more than 100,000 values$/,
+      hint: /anchors/,
+    },
+    {
       name: 'two CRDs of one kind',
       given: () => `${certificates}---\n${certificates}`,
       want: /^bad\.yaml#2: imports kind Certificate of pki\.example\.org, and so does bad\.yaml#1$/,
