@@ -81,7 +81,10 @@ export function parseDocuments(text: string, where: string): CrdDocument[] {
     // expanded, so a "billion laughs" document cannot make the later walks over it explode.
     const { unique, expanded } = valueCounts(value);
     if (expanded - unique > MAX_ALIASED_VALUES) {
-      throw new KopError(`${named}: not valid YAML: its aliases expand to more than ${MAX_ALIASED_VALUES.toLocaleString('en-US')} values`, 'a CRD needs no YAML anchors; write the values out');
+      throw new KopError(
+        `${named}: not valid YAML: its aliases expand to more than ${MAX_ALIASED_VALUES.toLocaleString('en-US')} values`,
+        'a CRD needs no YAML anchors; write the values out',
+      );
     }
     return { where: named, value };
   });

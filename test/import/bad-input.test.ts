@@ -67,18 +67,33 @@ describe('kop import crd refuses bad input and writes nothing', () => {
     },
     {
       name: 'a structural error',
-      given: () => certificatesWith((t) => t.replace('              notAfter:\n                format: date-time\n                type: string\n', '              notAfter:\n                format: date-time\n')),
+      given: () =>
+        certificatesWith((t) =>
+          t.replace('              notAfter:\n                format: date-time\n                type: string\n', '              notAfter:\n                format: date-time\n'),
+        ),
       want: /^bad\.yaml: spec\.versions\[v1\] has a schema that is not structural, which the apiserver refuses:\n {2}\.status\.notAfter: has no type/,
     },
     {
       name: 'a construct no marker expresses',
-      given: () => certificatesWith((t) => t.replace('              notAfter:\n                format: date-time\n', '              notAfter:\n                oneOf:\n                - format: date-time\n                - format: date\n')),
+      given: () =>
+        certificatesWith((t) =>
+          t.replace(
+            '              notAfter:\n                format: date-time\n',
+            '              notAfter:\n                oneOf:\n                - format: date-time\n                - format: date\n',
+          ),
+        ),
       want: /^bad\.yaml: version v1, \.status\.notAfter: "oneOf" has no kop marker$/,
       hint: /--raw-schema/,
     },
     {
       name: 'a CRD kop cannot own exactly',
-      given: () => certificatesWith((t) => t.replace('          metadata:\n            type: object\n', '          metadata:\n            properties:\n              name:\n                maxLength: 20\n                type: string\n            type: object\n')),
+      given: () =>
+        certificatesWith((t) =>
+          t.replace(
+            '          metadata:\n            type: object\n',
+            '          metadata:\n            properties:\n              name:\n                maxLength: 20\n                type: string\n            type: object\n',
+          ),
+        ),
       options: { own: true },
       want: /^bad\.yaml: version v1, \.metadata: is not `type: object`/,
       hint: /without --own/,
@@ -95,7 +110,8 @@ describe('kop import crd refuses bad input and writes nothing', () => {
     },
     {
       name: 'aliases that would expand without bound',
-      given: () => `a: &a [x, x]\n${Array.from({ length: 20 }, (_, i) => `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [*${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}]`).join('\n')}\n`,
+      given: () =>
+        `a: &a [x, x]\n${Array.from({ length: 20 }, (_, i) => `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [*${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}]`).join('\n')}\n`,
       want: /^bad\.yaml: not valid YAML: its aliases expand to more than 100,000 values$/,
       hint: /anchors/,
     },
@@ -118,7 +134,9 @@ describe('kop import crd refuses bad input and writes nothing', () => {
   it('a version the project already has, unless --force', async () => {
     await importAndGenerate(project.dir, { sources: [path.join(FIXTURES, 'certificates.yaml')] });
     const error = await importError(certificates);
-    expect(error.message).toMatch(/^bad\.yaml: the project already has Certificate pki\.example\.org\/v1, pki\.example\.org\/v1alpha1 \(api\/pki\/v1\/certificate\.types\.ts, api\/pki\/v1alpha1\/certificate\.types\.ts\)$/);
+    expect(error.message).toMatch(
+      /^bad\.yaml: the project already has Certificate pki\.example\.org\/v1, pki\.example\.org\/v1alpha1 \(api\/pki\/v1\/certificate\.types\.ts, api\/pki\/v1alpha1\/certificate\.types\.ts\)$/,
+    );
     expect(error.hint).toMatch(/--force/);
     await runImportCrd({ sources: ['bad.yaml'], force: true }, testContext({ cwd: project.dir }));
   });
