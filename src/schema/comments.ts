@@ -75,7 +75,7 @@ export class CommentReader {
 
   markRead(sourceFile: TypeScript.SourceFile, ranges: readonly TypeScript.CommentRange[]): void {
     let read = this.readComments.get(sourceFile);
-    if (!read) this.readComments.set(sourceFile, (read = new Map()));
+    if (!read) this.readComments.set(sourceFile, (read = new Map<number, number>()));
     for (const range of ranges) read.set(range.pos, range.end);
   }
 
