@@ -42,6 +42,14 @@ function isApiSource(file: string): boolean {
 }
 
 /**
+ * The last parse of each file this process made, reused while its text is the same: `kop import
+ * crd` parses the types it is about to write to check the round trip, then `kop generate` reads
+ * them back; `kop dev` regenerates after every edit. Syntax trees are never changed after
+ * parsing, so sharing one is safe; one entry per file keeps this bounded.
+ */
+const recentlyParsed = new Map<string, { text: string; sourceFile: TypeScript.SourceFile }>();
+
+/**
  * Parses `<root>/<apiDir>/**\/*.ts` (default `api`). `files` replaces the directory walk
  * with an explicit list of absolute paths (tests use it for case folders); `sources` gives
  * the text of files by absolute path instead of reading them.
@@ -52,14 +60,14 @@ export async function createApiProgram(root: string, options: { apiDir?: string;
   const { ts } = loadTsMorph();
   const parsed = new Map<string, TypeScript.SourceFile>();
   const parse = (file: string, text: string): TypeScript.SourceFile => {
-    const sourceFile = ts.createSourceFile(
-      file,
-      text,
-      { languageVersion: ts.ScriptTarget.Latest, jsDocParsingMode: ts.JSDocParsingMode.ParseNone },
-      false,
-      ts.ScriptKind.TS,
-    );
+    const recent = recentlyParsed.get(file);
+    if (recent?.text === text) {
+      parsed.set(file, recent.sourceFile);
+      return recent.sourceFile;
+    }
+    const sourceFile = ts.createSourceFile(file, text, { languageVersion: ts.ScriptTarget.Latest, jsDocParsingMode: ts.JSDocParsingMode.ParseNone }, false, ts.ScriptKind.TS);
     parsed.set(file, sourceFile);
+    recentlyParsed.set(file, { text, sourceFile });
     return sourceFile;
   };
   // `sources` holds texts not on disk yet (kop import checks its types before writing them).
@@ -82,7 +90,6 @@ export async function createApiProgram(root: string, options: { apiDir?: string;
   };
   return { ts, root: absoluteRoot, apiFiles, fileAt };
 }
-
 
 /**
  * Stops at syntax errors with file:line:column: the parser recovers from them and would hand
