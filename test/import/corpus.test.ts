@@ -25,6 +25,21 @@ describe('kop import crd on the corpus', () => {
   // Missing files come from the Go module proxy (hack/import-corpus.mjs), as the control plane's binaries do.
   beforeAll(() => fetchImportCorpus(), 600_000);
 
+  it('covers what the issue names: several versions, heavy CEL, defaults, embedded core types, list-map keys, /scale, printer columns', async () => {
+    const owned = await Promise.all(entries.filter((e) => e.own).map(async (e) => ({ file: e.file, text: await fs.readFile(e.path, 'utf8') })));
+    const holding = (pattern: RegExp) => owned.filter((o) => pattern.test(o.text)).map((o) => o.file);
+    const celRules = (text: string) => (text.match(/^\s*- (?:fieldPath|message|messageExpression|reason|rule):/gm) ?? []).length;
+    const multiVersion = owned.filter((o) => ((yamlDocuments(o.text)[0] as { spec: { versions: unknown[] } }).spec.versions.length ?? 0) > 1);
+    expect(multiVersion.length, 'CRDs with several versions').toBeGreaterThanOrEqual(3);
+    expect(Math.max(...owned.map((o) => celRules(o.text))), 'CEL rules in the heaviest CRD').toBeGreaterThanOrEqual(50);
+    expect(holding(/^\s+default:/m).length, 'CRDs with defaults').toBeGreaterThanOrEqual(3);
+    expect(holding(/^\s+x-kubernetes-list-map-keys:/m).length, 'CRDs with list-map keys').toBeGreaterThanOrEqual(3);
+    expect(holding(/^\s+scale:\n\s+labelSelectorPath:/m).length, 'CRDs with /scale').toBeGreaterThanOrEqual(2);
+    expect(holding(/^[\s-]+additionalPrinterColumns:/m).length, 'CRDs with printer columns').toBeGreaterThanOrEqual(5);
+    // A pod template's containers, as in the Argo Rollout and the KEDA ScaledJob.
+    expect(holding(/^\s+containers:\n\s+description: \|-\n\s+List of containers belonging to the pod\./m).length, 'CRDs embedding a PodSpec').toBeGreaterThanOrEqual(2);
+  });
+
   for (const entry of entries) {
     it(`${entry.file} (${entry.own ? 'owned' : 'external'}${entry.rawSchema ? ', --raw-schema' : ''})`, async () => {
       const file = entry.path;
