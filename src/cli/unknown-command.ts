@@ -5,6 +5,7 @@
  * the closest known command suggested.
  */
 import type { Command } from 'commander';
+import { editDistance } from '../base/edit-distance.js';
 
 /** A command path word that names no command where it stands. */
 export interface UnknownCommand {
@@ -50,7 +51,14 @@ export function findUnknownCommand(program: Command, args: readonly string[]): U
     if (sub === undefined) {
       // A command with subcommands of its own and arguments too takes the word as its argument.
       if (command.registeredArguments.length > 0) return undefined;
-      return { name: token, parent: command, suggestion: closest(token, command.commands.filter((c) => !hidden(c)).map((c) => c.name())) };
+      return {
+        name: token,
+        parent: command,
+        suggestion: closest(
+          token,
+          command.commands.filter((c) => !hidden(c)).map((c) => c.name()),
+        ),
+      };
     }
     command = sub;
     addFlags(command);
@@ -62,7 +70,11 @@ export function findUnknownCommand(program: Command, args: readonly string[]): U
 export function unknownCommandMessage(unknown: UnknownCommand): string {
   const where = unknown.parent.parent ? ` of 'kop ${commandPath(unknown.parent)}'` : '';
   const lines = [`error: unknown command '${unknown.name}'${where}`];
-  lines.push(unknown.suggestion !== undefined ? `(Did you mean ${unknown.suggestion}?)` : `(run \`kop ${unknown.parent.parent ? `${commandPath(unknown.parent)} ` : ''}--help\` for the commands)`);
+  lines.push(
+    unknown.suggestion !== undefined
+      ? `(Did you mean ${unknown.suggestion}?)`
+      : `(run \`kop ${unknown.parent.parent ? `${commandPath(unknown.parent)} ` : ''}--help\` for the commands)`,
+  );
   return lines.join('\n');
 }
 
@@ -97,18 +109,4 @@ function commonPrefix(a: string, b: string): number {
   let i = 0;
   while (i < a.length && i < b.length && a[i] === b[i]) i++;
   return i;
-}
-
-/** Optimal string alignment distance: insertions, deletions, substitutions and adjacent transpositions. */
-export function editDistance(a: string, b: string): number {
-  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let value = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) value = Math.min(value, d[i - 2]![j - 2]! + 1);
-      d[i]![j] = value;
-    }
-  }
-  return d[a.length]![b.length]!;
 }

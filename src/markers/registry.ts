@@ -8,6 +8,7 @@
  */
 import { argumentsUsage, parseArgument, parseNamedArguments, type ArgumentSpecs, type ArgumentType, type JSONValue } from './arguments.js';
 import { MarkerSyntaxError, UnknownMarkerError, type SourceLocation } from './errors.js';
+import { editDistance } from '../base/edit-distance.js';
 
 /** Where a marker may appear. */
 export type MarkerTarget = 'package' | 'type' | 'field';
@@ -193,23 +194,6 @@ export class MarkerRegistry {
     }
     return best?.definition;
   }
-}
-
-/** Levenshtein distance, giving up (returning limit + 1) once it must exceed `limit`. */
-function editDistance(a: string, b: string, limit: number): number {
-  if (Math.abs(a.length - b.length) > limit) return limit + 1;
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    let rowMin = i;
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-      rowMin = Math.min(rowMin, current[j]!);
-    }
-    if (rowMin > limit) return limit + 1;
-    previous = current;
-  }
-  return previous[b.length]!;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
-import { closest, editDistance } from '../../src/cli/unknown-command.js';
+import { closest } from '../../src/cli/unknown-command.js';
+import { editDistance } from '../../src/base/edit-distance.js';
 import { tempDir } from './helpers/fake-context.js';
 
 /** Runs the CLI in-process with captured output, no TTY and a clean environment. */
@@ -107,5 +108,16 @@ describe('closest', () => {
   it('counts an adjacent swap as one edit', () => {
     expect(editDistance('edti', 'edit')).toBe(1);
     expect(editDistance('kitten', 'sitting')).toBe(3);
+  });
+  it('gives up past a limit, returning limit + 1, and is exact within it', () => {
+    expect(editDistance('kitten', 'sitting', 2)).toBe(3);
+    expect(editDistance('kitten', 'sitting', 3)).toBe(3);
+    expect(editDistance('abcdef', 'badcfe', 3)).toBe(3);
+    expect(editDistance('abcdef', 'badcfe', 2)).toBe(3);
+    expect(editDistance('a', 'abcdefgh', 3)).toBe(4);
+    // Every pair of short words: the limited distance is the exact one, capped at limit + 1.
+    const words = ['', 'a', 'ab', 'ba', 'abc', 'acb', 'bca', 'maximum', 'maxiumm', 'minimum', 'edit', 'edti', 'init'];
+    for (const a of words)
+      for (const b of words) for (const limit of [0, 1, 2, 3]) expect(editDistance(a, b, limit), `${a} ~ ${b} within ${limit}`).toBe(Math.min(editDistance(a, b), limit + 1));
   });
 });
