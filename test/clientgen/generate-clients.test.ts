@@ -38,6 +38,20 @@ describe('kop generate client', () => {
     expect(byPath.get('api/cache/v1alpha1/backuppolicy.client.ts')).toContain('export type BackupPolicyClient = ResourceClient<BackupPolicy>;');
   });
 
+  it('imports only the runtime types a client names (a namespaced kind without /scale needs no ResourceClient)', async () => {
+    // The golden project of `kop create api`: two namespaced kinds without a scale subresource.
+    const files = generateClients(await loadApiModel(path.join(repo, 'test/golden/create-api')));
+    expect(files.length).toBeGreaterThan(0);
+    for (const file of files) {
+      const imports = /^import \{ ([^}]+) \} from 'kop\/runtime\/client';$/m
+        .exec(file.content)![1]!
+        .split(', ')
+        .map((name) => name.replace(/^type /, ''));
+      const body = file.content.replace(/^import .*$/gm, '');
+      for (const name of imports) expect(body, `${file.path} imports ${name}`).toMatch(new RegExp(`\\b${name}\\b`));
+    }
+  });
+
   it('compiles under tsc --strict, types spec/status for users, and has no any in its public signatures', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'kop-clientgen-'));
     temps.push(dir);
@@ -135,7 +149,11 @@ async function expectCompilesWithoutAny(dir: string, kinds: string[]): Promise<v
         typeRoots: [path.join(repo, 'node_modules/@types')],
         skipLibCheck: true,
         baseUrl: '.',
-        paths: { 'kop/runtime': [path.join(repo, 'src/runtime/index.ts')], 'kop/runtime/client': [path.join(repo, 'src/runtime/client/index.ts')], 'kop/api': [path.join(repo, 'src/api/index.ts')] },
+        paths: {
+          'kop/runtime': [path.join(repo, 'src/runtime/index.ts')],
+          'kop/runtime/client': [path.join(repo, 'src/runtime/client/index.ts')],
+          'kop/api': [path.join(repo, 'src/api/index.ts')],
+        },
       },
       include: ['api/**/*.ts', 'use.ts'],
     }),
