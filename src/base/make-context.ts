@@ -1,12 +1,15 @@
+import type { Readable, Writable } from 'node:stream';
 import { UsageError, KopError } from './errors.js';
 import type { Context, Exec, Output, PromptQuestion, Prompter } from './context.js';
 
 /**
- * A prompter backed by `prompts`. Without a TTY, or with --yes, it never asks:
- * questions with an initial value take it, and a question without one is a
- * UsageError naming the flag that answers it.
+ * A prompter backed by `@clack/prompts` (maintained, small, and its prompts take their streams
+ * and an abort signal; `prompts`, the design card's choice, has had no release for years).
+ * Without a TTY, or with --yes, it never asks: questions with an initial value take it, and a
+ * question without one is a UsageError naming the flag that answers it. `streams` replaces the
+ * process's stdin and stdout (tests drive it through them).
  */
-export function createPrompter(options: { interactive: boolean }): Prompter {
+export function createPrompter(options: { interactive: boolean; streams?: { input: Readable; output: Writable } }): Prompter {
   return {
     interactive: options.interactive,
     async ask(question: PromptQuestion): Promise<string | boolean> {
@@ -14,26 +17,34 @@ export function createPrompter(options: { interactive: boolean }): Prompter {
         if (question.initial !== undefined) return question.initial;
         throw new UsageError(`missing ${question.flag}: ${question.message}`, `pass ${question.flag} <value> (there is no terminal to ask on)`);
       }
-      const { default: prompts } = await import('prompts');
-      let cancelled = false;
-      const type = question.type === 'select' ? 'select' : question.type;
-      const choices = question.choices?.map((choice) => ({ title: choice, value: choice }));
-      const answer = await prompts(
-        {
-          name: 'value',
-          type,
-          message: question.message,
-          initial:
-            question.type === 'select' && typeof question.initial === 'string'
-              ? Math.max(0, question.choices?.indexOf(question.initial) ?? 0)
-              : question.initial,
-          choices,
-          validate: question.validate ? (value: unknown) => question.validate!(String(value)) : undefined,
-        },
-        { onCancel: () => (cancelled = true) },
-      );
-      if (cancelled || answer.value === undefined) throw new KopError('cancelled');
-      return answer.value as string | boolean;
+      const clack = await import('@clack/prompts');
+      const common = { message: question.message, ...(options.streams ?? {}) };
+      let answer: string | boolean | symbol;
+      if (question.type === 'confirm') {
+        answer = await clack.confirm({ ...common, initialValue: question.initial === true });
+      } else if (question.type === 'select') {
+        const choices = question.choices ?? [];
+        const initial = typeof question.initial === 'string' && choices.includes(question.initial) ? question.initial : choices[0];
+        answer = await clack.select({ ...common, options: choices.map((choice) => ({ value: choice, label: choice })), initialValue: initial });
+      } else {
+        const check = question.validate;
+        answer = await clack.text({
+          ...common,
+          // An empty answer takes the default, which is shown as the placeholder.
+          ...(typeof question.initial === 'string' ? { placeholder: question.initial, defaultValue: question.initial } : {}),
+          validate: check
+            ? (value) => {
+                const typed = value ?? '';
+                // An empty answer with a default is the default, which is checked where it is used.
+                if (typed === '' && typeof question.initial === 'string') return undefined;
+                const result = check(typed);
+                return result === true ? undefined : result;
+              }
+            : undefined,
+        });
+      }
+      if (clack.isCancel(answer) || typeof answer === 'symbol') throw new KopError('cancelled');
+      return answer;
     },
   };
 }
