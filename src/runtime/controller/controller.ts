@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Client, KubernetesObject } from '../client/index.js';
+import { isConflict } from '../client/errors/api-error.js';
 import type { Clock } from '../util/clock.js';
 import type { EventRecorder } from './event-recorder.js';
 import { sleep, systemClock } from '../util/clock.js';
@@ -172,7 +173,13 @@ export class Controller {
     for (const source of this.sources) source.remove?.();
     const drained = this.queue.shutDownWithDrain().then(() => true);
     const timer = new AbortController();
-    const finished = await Promise.race([drained, sleep(timeoutMs, timer.signal, this.clock).then(() => false, () => true)]);
+    const finished = await Promise.race([
+      drained,
+      sleep(timeoutMs, timer.signal, this.clock).then(
+        () => false,
+        () => true,
+      ),
+    ]);
     timer.abort();
     if (!finished) {
       this.logger.warn('reconciles still running at the shutdown deadline', { inFlight: this.queue.processingCount });
@@ -227,6 +234,12 @@ export class Controller {
       terminal = isTerminal(err);
       if (terminal) {
         logger.error('reconcile failed with a terminal error, not retrying', { err });
+      } else if (isConflict(err)) {
+        // The object changed after this reconcile read it (often the cache lagging a write of the
+        // reconcile before): routine for an optimistic writer, so retried with backoff like any
+        // error, and counted as one, but not logged as a failure.
+        this.queue.addRateLimited(key);
+        logger.info('the object changed since it was read (409 Conflict); retrying with the newer version', { retries: this.queue.numRequeues(key) });
       } else {
         this.queue.addRateLimited(key);
         logger.error('reconcile failed', { err, retries: this.queue.numRequeues(key) });

@@ -6,6 +6,8 @@ import type { ReconcileFunction } from '../../../src/runtime/controller/controll
 import { FakeClock } from './fake-clock.js';
 import { RestClient, createClient, loadClientConfig } from '../../../src/runtime/index.js';
 import { EventRecorder } from '../../../src/runtime/controller/event-recorder.js';
+import { ApiError } from '../../../src/runtime/client/errors/api-error.js';
+import type { Logger } from '../../../src/runtime/util/logger.js';
 
 // Never called by these reconciles: a controller always hands its reconciles a client and recorder.
 const rest = new RestClient(loadClientConfig({ server: 'https://127.0.0.1:1', env: {} }));
@@ -48,6 +50,38 @@ describe('reconcile results', () => {
     controller.enqueue({ namespace: 'ns', name: 'terminal' });
     await settle();
     expect(calls.terminal).toBe(2);
+    await controller.stop(0);
+  });
+
+  it('a 409 Conflict is retried with backoff and counted as an error, but logged at info, not as a failure', async () => {
+    const clock = new FakeClock();
+    const metrics = new ManagerMetrics({ processMetrics: false });
+    const lines: { level: string; message: string }[] = [];
+    const logger: Logger = {
+      debug: (message) => lines.push({ level: 'debug', message }),
+      info: (message) => lines.push({ level: 'info', message }),
+      warn: (message) => lines.push({ level: 'warn', message }),
+      error: (message) => lines.push({ level: 'error', message }),
+      child: () => logger,
+    };
+    let calls = 0;
+    const reconcile: ReconcileFunction = () => {
+      calls++;
+      if (calls === 1) throw new ApiError({ code: 409, reason: 'Conflict', message: 'the object has been modified' }, 'PUT', '/apis/x/v1/namespaces/ns/widgets/w/status');
+      if (calls === 2) throw new Error('backend unreachable');
+    };
+    const controller = new Controller(reconcile, { ...handed, name: 'widget', clock, logger, metrics: metrics.controller('widget', 1), queueMetrics: metrics.queue('widget') });
+    controller.start();
+    controller.enqueue({ namespace: 'ns', name: 'w' });
+    for (let i = 0; i < 5; i++) {
+      await settle();
+      clock.advance(1000);
+    }
+    await settle();
+    expect(calls).toBe(3);
+    expect(lines.filter((l) => l.level === 'info' && /409 Conflict/.test(l.message))).toHaveLength(1);
+    expect(lines.filter((l) => l.level === 'error').map((l) => l.message)).toEqual(['reconcile failed']);
+    expect(await sample(metrics, 'controller_runtime_reconcile_errors_total')).toBe(2);
     await controller.stop(0);
   });
 });
