@@ -3,9 +3,12 @@
 // until its cache holds them all and the first reconcile of each ran, and prints its resident set
 // size (RSS) and V8 heap. Aim (issue 6): RSS under 150 MB with 10,000 objects.
 // The measured process loads only what an operator's main.ts loads (kop/runtime, not kop/testing)
-// and serves /metrics, /healthz and /readyz as a manager does by default.
+// and serves /metrics, /healthz and /readyz as a manager does by default. It runs with the Node
+// flags of the scaffold's `npm start` (templates/init/package.json.hbs), or NODE_FLAGS when set
+// (NODE_FLAGS= for none).
 // Needs `npm run build` and the binaries (`node bin/kop.js setup-envtest`).
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const OBJECTS = Number(process.env.OBJECTS ?? 10_000);
@@ -39,6 +42,15 @@ if (process.argv[2] === 'manager') {
   process.exit(0);
 }
 
+/** The flags between `node` and the script in the scaffold's start script. */
+function scaffoldNodeFlags() {
+  const template = readFileSync(new URL('../templates/init/package.json.hbs', import.meta.url), 'utf8');
+  const start = /"start": "node((?: --[\w-]+(?:=\S+)?)*) \S+"/.exec(template);
+  if (!start) throw new Error('no `node [flags] <main>` start script in templates/init/package.json.hbs');
+  return start[1].trim().split(' ').filter(Boolean);
+}
+const nodeFlags = process.env.NODE_FLAGS !== undefined ? process.env.NODE_FLAGS.split(' ').filter(Boolean) : scaffoldNodeFlags();
+
 const { RestClient, configMapType, loadClientConfig, namespaceType } = await import('../dist/runtime/index.js');
 const { clusterResource, namespacedResource } = await import('../dist/runtime/client/index.js');
 const { startControlPlane } = await import('../dist/testing/index.js');
@@ -58,13 +70,13 @@ try {
     }),
   );
   console.log(`created ${OBJECTS} ConfigMaps in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  const child = spawn(process.execPath, ['--expose-gc', fileURLToPath(import.meta.url), 'manager', plane.kubeconfigPath, String(OBJECTS)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...nodeFlags, '--expose-gc', fileURLToPath(import.meta.url), 'manager', plane.kubeconfigPath, String(OBJECTS)], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout.on('data', (c) => (out += c));
   await new Promise((resolve) => child.on('exit', resolve));
   const result = JSON.parse(out.trim().split('\n').pop());
   const mb = (b) => (b / 1024 / 1024).toFixed(1);
-  console.log(`manager with ${result.cached} objects cached (${result.reconciled} reconciled): RSS ${mb(result.rss)} MB, peak ${mb(result.peak)} MB ` +
+  console.log(`manager (node ${process.version} ${nodeFlags.join(' ') || 'without flags'}) with ${result.cached} objects cached (${result.reconciled} reconciled): RSS ${mb(result.rss)} MB, peak ${mb(result.peak)} MB ` +
       `(process with kop/runtime loaded, before the manager: ${mb(result.baseline)} MB); V8 heap used ${mb(result.heapUsed)} MB of ${mb(result.heapTotal)} MB, external ${mb(result.external)} MB`);
 } finally {
   rest.close();

@@ -130,11 +130,12 @@ function scaffoldKopOperator(dir) {
   run(process.execPath, [kop, 'generate', '--yes'], dir);
   run('npm', ['run', 'build'], dir);
   const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
-  // `npm start` is `node <main>`: run that node directly, so the pid measured is the operator's.
-  const start = /^node (\S+)$/.exec(pkg.scripts.start);
+  // `npm start` is `node [V8/Node flags] <main>`: run that node directly with the same flags, so
+  // the pid measured is the operator's.
+  const start = /^node((?: --[\w-]+(?:=\S+)?)*) (\S+)$/.exec(pkg.scripts.start);
   if (!start) throw new Error(`the generated start script is ${JSON.stringify(pkg.scripts.start)}; teach the bench how to start it`);
   const crdDir = join(dir, 'config/crd/bases');
-  return { main: join(dir, start[1]), crd: join(crdDir, readdirSync(crdDir).find((f) => f.endsWith('.yaml'))) };
+  return { startScript: pkg.scripts.start, nodeFlags: start[1].trim().split(' ').filter(Boolean), main: join(dir, start[2]), crd: join(crdDir, readdirSync(crdDir).find((f) => f.endsWith('.yaml'))) };
 }
 
 /** Starts an operator; resolves once its /readyz answers 200. */
@@ -364,8 +365,9 @@ try {
   log('building the controller-runtime operator (go build) and scaffolding the kop operator (kop init, create api, generate, npm run build) ...');
   buildControllerRuntimeOperator();
   const kopProject = scaffoldKopOperator(join(workDir, 'redis-operator'));
+  log(`kop operator: \`${kopProject.startScript}\` (its npm start script) on Node ${process.version}`);
   const operators = [
-    { name: 'kop', short: 'kop', command: [process.execPath, kopProject.main], cwd: join(workDir, 'redis-operator'), logFile: join(workDir, 'kop.log') },
+    { name: 'kop', short: 'kop', command: [process.execPath, ...kopProject.nodeFlags, kopProject.main], cwd: join(workDir, 'redis-operator'), logFile: join(workDir, 'kop.log') },
     { name: 'controller-runtime', short: 'cr', command: [goBinary], cwd: workDir, logFile: join(workDir, 'controller-runtime.log') },
   ];
 

@@ -331,19 +331,29 @@ export class Informer<T extends KubernetesObject> {
       })[Symbol.asyncIterator]();
     // One watchdog per watch rather than a timer per event (a busy watch delivers thousands):
     // it fires once per window and re-arms for the rest of the window when events arrived meanwhile.
+    // Each read races the watchdog through a promise of its own: racing every read against one
+    // promise that lives as long as the watch would hang a reaction on it per event, keeping every
+    // event (and the object it carries) alive until the watch ends, minutes later.
     let lastActivity = this.clock.now();
-    let declareSilent: (value: typeof SILENT) => void = () => undefined;
-    const silence = new Promise<typeof SILENT>((resolve) => (declareSilent = resolve));
+    let silent = false;
+    let wakeRead: ((value: typeof SILENT) => void) | undefined;
     const check = (): void => {
       const idle = this.clock.now() - lastActivity;
-      if (idle >= silentMs) declareSilent(SILENT);
-      else cancelWatchdog = this.clock.setTimer(check, silentMs - idle);
+      if (idle >= silentMs) {
+        silent = true;
+        wakeRead?.(SILENT);
+      } else cancelWatchdog = this.clock.setTimer(check, silentMs - idle);
     };
     let cancelWatchdog = this.clock.setTimer(check, silentMs);
     try {
       for (;;) {
         const next = iterator.next();
-        const result: IteratorResult<WatchEvent<T>> | typeof SILENT = await Promise.race([next, silence]);
+        const result: IteratorResult<WatchEvent<T>> | typeof SILENT = await new Promise((resolve, reject) => {
+          if (silent) return resolve(SILENT);
+          wakeRead = resolve;
+          next.then(resolve, reject);
+        });
+        wakeRead = undefined;
         if (result === SILENT) {
           // Closing the connection makes the pending read settle; its outcome no longer matters.
           next.catch(() => undefined);

@@ -205,6 +205,32 @@ describe('loadClientConfig: loading order', () => {
     expect(bad({ clusters: [null] })).toThrow(/clusters\[0\] is not a mapping/);
     expect(() => clientConfigFromString('clusters: [')).toThrow(InvalidConfigurationError);
   });
+
+  it('reads YAML as client-go does: merge keys apply, timestamps and octal-looking values stay as written', () => {
+    const config = clientConfigFromString(
+      [
+        'clusters:',
+        '- name: c',
+        '  cluster: &base',
+        '    server: https://c.example',
+        '- name: d',
+        '  cluster:',
+        '    <<: *base',
+        '    insecure-skip-tls-verify: true',
+        'users:',
+        '- name: u',
+        '  user:',
+        '    token: 2024-01-01T00:00:00Z',
+        'contexts:',
+        '- name: x',
+        '  context: {cluster: d, user: u}',
+        'current-context: x',
+      ].join('\n'),
+    );
+    expect(config.server).toBe('https://c.example');
+    expect(config.cluster.skipTLSVerify).toBe(true);
+    expect(config.user.token).toBe('2024-01-01T00:00:00Z');
+  });
 });
 
 /** An exec credential plugin (this Node binary running `script`) in a kubeconfig user. */

@@ -59,6 +59,8 @@ const malformedKubeconfigs = [
   { name: 'an unclosed quote in the token', text: `users:\n- name: u\n  user:\n    token: "${SECRET}\n` },
   { name: 'a tab in the token line', text: `users:\n- name: u\n  user:\n\ttoken: ${SECRET}\n` },
   { name: 'a duplicate key', text: `users:\n- name: u\n  user:\n    token: ${SECRET}\n    token: ${SECRET}\n` },
+  { name: 'an unknown alias spelled like the token', text: `users:\n- name: u\n  user:\n    token: *${SECRET}\n` },
+  { name: 'an unknown tag spelled like the token', text: `users:\n- name: u\n  user:\n    token: !<${SECRET}> x\n` },
 ];
 
 describe('no credential in errors', () => {

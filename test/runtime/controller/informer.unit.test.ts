@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import type { KubernetesObject, ObjectList } from '../../../src/runtime/index.js';
 import type { ListOptions, WatchEvent, WatchOptions } from '../../../src/runtime/client/resource/options.js';
@@ -157,6 +159,44 @@ describe('Informer (in-memory API)', () => {
     expect(api.watches.length).toBe(1);
     clock.advance(100); // the backoff before the next watch
     await waitFor(() => api.watches.length === 2, 2000);
+    await informer.stop();
+  });
+  it('keeps no delivered event alive while its watch stays open: an object replaced in the cache can be collected', async () => {
+    // A watch lasts minutes and may deliver thousands of events; whatever the informer keeps
+    // per event (a reaction on a promise that lives as long as the watch, say) grows with them.
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const pending: WatchEvent<Obj>[] = [];
+    let wake: () => void = () => undefined;
+    const source: ListerWatcher<Obj> = {
+      list: async () => ({ metadata: { resourceVersion: '1' }, items: [] }),
+      async *watch(options) {
+        options.signal?.addEventListener('abort', () => wake(), { once: true });
+        for (;;) {
+          while (pending.length > 0) yield pending.shift()!;
+          await new Promise<void>((resolve) => (wake = resolve));
+          if (options.signal?.aborted) return;
+        }
+      },
+    };
+    const informer = new Informer<Obj>(source, { silentWatchTimeoutMs: 600_000 });
+    informer.start();
+    await informer.waitForSync();
+    const versions: WeakRef<Obj>[] = [];
+    for (let value = 1; value <= 40; value++) {
+      const object: Obj = { metadata: { name: 'a', namespace: 'ns', resourceVersion: String(value + 1) }, value };
+      versions.push(new WeakRef(object));
+      pending.push({ type: value === 1 ? 'ADDED' : 'MODIFIED', object });
+      wake();
+      await waitFor(() => informer.lister.get('ns', 'a')?.value === value, 2000);
+    }
+    // WeakRefs are cleared by a collection after the current job: collect between turns.
+    for (let i = 0; i < 3; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      gc();
+    }
+    const alive = versions.slice(0, -1).filter((ref) => ref.deref() !== undefined).length;
+    expect(alive).toBeLessThanOrEqual(2);
     await informer.stop();
   });
 });

@@ -28,7 +28,7 @@ describe('a scaffolded operator, end to end', () => {
   /** Starts the built manager (what `npm start --` runs, minus npm, so SIGTERM reaches it); its output collects in `text`. */
   const startManager = (args: string[]): { text: string } => {
     const output = { text: '' };
-    manager = execa('node', ['dist/src/main.js', ...args, '--metrics-bind-address', '127.0.0.1:0', '--health-probe-bind-address', '127.0.0.1:0'], {
+    manager = execa('node', ['--max-semi-space-size=1', 'dist/src/main.js', ...args, '--metrics-bind-address', '127.0.0.1:0', '--health-probe-bind-address', '127.0.0.1:0'], {
       cwd: project,
       reject: false,
       stdin: 'ignore',
@@ -68,8 +68,8 @@ describe('a scaffolded operator, end to end', () => {
     plane = await startControlPlane({ crds: [path.join(project, 'config/crd/bases')] });
     const kubectl = (args: string[]) => run(findControlPlaneBinaries().kubectl!, ['--kubeconfig', plane!.kubeconfigPath, ...args]);
 
-    // What `npm start --` runs (node dist/src/main.js), without npm in between so SIGTERM reaches the manager.
-    expect(JSON.parse(await import('node:fs/promises').then((fs) => fs.readFile(path.join(project, 'package.json'), 'utf8'))).scripts.start).toBe('node dist/src/main.js');
+    // What `npm start --` runs (startManager runs the same), without npm in between so SIGTERM reaches the manager.
+    expect(JSON.parse(await import('node:fs/promises').then((fs) => fs.readFile(path.join(project, 'package.json'), 'utf8'))).scripts.start).toBe('node --max-semi-space-size=1 dist/src/main.js');
     const output = startManager(['--kubeconfig', plane.kubeconfigPath]);
     const probes = await waitFor(() => /"msg":"serving health probes".*"port":(\d+)/.exec(output.text)?.[1], 30_000, 'probe server');
     await waitFor(async () => (await fetch(`http://127.0.0.1:${probes}/readyz`)).ok, 30_000, 'readyz');
