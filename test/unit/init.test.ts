@@ -54,7 +54,7 @@ describe('kop init', () => {
     );
     expect(pkg.scripts.manifests).toBe('kop generate manifests');
     expect(pkg.devDependencies).toMatchObject({ typescript: '~5.9.3', vitest: expect.stringMatching(/^\^3\./), '@types/node': expect.stringMatching(/^\^24\./) });
-    expect(pkg.engines).toEqual({ node: '>=22' });
+    expect(pkg.engines).toEqual({ node: '>=22.13' });
     expect(pkg.scripts['docker-build']).toBe('docker build -t ${IMG:-controller:latest} .');
 
     const main = await read('src/main.ts');
