@@ -47,7 +47,21 @@ symlinkSync(kopBin, path.join(project, 'node_modules/.bin/kop'));
 
 kop(['create', 'api', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'RedisCluster', '--yes']);
 kop(['create', 'api', '--group', 'cache', '--version', 'v1beta1', '--kind', 'RedisCluster', '--no-controller', '--yes']);
-kop(['create', 'webhook', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'RedisCluster', '--defaulting', '--programmatic-validation', '--conversion', '--spoke', 'v1beta1']);
+kop([
+  'create',
+  'webhook',
+  '--group',
+  'cache',
+  '--version',
+  'v1alpha1',
+  '--kind',
+  'RedisCluster',
+  '--defaulting',
+  '--programmatic-validation',
+  '--conversion',
+  '--spoke',
+  'v1beta1',
+]);
 for (const folder of ['api', 'src', 'config']) cpSync(path.join(example, folder), path.join(project, folder), { recursive: true });
 // The scaffolded tests are for the scaffolded code, which the example replaces.
 for (const tests of ['test/controllers', 'test/webhooks/cache']) rmSync(path.join(project, tests), { recursive: true, force: true });

@@ -66,7 +66,12 @@ const PACKAGES: Record<string, PackageInfo> = {
   'io.k8s.api.apps.v1': { file: 'apps-v1', goImport: 'k8s.io/api/apps/v1', goAlias: 'appsv1', document: 'apis__apps__v1_openapi.json' },
   'io.k8s.api.batch.v1': { file: 'batch-v1', goImport: 'k8s.io/api/batch/v1', goAlias: 'batchv1', document: 'apis__batch__v1_openapi.json' },
   'io.k8s.api.events.v1': { file: 'events-v1', goImport: 'k8s.io/api/events/v1', goAlias: 'eventsv1', document: 'apis__events.k8s.io__v1_openapi.json' },
-  'io.k8s.api.coordination.v1': { file: 'coordination-v1', goImport: 'k8s.io/api/coordination/v1', goAlias: 'coordinationv1', document: 'apis__coordination.k8s.io__v1_openapi.json' },
+  'io.k8s.api.coordination.v1': {
+    file: 'coordination-v1',
+    goImport: 'k8s.io/api/coordination/v1',
+    goAlias: 'coordinationv1',
+    document: 'apis__coordination.k8s.io__v1_openapi.json',
+  },
 };
 
 /** Well-known types hand-written in src/api/scalars.ts, with the Go type controller-gen sees for each. */
@@ -358,7 +363,11 @@ function renderGoStub(fields: Array<{ name: string; goType: string }>, goImports
 function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
   if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.keys(value).sort().map((key) => [key, sortKeys((value as Record<string, unknown>)[key])]));
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((key) => [key, sortKeys((value as Record<string, unknown>)[key])]),
+  );
 }
 
 type SchemaNode = Record<string, unknown>;
@@ -460,7 +469,10 @@ function main(): void {
     const writer = new FileWriter(pkg.file);
     const body: string[] = [];
     for (const id of members) body.push(...renderType(writer, id, schemas[id]!), '');
-    const text = writer.render(body, `Types of ${pkgId.replace('io.k8s.api.', '').replace('io.k8s.apimachinery.pkg.apis.', '')} from the OpenAPI v3 of kube-apiserver ${KUBERNETES_VERSION} (hack/gen-core-types.ts).`);
+    const text = writer.render(
+      body,
+      `Types of ${pkgId.replace('io.k8s.api.', '').replace('io.k8s.apimachinery.pkg.apis.', '')} from the OpenAPI v3 of kube-apiserver ${KUBERNETES_VERSION} (hack/gen-core-types.ts).`,
+    );
     outputs.set(path.join(generatedDir, `${pkg.file}.ts`), text);
   }
 
@@ -475,7 +487,10 @@ function main(): void {
       `// From the OpenAPI v3 of kube-apiserver ${KUBERNETES_VERSION} (hack/gen-core-types.ts).`,
       '// Type-only imports: kop/runtime loads nothing from outside src/runtime at run time.',
       '',
-      `import type { ${resources.map((r) => r.kind).sort().join(', ')} } from '../../../api/index.js';`,
+      `import type { ${resources
+        .map((r) => r.kind)
+        .sort()
+        .join(', ')} } from '../../../api/index.js';`,
       "import type { ResourceType } from '../resource/options.js';",
       '',
       ...resources.flatMap((r) => [
@@ -532,7 +547,9 @@ function main(): void {
 
   const stale = [...outputs].filter(([file, content]) => !existsSync(file) || readFileSync(file, 'utf8') !== content).map(([file]) => file);
   const known = new Set(outputs.keys());
-  const extra = readdirSync(generatedDir).map((f) => path.join(generatedDir, f)).filter((f) => !known.has(f));
+  const extra = readdirSync(generatedDir)
+    .map((f) => path.join(generatedDir, f))
+    .filter((f) => !known.has(f));
   if (process.argv.includes('--check')) {
     for (const file of [...stale, ...extra]) console.error(`stale: ${path.relative(repoRoot, file)}`);
     if (stale.length + extra.length > 0) process.exit(1);

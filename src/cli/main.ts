@@ -50,8 +50,7 @@ export function createProgram(io: MainIo): Command {
 
   const makeContext: MakeContext = (overrides: Partial<Context> = {}) => {
     const flags = globalFlags(program);
-    const interactive =
-      !flags.yes && io.stdin.isTTY === true && io.stdout.isTTY === true && io.env.CI !== 'true' && io.env.CI !== '1';
+    const interactive = !flags.yes && io.stdin.isTTY === true && io.stdout.isTTY === true && io.env.CI !== 'true' && io.env.CI !== '1';
     const context = createContext({
       cwd: io.cwd,
       dryRun: flags.dryRun,

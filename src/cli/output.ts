@@ -10,11 +10,7 @@ export interface OutputStreams {
  * Colour only when the stream is a terminal, `--no-color` was not given and NO_COLOR
  * is unset or empty (https://no-color.org); FORCE_COLOR=1 turns it on for CI logs.
  */
-export function shouldUseColor(
-  stream: { isTTY?: boolean },
-  env: Record<string, string | undefined>,
-  colorFlag = true,
-): boolean {
+export function shouldUseColor(stream: { isTTY?: boolean }, env: Record<string, string | undefined>, colorFlag = true): boolean {
   if (!colorFlag) return false;
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
   if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '' && env.FORCE_COLOR !== '0') return true;

@@ -32,9 +32,7 @@ const PLAIN_WELL_KNOWN = new Set(['int', 'int32', 'int64', 'Quantity', 'IntOrStr
 
 /** True when PROJECT records server-side apply for this kind version (`create api --ssa`). */
 export function ssaEnabled(project: ProjectFile | undefined, kind: ApiKind, version: ApiKindVersion): boolean {
-  return (project?.resources ?? []).some(
-    (r) => r.api?.ssa === true && r.kind === kind.kind && r.version === version.version && fullGroup(r) === kind.group,
-  );
+  return (project?.resources ?? []).some((r) => r.api?.ssa === true && r.kind === kind.kind && r.version === version.version && fullGroup(r) === kind.group);
 }
 
 /** The path of a kind version's apply-configuration file. */
@@ -229,7 +227,8 @@ class ApplyTypeWriter {
       return `DeepPartial<${ref.name}> & Required<Pick<${ref.name}, ${keys.map((k) => `'${k}'`).join(' | ')}>>`;
     }
     const fields = ref.kind === 'reference' ? allFields(ref.target) : ref.kind === 'object' ? ref.fields : undefined;
-    if (!fields) throw new KopError(`${this.kind}: ${site} is a +listType=map list, but its items are not objects (${items.text})`, 'list objects, or use +listType=set / +listType=atomic');
+    if (!fields)
+      throw new KopError(`${this.kind}: ${site} is a +listType=map list, but its items are not objects (${items.text})`, 'list objects, or use +listType=set / +listType=atomic');
     const required = new Set<string>();
     for (const key of keys) {
       const field = fields.find((f) => f.name === key);
@@ -241,13 +240,17 @@ class ApplyTypeWriter {
     if (ref.kind !== 'reference') throw new Error(`unreachable: ${ref.kind}`);
     const base = this.nameOf(ref.target);
     if (required.size === 0) return base;
-    const keyMembers = fields.filter((f) => required.has(f.name)).map((f) => `${IDENTIFIER.test(f.name) ? f.name : JSON.stringify(f.name)}: ${this.typeOf(f.type, f.markers, `${site}[].${f.name}`)}`);
+    const keyMembers = fields
+      .filter((f) => required.has(f.name))
+      .map((f) => `${IDENTIFIER.test(f.name) ? f.name : JSON.stringify(f.name)}: ${this.typeOf(f.type, f.markers, `${site}[].${f.name}`)}`);
     return `${base} & { ${keyMembers.join('; ')} }`;
   }
 
   private objectLiteral(fields: readonly FieldModel[], required: ReadonlySet<string>, site: string): string {
     if (fields.length === 0) return 'Record<string, never>';
-    const members = fields.map((f) => `${IDENTIFIER.test(f.name) ? f.name : JSON.stringify(f.name)}${required.has(f.name) ? '' : '?'}: ${this.typeOf(f.type, f.markers, `${site}.${f.name}`)}`);
+    const members = fields.map(
+      (f) => `${IDENTIFIER.test(f.name) ? f.name : JSON.stringify(f.name)}${required.has(f.name) ? '' : '?'}: ${this.typeOf(f.type, f.markers, `${site}.${f.name}`)}`,
+    );
     return `{ ${members.join('; ')} }`;
   }
 

@@ -9,7 +9,10 @@ type GenerateFlags = Omit<AlphaGenerateOptions, 'generators'> & { generate?: boo
 
 function updateCommand(command: Command, makeContext: MakeContext): Command {
   return command
-    .option('--from-version <version>', 'the kop version that scaffolded the project (default: PROJECT\'s cliVersion); its tarball .kop/kop-<version>.tgz or node_modules/kop is run')
+    .option(
+      '--from-version <version>',
+      "the kop version that scaffolded the project (default: PROJECT's cliVersion); its tarball .kop/kop-<version>.tgz or node_modules/kop is run",
+    )
     .option('--from <tarball-or-folder>', 'that kop itself: a kop-<version>.tgz from npm pack, or a kop package folder')
     .option('--skip-install', 'do not run npm install afterwards')
     .action(async (flags: UpdateFlags) => {
@@ -23,7 +26,9 @@ function updateCommand(command: Command, makeContext: MakeContext): Command {
  * the short name of `kop alpha update`.
  */
 export function register(program: Command, makeContext: MakeContext): void {
-  const alpha = program.command('alpha').description('alpha commands: `kop alpha generate` (re-scaffold from PROJECT), `kop alpha update` (three-way merge onto this kop\'s scaffold)');
+  const alpha = program
+    .command('alpha')
+    .description("alpha commands: `kop alpha generate` (re-scaffold from PROJECT), `kop alpha update` (three-way merge onto this kop's scaffold)");
   alpha
     .command('generate')
     .description('re-scaffold the project from its PROJECT with this kop (init, create api, create webhook, plugins, generate)')
@@ -37,7 +42,9 @@ export function register(program: Command, makeContext: MakeContext): void {
       await runAlphaGenerate({ ...options, generators: generate === false ? undefined : generators }, makeContext());
     });
   updateCommand(
-    alpha.command('update').description("move the project to this kop's scaffold keeping your edits: a three-way merge per file with the scaffold of the kop that made it (PROJECT's cliVersion)"),
+    alpha
+      .command('update')
+      .description("move the project to this kop's scaffold keeping your edits: a three-way merge per file with the scaffold of the kop that made it (PROJECT's cliVersion)"),
     makeContext,
   );
   updateCommand(program.command('upgrade').description('the same as `kop alpha update`'), makeContext);

@@ -22,7 +22,7 @@ export function register(program: Command, makeContext: MakeContext): void {
     .option('--webhook-host <address>', 'with --kubeconfig: install the webhooks, pointed at this address of this machine (one the cluster reaches)')
     .addHelpText(
       'after',
-      '\nThe control plane is kop/testing\'s (`npx kop setup-envtest` once); its kubeconfig is written to .kop/dev/kubeconfig.\n' +
+      "\nThe control plane is kop/testing's (`npx kop setup-envtest` once); its kubeconfig is written to .kop/dev/kubeconfig.\n" +
         'Examples:\n  kop dev --samples\n  kop dev --kubeconfig ~/.kube/config --install-crds\n  kop dev -- --leader-elect\n',
     )
     .action(async (managerFlags: string[], flags: DevFlags, command: Command) => {

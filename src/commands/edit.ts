@@ -9,17 +9,22 @@ import type { MakeContext } from './command-module.js';
 export function register(program: Command, makeContext: MakeContext): void {
   program
     .command('edit')
-    .description('change the project: add plugins (helm: a Helm chart in dist/chart; grafana.kubebuilder.io/v1-alpha: dashboards in grafana/), switch to the multigroup layout or to a namespaced manager; recorded in PROJECT')
+    .description(
+      'change the project: add plugins (helm: a Helm chart in dist/chart; grafana.kubebuilder.io/v1-alpha: dashboards in grafana/), switch to the multigroup layout or to a namespaced manager; recorded in PROJECT',
+    )
     .option(
       '--plugins <names>',
       'plugins to add, comma-separated: helm (or helm/v1-alpha, helm.kubebuilder.io/v1-alpha, helm/v2-alpha, helm.kubebuilder.io/v2-alpha), grafana.kubebuilder.io/v1-alpha (or grafana/v1-alpha)',
       (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
     )
-    .option('--multigroup', 'move the reconcilers to src/controllers/<group>/ (Kubebuilder\'s multigroup layout); --multigroup=false moves them back')
+    .option('--multigroup', "move the reconcilers to src/controllers/<group>/ (Kubebuilder's multigroup layout); --multigroup=false moves them back")
     .option('--no-multigroup', 'the single-group layout: reconcilers in src/controllers/')
     .option('--namespaced', 'watch only WATCH_NAMESPACE with a Role; --namespaced=false: the whole cluster with a ClusterRole')
     .option('--no-namespaced', 'watch the whole cluster with a ClusterRole')
-    .option('--force', 'go ahead where your edits are in the way of --multigroup/--namespaced (a conflicting file gets kop\'s version); helm: replace values.yaml instead of merging your changes into it')
+    .option(
+      '--force',
+      "go ahead where your edits are in the way of --multigroup/--namespaced (a conflicting file gets kop's version); helm: replace values.yaml instead of merging your changes into it",
+    )
     .action(async (flags: EditProjectOptions) => {
       const { runEditProject } = await import('../edit/run-edit-project.js');
       await runEditProject({ plugins: flags.plugins, multigroup: flags.multigroup, namespaced: flags.namespaced, force: flags.force }, makeContext());

@@ -11,7 +11,8 @@ import type { MakeContext } from './command-module.js';
 export const generators: GeneratorEntry[] = [
   {
     name: 'manifests',
-    description: 'CRDs (config/crd) from the API types, the manager role (config/rbac/role.yaml) from rbac markers and webhook configurations (config/webhook/manifests.yaml) from webhook markers',
+    description:
+      'CRDs (config/crd) from the API types, the manager role (config/rbac/role.yaml) from rbac markers and webhook configurations (config/webhook/manifests.yaml) from webhook markers',
     load: () => import('../generate/generate-manifests.js'),
   },
   {

@@ -39,8 +39,8 @@ export function register(program: Command, makeContext: MakeContext): void {
     .option('--print <what>', 'what to print on stdout: env (an eval-able export line) or path', 'env')
     .option('--helm', "also build helm into the same folder (kop's own tests of `kop edit --plugins helm` run it)")
     .option('--force', 'download (or build) again even when the binaries are present')
-    .option('--index-url <url>', 'envtest archive index (default: $KOP_ENVTEST_INDEX_URL, else controller-tools\' envtest-releases.yaml)')
-    .option('--archive-base-url <url>', 'fetch archives from <url>/<archive name>, e.g. a mirror (default: $KOP_ENVTEST_ARCHIVE_BASE_URL, else the index\'s links)')
+    .option('--index-url <url>', "envtest archive index (default: $KOP_ENVTEST_INDEX_URL, else controller-tools' envtest-releases.yaml)")
+    .option('--archive-base-url <url>', "fetch archives from <url>/<archive name>, e.g. a mirror (default: $KOP_ENVTEST_ARCHIVE_BASE_URL, else the index's links)")
     .option('--no-download', 'skip the prebuilt download and build with Go')
     .addHelpText('after', '\nExample:\n  eval "$(npx kop setup-envtest)"   # sets KUBEBUILDER_ASSETS for this shell\n')
     .action(async (flags: SetupEnvtestFlags) => {
@@ -94,7 +94,10 @@ export async function runSetupEnvtest(options: SetupEnvtestOptions, context: Con
     }
   }
   const progress = options.progress ?? ((message: string) => void process.stderr.write(`setup-envtest: ${message}\n`));
-  for (const [flag, url] of [['--index-url', options.indexUrl], ['--archive-base-url', options.archiveBaseUrl]] as const) {
+  for (const [flag, url] of [
+    ['--index-url', options.indexUrl],
+    ['--archive-base-url', options.archiveBaseUrl],
+  ] as const) {
     if (url !== undefined && !/^(https?|file):\/\/./.test(url)) throw new UsageError(`${flag} must be an https:, http: or file: URL, not "${url}"`);
   }
   try {

@@ -16,7 +16,18 @@ import {
   type ControllerNames,
   type ResourceNames,
 } from '../project/resource-layout.js';
-import { checkControllerName, checkGroup, checkKind, checkVersion, descriptorNameOf, isDns1123Label, pluralOf, requireValid, singularOf, type NameCheck } from '../project/resource.js';
+import {
+  checkControllerName,
+  checkGroup,
+  checkKind,
+  checkVersion,
+  descriptorNameOf,
+  isDns1123Label,
+  pluralOf,
+  requireValid,
+  singularOf,
+  type NameCheck,
+} from '../project/resource.js';
 import { applyTree, type ApplyResult } from '../scaffold/apply.js';
 import { loadBoilerplate } from '../scaffold/boilerplate.js';
 import { renderTemplateDir, type TemplateData } from '../scaffold/render.js';
@@ -72,13 +83,39 @@ export interface CreateApiExtension {
  */
 export const RESERVED_KIND_NAMES: ReadonlySet<string> = new Set([
   // kop/api, in the types file
-  'Condition', 'ListMeta', 'ObjectMeta',
+  'Condition',
+  'ListMeta',
+  'ObjectMeta',
   // kop/runtime, in the reconciler, its test and the generated client
-  'Client', 'Manager', 'ReconcileContext', 'ReconcileResult', 'Request', 'ResourceClient', 'ResourceType', 'RestClient',
-  'NamespacedResourceClient', 'ScalableResourceClient',
+  'Client',
+  'Manager',
+  'ReconcileContext',
+  'ReconcileResult',
+  'Request',
+  'ResourceClient',
+  'ResourceType',
+  'RestClient',
+  'NamespacedResourceClient',
+  'ScalableResourceClient',
   // TypeScript and JavaScript names the generated code uses
-  'Array', 'Boolean', 'Date', 'Error', 'Function', 'JSON', 'Map', 'Math', 'Number', 'Object', 'Partial', 'Promise', 'Readonly',
-  'Record', 'RegExp', 'Set', 'String', 'Symbol',
+  'Array',
+  'Boolean',
+  'Date',
+  'Error',
+  'Function',
+  'JSON',
+  'Map',
+  'Math',
+  'Number',
+  'Object',
+  'Partial',
+  'Promise',
+  'Readonly',
+  'Record',
+  'RegExp',
+  'Set',
+  'String',
+  'Symbol',
 ]);
 
 const checkKindName: NameCheck = (value) => {
@@ -153,7 +190,8 @@ export async function runCreateApi(options: CreateApiOptions, context: Context, 
 
   const sameKind = project.resources.filter((r) => r.kind === kind && fullGroup(r) === fullGroupName);
   if (hasExternalApiFlags(external)) {
-    if (options.resource === true) throw new UsageError('--external-api-path is for a kind another project owns: its types are not scaffolded here', 'pass --no-resource (or --resource=false)');
+    if (options.resource === true)
+      throw new UsageError('--external-api-path is for a kind another project owns: its types are not scaffolded here', 'pass --no-resource (or --resource=false)');
     return createUnownedController(options, context, tree, project, { group, version, kind, external });
   }
   const resource = await askYesNo(context, options.resource, { flag: '--resource', type: 'confirm', message: `Create the ${kind} API types?`, initial: true });
@@ -172,19 +210,25 @@ export async function runCreateApi(options: CreateApiOptions, context: Context, 
   // In a multigroup project each group has its own folder of reconcilers: the same kind in another group is no clash.
   const controllerOwner = project.multigroup === true ? undefined : project.resources.find((r) => r.controller && r.kind === kind && fullGroup(r) !== fullGroupName);
   const kindHasController = sameKind.some((r) => controllersOf(r, project).length > 0);
-  const controller = options.controllerName !== undefined && options.controller === undefined ? true : await askYesNo(context, options.controller, {
-    flag: '--controller',
-    type: 'confirm',
-    message: `Create a reconciler for ${kind}?`,
-    // One reconciler per kind: a new version of a kind that has one does not get a second.
-    initial: !kindHasController && controllerOwner === undefined,
-  });
+  const controller =
+    options.controllerName !== undefined && options.controller === undefined
+      ? true
+      : await askYesNo(context, options.controller, {
+          flag: '--controller',
+          type: 'confirm',
+          message: `Create a reconciler for ${kind}?`,
+          // One reconciler per kind: a new version of a kind that has one does not get a second.
+          initial: !kindHasController && controllerOwner === undefined,
+        });
   if (!resource && !controller) {
     throw new UsageError('nothing to create: both --resource and --controller are off', 'pass --resource, --controller, or both');
   }
   const controllerNames = controllerNamesOf(kind, options.controllerName, controllerGroupOf(project, group));
   if (options.ssa && !resource) {
-    throw new UsageError('--ssa is recorded with the API types, so it needs --resource', 'pass --resource with --ssa; a later --no-resource --controller run picks the apply reconciler from PROJECT');
+    throw new UsageError(
+      '--ssa is recorded with the API types, so it needs --resource',
+      'pass --resource with --ssa; a later --no-resource --controller run picks the apply reconciler from PROJECT',
+    );
   }
   // Once a kind version applies, it keeps doing so (as in Kubebuilder, --ssa cannot be undone by leaving it out).
   const ssa = options.ssa === true || existing?.api?.ssa === true;
@@ -385,7 +429,8 @@ interface UnownedTarget {
  */
 async function createUnownedController(options: CreateApiOptions, context: Context, tree: VirtualTree, project: ProjectFile, target: UnownedTarget): Promise<ApplyResult> {
   const { group, version, kind } = target;
-  if (options.controller === false) throw new UsageError(`nothing to create: ${kind} is not an API of this project, so there are no types to scaffold, and --controller is off`, 'pass --controller');
+  if (options.controller === false)
+    throw new UsageError(`nothing to create: ${kind} is not an API of this project, so there are no types to scaffold, and --controller is off`, 'pass --controller');
   if (options.plural !== undefined) requireValid(checkPlural, options.plural, '--plural');
 
   let entry: ProjectResource;
@@ -428,7 +473,9 @@ async function createUnownedController(options: CreateApiOptions, context: Conte
   if (existing && !options.force) {
     throw new KopError(
       `${kind} ${apiGroup || 'core'}/${version} already has ${options.controllerName === undefined ? 'a reconciler' : `a reconciler named ${controllerNames.name}`} (${CREATE_API_PATHS.namedControllerFile(controllerNames)}); kop create api wrote nothing`,
-      options.controllerName === undefined ? 'pass --force to scaffold it again, or --controller-name for another one' : 'pick another --controller-name, or pass --force to scaffold it again',
+      options.controllerName === undefined
+        ? 'pass --force to scaffold it again, or --controller-name for another one'
+        : 'pick another --controller-name, or pass --force to scaffold it again',
     );
   }
   checkControllerClash(project, controllerNames, { kind, group: apiGroup, version }, options.force ?? false);
@@ -495,10 +542,7 @@ function resolveScope(given: boolean | undefined, kind: string, sameKind: readon
 function checkConflicts(project: ProjectFile, wanted: { group: string; kind: string; plural: string }): void {
   const clash = project.resources.find((r) => fullGroup(r) === wanted.group && r.plural === wanted.plural && r.kind !== wanted.kind);
   if (clash) {
-    throw new UsageError(
-      `--plural: ${clash.kind} in ${wanted.group} already uses the plural "${wanted.plural}"`,
-      `pass another --plural for ${wanted.kind}`,
-    );
+    throw new UsageError(`--plural: ${clash.kind} in ${wanted.group} already uses the plural "${wanted.plural}"`, `pass another --plural for ${wanted.kind}`);
   }
 }
 
@@ -528,9 +572,7 @@ interface RecordedResource {
 
 /** Adds or updates the PROJECT entry of a kind/version, keeping what earlier runs recorded. */
 function recordResource(project: ProjectFile, wanted: RecordedResource): void {
-  const index = project.resources.findIndex(
-    (r) => r.kind === wanted.kind && r.version === wanted.version && fullGroup(r) === fullGroup(wanted),
-  );
+  const index = project.resources.findIndex((r) => r.kind === wanted.kind && r.version === wanted.version && fullGroup(r) === fullGroup(wanted));
   const previous: ProjectResource | undefined = index === -1 ? undefined : project.resources[index];
   const entry: ProjectResource = {
     ...previous,

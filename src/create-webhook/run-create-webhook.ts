@@ -97,8 +97,10 @@ export async function runCreateWebhook(options: CreateWebhookOptions, context: C
   if (target.origin === 'external') target.namespaced = await requireExternalTypes(tree, target.entry, names);
 
   const wanted = await askWebhookKinds(options, context, sameKind, version);
-  if (options.defaultingPath !== undefined && !wanted.defaulting) throw new UsageError('--defaulting-path names the path of a defaulting webhook', 'pass --defaulting too, or leave --defaulting-path out');
-  if (options.validationPath !== undefined && !wanted.validation) throw new UsageError('--validation-path names the path of a validating webhook', 'pass --programmatic-validation too, or leave --validation-path out');
+  if (options.defaultingPath !== undefined && !wanted.defaulting)
+    throw new UsageError('--defaulting-path names the path of a defaulting webhook', 'pass --defaulting too, or leave --defaulting-path out');
+  if (options.validationPath !== undefined && !wanted.validation)
+    throw new UsageError('--validation-path names the path of a validating webhook', 'pass --programmatic-validation too, or leave --validation-path out');
   if (wanted.conversion && target.origin !== 'project') {
     throw new KopError(
       `${kind} ${names.apiVersion} is ${target.origin === 'builtin' ? 'a built-in kind' : 'an external kind'}: only a kind whose CRD this project writes can convert between versions; kop create webhook wrote nothing`,
@@ -265,7 +267,7 @@ function resolveTarget(project: ProjectFile, gvk: { group: string; version: stri
   if (external) {
     throw new KopError(
       `${kind} ${wantedExternal ?? group}/${version} is not an external kind of this project; kop create webhook wrote nothing`,
-      "import its CRD first (kop import crd <file or folder>, or --from-cluster <name>): the webhook is written against the imported types and typed client",
+      'import its CRD first (kop import crd <file or folder>, or --from-cluster <name>): the webhook is written against the imported types and typed client',
     );
   }
 
@@ -347,7 +349,10 @@ function checkPathFlags(options: CreateWebhookOptions): void {
   if (options.defaultingPath !== undefined) requireValid(checkWebhookPath, options.defaultingPath, '--defaulting-path');
   if (options.validationPath !== undefined) requireValid(checkWebhookPath, options.validationPath, '--validation-path');
   if (options.defaultingPath !== undefined && options.defaultingPath === options.validationPath) {
-    throw new UsageError(`--defaulting-path and --validation-path are both ${options.defaultingPath}: the manager serves one webhook per path`, 'give the two webhooks different paths');
+    throw new UsageError(
+      `--defaulting-path and --validation-path are both ${options.defaultingPath}: the manager serves one webhook per path`,
+      'give the two webhooks different paths',
+    );
   }
 }
 
@@ -361,7 +366,10 @@ function refusePathClashes(project: ProjectFile, self: ProjectResource, names: R
     if (resource.webhooks.defaulting) taken.set(resource.webhooks.defaultingPath ?? admissionWebhookPath('mutate', other), `the defaulting webhook of ${where}`);
     if (resource.webhooks.validation) taken.set(resource.webhooks.validationPath ?? admissionWebhookPath('validate', other), `the validating webhook of ${where}`);
   }
-  for (const [flag, path] of [['--defaulting-path', paths.defaulting ?? admissionWebhookPath('mutate', names)], ['--validation-path', paths.validation ?? admissionWebhookPath('validate', names)]] as const) {
+  for (const [flag, path] of [
+    ['--defaulting-path', paths.defaulting ?? admissionWebhookPath('mutate', names)],
+    ['--validation-path', paths.validation ?? admissionWebhookPath('validate', names)],
+  ] as const) {
     const owner = taken.get(path);
     if (owner !== undefined) throw new KopError(`${path} is already the path of ${owner}; kop create webhook wrote nothing`, `pass ${flag} with another path`);
   }
@@ -433,20 +441,21 @@ const checkVersionList: NameCheck = (value) => {
 };
 
 function splitVersions(values: readonly string[]): string[] {
-  return [...new Set(values.flatMap((value) => value.split(',')).map((value) => value.trim()).filter((value) => value !== ''))];
+  return [
+    ...new Set(
+      values
+        .flatMap((value) => value.split(','))
+        .map((value) => value.trim())
+        .filter((value) => value !== ''),
+    ),
+  ];
 }
 
 /**
  * The spoke versions of a conversion: each another version of the kind, with types. The hub
  * (this version) is the one every spoke converts to, so a kind of one version cannot convert.
  */
-async function resolveSpokes(
-  options: CreateWebhookOptions,
-  context: Context,
-  tree: VirtualTree,
-  sameKind: readonly ProjectResource[],
-  hub: ResourceNames,
-): Promise<string[]> {
+async function resolveSpokes(options: CreateWebhookOptions, context: Context, tree: VirtualTree, sameKind: readonly ProjectResource[], hub: ResourceNames): Promise<string[]> {
   const others = sameKind.filter((r) => r.version !== hub.version).map((r) => r.version);
   if (others.length === 0) {
     throw new KopError(
@@ -502,7 +511,10 @@ function refuseExisting(existing: ProjectWebhooks, wanted: WebhookKinds, spokes:
     if (existing.spoke?.includes(spoke)) clashes.push(`conversion with ${spoke} (${WEBHOOK_PATHS.conversionFile(names, spoke)})`);
   }
   if (clashes.length > 0) {
-    throw new KopError(`${names.kind} ${names.apiVersion} already has ${clashes.join(', ')}; kop create webhook wrote nothing`, 'pass --force to scaffold them again (overwriting those files), or ask only for the webhooks it lacks');
+    throw new KopError(
+      `${names.kind} ${names.apiVersion} already has ${clashes.join(', ')}; kop create webhook wrote nothing`,
+      'pass --force to scaffold them again (overwriting those files), or ask only for the webhooks it lacks',
+    );
   }
 }
 

@@ -10,11 +10,43 @@ export const KOP_FIELD_MANAGER = 'kop';
  * intercept the creation of what they need. Kinds not listed go between services and workloads.
  */
 const KIND_ORDER = [
-  'Namespace', 'NetworkPolicy', 'ResourceQuota', 'LimitRange', 'PodSecurityPolicy', 'PodDisruptionBudget', 'ServiceAccount', 'Secret',
-  'SecretList', 'ConfigMap', 'StorageClass', 'PersistentVolume', 'PersistentVolumeClaim', 'CustomResourceDefinition', 'ClusterRole',
-  'ClusterRoleList', 'ClusterRoleBinding', 'ClusterRoleBindingList', 'Role', 'RoleList', 'RoleBinding', 'RoleBindingList', 'Service',
-  'DaemonSet', 'Pod', 'ReplicationController', 'ReplicaSet', 'Deployment', 'HorizontalPodAutoscaler', 'StatefulSet', 'Job', 'CronJob',
-  'IngressClass', 'Ingress', 'APIService', 'MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration',
+  'Namespace',
+  'NetworkPolicy',
+  'ResourceQuota',
+  'LimitRange',
+  'PodSecurityPolicy',
+  'PodDisruptionBudget',
+  'ServiceAccount',
+  'Secret',
+  'SecretList',
+  'ConfigMap',
+  'StorageClass',
+  'PersistentVolume',
+  'PersistentVolumeClaim',
+  'CustomResourceDefinition',
+  'ClusterRole',
+  'ClusterRoleList',
+  'ClusterRoleBinding',
+  'ClusterRoleBindingList',
+  'Role',
+  'RoleList',
+  'RoleBinding',
+  'RoleBindingList',
+  'Service',
+  'DaemonSet',
+  'Pod',
+  'ReplicationController',
+  'ReplicaSet',
+  'Deployment',
+  'HorizontalPodAutoscaler',
+  'StatefulSet',
+  'Job',
+  'CronJob',
+  'IngressClass',
+  'Ingress',
+  'APIService',
+  'MutatingWebhookConfiguration',
+  'ValidatingWebhookConfiguration',
 ];
 const UNLISTED = KIND_ORDER.indexOf('DaemonSet');
 
@@ -25,7 +57,10 @@ function rank(object: ManifestObject): number {
 
 /** Objects in install order (stable within a kind); uninstall uses the reverse. */
 export function installOrder(objects: readonly ManifestObject[]): ManifestObject[] {
-  return objects.map((object, index) => ({ object, index })).sort((a, b) => rank(a.object) - rank(b.object) || a.index - b.index).map(({ object }) => object);
+  return objects
+    .map((object, index) => ({ object, index }))
+    .sort((a, b) => rank(a.object) - rank(b.object) || a.index - b.index)
+    .map(({ object }) => object);
 }
 
 function groupVersion(object: ManifestObject): { group: string; version: string } {

@@ -172,7 +172,14 @@ export class DevCluster {
     }
     if (goneNames.length > 0 && !this.plane.existingCluster) {
       const kubectl = this.kubectl();
-      const deleted = await this.options.exec(kubectl, ['delete', 'customresourcedefinition', ...goneNames, '--ignore-not-found', '--wait=false', `--kubeconfig=${this.kubeconfigPath}`]);
+      const deleted = await this.options.exec(kubectl, [
+        'delete',
+        'customresourcedefinition',
+        ...goneNames,
+        '--ignore-not-found',
+        '--wait=false',
+        `--kubeconfig=${this.kubeconfigPath}`,
+      ]);
       if (deleted.exitCode !== 0) throw new Error(`kubectl delete customresourcedefinition ${goneNames.join(' ')}: ${deleted.stderr.trim()}`);
       result.deleted = goneNames;
     } else if (goneNames.length > 0) {
@@ -192,7 +199,15 @@ export class DevCluster {
     if (this.options.installCRDs) return [];
     const names = [...readCRDFiles(this.options.root).values()].flatMap((file) => file.names);
     if (names.length === 0) return [];
-    const result = await this.options.exec(this.kubectl(), ['get', 'customresourcedefinitions', ...names, '--ignore-not-found', '-o', 'name', `--kubeconfig=${this.kubeconfigPath}`]);
+    const result = await this.options.exec(this.kubectl(), [
+      'get',
+      'customresourcedefinitions',
+      ...names,
+      '--ignore-not-found',
+      '-o',
+      'name',
+      `--kubeconfig=${this.kubeconfigPath}`,
+    ]);
     if (result.exitCode !== 0) return [];
     const present = new Set(result.stdout.split('\n').map((line) => line.trim().replace(/^customresourcedefinition\.apiextensions\.k8s\.io\//, '')));
     return names.filter((name) => !present.has(name));
@@ -282,7 +297,10 @@ function hashWebhookInputs(root: string): string {
     if (!existsSync(dir)) continue;
     for (const name of readdirSync(dir).sort()) {
       if (!/\.(ya?ml|json)$/.test(name)) continue;
-      hash.update(`${folder}/${name}\0`).update(readFileSync(path.join(dir, name))).update('\0');
+      hash
+        .update(`${folder}/${name}\0`)
+        .update(readFileSync(path.join(dir, name)))
+        .update('\0');
     }
   }
   return hash.digest('hex');

@@ -109,7 +109,10 @@ export class DevLoop {
         await this.options.runCycle(changes);
       } catch (error) {
         if (this.options.onError) this.options.onError(error);
-        else setTimeout(() => { throw error; });
+        else
+          setTimeout(() => {
+            throw error;
+          });
       }
     };
     this.running = run().finally(() => {

@@ -25,9 +25,7 @@ interface EsbuildMessage {
 }
 
 /** The outcome of one {@link FastBuild.build}. */
-export type BuildResult =
-  | { ok: true; changed: boolean; ms: number; warnings: string[] }
-  | { ok: false; ms: number; message: string };
+export type BuildResult = { ok: true; changed: boolean; ms: number; warnings: string[] } | { ok: false; ms: number; message: string };
 
 /** Options of {@link FastBuild.create}. */
 export interface FastBuildOptions {
@@ -93,8 +91,7 @@ export class FastBuild {
           : (error as Error).message;
       return { ok: false, ms: performance.now() - started, message };
     }
-    const warnings =
-      result.warnings.length > 0 ? await this.esbuild.formatMessages(result.warnings, { kind: 'warning', color: this.options.color ?? false }) : [];
+    const warnings = result.warnings.length > 0 ? await this.esbuild.formatMessages(result.warnings, { kind: 'warning', color: this.options.color ?? false }) : [];
     const files = result.outputFiles ?? [];
     const code = files.find((file) => file.path === this.options.outfile);
     const hash = createHash('sha1')

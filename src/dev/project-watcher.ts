@@ -201,7 +201,9 @@ async function isDirectory(absolute: string): Promise<boolean> {
 
 async function hashFile(absolute: string): Promise<string | undefined> {
   try {
-    return createHash('sha1').update(await readFile(absolute)).digest('hex');
+    return createHash('sha1')
+      .update(await readFile(absolute))
+      .digest('hex');
   } catch {
     return undefined;
   }

@@ -255,7 +255,8 @@ class DevSession {
         return;
       }
       if (crdSync.added.length > 0) parts.push(`${crdSync.added.length === 1 ? 'CRD' : 'CRDs'} ${crdSync.added.join(', ')} installed in ${formatDuration(crdSync.ms)}`);
-      if (crdSync.installed.length > 0) parts.push(`${crdSync.installed.length === 1 ? 'CRD' : 'CRDs'} ${crdSync.installed.join(', ')} reinstalled in ${formatDuration(crdSync.ms)}`);
+      if (crdSync.installed.length > 0)
+        parts.push(`${crdSync.installed.length === 1 ? 'CRD' : 'CRDs'} ${crdSync.installed.join(', ')} reinstalled in ${formatDuration(crdSync.ms)}`);
       if (crdSync.deleted.length > 0) parts.push(`${crdSync.deleted.length === 1 ? 'CRD' : 'CRDs'} ${crdSync.deleted.join(', ')} deleted`);
       if (crdSync.notInstalled.length > 0) parts.push(`changed CRDs not installed (no --install-crds): ${crdSync.notInstalled.join(', ')}`);
       try {
@@ -374,7 +375,9 @@ class DevSession {
 
   /** A status line for a failed step, then its error (esbuild's own messages carry their label: `labelled`). */
   private reportFailure(parts: string[], message: string, labelled = false): void {
-    this.out.info(statusLine(this.context.now(), [...parts, this.manager?.exitStatus === undefined && this.manager ? 'the manager runs the last good build' : 'no manager running']));
+    this.out.info(
+      statusLine(this.context.now(), [...parts, this.manager?.exitStatus === undefined && this.manager ? 'the manager runs the last good build' : 'no manager running']),
+    );
     // On stdout with the status lines, labelled as the CLI labels errors; the session goes on.
     this.out.info(labelled ? message.trimEnd() : `${this.out.styles?.red('error:') ?? 'error:'} ${message.trimEnd()}`);
   }

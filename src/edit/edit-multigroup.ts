@@ -88,7 +88,10 @@ export async function stageMultigroupEdit(
       if (pair && pair.from.name !== pair.to.name) {
         const oldCall = `.controller('${pair.from.name}')`;
         if (rewritten.includes(oldCall)) rewritten = rewritten.replace(oldCall, `.controller('${pair.to.name}')`);
-        else obstacles.push(`${file}: no \`${oldCall}\` to rename to \`.controller('${pair.to.name}')\` (Kubebuilder's ${multigroup ? 'multigroup' : 'single-group'} controller name); rename it by hand after --force`);
+        else
+          obstacles.push(
+            `${file}: no \`${oldCall}\` to rename to \`.controller('${pair.to.name}')\` (Kubebuilder's ${multigroup ? 'multigroup' : 'single-group'} controller name); rename it by hand after --force`,
+          );
       }
       tree.remove(file);
       tree.write(destination, rewritten, { kind: 'inserted' });

@@ -47,8 +47,7 @@ export async function stageNamespacedEdit(
     multigroup: project.multigroup === true,
     kopSource: project.kopSource ?? 'kop',
   };
-  const render = async (flag: boolean) =>
-    new Map((await renderTemplateDir('init', initTemplateData({ ...answers, namespaced: flag }, context))).map((file) => [file.path, file]));
+  const render = async (flag: boolean) => new Map((await renderTemplateDir('init', initTemplateData({ ...answers, namespaced: flag }, context))).map((file) => [file.path, file]));
   const base = await render(!namespaced);
   const theirs = await render(namespaced);
   for (const [file, wanted] of theirs) {

@@ -65,7 +65,7 @@ export async function runEditProject(options: EditProjectOptions, context: Conte
   if (obstacles.length > 0 && !force) {
     throw new KopError(
       `kop edit wrote nothing: your edits are in the way:\n${obstacles.map((o) => `  - ${o}`).join('\n')}`,
-      'change those lines back to what kop wrote, or pass --force (a conflicting file gets kop\'s version; compare it with version control)',
+      "change those lines back to what kop wrote, or pass --force (a conflicting file gets kop's version; compare it with version control)",
     );
   }
   for (const obstacle of obstacles) context.out.warn(`--force: ${obstacle}`);

@@ -42,7 +42,14 @@ export async function generate({ tree, project, context, options }: GeneratorInp
   const converting = convertingCrds(convertingKinds(project), crds);
   const patches = converting.map((c) => conversionPatchFile(c.kind.plural));
   for (const [index, { crd }] of converting.entries()) tree.write(patches[index]!, formatConversionPatch(crd.metadata.name), { kind: 'generated' });
-  tree.write('config/crd/kustomization.yaml', formatCrdKustomization(crds.map((c) => `bases/${c.fileName}`), patches), { kind: 'generated' });
+  tree.write(
+    'config/crd/kustomization.yaml',
+    formatCrdKustomization(
+      crds.map((c) => `bases/${c.fileName}`),
+      patches,
+    ),
+    { kind: 'generated' },
+  );
   if (patches.length > 0) tree.write(CRD_KUSTOMIZE_CONFIG, formatCrdKustomizeConfig(), { kind: 'generated' });
   await removeLeftoverGeneratedFiles(tree, CRD_BASES_DIR, (name) => name.endsWith('.yaml'), project.generated);
   await removeLeftoverGeneratedFiles(tree, 'config/crd/patches', (name) => name.startsWith('webhook_in_') && name.endsWith('.yaml'), project.generated);
@@ -69,7 +76,14 @@ export async function generate({ tree, project, context, options }: GeneratorInp
   // config/default refers to these once `kop create webhook` wired the webhooks in.
   if (webhookConfigurations.length > 0 || project.resources.some((r) => r.webhooks)) {
     tree.write(WEBHOOK_KUSTOMIZATION, formatWebhookKustomization(webhookConfigurations.length > 0), { kind: 'generated' });
-    tree.write(WEBHOOK_REPLACEMENTS, formatWebhookReplacements(webhookConfigurations, converting.map((c) => c.crd.metadata.name)), { kind: 'generated' });
+    tree.write(
+      WEBHOOK_REPLACEMENTS,
+      formatWebhookReplacements(
+        webhookConfigurations,
+        converting.map((c) => c.crd.metadata.name),
+      ),
+      { kind: 'generated' },
+    );
   } else {
     await removeIfGenerated(tree, WEBHOOK_KUSTOMIZATION, project);
     await removeIfGenerated(tree, WEBHOOK_REPLACEMENTS, project);
@@ -95,9 +109,7 @@ function isExternal(project: ProjectFile, group: string, kind: string): boolean 
 
 /** The kinds PROJECT says convert through a webhook, with their hub and spokes. */
 function convertingKinds(project: ProjectFile): ConvertingKind[] {
-  return project.resources
-    .filter((r) => r.webhooks?.conversion)
-    .map((r) => ({ group: fullGroup(r), kind: r.kind, hub: r.version, spokes: r.webhooks?.spoke ?? [] }));
+  return project.resources.filter((r) => r.webhooks?.conversion).map((r) => ({ group: fullGroup(r), kind: r.kind, hub: r.version, spokes: r.webhooks?.spoke ?? [] }));
 }
 
 /** Stages the removal of a file kop generated for this project and no longer produces. */

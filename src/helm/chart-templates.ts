@@ -96,7 +96,11 @@ export class ChartBuilder {
       podSecurityContext: podSpec.securityContext ?? {},
       securityContext: container?.securityContext ?? {},
       terminationGracePeriodSeconds: typeof podSpec.terminationGracePeriodSeconds === 'number' ? podSpec.terminationGracePeriodSeconds : undefined,
-      metrics: { enable: metricsArg !== undefined && metricsArg !== '0', port, secure: secureFlag === undefined || secureFlag === '--metrics-secure' || secureFlag === '--metrics-secure=true' },
+      metrics: {
+        enable: metricsArg !== undefined && metricsArg !== '0',
+        port,
+        secure: secureFlag === undefined || secureFlag === '--metrics-secure' || secureFlag === '--metrics-secure=true',
+      },
       webhook: {
         enable: has((o) => o.kind.endsWith('WebhookConfiguration')),
         available: this.variants.full.some((o) => o.kind.endsWith('WebhookConfiguration')),
@@ -276,7 +280,10 @@ export class ChartBuilder {
     // The body's lists hold the full variant's items in the same order, their strings templated.
     const listBlock = (field: 'ports' | 'volumeMounts', describe: (item: Record<string, unknown>) => string) => {
       const originals = (fullContainer[field] as Array<Record<string, unknown>> | undefined) ?? [];
-      const items = ((container[field] as unknown[] | undefined) ?? []).map((value, index) => ({ value, condition: itemCondition(field, originals[index], describe(originals[index]!)) }));
+      const items = ((container[field] as unknown[] | undefined) ?? []).map((value, index) => ({
+        value,
+        condition: itemCondition(field, originals[index], describe(originals[index]!)),
+      }));
       delete container[field];
       return yaml.conditionalList(field, items);
     };
@@ -293,7 +300,17 @@ export class ChartBuilder {
     delete container.env;
     const containerBlock = yaml.block([
       ...(env !== undefined
-        ? ['env:', ...yaml.render(env).replace(/\n$/, '').split('\n').map((l) => `  ${l}`), '  {{- with .Values.manager.env }}', '  {{- toYaml . | nindent %+2% }}', '  {{- end }}']
+        ? [
+            'env:',
+            ...yaml
+              .render(env)
+              .replace(/\n$/, '')
+              .split('\n')
+              .map((l) => `  ${l}`),
+            '  {{- with .Values.manager.env }}',
+            '  {{- toYaml . | nindent %+2% }}',
+            '  {{- end }}',
+          ]
         : ['{{- with .Values.manager.env }}', 'env:', '  {{- toYaml . | nindent %+2% }}', '{{- end }}']),
       'resources:',
       '  {{- toYaml .Values.manager.resources | nindent %+2% }}',
@@ -315,29 +332,34 @@ export class ChartBuilder {
     pod[yaml.conditionalList('volumes', volumes)] = null;
     delete pod.securityContext;
     if (pod.terminationGracePeriodSeconds !== undefined) pod.terminationGracePeriodSeconds = yaml.scalar('{{ .Values.manager.terminationGracePeriodSeconds }}');
-    pod[yaml.block([
-      'securityContext:',
-      '  {{- toYaml .Values.manager.podSecurityContext | nindent %+2% }}',
-      '{{- with .Values.manager.imagePullSecrets }}',
-      'imagePullSecrets:',
-      '  {{- toYaml . | nindent %+2% }}',
-      '{{- end }}',
-      '{{- with .Values.manager.nodeSelector }}',
-      'nodeSelector:',
-      '  {{- toYaml . | nindent %+2% }}',
-      '{{- end }}',
-      '{{- with .Values.manager.tolerations }}',
-      'tolerations:',
-      '  {{- toYaml . | nindent %+2% }}',
-      '{{- end }}',
-      '{{- with .Values.manager.affinity }}',
-      'affinity:',
-      '  {{- toYaml . | nindent %+2% }}',
-      '{{- end }}',
-    ])] = null;
+    pod[
+      yaml.block([
+        'securityContext:',
+        '  {{- toYaml .Values.manager.podSecurityContext | nindent %+2% }}',
+        '{{- with .Values.manager.imagePullSecrets }}',
+        'imagePullSecrets:',
+        '  {{- toYaml . | nindent %+2% }}',
+        '{{- end }}',
+        '{{- with .Values.manager.nodeSelector }}',
+        'nodeSelector:',
+        '  {{- toYaml . | nindent %+2% }}',
+        '{{- end }}',
+        '{{- with .Values.manager.tolerations }}',
+        'tolerations:',
+        '  {{- toYaml . | nindent %+2% }}',
+        '{{- end }}',
+        '{{- with .Values.manager.affinity }}',
+        'affinity:',
+        '  {{- toYaml . | nindent %+2% }}',
+        '{{- end }}',
+      ])
+    ] = null;
     const template = spec.template;
     const podMetadata = (template.metadata ?? {}) as { annotations?: Record<string, string> };
-    podMetadata.annotations = { ...(podMetadata.annotations ?? {}), [yaml.block(['{{- with .Values.manager.podAnnotations }}', '{{- toYaml . | nindent %+0% }}', '{{- end }}'])]: null } as Record<string, string>;
+    podMetadata.annotations = {
+      ...(podMetadata.annotations ?? {}),
+      [yaml.block(['{{- with .Values.manager.podAnnotations }}', '{{- toYaml . | nindent %+0% }}', '{{- end }}'])]: null,
+    } as Record<string, string>;
     template.metadata = podMetadata as Record<string, unknown>;
     return body;
   }

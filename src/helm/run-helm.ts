@@ -66,7 +66,7 @@ export async function stageHelmChart(tree: VirtualTree, project: ProjectFile, op
     try {
       merge = mergeValues(existing, values, base === undefined ? undefined : stripHeader(base));
     } catch (error) {
-      throw new KopError(`${valuesFile}: ${(error as Error).message}`, 'fix it, or pass --force to replace it with kop\'s');
+      throw new KopError(`${valuesFile}: ${(error as Error).message}`, "fix it, or pass --force to replace it with kop's");
     }
     tree.write(valuesFile, merge.text, { kind: 'scaffolded' });
     for (const setting of merge.added) context.out.debug(`values.yaml: added ${setting}`);
@@ -78,7 +78,9 @@ export async function stageHelmChart(tree: VirtualTree, project: ProjectFile, op
 
   return (result) => {
     if (result.written && result.changes.some((change) => change.action === 'create' && change.path === `${CHART_DIR}/values.yaml`)) {
-      context.out.info(`\nNext: helm install ${project.projectName} ${CHART_DIR} --namespace ${variants.namespace} --create-namespace --set manager.image.repository=<image>,manager.image.tag=<tag>`);
+      context.out.info(
+        `\nNext: helm install ${project.projectName} ${CHART_DIR} --namespace ${variants.namespace} --create-namespace --set manager.image.repository=<image>,manager.image.tag=<tag>`,
+      );
     }
   };
 }

@@ -27,7 +27,11 @@ export async function readClusterCrds(names: readonly string[], options: Cluster
         const value = await rest.request<unknown>({ method: 'GET', path: `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${encodeURIComponent(name)}` });
         documents.push({ where: `cluster:${name}`, value });
       } catch (error) {
-        if (isNotFound(error)) throw new KopError(`--from-cluster: the cluster has no CRD named ${name}`, 'name CRDs as <plural>.<group>, e.g. certificates.cert-manager.io (kubectl get crd lists them)');
+        if (isNotFound(error))
+          throw new KopError(
+            `--from-cluster: the cluster has no CRD named ${name}`,
+            'name CRDs as <plural>.<group>, e.g. certificates.cert-manager.io (kubectl get crd lists them)',
+          );
         throw new KopError(`--from-cluster: reading CRD ${name}: ${(error as Error).message}`);
       }
     }

@@ -49,7 +49,10 @@ export function hasExternalApiFlags(flags: ExternalApiFlags): boolean {
 /** The checks that need nothing but the flags: run before anything is staged. */
 export function checkExternalApiFlags(flags: ExternalApiFlags): void {
   if (flags.domain !== undefined && flags.path === undefined) {
-    throw new UsageError('--external-api-domain needs --external-api-path: the domain completes the group of a kind whose types come from that path', 'pass --external-api-path too (a folder under api/ or a module of an npm package)');
+    throw new UsageError(
+      '--external-api-domain needs --external-api-path: the domain completes the group of a kind whose types come from that path',
+      'pass --external-api-path too (a folder under api/ or a module of an npm package)',
+    );
   }
   if (flags.module !== undefined && isGoModule(flags.module)) {
     throw new UsageError(
@@ -58,7 +61,9 @@ export function checkExternalApiFlags(flags: ExternalApiFlags): void {
     );
   }
   if (flags.module !== undefined && flags.path === undefined && !isCrdSource(flags.module)) {
-    throw new UsageError(`--external-api-module ${flags.module} is an npm package: pass --external-api-path with the module of that package to import the kind from (e.g. ${packageNameOf(flags.module) ?? 'name'}/v1)`);
+    throw new UsageError(
+      `--external-api-module ${flags.module} is an npm package: pass --external-api-path with the module of that package to import the kind from (e.g. ${packageNameOf(flags.module) ?? 'name'}/v1)`,
+    );
   }
   if (flags.domain !== undefined) requireValid(checkDomain, flags.domain, '--external-api-domain');
   if (flags.path !== undefined && (flags.path === '' || !MODULE_SPECIFIER.test(flags.path) || flags.path.split('/').includes('..'))) {
@@ -91,7 +96,9 @@ export async function resolveExternalKind(
     }
     const entry = project.resources.find(isWanted);
     if (entry === undefined) {
-      const found = project.resources.filter((r) => r.external === true && (r.module === undefined || r.module === flags.module) && r.kind === wanted.kind).map((r) => `${fullGroup(r)}/${r.version}`);
+      const found = project.resources
+        .filter((r) => r.external === true && (r.module === undefined || r.module === flags.module) && r.kind === wanted.kind)
+        .map((r) => `${fullGroup(r)}/${r.version}`);
       throw new KopError(
         `--external-api-module ${flags.module}: no ${wanted.kind} ${group}/${wanted.version} in it${found.length > 0 ? ` (it has ${wanted.kind} ${found.join(', ')})` : ''}; nothing was written`,
         'pass the --group, --version and --external-api-domain of a kind the CRD defines',
@@ -111,9 +118,16 @@ export async function resolveExternalKind(
     if (!dir.startsWith('api/')) throw new UsageError(`--external-api-path ${given}: a folder of the project must be under api/, as kop import crd writes it`);
     const typesFile = `${dir}/${kindLower}.types.ts`;
     if (!(await tree.exists(typesFile))) {
-      throw new KopError(`--external-api-path ${given}: there is no ${typesFile} with the ${wanted.kind} type`, 'import its CRD first (kop import crd <file>), or pass --external-api-module <crd file>');
+      throw new KopError(
+        `--external-api-path ${given}: there is no ${typesFile} with the ${wanted.kind} type`,
+        'import its CRD first (kop import crd <file>), or pass --external-api-module <crd file>',
+      );
     }
-    if (flags.module !== undefined) throw new UsageError(`--external-api-module ${flags.module} is an npm package, but --external-api-path ${given} is a folder of the project`, 'pass the module of the package as --external-api-path');
+    if (flags.module !== undefined)
+      throw new UsageError(
+        `--external-api-module ${flags.module} is an npm package, but --external-api-path ${given} is a folder of the project`,
+        'pass the module of the package as --external-api-path',
+      );
     const entry = externalEntry(project, { ...wanted, domain, path: typesFile, plural: wanted.plural });
     return { entry, ...localModules(dir, kindLower) };
   }
@@ -124,7 +138,10 @@ export async function resolveExternalKind(
   if (flags.module !== undefined) {
     const spec = parsePackageSpec(flags.module);
     if (spec.name !== packageName) {
-      throw new UsageError(`--external-api-path ${given} is a module of ${packageName}, but --external-api-module names ${spec.name}`, `pass --external-api-path ${spec.name}/<module>`);
+      throw new UsageError(
+        `--external-api-path ${given} is a module of ${packageName}, but --external-api-module names ${spec.name}`,
+        `pass --external-api-path ${spec.name}/<module>`,
+      );
     }
     await addDependency(tree, spec.name, spec.range);
   } else if (!(await dependsOn(tree, packageName))) {
@@ -191,7 +208,9 @@ function parsePackageSpec(module: string): { name: string; range: string } {
   const name = at === -1 ? module : module.slice(0, at);
   const range = at === -1 ? 'latest' : module.slice(at + 1);
   if (!PACKAGE_NAME.test(name) || range === '' || /[\s"'`\\]/.test(range)) {
-    throw new UsageError(`--external-api-module: ${JSON.stringify(module)} is neither an npm package spec (name@range, e.g. @acme/issuer-api@^1.2.0) nor a CRD file (./crds/issuer.yaml)`);
+    throw new UsageError(
+      `--external-api-module: ${JSON.stringify(module)} is neither an npm package spec (name@range, e.g. @acme/issuer-api@^1.2.0) nor a CRD file (./crds/issuer.yaml)`,
+    );
   }
   return { name, range };
 }

@@ -61,7 +61,8 @@ export async function runImportCrd(options: ImportCrdOptions, context: Context, 
   const { usesFloats, imported } = await stageImportCrd(tree, project, options, context, readStdin);
   saveProjectFile(tree, project);
   const result = await applyTree(tree, context);
-  if (usesFloats) context.out.warn('some imported fields are floats (type: number): run `kop generate --allow-dangerous-types`, as controller-gen needs crd:allowDangerousTypes for them');
+  if (usesFloats)
+    context.out.warn('some imported fields are floats (type: number): run `kop generate --allow-dangerous-types`, as controller-gen needs crd:allowDangerousTypes for them');
   return { ...result, usesFloats, imported };
 }
 
@@ -77,9 +78,10 @@ export async function stageImportCrd(
   readStdin: ReadStdin = readProcessStdin,
 ): Promise<{ usesFloats: boolean; imported: string[] }> {
   const fromCluster = options.fromCluster ?? [];
-  const documents: CrdDocument[] = fromCluster.length > 0
-    ? await readClusterCrds(fromCluster, { kubeconfig: options.kubeconfig, context: options.context })
-    : await readCrdDocuments(options.sources, context.cwd, readStdin);
+  const documents: CrdDocument[] =
+    fromCluster.length > 0
+      ? await readClusterCrds(fromCluster, { kubeconfig: options.kubeconfig, context: options.context })
+      : await readCrdDocuments(options.sources, context.cwd, readStdin);
   if (documents.length === 0) throw new KopError(`${options.sources.join(', ')}: no YAML or JSON document to import`);
   const crds = documents.map(importedCrd);
   checkBatch(crds);
@@ -137,7 +139,12 @@ function checkBatch(crds: readonly ImportedCrd[]): void {
     const { group, names } = crd.crd.spec;
     for (const key of [`kind ${names.kind}.${group}`, `plural ${names.plural}.${group}`]) {
       const other = seen.get(key);
-      if (other) throw new ImportError(crd.where, `imports ${key.startsWith('kind') ? `kind ${names.kind}` : `plural ${names.plural}`} of ${group}, and so does ${other.where}`, 'import each kind once');
+      if (other)
+        throw new ImportError(
+          crd.where,
+          `imports ${key.startsWith('kind') ? `kind ${names.kind}` : `plural ${names.plural}`} of ${group}, and so does ${other.where}`,
+          'import each kind once',
+        );
       seen.set(key, crd);
     }
   }
@@ -155,7 +162,7 @@ function checkProject(project: ProjectFile, crd: ImportedCrd, force: boolean): v
     throw new ImportError(
       crd.where,
       `kind ${names.kind} of ${group} clashes with the project's ${names.kind} (${clash.path ?? clash.version}), which is ${clash.plural !== names.plural ? `served as "${clash.plural}", not "${names.plural}"` : clash.api!.namespaced ? 'namespaced' : 'cluster-scoped'}: a kind has one CRD`,
-      'import the CRD the kind has, or remove the project\'s kind first',
+      "import the CRD the kind has, or remove the project's kind first",
     );
   }
   const already = sameKind.filter((r) => versions.includes(r.version));

@@ -70,12 +70,40 @@ interface Emitted {
 
 /** Keywords a node may have that some marker or TypeScript form expresses. */
 const SUPPORTED_KEYS = new Set([
-  'type', 'format', 'description', 'default', 'example', 'enum', 'nullable', 'title', 'externalDocs',
-  'maximum', 'minimum', 'exclusiveMaximum', 'exclusiveMinimum', 'multipleOf',
-  'maxLength', 'minLength', 'pattern', 'maxItems', 'minItems', 'uniqueItems', 'maxProperties', 'minProperties',
-  'required', 'items', 'properties', 'additionalProperties', 'anyOf',
-  'x-kubernetes-preserve-unknown-fields', 'x-kubernetes-embedded-resource', 'x-kubernetes-int-or-string',
-  'x-kubernetes-list-map-keys', 'x-kubernetes-list-type', 'x-kubernetes-map-type', 'x-kubernetes-validations',
+  'type',
+  'format',
+  'description',
+  'default',
+  'example',
+  'enum',
+  'nullable',
+  'title',
+  'externalDocs',
+  'maximum',
+  'minimum',
+  'exclusiveMaximum',
+  'exclusiveMinimum',
+  'multipleOf',
+  'maxLength',
+  'minLength',
+  'pattern',
+  'maxItems',
+  'minItems',
+  'uniqueItems',
+  'maxProperties',
+  'minProperties',
+  'required',
+  'items',
+  'properties',
+  'additionalProperties',
+  'anyOf',
+  'x-kubernetes-preserve-unknown-fields',
+  'x-kubernetes-embedded-resource',
+  'x-kubernetes-int-or-string',
+  'x-kubernetes-list-map-keys',
+  'x-kubernetes-list-type',
+  'x-kubernetes-map-type',
+  'x-kubernetes-validations',
 ]);
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
@@ -117,10 +145,15 @@ class TypesWriter {
         }
       }
       if (canonicalJson(properties.metadata) !== canonicalJson({ type: 'object' })) {
-        throw new UnsupportedSchemaError('.metadata', 'is not `type: object`, which is all kop (and controller-gen) writes for metadata, since the apiserver owns its schema', false);
+        throw new UnsupportedSchemaError(
+          '.metadata',
+          'is not `type: object`, which is all kop (and controller-gen) writes for metadata, since the apiserver owns its schema',
+          false,
+        );
       }
     }
-    if (!properties.spec) throw new UnsupportedSchemaError('.spec', 'the kind has no spec, and kop kinds need one (their clients and reconcilers are built around spec and status)', false);
+    if (!properties.spec)
+      throw new UnsupportedSchemaError('.spec', 'the kind has no spec, and kop kinds need one (their clients and reconcilers are built around spec and status)', false);
     const required = new Set(root.required ?? []);
     for (const name of ['apiVersion', 'kind']) {
       if (required.has(name)) throw new UnsupportedSchemaError(`.${name}`, 'is required at the root, which kop never writes', false);
@@ -168,7 +201,8 @@ class TypesWriter {
     if (names.shortNames) resource.push(`shortName=${names.shortNames.map(listItem).join(';')}`);
     if (names.categories) resource.push(`categories=${names.categories.map(listItem).join(';')}`);
     if (resource.length > 0) markers.push(`+kubebuilder:resource:${resource.join(',')}`);
-    if (names.listKind !== `${names.kind}List`) throw new UnsupportedSchemaError('', `spec.names.listKind "${names.listKind}" is not ${names.kind}List, the only list kind kop writes`, false);
+    if (names.listKind !== `${names.kind}List`)
+      throw new UnsupportedSchemaError('', `spec.names.listKind "${names.listKind}" is not ${names.kind}List, the only list kind kop writes`, false);
     if (version.subresources?.status) markers.push('+kubebuilder:subresource:status');
     const scale = version.subresources?.scale;
     if (scale) {
@@ -191,8 +225,18 @@ class TypesWriter {
     }
     const { annotations, labels } = this.crd.metadata;
     const metadata: string[] = [];
-    if (annotations) metadata.push(`annotations=${Object.entries(annotations).map(([k, v]) => JSON.stringify(`${k}=${v}`).replaceAll('*/', '*\\/')).join(';')}`);
-    if (labels) metadata.push(`labels=${Object.entries(labels).map(([k, v]) => JSON.stringify(`${k}=${v}`).replaceAll('*/', '*\\/')).join(';')}`);
+    if (annotations)
+      metadata.push(
+        `annotations=${Object.entries(annotations)
+          .map(([k, v]) => JSON.stringify(`${k}=${v}`).replaceAll('*/', '*\\/'))
+          .join(';')}`,
+      );
+    if (labels)
+      metadata.push(
+        `labels=${Object.entries(labels)
+          .map(([k, v]) => JSON.stringify(`${k}=${v}`).replaceAll('*/', '*\\/'))
+          .join(';')}`,
+      );
     if (metadata.length > 0) markers.push(`+kubebuilder:metadata:${metadata.join(',')}`);
     return markers;
   }
@@ -265,7 +309,8 @@ class TypesWriter {
         return { type: 'boolean', markers, doc };
       case 'integer': {
         const format = node.format;
-        if (format === 'int32' || format === 'int64') return { type: this.useCore(format), markers: markers.filter((m) => !m.text.startsWith('+kubebuilder:validation:Format=')), doc };
+        if (format === 'int32' || format === 'int64')
+          return { type: this.useCore(format), markers: markers.filter((m) => !m.text.startsWith('+kubebuilder:validation:Format=')), doc };
         return { type: this.useCore('int'), markers, doc };
       }
       case 'number':
@@ -387,26 +432,40 @@ class TypesWriter {
       if (node.enum.length === 0) throw new UnsupportedSchemaError(path, 'an empty enum has no marker');
       markers.push(validation('Enum', `=${node.enum.map((v) => enumItem(v, path)).join(';')}`));
     }
-    for (const [key, marker] of [['maximum', 'Maximum'], ['minimum', 'Minimum'], ['multipleOf', 'MultipleOf']] as const) {
+    for (const [key, marker] of [
+      ['maximum', 'Maximum'],
+      ['minimum', 'Minimum'],
+      ['multipleOf', 'MultipleOf'],
+    ] as const) {
       if (node[key] !== undefined) markers.push(validation(marker, `=${node[key]}`));
     }
-    for (const [key, marker] of [['exclusiveMaximum', 'ExclusiveMaximum'], ['exclusiveMinimum', 'ExclusiveMinimum'], ['uniqueItems', 'UniqueItems']] as const) {
+    for (const [key, marker] of [
+      ['exclusiveMaximum', 'ExclusiveMaximum'],
+      ['exclusiveMinimum', 'ExclusiveMinimum'],
+      ['uniqueItems', 'UniqueItems'],
+    ] as const) {
       if (node[key] === true) markers.push(validation(marker, '=true'));
       else if (node[key] === false) throw new UnsupportedSchemaError(path, `${key}: false written out has no marker (kop leaves it out)`);
     }
     for (const [key, marker] of [
-      ['maxLength', 'MaxLength'], ['minLength', 'MinLength'], ['maxItems', 'MaxItems'], ['minItems', 'MinItems'],
-      ['maxProperties', 'MaxProperties'], ['minProperties', 'MinProperties'],
+      ['maxLength', 'MaxLength'],
+      ['minLength', 'MinLength'],
+      ['maxItems', 'MaxItems'],
+      ['minItems', 'MinItems'],
+      ['maxProperties', 'MaxProperties'],
+      ['minProperties', 'MinProperties'],
     ] as const) {
       if (node[key] !== undefined) markers.push(validation(marker, `=${node[key]}`));
     }
     if (node.pattern !== undefined) markers.push(validation('Pattern', `=${quote(node.pattern, true)}`));
     // Core types that match consume these; otherwise they are markers of the node.
     if (node['x-kubernetes-preserve-unknown-fields'] === true && node.type !== undefined) markers.push(validation('XPreserveUnknownFields', ''));
-    else if (node['x-kubernetes-preserve-unknown-fields'] === false) throw new UnsupportedSchemaError(path, 'x-kubernetes-preserve-unknown-fields: false written out has no marker');
+    else if (node['x-kubernetes-preserve-unknown-fields'] === false)
+      throw new UnsupportedSchemaError(path, 'x-kubernetes-preserve-unknown-fields: false written out has no marker');
     if (node['x-kubernetes-embedded-resource'] === true) markers.push(validation('XEmbeddedResource', ''));
     else if (node['x-kubernetes-embedded-resource'] === false) throw new UnsupportedSchemaError(path, 'x-kubernetes-embedded-resource: false written out has no marker');
-    if (node['x-kubernetes-int-or-string'] === true && node.type !== undefined) throw new UnsupportedSchemaError(path, 'x-kubernetes-int-or-string with a type is not structural', false);
+    if (node['x-kubernetes-int-or-string'] === true && node.type !== undefined)
+      throw new UnsupportedSchemaError(path, 'x-kubernetes-int-or-string with a type is not structural', false);
     if (node['x-kubernetes-list-type'] !== undefined) named('listType', `=${quote(node['x-kubernetes-list-type'])}`);
     for (const key of node['x-kubernetes-list-map-keys'] ?? []) named('listMapKey', `=${quote(key)}`);
     if (node['x-kubernetes-map-type'] !== undefined) named(node.properties ? 'structType' : 'mapType', `=${quote(node['x-kubernetes-map-type'])}`);
@@ -444,10 +503,18 @@ class TypesWriter {
     if (description === undefined) return '';
     if (describable(description)) return description;
     if (this.options.exact && !this.lenient) {
-      throw new UnsupportedSchemaError(path, 'its description has trailing spaces, blank lines at an end or in a row, a carriage return, or a line starting with "+", which a doc comment cannot hold');
+      throw new UnsupportedSchemaError(
+        path,
+        'its description has trailing spaces, blank lines at an end or in a row, a carriage return, or a line starting with "+", which a doc comment cannot hold',
+      );
     }
     // External imports: as close as a doc comment gets.
-    return normaliseDoc(description.replaceAll('\r', '').split('\n').map((line) => (isMarkerLine(line) ? `\\${line.trim()}` : line)));
+    return normaliseDoc(
+      description
+        .replaceAll('\r', '')
+        .split('\n')
+        .map((line) => (isMarkerLine(line) ? `\\${line.trim()}` : line)),
+    );
   }
 
   /** The local name of a kop/api type, imported under another name when a declaration has its own. */
@@ -551,7 +618,9 @@ function anyValue(value: JSONValue, path: string): string {
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   if (Array.isArray(value) && value.length > 0) return `{${value.map((v) => anyValue(v, path)).join(',')}}`;
   if (value !== null && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length > 0) {
-    return `{${Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}: ${anyValue(v, path)}`).join(',')}}`;
+    return `{${Object.entries(value)
+      .map(([k, v]) => `${JSON.stringify(k)}: ${anyValue(v, path)}`)
+      .join(',')}}`;
   }
   throw new UnsupportedSchemaError(path, `the example ${JSON.stringify(value)} has no marker form`);
 }

@@ -11,10 +11,7 @@ import { KopError, UsageError } from '../base/errors.js';
  * - `packed`: kop packed into the project, `file:.kop/kop-<version>.tgz`, committed with it;
  * - `given`: what `--kop-source` said (a registry range or tag, a git URL, a path relative to the project).
  */
-export type KopSource =
-  | { kind: 'registry'; spec: string }
-  | { kind: 'packed'; spec: string; file: string }
-  | { kind: 'given'; spec: string };
+export type KopSource = { kind: 'registry'; spec: string } | { kind: 'packed'; spec: string; file: string } | { kind: 'given'; spec: string };
 
 /** The folder of the project that holds kop's tarball. */
 export const PACK_DIR = '.kop';

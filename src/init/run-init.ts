@@ -280,8 +280,7 @@ export async function resolveAnswers(options: InitOptions, context: Context): Pr
     message: 'Copyright owner',
     initial: `The ${projectName} authors`,
   });
-  const license =
-    options.license ?? String(await context.prompter.ask({ flag: '--license', type: 'select', message: 'License', initial: 'apache2', choices: [...LICENSES] }));
+  const license = options.license ?? String(await context.prompter.ask({ flag: '--license', type: 'select', message: 'License', initial: 'apache2', choices: [...LICENSES] }));
   if (!(LICENSES as readonly string[]).includes(license)) {
     throw new UsageError(`--license: unknown license ${JSON.stringify(license)}; choose one of ${LICENSES.join(', ')}`);
   }

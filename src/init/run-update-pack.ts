@@ -39,7 +39,10 @@ export async function runUpdatePack(options: UpdatePackOptions, context: Context
   const spec = `file:${PACK_DIR}/${pack.filename}`;
   await stageKopPack(tree, spec, pack);
   // kop stays in the dependency list that has it (dependencies unless a user moved it).
-  const section = isRecord(manifest.devDependencies) && 'kop' in manifest.devDependencies && !(isRecord(manifest.dependencies) && 'kop' in manifest.dependencies) ? 'devDependencies' : 'dependencies';
+  const section =
+    isRecord(manifest.devDependencies) && 'kop' in manifest.devDependencies && !(isRecord(manifest.dependencies) && 'kop' in manifest.dependencies)
+      ? 'devDependencies'
+      : 'dependencies';
   const dependencies = isRecord(manifest[section]) ? manifest[section] : {};
   if (dependencies.kop !== spec) {
     manifest[section] = { ...dependencies, kop: spec };

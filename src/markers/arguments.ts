@@ -165,4 +165,3 @@ export function splitTopLevel(text: string, separator: string): string[] {
   parts.push(rest);
   return parts.filter((p, i) => p.trim() !== '' || i < parts.length - 1 || parts.length === 1).filter((p) => p.trim() !== '');
 }
-

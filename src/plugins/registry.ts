@@ -56,7 +56,7 @@ export const PLUGINS: readonly KopPlugin[] = [
   {
     key: GRAFANA_PLUGIN,
     names: ['grafana/v1-alpha', GRAFANA_PLUGIN, 'grafana'],
-    summary: 'Grafana dashboards of the manager\'s metrics in grafana/',
+    summary: "Grafana dashboards of the manager's metrics in grafana/",
     command: 'edit',
     edit: async (step) => {
       const { stageGrafanaDashboards } = await import('./grafana/grafana-plugin.js');

@@ -170,10 +170,7 @@ export interface ProjectFile {
 export async function loadProjectFile(tree: VirtualTree): Promise<ProjectFile> {
   const text = await tree.read(PROJECT_FILE);
   if (text === undefined) {
-    throw new KopError(
-      `no ${PROJECT_FILE} file in ${tree.root}: this is not a kop project`,
-      'run `kop init` first, or run the command from the project root',
-    );
+    throw new KopError(`no ${PROJECT_FILE} file in ${tree.root}: this is not a kop project`, 'run `kop init` first, or run the command from the project root');
   }
   return parseProjectFile(text);
 }
@@ -193,9 +190,7 @@ export function parseProjectFile(text: string): ProjectFile {
     }
   }
   if (!Array.isArray(project.layout) || !project.layout.includes(LAYOUT)) {
-    throw new KopError(
-      `${PROJECT_FILE} has layout ${JSON.stringify(project.layout)}, which this kop does not understand (it writes ${LAYOUT})`,
-    );
+    throw new KopError(`${PROJECT_FILE} has layout ${JSON.stringify(project.layout)}, which this kop does not understand (it writes ${LAYOUT})`);
   }
   validateProjectDocument(text, PROJECT_FORMAT_VERSION);
   // Kubebuilder writes no domain for core kinds of the legacy and unsuffixed groups (core, apps).

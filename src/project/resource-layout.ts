@@ -103,10 +103,7 @@ export function controllerNamesOf(kind: string, controllerName?: string, group?:
 }
 
 /** The reconcilers PROJECT records for a kind/version: `controller: true` and each of `controllers:`, placed by the project's layout. */
-export function controllersOf(
-  resource: Pick<ProjectResource, 'kind' | 'group' | 'controller' | 'controllers'>,
-  project: { multigroup?: boolean } = {},
-): ControllerNames[] {
+export function controllersOf(resource: Pick<ProjectResource, 'kind' | 'group' | 'controller' | 'controllers'>, project: { multigroup?: boolean } = {}): ControllerNames[] {
   const group = controllerGroupOf(project, resource.group);
   const named = (resource.controllers ?? []).map((c) => controllerNamesOf(resource.kind, c.name, group));
   if (resource.controller === true && !named.some((c) => c.stem === singularOf(resource.kind))) named.unshift(controllerNamesOf(resource.kind, undefined, group));

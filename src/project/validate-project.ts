@@ -13,34 +13,8 @@ export interface ProjectProblem {
 }
 
 // One key a line, so that commands adding keys merge without conflicts.
-const TOP_LEVEL_KEYS = [
-  'version',
-  'layout',
-  'domain',
-  'projectName',
-  'namespaced',
-  'multigroup',
-  'kopSource',
-  'cliVersion',
-  'resources',
-  'plugins',
-  'generated',
-];
-const RESOURCE_KEYS = [
-  'group',
-  'version',
-  'kind',
-  'plural',
-  'domain',
-  'path',
-  'api',
-  'controller',
-  'controllers',
-  'core',
-  'external',
-  'module',
-  'webhooks',
-];
+const TOP_LEVEL_KEYS = ['version', 'layout', 'domain', 'projectName', 'namespaced', 'multigroup', 'kopSource', 'cliVersion', 'resources', 'plugins', 'generated'];
+const RESOURCE_KEYS = ['group', 'version', 'kind', 'plural', 'domain', 'path', 'api', 'controller', 'controllers', 'core', 'external', 'module', 'webhooks'];
 const API_KEYS = ['crdVersion', 'namespaced', 'ssa'];
 const WEBHOOK_KEYS = ['defaulting', 'validation', 'conversion', 'spoke', 'defaultingPath', 'validationPath', 'webhookVersion'];
 
@@ -98,7 +72,8 @@ function firstProblem(project: Record<string, unknown>, formatVersion: string): 
   const seen = new Map<string, number>();
   for (const [index, resource] of resources.entries()) {
     const at = ['resources', index];
-    if (typeof resource !== 'object' || resource === null || Array.isArray(resource)) return { path: at, message: 'must be a mapping with group, version, kind, plural and domain' };
+    if (typeof resource !== 'object' || resource === null || Array.isArray(resource))
+      return { path: at, message: 'must be a mapping with group, version, kind, plural and domain' };
     const entry = resource as Record<string, unknown>;
     for (const key of ['group', 'version', 'kind', 'plural', 'domain']) {
       // Kubebuilder records a built-in kind of the core or apps group without a domain.
@@ -171,7 +146,8 @@ function checkPlugins(value: unknown): ProjectProblem | undefined {
     if (!Array.isArray(resources)) return { path: [...at, 'resources'], message: 'must be a list of the kinds the plugin scaffolded' };
     for (const [index, resource] of resources.entries()) {
       const where = [...at, 'resources', index];
-      if (typeof resource !== 'object' || resource === null || Array.isArray(resource)) return { path: where, message: 'must be a mapping with domain, group, version, kind and options' };
+      if (typeof resource !== 'object' || resource === null || Array.isArray(resource))
+        return { path: where, message: 'must be a mapping with domain, group, version, kind and options' };
       const entry = resource as Record<string, unknown>;
       const found =
         checkString(entry, 'group', checkResourceGroup, where) ??

@@ -110,10 +110,7 @@ export function upperFirst(value: string): string {
  * Service, cert-manager, the network policies, the manager patch and the CA injection. Lines
  * already there are skipped.
  */
-export async function insertWebhookWiring(
-  tree: VirtualTree,
-  registrations: readonly { importLine: string; call: string }[],
-): Promise<void> {
+export async function insertWebhookWiring(tree: VirtualTree, registrations: readonly { importLine: string; call: string }[]): Promise<void> {
   await insertIntoFile(tree, WEBHOOK_PATHS.setup, [
     ...registrations.map((r) => ({ marker: 'imports', code: r.importLine })),
     ...registrations.map((r) => ({ marker: 'webhooks', code: r.call })),
@@ -135,4 +132,3 @@ export async function insertWebhookWiring(
     { marker: 'replacements', code: '# Written by `kop generate`: certificate names and cert-manager CA injection.\n- path: webhook_replacements.yaml' },
   ]);
 }
-

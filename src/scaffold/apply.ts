@@ -41,13 +41,7 @@ export async function applyTree(tree: VirtualTree, context: Context, options: Ap
   for (const change of visible) {
     const label = LABELS[change.action as keyof typeof LABELS].padEnd(6);
     const colored =
-      change.action === 'create'
-        ? styles?.green(label)
-        : change.action === 'update'
-          ? styles?.yellow(label)
-          : change.action === 'delete'
-            ? styles?.red(label)
-            : styles?.dim(label);
+      change.action === 'create' ? styles?.green(label) : change.action === 'update' ? styles?.yellow(label) : change.action === 'delete' ? styles?.red(label) : styles?.dim(label);
     const shown = displayPath(tree.root, change.path, context.cwd);
     context.out.info(`${colored ?? label} ${shown}${change.reason ? ` (${change.reason})` : ''}`);
     // A file the user owns is only ever replaced under --force: show what changes in it.

@@ -29,15 +29,15 @@ export async function formatScaffoldedFiles(tree: VirtualTree): Promise<void> {
   delete config.$schema;
   // Loaded only here: a command that scaffolds nothing (and `kop --help`) never pays for it.
   const prettier = await import('prettier');
-  await tree.rewriteStaged(
-    formatted,
-    async (file, content) => {
-      try {
-        return await prettier.format(content, { ...config, filepath: file });
-      } catch (error) {
-        // A template rendered to invalid code is kop's bug: say which file, and write nothing.
-        throw new KopError(`cannot format ${file}, which kop scaffolded: ${(error as Error).message.split('\n')[0]}`, 'this is a bug in kop; please report it with the command you ran');
-      }
-    },
-  );
+  await tree.rewriteStaged(formatted, async (file, content) => {
+    try {
+      return await prettier.format(content, { ...config, filepath: file });
+    } catch (error) {
+      // A template rendered to invalid code is kop's bug: say which file, and write nothing.
+      throw new KopError(
+        `cannot format ${file}, which kop scaffolded: ${(error as Error).message.split('\n')[0]}`,
+        'this is a bug in kop; please report it with the command you ran',
+      );
+    }
+  });
 }

@@ -25,11 +25,7 @@ export function markerComment(filePath: string, marker: string): string {
  * skipped, marker or not, so running a generator twice never duplicates wiring. A missing
  * marker where code must go is an error that says which line to add back.
  */
-export function insertAtMarkers(
-  filePath: string,
-  content: string,
-  insertions: readonly Insertion[],
-): { content: string; changed: boolean } {
+export function insertAtMarkers(filePath: string, content: string, insertions: readonly Insertion[]): { content: string; changed: boolean } {
   let lines = content.split('\n');
   let changed = false;
   for (const insertion of insertions) {
@@ -39,10 +35,7 @@ export function insertAtMarkers(
     if (fragment.length === 0 || containsInOrder(lines, fragment)) continue;
     const at = lines.findIndex((line) => line.trim() === marker);
     if (at === -1) {
-      throw new KopError(
-        `${filePath} has no \`${marker}\` marker, so kop cannot add its code there`,
-        `add the line \`${marker}\` back where kop should insert code, then re-run`,
-      );
+      throw new KopError(`${filePath} has no \`${marker}\` marker, so kop cannot add its code there`, `add the line \`${marker}\` back where kop should insert code, then re-run`);
     }
     const indent = /^\s*/.exec(lines[at]!)![0];
     const indented = fragment.map((line) => (line.trim() === '' ? '' : indent + line));

@@ -135,7 +135,13 @@ export function mergeLines(base: string, ours: string, theirs: string, labels: M
       let tail = 0;
       while (tail < oursChunk.length - head && tail < theirsChunk.length - head && oursChunk[oursChunk.length - 1 - tail] === theirsChunk[theirsChunk.length - 1 - tail]) tail++;
       out.push(...oursChunk.slice(0, head));
-      out.push(`<<<<<<< ${labels.ours}`, ...oursChunk.slice(head, oursChunk.length - tail), '=======', ...theirsChunk.slice(head, theirsChunk.length - tail), `>>>>>>> ${labels.theirs}`);
+      out.push(
+        `<<<<<<< ${labels.ours}`,
+        ...oursChunk.slice(head, oursChunk.length - tail),
+        '=======',
+        ...theirsChunk.slice(head, theirsChunk.length - tail),
+        `>>>>>>> ${labels.theirs}`,
+      );
       out.push(...oursChunk.slice(oursChunk.length - tail));
       conflicts++;
     }

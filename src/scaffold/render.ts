@@ -68,7 +68,10 @@ export function yamlScalar(value: unknown): string {
 
 /** Text that stays inside a single-line comment of any syntax kop writes. */
 export function commentText(value: string): string {
-  return value.replace(/[\r\n\u2028\u2029]+/g, ' ').replace(/\*\//g, '* /').replace(/-->/g, '-- >');
+  return value
+    .replace(/[\r\n\u2028\u2029]+/g, ' ')
+    .replace(/\*\//g, '* /')
+    .replace(/-->/g, '-- >');
 }
 
 /** Renders a handlebars template string; a missing variable is an error (strict mode), not an empty string. */

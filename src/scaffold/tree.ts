@@ -86,7 +86,10 @@ export class VirtualTree {
       if (resolved !== undefined) {
         const relative = path.relative(root, resolved);
         if (relative.startsWith('..') || path.isAbsolute(relative)) {
-          throw new KopError(`refusing to touch ${key}: it resolves to ${resolved}, outside the project (through a symbolic link)`, 'replace the link with a real folder inside the project');
+          throw new KopError(
+            `refusing to touch ${key}: it resolves to ${resolved}, outside the project (through a symbolic link)`,
+            'replace the link with a real folder inside the project',
+          );
         }
         return;
       }

@@ -25,7 +25,10 @@ export function normaliseDoc(lines: readonly string[]): string {
 
 /** One line of a comment without its comment syntax: the opening slashes or star, a leading star, the closing star-slash. */
 function commentLineText(line: string): string {
-  return line.replace(/^\s*(\/\/\/?|\/\*\*?|\*)\s?/, '').replace(/\*\/\s*$/, '').trim();
+  return line
+    .replace(/^\s*(\/\/\/?|\/\*\*?|\*)\s?/, '')
+    .replace(/\*\/\s*$/, '')
+    .trim();
 }
 
 /**

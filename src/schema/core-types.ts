@@ -96,5 +96,9 @@ function isObject(value: unknown): value is StoredSchema {
 
 /** controller-gen writes keys in sorted order; expanded references keep that order. */
 function sortKeys(node: StoredSchema): StoredSchema {
-  return Object.fromEntries(Object.keys(node).sort().map((key) => [key, node[key]]));
+  return Object.fromEntries(
+    Object.keys(node)
+      .sort()
+      .map((key) => [key, node[key]]),
+  );
 }

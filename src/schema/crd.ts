@@ -127,15 +127,30 @@ function buildVersion(version: ApiKindVersion, converter: OpenApiConverter, opti
     };
     const types = ['integer', 'number', 'string', 'boolean', 'date'];
     if (!types.includes(column.type)) {
-      throw new MarkerPlacementError(m.location, `${declaration.name} (+kubebuilder:printcolumn)`, `type "${column.type}" is not a printer column type`, `use one of ${types.join(', ')}`);
+      throw new MarkerPlacementError(
+        m.location,
+        `${declaration.name} (+kubebuilder:printcolumn)`,
+        `type "${column.type}" is not a printer column type`,
+        `use one of ${types.join(', ')}`,
+      );
     }
     // The apiserver refuses these two; say so with the marker's line instead of at kubectl apply.
     if (!column.jsonPath.startsWith('.')) {
-      throw new MarkerPlacementError(m.location, `${declaration.name} (+kubebuilder:printcolumn)`, `JSONPath "${column.jsonPath}" does not start with "."`, `write a simple JSON path such as JSONPath=.${column.jsonPath.replace(/^\$?\.?/, '')}`);
+      throw new MarkerPlacementError(
+        m.location,
+        `${declaration.name} (+kubebuilder:printcolumn)`,
+        `JSONPath "${column.jsonPath}" does not start with "."`,
+        `write a simple JSON path such as JSONPath=.${column.jsonPath.replace(/^\$?\.?/, '')}`,
+      );
     }
     const formats = ['int32', 'int64', 'float', 'double', 'byte', 'date', 'date-time', 'password'];
     if (m.args.format !== undefined && !formats.includes(String(m.args.format))) {
-      throw new MarkerPlacementError(m.location, `${declaration.name} (+kubebuilder:printcolumn)`, `format "${String(m.args.format)}" is not a printer column format`, `use one of ${formats.join(', ')}, or leave format out`);
+      throw new MarkerPlacementError(
+        m.location,
+        `${declaration.name} (+kubebuilder:printcolumn)`,
+        `format "${String(m.args.format)}" is not a printer column format`,
+        `use one of ${formats.join(', ')}, or leave format out`,
+      );
     }
     if (m.args.description !== undefined) column.description = String(m.args.description);
     if (m.args.format !== undefined) column.format = String(m.args.format);
@@ -159,7 +174,12 @@ function requirePath(schema: JSONSchemaProps, jsonPath: string, marker: Marker, 
   let node: JSONSchemaProps | undefined = schema;
   for (const part of jsonPath.replace(/^\./, '').split('.')) node = node?.properties?.[part];
   const fail = (problem: string): never => {
-    throw new MarkerPlacementError(marker.location satisfies SourceLocation, `${subject} (+${marker.name})`, `path ${jsonPath} ${problem}`, 'point it at an existing field, e.g. .spec.replicas');
+    throw new MarkerPlacementError(
+      marker.location satisfies SourceLocation,
+      `${subject} (+${marker.name})`,
+      `path ${jsonPath} ${problem}`,
+      'point it at an existing field, e.g. .spec.replicas',
+    );
   };
   if (!node) fail('is not a field of the kind');
   if (node!.type && !types.includes(node!.type)) fail(`is a ${node!.type}, and this needs ${types.join(' or ')}`);

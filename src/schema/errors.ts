@@ -58,10 +58,16 @@ export class SchemaErrors extends KopError {
 
 /** API files that do not parse: every syntax error with file:line:column (the parser would recover and mislead the later stages). */
 export class ApiSyntaxError extends KopError {
-  constructor(readonly problems: readonly string[], listed = 20) {
+  constructor(
+    readonly problems: readonly string[],
+    listed = 20,
+  ) {
     const shown = problems.slice(0, listed).map((p) => `  ${p}`);
     if (problems.length > listed) shown.push(`  ... and ${problems.length - listed} more`);
-    super(`the API types do not parse (${problems.length} syntax error${problems.length === 1 ? '' : 's'}):\n${shown.join('\n')}`, 'fix the syntax errors listed; nothing was generated');
+    super(
+      `the API types do not parse (${problems.length} syntax error${problems.length === 1 ? '' : 's'}):\n${shown.join('\n')}`,
+      'fix the syntax errors listed; nothing was generated',
+    );
   }
 }
 
@@ -69,8 +75,7 @@ export class ApiSyntaxError extends KopError {
 export class StructuralSchemaError extends KopError {
   constructor(readonly violations: readonly { location: SourceLocation; path: string; message: string }[]) {
     super(
-      `the generated schema is not structural:\n` +
-        violations.map((v) => `  ${v.path}: ${v.message} (${formatLocation(v.location)})`).join('\n'),
+      `the generated schema is not structural:\n` + violations.map((v) => `  ${v.path}: ${v.message} (${formatLocation(v.location)})`).join('\n'),
       'fix the types or markers at the places listed',
     );
   }

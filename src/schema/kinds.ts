@@ -37,12 +37,22 @@ export function collectKinds(packages: ApiPackage[], project: ProjectFile | unde
     const plural = stringValue(resource?.args.path) ?? projectResource?.plural ?? pluralOfKind(kind);
     const scopeArg = stringValue(resource?.args.scope);
     if (scopeArg !== undefined && scopeArg !== 'Namespaced' && scopeArg !== 'Cluster') {
-      throw new MarkerPlacementError(resource!.location, `${kind} (+kubebuilder:resource)`, `scope "${scopeArg}" is not Namespaced or Cluster`, 'write scope=Namespaced or scope=Cluster');
+      throw new MarkerPlacementError(
+        resource!.location,
+        `${kind} (+kubebuilder:resource)`,
+        `scope "${scopeArg}" is not Namespaced or Cluster`,
+        'write scope=Namespaced or scope=Cluster',
+      );
     }
     const singular = stringValue(resource?.args.singular) ?? kind.toLowerCase();
     const shortNames = stringList(resource?.args.shortName);
     const categories = stringList(resource?.args.categories);
-    for (const [argument, names] of [['path', [plural]], ['singular', [singular]], ['shortName', shortNames ?? []], ['categories', categories ?? []]] as const) {
+    for (const [argument, names] of [
+      ['path', [plural]],
+      ['singular', [singular]],
+      ['shortName', shortNames ?? []],
+      ['categories', categories ?? []],
+    ] as const) {
       const bad = names.find((name) => !DNS1035_LABEL.test(name));
       if (bad !== undefined) {
         throw new MarkerPlacementError(

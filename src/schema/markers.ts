@@ -8,15 +8,7 @@ import { markerRegistry, type Marker, type MarkerDefinition, type MarkerTarget, 
 import type { SourceLocation } from '../markers/errors.js';
 
 export { isMarkerLine, type Marker, type MarkerDefinition, type MarkerTarget } from '../markers/registry.js';
-export {
-  argumentsUsage,
-  guessValue,
-  parseArgument,
-  parseNamedArguments,
-  splitTopLevel,
-  type ArgumentSpecs,
-  type ArgumentType,
-} from '../markers/arguments.js';
+export { argumentsUsage, guessValue, parseArgument, parseNamedArguments, splitTopLevel, type ArgumentSpecs, type ArgumentType } from '../markers/arguments.js';
 
 const NUMBER_MARKERS = ['Minimum', 'Maximum', 'MultipleOf'] as const;
 const INT_MARKERS = ['MinLength', 'MaxLength', 'MinItems', 'MaxItems', 'MinProperties', 'MaxProperties'] as const;

@@ -84,7 +84,11 @@ class ModelBuilder {
 
   constructor(private readonly program: ApiProgram) {
     this.ts = program.ts;
-    this.comments = new CommentReader(program.ts, (absolute) => this.relative(absolute), (step) => this.collect(step));
+    this.comments = new CommentReader(
+      program.ts,
+      (absolute) => this.relative(absolute),
+      (step) => this.collect(step),
+    );
   }
 
   build(options: LoadApiModelOptions): ApiModel {
@@ -120,8 +124,9 @@ class ModelBuilder {
       }
       let group = stringValue(findMarker(markers, 'groupName'));
       if (group === undefined && options.project) {
-        const resource = options.project.resources.find((r) => r.path !== undefined && path.posix.dirname(r.path) === dir)
-          ?? options.project.resources.find((r) => dir === `api/${r.group}/${r.version}` || (dir === `api/${r.version}` && r.version === version));
+        const resource =
+          options.project.resources.find((r) => r.path !== undefined && path.posix.dirname(r.path) === dir) ??
+          options.project.resources.find((r) => dir === `api/${r.group}/${r.version}` || (dir === `api/${r.version}` && r.version === version));
         if (resource) group = fullGroup(resource);
       }
       const hasRoot = [...declarations.values()].some((d) => findMarker(d.markers, 'kubebuilder:object:root'));
@@ -205,7 +210,17 @@ class ModelBuilder {
     if (existing) return existing;
     const ts = this.ts;
     const node = sourceFile;
-    const state: FileState = { sourceFile, relative, declarations: new Map(), imports: new Map(), exportAliases: new Map(), reexports: [], packageMarkers: [], indexed: false, resolved: false };
+    const state: FileState = {
+      sourceFile,
+      relative,
+      declarations: new Map(),
+      imports: new Map(),
+      exportAliases: new Map(),
+      reexports: [],
+      packageMarkers: [],
+      indexed: false,
+      resolved: false,
+    };
     this.files.set(relative, state);
     const claimed = new Set<number>();
     for (const statement of node.statements) {
@@ -334,29 +349,30 @@ class ModelBuilder {
     state.resolved = true;
     const ts = this.ts;
     const sourceFile = state.sourceFile;
-    for (const { declaration, node } of state.declarations.values()) this.collect(() => {
-      if (ts.isInterfaceDeclaration(node)) {
-        const index = node.members.find(ts.isIndexSignatureDeclaration);
-        if (index) {
-          // `interface X { [key: string]: T }` is a map; mixing it with properties has no schema.
-          declaration.aliasOf =
-            node.members.length === 1 && index.type && !node.heritageClauses
-              ? (indexKeyError(ts, index, declaration.name) ?? { kind: 'map', values: this.typeRef(state, index.type, sourceFile, declaration.name), text: declaration.name })
-              : { kind: 'unresolved', text: declaration.name, reason: 'it mixes properties with an index signature; use a struct or a map (Record<string, T>), not both' };
-          return;
-        }
-        declaration.fields = this.members(state, node.members, sourceFile, declaration.name);
-        for (const clause of node.heritageClauses ?? []) {
-          for (const heritage of clause.types) {
-            declaration.extends.push(this.resolveName(state, heritage.expression.getText(sourceFile), heritage.typeArguments, heritage, sourceFile));
+    for (const { declaration, node } of state.declarations.values())
+      this.collect(() => {
+        if (ts.isInterfaceDeclaration(node)) {
+          const index = node.members.find(ts.isIndexSignatureDeclaration);
+          if (index) {
+            // `interface X { [key: string]: T }` is a map; mixing it with properties has no schema.
+            declaration.aliasOf =
+              node.members.length === 1 && index.type && !node.heritageClauses
+                ? (indexKeyError(ts, index, declaration.name) ?? { kind: 'map', values: this.typeRef(state, index.type, sourceFile, declaration.name), text: declaration.name })
+                : { kind: 'unresolved', text: declaration.name, reason: 'it mixes properties with an index signature; use a struct or a map (Record<string, T>), not both' };
+            return;
           }
+          declaration.fields = this.members(state, node.members, sourceFile, declaration.name);
+          for (const clause of node.heritageClauses ?? []) {
+            for (const heritage of clause.types) {
+              declaration.extends.push(this.resolveName(state, heritage.expression.getText(sourceFile), heritage.typeArguments, heritage, sourceFile));
+            }
+          }
+        } else if (ts.isTypeAliasDeclaration(node)) {
+          declaration.aliasOf = this.typeRef(state, node.type, sourceFile, declaration.name);
+        } else if (ts.isEnumDeclaration(node)) {
+          declaration.aliasOf = this.enumRef(node, sourceFile);
         }
-      } else if (ts.isTypeAliasDeclaration(node)) {
-        declaration.aliasOf = this.typeRef(state, node.type, sourceFile, declaration.name);
-      } else if (ts.isEnumDeclaration(node)) {
-        declaration.aliasOf = this.enumRef(node, sourceFile);
-      }
-    });
+      });
   }
 
   /** A TypeScript enum whose members all have string or number initialisers is an enum of those values. */
@@ -452,9 +468,7 @@ class ModelBuilder {
       return { kind: 'object', fields: this.members(state, node.members, sourceFile, owner ?? 'object'), text };
     }
     if (ts.isUnionTypeNode(node)) {
-      const members = node.types.filter(
-        (t) => t.kind !== ts.SyntaxKind.UndefinedKeyword && !(ts.isLiteralTypeNode(t) && t.literal.kind === ts.SyntaxKind.NullKeyword),
-      );
+      const members = node.types.filter((t) => t.kind !== ts.SyntaxKind.UndefinedKeyword && !(ts.isLiteralTypeNode(t) && t.literal.kind === ts.SyntaxKind.NullKeyword));
       if (members.length === 1) return this.typeRef(state, members[0]!, sourceFile, owner);
       const literals = members.map((m) => (ts.isLiteralTypeNode(m) ? literalValue(ts, m) : undefined));
       if (literals.includes(true) && literals.includes(false) && literals.length === 2) return { kind: 'boolean', text };
@@ -511,7 +525,12 @@ class ModelBuilder {
       }
       const declaredAs = otherDeclarationKind(this.ts, sourceFile, name.slice(0, dot));
       if (declaredAs === 'namespace') {
-        return { kind: 'unresolved', text, reason: 'types inside a namespace are not read', fix: 'declare the type at the top level of an API file (or a relatively imported file)' };
+        return {
+          kind: 'unresolved',
+          text,
+          reason: 'types inside a namespace are not read',
+          fix: 'declare the type at the top level of an API file (or a relatively imported file)',
+        };
       }
       return { kind: 'unresolved', text, reason: `"${name.slice(0, dot)}" is not a namespace import of ${WELL_KNOWN_MODULE}` };
     }
@@ -528,18 +547,13 @@ class ModelBuilder {
     if (declaredAs === 'class') return { kind: 'unresolved', text, reason: `"${name}" is a class`, fix: `declare ${name} as an interface: kop reads interfaces and type aliases` };
     const owningDeclaration = owner ? state.declarations.get(owner.split('.')[0]!) : undefined;
     const owningNode = owningDeclaration?.node;
-    const typeParameters =
-      owningNode && (this.ts.isInterfaceDeclaration(owningNode) || this.ts.isTypeAliasDeclaration(owningNode)) ? owningNode.typeParameters : undefined;
+    const typeParameters = owningNode && (this.ts.isInterfaceDeclaration(owningNode) || this.ts.isTypeAliasDeclaration(owningNode)) ? owningNode.typeParameters : undefined;
     if (typeParameters?.some((p) => p.name.text === name)) {
       return { kind: 'unresolved', text, reason: `"${name}" is a type parameter, and a structural schema has none`, fix: 'write the concrete type in a non-generic declaration' };
     }
     return { kind: 'unresolved', text, reason: `"${name}" is not declared in this file, imported from a relative file, or imported from ${WELL_KNOWN_MODULE}` };
   }
-
 }
-
-
-
 
 function literalValue(ts: typeof TypeScript, node: TypeScript.LiteralTypeNode): string | number | boolean | undefined {
   const literal = node.literal;
@@ -552,10 +566,6 @@ function literalValue(ts: typeof TypeScript, node: TypeScript.LiteralTypeNode): 
   if (literal.kind === ts.SyntaxKind.FalseKeyword) return false;
   return undefined;
 }
-
-
-
-
 
 /** What to write instead of built-in types that have no JSON schema. */
 const BUILTIN_TYPE_FIXES: Record<string, { reason: string; fix: string }> = {

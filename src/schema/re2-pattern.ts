@@ -90,7 +90,11 @@ function checkPattern(pattern: string): void {
     if (repeat !== undefined) {
       if (pattern[i] === '?') i++; // lazy
       if (lastRepeat !== undefined) {
-        refuse(pattern[i - 1] === '+' && repeat === '+' ? `${lastRepeat}+ is a possessive quantifier, which RE2 does not support` : `${lastRepeat}${repeat} repeats a repetition, which RE2 refuses`);
+        refuse(
+          pattern[i - 1] === '+' && repeat === '+'
+            ? `${lastRepeat}+ is a possessive quantifier, which RE2 does not support`
+            : `${lastRepeat}${repeat} repeats a repetition, which RE2 refuses`,
+        );
       }
       if (!operand) refuse(`${repeat} has nothing before it to repeat`);
       lastRepeat = repeat;

@@ -39,7 +39,10 @@ export function truncateDescriptions(root: JSONSchemaProps, maxLength: number): 
 export function truncateDescription(description: string, maxLength: number): string {
   const bytes = Buffer.from(description, 'utf8');
   if (bytes.length <= maxLength) return description;
-  const cut = bytes.subarray(0, maxLength).toString('utf8').replace(/\uFFFD$/, '');
+  const cut = bytes
+    .subarray(0, maxLength)
+    .toString('utf8')
+    .replace(/\uFFFD$/, '');
   const sentenceEnd = lastIndexOf(cut, /\p{Sentence_Terminal}/u);
   if (sentenceEnd > 0) return cut.slice(0, sentenceEnd + 1);
   const space = lastIndexOf(cut, /\p{White_Space}/u);
@@ -88,7 +91,8 @@ export function checkStructural(root: JSONSchemaProps, origins: SchemaOrigins, f
     if (junctor) checkValueValidationOnly(node, typeAllowed, report);
     if (intOrString && preserve) report('x-kubernetes-preserve-unknown-fields cannot be combined with x-kubernetes-int-or-string; drop one of the two markers');
     if (intOrString && node.type) report(`type "${node.type}" cannot be combined with x-kubernetes-int-or-string; use IntOrString from kop/api`);
-    if (node.uniqueItems === true) report('uniqueItems: true is refused by the apiserver (quadratic cost); use +listType=set for unique scalars or +listType=map for keyed objects');
+    if (node.uniqueItems === true)
+      report('uniqueItems: true is refused by the apiserver (quadratic cost); use +listType=set for unique scalars or +listType=map for keyed objects');
     if (!junctor && node.properties && node.additionalProperties !== undefined) report('has both properties and additionalProperties; use either a struct or a map');
     if (!junctor && node['x-kubernetes-embedded-resource'] && node.type !== 'object') report('an embedded resource must be an object');
     if (!junctor) checkList(node, report);
@@ -202,14 +206,14 @@ function validateAgainst(value: JSONValue, schema: JSONSchemaProps, path: string
       return problems;
     }
   } else if (schema.type) {
-    const ok =
-      schema.type === 'integer' ? kind === 'number' && Number.isInteger(value) : schema.type === 'number' ? kind === 'number' : schema.type === kind;
+    const ok = schema.type === 'integer' ? kind === 'number' && Number.isInteger(value) : schema.type === 'number' ? kind === 'number' : schema.type === kind;
     if (!ok) {
       problems.push(`${at} must be ${schema.type === 'integer' ? 'an integer' : `of type ${schema.type}`}`);
       return problems;
     }
   }
-  if (schema.enum && !schema.enum.some((e) => JSON.stringify(e) === JSON.stringify(value))) problems.push(`${at} must be one of ${schema.enum.map((e) => JSON.stringify(e)).join(', ')}`);
+  if (schema.enum && !schema.enum.some((e) => JSON.stringify(e) === JSON.stringify(value)))
+    problems.push(`${at} must be one of ${schema.enum.map((e) => JSON.stringify(e)).join(', ')}`);
   if (typeof value === 'number') {
     if (schema.minimum !== undefined && (schema.exclusiveMinimum ? value <= schema.minimum : value < schema.minimum)) problems.push(`${at} is below the minimum ${schema.minimum}`);
     if (schema.maximum !== undefined && (schema.exclusiveMaximum ? value >= schema.maximum : value > schema.maximum)) problems.push(`${at} is above the maximum ${schema.maximum}`);
@@ -258,10 +262,8 @@ function validateAgainst(value: JSONValue, schema: JSONSchemaProps, path: string
 function junctorProblems(value: JSONValue, schema: JSONSchemaProps, path: string): string[] {
   const at = path || 'the value';
   const problems: string[] = [];
-  const branches = (key: 'allOf' | 'anyOf' | 'oneOf') =>
-    (schema[key] ?? []).map((branch, i) => ({ name: `${key}[${i}]`, problems: validateAgainst(value, branch, path, true) }));
-  const explain = (failed: { name: string; problems: string[] }[]) =>
-    failed.map((f) => `${f.name}: ${f.problems.join(', ')}`).join('; ');
+  const branches = (key: 'allOf' | 'anyOf' | 'oneOf') => (schema[key] ?? []).map((branch, i) => ({ name: `${key}[${i}]`, problems: validateAgainst(value, branch, path, true) }));
+  const explain = (failed: { name: string; problems: string[] }[]) => failed.map((f) => `${f.name}: ${f.problems.join(', ')}`).join('; ');
   if (schema.allOf) {
     const failed = branches('allOf').filter((b) => b.problems.length > 0);
     if (failed.length > 0) problems.push(`${at} must validate all the schemas (allOf): ${explain(failed)}`);

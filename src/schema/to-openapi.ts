@@ -177,7 +177,12 @@ export class OpenApiConverter {
     }
     if (ref.kind === 'object') return ref.fields;
     if (ref.kind === 'intersection') return ref.members.flatMap((m) => this.fieldsOf(m, site));
-    throw new UnsupportedUnionError(site.location, site.subject, `"${ref.text}" in an intersection or extends clause is not an object type`, 'extend or intersect only interfaces and object types');
+    throw new UnsupportedUnionError(
+      site.location,
+      site.subject,
+      `"${ref.text}" in an intersection or extends clause is not an object type`,
+      'extend or intersect only interfaces and object types',
+    );
   }
 
   private recursive(target: TypeDeclaration, site: Site): never {
@@ -205,10 +210,7 @@ export class OpenApiConverter {
       schema = this.structSchema(allFields(target), target.file, target.name);
     } else {
       const alias = target.aliasOf!;
-      schema =
-        alias.kind === 'object' || alias.kind === 'intersection'
-          ? this.structSchema(allFields(target), target.file, target.name)
-          : this.typeSchema(alias, ownSite);
+      schema = alias.kind === 'object' || alias.kind === 'intersection' ? this.structSchema(allFields(target), target.file, target.name) : this.typeSchema(alias, ownSite);
     }
     this.stack.pop();
     if (verbatim) {
@@ -320,7 +322,12 @@ export class OpenApiConverter {
     }
     const other = markers.find((m) => m !== marker && !PRESENCE_MARKERS.has(m.name));
     if (other) {
-      throw new MarkerPlacementError(other.location, `${site.subject} (+${other.name})`, '+kop:schema gives the whole schema here, so this marker would change nothing', 'put the constraint inside the JSON of +kop:schema, or remove +kop:schema');
+      throw new MarkerPlacementError(
+        other.location,
+        `${site.subject} (+${other.name})`,
+        '+kop:schema gives the whole schema here, so this marker would change nothing',
+        'put the constraint inside the JSON of +kop:schema, or remove +kop:schema',
+      );
     }
     const schema = cloneSchema(value) as JSONSchemaProps;
     if (doc && schema.description === undefined) schema.description = doc;
@@ -439,11 +446,15 @@ export class OpenApiConverter {
         if (short === 'Pattern') {
           const problem = re2PatternProblem(String(value));
           if (problem) {
-            throw new MarkerSyntaxError(marker.location, `+${marker.name}`, `the apiserver cannot compile this pattern: ${problem}`, 'write it in RE2 syntax (Go regexp), which the apiserver uses; lookarounds and backreferences have no RE2 form');
+            throw new MarkerSyntaxError(
+              marker.location,
+              `+${marker.name}`,
+              `the apiserver cannot compile this pattern: ${problem}`,
+              'write it in RE2 syntax (Go regexp), which the apiserver uses; lookarounds and backreferences have no RE2 form',
+            );
           }
           schema.pattern = String(value);
-        }
-        else schema[short === 'MinLength' ? 'minLength' : 'maxLength'] = value as number;
+        } else schema[short === 'MinLength' ? 'minLength' : 'maxLength'] = value as number;
         break;
       case 'MinItems':
       case 'MaxItems':
@@ -451,8 +462,7 @@ export class OpenApiConverter {
         if (fit.type !== 'array') this.misplaced(marker, site, 'arrays', fit);
         if (short === 'UniqueItems') {
           if (value === true) schema.uniqueItems = true;
-        }
-        else schema[short === 'MinItems' ? 'minItems' : 'maxItems'] = value as number;
+        } else schema[short === 'MinItems' ? 'minItems' : 'maxItems'] = value as number;
         break;
       case 'MinProperties':
       case 'MaxProperties':
@@ -487,7 +497,12 @@ export class OpenApiConverter {
   private celRule(marker: Marker, site: Site): ValidationRule {
     const reason = marker.args.reason;
     if (reason !== undefined && !CEL_REASONS.includes(String(reason))) {
-      throw new MarkerPlacementError(marker.location, `${site.subject} (+${marker.name})`, `reason "${String(reason)}" is not one the apiserver accepts`, `use ${CEL_REASONS.join(', ')}`);
+      throw new MarkerPlacementError(
+        marker.location,
+        `${site.subject} (+${marker.name})`,
+        `reason "${String(reason)}" is not one the apiserver accepts`,
+        `use ${CEL_REASONS.join(', ')}`,
+      );
     }
     return celRule(marker);
   }
@@ -496,7 +511,12 @@ export class OpenApiConverter {
     const fields = (marker.value as JSONValue[]).map(String);
     for (const field of fields) {
       if (!schema.properties?.[field]) {
-        throw new MarkerPlacementError(marker.location, `${site.subject} (+${marker.name})`, `names field "${field}", which the type does not have`, `list fields of ${site.subject}: ${Object.keys(schema.properties ?? {}).join(', ')}`);
+        throw new MarkerPlacementError(
+          marker.location,
+          `${site.subject} (+${marker.name})`,
+          `names field "${field}", which the type does not have`,
+          `list fields of ${site.subject}: ${Object.keys(schema.properties ?? {}).join(', ')}`,
+        );
       }
     }
     const has = `[${fields.map((f) => `has(self.${f})`).join(',')}].filter(x,x==true).size()`;
@@ -508,7 +528,12 @@ export class OpenApiConverter {
 
   private misplaced(marker: Marker, site: Site, fits: string, schema: JSONSchemaProps): never {
     const actual = schema['x-kubernetes-int-or-string'] ? 'int-or-string' : (schema.type ?? 'untyped');
-    throw new MarkerPlacementError(marker.location, `${site.subject} (+${marker.name})`, `this marker applies to ${fits}, and the type here is ${actual}`, 'remove the marker or move it to a property of a fitting type');
+    throw new MarkerPlacementError(
+      marker.location,
+      `${site.subject} (+${marker.name})`,
+      `this marker applies to ${fits}, and the type here is ${actual}`,
+      'remove the marker or move it to a property of a fitting type',
+    );
   }
 
   private badValue(marker: Marker, site: Site, allowed: string): never {
@@ -556,7 +581,11 @@ function enumSchema(values: (string | number | boolean)[], text: string, site: S
 }
 
 function sortRecord<T>(record: Record<string, T>): Record<string, T> {
-  return Object.fromEntries(Object.keys(record).sort().map((k) => [k, record[k]!]));
+  return Object.fromEntries(
+    Object.keys(record)
+      .sort()
+      .map((k) => [k, record[k]!]),
+  );
 }
 
 /** kop/api's names for Go's built-in integer types, which controller-gen does not see as named types. */

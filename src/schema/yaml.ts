@@ -27,7 +27,9 @@ function emitValue(value: Json, indent: string, out: string[], position: 'top' |
     return;
   }
   if (value !== null && typeof value === 'object') {
-    const keys = Object.keys(value).filter((k) => value[k] !== undefined).sort(compareKeys);
+    const keys = Object.keys(value)
+      .filter((k) => value[k] !== undefined)
+      .sort(compareKeys);
     if (keys.length === 0) return void out.push(position === 'top' ? '{}\n' : ' {}\n');
     if (position === 'mapValue') out.push('\n');
     keys.forEach((key, i) => {

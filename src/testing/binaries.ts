@@ -50,11 +50,7 @@ export class ControlPlaneBinariesNotFoundError extends Error {
  * variable) is authoritative: if the file is not there, that is an error rather than a
  * silent fall-through to some other version.
  */
-export function findControlPlaneBinary(
-  binary: ControlPlaneBinary,
-  explicitPath?: string,
-  env: Environment = process.env,
-): string {
+export function findControlPlaneBinary(binary: ControlPlaneBinary, explicitPath?: string, env: Environment = process.env): string {
   const variable = TEST_ASSET_VARIABLES[binary];
   const named = explicitPath ?? env[variable] ?? (env.KUBEBUILDER_ASSETS ? join(env.KUBEBUILDER_ASSETS, binary) : undefined);
   if (named) {
@@ -68,10 +64,7 @@ export function findControlPlaneBinary(
 }
 
 /** Finds kube-apiserver and etcd (required) and kubectl (optional). */
-export function findControlPlaneBinaries(
-  explicit: BinaryPathOptions = {},
-  env: Environment = process.env,
-): ControlPlaneBinaryPaths {
+export function findControlPlaneBinaries(explicit: BinaryPathOptions = {}, env: Environment = process.env): ControlPlaneBinaryPaths {
   const paths: ControlPlaneBinaryPaths = {
     kubeApiServer: findControlPlaneBinary('kube-apiserver', explicit.kubeApiServer, env),
     etcd: findControlPlaneBinary('etcd', explicit.etcd, env),

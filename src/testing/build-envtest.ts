@@ -112,9 +112,7 @@ export async function buildEnvtestBinaries(options: BuildEnvtestOptions = {}): P
     ];
     for (const target of targets.filter((candidate) => missing.includes(candidate.binary))) {
       const started = Date.now();
-      progress(
-        `building ${target.binary} (${target.pkg})${target.binary === 'kube-apiserver' ? '; a cold build takes 5 to 20 minutes' : ''}`,
-      );
+      progress(`building ${target.binary} (${target.pkg})${target.binary === 'kube-apiserver' ? '; a cold build takes 5 to 20 minutes' : ''}`);
       const output = join(binDir, `.${target.binary}.${process.pid}.tmp`);
       try {
         await execa('go', ['build', '-ldflags', target.ldflags, '-o', output, target.pkg], {
@@ -142,8 +140,7 @@ export async function binaryVersion(path: string, binary: ControlPlaneBinary): P
   try {
     const args = binary === 'kubectl' ? ['version', '--client'] : ['--version'];
     const { stdout } = await execa(path, args, { timeout: 20_000 });
-    const match =
-      binary === 'etcd' ? /etcd Version:\s*(\S+)/.exec(stdout) : binary === 'kubectl' ? /Client Version:\s*(\S+)/.exec(stdout) : /Kubernetes\s+(\S+)/.exec(stdout);
+    const match = binary === 'etcd' ? /etcd Version:\s*(\S+)/.exec(stdout) : binary === 'kubectl' ? /Client Version:\s*(\S+)/.exec(stdout) : /Kubernetes\s+(\S+)/.exec(stdout);
     return match?.[1];
   } catch {
     return undefined;

@@ -93,9 +93,7 @@ export class HelmNotFoundError extends Error {
  */
 export function findHelm(env: Environment = process.env): string {
   const named = env.KOP_HELM;
-  const candidates = named
-    ? [named]
-    : [...(env.KUBEBUILDER_ASSETS ? [join(env.KUBEBUILDER_ASSETS, 'helm')] : []), join(envtestCacheDir(PINNED_KUBERNETES_VERSION, env), 'helm')];
+  const candidates = named ? [named] : [...(env.KUBEBUILDER_ASSETS ? [join(env.KUBEBUILDER_ASSETS, 'helm')] : []), join(envtestCacheDir(PINNED_KUBERNETES_VERSION, env), 'helm')];
   for (const candidate of candidates) {
     try {
       accessSync(candidate, constants.X_OK);

@@ -157,14 +157,8 @@ interface ResolvedOptions {
 /** Applies the envtest environment variables under the explicit options. */
 export function resolveControlPlaneOptions(options: ControlPlaneOptions, env: Environment): ResolvedOptions {
   return {
-    startTimeoutMs:
-      options.startTimeoutMs ??
-      parseDuration(env.KUBEBUILDER_CONTROLPLANE_START_TIMEOUT, 'KUBEBUILDER_CONTROLPLANE_START_TIMEOUT') ??
-      DEFAULT_START_TIMEOUT_MS,
-    stopTimeoutMs:
-      options.stopTimeoutMs ??
-      parseDuration(env.KUBEBUILDER_CONTROLPLANE_STOP_TIMEOUT, 'KUBEBUILDER_CONTROLPLANE_STOP_TIMEOUT') ??
-      DEFAULT_STOP_TIMEOUT_MS,
+    startTimeoutMs: options.startTimeoutMs ?? parseDuration(env.KUBEBUILDER_CONTROLPLANE_START_TIMEOUT, 'KUBEBUILDER_CONTROLPLANE_START_TIMEOUT') ?? DEFAULT_START_TIMEOUT_MS,
+    stopTimeoutMs: options.stopTimeoutMs ?? parseDuration(env.KUBEBUILDER_CONTROLPLANE_STOP_TIMEOUT, 'KUBEBUILDER_CONTROLPLANE_STOP_TIMEOUT') ?? DEFAULT_STOP_TIMEOUT_MS,
     attachOutput: options.attachOutput ?? parseBoolean(env.KUBEBUILDER_ATTACH_CONTROL_PLANE_OUTPUT),
     useExistingCluster: options.useExistingCluster ?? parseBoolean(env.USE_EXISTING_CLUSTER),
   };
@@ -216,10 +210,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   };
 
   try {
-    const [pki, webhooks] = await Promise.all([
-      createPki(dir),
-      webhookInputs ? prepareWebhooks(options.webhooks!, webhookInputs, dir) : undefined,
-    ]);
+    const [pki, webhooks] = await Promise.all([createPki(dir), webhookInputs ? prepareWebhooks(options.webhooks!, webhookInputs, dir) : undefined]);
     const deadline = Date.now() + resolved.startTimeoutMs;
     let started: Started | undefined;
     for (let attempt = 1; !started; attempt++) {

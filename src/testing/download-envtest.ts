@@ -240,7 +240,7 @@ export async function extractEnvtestArchive(archivePath: string, targetDir: stri
 }
 
 function writeAll(fd: number, chunk: Buffer): void {
-  for (let written = 0; written < chunk.length; ) written += writeSync(fd, chunk, written);
+  for (let written = 0; written < chunk.length;) written += writeSync(fd, chunk, written);
 }
 
 /**

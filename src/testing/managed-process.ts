@@ -95,7 +95,11 @@ export class ManagedProcess {
 
   /** The last lines the child wrote to stdout and stderr. */
   outputTail(maxLines = 30): string {
-    return this.tail.split('\n').slice(-maxLines - 1).join('\n').trimEnd();
+    return this.tail
+      .split('\n')
+      .slice(-maxLines - 1)
+      .join('\n')
+      .trimEnd();
   }
 
   /**

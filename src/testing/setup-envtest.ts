@@ -1,13 +1,7 @@
 import { join } from 'node:path';
 import { binaryVersion, buildEnvtestBinaries, GoUnavailableError, type BuildEnvtestOptions, type BuildEnvtestResult } from './build-envtest.js';
 import { envtestCacheDir } from './cache-dir.js';
-import {
-  currentEnvtestPlatform,
-  downloadEnvtestBinaries,
-  envtestArchiveName,
-  envtestDownloadSource,
-  type EnvtestPlatform,
-} from './download-envtest.js';
+import { currentEnvtestPlatform, downloadEnvtestBinaries, envtestArchiveName, envtestDownloadSource, type EnvtestPlatform } from './download-envtest.js';
 import { normalizeKubernetesVersion, PINNED_KUBERNETES_VERSION } from './versions.js';
 
 /** Where {@link setupEnvtest} got the binaries from. */
@@ -144,7 +138,10 @@ export async function envtestBinariesProblem(dir: string, kubernetesVersion: str
   ]);
   const problems: string[] = [];
   const want = `v${kubernetesVersion}`;
-  for (const [binary, version] of [['kube-apiserver', apiServer], ['kubectl', kubectl]] as const) {
+  for (const [binary, version] of [
+    ['kube-apiserver', apiServer],
+    ['kubectl', kubectl],
+  ] as const) {
     if (version === undefined) problems.push(`no working ${binary}`);
     else if (version !== want) problems.push(`${binary} is ${version}, not ${want}`);
   }

@@ -274,11 +274,7 @@ export async function prepareWebhooks(
  * only dry-run ConfigMaps with a random label, shows when that informer has caught up (its events
  * arrive in order, so the probe's arrival means the earlier ones have arrived too).
  */
-export async function installWebhookConfigurations(
-  transport: ApiServerTransport,
-  prepared: PreparedWebhooks,
-  deadline: number,
-): Promise<void> {
+export async function installWebhookConfigurations(transport: ApiServerTransport, prepared: PreparedWebhooks, deadline: number): Promise<void> {
   for (const configuration of prepared.configurations) await createOrReplace(transport, configuration);
   for (const configuration of prepared.configurations) {
     const path = `${configurationPath(configuration.kind)}/${encodeURIComponent(configuration.metadata.name)}`;
@@ -297,12 +293,7 @@ export async function installWebhookConfigurations(
  * the server keeps its certificate; configurations no longer in the files are deleted. Returns
  * what is installed now. Patched CRDs take a changed conversion patch when they are next installed.
  */
-export async function reloadWebhooks(
-  transport: ApiServerTransport,
-  prepared: PreparedWebhooks,
-  options: WebhookInstallOptions,
-  deadline: number,
-): Promise<PreparedWebhooks> {
+export async function reloadWebhooks(transport: ApiServerTransport, prepared: PreparedWebhooks, options: WebhookInstallOptions, deadline: number): Promise<PreparedWebhooks> {
   const inputs = readWebhookInputs(options);
   const configurations = inputs.configurations.map((configuration) => rewriteWebhookConfiguration(configuration, prepared.serving.url, prepared.caBundle));
   const kept = (old: WebhookConfiguration) => configurations.some((configuration) => configuration.kind === old.kind && configuration.metadata.name === old.metadata.name);
@@ -345,12 +336,7 @@ export async function uninstallWebhooks(transport: ApiServerTransport, prepared:
 
 const PROBE_LABEL = 'testing.kop.dev/webhook-probe';
 
-async function waitForAdmissionToSee(
-  transport: ApiServerTransport,
-  kinds: WebhookConfigurationKind[],
-  caBundle: string,
-  deadline: number,
-): Promise<void> {
+async function waitForAdmissionToSee(transport: ApiServerTransport, kinds: WebhookConfigurationKind[], caBundle: string, deadline: number): Promise<void> {
   const token = randomUUID().slice(0, 8);
   const probes = kinds.map((kind) => probeConfiguration(kind, token, caBundle));
   // Mutating webhooks run before validating ones, so the mutating probe is seen (and removed) first.

@@ -26,12 +26,7 @@ const equal = (a: Buffer | undefined, b: Buffer | undefined): boolean => (a === 
  * (kop's DO NOT EDIT header) are not merged: kop's version is taken and regenerated afterwards.
  * PROJECT is left to the caller. Files neither kop scaffolded are not looked at.
  */
-export async function mergeProject(
-  base: Snapshot,
-  theirs: Snapshot,
-  readOurs: (file: string) => Promise<Buffer | undefined>,
-  theirsLabel: string,
-): Promise<FileOutcome[]> {
+export async function mergeProject(base: Snapshot, theirs: Snapshot, readOurs: (file: string) => Promise<Buffer | undefined>, theirsLabel: string): Promise<FileOutcome[]> {
   const outcomes: FileOutcome[] = [];
   const paths = [...new Set([...base.keys(), ...theirs.keys()])].filter((file) => file !== PROJECT_FILE).sort();
   for (const file of paths) {

@@ -312,7 +312,10 @@ const apiFeature: ProjectFeature = {
       if (origin === 'core') {
         // A built-in kind: reconcilers only (its types are kop/api's).
         if (!options.controller) continue;
-        steps.push(createApiStep({ ...gvk, resource: false, controller: true, ...(options.controllerName === undefined ? {} : { controllerName: options.controllerName }) }), ...more());
+        steps.push(
+          createApiStep({ ...gvk, resource: false, controller: true, ...(options.controllerName === undefined ? {} : { controllerName: options.controllerName }) }),
+          ...more(),
+        );
         continue;
       }
       if (origin === 'external-module') {
@@ -320,7 +323,17 @@ const apiFeature: ProjectFeature = {
         const crd = module !== undefined && isCrdSource(module);
         if (crd && importedModules.has(module!)) {
           // Imported with the module's first kind: its reconcilers find the kind among the imported ones.
-          if (options.controller) steps.push(createApiStep({ ...gvk, plural: resource.plural, resource: false, controller: true, ...(options.controllerName === undefined ? {} : { controllerName: options.controllerName }) }), ...more());
+          if (options.controller)
+            steps.push(
+              createApiStep({
+                ...gvk,
+                plural: resource.plural,
+                resource: false,
+                controller: true,
+                ...(options.controllerName === undefined ? {} : { controllerName: options.controllerName }),
+              }),
+              ...more(),
+            );
           continue;
         }
         if (!options.controller) continue;
@@ -333,7 +346,16 @@ const apiFeature: ProjectFeature = {
           importedModules.add(module!);
           steps.push(copyModuleStep(module!, await moduleFiles(module!, input), read));
         }
-        steps.push(createApiStep({ ...gvk, plural: resource.plural, resource: false, controller: true, ...(options.controllerName === undefined ? {} : { controllerName: options.controllerName }), ...external }));
+        steps.push(
+          createApiStep({
+            ...gvk,
+            plural: resource.plural,
+            resource: false,
+            controller: true,
+            ...(options.controllerName === undefined ? {} : { controllerName: options.controllerName }),
+            ...external,
+          }),
+        );
         steps.push(...more(crd ? {} : external));
         continue;
       }
@@ -470,9 +492,8 @@ async function pluginsOf(project: ProjectFile, read: ReplayInput['read']): Promi
 
 /** The deploy-image options PROJECT recorded for `resource`, when the plugin scaffolded it. */
 function deployImageOf(project: ProjectFile, resource: ProjectResource): DeployImageOptions | undefined {
-  return project.plugins?.[DEPLOY_IMAGE_PLUGIN]?.resources.find(
-    (entry) => entry.group === resource.group && entry.version === resource.version && entry.kind === resource.kind,
-  )?.options;
+  return project.plugins?.[DEPLOY_IMAGE_PLUGIN]?.resources.find((entry) => entry.group === resource.group && entry.version === resource.version && entry.kind === resource.kind)
+    ?.options;
 }
 
 /**

@@ -139,7 +139,8 @@ export async function replayWithKop(
   if (hasAlphaGenerate(kop.root)) {
     const args = ['alpha', 'generate', '--input-dir', inputDir, '--output-dir', dir, ...(options.kopSource === undefined ? [] : ['--kop-source', options.kopSource])];
     const failure = await run(args, 'alpha generate');
-    if (failure !== undefined) throw new KopError(`rebuilding the scaffold of kop ${kop.version} failed: ${failure}`, 'pass --from with a kop that can rebuild it, or fix what it names');
+    if (failure !== undefined)
+      throw new KopError(`rebuilding the scaffold of kop ${kop.version} failed: ${failure}`, 'pass --from with a kop that can rebuild it, or fix what it names');
     return [];
   }
   const skipped: SkippedStep[] = [];
@@ -157,7 +158,11 @@ export async function replayWithKop(
     }
     if (failure === undefined) continue;
     if (step.optional) skipped.push({ title: step.title, reason: failure });
-    else throw new KopError(`rebuilding the scaffold of kop ${kop.version} failed at \`kop ${step.title}\`: ${failure}`, 'pass --from with a kop that can rebuild it, or fix what it names');
+    else
+      throw new KopError(
+        `rebuilding the scaffold of kop ${kop.version} failed at \`kop ${step.title}\`: ${failure}`,
+        'pass --from with a kop that can rebuild it, or fix what it names',
+      );
   }
   return skipped;
 }

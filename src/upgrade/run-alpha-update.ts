@@ -138,7 +138,8 @@ export async function runAlphaUpdate(options: AlphaUpdateOptions, context: Conte
         `resolve the <<<<<<< ours / >>>>>>> kop ${toVersion} blocks, then run \`kop generate\` and your tests`,
       );
     }
-    if (result.written) context.out.info(`
+    if (result.written)
+      context.out.info(`
 The project is on kop ${toVersion}. Review the changes (git diff), build and test.`);
     return { ...result, ...summary };
   } finally {

@@ -75,10 +75,7 @@ const byName = (a: { name: string }, b: { name: string }): number => (a.name < b
  * it has webhooks. Two webhooks of one kind with the same name, or two webhookconfiguration
  * markers for one kind, are errors (the apiserver refuses the first; the second is ambiguous).
  */
-export function buildWebhookConfigurations(
-  webhooks: readonly WebhookMarker[],
-  configurations: readonly WebhookConfigurationMarker[] = [],
-): WebhookConfigurationObject[] {
+export function buildWebhookConfigurations(webhooks: readonly WebhookMarker[], configurations: readonly WebhookConfigurationMarker[] = []): WebhookConfigurationObject[] {
   const objects: WebhookConfigurationObject[] = [];
   for (const mutating of [true, false]) {
     const kind = mutating ? 'MutatingWebhookConfiguration' : 'ValidatingWebhookConfiguration';

@@ -35,7 +35,10 @@ export function convertingCrds(kinds: readonly ConvertingKind[], crds: readonly 
     const found = crds.find((c) => c.crd.spec.group === wanted.group && c.crd.spec.names.kind === wanted.kind);
     const where = `${wanted.kind} ${wanted.group}`;
     if (found === undefined) {
-      throw new KopError(`PROJECT records a conversion webhook for ${where}, but the API types have no such kind`, 'restore its types, or remove `webhooks.conversion` from its PROJECT entry');
+      throw new KopError(
+        `PROJECT records a conversion webhook for ${where}, but the API types have no such kind`,
+        'restore its types, or remove `webhooks.conversion` from its PROJECT entry',
+      );
     }
     const versions = found.crd.spec.versions.map((v) => v.name);
     if (versions.length < 2) {
@@ -46,7 +49,10 @@ export function convertingCrds(kinds: readonly ConvertingKind[], crds: readonly 
     }
     for (const version of [wanted.hub, ...wanted.spokes]) {
       if (!versions.includes(version)) {
-        throw new KopError(`${where} converts with ${version}, which its types do not declare (they declare ${versions.join(', ')})`, `restore ${version}, or remove it from the conversion in PROJECT`);
+        throw new KopError(
+          `${where} converts with ${version}, which its types do not declare (they declare ${versions.join(', ')})`,
+          `restore ${version}, or remove it from the conversion in PROJECT`,
+        );
       }
     }
     const storage = found.crd.spec.versions.find((v) => v.storage)?.name;
@@ -89,9 +95,7 @@ export function formatCrdKustomizeConfig(): string {
         fieldSpecs: [{ kind: 'CustomResourceDefinition', version: 'v1', group: 'apiextensions.k8s.io', path: 'spec/conversion/webhook/clientConfig/service/name' }],
       },
     ],
-    namespace: [
-      { kind: 'CustomResourceDefinition', version: 'v1', group: 'apiextensions.k8s.io', path: 'spec/conversion/webhook/clientConfig/service/namespace', create: false },
-    ],
+    namespace: [{ kind: 'CustomResourceDefinition', version: 'v1', group: 'apiextensions.k8s.io', path: 'spec/conversion/webhook/clientConfig/service/namespace', create: false }],
   };
   return `# ${GENERATED_HEADER}\n${stringifyYaml(config)}`;
 }

@@ -156,7 +156,11 @@ export function parseWebhookMarker(text: string, location: SourceLocation): Webh
   const versions = list('versions');
   const resources = list('resources');
   // The apiserver's rules for a RuleWithOperations: "*" stands alone, nothing is empty.
-  for (const [key, values] of [['groups', groups], ['versions', versions], ['verbs', operations]] as const) {
+  for (const [key, values] of [
+    ['groups', groups],
+    ['versions', versions],
+    ['verbs', operations],
+  ] as const) {
     if (values.length > 1 && values.includes('*')) fail(`${key}: "*" already matches everything; give it alone`);
   }
   if (versions.includes('')) fail('versions: a version must not be empty');

@@ -45,11 +45,17 @@ function report(program: ts.Program, entry: string): string {
       lines.push(`class ${name}`);
       const instance = checker.getDeclaredTypeOfSymbol(symbol);
       for (const member of checker.getPropertiesOfType(instance)) {
-        if (member.getName().startsWith('#') || (member.valueDeclaration && ts.getCombinedModifierFlags(member.valueDeclaration) & (ts.ModifierFlags.Private | ts.ModifierFlags.Protected))) continue;
+        if (
+          member.getName().startsWith('#') ||
+          (member.valueDeclaration && ts.getCombinedModifierFlags(member.valueDeclaration) & (ts.ModifierFlags.Private | ts.ModifierFlags.Protected))
+        )
+          continue;
         lines.push(`  ${member.getName()}: ${relative(checker.typeToString(checker.getTypeOfSymbolAtLocation(member, declaration), undefined, FLAGS))}`);
       }
     } else if (symbol.flags & (ts.SymbolFlags.Function | ts.SymbolFlags.Variable)) {
-      lines.push(`${symbol.flags & ts.SymbolFlags.Function ? 'function' : 'const'} ${name}: ${relative(checker.typeToString(checker.getTypeOfSymbolAtLocation(symbol, declaration), undefined, FLAGS))}`);
+      lines.push(
+        `${symbol.flags & ts.SymbolFlags.Function ? 'function' : 'const'} ${name}: ${relative(checker.typeToString(checker.getTypeOfSymbolAtLocation(symbol, declaration), undefined, FLAGS))}`,
+      );
     } else if (symbol.flags & ts.SymbolFlags.Interface) {
       lines.push(`interface ${name}`);
       for (const member of checker.getPropertiesOfType(checker.getDeclaredTypeOfSymbol(symbol))) {

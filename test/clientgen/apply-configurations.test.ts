@@ -154,7 +154,11 @@ export async function use(client: Client): Promise<void> {
           typeRoots: [path.join(repo, 'node_modules/@types')],
           skipLibCheck: true,
           baseUrl: '.',
-          paths: { 'kop/runtime': [path.join(repo, 'src/runtime/index.ts')], 'kop/runtime/client': [path.join(repo, 'src/runtime/client/index.ts')], 'kop/api': [path.join(repo, 'src/api/index.ts')] },
+          paths: {
+            'kop/runtime': [path.join(repo, 'src/runtime/index.ts')],
+            'kop/runtime/client': [path.join(repo, 'src/runtime/client/index.ts')],
+            'kop/api': [path.join(repo, 'src/api/index.ts')],
+          },
         },
         include: ['api/**/*.ts', 'use.ts'],
       }),
@@ -165,7 +169,7 @@ export async function use(client: Client): Promise<void> {
     expect(result.exitCode).toBe(0);
 
     // The same check can fail: an unexpected error makes tsc report, and so would an unused @ts-expect-error.
-    writeFileSync(path.join(dir, 'use.ts'), readFileSync(path.join(dir, 'use.ts'), 'utf8').replace("[{ days: 2 }]", "[{ name: 'ok', days: 2 }]"));
+    writeFileSync(path.join(dir, 'use.ts'), readFileSync(path.join(dir, 'use.ts'), 'utf8').replace('[{ days: 2 }]', "[{ name: 'ok', days: 2 }]"));
     const unused = await execa(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: dir, reject: false });
     expect(unused.stdout).toContain("Unused '@ts-expect-error' directive");
   }, 120_000);

@@ -16,10 +16,7 @@ function project(): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'kop-genclient-'));
   temps.push(dir);
   cpSync(path.join(here, 'fixtures/project/api'), path.join(dir, 'api'), { recursive: true });
-  writeFileSync(
-    path.join(dir, 'PROJECT'),
-    formatProjectFile({ version: '1', layout: [LAYOUT], domain: 'example.com', projectName: 'redis-operator', resources: [] }),
-  );
+  writeFileSync(path.join(dir, 'PROJECT'), formatProjectFile({ version: '1', layout: [LAYOUT], domain: 'example.com', projectName: 'redis-operator', resources: [] }));
   return dir;
 }
 
@@ -43,9 +40,7 @@ describe('kop generate client', () => {
     // The kind loses its scale subresource: the client must lose getScale/updateScale.
     const types = path.join(dir, 'api/cache/v1alpha1/rediscluster.types.ts');
     writeFileSync(types, readFileSync(types, 'utf8').replace(/^ \* \+kubebuilder:subresource:scale.*\n/m, ''));
-    await expect(runGenerate({ check: true, generators: client }, testContext({ cwd: dir }))).rejects.toThrow(
-      /stale: api\/cache\/v1alpha1\/rediscluster\.client\.ts/,
-    );
+    await expect(runGenerate({ check: true, generators: client }, testContext({ cwd: dir }))).rejects.toThrow(/stale: api\/cache\/v1alpha1\/rediscluster\.client\.ts/);
   });
 
   it('deletes the generated client of a kind whose types were removed, and keeps hand-written .client.ts files', async () => {
@@ -72,7 +67,14 @@ describe('kop generate client', () => {
   it('writes apply configurations for kinds with api.ssa only, and deletes them once PROJECT drops ssa', async () => {
     const dir = project();
     const withSsa = (ssa: boolean): ProjectResource[] => [
-      { group: 'cache', version: 'v1alpha1', kind: 'RedisCluster', plural: 'redisclusters', domain: 'example.com', api: { crdVersion: 'v1', namespaced: true, ...(ssa ? { ssa } : {}) } },
+      {
+        group: 'cache',
+        version: 'v1alpha1',
+        kind: 'RedisCluster',
+        plural: 'redisclusters',
+        domain: 'example.com',
+        api: { crdVersion: 'v1', namespaced: true, ...(ssa ? { ssa } : {}) },
+      },
     ];
     const writeProject = (ssa: boolean, generated?: string[]) =>
       writeFileSync(

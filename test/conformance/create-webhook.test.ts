@@ -30,15 +30,27 @@ interface Case {
 const CASES: Case[] = [
   { name: '--defaulting', api: { group: 'cache', version: 'v1', kind: 'RedisCluster' }, webhook: { defaulting: true } },
   { name: '--programmatic-validation', api: { group: 'cache', version: 'v1', kind: 'RedisCluster' }, webhook: { programmaticValidation: true } },
-  { name: '--defaulting --programmatic-validation, cluster-scoped', api: { group: 'infra', version: 'v1beta1', kind: 'Zone', namespaced: false }, webhook: { defaulting: true, programmaticValidation: true } },
+  {
+    name: '--defaulting --programmatic-validation, cluster-scoped',
+    api: { group: 'infra', version: 'v1beta1', kind: 'Zone', namespaced: false },
+    webhook: { defaulting: true, programmaticValidation: true },
+  },
   { name: 'both, in a group with dots', api: { group: 'net.edge', version: 'v2alpha1', kind: 'HTTPRoute' }, webhook: { defaulting: true, programmaticValidation: true } },
   {
     name: '--defaulting-path --validation-path',
     api: { group: 'crew', version: 'v1', kind: 'Sailor' },
     webhook: { defaulting: true, programmaticValidation: true, defaultingPath: '/custom-mutate-sailor', validationPath: '/custom-validate-sailor' },
   },
-  { name: 'a built-in kind of the core group (Pod)', api: { group: 'core', version: 'v1', kind: 'Pod', builtin: true }, webhook: { defaulting: true, programmaticValidation: true } },
-  { name: 'a built-in kind of a named group (Deployment)', api: { group: 'apps', version: 'v1', kind: 'Deployment', builtin: true }, webhook: { defaulting: true, programmaticValidation: true } },
+  {
+    name: 'a built-in kind of the core group (Pod)',
+    api: { group: 'core', version: 'v1', kind: 'Pod', builtin: true },
+    webhook: { defaulting: true, programmaticValidation: true },
+  },
+  {
+    name: 'a built-in kind of a named group (Deployment)',
+    api: { group: 'apps', version: 'v1', kind: 'Deployment', builtin: true },
+    webhook: { defaulting: true, programmaticValidation: true },
+  },
 ];
 
 async function scaffold(api: Case['api'], webhook: CreateWebhookOptions, extraVersion?: string): Promise<{ dir: string; cleanup: () => Promise<void> }> {

@@ -23,10 +23,12 @@ interface BadInputCase {
   message: RegExp;
 }
 
-const editTypes = (edit: (text: string) => string) => async (project: string): Promise<void> => {
-  const file = path.join(project, TYPES);
-  await writeFile(file, edit(await readFile(file, 'utf8')));
-};
+const editTypes =
+  (edit: (text: string) => string) =>
+  async (project: string): Promise<void> => {
+    const file = path.join(project, TYPES);
+    await writeFile(file, edit(await readFile(file, 'utf8')));
+  };
 
 const CASES: BadInputCase[] = [
   {
@@ -38,11 +40,31 @@ const CASES: BadInputCase[] = [
     message: /DNS-1123 label/,
   },
   { name: 'init: a kop project already here, without --force', args: ['init', '--domain', 'example.com'], exitCode: 1, message: /already has a PROJECT/ },
-  { name: 'init --force: a domain that contradicts PROJECT', args: ['init', '--force', '--domain', 'other.example', '--skip-install'], exitCode: 2, message: /contradicts PROJECT/ },
+  {
+    name: 'init --force: a domain that contradicts PROJECT',
+    args: ['init', '--force', '--domain', 'other.example', '--skip-install'],
+    exitCode: 2,
+    message: /contradicts PROJECT/,
+  },
   { name: 'create api: lower-case kind', args: ['create', 'api', '--group', 'cache', '--version', 'v1', '--kind', 'memcached'], exitCode: 2, message: /UpperCamelCase/ },
-  { name: 'create api: kind the scaffold uses (Request)', args: ['create', 'api', '--group', 'cache', '--version', 'v1', '--kind', 'Request'], exitCode: 2, message: /already uses the name Request/ },
-  { name: 'create api: kind whose plural is over 63 characters', args: ['create', 'api', '--group', 'cache', '--version', 'v1', '--kind', `A${'b'.repeat(62)}`], exitCode: 2, message: /64 characters/ },
-  { name: 'create api: CRD name over 253 characters', args: ['create', 'api', '--group', Array.from({ length: 4 }, () => 'g'.repeat(60)).join('.'), '--version', 'v1', '--kind', 'Widget'], exitCode: 2, message: /at most 253/ },
+  {
+    name: 'create api: kind the scaffold uses (Request)',
+    args: ['create', 'api', '--group', 'cache', '--version', 'v1', '--kind', 'Request'],
+    exitCode: 2,
+    message: /already uses the name Request/,
+  },
+  {
+    name: 'create api: kind whose plural is over 63 characters',
+    args: ['create', 'api', '--group', 'cache', '--version', 'v1', '--kind', `A${'b'.repeat(62)}`],
+    exitCode: 2,
+    message: /64 characters/,
+  },
+  {
+    name: 'create api: CRD name over 253 characters',
+    args: ['create', 'api', '--group', Array.from({ length: 4 }, () => 'g'.repeat(60)).join('.'), '--version', 'v1', '--kind', 'Widget'],
+    exitCode: 2,
+    message: /at most 253/,
+  },
   {
     name: 'create api: a CRD file name over 255 characters (CRD name of 253)',
     args: ['create', 'api', '--group', ['a'.repeat(60), 'b'.repeat(60), 'c'.repeat(55)].join('.'), '--version', 'v1', '--kind', `A${'b'.repeat(61)}`],
@@ -50,9 +72,24 @@ const CASES: BadInputCase[] = [
     message: /would have a name of 258 characters; file names are limited to 255/,
   },
   { name: 'create api: invalid version', args: ['create', 'api', '--group', 'cache', '--version', 'V1', '--kind', 'Widget'], exitCode: 2, message: /invalid version/ },
-  { name: 'create api: an existing kind without --force', args: ['create', 'api', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'Memcached'], exitCode: 1, message: /already exists in PROJECT/ },
-  { name: 'create webhook: a kind not in PROJECT', args: ['create', 'webhook', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'Nope', '--defaulting'], exitCode: 1, message: /Nope cache\.example\.com\/v1alpha1 is not in PROJECT/ },
-  { name: 'create webhook: no webhook kind and no terminal', args: ['create', 'webhook', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'Memcached'], exitCode: 2, message: /no webhook to create/ },
+  {
+    name: 'create api: an existing kind without --force',
+    args: ['create', 'api', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'Memcached'],
+    exitCode: 1,
+    message: /already exists in PROJECT/,
+  },
+  {
+    name: 'create webhook: a kind not in PROJECT',
+    args: ['create', 'webhook', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'Nope', '--defaulting'],
+    exitCode: 1,
+    message: /Nope cache\.example\.com\/v1alpha1 is not in PROJECT/,
+  },
+  {
+    name: 'create webhook: no webhook kind and no terminal',
+    args: ['create', 'webhook', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'Memcached'],
+    exitCode: 2,
+    message: /no webhook to create/,
+  },
   {
     name: 'create webhook: --conversion for a kind of one version',
     args: ['create', 'webhook', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'Memcached', '--conversion', '--spoke', 'v1'],
@@ -65,7 +102,12 @@ const CASES: BadInputCase[] = [
     exitCode: 2,
     message: /--defaulting-path[^]*invalid webhook path "mutate me": it must start with "\/"/,
   },
-  { name: 'create webhook: a built-in kind kop has no descriptor for', args: ['create', 'webhook', '--group', 'core', '--version', 'v1', '--kind', 'Endpoints', '--defaulting'], exitCode: 1, message: /no built-in kind kop\/runtime has a descriptor for/ },
+  {
+    name: 'create webhook: a built-in kind kop has no descriptor for',
+    args: ['create', 'webhook', '--group', 'core', '--version', 'v1', '--kind', 'Endpoints', '--defaulting'],
+    exitCode: 1,
+    message: /no built-in kind kop\/runtime has a descriptor for/,
+  },
   { name: 'an unknown command with --help', args: ['frobnicate', '--help'], exitCode: 1, message: /^error: unknown command 'frobnicate'/ },
   { name: 'a misspelt command', args: ['create', 'webhok', '--group', 'cache'], exitCode: 1, message: /unknown command 'webhok'[^]*Did you mean webhook\?/ },
   {

@@ -28,35 +28,53 @@ describe('kop create webhook end to end', () => {
     if (parent) await rm(parent, { recursive: true, force: true });
   });
 
-  it('scaffolds, generates, type-checks and passes its own webhook tests against the apiserver', async () => {
-    for (const args of [
-      ['create', 'api', '--group', 'cache', '--version', 'v1', '--kind', 'RedisCluster', '--yes'],
-      ['create', 'api', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'RedisCluster', '--no-controller', '--yes'],
-    ]) {
-      const created = await kop(args);
-      expect(created.exitCode, created.stderr).toBe(0);
-    }
-    const webhook = await kop(['create', 'webhook', '--group', 'cache', '--version', 'v1', '--kind', 'RedisCluster', '--defaulting', '--programmatic-validation', '--conversion', '--spoke', 'v1alpha1']);
-    expect(webhook.exitCode, webhook.stderr).toBe(0);
-    expect(webhook.stdout).toMatch(/CREATE src\/webhooks\/cache\/v1\/rediscluster\.defaulter\.ts/);
-    const again = await kop(['create', 'webhook', '--group', 'cache', '--version', 'v1', '--kind', 'RedisCluster', '--defaulting']);
-    expect(again.exitCode).toBe(1);
-    expect(again.stderr).toMatch(/already has a defaulting webhook[^]*hint: pass --force/);
+  it(
+    'scaffolds, generates, type-checks and passes its own webhook tests against the apiserver',
+    async () => {
+      for (const args of [
+        ['create', 'api', '--group', 'cache', '--version', 'v1', '--kind', 'RedisCluster', '--yes'],
+        ['create', 'api', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'RedisCluster', '--no-controller', '--yes'],
+      ]) {
+        const created = await kop(args);
+        expect(created.exitCode, created.stderr).toBe(0);
+      }
+      const webhook = await kop([
+        'create',
+        'webhook',
+        '--group',
+        'cache',
+        '--version',
+        'v1',
+        '--kind',
+        'RedisCluster',
+        '--defaulting',
+        '--programmatic-validation',
+        '--conversion',
+        '--spoke',
+        'v1alpha1',
+      ]);
+      expect(webhook.exitCode, webhook.stderr).toBe(0);
+      expect(webhook.stdout).toMatch(/CREATE src\/webhooks\/cache\/v1\/rediscluster\.defaulter\.ts/);
+      const again = await kop(['create', 'webhook', '--group', 'cache', '--version', 'v1', '--kind', 'RedisCluster', '--defaulting']);
+      expect(again.exitCode).toBe(1);
+      expect(again.stderr).toMatch(/already has a defaulting webhook[^]*hint: pass --force/);
 
-    const generate = await kop(['generate']);
-    expect(generate.exitCode, generate.stderr + generate.stdout).toBe(0);
-    expect(generate.stdout).toContain('CREATE config/crd/patches/webhook_in_redisclusters.yaml');
-    expect(generate.stdout).toContain('CREATE config/webhook/manifests.yaml');
+      const generate = await kop(['generate']);
+      expect(generate.exitCode, generate.stderr + generate.stdout).toBe(0);
+      expect(generate.stdout).toContain('CREATE config/crd/patches/webhook_in_redisclusters.yaml');
+      expect(generate.stdout).toContain('CREATE config/webhook/manifests.yaml');
 
-    const tsc = await run(TSC, ['-p', 'tsconfig.json', '--strict', '--noEmit']);
-    expect(tsc.exitCode, tsc.stdout + tsc.stderr).toBe(0);
+      const tsc = await run(TSC, ['-p', 'tsconfig.json', '--strict', '--noEmit']);
+      expect(tsc.exitCode, tsc.stdout + tsc.stderr).toBe(0);
 
-    // `npm test` as a user runs it (it regenerates first), all of it: flags, reconciler and webhooks.
-    const test = await run('npm', ['test']);
-    expect(test.exitCode, test.stdout + test.stderr).toBe(0);
-    expect(test.stdout).toMatch(/rediscluster\.defaulter\.test\.ts/);
-    expect(test.stdout).toMatch(/rediscluster\.validator\.test\.ts/);
-    expect(test.stdout).toMatch(/rediscluster\.conversion\.test\.ts/);
-    expect(test.stdout).not.toMatch(/skipped/);
-  }, TIMEOUT);
+      // `npm test` as a user runs it (it regenerates first), all of it: flags, reconciler and webhooks.
+      const test = await run('npm', ['test']);
+      expect(test.exitCode, test.stdout + test.stderr).toBe(0);
+      expect(test.stdout).toMatch(/rediscluster\.defaulter\.test\.ts/);
+      expect(test.stdout).toMatch(/rediscluster\.validator\.test\.ts/);
+      expect(test.stdout).toMatch(/rediscluster\.conversion\.test\.ts/);
+      expect(test.stdout).not.toMatch(/skipped/);
+    },
+    TIMEOUT,
+  );
 });

@@ -132,8 +132,7 @@ describe('kop dev end to end', () => {
   let dev: DevRun | undefined;
   let plane: ControlPlane | undefined;
   let kubectlPath: string;
-  const kubectl = (args: string[], kubeconfig = path.join(project, '.kop/dev/kubeconfig')) =>
-    execa(kubectlPath, [...args, `--kubeconfig=${kubeconfig}`], { reject: false });
+  const kubectl = (args: string[], kubeconfig = path.join(project, '.kop/dev/kubeconfig')) => execa(kubectlPath, [...args, `--kubeconfig=${kubeconfig}`], { reject: false });
 
   /** The sample's Ready condition, or undefined while it has none. */
   async function readyCondition(kubeconfig?: string): Promise<{ status: string; message: string } | undefined> {
@@ -232,7 +231,10 @@ describe('kop dev end to end', () => {
         .replace('  foo?: string;\n}', '  foo?: string;\n  /**\n   * replicas is how many Redis nodes run.\n   * +optional\n   */\n  replicas?: int32;\n}');
       expect(withReplicas).toContain('replicas?: int32;');
       await writeFile(path.join(project, TYPES), withReplicas);
-      await dev.waitForLine(new RegExp(`rediscluster\\.types\\.ts changed · generated \\d+ files? in .* · CRD ${CRD_NAME.replace(/\./g, '\\.')} reinstalled in .* · manager restarted, ready in`), from);
+      await dev.waitForLine(
+        new RegExp(`rediscluster\\.types\\.ts changed · generated \\d+ files? in .* · CRD ${CRD_NAME.replace(/\./g, '\\.')} reinstalled in .* · manager restarted, ready in`),
+        from,
+      );
       const schema = await kubectl(['get', 'crd', CRD_NAME, '-o', 'jsonpath={.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.replicas.type}']);
       expect(schema.stdout).toBe('integer');
       // The generated client kop generate rewrote started no cycle of its own.
@@ -296,11 +298,15 @@ describe('kop dev end to end', () => {
   it(
     'installs the webhooks of a project that has them and serves them from the manager',
     async () => {
-      const webhook = await execa('node', [KOP_BIN, 'create', 'webhook', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'RedisCluster', '--defaulting', '--programmatic-validation', '--yes'], {
-        cwd: project,
-        reject: false,
-        env: { NO_COLOR: '1', CI: 'true' },
-      });
+      const webhook = await execa(
+        'node',
+        [KOP_BIN, 'create', 'webhook', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'RedisCluster', '--defaulting', '--programmatic-validation', '--yes'],
+        {
+          cwd: project,
+          reject: false,
+          env: { NO_COLOR: '1', CI: 'true' },
+        },
+      );
       expect(webhook.exitCode, webhook.stderr).toBe(0);
       dev = startDev(project, ['--samples']);
       await dev.waitForLine(/watching api\/ and src\//);

@@ -22,7 +22,12 @@ import { findHelm } from '../../src/testing/build-helm.js';
 import { findControlPlaneBinary, startControlPlane, type ControlPlane } from '../../src/testing/index.js';
 import { tempDir, testContext } from '../unit/helpers/fake-context.js';
 
-type Manifest = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> }; spec?: any };
+type Manifest = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  spec?: any;
+};
 
 const TIMEOUT = 180_000;
 const kubectl = findControlPlaneBinary('kubectl');
@@ -48,11 +53,18 @@ describe('kop edit --plugins helm', () => {
   let cleanup: () => Promise<void>;
   let plane: ControlPlane | undefined;
   const context = () => ({ ...testContext({ cwd: dir, exec: execaExec }), env: { ...process.env, KUBECTL: kubectl } });
-  const helmRun = (args: string[]) => execa(helm, args, { cwd: dir, reject: false, env: { HELM_CACHE_HOME: path.join(dir, '.helm-cache'), HELM_CONFIG_HOME: path.join(dir, '.helm-config'), HELM_DATA_HOME: path.join(dir, '.helm-data') } });
+  const helmRun = (args: string[]) =>
+    execa(helm, args, {
+      cwd: dir,
+      reject: false,
+      env: { HELM_CACHE_HOME: path.join(dir, '.helm-cache'), HELM_CONFIG_HOME: path.join(dir, '.helm-config'), HELM_DATA_HOME: path.join(dir, '.helm-data') },
+    });
   const template = async (set: string[] = []): Promise<Manifest[]> => {
     const result = await helmRun(['template', 'demo', 'dist/chart', '--namespace', 'demo-system', ...set.flatMap((s) => ['--set', s])]);
     expect(result.exitCode, result.stderr).toBe(0);
-    return parseAllDocuments(result.stdout).map((doc) => doc.toJS() as Manifest).filter(Boolean);
+    return parseAllDocuments(result.stdout)
+      .map((doc) => doc.toJS() as Manifest)
+      .filter(Boolean);
   };
   const keys = (objects: Manifest[]) => objects.map((o) => `${o.kind}/${o.metadata.name}`).sort();
   const managerOf = (objects: Manifest[]) => objects.find((o) => o.kind === 'Deployment')!;
@@ -84,7 +96,12 @@ describe('kop edit --plugins helm', () => {
     expect(manager.spec.template.spec.containers[0]).toEqual({ ...deployedManager.spec.template.spec.containers[0], imagePullPolicy: 'IfNotPresent' });
     expect(manager.spec.template.spec.securityContext).toEqual(deployedManager.spec.template.spec.securityContext);
     const values = parseYaml(await readFile(path.join(dir, 'dist/chart/values.yaml'), 'utf8'));
-    expect(values).toMatchObject({ crd: { enable: true, keep: true }, metrics: { enable: true, secure: true, port: 8443 }, prometheus: { enable: false }, webhook: { enable: false } });
+    expect(values).toMatchObject({
+      crd: { enable: true, keep: true },
+      metrics: { enable: true, secure: true, port: 8443 },
+      prometheus: { enable: false },
+      webhook: { enable: false },
+    });
     expect(rendered.find((o) => o.kind === 'CustomResourceDefinition')!.metadata.annotations).toMatchObject({ 'helm.sh/resource-policy': 'keep' });
   });
 
@@ -106,7 +123,13 @@ describe('kop edit --plugins helm', () => {
     expect(manager.spec.replicas).toBe(2);
     expect(manager.spec.template.spec.containers[0].image).toBe('registry.example.com/team/demo:v0.2.0');
     expect(manager.spec.template.spec.containers[0].resources.limits.memory).toBe('512Mi');
-    expect(argsOf(custom)).toEqual(['--metrics-bind-address=:8443', '--metrics-secure=false', '--health-probe-bind-address=:8081', '--graceful-shutdown-timeout=30s', '--zap-log-level=debug']);
+    expect(argsOf(custom)).toEqual([
+      '--metrics-bind-address=:8443',
+      '--metrics-secure=false',
+      '--health-probe-bind-address=:8081',
+      '--graceful-shutdown-timeout=30s',
+      '--zap-log-level=debug',
+    ]);
     expect(custom.map((o) => o.kind)).not.toContain('CustomResourceDefinition');
     expect(custom.filter((o) => /-(admin|editor|viewer)-role$/.test(o.metadata.name))).toEqual([]);
     const monitor = custom.find((o) => o.kind === 'ServiceMonitor')!;
@@ -119,7 +142,10 @@ describe('kop edit --plugins helm', () => {
 
     // cert-manager's metrics certificate: the Certificate, and the manager mounting and using it.
     const certs = await template(['certManager.enable=true']);
-    expect(certs.find((o) => o.kind === 'Certificate')!.spec.dnsNames).toEqual(['demo-controller-manager-metrics-service.demo-system.svc', 'demo-controller-manager-metrics-service.demo-system.svc.cluster.local']);
+    expect(certs.find((o) => o.kind === 'Certificate')!.spec.dnsNames).toEqual([
+      'demo-controller-manager-metrics-service.demo-system.svc',
+      'demo-controller-manager-metrics-service.demo-system.svc.cluster.local',
+    ]);
     expect(argsOf(certs)).toContain('--metrics-cert-path=/tmp/k8s-metrics-server/metrics-certs');
     expect(managerOf(certs).spec.template.spec.volumes.map((v: { name: string }) => v.name)).toEqual(['metrics-certs']);
 
@@ -164,7 +190,11 @@ describe('kop edit --plugins helm', () => {
   it('renders manifests a real apiserver accepts in a server-side dry run, with every part on', { timeout: TIMEOUT }, async () => {
     plane = await startControlPlane();
     const run = (args: string[], input?: string) => execa(kubectl, ['--kubeconfig', plane!.kubeconfigPath, ...args], { cwd: dir, reject: false, input });
-    const stubs = [stubCrd('cert-manager.io', 'Issuer', 'issuers'), stubCrd('cert-manager.io', 'Certificate', 'certificates'), stubCrd('monitoring.coreos.com', 'ServiceMonitor', 'servicemonitors')];
+    const stubs = [
+      stubCrd('cert-manager.io', 'Issuer', 'issuers'),
+      stubCrd('cert-manager.io', 'Certificate', 'certificates'),
+      stubCrd('monitoring.coreos.com', 'ServiceMonitor', 'servicemonitors'),
+    ];
     expect((await run(['apply', '--server-side', '-f', '-'], stubs.map((s) => JSON.stringify(s)).join('\n---\n'))).exitCode).toBe(0);
     expect((await run(['wait', '--for=condition=Established', 'crd', '--all', '--timeout=60s'])).exitCode).toBe(0);
     expect((await run(['create', 'namespace', 'demo-system'])).exitCode).toBe(0);

@@ -27,7 +27,10 @@ const results = new Map<ProjectName, ScriptResult>();
 const PROJECT_TIMEOUT_MS = 480_000;
 
 const failedCommands = (result: ScriptResult) =>
-  result.commands.filter((c) => !c.ok).map((c) => `${c.argv.join(' ')}\n    ${c.firstError}`).join('\n');
+  result.commands
+    .filter((c) => !c.ok)
+    .map((c) => `${c.argv.join(' ')}\n    ${c.firstError}`)
+    .join('\n');
 
 describe.each(PROJECT_NAMES.map((name) => [name] as const))("Kubebuilder's testdata script for %s", (projectName) => {
   beforeAll(async () => {
@@ -71,15 +74,17 @@ async function snapshot(dir: string): Promise<Record<string, string>> {
       const rel = path.join(sub, entry.name);
       if (entry.name === 'node_modules') continue;
       if (entry.isDirectory()) await walk(rel);
-      else files[rel] = createHash('sha256').update(await readFile(path.join(dir, rel))).digest('hex');
+      else
+        files[rel] = createHash('sha256')
+          .update(await readFile(path.join(dir, rel)))
+          .digest('hex');
     }
   };
   await walk('.');
   return files;
 }
 
-const kop = (args: readonly string[], cwd: string) =>
-  execa('node', [KOP_BIN, ...args], { cwd, reject: false, stdin: 'ignore', env: { NO_COLOR: '1', CI: 'true' } });
+const kop = (args: readonly string[], cwd: string) => execa('node', [KOP_BIN, ...args], { cwd, reject: false, stdin: 'ignore', env: { NO_COLOR: '1', CI: 'true' } });
 
 describe('bad input from Kubebuilder command lines: a clear error, nothing written', () => {
   let parent: string;
@@ -116,17 +121,58 @@ describe('bad input from Kubebuilder command lines: a clear error, nothing writt
     },
     {
       name: '--external-api-domain without --external-api-path',
-      args: ['create', 'api', '--group', 'cert-manager', '--version', 'v1', '--kind', 'Certificate', '--controller=true', '--resource=false', '--make=false', '--external-api-domain=io'],
+      args: [
+        'create',
+        'api',
+        '--group',
+        'cert-manager',
+        '--version',
+        'v1',
+        '--kind',
+        'Certificate',
+        '--controller=true',
+        '--resource=false',
+        '--make=false',
+        '--external-api-domain=io',
+      ],
       says: [/--external-api-path/],
     },
     {
       name: "a Go module as --external-api-module (Kubebuilder's cert-manager line, create api)",
-      args: ['create', 'api', '--group', 'cert-manager', '--version', 'v1', '--kind', 'Certificate', '--controller=true', '--resource=false', '--make=false', '--external-api-path=github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1', '--external-api-domain=io', '--external-api-module=github.com/cert-manager/cert-manager@v1.20.2'],
+      args: [
+        'create',
+        'api',
+        '--group',
+        'cert-manager',
+        '--version',
+        'v1',
+        '--kind',
+        'Certificate',
+        '--controller=true',
+        '--resource=false',
+        '--make=false',
+        '--external-api-path=github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1',
+        '--external-api-domain=io',
+        '--external-api-module=github.com/cert-manager/cert-manager@v1.20.2',
+      ],
       says: [/--external-api-module github\.com\/cert-manager\/cert-manager@v1\.20\.2 is a Go module/, /CRD file/, /--external-api-module=\.\/crds\/cert-manager\.yaml/],
     },
     {
       name: "a Go module as --external-api-module (Kubebuilder's cert-manager line, create webhook)",
-      args: ['create', 'webhook', '--group', 'cert-manager', '--version', 'v1', '--kind', 'Issuer', '--defaulting', '--external-api-path=github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1', '--external-api-domain=io', '--external-api-module=github.com/cert-manager/cert-manager@v1.20.2'],
+      args: [
+        'create',
+        'webhook',
+        '--group',
+        'cert-manager',
+        '--version',
+        'v1',
+        '--kind',
+        'Issuer',
+        '--defaulting',
+        '--external-api-path=github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1',
+        '--external-api-domain=io',
+        '--external-api-module=github.com/cert-manager/cert-manager@v1.20.2',
+      ],
       says: [/is a Go module/, /--external-api-module=\.\/crds\/cert-manager\.yaml/],
     },
   ];
@@ -140,10 +186,16 @@ describe('bad input from Kubebuilder command lines: a clear error, nothing writt
   });
 
   it('a controller name the kind already has', async () => {
-    const first = await kop(['create', 'api', '--group', 'crew', '--version', 'v1', '--kind', 'Captain', '--controller=true', '--resource=true', '--make=false', '--controller-name=captain'], project);
+    const first = await kop(
+      ['create', 'api', '--group', 'crew', '--version', 'v1', '--kind', 'Captain', '--controller=true', '--resource=true', '--make=false', '--controller-name=captain'],
+      project,
+    );
     expect(first.exitCode, first.stderr).toBe(0);
     const before = await snapshot(project);
-    const again = await kop(['create', 'api', '--group', 'crew', '--version', 'v1', '--kind', 'Captain', '--controller=true', '--resource=false', '--make=false', '--controller-name=captain'], project);
+    const again = await kop(
+      ['create', 'api', '--group', 'crew', '--version', 'v1', '--kind', 'Captain', '--controller=true', '--resource=false', '--make=false', '--controller-name=captain'],
+      project,
+    );
     expect(again.exitCode).not.toBe(0);
     expect(again.stderr).toMatch(/--controller-name/);
     expect(again.stderr).toMatch(/captain/);

@@ -113,7 +113,13 @@ describe('kubectl kustomize config/default', () => {
     await runCreateApi({ group: 'cache', version: 'v1', kind: 'RedisCluster' }, context());
     await runCreateApi({ group: 'cache', version: 'v1alpha1', kind: 'RedisCluster', controller: false }, context());
     const hubTypes = path.join(dir, 'api/cache/v1/rediscluster.types.ts');
-    await writeFile(hubTypes, (await readFile(hubTypes, 'utf8')).replace(' * +kubebuilder:object:root=true\n * +kubebuilder:subresource:status', ' * +kubebuilder:object:root=true\n * +kubebuilder:storageversion\n * +kubebuilder:subresource:status'));
+    await writeFile(
+      hubTypes,
+      (await readFile(hubTypes, 'utf8')).replace(
+        ' * +kubebuilder:object:root=true\n * +kubebuilder:subresource:status',
+        ' * +kubebuilder:object:root=true\n * +kubebuilder:storageversion\n * +kubebuilder:subresource:status',
+      ),
+    );
     await runGenerate({ check: false, generators }, context());
     plane = await started;
     await plane.installCRDs(permissiveCrds);
@@ -219,7 +225,10 @@ describe('kubectl kustomize config/default', () => {
       // webhook must not list those folders a second time.
       const file = path.join(dir, 'config/default/kustomization.yaml');
       await writeFile(file, setToggle(setToggle(await readFile(file, 'utf8'), 'CERTMANAGER', true), 'NETWORK-POLICY', true));
-      await runCreateWebhook({ group: 'cache', version: 'v1', kind: 'RedisCluster', defaulting: true, programmaticValidation: true, conversion: true, spoke: ['v1alpha1'] }, context());
+      await runCreateWebhook(
+        { group: 'cache', version: 'v1', kind: 'RedisCluster', defaulting: true, programmaticValidation: true, conversion: true, spoke: ['v1alpha1'] },
+        context(),
+      );
       await runGenerate({ check: false, generators }, context());
     });
 
@@ -262,7 +271,11 @@ describe('kubectl kustomize config/default', () => {
       // cert-manager writes the Secret the Certificate names; kustomize renames neither (no Secret object is in the build).
       const secretName = (find(built, 'Certificate', 'demo-serving-cert')[0]!.spec as { secretName: string }).secretName;
       expect(pod.volumes).toContainEqual({ name: 'webhook-certs', secret: { secretName } });
-      expect(find(built, 'NetworkPolicy').map((p) => p.metadata.name).sort()).toEqual(['demo-allow-metrics-traffic', 'demo-allow-webhook-traffic']);
+      expect(
+        find(built, 'NetworkPolicy')
+          .map((p) => p.metadata.name)
+          .sort(),
+      ).toEqual(['demo-allow-metrics-traffic', 'demo-allow-webhook-traffic']);
       // Metrics keep their own certificate and port beside the webhooks'.
       expect(pod.containers[0]!.args[0]).toBe('--metrics-bind-address=:8443');
       expect((find(built, 'Certificate', 'demo-metrics-certs')[0]!.spec as { dnsNames: string[] }).dnsNames[0]).toBe('demo-controller-manager-metrics-service.demo-system.svc');

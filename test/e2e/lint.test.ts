@@ -38,63 +38,79 @@ describe('a generated project lints, formats and passes its e2e job', () => {
     if (parent) await rm(parent, { recursive: true, force: true });
   });
 
-  it('the bare scaffold passes lint and format check', async () => {
-    await expectLintAndFormatPass('on the bare scaffold');
-  }, TIMEOUT);
+  it(
+    'the bare scaffold passes lint and format check',
+    async () => {
+      await expectLintAndFormatPass('on the bare scaffold');
+    },
+    TIMEOUT,
+  );
 
-  it('passes them after create api, create webhook and generate, with the generated files left out', async () => {
-    for (const args of [
-      ['create', 'api', '--group', 'cache', '--version', 'v1', '--kind', 'RedisCluster', '--yes'],
-      ['create', 'api', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'RedisCluster', '--no-controller', '--yes'],
-      ['create', 'webhook', '--group', 'cache', '--version', 'v1', '--kind', 'RedisCluster', '--defaulting', '--programmatic-validation', '--conversion', '--spoke', 'v1alpha1'],
-      ['generate'],
-    ]) {
-      const result = await kop(args);
-      expect(result.exitCode, `kop ${args.join(' ')}:\n${result.stderr}`).toBe(0);
-    }
-    await expectLintAndFormatPass('after create api, create webhook and generate');
+  it(
+    'passes them after create api, create webhook and generate, with the generated files left out',
+    async () => {
+      for (const args of [
+        ['create', 'api', '--group', 'cache', '--version', 'v1', '--kind', 'RedisCluster', '--yes'],
+        ['create', 'api', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'RedisCluster', '--no-controller', '--yes'],
+        ['create', 'webhook', '--group', 'cache', '--version', 'v1', '--kind', 'RedisCluster', '--defaulting', '--programmatic-validation', '--conversion', '--spoke', 'v1alpha1'],
+        ['generate'],
+      ]) {
+        const result = await kop(args);
+        expect(result.exitCode, `kop ${args.join(' ')}:\n${result.stderr}`).toBe(0);
+      }
+      await expectLintAndFormatPass('after create api, create webhook and generate');
 
-    // Every file kop generate wrote is one ESLint and Prettier skip (they are never edited).
-    const generated = (parseYaml(await readFile(path.join(project, 'PROJECT'), 'utf8')) as { generated: string[] }).generated;
-    const typescript = generated.filter((file) => file.endsWith('.ts'));
-    expect(typescript).toEqual(['api/cache/v1/rediscluster.client.ts', 'api/cache/v1alpha1/rediscluster.client.ts']);
-    const eslint = await run('npx', ['eslint', '--max-warnings', '0', ...typescript]);
-    expect(eslint.stdout + eslint.stderr).toMatch(/File ignored because of a matching ignore pattern/);
-    const prettier = await run('npx', ['prettier', '--check', ...generated]);
-    expect(prettier.exitCode, prettier.stdout + prettier.stderr).toBe(0);
-    expect(prettier.stdout + prettier.stderr).not.toMatch(/Checking formatting[^]*\.ts/);
-  }, TIMEOUT);
+      // Every file kop generate wrote is one ESLint and Prettier skip (they are never edited).
+      const generated = (parseYaml(await readFile(path.join(project, 'PROJECT'), 'utf8')) as { generated: string[] }).generated;
+      const typescript = generated.filter((file) => file.endsWith('.ts'));
+      expect(typescript).toEqual(['api/cache/v1/rediscluster.client.ts', 'api/cache/v1alpha1/rediscluster.client.ts']);
+      const eslint = await run('npx', ['eslint', '--max-warnings', '0', ...typescript]);
+      expect(eslint.stdout + eslint.stderr).toMatch(/File ignored because of a matching ignore pattern/);
+      const prettier = await run('npx', ['prettier', '--check', ...generated]);
+      expect(prettier.exitCode, prettier.stdout + prettier.stderr).toBe(0);
+      expect(prettier.stdout + prettier.stderr).not.toMatch(/Checking formatting[^]*\.ts/);
+    },
+    TIMEOUT,
+  );
 
-  it('refuses a promise nobody awaits and an async callback where a plain one is expected', async () => {
-    const bad = path.join(project, 'src/unawaited.ts');
-    await writeFile(
-      bad,
-      [
-        "import { EventEmitter } from 'node:events';",
-        'async function write(): Promise<void> {}',
-        'export function reconcile(): void {',
-        '  write();',
-        "  new EventEmitter().on('event', async () => write());",
-        '}',
-        '',
-      ].join('\n'),
-    );
-    try {
-      const lint = await npmRun('lint');
-      expect(lint.exitCode).not.toBe(0);
-      expect(lint.stdout).toMatch(/src\/unawaited\.ts[^]*@typescript-eslint\/no-floating-promises/);
-      expect(lint.stdout).toMatch(/@typescript-eslint\/no-misused-promises/);
-    } finally {
-      await rm(bad);
-    }
-  }, TIMEOUT);
+  it(
+    'refuses a promise nobody awaits and an async callback where a plain one is expected',
+    async () => {
+      const bad = path.join(project, 'src/unawaited.ts');
+      await writeFile(
+        bad,
+        [
+          "import { EventEmitter } from 'node:events';",
+          'async function write(): Promise<void> {}',
+          'export function reconcile(): void {',
+          '  write();',
+          "  new EventEmitter().on('event', async () => write());",
+          '}',
+          '',
+        ].join('\n'),
+      );
+      try {
+        const lint = await npmRun('lint');
+        expect(lint.exitCode).not.toBe(0);
+        expect(lint.stdout).toMatch(/src\/unawaited\.ts[^]*@typescript-eslint\/no-floating-promises/);
+        expect(lint.stdout).toMatch(/@typescript-eslint\/no-misused-promises/);
+      } finally {
+        await rm(bad);
+      }
+    },
+    TIMEOUT,
+  );
 
-  it('npm run test:e2e builds and runs the manager against a control plane, samples applied', async () => {
-    const typecheck = await npmRun('typecheck');
-    expect(typecheck.exitCode, typecheck.stdout + typecheck.stderr).toBe(0);
-    const e2e = await npmRun('test:e2e');
-    expect(e2e.exitCode, e2e.stdout + e2e.stderr).toBe(0);
-    expect(e2e.stdout).toMatch(/manager\.e2e\.ts/);
-    expect(e2e.stdout).toMatch(/Tests\s+3 passed/);
-  }, TIMEOUT);
+  it(
+    'npm run test:e2e builds and runs the manager against a control plane, samples applied',
+    async () => {
+      const typecheck = await npmRun('typecheck');
+      expect(typecheck.exitCode, typecheck.stdout + typecheck.stderr).toBe(0);
+      const e2e = await npmRun('test:e2e');
+      expect(e2e.exitCode, e2e.stdout + e2e.stderr).toBe(0);
+      expect(e2e.stdout).toMatch(/manager\.e2e\.ts/);
+      expect(e2e.stdout).toMatch(/Tests\s+3 passed/);
+    },
+    TIMEOUT,
+  );
 });

@@ -40,48 +40,56 @@ describe('multigroup projects end to end', () => {
     return { run, kop, verify };
   };
 
-  it('init --plugins=go/v4 --multigroup: Bar in foo and in fiz, each with a reconciler and webhooks, generates, type-checks and passes its tests', async () => {
-    requireBuilt(['dist/cli/main.js', 'dist/runtime/webhook/index.js', 'dist/testing/index.js']);
-    const { parent, project } = await initLinkedProject('mg', 'kop-e2e-multigroup-', ['--plugins=go/v4', '--multigroup']);
-    parents.push(parent);
-    const { kop, verify } = inProject(project);
-    for (const group of ['foo', 'fiz']) {
-      await kop(['create', 'api', '--group', group, '--version', 'v1', '--kind', 'Bar', '--resource=true', '--controller=true']);
-      await kop(['create', 'webhook', '--group', group, '--version', 'v1', '--kind', 'Bar', '--defaulting', '--programmatic-validation']);
-    }
-    expect(await readFile(path.join(project, 'PROJECT'), 'utf8')).toContain('\nmultigroup: true\n');
-    const stdout = await verify();
-    for (const group of ['foo', 'fiz']) {
-      expect(stdout).toContain(`test/controllers/${group}/bar.controller.test.ts`);
-      expect(stdout).toContain(`test/webhooks/${group}/v1/bar.defaulter.test.ts`);
-    }
-    // Both webhooks are in the configuration under names of their own.
-    const manifests = await readFile(path.join(project, 'config/webhook/manifests.yaml'), 'utf8');
-    for (const name of ['mfoo-bar-v1.kb.io', 'mfiz-bar-v1.kb.io', 'vfoo-bar-v1.kb.io', 'vfiz-bar-v1.kb.io']) expect(manifests).toContain(`name: ${name}`);
-  }, TIMEOUT);
+  it(
+    'init --plugins=go/v4 --multigroup: Bar in foo and in fiz, each with a reconciler and webhooks, generates, type-checks and passes its tests',
+    async () => {
+      requireBuilt(['dist/cli/main.js', 'dist/runtime/webhook/index.js', 'dist/testing/index.js']);
+      const { parent, project } = await initLinkedProject('mg', 'kop-e2e-multigroup-', ['--plugins=go/v4', '--multigroup']);
+      parents.push(parent);
+      const { kop, verify } = inProject(project);
+      for (const group of ['foo', 'fiz']) {
+        await kop(['create', 'api', '--group', group, '--version', 'v1', '--kind', 'Bar', '--resource=true', '--controller=true']);
+        await kop(['create', 'webhook', '--group', group, '--version', 'v1', '--kind', 'Bar', '--defaulting', '--programmatic-validation']);
+      }
+      expect(await readFile(path.join(project, 'PROJECT'), 'utf8')).toContain('\nmultigroup: true\n');
+      const stdout = await verify();
+      for (const group of ['foo', 'fiz']) {
+        expect(stdout).toContain(`test/controllers/${group}/bar.controller.test.ts`);
+        expect(stdout).toContain(`test/webhooks/${group}/v1/bar.defaulter.test.ts`);
+      }
+      // Both webhooks are in the configuration under names of their own.
+      const manifests = await readFile(path.join(project, 'config/webhook/manifests.yaml'), 'utf8');
+      for (const name of ['mfoo-bar-v1.kb.io', 'mfiz-bar-v1.kb.io', 'vfoo-bar-v1.kb.io', 'vfiz-bar-v1.kb.io']) expect(manifests).toContain(`name: ${name}`);
+    },
+    TIMEOUT,
+  );
 
-  it('kop edit --multigroup, then --namespaced, on a project with two kinds: it still generates, type-checks and passes its tests', async () => {
-    const { parent, project } = await initLinkedProject('sg', 'kop-e2e-edit-layout-');
-    parents.push(parent);
-    const { kop, verify } = inProject(project);
-    await kop(['create', 'api', '--group', 'cache', '--version', 'v1', '--kind', 'Memcached', '--yes']);
-    await kop(['create', 'api', '--group', 'ship', '--version', 'v1', '--kind', 'Frigate', '--yes']);
-    await kop(['create', 'webhook', '--group', 'ship', '--version', 'v1', '--kind', 'Frigate', '--defaulting']);
+  it(
+    'kop edit --multigroup, then --namespaced, on a project with two kinds: it still generates, type-checks and passes its tests',
+    async () => {
+      const { parent, project } = await initLinkedProject('sg', 'kop-e2e-edit-layout-');
+      parents.push(parent);
+      const { kop, verify } = inProject(project);
+      await kop(['create', 'api', '--group', 'cache', '--version', 'v1', '--kind', 'Memcached', '--yes']);
+      await kop(['create', 'api', '--group', 'ship', '--version', 'v1', '--kind', 'Frigate', '--yes']);
+      await kop(['create', 'webhook', '--group', 'ship', '--version', 'v1', '--kind', 'Frigate', '--defaulting']);
 
-    const multigroup = await kop(['edit', '--multigroup']);
-    expect(multigroup.stdout).toContain('CREATE src/controllers/ship/frigate.controller.ts');
-    expect(multigroup.stdout).toContain('DELETE test/controllers/memcached.controller.test.ts');
-    // A kind of the same name in another group now works.
-    await kop(['create', 'api', '--group', 'sea', '--version', 'v1', '--kind', 'Frigate', '--yes']);
+      const multigroup = await kop(['edit', '--multigroup']);
+      expect(multigroup.stdout).toContain('CREATE src/controllers/ship/frigate.controller.ts');
+      expect(multigroup.stdout).toContain('DELETE test/controllers/memcached.controller.test.ts');
+      // A kind of the same name in another group now works.
+      await kop(['create', 'api', '--group', 'sea', '--version', 'v1', '--kind', 'Frigate', '--yes']);
 
-    const namespaced = await kop(['edit', '--namespaced=true', '--force']);
-    expect(namespaced.stdout).toContain('UPDATE config/manager/manager.yaml');
-    expect(await readFile(path.join(project, 'config/rbac/role_binding.yaml'), 'utf8')).toContain('kind: RoleBinding');
+      const namespaced = await kop(['edit', '--namespaced=true', '--force']);
+      expect(namespaced.stdout).toContain('UPDATE config/manager/manager.yaml');
+      expect(await readFile(path.join(project, 'config/rbac/role_binding.yaml'), 'utf8')).toContain('kind: RoleBinding');
 
-    const stdout = await verify();
-    expect(stdout).toContain('test/controllers/ship/frigate.controller.test.ts');
-    expect(stdout).toContain('test/controllers/sea/frigate.controller.test.ts');
-    expect(stdout).toContain('test/controllers/cache/memcached.controller.test.ts');
-    expect(await readFile(path.join(project, 'config/rbac/role.yaml'), 'utf8')).toMatch(/kind: Role\n/);
-  }, TIMEOUT);
+      const stdout = await verify();
+      expect(stdout).toContain('test/controllers/ship/frigate.controller.test.ts');
+      expect(stdout).toContain('test/controllers/sea/frigate.controller.test.ts');
+      expect(stdout).toContain('test/controllers/cache/memcached.controller.test.ts');
+      expect(await readFile(path.join(project, 'config/rbac/role.yaml'), 'utf8')).toMatch(/kind: Role\n/);
+    },
+    TIMEOUT,
+  );
 });

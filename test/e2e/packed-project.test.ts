@@ -45,7 +45,10 @@ describe('a project made from a packed kop installs anywhere', () => {
     const userCache = (await execa('npm', ['config', 'get', 'cache'])).stdout.trim();
     cache = path.join(parent, 'npm-cache');
     await mkdir(path.join(cache, '_cacache'), { recursive: true });
-    for (const [part, flags] of [['content-v2', '-al'], ['index-v5', '-r']] as const) {
+    for (const [part, flags] of [
+      ['content-v2', '-al'],
+      ['index-v5', '-r'],
+    ] as const) {
       const from = path.join(userCache, '_cacache', part);
       if (existsSync(from)) await execa('cp', [flags, from, path.join(cache, '_cacache', part)], { reject: false });
     }
@@ -70,152 +73,175 @@ describe('a project made from a packed kop installs anywhere', () => {
   const kopIntegrity = async (project: string): Promise<string> =>
     JSON.parse(await readFile(path.join(project, 'package-lock.json'), 'utf8')).packages['node_modules/kop'].integrity as string;
 
-  it('npx -p kop-<v>.tgz kop init packs kop into .kop/ and depends on it by a relative path', async () => {
-    await mkdir(first(), { recursive: true });
-    const init = await npm(['exec', '--yes', `--package=${kopTarball}`, '--', 'kop', 'init', '--domain', 'example.com', '--project-name', 'demo', '--owner', 'Demo', '--yes'], first());
-    expect(init.exitCode, init.stdout + init.stderr).toBe(0);
-    expect(init.stdout).toContain(`CREATE .kop/${kopTarballName}`);
-    expect(init.stdout).toMatch(/RUN {4}npm install[^]*DONE {3}npm install/);
+  it(
+    'npx -p kop-<v>.tgz kop init packs kop into .kop/ and depends on it by a relative path',
+    async () => {
+      await mkdir(first(), { recursive: true });
+      const init = await npm(
+        ['exec', '--yes', `--package=${kopTarball}`, '--', 'kop', 'init', '--domain', 'example.com', '--project-name', 'demo', '--owner', 'Demo', '--yes'],
+        first(),
+      );
+      expect(init.exitCode, init.stdout + init.stderr).toBe(0);
+      expect(init.stdout).toContain(`CREATE .kop/${kopTarballName}`);
+      expect(init.stdout).toMatch(/RUN {4}npm install[^]*DONE {3}npm install/);
 
-    const spec = `file:.kop/${kopTarballName}`;
-    const pkg = JSON.parse(await readFile(path.join(first(), 'package.json'), 'utf8'));
-    expect(pkg.dependencies).toEqual({ kop: spec });
-    expect(await readFile(path.join(first(), 'PROJECT'), 'utf8')).toContain(`kopSource: ${spec}\n`);
-    // The packed kop is the kop that ran: the same bytes npm pack made.
-    expect(await readFile(path.join(first(), '.kop', kopTarballName))).toEqual(await readFile(kopTarball));
-    const lock = JSON.parse(await readFile(path.join(first(), 'package-lock.json'), 'utf8'));
-    expect(lock.packages['node_modules/kop']).toMatchObject({ resolved: spec, integrity: expect.stringMatching(/^sha512-/) });
-    // Nothing names a path of this machine: not the tarball's folder, not npx's cache.
-    for (const file of ['package.json', 'package-lock.json', 'PROJECT', 'README.md', 'Dockerfile']) {
-      const text = await readFile(path.join(first(), file), 'utf8');
-      expect(text, file).not.toContain(parent);
-      expect(text, file).not.toContain('_npx');
-    }
-    // The project's own kop, from its node_modules, runs the next command.
-    const api = await npm(['exec', '--', 'kop', 'create', 'api', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'RedisCluster', '--yes'], first());
-    expect(api.exitCode, api.stderr).toBe(0);
-    const generate = await npm(['run', 'generate'], first());
-    expect(generate.exitCode, generate.stderr).toBe(0);
-  }, TIMEOUT);
-
-  it('copied to another folder without the tarball or npx cache, npm ci installs kop from .kop/, and it builds and passes its tests', async () => {
-    await mkdir(second(), { recursive: true });
-    await cp(first(), second(), { recursive: true, filter: (source) => !source.split(path.sep).includes('node_modules') });
-    // kop is now reachable from the project only.
-    await rm(kopTarball);
-    await rm(path.join(cache, '_npx'), { recursive: true, force: true });
-    await rm(first(), { recursive: true, force: true });
-    await forgetFromCache(await kopIntegrity(second()));
-
-    // Without .kop/ there is no kop to install: the install below reads it from there.
-    await rename(path.join(second(), '.kop'), path.join(parent, 'kop-folder-aside'));
-    const without = await npm(['ci', '--no-audit', '--no-fund'], second());
-    expect(without.exitCode, without.stdout).not.toBe(0);
-    expect(without.stderr).toMatch(/ENOENT[^]*\.kop\/kop-/);
-    await rename(path.join(parent, 'kop-folder-aside'), path.join(second(), '.kop'));
-
-    const ci = await npm(['ci', '--no-audit', '--no-fund'], second());
-    expect(ci.exitCode, ci.stdout + ci.stderr).toBe(0);
-    expect(JSON.parse(await readFile(path.join(second(), 'node_modules/kop/package.json'), 'utf8')).name).toBe('kop');
-    const version = await npm(['exec', '--', 'kop', 'version'], second());
-    expect(version.stdout).toMatch(/^kop \d+\.\d+\.\d+/);
-
-    const build = await npm(['run', 'build'], second());
-    expect(build.exitCode, build.stdout + build.stderr).toBe(0);
-    const test = await npm(['test'], second());
-    expect(test.exitCode, test.stdout + test.stderr).toBe(0);
-    expect(test.stdout).toMatch(/Tests\s+\d+ passed/);
-    expect(test.stdout).toContain('rediscluster.controller.test.ts');
-  }, TIMEOUT);
-
-  it("the Dockerfile's build (npm ci from the lockfile, build, bundle) makes a bundle that reconciles the sample on a control plane", async () => {
-    const dockerfile = await readFile(path.join(second(), 'Dockerfile'), 'utf8');
-    expect(dockerfile).toMatch(/^RUN npm ci\b/m);
-    expect(dockerfile).not.toMatch(/npm (install|pkg set)/);
-    const pkg = JSON.parse(await readFile(path.join(second(), 'package.json'), 'utf8'));
-    expect(pkg.scripts['docker-build']).toBe('docker build -t ${IMG:-controller:latest} .');
-
-    // The build context is the project without node_modules, dist and the rest .dockerignore
-    // leaves out; kop must come from the .kop/ the Dockerfile copies: without that COPY, npm ci fails.
-    await forgetFromCache(await kopIntegrity(second()));
-    const withoutCopy = path.join(parent, 'context-without-kop');
-    await cp(second(), withoutCopy, { recursive: true, filter: (source) => !source.split(path.sep).includes('node_modules') });
-    await writeFile(path.join(withoutCopy, 'Dockerfile'), dockerfile.replace(/^COPY \.kop\/ \.kop\/\n/m, ''));
-    await expect(runDockerBuild(withoutCopy, path.join(parent, 'image-without-kop'), env)).rejects.toThrow(/RUN npm ci [^]*failed[^]*ENOENT[^]*\.kop\/kop-/);
-
-    await forgetFromCache(await kopIntegrity(second()));
-    // kop dev's session shares .kop/; .dockerignore keeps it (a kubeconfig among it) out of the image build.
-    await mkdir(path.join(second(), '.kop/dev'), { recursive: true });
-    await writeFile(path.join(second(), '.kop/dev/kubeconfig'), 'apiVersion: v1\nkind: Config\n');
-    const scratch = path.join(parent, 'image');
-    const image = await runDockerBuild(second(), scratch, env);
-    expect(await readdir(path.join(image.buildDir, '.kop'))).toEqual([kopTarballName]);
-    // What the image gets: the bundle alone, no node_modules.
-    const appFiles = await readdir(image.appDir);
-    expect(appFiles).toContain('main.mjs');
-    expect(appFiles.filter((file) => !/\.mjs(\.map)?$/.test(file))).toEqual([]);
-    expect(image.entrypoint).toEqual(['/nodejs/bin/node', '--max-semi-space-size=1', 'main.mjs']);
-    const npmCi = image.runs.find((step) => step.command.startsWith('npm ci'))!;
-    expect(npmCi.stdout + npmCi.stderr).not.toContain('npm notice');
-
-    const kubectlPath = findControlPlaneBinaries().kubectl;
-    expect(kubectlPath, 'kubectl from `kop setup-envtest`').toBeDefined();
-    const plane = await startControlPlane({ crds: [path.join(second(), 'config/crd/bases')] });
-    const manager = execa(process.execPath, [...image.entrypoint.slice(1), '--kubeconfig', plane.kubeconfigPath, '--health-probe-bind-address', '127.0.0.1:0', '--metrics-bind-address', '0'], {
-      cwd: image.appDir,
-      reject: false,
-      env: { NO_COLOR: '1' },
-    });
-    let logs = '';
-    manager.stdout!.on('data', (chunk: Buffer) => (logs += chunk.toString()));
-    manager.stderr!.on('data', (chunk: Buffer) => (logs += chunk.toString()));
-    try {
-      const kubectl = (args: string[]) => execa(kubectlPath!, ['--kubeconfig', plane.kubeconfigPath, ...args], { cwd: second(), reject: false });
-      const applied = await kubectl(['apply', '-k', 'config/samples']);
-      expect(applied.exitCode, applied.stderr).toBe(0);
-      let ready: { status?: string; observedGeneration?: number } | undefined;
-      for (let attempt = 0; attempt < 120 && ready?.status !== 'True'; attempt++) {
-        await new Promise((resolve) => setTimeout(resolve, 250));
-        const got = await kubectl(['get', 'redisclusters.cache.example.com', 'rediscluster-sample', '-n', 'default', '-o', 'json']);
-        const conditions = (JSON.parse(got.stdout || '{}').status?.conditions ?? []) as { type: string; status: string; observedGeneration?: number }[];
-        ready = conditions.find((condition) => condition.type === 'Ready');
+      const spec = `file:.kop/${kopTarballName}`;
+      const pkg = JSON.parse(await readFile(path.join(first(), 'package.json'), 'utf8'));
+      expect(pkg.dependencies).toEqual({ kop: spec });
+      expect(await readFile(path.join(first(), 'PROJECT'), 'utf8')).toContain(`kopSource: ${spec}\n`);
+      // The packed kop is the kop that ran: the same bytes npm pack made.
+      expect(await readFile(path.join(first(), '.kop', kopTarballName))).toEqual(await readFile(kopTarball));
+      const lock = JSON.parse(await readFile(path.join(first(), 'package-lock.json'), 'utf8'));
+      expect(lock.packages['node_modules/kop']).toMatchObject({ resolved: spec, integrity: expect.stringMatching(/^sha512-/) });
+      // Nothing names a path of this machine: not the tarball's folder, not npx's cache.
+      for (const file of ['package.json', 'package-lock.json', 'PROJECT', 'README.md', 'Dockerfile']) {
+        const text = await readFile(path.join(first(), file), 'utf8');
+        expect(text, file).not.toContain(parent);
+        expect(text, file).not.toContain('_npx');
       }
-      expect(ready, `no Ready condition; manager output:\n${logs}`).toMatchObject({ status: 'True', observedGeneration: 1 });
-    } finally {
-      manager.kill('SIGTERM');
-      const exit = await manager;
-      await plane.stop();
-      expect(exit.exitCode, logs).toBe(0);
-    }
-  }, TIMEOUT);
+      // The project's own kop, from its node_modules, runs the next command.
+      const api = await npm(['exec', '--', 'kop', 'create', 'api', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'RedisCluster', '--yes'], first());
+      expect(api.exitCode, api.stderr).toBe(0);
+      const generate = await npm(['run', 'generate'], first());
+      expect(generate.exitCode, generate.stderr).toBe(0);
+    },
+    TIMEOUT,
+  );
 
-  it('npm i kop.tgz && npx kop init --force does not make the project depend on itself, npm install keeps working, and re-packing the same kop changes nothing', async () => {
-    const dir = path.join(parent, 'third/op');
-    await mkdir(dir, { recursive: true });
-    // The tarball was deleted above: take the one the copied project carries.
-    const tarball = path.join(parent, 'third', kopTarballName);
-    await cp(path.join(second(), '.kop', kopTarballName), tarball);
-    await writeFile(path.join(dir, 'package.json'), '{ "name": "op", "version": "1.0.0", "private": true }\n');
-    const install = await npm(['install', '--no-audit', '--no-fund', tarball], dir);
-    expect(install.exitCode, install.stderr).toBe(0);
-    expect(JSON.parse(await readFile(path.join(dir, 'package.json'), 'utf8')).dependencies.kop).toMatch(/^file:/);
+  it(
+    'copied to another folder without the tarball or npx cache, npm ci installs kop from .kop/, and it builds and passes its tests',
+    async () => {
+      await mkdir(second(), { recursive: true });
+      await cp(first(), second(), { recursive: true, filter: (source) => !source.split(path.sep).includes('node_modules') });
+      // kop is now reachable from the project only.
+      await rm(kopTarball);
+      await rm(path.join(cache, '_npx'), { recursive: true, force: true });
+      await rm(first(), { recursive: true, force: true });
+      await forgetFromCache(await kopIntegrity(second()));
 
-    const init = await npm(['exec', '--', 'kop', 'init', '--force', '--domain', 'example.com', '--yes'], dir);
-    expect(init.exitCode, init.stdout + init.stderr).toBe(0);
-    const spec = `file:.kop/${kopTarballName}`;
-    expect(JSON.parse(await readFile(path.join(dir, 'package.json'), 'utf8')).dependencies).toEqual({ kop: spec });
-    expect(await readFile(path.join(dir, '.kop', kopTarballName))).toEqual(await readFile(tarball));
+      // Without .kop/ there is no kop to install: the install below reads it from there.
+      await rename(path.join(second(), '.kop'), path.join(parent, 'kop-folder-aside'));
+      const without = await npm(['ci', '--no-audit', '--no-fund'], second());
+      expect(without.exitCode, without.stdout).not.toBe(0);
+      expect(without.stderr).toMatch(/ENOENT[^]*\.kop\/kop-/);
+      await rename(path.join(parent, 'kop-folder-aside'), path.join(second(), '.kop'));
 
-    const again = await npm(['install', '--no-audit', '--no-fund'], dir);
-    expect(again.exitCode, again.stderr).toBe(0);
-    expect(JSON.parse(await readFile(path.join(dir, 'package-lock.json'), 'utf8')).packages['node_modules/kop'].resolved).toBe(spec);
-    // And a second init --force, with nothing new, changes nothing.
-    const rerun = await npm(['exec', '--', 'kop', 'init', '--force', '--skip-install', '--yes'], dir);
-    expect(rerun.exitCode, rerun.stderr).toBe(0);
-    expect(rerun.stdout).toMatch(/^no changes$/m);
-    // So does update-pack with the project's own kop: npm pack makes the same bytes again.
-    const update = await npm(['exec', '--', 'kop', 'update-pack'], dir);
-    expect(update.exitCode, update.stderr).toBe(0);
-    expect(update.stdout.trim()).toBe('no changes');
-  }, TIMEOUT);
+      const ci = await npm(['ci', '--no-audit', '--no-fund'], second());
+      expect(ci.exitCode, ci.stdout + ci.stderr).toBe(0);
+      expect(JSON.parse(await readFile(path.join(second(), 'node_modules/kop/package.json'), 'utf8')).name).toBe('kop');
+      const version = await npm(['exec', '--', 'kop', 'version'], second());
+      expect(version.stdout).toMatch(/^kop \d+\.\d+\.\d+/);
+
+      const build = await npm(['run', 'build'], second());
+      expect(build.exitCode, build.stdout + build.stderr).toBe(0);
+      const test = await npm(['test'], second());
+      expect(test.exitCode, test.stdout + test.stderr).toBe(0);
+      expect(test.stdout).toMatch(/Tests\s+\d+ passed/);
+      expect(test.stdout).toContain('rediscluster.controller.test.ts');
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "the Dockerfile's build (npm ci from the lockfile, build, bundle) makes a bundle that reconciles the sample on a control plane",
+    async () => {
+      const dockerfile = await readFile(path.join(second(), 'Dockerfile'), 'utf8');
+      expect(dockerfile).toMatch(/^RUN npm ci\b/m);
+      expect(dockerfile).not.toMatch(/npm (install|pkg set)/);
+      const pkg = JSON.parse(await readFile(path.join(second(), 'package.json'), 'utf8'));
+      expect(pkg.scripts['docker-build']).toBe('docker build -t ${IMG:-controller:latest} .');
+
+      // The build context is the project without node_modules, dist and the rest .dockerignore
+      // leaves out; kop must come from the .kop/ the Dockerfile copies: without that COPY, npm ci fails.
+      await forgetFromCache(await kopIntegrity(second()));
+      const withoutCopy = path.join(parent, 'context-without-kop');
+      await cp(second(), withoutCopy, { recursive: true, filter: (source) => !source.split(path.sep).includes('node_modules') });
+      await writeFile(path.join(withoutCopy, 'Dockerfile'), dockerfile.replace(/^COPY \.kop\/ \.kop\/\n/m, ''));
+      await expect(runDockerBuild(withoutCopy, path.join(parent, 'image-without-kop'), env)).rejects.toThrow(/RUN npm ci [^]*failed[^]*ENOENT[^]*\.kop\/kop-/);
+
+      await forgetFromCache(await kopIntegrity(second()));
+      // kop dev's session shares .kop/; .dockerignore keeps it (a kubeconfig among it) out of the image build.
+      await mkdir(path.join(second(), '.kop/dev'), { recursive: true });
+      await writeFile(path.join(second(), '.kop/dev/kubeconfig'), 'apiVersion: v1\nkind: Config\n');
+      const scratch = path.join(parent, 'image');
+      const image = await runDockerBuild(second(), scratch, env);
+      expect(await readdir(path.join(image.buildDir, '.kop'))).toEqual([kopTarballName]);
+      // What the image gets: the bundle alone, no node_modules.
+      const appFiles = await readdir(image.appDir);
+      expect(appFiles).toContain('main.mjs');
+      expect(appFiles.filter((file) => !/\.mjs(\.map)?$/.test(file))).toEqual([]);
+      expect(image.entrypoint).toEqual(['/nodejs/bin/node', '--max-semi-space-size=1', 'main.mjs']);
+      const npmCi = image.runs.find((step) => step.command.startsWith('npm ci'))!;
+      expect(npmCi.stdout + npmCi.stderr).not.toContain('npm notice');
+
+      const kubectlPath = findControlPlaneBinaries().kubectl;
+      expect(kubectlPath, 'kubectl from `kop setup-envtest`').toBeDefined();
+      const plane = await startControlPlane({ crds: [path.join(second(), 'config/crd/bases')] });
+      const manager = execa(
+        process.execPath,
+        [...image.entrypoint.slice(1), '--kubeconfig', plane.kubeconfigPath, '--health-probe-bind-address', '127.0.0.1:0', '--metrics-bind-address', '0'],
+        {
+          cwd: image.appDir,
+          reject: false,
+          env: { NO_COLOR: '1' },
+        },
+      );
+      let logs = '';
+      manager.stdout!.on('data', (chunk: Buffer) => (logs += chunk.toString()));
+      manager.stderr!.on('data', (chunk: Buffer) => (logs += chunk.toString()));
+      try {
+        const kubectl = (args: string[]) => execa(kubectlPath!, ['--kubeconfig', plane.kubeconfigPath, ...args], { cwd: second(), reject: false });
+        const applied = await kubectl(['apply', '-k', 'config/samples']);
+        expect(applied.exitCode, applied.stderr).toBe(0);
+        let ready: { status?: string; observedGeneration?: number } | undefined;
+        for (let attempt = 0; attempt < 120 && ready?.status !== 'True'; attempt++) {
+          await new Promise((resolve) => setTimeout(resolve, 250));
+          const got = await kubectl(['get', 'redisclusters.cache.example.com', 'rediscluster-sample', '-n', 'default', '-o', 'json']);
+          const conditions = (JSON.parse(got.stdout || '{}').status?.conditions ?? []) as { type: string; status: string; observedGeneration?: number }[];
+          ready = conditions.find((condition) => condition.type === 'Ready');
+        }
+        expect(ready, `no Ready condition; manager output:\n${logs}`).toMatchObject({ status: 'True', observedGeneration: 1 });
+      } finally {
+        manager.kill('SIGTERM');
+        const exit = await manager;
+        await plane.stop();
+        expect(exit.exitCode, logs).toBe(0);
+      }
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'npm i kop.tgz && npx kop init --force does not make the project depend on itself, npm install keeps working, and re-packing the same kop changes nothing',
+    async () => {
+      const dir = path.join(parent, 'third/op');
+      await mkdir(dir, { recursive: true });
+      // The tarball was deleted above: take the one the copied project carries.
+      const tarball = path.join(parent, 'third', kopTarballName);
+      await cp(path.join(second(), '.kop', kopTarballName), tarball);
+      await writeFile(path.join(dir, 'package.json'), '{ "name": "op", "version": "1.0.0", "private": true }\n');
+      const install = await npm(['install', '--no-audit', '--no-fund', tarball], dir);
+      expect(install.exitCode, install.stderr).toBe(0);
+      expect(JSON.parse(await readFile(path.join(dir, 'package.json'), 'utf8')).dependencies.kop).toMatch(/^file:/);
+
+      const init = await npm(['exec', '--', 'kop', 'init', '--force', '--domain', 'example.com', '--yes'], dir);
+      expect(init.exitCode, init.stdout + init.stderr).toBe(0);
+      const spec = `file:.kop/${kopTarballName}`;
+      expect(JSON.parse(await readFile(path.join(dir, 'package.json'), 'utf8')).dependencies).toEqual({ kop: spec });
+      expect(await readFile(path.join(dir, '.kop', kopTarballName))).toEqual(await readFile(tarball));
+
+      const again = await npm(['install', '--no-audit', '--no-fund'], dir);
+      expect(again.exitCode, again.stderr).toBe(0);
+      expect(JSON.parse(await readFile(path.join(dir, 'package-lock.json'), 'utf8')).packages['node_modules/kop'].resolved).toBe(spec);
+      // And a second init --force, with nothing new, changes nothing.
+      const rerun = await npm(['exec', '--', 'kop', 'init', '--force', '--skip-install', '--yes'], dir);
+      expect(rerun.exitCode, rerun.stderr).toBe(0);
+      expect(rerun.stdout).toMatch(/^no changes$/m);
+      // So does update-pack with the project's own kop: npm pack makes the same bytes again.
+      const update = await npm(['exec', '--', 'kop', 'update-pack'], dir);
+      expect(update.exitCode, update.stderr).toBe(0);
+      expect(update.stdout.trim()).toBe('no changes');
+    },
+    TIMEOUT,
+  );
 });

@@ -21,7 +21,10 @@ describe('grafana dashboards against a running manager', () => {
     plane = await startControlPlane();
     const rest = new RestClient(loadClientConfig({ kubeconfig: plane.kubeconfigPath }), { qps: Infinity });
     manager = new Manager({ rest, logger: silentLogger, metricsSecure: false, metricsBindAddress: '127.0.0.1:0', healthProbeBindAddress: '0', leaderElection: false });
-    manager.controller('configmap').for(configMapType).complete(async () => undefined);
+    manager
+      .controller('configmap')
+      .for(configMapType)
+      .complete(async () => undefined);
     started = manager.start();
     for (let i = 0; i < 200 && !manager.metricsUrl; i++) await new Promise((resolve) => setTimeout(resolve, 25));
     // A reconcile or two, so the per-controller series exist with values, not only their families.
@@ -56,6 +59,8 @@ describe('grafana dashboards against a running manager', () => {
   it('the series per controller carry the labels the dashboards group by', () => {
     expect(exposition).toMatch(/controller_runtime_reconcile_total\{[^}]*controller="configmap"[^}]*result="success"/);
     expect(exposition).toMatch(/workqueue_adds_total\{[^}]*controller="configmap"/);
-    expect(exposition).toMatch(/controller_runtime_reconcile_time_seconds_bucket\{[^}]*le="[^"]+"[^}]*controller="configmap"|controller_runtime_reconcile_time_seconds_bucket\{[^}]*controller="configmap"[^}]*le=/);
+    expect(exposition).toMatch(
+      /controller_runtime_reconcile_time_seconds_bucket\{[^}]*le="[^"]+"[^}]*controller="configmap"|controller_runtime_reconcile_time_seconds_bucket\{[^}]*controller="configmap"[^}]*le=/,
+    );
   });
 });

@@ -135,59 +135,65 @@ describe('kop create api --ssa end to end', () => {
     if (parent) await rm(parent, { recursive: true, force: true });
   });
 
-  it('scaffolds, generates apply configurations, type-checks, and its reconcilers apply against the apiserver', async () => {
-    const refused = await kop(['create', 'api', '--group', 'crew', '--version', 'v1', '--kind', 'Navigator', '--ssa', '--resource=false', '--controller']);
-    expect(refused.exitCode).not.toBe(0);
-    expect(refused.stderr).toContain('--ssa is recorded with the API types, so it needs --resource');
-    expect(existsSync(path.join(project, 'api/crew'))).toBe(false);
+  it(
+    'scaffolds, generates apply configurations, type-checks, and its reconcilers apply against the apiserver',
+    async () => {
+      const refused = await kop(['create', 'api', '--group', 'crew', '--version', 'v1', '--kind', 'Navigator', '--ssa', '--resource=false', '--controller']);
+      expect(refused.exitCode).not.toBe(0);
+      expect(refused.stderr).toContain('--ssa is recorded with the API types, so it needs --resource');
+      expect(existsSync(path.join(project, 'api/crew'))).toBe(false);
 
-    for (const args of [
-      // Kubebuilder's spelling, as its testdata script writes it.
-      ['create', 'api', '--group', 'crew', '--version', 'v1', '--kind', 'Navigator', '--resource', '--controller', '--ssa'],
-      ['create', 'api', '--group', 'crew', '--version', 'v1', '--kind', 'Chart', '--namespaced=false', '--resource', '--controller', '--ssa=true'],
-      ['create', 'api', '--group', 'crew', '--version', 'v1', '--kind', 'Captain', '--resource', '--controller', '--ssa=false'],
-    ]) {
-      const created = await kop(args);
-      expect(created.exitCode, created.stderr).toBe(0);
-    }
-    const recorded = (parseYaml(await read('PROJECT')) as { resources: { kind: string; api: Record<string, unknown> }[] }).resources;
-    expect(Object.fromEntries(recorded.map((r) => [r.kind, r.api.ssa ?? false]))).toEqual({ Captain: false, Chart: true, Navigator: true });
+      for (const args of [
+        // Kubebuilder's spelling, as its testdata script writes it.
+        ['create', 'api', '--group', 'crew', '--version', 'v1', '--kind', 'Navigator', '--resource', '--controller', '--ssa'],
+        ['create', 'api', '--group', 'crew', '--version', 'v1', '--kind', 'Chart', '--namespaced=false', '--resource', '--controller', '--ssa=true'],
+        ['create', 'api', '--group', 'crew', '--version', 'v1', '--kind', 'Captain', '--resource', '--controller', '--ssa=false'],
+      ]) {
+        const created = await kop(args);
+        expect(created.exitCode, created.stderr).toBe(0);
+      }
+      const recorded = (parseYaml(await read('PROJECT')) as { resources: { kind: string; api: Record<string, unknown> }[] }).resources;
+      expect(Object.fromEntries(recorded.map((r) => [r.kind, r.api.ssa ?? false]))).toEqual({ Captain: false, Chart: true, Navigator: true });
 
-    // A list map in the spec, as a user adds one: items keyed by name.
-    const typesFile = 'api/crew/v1/navigator.types.ts';
-    await writeFile(
-      path.join(project, typesFile),
-      (await read(typesFile)).replace("import type { Condition, ListMeta, ObjectMeta } from 'kop/api';", "import type { Condition, ListMeta, ObjectMeta, int32 } from 'kop/api';").replace(
-        '  foo?: string;\n',
-        '  foo?: string;\n  /**\n   * Ports of call, one per name.\n   * +listType=map\n   * +listMapKey=name\n   * +optional\n   */\n  stops?: Stop[];\n',
-      ) + '\n/** A port of call. */\nexport interface Stop {\n  name: string;\n  /** +optional */\n  days?: int32;\n}\n',
-    );
+      // A list map in the spec, as a user adds one: items keyed by name.
+      const typesFile = 'api/crew/v1/navigator.types.ts';
+      await writeFile(
+        path.join(project, typesFile),
+        (await read(typesFile))
+          .replace("import type { Condition, ListMeta, ObjectMeta } from 'kop/api';", "import type { Condition, ListMeta, ObjectMeta, int32 } from 'kop/api';")
+          .replace(
+            '  foo?: string;\n',
+            '  foo?: string;\n  /**\n   * Ports of call, one per name.\n   * +listType=map\n   * +listMapKey=name\n   * +optional\n   */\n  stops?: Stop[];\n',
+          ) + '\n/** A port of call. */\nexport interface Stop {\n  name: string;\n  /** +optional */\n  days?: int32;\n}\n',
+      );
 
-    const generate = await kop(['generate']);
-    expect(generate.exitCode, generate.stderr + generate.stdout).toBe(0);
-    expect(generate.stdout).toContain('CREATE api/crew/v1/navigator.apply.ts');
-    expect(generate.stdout).toContain('CREATE api/crew/v1/chart.apply.ts');
-    expect(existsSync(path.join(project, 'api/crew/v1/captain.apply.ts'))).toBe(false);
-    const applyFile = await read('api/crew/v1/navigator.apply.ts');
-    expect(applyFile).toContain('stops?: Array<StopApplyConfiguration & { name: string }>;');
-    expect(applyFile).toContain("conditions?: Array<DeepPartial<Condition> & Required<Pick<Condition, 'type'>>>;");
-    const check = await kop(['generate', '--check']);
-    expect(check.exitCode, check.stderr).toBe(0);
+      const generate = await kop(['generate']);
+      expect(generate.exitCode, generate.stderr + generate.stdout).toBe(0);
+      expect(generate.stdout).toContain('CREATE api/crew/v1/navigator.apply.ts');
+      expect(generate.stdout).toContain('CREATE api/crew/v1/chart.apply.ts');
+      expect(existsSync(path.join(project, 'api/crew/v1/captain.apply.ts'))).toBe(false);
+      const applyFile = await read('api/crew/v1/navigator.apply.ts');
+      expect(applyFile).toContain('stops?: Array<StopApplyConfiguration & { name: string }>;');
+      expect(applyFile).toContain("conditions?: Array<DeepPartial<Condition> & Required<Pick<Condition, 'type'>>>;");
+      const check = await kop(['generate', '--check']);
+      expect(check.exitCode, check.stderr).toBe(0);
 
-    await writeFile(path.join(project, 'test/controllers/ssa-semantics.test.ts'), SEMANTICS_TEST);
-    const tsc = await run(TSC, ['-p', 'tsconfig.json', '--strict', '--noEmit']);
-    expect(tsc.exitCode, tsc.stdout + tsc.stderr).toBe(0);
-    const build = await run('npm', ['run', 'build']);
-    expect(build.exitCode, build.stdout + build.stderr).toBe(0);
+      await writeFile(path.join(project, 'test/controllers/ssa-semantics.test.ts'), SEMANTICS_TEST);
+      const tsc = await run(TSC, ['-p', 'tsconfig.json', '--strict', '--noEmit']);
+      expect(tsc.exitCode, tsc.stdout + tsc.stderr).toBe(0);
+      const build = await run('npm', ['run', 'build']);
+      expect(build.exitCode, build.stdout + build.stderr).toBe(0);
 
-    // `npm test` as a user runs it: the scaffolded reconciler tests (with the managedFields
-    // check of the --ssa template) and the semantics test above, against the real apiserver.
-    const test = await run('npm', ['test']);
-    expect(test.exitCode, test.stdout + test.stderr).toBe(0);
-    expect(test.stdout).toMatch(/navigator\.controller\.test\.ts/);
-    expect(test.stdout).toMatch(/chart\.controller\.test\.ts/);
-    expect(test.stdout).toMatch(/captain\.controller\.test\.ts/);
-    expect(test.stdout).toMatch(/ssa-semantics\.test\.ts/);
-    expect(test.stdout).not.toMatch(/skipped/);
-  }, TIMEOUT);
+      // `npm test` as a user runs it: the scaffolded reconciler tests (with the managedFields
+      // check of the --ssa template) and the semantics test above, against the real apiserver.
+      const test = await run('npm', ['test']);
+      expect(test.exitCode, test.stdout + test.stderr).toBe(0);
+      expect(test.stdout).toMatch(/navigator\.controller\.test\.ts/);
+      expect(test.stdout).toMatch(/chart\.controller\.test\.ts/);
+      expect(test.stdout).toMatch(/captain\.controller\.test\.ts/);
+      expect(test.stdout).toMatch(/ssa-semantics\.test\.ts/);
+      expect(test.stdout).not.toMatch(/skipped/);
+    },
+    TIMEOUT,
+  );
 });

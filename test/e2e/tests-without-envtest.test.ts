@@ -55,41 +55,49 @@ describe('generated project tests without control-plane binaries', () => {
       },
     });
 
-  it('runs test/flags.test.ts, and the whole fresh suite, without starting a control plane', async () => {
-    const flags = await vitest(['test/flags.test.ts'], 'none');
-    expect(flags.exitCode, flags.stdout + flags.stderr).toBe(0);
-    expect(flags.stdout).toMatch(/\|unit\| test\/flags\.test\.ts/);
-    expect(flags.stdout).toMatch(/Tests\s+\d+ passed/);
+  it(
+    'runs test/flags.test.ts, and the whole fresh suite, without starting a control plane',
+    async () => {
+      const flags = await vitest(['test/flags.test.ts'], 'none');
+      expect(flags.exitCode, flags.stdout + flags.stderr).toBe(0);
+      expect(flags.stdout).toMatch(/\|unit\| test\/flags\.test\.ts/);
+      expect(flags.stdout).toMatch(/Tests\s+\d+ passed/);
 
-    const all = await vitest([], 'none');
-    expect(all.exitCode, all.stdout + all.stderr).toBe(0);
-  }, TIMEOUT);
+      const all = await vitest([], 'none');
+      expect(all.exitCode, all.stdout + all.stderr).toBe(0);
+    },
+    TIMEOUT,
+  );
 
-  it('starts the shared control plane for test/controllers only, and says how to get the binaries when they are missing', async () => {
-    await mkdir(path.join(created.project, 'test/controllers'), { recursive: true });
-    await writeFile(
-      path.join(created.project, 'test/controllers/plane.test.ts'),
-      [
-        "import { readFileSync } from 'node:fs';",
-        "import { expect, inject, it } from 'vitest';",
-        '',
-        "it('gets the kubeconfig of the control plane', () => {",
-        "  expect(readFileSync(inject('kubeconfigPath'), 'utf8')).toContain('https://127.0.0.1:');",
-        '});',
-        '',
-      ].join('\n'),
-    );
-    const unit = await vitest(['test/flags.test.ts'], 'none');
-    expect(unit.exitCode, unit.stdout + unit.stderr).toBe(0);
+  it(
+    'starts the shared control plane for test/controllers only, and says how to get the binaries when they are missing',
+    async () => {
+      await mkdir(path.join(created.project, 'test/controllers'), { recursive: true });
+      await writeFile(
+        path.join(created.project, 'test/controllers/plane.test.ts'),
+        [
+          "import { readFileSync } from 'node:fs';",
+          "import { expect, inject, it } from 'vitest';",
+          '',
+          "it('gets the kubeconfig of the control plane', () => {",
+          "  expect(readFileSync(inject('kubeconfigPath'), 'utf8')).toContain('https://127.0.0.1:');",
+          '});',
+          '',
+        ].join('\n'),
+      );
+      const unit = await vitest(['test/flags.test.ts'], 'none');
+      expect(unit.exitCode, unit.stdout + unit.stderr).toBe(0);
 
-    const missing = await vitest(['test/controllers'], 'none');
-    expect(missing.exitCode).not.toBe(0);
-    expect(missing.stdout + missing.stderr).toContain(`kube-apiserver not found (looked at: ${path.join(noBinaries, 'assets', 'kube-apiserver')} (from $KUBEBUILDER_ASSETS))`);
-    expect(missing.stdout + missing.stderr).toContain('npx kop setup-envtest');
+      const missing = await vitest(['test/controllers'], 'none');
+      expect(missing.exitCode).not.toBe(0);
+      expect(missing.stdout + missing.stderr).toContain(`kube-apiserver not found (looked at: ${path.join(noBinaries, 'assets', 'kube-apiserver')} (from $KUBEBUILDER_ASSETS))`);
+      expect(missing.stdout + missing.stderr).toContain('npx kop setup-envtest');
 
-    if (!binariesAvailable()) return; // the last step needs the real binaries (`kop setup-envtest`)
-    const real = await vitest(['test/controllers'], 'real');
-    expect(real.exitCode, real.stdout + real.stderr).toBe(0);
-    expect(real.stdout).toMatch(/\|controllers\| test\/controllers\/plane\.test\.ts/);
-  }, TIMEOUT);
+      if (!binariesAvailable()) return; // the last step needs the real binaries (`kop setup-envtest`)
+      const real = await vitest(['test/controllers'], 'real');
+      expect(real.exitCode, real.stdout + real.stderr).toBe(0);
+      expect(real.stdout).toMatch(/\|controllers\| test\/controllers\/plane\.test\.ts/);
+    },
+    TIMEOUT,
+  );
 });

@@ -93,75 +93,90 @@ describe('kop alpha update keeps your edits', () => {
     expect(await read('src/controllers/rediscluster.controller.ts')).toContain('RedisCluster reconciled (kop 0.0.9)');
   });
 
-  it('merges: your edits kept, the new template lines taken, a conflict where both changed; then it builds and its tests pass', async () => {
-    const controllerFile = 'src/controllers/rediscluster.controller.ts';
-    const controller = await read(controllerFile);
-    const myLine = '    const tier = object.spec ? "edited" : "empty"; // my own code';
-    const myMessage = '      message: `my message at ${generation ?? 0}`,';
-    await writeFile(
-      path.join(project, controllerFile),
-      controller.replace('    const generation = object.metadata?.generation;\n', `    const generation = object.metadata?.generation;\n${myLine}\n    void tier;\n`).replace('      message: `RedisCluster reconciled (kop 0.0.9)`,', myMessage),
-    );
-    const main = await read('src/main.ts');
-    await writeFile(path.join(project, 'src/main.ts'), main.replace('  const logger = createLogger();\n', "  const logger = createLogger();\n  logger.info('my startup line');\n"));
+  it(
+    'merges: your edits kept, the new template lines taken, a conflict where both changed; then it builds and its tests pass',
+    async () => {
+      const controllerFile = 'src/controllers/rediscluster.controller.ts';
+      const controller = await read(controllerFile);
+      const myLine = '    const tier = object.spec ? "edited" : "empty"; // my own code';
+      const myMessage = '      message: `my message at ${generation ?? 0}`,';
+      await writeFile(
+        path.join(project, controllerFile),
+        controller
+          .replace('    const generation = object.metadata?.generation;\n', `    const generation = object.metadata?.generation;\n${myLine}\n    void tier;\n`)
+          .replace('      message: `RedisCluster reconciled (kop 0.0.9)`,', myMessage),
+      );
+      const main = await read('src/main.ts');
+      await writeFile(
+        path.join(project, 'src/main.ts'),
+        main.replace('  const logger = createLogger();\n', "  const logger = createLogger();\n  logger.info('my startup line');\n"),
+      );
 
-    const dry = await node([KOP_BIN, '--dry-run', 'alpha', 'update', '--skip-install'], project);
-    expect(dry.exitCode, dry.stdout + dry.stderr).toBe(0);
-    expect(dry.stdout).toContain('dry run: nothing was written');
-    expect(await read('PROJECT')).toContain(`cliVersion: ${OLD_VERSION}\n`);
+      const dry = await node([KOP_BIN, '--dry-run', 'alpha', 'update', '--skip-install'], project);
+      expect(dry.exitCode, dry.stdout + dry.stderr).toBe(0);
+      expect(dry.stdout).toContain('dry run: nothing was written');
+      expect(await read('PROJECT')).toContain(`cliVersion: ${OLD_VERSION}\n`);
 
-    const update = await node([KOP_BIN, 'alpha', 'update', '--skip-install'], project);
-    expect(update.exitCode, update.stdout + update.stderr).toBe(1);
-    expect(update.stdout).toMatch(/MERGED +src\/main\.ts/);
-    expect(update.stdout).toMatch(/CONFLICT +src\/controllers\/rediscluster\.controller\.ts \(1 conflict\)/);
-    expect(update.stdout).toMatch(/merge: 1 merged, 1 with conflicts/);
-    expect(update.stderr).toContain('1 file with conflicts: src/controllers/rediscluster.controller.ts');
+      const update = await node([KOP_BIN, 'alpha', 'update', '--skip-install'], project);
+      expect(update.exitCode, update.stdout + update.stderr).toBe(1);
+      expect(update.stdout).toMatch(/MERGED +src\/main\.ts/);
+      expect(update.stdout).toMatch(/CONFLICT +src\/controllers\/rediscluster\.controller\.ts \(1 conflict\)/);
+      expect(update.stdout).toMatch(/merge: 1 merged, 1 with conflicts/);
+      expect(update.stderr).toContain('1 file with conflicts: src/controllers/rediscluster.controller.ts');
 
-    const merged = await read('src/main.ts');
-    expect(merged).toContain("logger.info('my startup line');");
-    expect(merged).toContain(MAIN_COMMENT_NEW);
-    expect(merged).not.toContain(MAIN_COMMENT_OLD);
-    const conflicted = await read(controllerFile);
-    expect(conflicted).toContain(myLine);
-    expect(conflicted).toContain(`<<<<<<< ours\n${myMessage}\n=======\n      message: \`RedisCluster is reconciled at generation \${generation ?? 0}\`,\n>>>>>>> kop ${NEW_VERSION}\n`);
+      const merged = await read('src/main.ts');
+      expect(merged).toContain("logger.info('my startup line');");
+      expect(merged).toContain(MAIN_COMMENT_NEW);
+      expect(merged).not.toContain(MAIN_COMMENT_OLD);
+      const conflicted = await read(controllerFile);
+      expect(conflicted).toContain(myLine);
+      expect(conflicted).toContain(
+        `<<<<<<< ours\n${myMessage}\n=======\n      message: \`RedisCluster is reconciled at generation \${generation ?? 0}\`,\n>>>>>>> kop ${NEW_VERSION}\n`,
+      );
 
-    // The dependency moved to this kop, and PROJECT records it.
-    const projectFile = await read('PROJECT');
-    expect(projectFile).toContain(`cliVersion: ${NEW_VERSION}\n`);
-    expect(projectFile).toContain(`kopSource: file:.kop/kop-${NEW_VERSION}.tgz\n`);
-    expect(JSON.parse(await read('package.json')).dependencies.kop).toBe(`file:.kop/kop-${NEW_VERSION}.tgz`);
-    expect(await readdir(path.join(project, '.kop'))).toEqual([`kop-${NEW_VERSION}.tgz`]);
+      // The dependency moved to this kop, and PROJECT records it.
+      const projectFile = await read('PROJECT');
+      expect(projectFile).toContain(`cliVersion: ${NEW_VERSION}\n`);
+      expect(projectFile).toContain(`kopSource: file:.kop/kop-${NEW_VERSION}.tgz\n`);
+      expect(JSON.parse(await read('package.json')).dependencies.kop).toBe(`file:.kop/kop-${NEW_VERSION}.tgz`);
+      expect(await readdir(path.join(project, '.kop'))).toEqual([`kop-${NEW_VERSION}.tgz`]);
 
-    // Resolved by taking kop's line; then the project generates, builds and passes its tests on this kop.
-    await writeFile(path.join(project, controllerFile), conflicted.replace(/<<<<<<< ours\n[^]*?=======\n([^]*?)>>>>>>> [^\n]*\n/, '$1'));
-    await linkModules(project);
-    const generate = await node([KOP_BIN, 'generate', '--check'], project);
-    expect(generate.exitCode, generate.stdout + generate.stderr).toBe(0);
-    const tsc = await node([path.join(KOP_ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json', '--noEmit'], project);
-    expect(tsc.exitCode, tsc.stdout + tsc.stderr).toBe(0);
-    const tests = await node([path.join(KOP_ROOT, 'node_modules/vitest/vitest.mjs'), 'run'], project);
-    expect(tests.exitCode, tests.stdout + tests.stderr).toBe(0);
-    expect(tests.stdout).toContain('rediscluster.controller.test.ts');
-  }, TIMEOUT);
+      // Resolved by taking kop's line; then the project generates, builds and passes its tests on this kop.
+      await writeFile(path.join(project, controllerFile), conflicted.replace(/<<<<<<< ours\n[^]*?=======\n([^]*?)>>>>>>> [^\n]*\n/, '$1'));
+      await linkModules(project);
+      const generate = await node([KOP_BIN, 'generate', '--check'], project);
+      expect(generate.exitCode, generate.stdout + generate.stderr).toBe(0);
+      const tsc = await node([path.join(KOP_ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json', '--noEmit'], project);
+      expect(tsc.exitCode, tsc.stdout + tsc.stderr).toBe(0);
+      const tests = await node([path.join(KOP_ROOT, 'node_modules/vitest/vitest.mjs'), 'run'], project);
+      expect(tests.exitCode, tests.stdout + tests.stderr).toBe(0);
+      expect(tests.stdout).toContain('rediscluster.controller.test.ts');
+    },
+    TIMEOUT,
+  );
 
-  it('an older kop without alpha generate is replayed command by command (--from), and an unedited project updates cleanly', async () => {
-    const olderKop = path.join(parent, 'older-kop');
-    await makeOldKop(olderKop, { withAlpha: false });
-    const help = await node([path.join(olderKop, 'bin/kop.js'), '--help'], pristine);
-    expect(help.exitCode, help.stderr).toBe(0);
-    expect(help.stdout).toContain('create');
-    // No `alpha` command (plugin names such as grafana.kubebuilder.io/v1-alpha still say alpha).
-    expect(help.stdout).not.toMatch(/^\s+alpha\s/m);
-    // As from a kop before cliVersion was recorded.
-    const projectFile = path.join(pristine, 'PROJECT');
-    await writeFile(projectFile, (await readFile(projectFile, 'utf8')).replace(/^cliVersion: .*\n/m, ''));
-    const update = await node([KOP_BIN, 'upgrade', '--from', olderKop, '--skip-install'], pristine);
-    expect(update.exitCode, update.stdout + update.stderr).toBe(0);
-    expect(update.stdout).toMatch(/TAKEN +src\/main\.ts/);
-    expect(update.stdout).toMatch(/TAKEN +src\/controllers\/rediscluster\.controller\.ts/);
-    expect(update.stdout).toMatch(/merge: 0 merged, 0 with conflicts/);
-    expect(update.stdout).toContain('kop generate');
-    expect(await readFile(path.join(pristine, 'src/main.ts'), 'utf8')).toContain(MAIN_COMMENT_NEW);
-    expect(await readFile(projectFile, 'utf8')).toContain(`cliVersion: ${NEW_VERSION}\n`);
-  }, TIMEOUT);
+  it(
+    'an older kop without alpha generate is replayed command by command (--from), and an unedited project updates cleanly',
+    async () => {
+      const olderKop = path.join(parent, 'older-kop');
+      await makeOldKop(olderKop, { withAlpha: false });
+      const help = await node([path.join(olderKop, 'bin/kop.js'), '--help'], pristine);
+      expect(help.exitCode, help.stderr).toBe(0);
+      expect(help.stdout).toContain('create');
+      // No `alpha` command (plugin names such as grafana.kubebuilder.io/v1-alpha still say alpha).
+      expect(help.stdout).not.toMatch(/^\s+alpha\s/m);
+      // As from a kop before cliVersion was recorded.
+      const projectFile = path.join(pristine, 'PROJECT');
+      await writeFile(projectFile, (await readFile(projectFile, 'utf8')).replace(/^cliVersion: .*\n/m, ''));
+      const update = await node([KOP_BIN, 'upgrade', '--from', olderKop, '--skip-install'], pristine);
+      expect(update.exitCode, update.stdout + update.stderr).toBe(0);
+      expect(update.stdout).toMatch(/TAKEN +src\/main\.ts/);
+      expect(update.stdout).toMatch(/TAKEN +src\/controllers\/rediscluster\.controller\.ts/);
+      expect(update.stdout).toMatch(/merge: 0 merged, 0 with conflicts/);
+      expect(update.stdout).toContain('kop generate');
+      expect(await readFile(path.join(pristine, 'src/main.ts'), 'utf8')).toContain(MAIN_COMMENT_NEW);
+      expect(await readFile(projectFile, 'utf8')).toContain(`cliVersion: ${NEW_VERSION}\n`);
+    },
+    TIMEOUT,
+  );
 });

@@ -67,7 +67,14 @@ export function dockerignoreMatcher(text: string): (relative: string) => boolean
       const body = pattern.replace(/^\/+|\/+$/g, '');
       const source = body
         .split('/')
-        .map((part) => (part === '**' ? '.*' : part.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]')))
+        .map((part) =>
+          part === '**'
+            ? '.*'
+            : part
+                .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+                .replace(/\*/g, '[^/]*')
+                .replace(/\?/g, '[^/]'),
+        )
         .join('/');
       // A pattern that matches a folder excludes everything beneath it.
       return new RegExp(`^${source}(/.*)?$`);

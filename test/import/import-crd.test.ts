@@ -45,7 +45,7 @@ describe('kop import crd', () => {
     expect(types).toContain('  conditions?: Condition[];');
     expect(types).toContain("  kind?: 'Issuer' | 'ClusterIssuer';");
     expect(await read('api/pki/v1/groupversion.ts')).toContain('// +groupName=pki.example.org');
-    expect(await read('api/pki/v1/certificate.client.ts')).toContain("export const certificateType: ResourceType<Certificate> = {");
+    expect(await read('api/pki/v1/certificate.client.ts')).toContain('export const certificateType: ResourceType<Certificate> = {');
     const { resources } = parseProjectFile(await read('PROJECT'));
     expect(resources).toEqual([
       { group: 'pki', domain: 'example.org', version: 'v1', kind: 'Certificate', plural: 'certificates', path: 'api/pki/v1/certificate.types.ts', external: true },
@@ -57,7 +57,7 @@ describe('kop import crd', () => {
     expect(context.out.lines).toEqual(['no changes']);
   });
 
-  it('--own: the project takes the CRD over; kop generate writes it from the types, which are the user\'s to edit', async () => {
+  it("--own: the project takes the CRD over; kop generate writes it from the types, which are the user's to edit", async () => {
     await importAndGenerate(project.dir, { sources: [CERTIFICATES], own: true });
     const crdFile = 'config/crd/bases/pki.example.org_certificates.yaml';
     const [input] = yamlDocuments(certificates) as CustomResourceDefinition[];
@@ -71,7 +71,10 @@ describe('kop import crd', () => {
       ['v1alpha1', { crdVersion: 'v1', namespaced: true }, undefined],
     ]);
     // From now on the types are the source: a new field reaches the CRD.
-    await fs.writeFile(path.join(project.dir, typesFile), types.replace('export interface CertificateSpec {\n', 'export interface CertificateSpec {\n  /** usages the key may be used for. */\n  usages?: string[];\n'));
+    await fs.writeFile(
+      path.join(project.dir, typesFile),
+      types.replace('export interface CertificateSpec {\n', 'export interface CertificateSpec {\n  /** usages the key may be used for. */\n  usages?: string[];\n'),
+    );
     await runGenerate({ check: false, generators }, testContext({ cwd: project.dir }));
     const [regenerated] = yamlDocuments(await read(crdFile)) as CustomResourceDefinition[];
     const v1 = regenerated!.spec.versions.find((v) => v.name === 'v1')!;
@@ -110,17 +113,30 @@ describe('kop import crd', () => {
   });
 
   it('--raw-schema keeps what no marker expresses verbatim, says where, and the CRD still comes back', async () => {
-    const withOneOf = certificates.replace('              notAfter:\n                format: date-time\n', '              notAfter:\n                oneOf:\n                - format: date-time\n                - format: date\n');
+    const withOneOf = certificates.replace(
+      '              notAfter:\n                format: date-time\n',
+      '              notAfter:\n                oneOf:\n                - format: date-time\n                - format: date\n',
+    );
     await fs.writeFile(path.join(project.dir, 'in.yaml'), withOneOf);
     const result = await importAndGenerate(project.dir, { sources: ['in.yaml'], own: true, rawSchema: true });
     expect(result.warnings).toEqual(['in.yaml: kept verbatim with +kop:schema (no marker expresses them): v1 .status.notAfter']);
-    expect(await read('api/pki/v1/certificate.types.ts')).toContain('  /** +kop:schema={"oneOf":[{"format":"date-time"},{"format":"date"}],"type":"string"} */\n  notAfter?: string;');
+    expect(await read('api/pki/v1/certificate.types.ts')).toContain(
+      '  /** +kop:schema={"oneOf":[{"format":"date-time"},{"format":"date"}],"type":"string"} */\n  notAfter?: string;',
+    );
     expect(comparable(yamlDocuments(await read('config/crd/bases/pki.example.org_certificates.yaml'))[0])).toBe(comparable(yamlDocuments(withOneOf)[0]));
   });
 
   it('puts groups under api/ by their first label, or more when that folder holds another group', async () => {
     await fs.writeFile(path.join(project.dir, 'a.yaml'), certificates);
-    await fs.writeFile(path.join(project.dir, 'b.yaml'), certificates.replaceAll('pki.example.org', 'pki.other.io').replaceAll('Certificate', 'Cert').replaceAll('certificates', 'certs').replaceAll('certificate\n', 'cert\n').replace('- cert\n', '- crt\n'));
+    await fs.writeFile(
+      path.join(project.dir, 'b.yaml'),
+      certificates
+        .replaceAll('pki.example.org', 'pki.other.io')
+        .replaceAll('Certificate', 'Cert')
+        .replaceAll('certificates', 'certs')
+        .replaceAll('certificate\n', 'cert\n')
+        .replace('- cert\n', '- crt\n'),
+    );
     await importAndGenerate(project.dir, { sources: ['a.yaml', 'b.yaml'] });
     const files = (await listFiles(project.dir)).filter((f) => f.endsWith('.types.ts'));
     expect(files).toEqual(['api/pki.other/v1/cert.types.ts', 'api/pki.other/v1alpha1/cert.types.ts', 'api/pki/v1/certificate.types.ts', 'api/pki/v1alpha1/certificate.types.ts']);

@@ -33,7 +33,9 @@ export async function importAndGenerate(dir: string, options: ImportCrdOptions, 
 
 /** The YAML documents of a text as data. */
 export function yamlDocuments(text: string): unknown[] {
-  return parseAllDocuments(text).map((d) => d.toJS() as unknown).filter((d) => d !== null);
+  return parseAllDocuments(text)
+    .map((d) => d.toJS() as unknown)
+    .filter((d) => d !== null);
 }
 
 /** A CRD as kop compares it: without the generator annotation, `required` sorted. */
@@ -44,7 +46,9 @@ export function comparable(crd: unknown): string {
   const sortRequired = (node: unknown): unknown => {
     if (Array.isArray(node)) return node.map(sortRequired);
     if (typeof node !== 'object' || node === null) return node;
-    return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, k === 'required' && Array.isArray(v) && v.every((x) => typeof x === 'string') ? [...v].sort() : sortRequired(v)]));
+    return Object.fromEntries(
+      Object.entries(node).map(([k, v]) => [k, k === 'required' && Array.isArray(v) && v.every((x) => typeof x === 'string') ? [...v].sort() : sortRequired(v)]),
+    );
   };
   return canonicalJson(sortRequired(copy));
 }

@@ -18,23 +18,27 @@ const cases = await listCaseDirs(CASES_DIR);
 
 describe('kop import crd --own on the schema cases gives back their bytes', () => {
   for (const name of cases) {
-    it(name, async (context) => {
-      const options = await caseOptions(path.join(CASES_DIR, name));
-      // A case generated with a description cap has descriptions kop cannot give back whole.
-      if (options.maxDescriptionLength !== undefined) context.skip();
-      const text = await fs.readFile(path.join(CASES_DIR, name, 'crd.yaml'), 'utf8');
-      const project = await bareProject();
-      try {
-        const file = path.join(project.dir, 'input.yaml');
-        await fs.writeFile(file, text);
-        await importAndGenerate(project.dir, { sources: [file], own: true, rawSchema: NEEDS_RAW_SCHEMA.has(name) });
-        for (const crd of yamlDocuments(text) as CustomResourceDefinition[]) {
-          const generated = await fs.readFile(path.join(project.dir, 'config/crd/bases', `${crd.spec.group}_${crd.spec.names.plural}.yaml`), 'utf8');
-          expect(generated).toBe(formatCrd(crd));
+    it(
+      name,
+      async (context) => {
+        const options = await caseOptions(path.join(CASES_DIR, name));
+        // A case generated with a description cap has descriptions kop cannot give back whole.
+        if (options.maxDescriptionLength !== undefined) context.skip();
+        const text = await fs.readFile(path.join(CASES_DIR, name, 'crd.yaml'), 'utf8');
+        const project = await bareProject();
+        try {
+          const file = path.join(project.dir, 'input.yaml');
+          await fs.writeFile(file, text);
+          await importAndGenerate(project.dir, { sources: [file], own: true, rawSchema: NEEDS_RAW_SCHEMA.has(name) });
+          for (const crd of yamlDocuments(text) as CustomResourceDefinition[]) {
+            const generated = await fs.readFile(path.join(project.dir, 'config/crd/bases', `${crd.spec.group}_${crd.spec.names.plural}.yaml`), 'utf8');
+            expect(generated).toBe(formatCrd(crd));
+          }
+        } finally {
+          await project.cleanup();
         }
-      } finally {
-        await project.cleanup();
-      }
-    }, 60_000);
+      },
+      60_000,
+    );
   }
 });

@@ -45,7 +45,13 @@ function crdWith(schema: JSONSchemaProps, kind = 'Widget') {
 async function typesOf(schema: JSONSchemaProps, rawSchema = false): Promise<string> {
   const imported = importedCrd({ where: 'test.yaml', value: crdWith(schema) });
   const files = await kindFiles(imported, core, { groupDir: 'example', rawSchema, exact: true, licenseHeader: '', read: async () => undefined });
-  await verifyRoundTrip({ root: '/nonexistent', files: new Map([...files.types, ...files.groupVersions]), expected: imported.crd, exact: true, allowDangerousTypes: files.usesFloats });
+  await verifyRoundTrip({
+    root: '/nonexistent',
+    files: new Map([...files.types, ...files.groupVersions]),
+    expected: imported.crd,
+    exact: true,
+    allowDangerousTypes: files.usesFloats,
+  });
   return [...files.types.values()][0]!;
 }
 
@@ -83,7 +89,10 @@ describe('a property schema becomes a field with markers, and comes back', () =>
     {
       name: 'lists of lists',
       given: { type: 'array', items: { type: 'array', items: { type: 'string', maxLength: 3 }, maxItems: 2 } },
-      want: ['  field?: WidgetSpecField[];', '/**\n * +kubebuilder:validation:MaxItems=2\n * +kubebuilder:validation:items:MaxLength=3\n */\nexport type WidgetSpecField = string[];'],
+      want: [
+        '  field?: WidgetSpecField[];',
+        '/**\n * +kubebuilder:validation:MaxItems=2\n * +kubebuilder:validation:items:MaxLength=3\n */\nexport type WidgetSpecField = string[];',
+      ],
     },
     {
       name: 'map values with a constraint become a named alias',
@@ -125,9 +134,17 @@ describe('a property schema becomes a field with markers, and comes back', () =>
 
   const refused: { name: string; given: JSONSchemaProps; want: string }[] = [
     { name: 'oneOf', given: { type: 'string', oneOf: [{ format: 'date' }, { format: 'date-time' }] }, want: 'version v1, .spec.field: "oneOf" has no kop marker' },
-    { name: 'a default on list items', given: { type: 'array', items: { type: 'string', default: 'x' } }, want: 'version v1, .spec.field[*]: +default on a list item or map value: controller-gen has no marker for it there' },
+    {
+      name: 'a default on list items',
+      given: { type: 'array', items: { type: 'string', default: 'x' } },
+      want: 'version v1, .spec.field[*]: +default on a list item or map value: controller-gen has no marker for it there',
+    },
     { name: 'an enum with null', given: { type: 'string', nullable: true, enum: ['a', null] }, want: 'version v1, .spec.field: the enum value null has no Enum marker form' },
-    { name: 'a description with trailing spaces', given: { type: 'string', description: 'two lines  \nhere' }, want: 'version v1, .spec.field: its description has trailing spaces' },
+    {
+      name: 'a description with trailing spaces',
+      given: { type: 'string', description: 'two lines  \nhere' },
+      want: 'version v1, .spec.field: its description has trailing spaces',
+    },
   ];
   it.each(refused)('refuses $name, naming the path, and --raw-schema keeps it verbatim', async ({ given, want }) => {
     await expect(typesOf(given)).rejects.toThrow(`test.yaml: ${want}`);

@@ -38,8 +38,14 @@ const expectation = {
   plugins: { 'deploy-image': { 'example.com/v1alpha1/Busybox': { image: 'busybox:1.36.1' } } },
   resources: [
     {
-      group: 'crew', version: 'v1', kind: 'Captain', domain: 'testproject.org', plural: 'captains', api: { namespaced: true },
-      controllers: ['captain', 'captain-backup'], webhooks: { defaulting: true, validation: true, validationPath: '/custom-validate-captain' },
+      group: 'crew',
+      version: 'v1',
+      kind: 'Captain',
+      domain: 'testproject.org',
+      plural: 'captains',
+      api: { namespaced: true },
+      controllers: ['captain', 'captain-backup'],
+      webhooks: { defaulting: true, validation: true, validationPath: '/custom-validate-captain' },
     },
     { group: 'core', version: 'v1', kind: 'Pod', core: true, webhooks: { defaulting: true } },
   ],
@@ -51,14 +57,26 @@ describe('compareProject', () => {
   });
 
   it.each([
-    { change: (t: string) => t.replace('controllers: [{ name: captain-backup }, { name: captain }]', 'controller: true'), want: 'crew/v1/Captain: controllers: want ["captain","captain-backup"], got true' },
-    { change: (t: string) => t.replace('validationPath: /custom-validate-captain', 'validationPath: /validate-crew-testproject-org-v1-captain'), want: 'crew/v1/Captain: webhooks: want {"defaulting":true,"validation":true,"validationPath":"/custom-validate-captain"}, got {"defaulting":true,"validation":true}' },
+    {
+      change: (t: string) => t.replace('controllers: [{ name: captain-backup }, { name: captain }]', 'controller: true'),
+      want: 'crew/v1/Captain: controllers: want ["captain","captain-backup"], got true',
+    },
+    {
+      change: (t: string) => t.replace('validationPath: /custom-validate-captain', 'validationPath: /validate-crew-testproject-org-v1-captain'),
+      want: 'crew/v1/Captain: webhooks: want {"defaulting":true,"validation":true,"validationPath":"/custom-validate-captain"}, got {"defaulting":true,"validation":true}',
+    },
     { change: (t: string) => t.replace('plural: captains', 'plural: captainz'), want: 'crew/v1/Captain: plural: want "captains", got "captainz"' },
     { change: (t: string) => t.replace('namespaced: true }', 'namespaced: false }'), want: 'crew/v1/Captain: api: want {"namespaced":true}, got {"namespaced":false}' },
     { change: (t: string) => t.replace(/ {2}- \{ group: core.*\n/, ''), want: 'core/v1/Pod: missing' },
     { change: (t: string) => t.replace('core: true, ', ''), want: 'core/v1/Pod: core: want true, got (none)' },
-    { change: (t: string) => t.replace('image: busybox:1.36.1', 'image: busybox:1.37'), want: 'plugins: deploy-image: want {"example.com/v1alpha1/Busybox":{"image":"busybox:1.36.1"}}, got {"example.com/v1alpha1/Busybox":{"image":"busybox:1.37"}}' },
-    { change: (t: string) => t.replace('namespaced: false\n', 'namespaced: true\nmultigroup: true\n'), want: ['multigroup: want false, got true', 'namespaced: want false, got true'] },
+    {
+      change: (t: string) => t.replace('image: busybox:1.36.1', 'image: busybox:1.37'),
+      want: 'plugins: deploy-image: want {"example.com/v1alpha1/Busybox":{"image":"busybox:1.36.1"}}, got {"example.com/v1alpha1/Busybox":{"image":"busybox:1.37"}}',
+    },
+    {
+      change: (t: string) => t.replace('namespaced: false\n', 'namespaced: true\nmultigroup: true\n'),
+      want: ['multigroup: want false, got true', 'namespaced: want false, got true'],
+    },
   ])('reports $want', ({ change, want }) => {
     const changed = change(kopProject);
     expect(changed).not.toBe(kopProject);
@@ -131,13 +149,20 @@ describe("Kubebuilder's scripts as data", () => {
 
   it('scores commands and tabulates steps, marking failures that follow an earlier one', () => {
     const result: ScriptResult = {
-      projectName: 'project-v4', dir: '/tmp/x', bootstrap: [], kopMs: 1, projectDifferences: ['crew/v1/Captain: missing'],
+      projectName: 'project-v4',
+      dir: '/tmp/x',
+      bootstrap: [],
+      kopMs: 1,
+      projectDifferences: ['crew/v1/Captain: missing'],
       commands: [
         { argv: ['kop', 'init'], ok: true, exitCode: 0, ms: 1 },
         { argv: ['kop', 'create', 'api'], ok: false, exitCode: 2, ms: 1, firstError: "error: unknown option '--ssa'" },
         { argv: ['kop', 'create', 'webhook'], ok: false, exitCode: 1, ms: 1, firstError: 'error: not in PROJECT', afterFailure: true },
       ],
-      steps: [{ name: 'generate', ok: true, ms: 1 }, { name: 'test', ok: false, ms: 1, firstError: 'FAIL x' }],
+      steps: [
+        { name: 'generate', ok: true, ms: 1 },
+        { name: 'test', ok: false, ms: 1, firstError: 'FAIL x' },
+      ],
     };
     expect(commandScore(result)).toBe('1/3 (1 after an earlier failure)');
     expect(formatTable([result]).split('\n')).toEqual([

@@ -42,13 +42,11 @@ export async function loadExpectedProject(projectName) {
  * an error (tsc's `error TS`, vitest's `FAIL`), else the last line of output.
  */
 export function firstErrorLine(stderr, stdout = '') {
-  const lines = `${stderr}\n${stdout}`.split('\n').map((l) => l.trim()).filter((l) => l !== '');
-  return (
-    lines.find((l) => /^error:/i.test(l)) ??
-    lines.find((l) => /error TS\d+|^FAIL\b|^×|^Error\b|\bERR!|Error:/.test(l)) ??
-    lines.at(-1) ??
-    '(no output)'
-  );
+  const lines = `${stderr}\n${stdout}`
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
+  return lines.find((l) => /^error:/i.test(l)) ?? lines.find((l) => /error TS\d+|^FAIL\b|^×|^Error\b|\bERR!|Error:/.test(l)) ?? lines.at(-1) ?? '(no output)';
 }
 
 async function linkKopDependencies(project) {
@@ -115,7 +113,9 @@ export async function runKubebuilderScript(projectName, options = {}) {
   const bootstrap = [];
   let kopMs = 0;
   let lastMakeIndex = -1;
-  script.forEach((step, i) => { if (!Array.isArray(step) && 'make' in step) lastMakeIndex = i; });
+  script.forEach((step, i) => {
+    if (!Array.isArray(step) && 'make' in step) lastMakeIndex = i;
+  });
   try {
     for (const step of script) {
       if (Array.isArray(step)) {
@@ -123,7 +123,9 @@ export async function runKubebuilderScript(projectName, options = {}) {
         kopMs += result.ms;
         const afterFailure = !result.ok && commands.some((c) => !c.ok && sameKind(c.argv, step));
         commands.push({ argv: step, ok: result.ok, exitCode: result.exitCode, ms: result.ms, firstError: result.firstError, ...(afterFailure ? { afterFailure } : {}) });
-        log(`${result.ok ? 'ok  ' : 'FAIL'} ${step.join(' ')}${result.ok ? '' : `\n       ${result.firstError}${afterFailure ? ' (an earlier command for this kind failed)' : ''}`}`);
+        log(
+          `${result.ok ? 'ok  ' : 'FAIL'} ${step.join(' ')}${result.ok ? '' : `\n       ${result.firstError}${afterFailure ? ' (an earlier command for this kind failed)' : ''}`}`,
+        );
         if (step[1] === 'init') {
           if (!result.ok) bootstrap.push(...(await bootstrapInit(step, dir, log)));
           if (existsSync(path.join(dir, 'PROJECT')) && options.build !== false) await linkKopDependencies(dir);
@@ -138,15 +140,36 @@ export async function runKubebuilderScript(projectName, options = {}) {
         continue;
       }
       if (step.make === 'all') {
-        steps.push(await namedStep('generate', () => kop(['generate'], dir), log, (ms) => (kopMs += ms)));
+        steps.push(
+          await namedStep(
+            'generate',
+            () => kop(['generate'], dir),
+            log,
+            (ms) => (kopMs += ms),
+          ),
+        );
         if (options.build !== false) steps.push(await namedStep('build', () => run('npm', ['run', 'build'], dir), log));
       } else {
-        steps.push(await namedStep('build-installer', () => kop(['build-installer'], dir), log, (ms) => (kopMs += ms)));
+        steps.push(
+          await namedStep(
+            'build-installer',
+            () => kop(['build-installer'], dir),
+            log,
+            (ms) => (kopMs += ms),
+          ),
+        );
       }
     }
     if (lastMakeIndex < script.length - 1) {
       // Commands follow the last make step (with-plugins' Helm and auto-update edits): generate and build again.
-      steps.push(await namedStep('generate (end)', () => kop(['generate'], dir), log, (ms) => (kopMs += ms)));
+      steps.push(
+        await namedStep(
+          'generate (end)',
+          () => kop(['generate'], dir),
+          log,
+          (ms) => (kopMs += ms),
+        ),
+      );
       if (options.build !== false) steps.push(await namedStep('build (end)', () => run('npm', ['run', 'build'], dir), log));
     }
     if (options.build !== false && options.test !== false) {

@@ -107,7 +107,9 @@ const projectV4MultigroupApis = [
 /** What the multigroup and with-plugins projects share: deploy-image kinds, a conversion, Grafana. */
 const optionalPlugins = [
   api(
-    'example.com', 'v1alpha1', 'Memcached',
+    'example.com',
+    'v1alpha1',
+    'Memcached',
     '--image=memcached:1.6.26-alpine3.19',
     '--image-container-command=memcached,--memory-limit=64,-o,modern,-v',
     '--image-container-port=11211',

@@ -79,7 +79,11 @@ describe('generated CRDs on a real apiserver', () => {
   });
 
   const invalid: { name: string; spec: Record<string, unknown>; want: RegExp }[] = [
-    { name: 'minimum', spec: { mode: 'cluster', version: '7.2', replicas: 0 }, want: /spec\.replicas: Invalid value: 0: spec\.replicas in body should be greater than or equal to 1/ },
+    {
+      name: 'minimum',
+      spec: { mode: 'cluster', version: '7.2', replicas: 0 },
+      want: /spec\.replicas: Invalid value: 0: spec\.replicas in body should be greater than or equal to 1/,
+    },
     { name: 'enum', spec: { mode: 'bogus', version: '7.2' }, want: /spec\.mode: Unsupported value: "bogus"/ },
     { name: 'pattern', spec: { mode: 'cluster', version: 'latest' }, want: /spec\.version: Invalid value: "latest"/ },
     { name: 'required', spec: { mode: 'cluster' }, want: /spec\.version: Required value/ },
@@ -143,7 +147,10 @@ describe('defaults and junctors: kop and the apiserver agree', () => {
   /** `spec.validation.openAPIV3Schema.properties[spec].properties[f3].allOf[0].default` -> `.spec.f3.allOf[0]` (the node, without the key). */
   const nodePath = (field: string) => {
     const inSchema = field.slice(field.indexOf('openAPIV3Schema') + 'openAPIV3Schema'.length);
-    return inSchema.replace(/\.default(\..*)?$/, '').replace(/\.[^.[\]]+$/, (key) => (key === '.not' ? key : '')).replace(/\.properties\[([^\]]+)\]/g, '.$1');
+    return inSchema
+      .replace(/\.default(\..*)?$/, '')
+      .replace(/\.[^.[\]]+$/, (key) => (key === '.not' ? key : ''))
+      .replace(/\.properties\[([^\]]+)\]/g, '.$1');
   };
   const causesOf = (response: { json<T>(): T }) => response.json<{ details: { causes: { field: string; message: string }[] } }>().details.causes;
 
@@ -221,15 +228,16 @@ describe('defaults and junctors: kop and the apiserver agree', () => {
   it('refuses the keys kop refuses under junctors, at the same places', async () => {
     const response = await dryRunCreate(crdWith('junctorkeys', JUNCTOR_KEYS_SCHEMA.properties!));
     expect(response.status, response.body).toBe(422);
-    const server = causesOf(response).map((c) => `${nodePath(c.field).replace(/^\.spec/, '')}: ${c.field.slice(c.field.lastIndexOf('.') + 1)} ${c.message.replace(/^Forbidden: /, '')}`);
+    const server = causesOf(response).map(
+      (c) => `${nodePath(c.field).replace(/^\.spec/, '')}: ${c.field.slice(c.field.lastIndexOf('.') + 1)} ${c.message.replace(/^Forbidden: /, '')}`,
+    );
     expect(server.sort()).toEqual([...JUNCTOR_KEYS_WANT].sort());
   });
 });
 
 describe('generated webhook configurations on a real apiserver', () => {
   const casesDir = path.join(CASES_DIR, '..', '..', 'conformance', 'webhook');
-  const dryRunCreate = (object: WebhookConfigurationObject) =>
-    request('POST', `/apis/admissionregistration.k8s.io/v1/${object.kind.toLowerCase()}s?dryRun=All`, object);
+  const dryRunCreate = (object: WebhookConfigurationObject) => request('POST', `/apis/admissionregistration.k8s.io/v1/${object.kind.toLowerCase()}s?dryRun=All`, object);
   const configurationsOf = async (file: string) => {
     const text = await fs.readFile(path.join(casesDir, file), 'utf8');
     const found = commentMarkersInText(text.replace(/^\+/gm, '// +'), file, [WEBHOOK_SCAN_PREFIX]).get(WEBHOOK_SCAN_PREFIX)!;

@@ -28,7 +28,10 @@ describe('parseMarker', () => {
       want: { name: 'kubebuilder:resource', args: { path: 'things', shortName: ['th', 't'], categories: ['all', 'infra'], scope: 'Cluster' } },
     },
     { given: '+kubebuilder:deprecatedversion', want: { name: 'kubebuilder:deprecatedversion', args: {} } },
-    { given: '+kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`,priority=1', want: { name: 'kubebuilder:printcolumn', args: { name: 'Age', type: 'date', JSONPath: '.metadata.creationTimestamp', priority: 1 } } },
+    {
+      given: '+kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`,priority=1',
+      want: { name: 'kubebuilder:printcolumn', args: { name: 'Age', type: 'date', JSONPath: '.metadata.creationTimestamp', priority: 1 } },
+    },
   ];
   for (const { given, want } of table) {
     it(given, () => {

@@ -23,8 +23,17 @@ describe('rbac markers', () => {
     expect(() => marker('+kubebuilder:rbac:groups=apps,resource=pods,verbs=get')).toThrow(/unknown argument "resource"/);
   });
   it('finds markers in line and block comments with their lines', () => {
-    const text = ['// +kubebuilder:rbac:groups=a,resources=b,verbs=get', '/**', ' * +kubebuilder:rbac:groups=c,resources=d,verbs=list', ' */', 'const x = "+kubebuilder:rbac:not-a-comment";'].join('\n');
-    expect(rbacMarkersInText(text, 'f.ts').map((m) => [m.groups[0], m.location.line])).toEqual([['a', 1], ['c', 3]]);
+    const text = [
+      '// +kubebuilder:rbac:groups=a,resources=b,verbs=get',
+      '/**',
+      ' * +kubebuilder:rbac:groups=c,resources=d,verbs=list',
+      ' */',
+      'const x = "+kubebuilder:rbac:not-a-comment";',
+    ].join('\n');
+    expect(rbacMarkersInText(text, 'f.ts').map((m) => [m.groups[0], m.location.line])).toEqual([
+      ['a', 1],
+      ['c', 3],
+    ]);
   });
   it('reports every bad rbac marker of a run, not only the first', () => {
     const text = ['// +kubebuilder:rbacs:groups=a,verbs=get', '// +kubebuilder:rbac:groups=a,resources=b,verbs=get', '// +kubebuilder:rbac:groups=apps,resources=pods'].join('\n');
@@ -37,7 +46,9 @@ describe('rbac markers', () => {
     );
   });
   it('refuses a misspelt rbac marker with file:line', () => {
-    expect(() => rbacMarkersInText('\n// +kubebuilder:rbacs:groups=a,verbs=get', 'f.ts')).toThrow(/^\+kubebuilder:rbacs: kop does not know this marker; did you mean \+kubebuilder:rbac:\.\.\.\? kop never ignores a marker silently \(f\.ts:2\)$/);
+    expect(() => rbacMarkersInText('\n// +kubebuilder:rbacs:groups=a,verbs=get', 'f.ts')).toThrow(
+      /^\+kubebuilder:rbacs: kop does not know this marker; did you mean \+kubebuilder:rbac:\.\.\.\? kop never ignores a marker silently \(f\.ts:2\)$/,
+    );
   });
 });
 

@@ -20,7 +20,10 @@ export type CaseOptions = CrdOptions;
 
 export async function listCaseDirs(dir: string): Promise<string[]> {
   const entries = await fs.readdir(dir, { withFileTypes: true });
-  return entries.filter((e) => e.isDirectory()).map((e) => e.name).sort();
+  return entries
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
 }
 
 async function filesWithExtension(dir: string, extension: string): Promise<string[]> {

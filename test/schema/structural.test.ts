@@ -9,7 +9,9 @@ const check = (schema: JSONSchemaProps) => checkStructural(schema, new WeakMap()
 
 describe('structural checks', () => {
   it('accepts a structural schema', () => {
-    expect(check({ type: 'object', properties: { a: { type: 'string' }, q: { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }] } } })).toEqual([]);
+    expect(check({ type: 'object', properties: { a: { type: 'string' }, q: { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }] } } })).toEqual(
+      [],
+    );
   });
   const table: { given: JSONSchemaProps; want: RegExp }[] = [
     { given: { type: 'object', properties: { a: {} } }, want: /\.a: has no type/ },
@@ -19,7 +21,10 @@ describe('structural checks', () => {
     { given: { type: 'string', 'x-kubernetes-embedded-resource': true }, want: /embedded resource must be an object/ },
     { given: { type: 'array', items: { type: 'string' }, 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['a'] }, want: /needs a list of objects/ },
     { given: { type: 'array', items: { type: 'object', properties: { a: { type: 'string' } } }, 'x-kubernetes-list-type': 'map' }, want: /at least one \+listMapKey/ },
-    { given: { type: 'array', items: { type: 'object', properties: { a: { type: 'string' } } }, 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['a'] }, want: /must be required or have a default/ },
+    {
+      given: { type: 'array', items: { type: 'object', properties: { a: { type: 'string' } } }, 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['a'] },
+      want: /must be required or have a default/,
+    },
     { given: { type: 'array', items: { type: 'object', properties: { a: { type: 'string' } } }, 'x-kubernetes-list-type': 'set' }, want: /needs scalar items/ },
     { given: { type: 'array', items: { type: 'string' }, 'x-kubernetes-list-map-keys': ['a'] }, want: /needs \+listType=map/ },
     { given: { type: 'integer', minimum: 1, default: 0 }, want: /default 0 is not valid: the value is below the minimum 1/ },
@@ -67,7 +72,9 @@ describe('value validations only under junctors', () => {
 
 describe('transforms', () => {
   it('topLevelMetadata keeps only type: object', () => {
-    expect(topLevelMetadata({ type: 'object', properties: { metadata: { type: 'object', properties: { name: { type: 'string' } } } } }).properties!.metadata).toEqual({ type: 'object' });
+    expect(topLevelMetadata({ type: 'object', properties: { metadata: { type: 'object', properties: { name: { type: 'string' } } } } }).properties!.metadata).toEqual({
+      type: 'object',
+    });
   });
   it('truncates descriptions like controller-gen', () => {
     expect(truncateDescription('First sentence. Second sentence here.', 20)).toBe('First sentence.');

@@ -2,12 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { commentMarkersInText } from '../../src/schema/source-files.js';
 import { MarkerPlacementError, MarkerSyntaxError } from '../../src/schema/errors.js';
 import { buildWebhookConfigurations, formatWebhookConfigurations } from '../../src/webhook/webhook-configuration.js';
-import {
-  parseWebhookConfigurationMarker,
-  parseWebhookMarker,
-  parseWebhookMarkers,
-  WEBHOOK_SCAN_PREFIX,
-} from '../../src/webhook/webhook-markers.js';
+import { parseWebhookConfigurationMarker, parseWebhookMarker, parseWebhookMarkers, WEBHOOK_SCAN_PREFIX } from '../../src/webhook/webhook-markers.js';
 
 const at = { file: 'src/webhooks/rediscluster.webhook.ts', line: 7 };
 const BASE = 'groups=cache.example.com,resources=redisclusters,verbs=create;update,versions=v1alpha1,admissionReviewVersions=v1';
@@ -93,7 +88,9 @@ describe('webhook markers', () => {
     );
     expect(() => validating('v.example.com')).not.toThrow();
     expect(validating('v.example.com').resources).toEqual(['redisclusters']);
-    expect(() => webhook(`path=/v,mutating=false,failurePolicy=fail,sideEffects=None,${BASE.replace('resources=redisclusters', 'resources=*;pods/status')},name=v.example.com`)).not.toThrow();
+    expect(() =>
+      webhook(`path=/v,mutating=false,failurePolicy=fail,sideEffects=None,${BASE.replace('resources=redisclusters', 'resources=*;pods/status')},name=v.example.com`),
+    ).not.toThrow();
     expect(() => validating('v.example.com', ',bogus=1')).toThrow(MarkerSyntaxError);
   });
 
@@ -146,7 +143,12 @@ describe('buildWebhookConfigurations', () => {
   });
 
   it('puts the mutating configuration first and sorts webhooks by name', () => {
-    const objects = buildWebhookConfigurations([validating('b.example.com'), mutating('z.example.com', ',reinvocationPolicy=Never'), validating('a.example.com'), mutating('m.example.com')]);
+    const objects = buildWebhookConfigurations([
+      validating('b.example.com'),
+      mutating('z.example.com', ',reinvocationPolicy=Never'),
+      validating('a.example.com'),
+      mutating('m.example.com'),
+    ]);
     expect(objects.map((o) => [o.kind, o.metadata.name, o.webhooks.map((w) => w.name)])).toEqual([
       ['MutatingWebhookConfiguration', 'mutating-webhook-configuration', ['m.example.com', 'z.example.com']],
       ['ValidatingWebhookConfiguration', 'validating-webhook-configuration', ['a.example.com', 'b.example.com']],

@@ -70,9 +70,7 @@ describe('a started control plane', () => {
       subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'qa' }],
     };
     expect((await apiRequest(plane, plane.admin, 'POST', '/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles', role)).status).toBe(201);
-    expect(
-      (await apiRequest(plane, plane.admin, 'POST', '/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings', binding)).status,
-    ).toBe(201);
+    expect((await apiRequest(plane, plane.admin, 'POST', '/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings', binding)).status).toBe(201);
     // RBAC is read from the apiserver's cache, so the grant shows up within moments.
     let allowed = 0;
     for (let attempt = 0; attempt < 100 && allowed !== 200; attempt++) {

@@ -7,24 +7,9 @@ import { execa } from 'execa';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { GoUnavailableError, type BuildEnvtestOptions, type BuildEnvtestResult } from '../../src/testing/build-envtest.js';
 import { findControlPlaneBinaries } from '../../src/testing/binaries.js';
-import {
-  currentEnvtestPlatform,
-  DEFAULT_ENVTEST_INDEX_URL,
-  envtestDownloadSource,
-  extractEnvtestArchive,
-  findEnvtestArchive,
-} from '../../src/testing/download-envtest.js';
+import { currentEnvtestPlatform, DEFAULT_ENVTEST_INDEX_URL, envtestDownloadSource, extractEnvtestArchive, findEnvtestArchive } from '../../src/testing/download-envtest.js';
 import { setupEnvtest, type SetupEnvtestOptions } from '../../src/testing/setup-envtest.js';
-import {
-  envtestIndex,
-  fakeBinaries,
-  fakeEnvtestArchive,
-  sha512,
-  startEnvtestServer,
-  tarArchive,
-  type EnvtestServer,
-  type FakeTarEntry,
-} from './envtest-download-fixtures.js';
+import { envtestIndex, fakeBinaries, fakeEnvtestArchive, sha512, startEnvtestServer, tarArchive, type EnvtestServer, type FakeTarEntry } from './envtest-download-fixtures.js';
 
 const VERSION = '1.36.3';
 const PLATFORM = { os: 'linux', arch: 'amd64' };
@@ -121,7 +106,8 @@ describe('kop setup-envtest: the prebuilt download', () => {
         serve(fakeEnvtestArchive());
         server.routes.delete(`/releases/${ARCHIVE}`);
       },
-      reason: /^the download failed: cannot fetch envtest-v1\.36\.3-linux-amd64\.tar\.gz http:\/\/127\.0\.0\.1:\d+\/releases\/envtest-v1\.36\.3-linux-amd64\.tar\.gz: HTTP 404 Not Found$/,
+      reason:
+        /^the download failed: cannot fetch envtest-v1\.36\.3-linux-amd64\.tar\.gz http:\/\/127\.0\.0\.1:\d+\/releases\/envtest-v1\.36\.3-linux-amd64\.tar\.gz: HTTP 404 Not Found$/,
     },
     {
       name: 'no index (404)',
@@ -265,7 +251,10 @@ describe('kop setup-envtest: the prebuilt download', () => {
 
   it('uses $KUBEBUILDER_ASSETS when it has the version, and says why it does not when it has another', async () => {
     work = mkdtempSync(join(tmpdir(), 'kop-envtest-assets-'));
-    for (const [version, folder] of [['1.36.3', 'good'], ['1.30.0', 'old']] as const) {
+    for (const [version, folder] of [
+      ['1.36.3', 'good'],
+      ['1.30.0', 'old'],
+    ] as const) {
       mkdirSync(join(work, folder));
       for (const [name, body] of Object.entries(fakeBinaries(version))) writeFileSync(join(work, folder, name), body, { mode: 0o755 });
     }

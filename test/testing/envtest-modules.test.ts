@@ -44,9 +44,7 @@ describe('envtest build modules', () => {
     );
     expect(files['tools.go']).toContain('_ "k8s.io/kubernetes/cmd/kube-apiserver"');
     expect(etcdVersionRequiredBy({ Module: { Path: 'k8s.io/kubernetes' }, Require: [{ Path: 'go.etcd.io/etcd/client/v3', Version: 'v3.6.5' }] })).toBe('3.6.5');
-    expect(etcdModuleFiles('v3.6.5', { Module: { Path: 'go.etcd.io/etcd/server/v3' }, Go: '1.24' })['go.mod']).toContain(
-      'go 1.24\n\nrequire go.etcd.io/etcd/server/v3 v3.6.5\n',
-    );
+    expect(etcdModuleFiles('v3.6.5', { Module: { Path: 'go.etcd.io/etcd/server/v3' }, Go: '1.24' })['go.mod']).toContain('go 1.24\n\nrequire go.etcd.io/etcd/server/v3 v3.6.5\n');
   });
 
   it('rejects a kubernetes go.mod without staging modules instead of writing a module that cannot build', () => {

@@ -28,9 +28,7 @@ async function startHolder(tmp: string) {
     env: { ...process.env, TMPDIR: tmp },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
-  );
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   let output = '';
   const ready = await new Promise<{ dir: string }>((resolve, reject) => {
     child.stdout.on('data', (chunk: Buffer) => {

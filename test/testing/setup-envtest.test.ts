@@ -60,9 +60,7 @@ describe('kop setup-envtest', () => {
     // An index URL nothing listens on: the download fails at once, as it does offline.
     const indexUrl = `http://127.0.0.1:${await closedPort()}/envtest-releases.yaml`;
     try {
-      const failure = await runSetupEnvtest({ print: 'env', force: false, binDir, indexUrl, progress: () => undefined }, context).catch(
-        (error: unknown) => error,
-      );
+      const failure = await runSetupEnvtest({ print: 'env', force: false, binDir, indexUrl, progress: () => undefined }, context).catch((error: unknown) => error);
       expect(failure).toBeInstanceOf(KopError);
       expect((failure as KopError).message).toMatch(
         /^could not download the prebuilt binaries \(cannot fetch the envtest index http:\/\/127\.0\.0\.1:\d+\/envtest-releases\.yaml: connect ECONNREFUSED 127\.0\.0\.1:\d+\), and cannot build them: Go is not installed/,

@@ -54,9 +54,7 @@ function handle(path: string, body: Record<string, unknown>): unknown {
   });
   if (path === '/mutate-test-kop-dev-v1-gizmo') {
     const patch = [
-      request.object.metadata.labels
-        ? { op: 'add', path: '/metadata/labels/mutated', value: 'yes' }
-        : { op: 'add', path: '/metadata/labels', value: { mutated: 'yes' } },
+      request.object.metadata.labels ? { op: 'add', path: '/metadata/labels/mutated', value: 'yes' } : { op: 'add', path: '/metadata/labels', value: { mutated: 'yes' } },
       ...(request.object.spec.color === undefined ? [{ op: 'add', path: '/spec/color', value: 'blue' }] : []),
     ];
     return review({ allowed: true, patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(patch)).toString('base64') });

@@ -77,7 +77,10 @@ describe('readWebhookConfigurations', () => {
       name: 'reads both kinds from one multi-document file and ignores other kinds',
       given: { 'config/webhook/manifests.yaml': `---\n${mutating('m')}---\n${validating('v')}---\napiVersion: v1\nkind: Service\nmetadata: {name: s}\n---\n` },
       paths: ['config/webhook/manifests.yaml'],
-      want: [['MutatingWebhookConfiguration', 'm'], ['ValidatingWebhookConfiguration', 'v']],
+      want: [
+        ['MutatingWebhookConfiguration', 'm'],
+        ['ValidatingWebhookConfiguration', 'v'],
+      ],
     },
     {
       name: 'reads every .yaml, .yml and .json of a folder in name order, not its subfolders',
@@ -90,7 +93,11 @@ describe('readWebhookConfigurations', () => {
         'config/webhook/nested/d.yaml': mutating('nested'),
       },
       paths: ['config/webhook'],
-      want: [['MutatingWebhookConfiguration', 'm'], ['ValidatingWebhookConfiguration', 'v'], ['MutatingWebhookConfiguration', 'j']],
+      want: [
+        ['MutatingWebhookConfiguration', 'm'],
+        ['ValidatingWebhookConfiguration', 'v'],
+        ['MutatingWebhookConfiguration', 'j'],
+      ],
     },
     {
       name: 'takes an absent conventional config/webhook folder as no webhooks',
@@ -132,7 +139,10 @@ describe('readWebhookConfigurations', () => {
       name: 'allows the same name for a mutating and a validating configuration',
       given: { 'config/webhook/a.yaml': `${mutating('same')}---\n${validating('same')}` },
       paths: ['config/webhook'],
-      want: [['MutatingWebhookConfiguration', 'same'], ['ValidatingWebhookConfiguration', 'same']],
+      want: [
+        ['MutatingWebhookConfiguration', 'same'],
+        ['ValidatingWebhookConfiguration', 'same'],
+      ],
     },
     {
       name: 'refuses a configuration without a name',
@@ -179,7 +189,8 @@ describe('readConversionPatches', () => {
       given: {
         'config/crd/patches/cainjection_in_widgets.yaml':
           'apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: widgets.example.com\n  annotations: {cert-manager.io/inject-ca-from: system/serving-cert}\n',
-        'config/crd/patches/none.yaml': 'apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: n.example.com}\nspec: {conversion: {strategy: None}}\n',
+        'config/crd/patches/none.yaml':
+          'apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: n.example.com}\nspec: {conversion: {strategy: None}}\n',
         'config/crd/patches/kustomization.yaml': 'patches: []\n',
       },
       paths: ['config/crd/patches'],

@@ -27,7 +27,12 @@ function importedNames(source: string): Map<string, string[]> {
     for (const match of source.matchAll(pattern)) {
       const names = match[1]
         .split(',')
-        .map((part) => part.trim().split(/\s+as\s+|\s*:\s*/)[0]!.trim())
+        .map((part) =>
+          part
+            .trim()
+            .split(/\s+as\s+|\s*:\s*/)[0]!
+            .trim(),
+        )
         .filter(Boolean);
       byModule.set(match[2]!, [...(byModule.get(match[2]!) ?? []), ...names]);
     }

@@ -23,7 +23,11 @@ async function run(args: string[], options: { cwd?: string; env?: Record<string,
 describe('kop CLI', () => {
   const cases = [
     { name: '--help', given: ['--help'], want: { code: 0, stdout: /Usage: kop \[options\] \[command\][^]*--dry-run[^]*init[^]*version/ } },
-    { name: 'init --help shows its flags and the global ones', given: ['init', '--help'], want: { code: 0, stdout: /--project-name[^]*--kop-source[^]*Global Options:[^]*--dry-run/ } },
+    {
+      name: 'init --help shows its flags and the global ones',
+      given: ['init', '--help'],
+      want: { code: 0, stdout: /--project-name[^]*--kop-source[^]*Global Options:[^]*--dry-run/ },
+    },
     { name: 'version', given: ['version'], want: { code: 0, stdout: new RegExp(`^kop ${kopVersion().replace(/\./g, '\\.')} \\(node v\\d+\\.`) } },
     { name: '--version', given: ['--version'], want: { code: 0, stdout: new RegExp(`^${kopVersion().replace(/\./g, '\\.')}\\n$`) } },
     // Unknown words exit 1, as cobra's do (test/unit/cli-unknown-command.test.ts has the table).

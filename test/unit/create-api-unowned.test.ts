@@ -18,7 +18,15 @@ import { listFiles } from './helpers/files.js';
 const CRDS = fileURLToPath(new URL('../fixtures/external-crds/issuers.yaml', import.meta.url));
 const DEPLOYMENT: CreateApiOptions = { group: 'apps', version: 'v1', kind: 'Deployment', resource: false, controller: true };
 const CAPTAIN: CreateApiOptions = { group: 'crew', version: 'v1', kind: 'Captain', resource: true, controller: true };
-const ISSUER_FLAGS: CreateApiOptions = { group: 'cert-manager', version: 'v1', kind: 'Issuer', resource: false, controller: true, externalApiPath: 'api/cert-manager/v1', externalApiDomain: 'io' };
+const ISSUER_FLAGS: CreateApiOptions = {
+  group: 'cert-manager',
+  version: 'v1',
+  kind: 'Issuer',
+  resource: false,
+  controller: true,
+  externalApiPath: 'api/cert-manager/v1',
+  externalApiDomain: 'io',
+};
 
 /** Every file's content, to show that a refused run wrote nothing. */
 async function snapshot(dir: string): Promise<Record<string, string>> {
@@ -43,7 +51,10 @@ describe('kop create api for kinds the project does not own, and named reconcile
 
   beforeEach(async () => {
     ({ dir, cleanup } = await tempDir('demo'));
-    await runInit({ projectName: 'demo', domain: 'example.com', owner: 'The demo authors', license: 'apache2', kopSource: 'file:../kop', skipInstall: true }, testContext({ cwd: dir }));
+    await runInit(
+      { projectName: 'demo', domain: 'example.com', owner: 'The demo authors', license: 'apache2', kopSource: 'file:../kop', skipInstall: true },
+      testContext({ cwd: dir }),
+    );
   });
   afterEach(() => cleanup());
 
@@ -51,9 +62,16 @@ describe('kop create api for kinds the project does not own, and named reconcile
     it('scaffolds a reconciler of apps/v1 Deployment with kop/runtime descriptor, RBAC for apps, and PROJECT core: true', async () => {
       const context = testContext({ cwd: dir });
       await runCreateApi(DEPLOYMENT, context);
-      expect(context.out.lines.slice(0, 4)).toEqual(['UPDATE PROJECT', 'CREATE src/controllers/deployment.controller.ts', 'UPDATE src/main.ts', 'CREATE test/controllers/deployment.controller.test.ts']);
+      expect(context.out.lines.slice(0, 4)).toEqual([
+        'UPDATE PROJECT',
+        'CREATE src/controllers/deployment.controller.ts',
+        'UPDATE src/main.ts',
+        'CREATE test/controllers/deployment.controller.test.ts',
+      ]);
       // Kubebuilder's PROJECT entry for a core kind: domain "" for apps (left out when written), its Go package as path.
-      expect((await project()).resources).toEqual([{ group: 'apps', version: 'v1', kind: 'Deployment', plural: 'deployments', domain: '', core: true, path: 'k8s.io/api/apps/v1', controller: true }]);
+      expect((await project()).resources).toEqual([
+        { group: 'apps', version: 'v1', kind: 'Deployment', plural: 'deployments', domain: '', core: true, path: 'k8s.io/api/apps/v1', controller: true },
+      ]);
       const controller = await read('src/controllers/deployment.controller.ts');
       expect(controller).toContain("import { deploymentType, isNotFound, type Manager, type ReconcileContext, type ReconcileResult, type Request } from 'kop/runtime';");
       expect(controller).toContain("import type { Deployment } from 'kop/api';");
@@ -75,14 +93,32 @@ describe('kop create api for kinds the project does not own, and named reconcile
       ['coordination.k8s.io', 'Lease', { group: 'coordination', domain: 'k8s.io' }, 'groups=coordination.k8s.io,resources=leases'],
     ])('--group %j --kind %s is the built-in kind, recorded as Kubebuilder records it', async (group, kind, recorded, rbac) => {
       await create({ group, version: 'v1', kind, resource: false, controller: true });
-      expect((await project()).resources).toEqual([{ ...recorded, version: 'v1', kind, plural: `${kind.toLowerCase()}s`, core: true, path: `k8s.io/api/${recorded.group}/v1`, controller: true }]);
+      expect((await project()).resources).toEqual([
+        { ...recorded, version: 'v1', kind, plural: `${kind.toLowerCase()}s`, core: true, path: `k8s.io/api/${recorded.group}/v1`, controller: true },
+      ]);
       expect(await read(`src/controllers/${kind.toLowerCase()}.controller.ts`)).toContain(`+kubebuilder:rbac:${rbac},`);
     });
 
     it('knows exactly the descriptors kop/runtime exports, and has a sample of each for the test', async () => {
-      expect(builtinKinds().map(({ descriptor }) => descriptor).sort()).toEqual(
-        ['configMapType', 'cronJobType', 'deploymentType', 'eventType', 'jobType', 'leaseType', 'namespaceType', 'persistentVolumeClaimType', 'podType', 'secretType', 'serviceAccountType', 'serviceType', 'statefulSetType'],
-      );
+      expect(
+        builtinKinds()
+          .map(({ descriptor }) => descriptor)
+          .sort(),
+      ).toEqual([
+        'configMapType',
+        'cronJobType',
+        'deploymentType',
+        'eventType',
+        'jobType',
+        'leaseType',
+        'namespaceType',
+        'persistentVolumeClaimType',
+        'podType',
+        'secretType',
+        'serviceAccountType',
+        'serviceType',
+        'statefulSetType',
+      ]);
       expect(findBuiltinKind('apps', 'v1beta1', 'Deployment')).toBeUndefined();
       for (const { type } of builtinKinds()) {
         const group = type.group === '' ? 'core' : type.group;
@@ -96,11 +132,14 @@ describe('kop create api for kinds the project does not own, and named reconcile
       await refused(DEPLOYMENT, /Deployment apps\/v1 already has a reconciler \(src\/controllers\/deployment\.controller\.ts\); kop create api wrote nothing/);
       await create({ ...DEPLOYMENT, controllerName: 'deployment-audit' });
       expect((await project()).resources[0]).toMatchObject({ controllers: [{ name: 'deployment' }, { name: 'deployment-audit' }] });
-      expect(await read('src/controllers/deployment-audit.controller.ts')).toContain("export class DeploymentAuditReconciler {");
+      expect(await read('src/controllers/deployment-audit.controller.ts')).toContain('export class DeploymentAuditReconciler {');
     });
 
-    it('a kind that is neither the project\'s, imported nor built in: a clear error naming what kop knows, nothing written', async () => {
-      await refused({ group: 'networking', version: 'v1', kind: 'Ingress', resource: false, controller: true }, /no Ingress types at api\/networking\/v1\/ingress\.types\.ts[^]*neither a built-in kind nor one imported/);
+    it("a kind that is neither the project's, imported nor built in: a clear error naming what kop knows, nothing written", async () => {
+      await refused(
+        { group: 'networking', version: 'v1', kind: 'Ingress', resource: false, controller: true },
+        /no Ingress types at api\/networking\/v1\/ingress\.types\.ts[^]*neither a built-in kind nor one imported/,
+      );
       const error = await create({ group: 'networking', version: 'v1', kind: 'Ingress', resource: false, controller: true }).catch((e: KopError) => e);
       expect((error as KopError).hint).toContain('apps/v1 Deployment');
     });
@@ -139,14 +178,25 @@ describe('kop create api for kinds the project does not own, and named reconcile
       await refused({ ...CAPTAIN, resource: false, controllerName: 'captain-backup' }, /Captain crew\.example\.com\/v1 already has a reconciler named captain-backup/);
       await create({ group: 'crew', version: 'v1', kind: 'FirstMate' });
       await refused({ ...CAPTAIN, resource: false, controllerName: 'firstmate' }, /the reconciler firstmate of FirstMate crew\.example\.com\/v1 already has the name firstmate/);
-      await refused({ ...CAPTAIN, resource: false, controllerName: 'Captain_Backup' }, /--controller-name: invalid controller name "Captain_Backup": a controller name must be a DNS-1035 label/, UsageError);
+      await refused(
+        { ...CAPTAIN, resource: false, controllerName: 'Captain_Backup' },
+        /--controller-name: invalid controller name "Captain_Backup": a controller name must be a DNS-1035 label/,
+        UsageError,
+      );
       await refused({ ...CAPTAIN, resource: false, controllerName: '1st' }, /DNS-1035/, UsageError);
-      await refused({ ...CAPTAIN, resource: false, controller: false, controllerName: 'captain-audit' }, /--controller-name names a reconciler, but --controller is off/, UsageError);
+      await refused(
+        { ...CAPTAIN, resource: false, controller: false, controllerName: 'captain-audit' },
+        /--controller-name names a reconciler, but --controller is off/,
+        UsageError,
+      );
     });
 
     it('gives a kind of the same name in another group a reconciler of its own name', async () => {
       await create({ group: 'foo', version: 'v1', kind: 'Bar' });
-      await refused({ group: 'fiz', version: 'v1', kind: 'Bar', controller: true }, /a reconciler for kind Bar of group foo\.example\.com already uses src\/controllers\/bar\.controller\.ts/);
+      await refused(
+        { group: 'fiz', version: 'v1', kind: 'Bar', controller: true },
+        /a reconciler for kind Bar of group foo\.example\.com already uses src\/controllers\/bar\.controller\.ts/,
+      );
       await create({ group: 'fiz', version: 'v1', kind: 'Bar', controllerName: 'fiz-bar' });
       const controller = await read('src/controllers/fiz-bar.controller.ts');
       expect(controller).toContain("import { barType } from '../../api/fiz/v1/bar.client.js';");
@@ -167,7 +217,10 @@ describe('kop create api for kinds the project does not own, and named reconcile
       await create({ ...CAPTAIN, controllerName: 'captain' });
       await create({ ...CAPTAIN, resource: false, controllerName: 'captain-backup' });
       await create(DEPLOYMENT);
-      await runInit({ projectName: 'demo', domain: 'example.com', owner: 'The demo authors', license: 'apache2', kopSource: 'file:../kop', skipInstall: true, force: true }, testContext({ cwd: dir }));
+      await runInit(
+        { projectName: 'demo', domain: 'example.com', owner: 'The demo authors', license: 'apache2', kopSource: 'file:../kop', skipInstall: true, force: true },
+        testContext({ cwd: dir }),
+      );
       const main = await read('src/main.ts');
       for (const name of ['CaptainReconciler', 'CaptainBackupReconciler', 'DeploymentReconciler']) expect(main).toContain(`new ${name}().setupWithManager(manager);`);
     });
@@ -175,7 +228,11 @@ describe('kop create api for kinds the project does not own, and named reconcile
 
   describe('external kinds', () => {
     it('--external-api-domain without --external-api-path is refused, naming both flags', async () => {
-      await refused({ group: 'cert-manager', version: 'v1', kind: 'Issuer', resource: false, externalApiDomain: 'io' }, /--external-api-domain needs --external-api-path/, UsageError);
+      await refused(
+        { group: 'cert-manager', version: 'v1', kind: 'Issuer', resource: false, externalApiDomain: 'io' },
+        /--external-api-domain needs --external-api-path/,
+        UsageError,
+      );
     });
 
     it('--external-api-module with a CRD file imports it in the same plan and records external, domain, module and path', async () => {
@@ -183,7 +240,15 @@ describe('kop create api for kinds the project does not own, and named reconcile
       await create({ ...ISSUER_FLAGS, externalApiModule: './issuers.yaml' });
       const resources = (await project()).resources;
       expect(resources.find((r) => r.kind === 'Issuer')).toEqual({
-        group: 'cert-manager', domain: 'io', version: 'v1', kind: 'Issuer', plural: 'issuers', path: 'api/cert-manager/v1/issuer.types.ts', external: true, module: './issuers.yaml', controller: true,
+        group: 'cert-manager',
+        domain: 'io',
+        version: 'v1',
+        kind: 'Issuer',
+        plural: 'issuers',
+        path: 'api/cert-manager/v1/issuer.types.ts',
+        external: true,
+        module: './issuers.yaml',
+        controller: true,
       });
       expect(resources.find((r) => r.kind === 'ClusterIssuer')).toMatchObject({ external: true, module: './issuers.yaml' });
       const controller = await read('src/controllers/issuer.controller.ts');
@@ -204,8 +269,14 @@ describe('kop create api for kinds the project does not own, and named reconcile
 
     it('refuses a CRD module without the kind, a folder without its types, and a path outside api/, writing nothing', async () => {
       await copyFile(CRDS, path.join(dir, 'issuers.yaml'));
-      await refused({ ...ISSUER_FLAGS, kind: 'Certificate', externalApiModule: './issuers.yaml' }, /--external-api-module \.\/issuers\.yaml: no Certificate cert-manager\.io\/v1 in it/);
-      await refused({ ...ISSUER_FLAGS, externalApiDomain: 'example.org', externalApiModule: './issuers.yaml' }, /no Issuer cert-manager\.example\.org\/v1 in it \(it has Issuer cert-manager\.io\/v1\)/);
+      await refused(
+        { ...ISSUER_FLAGS, kind: 'Certificate', externalApiModule: './issuers.yaml' },
+        /--external-api-module \.\/issuers\.yaml: no Certificate cert-manager\.io\/v1 in it/,
+      );
+      await refused(
+        { ...ISSUER_FLAGS, externalApiDomain: 'example.org', externalApiModule: './issuers.yaml' },
+        /no Issuer cert-manager\.example\.org\/v1 in it \(it has Issuer cert-manager\.io\/v1\)/,
+      );
       await refused(ISSUER_FLAGS, /there is no api\/cert-manager\/v1\/issuer\.types\.ts/);
       await refused({ ...ISSUER_FLAGS, externalApiPath: './src' }, /must be under api\//, UsageError);
       await refused({ ...ISSUER_FLAGS, externalApiPath: "x'; evil" }, /neither a folder under api\/ nor a module specifier/, UsageError);
@@ -213,12 +284,31 @@ describe('kop create api for kinds the project does not own, and named reconcile
     });
 
     it('--external-api-module with an npm package spec adds the dependency; the path is a module of that package', async () => {
-      await create({ group: 'acme', version: 'v1', kind: 'Widget', resource: false, controller: true, externalApiPath: '@acme/widget-api/v1', externalApiDomain: 'example.org', externalApiModule: '@acme/widget-api@^1.2.0' });
+      await create({
+        group: 'acme',
+        version: 'v1',
+        kind: 'Widget',
+        resource: false,
+        controller: true,
+        externalApiPath: '@acme/widget-api/v1',
+        externalApiDomain: 'example.org',
+        externalApiModule: '@acme/widget-api@^1.2.0',
+      });
       const pkg = JSON.parse(await read('package.json')) as { dependencies: Record<string, string> };
       expect(pkg.dependencies['@acme/widget-api']).toBe('^1.2.0');
       expect(Object.keys(pkg.dependencies)).toEqual([...Object.keys(pkg.dependencies)].sort());
       expect((await project()).resources).toEqual([
-        { group: 'acme', version: 'v1', kind: 'Widget', plural: 'widgets', domain: 'example.org', external: true, path: '@acme/widget-api/v1', module: '@acme/widget-api@^1.2.0', controller: true },
+        {
+          group: 'acme',
+          version: 'v1',
+          kind: 'Widget',
+          plural: 'widgets',
+          domain: 'example.org',
+          external: true,
+          path: '@acme/widget-api/v1',
+          module: '@acme/widget-api@^1.2.0',
+          controller: true,
+        },
       ]);
       const controller = await read('src/controllers/widget.controller.ts');
       expect(controller).toContain("import { widgetType } from '@acme/widget-api/v1';");
@@ -228,7 +318,11 @@ describe('kop create api for kinds the project does not own, and named reconcile
 
     it('refuses a package path the module does not provide, or one package.json lacks, writing nothing', async () => {
       const widget = { group: 'acme', version: 'v1', kind: 'Widget', resource: false, controller: true, externalApiDomain: 'example.org' };
-      await refused({ ...widget, externalApiPath: '@acme/widget-api', externalApiModule: '@other/api@1.0.0' }, /is a module of @acme\/widget-api, but --external-api-module names @other\/api/, UsageError);
+      await refused(
+        { ...widget, externalApiPath: '@acme/widget-api', externalApiModule: '@other/api@1.0.0' },
+        /is a module of @acme\/widget-api, but --external-api-module names @other\/api/,
+        UsageError,
+      );
       await refused({ ...widget, externalApiPath: '@acme/widget-api' }, /package\.json does not depend on @acme\/widget-api/);
       await refused({ ...widget, externalApiPath: '@acme/widget-api', externalApiModule: '@acme/widget-api@ 1' }, /neither an npm package spec/, UsageError);
       // Once package.json has it, the path alone is enough.

@@ -37,7 +37,10 @@ describe('kop create api', () => {
 
   beforeEach(async () => {
     ({ dir, cleanup } = await tempDir('demo'));
-    await runInit({ projectName: 'demo', domain: 'example.com', owner: 'The demo authors', license: 'apache2', kopSource: 'file:../kop', skipInstall: true }, testContext({ cwd: dir }));
+    await runInit(
+      { projectName: 'demo', domain: 'example.com', owner: 'The demo authors', license: 'apache2', kopSource: 'file:../kop', skipInstall: true },
+      testContext({ cwd: dir }),
+    );
   });
   afterEach(() => cleanup());
 
@@ -230,9 +233,15 @@ describe('kop create api', () => {
       { given: { ...MEMCACHED, group: '../x' }, want: /--group: invalid group/ },
       { given: { ...MEMCACHED, plural: 'Memcacheds' }, want: /--plural: invalid plural "Memcacheds": a plural must be lower case/ },
       // A CRD name of 253 characters is valid, but its file <group>_<plural>.yaml would be 258: every kop generate would fail.
-      { given: { ...MEMCACHED, group: LONG_GROUP_177, kind: `A${'b'.repeat(61)}` }, want: /the CRD file config\/crd\/bases\/.{20}\.\.\. would have a name of 258 characters; file names are limited to 255/ },
+      {
+        given: { ...MEMCACHED, group: LONG_GROUP_177, kind: `A${'b'.repeat(61)}` },
+        want: /the CRD file config\/crd\/bases\/.{20}\.\.\. would have a name of 258 characters; file names are limited to 255/,
+      },
       // The sample <group>_<version>_<kind>.yaml: 230 + 1 + 8 + 1 + 62 + 5 characters.
-      { given: { ...MEMCACHED, group: LONG_GROUP_230, version: 'v1alpha1', kind: `A${'b'.repeat(61)}`, plural: 'xs' }, want: /the sample config\/samples\/.{20}\.\.\. would have a name of 307 characters; file names are limited to 255/ },
+      {
+        given: { ...MEMCACHED, group: LONG_GROUP_230, version: 'v1alpha1', kind: `A${'b'.repeat(61)}`, plural: 'xs' },
+        want: /the sample config\/samples\/.{20}\.\.\. would have a name of 307 characters; file names are limited to 255/,
+      },
     ];
     const before = await snapshot(dir);
     for (const { given, want } of table) {
@@ -272,9 +281,7 @@ describe('kop create api', () => {
 
   it('refuses a kind whose reconciler file another group already uses', async () => {
     await create(MEMCACHED).run;
-    await expect(create({ group: 'other', version: 'v1', kind: 'Memcached', controller: true }).run).rejects.toThrow(
-      /already uses src\/controllers\/memcached\.controller\.ts/,
-    );
+    await expect(create({ group: 'other', version: 'v1', kind: 'Memcached', controller: true }).run).rejects.toThrow(/already uses src\/controllers\/memcached\.controller\.ts/);
     // Without --controller the default is no reconciler, so the types can still be added.
     const { context, run } = create({ group: 'other', version: 'v1', kind: 'Memcached' });
     await run;

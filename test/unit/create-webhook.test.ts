@@ -33,7 +33,10 @@ describe('kop create webhook', () => {
 
   beforeEach(async () => {
     ({ dir, cleanup } = await tempDir('demo'));
-    await runInit({ projectName: 'demo', domain: 'example.com', owner: 'The demo authors', license: 'apache2', kopSource: 'file:../kop', skipInstall: true }, testContext({ cwd: dir }));
+    await runInit(
+      { projectName: 'demo', domain: 'example.com', owner: 'The demo authors', license: 'apache2', kopSource: 'file:../kop', skipInstall: true },
+      testContext({ cwd: dir }),
+    );
     await runCreateApi({ ...V1 }, testContext({ cwd: dir }));
   });
   afterEach(() => cleanup());
@@ -116,9 +119,17 @@ describe('kop create webhook', () => {
   it('refuses a hub that is not the storage version', async () => {
     await runCreateApi({ ...V1, version: 'v2', controller: false }, testContext({ cwd: dir }));
     const v2 = 'api/cache/v2/rediscluster.types.ts';
-    await writeFile(path.join(dir, v2), (await read(v2)).replace(' * +kubebuilder:object:root=true\n * +kubebuilder:subresource:status', ' * +kubebuilder:object:root=true\n * +kubebuilder:storageversion\n * +kubebuilder:subresource:status'));
+    await writeFile(
+      path.join(dir, v2),
+      (await read(v2)).replace(
+        ' * +kubebuilder:object:root=true\n * +kubebuilder:subresource:status',
+        ' * +kubebuilder:object:root=true\n * +kubebuilder:storageversion\n * +kubebuilder:subresource:status',
+      ),
+    );
     const before = await snapshot(dir);
-    await expect(create({ ...V1, conversion: true, spoke: ['v2'] }).run).rejects.toThrow(/v2 is marked \+kubebuilder:storageversion, but the hub of a conversion is the storage version/);
+    await expect(create({ ...V1, conversion: true, spoke: ['v2'] }).run).rejects.toThrow(
+      /v2 is marked \+kubebuilder:storageversion, but the hub of a conversion is the storage version/,
+    );
     expect(await snapshot(dir)).toEqual(before);
   });
 
@@ -134,7 +145,11 @@ describe('kop create webhook', () => {
   });
 
   const BAD: { name: string; given?: () => Promise<void>; options: CreateWebhookOptions; message: RegExp }[] = [
-    { name: 'a kind not in PROJECT', options: { ...V1, kind: 'Nope', defaulting: true }, message: /Nope cache\.example\.com\/v1 is not in PROJECT.*add the kind first: kop create api --group cache --version v1 --kind Nope/s },
+    {
+      name: 'a kind not in PROJECT',
+      options: { ...V1, kind: 'Nope', defaulting: true },
+      message: /Nope cache\.example\.com\/v1 is not in PROJECT.*add the kind first: kop create api --group cache --version v1 --kind Nope/s,
+    },
     { name: 'a version not in PROJECT', options: { ...V1, version: 'v9', defaulting: true }, message: /is not in PROJECT \(it has v1\)/ },
     {
       name: 'a kind without types',
@@ -146,7 +161,11 @@ describe('kop create webhook', () => {
       options: { group: 'apps', version: 'v1', kind: 'Thing', defaulting: true },
       message: /has no types file \(api\/apps\/v1\/thing\.types\.ts\)/,
     },
-    { name: '--conversion with one version', options: { ...V1, conversion: true, spoke: ['v2'] }, message: /has only the version v1: a conversion webhook converts between versions/ },
+    {
+      name: '--conversion with one version',
+      options: { ...V1, conversion: true, spoke: ['v2'] },
+      message: /has only the version v1: a conversion webhook converts between versions/,
+    },
     {
       name: '--conversion with a spoke that does not exist',
       given: () => runCreateApi({ ...V1, version: 'v2', controller: false }, testContext({ cwd: dir })).then(() => undefined),
@@ -161,14 +180,34 @@ describe('kop create webhook', () => {
     },
     { name: 'no webhook kind without a terminal', options: { ...V1 }, message: /no webhook to create.*--defaulting, --programmatic-validation, or --conversion/s },
     { name: '--spoke without --conversion', options: { ...V1, defaulting: true, spoke: ['v2'] }, message: /--spoke names the versions of a conversion webhook/ },
-    { name: 'a path without a leading /', options: { ...V1, defaulting: true, defaultingPath: 'mutate-me' }, message: /--defaulting-path.*invalid webhook path "mutate-me": it must start with "\/"/s },
-    { name: 'a path with a character outside the URL-safe set', options: { ...V1, programmaticValidation: true, validationPath: "/validate'me" }, message: /--validation-path.*invalid webhook path/s },
+    {
+      name: 'a path without a leading /',
+      options: { ...V1, defaulting: true, defaultingPath: 'mutate-me' },
+      message: /--defaulting-path.*invalid webhook path "mutate-me": it must start with "\/"/s,
+    },
+    {
+      name: 'a path with a character outside the URL-safe set',
+      options: { ...V1, programmaticValidation: true, validationPath: "/validate'me" },
+      message: /--validation-path.*invalid webhook path/s,
+    },
     { name: 'a path with an empty segment', options: { ...V1, defaulting: true, defaultingPath: '/a//b' }, message: /invalid webhook path "\/a\/\/b"/ },
     { name: 'a path with a .. segment', options: { ...V1, defaulting: true, defaultingPath: '/a/../b' }, message: /invalid webhook path/ },
     { name: 'a path the manager serves itself', options: { ...V1, defaulting: true, defaultingPath: '/convert' }, message: /the manager serves \/convert itself/ },
-    { name: 'the same path for both webhooks', options: { ...V1, defaulting: true, programmaticValidation: true, defaultingPath: '/x', validationPath: '/x' }, message: /both \/x/ },
-    { name: '--defaulting-path without --defaulting', options: { ...V1, programmaticValidation: true, defaultingPath: '/x' }, message: /--defaulting-path names the path of a defaulting webhook.*pass --defaulting too/s },
-    { name: '--validation-path without --programmatic-validation', options: { ...V1, defaulting: true, validationPath: '/x' }, message: /--validation-path names the path of a validating webhook/ },
+    {
+      name: 'the same path for both webhooks',
+      options: { ...V1, defaulting: true, programmaticValidation: true, defaultingPath: '/x', validationPath: '/x' },
+      message: /both \/x/,
+    },
+    {
+      name: '--defaulting-path without --defaulting',
+      options: { ...V1, programmaticValidation: true, defaultingPath: '/x' },
+      message: /--defaulting-path names the path of a defaulting webhook.*pass --defaulting too/s,
+    },
+    {
+      name: '--validation-path without --programmatic-validation',
+      options: { ...V1, defaulting: true, validationPath: '/x' },
+      message: /--validation-path names the path of a validating webhook/,
+    },
     {
       name: 'a path another kind serves',
       given: async () => {
@@ -178,24 +217,63 @@ describe('kop create webhook', () => {
       options: { ...V1, programmaticValidation: true, validationPath: '/taken' },
       message: /\/taken is already the path of the defaulting webhook of Other cache\.example\.com\/v1.*pass --validation-path with another path/s,
     },
-    { name: 'a --plural that differs from PROJECT', options: { ...V1, plural: 'redisclusteres', defaulting: true }, message: /--plural redisclusteres: PROJECT records RedisCluster's plural as redisclusters/ },
-    { name: 'a built-in kind kop/runtime has no descriptor for', options: { group: 'core', version: 'v1', kind: 'Endpoints', defaulting: true }, message: /no built-in kind kop\/runtime has a descriptor for/ },
-    { name: 'a built-in kind in a version it does not have', options: { group: 'apps', version: 'v1beta1', kind: 'Deployment', defaulting: true }, message: /Deployment apps\.example\.com\/v1beta1 is not in PROJECT/ },
-    { name: '--conversion for a built-in kind', options: { group: 'core', version: 'v1', kind: 'Pod', conversion: true, spoke: ['v2'] }, message: /Pod v1 is a built-in kind: only a kind whose CRD this project writes can convert/ },
-    { name: 'an external kind not imported', options: { group: 'cert-manager', version: 'v1', kind: 'Issuer', defaulting: true, externalApiDomain: 'io' }, message: /Issuer cert-manager\.io\/v1 is not an external kind of this project.*kop import crd/s },
-    { name: 'an npm package as --external-api-module', options: { group: 'cert-manager', version: 'v1', kind: 'Issuer', defaulting: true, externalApiModule: 'x', externalApiPath: 'x/v1' }, message: /--external-api-module x: a webhook is written against the kind's types.*pass the kind's CRD file or folder as --external-api-module/s },
+    {
+      name: 'a --plural that differs from PROJECT',
+      options: { ...V1, plural: 'redisclusteres', defaulting: true },
+      message: /--plural redisclusteres: PROJECT records RedisCluster's plural as redisclusters/,
+    },
+    {
+      name: 'a built-in kind kop/runtime has no descriptor for',
+      options: { group: 'core', version: 'v1', kind: 'Endpoints', defaulting: true },
+      message: /no built-in kind kop\/runtime has a descriptor for/,
+    },
+    {
+      name: 'a built-in kind in a version it does not have',
+      options: { group: 'apps', version: 'v1beta1', kind: 'Deployment', defaulting: true },
+      message: /Deployment apps\.example\.com\/v1beta1 is not in PROJECT/,
+    },
+    {
+      name: '--conversion for a built-in kind',
+      options: { group: 'core', version: 'v1', kind: 'Pod', conversion: true, spoke: ['v2'] },
+      message: /Pod v1 is a built-in kind: only a kind whose CRD this project writes can convert/,
+    },
+    {
+      name: 'an external kind not imported',
+      options: { group: 'cert-manager', version: 'v1', kind: 'Issuer', defaulting: true, externalApiDomain: 'io' },
+      message: /Issuer cert-manager\.io\/v1 is not an external kind of this project.*kop import crd/s,
+    },
+    {
+      name: 'an npm package as --external-api-module',
+      options: { group: 'cert-manager', version: 'v1', kind: 'Issuer', defaulting: true, externalApiModule: 'x', externalApiPath: 'x/v1' },
+      message: /--external-api-module x: a webhook is written against the kind's types.*pass the kind's CRD file or folder as --external-api-module/s,
+    },
     {
       name: "a Go module as --external-api-module (Kubebuilder's spelling)",
-      options: { group: 'cert-manager', version: 'v1', kind: 'Issuer', defaulting: true, externalApiPath: 'github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1', externalApiDomain: 'io', externalApiModule: 'github.com/cert-manager/cert-manager@v1.20.2' },
+      options: {
+        group: 'cert-manager',
+        version: 'v1',
+        kind: 'Issuer',
+        defaulting: true,
+        externalApiPath: 'github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1',
+        externalApiDomain: 'io',
+        externalApiModule: 'github.com/cert-manager/cert-manager@v1.20.2',
+      },
       message: /--external-api-module github\.com\/cert-manager\/cert-manager@v1\.20\.2 is a Go module.*--external-api-module=\.\/crds\/cert-manager\.yaml/s,
     },
-    { name: 'an invalid --external-api-domain', options: { group: 'cert-manager', version: 'v1', kind: 'Issuer', defaulting: true, externalApiDomain: 'Not_A_Domain' }, message: /--external-api-domain/ },
+    {
+      name: 'an invalid --external-api-domain',
+      options: { group: 'cert-manager', version: 'v1', kind: 'Issuer', defaulting: true, externalApiDomain: 'Not_A_Domain' },
+      message: /--external-api-domain/,
+    },
   ];
   for (const { name, given, options, message } of BAD) {
     it(`refuses ${name} and writes nothing`, async () => {
       await given?.();
       const before = await snapshot(dir);
-      const error = await create(options).run.then(() => undefined, (e: unknown) => e as Error);
+      const error = await create(options).run.then(
+        () => undefined,
+        (e: unknown) => e as Error,
+      );
       expect(error?.message + ' ' + ((error as { hint?: string } | undefined)?.hint ?? '')).toMatch(message);
       expect(await snapshot(dir)).toEqual(before);
     });
@@ -222,7 +300,9 @@ describe('kop create webhook', () => {
     expect(pod).toContain("import { podType, type AdmissionContext, type Defaulter, type Manager } from 'kop/runtime';");
     expect(pod).toContain("import type { Pod } from 'kop/api';");
     expect(pod).toContain('+kubebuilder:webhook:path=/mutate--v1-pod,mutating=true,failurePolicy=fail,sideEffects=None,groups="",resources=pods,');
-    expect(await read('src/webhooks/events/v1/event.validator.ts')).toContain('path=/validate-events-k8s-io-v1-event,mutating=false,failurePolicy=fail,sideEffects=None,groups=events.k8s.io,resources=events,');
+    expect(await read('src/webhooks/events/v1/event.validator.ts')).toContain(
+      'path=/validate-events-k8s-io-v1-event,mutating=false,failurePolicy=fail,sideEffects=None,groups=events.k8s.io,resources=events,',
+    );
     const text = await read('PROJECT');
     expect(text).toContain('  - group: core\n    version: v1\n    kind: Pod\n    plural: pods\n    path: k8s.io/api/core/v1\n    core: true\n');
     expect(text).toContain('  - group: events\n    version: v1\n    kind: Event\n    plural: events\n    domain: k8s.io\n    path: k8s.io/api/events/v1\n    core: true\n');
@@ -245,7 +325,9 @@ describe('kop create webhook', () => {
     expect(defaulter).toContain('groups=cert-manager.io,resources=issuers,');
     const issuer = (await project()).resources.find((r) => r.kind === 'Issuer')!;
     expect(issuer).toMatchObject({ group: 'cert-manager', domain: 'io', external: true, webhooks: { defaulting: true, validation: true, webhookVersion: 'v1' } });
-    await expect(create({ group: 'cert-manager', version: 'v1', kind: 'Issuer', defaulting: true, externalApiDomain: 'example.org' }).run).rejects.toThrow(/Issuer cert-manager\.example\.org\/v1 is not an external kind/);
+    await expect(create({ group: 'cert-manager', version: 'v1', kind: 'Issuer', defaulting: true, externalApiDomain: 'example.org' }).run).rejects.toThrow(
+      /Issuer cert-manager\.example\.org\/v1 is not an external kind/,
+    );
 
     // A cluster-scoped external kind: its tests create objects without a namespace.
     const clusterCrd = path.join(dir, 'clusterissuer-crd.yaml');
@@ -253,7 +335,10 @@ describe('kop create webhook', () => {
       clusterCrd,
       (await readFile(crd, 'utf8'))
         .replace('name: issuers.cert-manager.io', 'name: clusterissuers.cert-manager.io')
-        .replace('kind: Issuer\n    listKind: IssuerList\n    plural: issuers\n    singular: issuer', 'kind: ClusterIssuer\n    listKind: ClusterIssuerList\n    plural: clusterissuers\n    singular: clusterissuer')
+        .replace(
+          'kind: Issuer\n    listKind: IssuerList\n    plural: issuers\n    singular: issuer',
+          'kind: ClusterIssuer\n    listKind: ClusterIssuerList\n    plural: clusterissuers\n    singular: clusterissuer',
+        )
         .replace('scope: Namespaced', 'scope: Cluster'),
     );
     await runImportCrd({ sources: [clusterCrd] }, testContext({ cwd: dir }));
@@ -274,14 +359,22 @@ describe('kop create webhook', () => {
     expect(files).toContain('api/cert-manager/v1/certificate.types.ts');
     expect(await read('src/webhooks/cert-manager/v1/issuer.defaulter.ts')).toContain("import { issuerType } from '../../../../api/cert-manager/v1/issuer.client.js';");
     const external = (await project()).resources.filter((r) => r.external === true);
-    expect(external.map((r) => [r.kind, r.module])).toEqual([['Certificate', './test/crds/cert-manager.yaml'], ['Issuer', './test/crds/cert-manager.yaml']]);
-    expect(external.find((r) => r.kind === 'Issuer')).toMatchObject({ group: 'cert-manager', domain: 'io', path: 'api/cert-manager/v1/issuer.types.ts', webhooks: { defaulting: true } });
+    expect(external.map((r) => [r.kind, r.module])).toEqual([
+      ['Certificate', './test/crds/cert-manager.yaml'],
+      ['Issuer', './test/crds/cert-manager.yaml'],
+    ]);
+    expect(external.find((r) => r.kind === 'Issuer')).toMatchObject({
+      group: 'cert-manager',
+      domain: 'io',
+      path: 'api/cert-manager/v1/issuer.types.ts',
+      webhooks: { defaulting: true },
+    });
     // A second call with the same module finds the kind it brought rather than importing it again.
     await create({ group: 'cert-manager', version: 'v1', kind: 'Issuer', programmaticValidation: true, ...flags }).run;
     expect((await project()).resources.find((r) => r.kind === 'Issuer')!.webhooks).toEqual({ defaulting: true, validation: true, webhookVersion: 'v1' });
   });
 
-  it('writes the spec.foo example only for a spec that still has create api\'s foo field, else the label example', async () => {
+  it("writes the spec.foo example only for a spec that still has create api's foo field, else the label example", async () => {
     await create({ ...V1, defaulting: true, programmaticValidation: true }).run;
     expect(await read('src/webhooks/cache/v1/rediscluster.defaulter.ts')).toContain("object.spec.foo ??= 'default';");
     // The user replaced foo with fields of their own, as the types file asks.
@@ -303,7 +396,8 @@ describe('kop create webhook', () => {
 
   it("reads Kubebuilder's core entry without a domain, and refuses a hand-written webhook path kop cannot serve", async () => {
     const base = (await read('PROJECT')).replace(/resources:[^]*?(?=generated:|$)/, '');
-    const core = 'resources:\n  - group: core\n    version: v1\n    kind: Pod\n    plural: pods\n    path: k8s.io/api/core/v1\n    core: true\n    webhooks:\n      defaulting: true\n      defaultingPath: PATH\n      webhookVersion: v1\n';
+    const core =
+      'resources:\n  - group: core\n    version: v1\n    kind: Pod\n    plural: pods\n    path: k8s.io/api/core/v1\n    core: true\n    webhooks:\n      defaulting: true\n      defaultingPath: PATH\n      webhookVersion: v1\n';
     const parsed = parseProjectFile(base + core.replace('PATH', '/mutate-pods'));
     expect(parsed.resources[0]).toMatchObject({ group: 'core', domain: '', core: true, webhooks: { defaultingPath: '/mutate-pods' } });
     expect(formatProjectFile(parsed)).toContain(core.replace('PATH', '/mutate-pods'));

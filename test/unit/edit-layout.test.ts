@@ -23,19 +23,42 @@ describe('rewriteRelativeImports', () => {
   ]);
   it.each([
     // given: file, its new place, the text; want: the text
-    ['src/controllers/bar.controller.ts', 'src/controllers/foo/bar.controller.ts', "import { x } from '../../api/foo/v1/bar.client.js';", "import { x } from '../../../api/foo/v1/bar.client.js';"],
+    [
+      'src/controllers/bar.controller.ts',
+      'src/controllers/foo/bar.controller.ts',
+      "import { x } from '../../api/foo/v1/bar.client.js';",
+      "import { x } from '../../../api/foo/v1/bar.client.js';",
+    ],
     ['src/controllers/bar.controller.ts', 'src/controllers/foo/bar.controller.ts', "import { u } from './util.js';", "import { u } from './util.js';"],
     ['src/controllers/bar.controller.ts', 'src/controllers/foo/bar.controller.ts', "import { h } from './helpers.js';", "import { h } from '../helpers.js';"],
-    ['src/controllers/bar.controller.ts', 'src/controllers/foo/bar.controller.ts', "export * from \"../lib/a.js\";\nconst m = await import('../lib/b.js');", "export * from \"../../lib/a.js\";\nconst m = await import('../../lib/b.js');"],
+    [
+      'src/controllers/bar.controller.ts',
+      'src/controllers/foo/bar.controller.ts',
+      'export * from "../lib/a.js";\nconst m = await import(\'../lib/b.js\');',
+      'export * from "../../lib/a.js";\nconst m = await import(\'../../lib/b.js\');',
+    ],
     ['src/main.ts', 'src/main.ts', "import { BarReconciler } from './controllers/bar.controller.js';", "import { BarReconciler } from './controllers/foo/bar.controller.js';"],
-    ['test/controllers/bar.controller.test.ts', 'test/controllers/foo/bar.controller.test.ts', "import { BarReconciler } from '../../src/controllers/bar.controller.js';\nimport { API } from 'kop/runtime';", "import { BarReconciler } from '../../../src/controllers/foo/bar.controller.js';\nimport { API } from 'kop/runtime';"],
+    [
+      'test/controllers/bar.controller.test.ts',
+      'test/controllers/foo/bar.controller.test.ts',
+      "import { BarReconciler } from '../../src/controllers/bar.controller.js';\nimport { API } from 'kop/runtime';",
+      "import { BarReconciler } from '../../../src/controllers/foo/bar.controller.js';\nimport { API } from 'kop/runtime';",
+    ],
   ])('%s -> %s', (file, destination, text, want) => {
     expect(rewriteRelativeImports(text, file, destination, moved)).toBe(want);
   });
 });
 
 describe('switchWatchNamespace', () => {
-  const scaffold = ['        - name: manager', '          env:', '            - name: WATCH_NAMESPACE', '              valueFrom:', '                fieldRef:', '                  fieldPath: metadata.namespace', '          ports: []'].join('\n');
+  const scaffold = [
+    '        - name: manager',
+    '          env:',
+    '            - name: WATCH_NAMESPACE',
+    '              valueFrom:',
+    '                fieldRef:',
+    '                  fieldPath: metadata.namespace',
+    '          ports: []',
+  ].join('\n');
   const plain = ['        - name: manager', '          ports: []'].join('\n');
   it.each([
     // given: the user's file, the direction; want: the file, or undefined (no safe place)
@@ -79,7 +102,14 @@ describe('kop edit --multigroup / --namespaced', () => {
     await twoKinds();
     await edit({ multigroup: true });
     const files = await listFiles(dir);
-    expect(files).toEqual(expect.arrayContaining(['src/controllers/cache/memcached.controller.ts', 'src/controllers/ship/frigate.controller.ts', 'test/controllers/cache/memcached.controller.test.ts', 'test/controllers/ship/frigate.controller.test.ts']));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'src/controllers/cache/memcached.controller.ts',
+        'src/controllers/ship/frigate.controller.ts',
+        'test/controllers/cache/memcached.controller.test.ts',
+        'test/controllers/ship/frigate.controller.test.ts',
+      ]),
+    );
     expect(files).not.toContain('src/controllers/memcached.controller.ts');
     expect(files).not.toContain('test/controllers/frigate.controller.test.ts');
     expect(parseProjectFile(await read('PROJECT')).multigroup).toBe(true);
@@ -120,11 +150,16 @@ describe('kop edit --multigroup / --namespaced', () => {
     const frigate = path.join(dir, 'src/controllers/frigate.controller.ts');
     await writeFile(frigate, (await read('src/controllers/frigate.controller.ts')).replace("manager.controller('frigate')", "manager.controller('frigates')"));
     const main = path.join(dir, 'src/main.ts');
-    await writeFile(main, (await read('src/main.ts')).replace('new MemcachedReconciler().setupWithManager(manager);', 'new MemcachedReconciler({ verbose: true }).setupWithManager(manager);'));
+    await writeFile(
+      main,
+      (await read('src/main.ts')).replace('new MemcachedReconciler().setupWithManager(manager);', 'new MemcachedReconciler({ verbose: true }).setupWithManager(manager);'),
+    );
     const before = await snapshot();
     const run = edit({ multigroup: true });
     await expect(run).rejects.toThrow(KopError);
-    await expect(run).rejects.toThrow(/src\/controllers\/frigate\.controller\.ts: no `\.controller\('frigate'\)`[\s\S]*src\/main\.ts: the line `new CacheMemcachedReconciler\(\)\.setupWithManager\(manager\);` replaces/);
+    await expect(run).rejects.toThrow(
+      /src\/controllers\/frigate\.controller\.ts: no `\.controller\('frigate'\)`[\s\S]*src\/main\.ts: the line `new CacheMemcachedReconciler\(\)\.setupWithManager\(manager\);` replaces/,
+    );
     expect(await snapshot()).toEqual(before);
 
     const context = testContext({ cwd: dir });
@@ -135,10 +170,13 @@ describe('kop edit --multigroup / --namespaced', () => {
     expect(await read('src/main.ts')).toContain("from './controllers/cache/memcached.controller.js'");
   });
 
-  it('--namespaced changes exactly the files kop init --namespaced writes differently, keeping the user\'s edits', async () => {
+  it("--namespaced changes exactly the files kop init --namespaced writes differently, keeping the user's edits", async () => {
     await twoKinds();
     // A user's edit far from the lines that change.
-    await writeFile(path.join(dir, 'src/main.ts'), (await read('src/main.ts')).replace('metricsBindAddress: flags.metricsBindAddress,', "metricsBindAddress: flags.metricsBindAddress || ':9090',"));
+    await writeFile(
+      path.join(dir, 'src/main.ts'),
+      (await read('src/main.ts')).replace('metricsBindAddress: flags.metricsBindAddress,', "metricsBindAddress: flags.metricsBindAddress || ':9090',"),
+    );
     await edit({ namespaced: true });
 
     // The namespaced scaffold, with the same APIs, for comparison.
@@ -167,10 +205,13 @@ describe('kop edit --multigroup / --namespaced', () => {
     expect(await read('config/manager/manager.yaml')).not.toContain('WATCH_NAMESPACE');
   });
 
-  it('--namespaced refuses when the user changed the lines it changes (nothing written); --force takes kop\'s file and re-wires main.ts', async () => {
+  it("--namespaced refuses when the user changed the lines it changes (nothing written); --force takes kop's file and re-wires main.ts", async () => {
     await twoKinds();
     // Right where --namespaced adds the namespace option.
-    await writeFile(path.join(dir, 'src/main.ts'), (await read('src/main.ts')).replace('    leaderElectionId:', '    // my note\n    leaderElectionId:').replace('    logger,\n  });', '    logger: logger,\n  });'));
+    await writeFile(
+      path.join(dir, 'src/main.ts'),
+      (await read('src/main.ts')).replace('    leaderElectionId:', '    // my note\n    leaderElectionId:').replace('    logger,\n  });', '    logger: logger,\n  });'),
+    );
     const before = await snapshot();
     await expect(edit({ namespaced: true })).rejects.toThrow(/src\/main\.ts: your edits overlap the lines --namespaced=true changes/);
     expect(await snapshot()).toEqual(before);
@@ -183,7 +224,7 @@ describe('kop edit --multigroup / --namespaced', () => {
     expect(main).toContain('setupWebhooks(manager);');
   });
 
-  it('--namespaced on a namespaced project (Kubebuilder\'s `edit --namespaced --force` after `init --namespaced`) changes nothing but says so', async () => {
+  it("--namespaced on a namespaced project (Kubebuilder's `edit --namespaced --force` after `init --namespaced`) changes nothing but says so", async () => {
     await runInit({ ...INIT, namespaced: true }, testContext({ cwd: dir }));
     const before = await snapshot();
     const context = testContext({ cwd: dir });
@@ -192,7 +233,7 @@ describe('kop edit --multigroup / --namespaced', () => {
     expect(await snapshot()).toEqual(before);
   });
 
-  it('--namespaced and back with a deploy-image kind: WATCH_NAMESPACE joins and leaves the manager\'s env next to the image variable', async () => {
+  it("--namespaced and back with a deploy-image kind: WATCH_NAMESPACE joins and leaves the manager's env next to the image variable", async () => {
     await runInit(INIT, testContext({ cwd: dir }));
     await runDeployImage({ group: 'example.com', version: 'v1alpha1', kind: 'Memcached', image: 'memcached:1.6' }, testContext({ cwd: dir }));
     const original = await read('config/manager/manager.yaml');

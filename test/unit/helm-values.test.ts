@@ -51,7 +51,7 @@ describe('turning on config/default toggles', () => {
   const text = [
     'resources:',
     '  - ../crd',
-    '  # [PROMETHEUS] A ServiceMonitor, with its ServiceAccount\'s token.',
+    "  # [PROMETHEUS] A ServiceMonitor, with its ServiceAccount's token.",
     '  #- ../prometheus',
     '  # [CERTMANAGER] cert-manager objects.',
     '  #- ../certmanager',
@@ -71,7 +71,7 @@ describe('turning on config/default toggles', () => {
     expect(turnOnToggles(text, ['PROMETHEUS', 'CERTMANAGER', 'METRICS-WITH-CERTS']).split('\n')).toEqual([
       'resources:',
       '  - ../crd',
-      '  # [PROMETHEUS] A ServiceMonitor, with its ServiceAccount\'s token.',
+      "  # [PROMETHEUS] A ServiceMonitor, with its ServiceAccount's token.",
       '  - ../prometheus',
       '  # [CERTMANAGER] cert-manager objects.',
       '  #- ../certmanager',

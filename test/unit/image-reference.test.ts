@@ -42,7 +42,20 @@ describe('image references', () => {
 
   it('sets every matching container, init and ephemeral container of any object, and counts them', () => {
     const objects = [
-      { kind: 'Deployment', spec: { template: { spec: { initContainers: [{ name: 'i', image: 'controller:latest' }], containers: [{ name: 'm', image: 'controller:latest' }, { name: 's', image: 'busybox' }] } } } },
+      {
+        kind: 'Deployment',
+        spec: {
+          template: {
+            spec: {
+              initContainers: [{ name: 'i', image: 'controller:latest' }],
+              containers: [
+                { name: 'm', image: 'controller:latest' },
+                { name: 's', image: 'busybox' },
+              ],
+            },
+          },
+        },
+      },
       { kind: 'CronJob', spec: { jobTemplate: { spec: { template: { spec: { containers: [{ name: 'c', image: 'controller' }] } } } } } },
       { kind: 'ConfigMap', data: { image: 'controller:latest' } },
     ];
@@ -51,7 +64,20 @@ describe('image references', () => {
     expect(setImages(objects, overrideFor('controller', reference))).toBe(3);
     expect(JSON.stringify(objects)).toBe(
       JSON.stringify([
-        { kind: 'Deployment', spec: { template: { spec: { initContainers: [{ name: 'i', image: 'r.io/op:v1' }], containers: [{ name: 'm', image: 'r.io/op:v1' }, { name: 's', image: 'busybox' }] } } } },
+        {
+          kind: 'Deployment',
+          spec: {
+            template: {
+              spec: {
+                initContainers: [{ name: 'i', image: 'r.io/op:v1' }],
+                containers: [
+                  { name: 'm', image: 'r.io/op:v1' },
+                  { name: 's', image: 'busybox' },
+                ],
+              },
+            },
+          },
+        },
         { kind: 'CronJob', spec: { jobTemplate: { spec: { template: { spec: { containers: [{ name: 'c', image: 'r.io/op:v1' }] } } } } } },
         { kind: 'ConfigMap', data: { image: 'controller:latest' } },
       ]),

@@ -35,10 +35,29 @@ describe('kop init', () => {
     await runInit(BASE, context);
     const files = await listFiles(dir);
     for (const file of [
-      'PROJECT', 'package.json', 'tsconfig.json', 'tsconfig.build.json', 'vitest.config.ts', '.gitignore', '.dockerignore', 'README.md',
-      'LICENSE', 'Dockerfile', 'src/main.ts', 'src/flags.ts', 'src/controllers/.gitkeep', 'api/.gitkeep', 'test/flags.test.ts',
-      'config/default/kustomization.yaml', 'config/manager/manager.yaml', 'config/rbac/role.yaml', 'config/rbac/leader_election_role.yaml',
-      'config/crd/kustomization.yaml', 'config/samples/kustomization.yaml', 'hack/boilerplate.txt', 'hack/bundle.mjs',
+      'PROJECT',
+      'package.json',
+      'tsconfig.json',
+      'tsconfig.build.json',
+      'vitest.config.ts',
+      '.gitignore',
+      '.dockerignore',
+      'README.md',
+      'LICENSE',
+      'Dockerfile',
+      'src/main.ts',
+      'src/flags.ts',
+      'src/controllers/.gitkeep',
+      'api/.gitkeep',
+      'test/flags.test.ts',
+      'config/default/kustomization.yaml',
+      'config/manager/manager.yaml',
+      'config/rbac/role.yaml',
+      'config/rbac/leader_election_role.yaml',
+      'config/crd/kustomization.yaml',
+      'config/samples/kustomization.yaml',
+      'hack/boilerplate.txt',
+      'hack/bundle.mjs',
     ]) {
       expect(files).toContain(file);
     }
@@ -49,9 +68,7 @@ describe('kop init', () => {
     expect(pkg.name).toBe('demo');
     expect(pkg.dependencies).toEqual({ kop: 'file:../kop' });
     expect(await read('README.md')).toMatch(/`"kop": "file:\.\.\/kop"`[^\n]*outside this project[^\n]*run `kop update-pack`/);
-    expect(Object.keys(pkg.scripts)).toEqual(
-      expect.arrayContaining(['build', 'start', 'test', 'manifests', 'generate', 'deploy', 'undeploy', 'docker-build']),
-    );
+    expect(Object.keys(pkg.scripts)).toEqual(expect.arrayContaining(['build', 'start', 'test', 'manifests', 'generate', 'deploy', 'undeploy', 'docker-build']));
     expect(pkg.scripts.manifests).toBe('kop generate manifests');
     expect(pkg.devDependencies).toMatchObject({ typescript: '~5.9.3', vitest: expect.stringMatching(/^\^3\./), '@types/node': expect.stringMatching(/^\^24\./) });
     expect(pkg.engines).toEqual({ node: '>=22.13' });
@@ -259,7 +276,9 @@ describe('kop init', () => {
     await runInit({ skipInstall: true }, testContext({ cwd: dir, exec: pack.exec }));
     const project = parseProjectFile(await read('PROJECT'));
     expect(project).toMatchObject({ projectName: 'my-operator', domain: 'my.domain', kopSource: 'file:.kop/kop-0.1.0.tgz' });
-    expect(pack.calls).toEqual([{ file: 'npm', args: ['pack', kopPackageRoot(), '--pack-destination', expect.any(String), '--json', '--ignore-scripts', '--loglevel=error'], cwd: undefined }]);
+    expect(pack.calls).toEqual([
+      { file: 'npm', args: ['pack', kopPackageRoot(), '--pack-destination', expect.any(String), '--json', '--ignore-scripts', '--loglevel=error'], cwd: undefined },
+    ]);
     expect(await read('hack/boilerplate.txt')).toBe('Copyright 2026 The my-operator authors.\nSPDX-License-Identifier: Apache-2.0\n');
   });
 
@@ -384,7 +403,9 @@ describe('kop init', () => {
       await writeFile(path.join(dir, 'PROJECT'), (await read('PROJECT')).replace('kopSource: file:../kop', 'kopSource: file:/root/.npm/_npx/0123/node_modules/kop'));
       const context = testContext({ cwd: dir, exec: fakeNpmPack().exec });
       await runInit({ ...BASE, kopSource: undefined, force: true }, context);
-      expect(context.out.warnings.join('\n')).toMatch(/PROJECT records kopSource "file:\/root\/\.npm\/_npx\/0123\/node_modules\/kop", which does not install elsewhere \(an absolute path/);
+      expect(context.out.warnings.join('\n')).toMatch(
+        /PROJECT records kopSource "file:\/root\/\.npm\/_npx\/0123\/node_modules\/kop", which does not install elsewhere \(an absolute path/,
+      );
       expect(parseProjectFile(await read('PROJECT')).kopSource).toBe('file:.kop/kop-0.1.0.tgz');
 
       const switched = testContext({ cwd: dir });

@@ -47,7 +47,7 @@ describe('kop source', () => {
     it(`isPackedSpec(${JSON.stringify(given)}) is ${want}`, () => expect(isPackedSpec(given)).toBe(want));
   }
 
-  describe('installedFromRegistry reads npm\'s lockfile of the node_modules kop is in', () => {
+  describe("installedFromRegistry reads npm's lockfile of the node_modules kop is in", () => {
     let dir: string;
     let cleanup: () => Promise<void>;
     beforeEach(async () => ({ dir, cleanup } = await tempDir('host')));

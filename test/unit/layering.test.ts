@@ -154,7 +154,11 @@ describe('layering of src/', () => {
         "src/base/x.ts: imports '../project/resource.js' (base -> project), which is not on a floor below base",
       ],
     },
-    { name: 'imports in comments do not count', given: [{ file: 'src/base/x.ts', text: "// then `await import('../init/run-init.js')`\n/* import '../cli/main.js' */" }], want: [] },
+    {
+      name: 'imports in comments do not count',
+      given: [{ file: 'src/base/x.ts', text: "// then `await import('../init/run-init.js')`\n/* import '../cli/main.js' */" }],
+      want: [],
+    },
     {
       name: 'the library side imports nothing of the CLI',
       given: [{ file: 'src/runtime/client/x.ts', text: "import { KopError } from '../../base/errors.js';" }],

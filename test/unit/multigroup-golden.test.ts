@@ -34,7 +34,13 @@ describe('kop multigroup golden files', () => {
       await runDeployImage({ group: 'example.com', version: 'v1alpha1', kind: 'Busybox', image: 'busybox:1.36.1' }, context());
       await runGenerate({ check: false, generators }, context());
       const files = (await listFiles(dir)).filter(
-        (file) => (file.startsWith('src/') && file !== 'src/flags.ts') || file.startsWith('test/controllers/') || /^test\/webhooks\/f/.test(file) || file.startsWith('config/rbac/role') || file === 'config/webhook/manifests.yaml' || file === 'PROJECT',
+        (file) =>
+          (file.startsWith('src/') && file !== 'src/flags.ts') ||
+          file.startsWith('test/controllers/') ||
+          /^test\/webhooks\/f/.test(file) ||
+          file.startsWith('config/rbac/role') ||
+          file === 'config/webhook/manifests.yaml' ||
+          file === 'PROJECT',
       );
       await expectGoldenFiles(dir, files, GOLDEN);
     } finally {

@@ -20,9 +20,36 @@ describe('the reconciler layout', () => {
     // given: kind, --controller-name, group folder; want: name, file, test file, class, name in main.ts
     ['Bar', undefined, undefined, 'bar', 'src/controllers/bar.controller.ts', 'test/controllers/bar.controller.test.ts', 'BarReconciler', 'BarReconciler'],
     ['Bar', undefined, 'foo', 'foo-bar', 'src/controllers/foo/bar.controller.ts', 'test/controllers/foo/bar.controller.test.ts', 'BarReconciler', 'FooBarReconciler'],
-    ['Bar', 'bar', 'sea-creatures', 'sea-creatures-bar', 'src/controllers/sea-creatures/bar.controller.ts', 'test/controllers/sea-creatures/bar.controller.test.ts', 'BarReconciler', 'SeaCreaturesBarReconciler'],
-    ['Captain', 'captain-backup', 'crew', 'captain-backup', 'src/controllers/crew/captain-backup.controller.ts', 'test/controllers/crew/captain-backup.controller.test.ts', 'CaptainBackupReconciler', 'CrewCaptainBackupReconciler'],
-    ['Lease', undefined, 'coordination.k8s.io', 'coordination.k8s.io-lease', 'src/controllers/coordination.k8s.io/lease.controller.ts', 'test/controllers/coordination.k8s.io/lease.controller.test.ts', 'LeaseReconciler', 'CoordinationK8sIoLeaseReconciler'],
+    [
+      'Bar',
+      'bar',
+      'sea-creatures',
+      'sea-creatures-bar',
+      'src/controllers/sea-creatures/bar.controller.ts',
+      'test/controllers/sea-creatures/bar.controller.test.ts',
+      'BarReconciler',
+      'SeaCreaturesBarReconciler',
+    ],
+    [
+      'Captain',
+      'captain-backup',
+      'crew',
+      'captain-backup',
+      'src/controllers/crew/captain-backup.controller.ts',
+      'test/controllers/crew/captain-backup.controller.test.ts',
+      'CaptainBackupReconciler',
+      'CrewCaptainBackupReconciler',
+    ],
+    [
+      'Lease',
+      undefined,
+      'coordination.k8s.io',
+      'coordination.k8s.io-lease',
+      'src/controllers/coordination.k8s.io/lease.controller.ts',
+      'test/controllers/coordination.k8s.io/lease.controller.test.ts',
+      'LeaseReconciler',
+      'CoordinationK8sIoLeaseReconciler',
+    ],
   ])('%s --controller-name %s in group folder %s', (kind, controllerName, group, name, file, testFile, className, localName) => {
     const controller = controllerNamesOf(kind, controllerName, group);
     expect(controller.name).toBe(name);
@@ -38,7 +65,10 @@ describe('the reconciler layout', () => {
   it('places the reconcilers PROJECT records by the project layout; the empty group has no folder', () => {
     const resource = { group: 'foo', kind: 'Bar', controller: true, controllers: [{ name: 'bar-backup' }] };
     expect(controllersOf(resource).map((c) => CREATE_API_PATHS.namedControllerFile(c))).toEqual(['src/controllers/bar.controller.ts', 'src/controllers/bar-backup.controller.ts']);
-    expect(controllersOf(resource, { multigroup: true }).map((c) => CREATE_API_PATHS.namedControllerFile(c))).toEqual(['src/controllers/foo/bar.controller.ts', 'src/controllers/foo/bar-backup.controller.ts']);
+    expect(controllersOf(resource, { multigroup: true }).map((c) => CREATE_API_PATHS.namedControllerFile(c))).toEqual([
+      'src/controllers/foo/bar.controller.ts',
+      'src/controllers/foo/bar-backup.controller.ts',
+    ]);
     expect(controllersOf({ ...resource, group: '' }, { multigroup: true }).map((c) => c.dir)).toEqual(['', '']);
   });
 
@@ -54,7 +84,7 @@ describe('the reconciler layout', () => {
 });
 
 describe('kop init --plugins', () => {
-  it.each([['go/v4'], ['go.kubebuilder.io/v4'], ['kop.dev/typescript/v1'], ['go/v4,go.kubebuilder.io/v4']])('accepts %s as kop\'s layout, saying so', (name) => {
+  it.each([['go/v4'], ['go.kubebuilder.io/v4'], ['kop.dev/typescript/v1'], ['go/v4,go.kubebuilder.io/v4']])("accepts %s as kop's layout, saying so", (name) => {
     expect(checkInitPlugins([name])).toMatch(/^--plugins .*: kop scaffolds its TypeScript layout kop\.dev\/typescript\/v1 .*no Go code/);
   });
   it.each([['go/v3'], ['helm.kubebuilder.io/v2-alpha'], ['deploy-image/v1-alpha'], ['']])('refuses %j, listing what init accepts', (name) => {
@@ -136,7 +166,7 @@ describe('a multigroup project', () => {
     expect(await read('src/controllers/crew/captain-backup.controller.ts')).toContain("manager.controller('captain-backup')");
   });
 
-  it('a single-group project still refuses the second group\'s unnamed Bar reconciler, pointing at --multigroup', async () => {
+  it("a single-group project still refuses the second group's unnamed Bar reconciler, pointing at --multigroup", async () => {
     await runInit(INIT, testContext({ cwd: dir }));
     await runCreateApi(bar('foo'), testContext({ cwd: dir }));
     await expect(runCreateApi(bar('fiz'), testContext({ cwd: dir }))).rejects.toThrow(/already uses src\/controllers\/bar\.controller\.ts/);

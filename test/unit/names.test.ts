@@ -1,16 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/base/errors.js';
-import {
-  checkDomain,
-  checkGroup,
-  checkKind,
-  checkProjectName,
-  checkVersion,
-  pluralOf,
-  requireValid,
-  singularOf,
-  type NameCheck,
-} from '../../src/project/resource.js';
+import { checkDomain, checkGroup, checkKind, checkProjectName, checkVersion, pluralOf, requireValid, singularOf, type NameCheck } from '../../src/project/resource.js';
 
 const table: { check: NameCheck; name: string; valid: string[]; invalid: string[]; explains: RegExp }[] = [
   {

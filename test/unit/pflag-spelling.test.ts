@@ -24,7 +24,11 @@ describe("Kubebuilder's flag spellings", () => {
     { name: 'a flag with only --x: false is leaving it out', given: [...api, '--force=false'], want: api },
     { name: 'a global flag with only --no-x: true is the default', given: ['--color=true', ...api, '--color=false'], want: [...api, '--no-color'] },
     { name: '--make and --make=false are dropped with a note', given: [...api, '--make=false', '--make'], want: api, notes: 2 },
-    { name: 'value flags and plain booleans pass unchanged', given: ['create', 'webhook', '--version=v1', '--defaulting', '--spoke=v2'], want: ['create', 'webhook', '--version=v1', '--defaulting', '--spoke=v2'] },
+    {
+      name: 'value flags and plain booleans pass unchanged',
+      given: ['create', 'webhook', '--version=v1', '--defaulting', '--spoke=v2'],
+      want: ['create', 'webhook', '--version=v1', '--defaulting', '--spoke=v2'],
+    },
     { name: 'nothing after -- is touched', given: ['init', '--', '--force=false'], want: ['init', '--', '--force=false'] },
     { name: 'an unknown flag is left for commander to refuse', given: [...api, '--no-such-flag=true'], want: [...api, '--no-such-flag=true'] },
     { name: '--ssa=true is --ssa, --ssa=false leaves it out', given: [...api, '--ssa=true', '--ssa=false'], want: [...api, '--ssa'] },

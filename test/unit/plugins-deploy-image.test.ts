@@ -23,7 +23,13 @@ const MEMCACHED: CreateApiWithPluginsOptions = {
   runAsUser: '1001',
   plugins: ['deploy-image/v1-alpha'],
 };
-const BUSYBOX: CreateApiWithPluginsOptions = { group: 'example.com', version: 'v1alpha1', kind: 'Busybox', image: 'busybox:1.36.1', plugins: ['deploy-image.go.kubebuilder.io/v1-alpha'] };
+const BUSYBOX: CreateApiWithPluginsOptions = {
+  group: 'example.com',
+  version: 'v1alpha1',
+  kind: 'Busybox',
+  image: 'busybox:1.36.1',
+  plugins: ['deploy-image.go.kubebuilder.io/v1-alpha'],
+};
 
 async function snapshot(dir: string): Promise<Record<string, string>> {
   const files = await listFiles(dir);
@@ -41,7 +47,15 @@ describe('kop create api --plugins deploy-image/v1-alpha', () => {
       beforeEach(async () => {
         ({ dir, cleanup } = await tempDir('demo'));
         await runInit(
-          { projectName: 'demo', domain: 'testproject.org', owner: 'The demo authors', license: 'apache2', kopSource: 'file:../kop', skipInstall: true, ...(namespaced ? { namespaced: true } : {}) },
+          {
+            projectName: 'demo',
+            domain: 'testproject.org',
+            owner: 'The demo authors',
+            license: 'apache2',
+            kopSource: 'file:../kop',
+            skipInstall: true,
+            ...(namespaced ? { namespaced: true } : {}),
+          },
           testContext({ cwd: dir }),
         );
       });
@@ -113,7 +127,9 @@ describe('kop create api --plugins deploy-image/v1-alpha', () => {
         // The images reach the manager through its Deployment, each once, at the marker.
         const manager = await read('config/manager/manager.yaml');
         expect(manager).toContain('# +kop:scaffold:manager-env');
-        const deployment = parseAllDocuments(manager).map((doc) => doc.toJS() as { kind: string; spec?: { template: { spec: { containers: { name: string; env?: unknown[] }[] } } } }).find((o) => o.kind === 'Deployment')!;
+        const deployment = parseAllDocuments(manager)
+          .map((doc) => doc.toJS() as { kind: string; spec?: { template: { spec: { containers: { name: string; env?: unknown[] }[] } } } })
+          .find((o) => o.kind === 'Deployment')!;
         const env = deployment.spec!.template.spec.containers.find((c) => c.name === 'manager')!.env;
         expect(env).toEqual([
           ...(namespaced ? [{ name: 'WATCH_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } }] : []),
@@ -177,7 +193,11 @@ describe('deploy-image templates', () => {
       const text = await readFile(path.join(root, file), 'utf8');
       for (const [, list] of text.matchAll(/import\s+(?:type\s+)?\{([^}]*)\}/g)) {
         for (const entry of list!.split(',')) {
-          const name = entry.replace(/^\s*type\s+/, '').split(/\s+as\s+/).pop()!.trim();
+          const name = entry
+            .replace(/^\s*type\s+/, '')
+            .split(/\s+as\s+/)
+            .pop()!
+            .trim();
           if (/^[A-Z][A-Za-z0-9]*$/.test(name)) used.add(name);
         }
       }

@@ -40,7 +40,10 @@ describe('plugins golden files', () => {
           )
         ).changes,
       );
-      record((await runCreateApiWithPlugins({ group: 'example.com', version: 'v1alpha1', kind: 'Busybox', image: 'busybox:1.36.1', plugins: ['deploy-image/v1-alpha'] }, context())).changes);
+      record(
+        (await runCreateApiWithPlugins({ group: 'example.com', version: 'v1alpha1', kind: 'Busybox', image: 'busybox:1.36.1', plugins: ['deploy-image/v1-alpha'] }, context()))
+          .changes,
+      );
       record((await runEdit({ plugins: ['grafana.kubebuilder.io/v1-alpha'] }, context())).changes);
       await expectGoldenFiles(dir, [...touched].sort(), GOLDEN);
     } finally {

@@ -1,14 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { KopError } from '../../src/base/errors.js';
-import {
-  LAYOUT,
-  formatProjectFile,
-  fullGroup,
-  loadProjectFile,
-  parseProjectFile,
-  saveProjectFile,
-  type ProjectFile,
-} from '../../src/project/project-file.js';
+import { LAYOUT, formatProjectFile, fullGroup, loadProjectFile, parseProjectFile, saveProjectFile, type ProjectFile } from '../../src/project/project-file.js';
 import { VirtualTree } from '../../src/scaffold/tree.js';
 import { tempDir } from './helpers/fake-context.js';
 
@@ -76,7 +68,11 @@ describe('PROJECT file', () => {
     { name: 'an upper-case plural', given: edited('plural: memcacheds', 'plural: Memcacheds'), want: /^PROJECT:12: resources\[0\]\.plural: invalid plural "Memcacheds"/ },
     { name: 'a bad version', given: edited('version: v1alpha1', 'version: 1alpha'), want: /^PROJECT:10: resources\[0\]\.version: invalid version "1alpha"/ },
     { name: 'a string for a boolean', given: edited('namespaced: false', 'namespaced: nope'), want: /^PROJECT:7: namespaced: must be true or false, not "nope"/ },
-    { name: 'a nested string for a boolean', given: edited('      namespaced: true', '      namespaced: "yes"'), want: /^PROJECT:16: resources\[0\]\.api\.namespaced: must be true or false/ },
+    {
+      name: 'a nested string for a boolean',
+      given: edited('      namespaced: true', '      namespaced: "yes"'),
+      want: /^PROJECT:16: resources\[0\]\.api\.namespaced: must be true or false/,
+    },
     { name: 'a misspelt key', given: edited('    controller: true', '    controler: true'), want: /^PROJECT:17: resources\[0\]: unknown key "controler"/ },
     { name: 'a misspelt top-level key', given: edited('namespaced: false', 'namespace: false'), want: /^PROJECT:7: unknown key "namespace"/ },
     { name: 'a format version it does not know', given: edited('version: "1"', 'version: "2"'), want: /^PROJECT:2: version: this kop reads PROJECT format "1", not "2"/ },

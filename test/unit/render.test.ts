@@ -100,9 +100,7 @@ describe('headers', () => {
 
   it('goes after a shebang and a Dockerfile directive, and is never added twice', () => {
     expect(withHeader('x.mjs', '#!/usr/bin/env node\nrun();\n', 'generated')).toBe(`#!/usr/bin/env node\n// ${GENERATED_HEADER}\nrun();\n`);
-    expect(withHeader('Dockerfile', '# syntax=docker/dockerfile:1\nFROM x\n', 'scaffolded')).toBe(
-      `# syntax=docker/dockerfile:1\n# ${SCAFFOLDED_NOTE}\nFROM x\n`,
-    );
+    expect(withHeader('Dockerfile', '# syntax=docker/dockerfile:1\nFROM x\n', 'scaffolded')).toBe(`# syntax=docker/dockerfile:1\n# ${SCAFFOLDED_NOTE}\nFROM x\n`);
     const once = withHeader('a.ts', 'x\n', 'generated');
     expect(withHeader('a.ts', once, 'generated')).toBe(once);
     expect(isGenerated(once)).toBe(true);

@@ -19,7 +19,11 @@ function upperCaseNamesUsed(text: string): Set<string> {
   const names = new Set<string>();
   for (const [, list] of text.matchAll(/import\s+(?:type\s+)?\{([^}]*)\}/g)) {
     for (const entry of list!.split(',')) {
-      const name = entry.replace(/^\s*type\s+/, '').split(/\s+as\s+/).pop()!.trim();
+      const name = entry
+        .replace(/^\s*type\s+/, '')
+        .split(/\s+as\s+/)
+        .pop()!
+        .trim();
       if (/^[A-Z][A-Za-z0-9]*$/.test(name)) names.add(name);
     }
   }

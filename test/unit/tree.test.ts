@@ -161,7 +161,7 @@ describe('VirtualTree.flush is all or nothing', () => {
     return tree;
   }
 
-  it('writes PROJECT last, and keeps an updated file\'s mode', async () => {
+  it("writes PROJECT last, and keeps an updated file's mode", async () => {
     const renamed: string[] = [];
     const recording: FlushFileSystem = { ...fsPromises, rename: async (from, to) => void (renamed.push(path.relative(dir, to)), await fsPromises.rename(from, to)) };
     await staged(recording).flush();

@@ -28,7 +28,8 @@ describe('kop alpha generate replays every recorded feature', () => {
   const context = () => testContext({ cwd: dir });
   const read = (file: string) => readFile(path.join(dir, file), 'utf8');
   const project = async () => parseProjectFile(await read('PROJECT'));
-  const argvs = async () => (await replaySteps({ project: await project(), ...projectReader(dir), kopSource: 'file:../kop' })).map((step) => step.argv?.join(' ') ?? `(${step.title})`);
+  const argvs = async () =>
+    (await replaySteps({ project: await project(), ...projectReader(dir), kopSource: 'file:../kop' })).map((step) => step.argv?.join(' ') ?? `(${step.title})`);
 
   /** Rebuilds the project into a new folder and checks it is the project, file for file; returns the run's warnings. */
   async function expectRebuiltIdentical(): Promise<string[]> {
@@ -107,7 +108,18 @@ describe('kop alpha generate replays every recorded feature', () => {
   it('built-in kinds (core: true) with reconcilers and webhooks, and webhooks on custom paths', async () => {
     await runCreateApi({ group: 'apps', version: 'v1', kind: 'Deployment', resource: false, controller: true }, context());
     await runCreateApi({ group: 'cache', version: 'v1', kind: 'Memcached' }, context());
-    await runCreateWebhook({ group: 'cache', version: 'v1', kind: 'Memcached', defaulting: true, programmaticValidation: true, defaultingPath: '/mutate-memcached', validationPath: '/validate-memcached' }, context());
+    await runCreateWebhook(
+      {
+        group: 'cache',
+        version: 'v1',
+        kind: 'Memcached',
+        defaulting: true,
+        programmaticValidation: true,
+        defaultingPath: '/mutate-memcached',
+        validationPath: '/validate-memcached',
+      },
+      context(),
+    );
     await runCreateWebhook({ group: 'core', version: 'v1', kind: 'Pod', defaulting: true }, context());
     const resources = (await project()).resources;
     expect(resources.filter((r) => r.core === true).map((r) => r.kind)).toEqual(['Deployment', 'Pod']);
@@ -123,7 +135,16 @@ describe('kop alpha generate replays every recorded feature', () => {
 
   it('external kinds: a CRD file in the project (imported again), a second reconciler and a webhook of it, and an npm package', async () => {
     await runCreateApi(
-      { group: 'acme', version: 'v1', kind: 'Widget', resource: false, controller: true, externalApiPath: '@acme/widget-api/v1', externalApiDomain: 'example.org', externalApiModule: '@acme/widget-api@^1.2.0' },
+      {
+        group: 'acme',
+        version: 'v1',
+        kind: 'Widget',
+        resource: false,
+        controller: true,
+        externalApiPath: '@acme/widget-api/v1',
+        externalApiDomain: 'example.org',
+        externalApiModule: '@acme/widget-api@^1.2.0',
+      },
       context(),
     );
     await copyFile(CRDS, path.join(dir, 'issuers.yaml'));
@@ -170,7 +191,10 @@ describe('kop alpha generate replays every recorded feature', () => {
     const json = JSON.parse(await read('package.json')) as { dependencies: Record<string, string> };
     json.dependencies['@acme/widget-api'] = '^1.2.0';
     await writeFile(file, `${JSON.stringify(json, null, 2)}\n`);
-    await runCreateApi({ group: 'acme', version: 'v1', kind: 'Widget', resource: false, controller: true, externalApiPath: '@acme/widget-api/v1', externalApiDomain: 'example.org' }, context());
+    await runCreateApi(
+      { group: 'acme', version: 'v1', kind: 'Widget', resource: false, controller: true, externalApiPath: '@acme/widget-api/v1', externalApiDomain: 'example.org' },
+      context(),
+    );
     expect((await argvs()).slice(1)).toEqual([
       'create api --group acme --version v1 --kind Widget --plural widgets --no-resource --controller --external-api-path @acme/widget-api/v1 --external-api-domain example.org --yes',
     ]);
@@ -181,7 +205,16 @@ describe('kop alpha generate replays every recorded feature', () => {
 
   it('plugins: deploy-image kinds, grafana with your custom-metrics list kept, autoupdate', async () => {
     await runCreateApiWithPlugins(
-      { group: 'cache', version: 'v1alpha1', kind: 'Memcached', plugins: ['deploy-image/v1-alpha'], image: 'memcached:1.6.26-alpine3.19', imageContainerCommand: 'memcached,--memory-limit=64,-o,modern,-v', imageContainerPort: '11211', runAsUser: '1001' },
+      {
+        group: 'cache',
+        version: 'v1alpha1',
+        kind: 'Memcached',
+        plugins: ['deploy-image/v1-alpha'],
+        image: 'memcached:1.6.26-alpine3.19',
+        imageContainerCommand: 'memcached,--memory-limit=64,-o,modern,-v',
+        imageContainerPort: '11211',
+        runAsUser: '1001',
+      },
       context(),
     );
     await runEdit({ plugins: ['grafana.kubebuilder.io/v1-alpha'] }, context());
@@ -211,7 +244,7 @@ describe('kop alpha generate replays every recorded feature', () => {
   });
 });
 
-describe('controllerNamesToReplay: PROJECT\'s reconcilers as --controller-name runs (undefined: the unnamed one)', () => {
+describe("controllerNamesToReplay: PROJECT's reconcilers as --controller-name runs (undefined: the unnamed one)", () => {
   const kind = { group: 'crew', version: 'v1', kind: 'Captain', plural: 'captains', domain: 'example.com' };
   it.each([
     { given: { controller: true }, multigroup: false, want: [undefined] },

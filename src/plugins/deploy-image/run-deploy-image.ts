@@ -34,7 +34,10 @@ export function deployImageOptions(flags: DeployImageFlags): DeployImageOptions 
   if (flags.imageContainerCommand !== undefined) {
     const parts = flags.imageContainerCommand.split(',');
     if (parts.some((part) => part.trim() === '')) {
-      throw new UsageError(`--image-container-command: "${flags.imageContainerCommand}" has an empty part`, 'give the command and its arguments comma-separated, e.g. memcached,--memory-limit=64,-v');
+      throw new UsageError(
+        `--image-container-command: "${flags.imageContainerCommand}" has an empty part`,
+        'give the command and its arguments comma-separated, e.g. memcached,--memory-limit=64,-v',
+      );
     }
     options.containerCommand = flags.imageContainerCommand;
   }
@@ -48,7 +51,11 @@ export function deployImageOptions(flags: DeployImageFlags): DeployImageOptions 
   if (flags.runAsUser !== undefined) {
     const user = Number(flags.runAsUser);
     if (!/^\d+$/.test(flags.runAsUser) || user > 2147483647) throw new UsageError(`--run-as-user: "${flags.runAsUser}" is not a user id (0 to 2147483647)`);
-    if (user === 0) throw new UsageError('--run-as-user: 0 is root, and the pods run as non-root (the restricted Pod Security Standard)', 'pass the id of a non-root user of the image, e.g. 1001');
+    if (user === 0)
+      throw new UsageError(
+        '--run-as-user: 0 is root, and the pods run as non-root (the restricted Pod Security Standard)',
+        'pass the id of a non-root user of the image, e.g. 1001',
+      );
     options.runAsUser = String(user);
   }
   return options;

@@ -166,7 +166,7 @@ export const CONTROLLER_RESOURCES_DASHBOARD: DashboardSpec = {
         },
         {
           title: 'Memory',
-          description: 'Resident memory of the process (compare with the container\'s limit), and the V8 heap in use and allocated.',
+          description: "Resident memory of the process (compare with the container's limit), and the V8 heap in use and allocated.",
           unit: 'bytes',
           queries: [
             { expr: `process_resident_memory_bytes{${POD}}`, legend: '{{instance}} resident' },

@@ -107,7 +107,10 @@ function renderPanel(panel: PanelSpec, id: number, gridPos: { x: number; y: numb
     datasource: DATASOURCE,
     gridPos,
     fieldConfig: { defaults: { unit: panel.unit, ...(kind === 'timeseries' ? { custom: { lineWidth: 1, fillOpacity: 10, showPoints: 'never' } } : {}) }, overrides: [] },
-    options: kind === 'stat' ? { reduceOptions: { calcs: ['lastNotNull'], fields: '', values: false }, colorMode: 'value' } : { legend: { displayMode: 'table', placement: 'bottom', calcs: ['mean', 'max', 'lastNotNull'] }, tooltip: { mode: 'multi', sort: 'desc' } },
+    options:
+      kind === 'stat'
+        ? { reduceOptions: { calcs: ['lastNotNull'], fields: '', values: false }, colorMode: 'value' }
+        : { legend: { displayMode: 'table', placement: 'bottom', calcs: ['mean', 'max', 'lastNotNull'] }, tooltip: { mode: 'multi', sort: 'desc' } },
     targets: panel.queries.map((query, index) => ({ refId: String.fromCharCode(65 + index), datasource: DATASOURCE, expr: query.expr, legendFormat: query.legend, range: true })),
   };
 }
