@@ -4,6 +4,7 @@ import { urlToHttpOptions } from 'node:url';
 import { ApiError, RequestTimeoutError, TransportError, isStatusObject, statusFromResponse } from '../errors/api-error.js';
 import { loadClientConfig, type ClientConfig, type LoadClientConfigOptions } from '../config/client-config.js';
 import { Transport, type TransportOptions } from './transport.js';
+import { Deadlines } from './deadlines.js';
 import { sleep } from '../../util/clock.js';
 import { TokenBucket } from '../../util/token-bucket.js';
 import type { Status } from '../types/meta.js';
@@ -103,6 +104,8 @@ export class RestClient {
   private readonly onWarning: RestClientOptions['onWarning'];
   private readonly base: URL;
   private readonly basePath: string;
+  /** The timeouts of requests in flight, on one timer. */
+  private readonly deadlines = new Deadlines();
   /** The server part of every request's options (what `http.request(url)` derives from a URL). */
   private readonly target: Pick<http.RequestOptions, 'protocol' | 'hostname' | 'port' | 'auth'>;
 
@@ -377,9 +380,9 @@ export class RestClient {
         response?.destroy(err);
       };
       const onAbort = (): void => fail(abortReason(req.signal));
-      const timer = timeoutMs > 0 ? setTimeout(() => fail(new RequestTimeoutError(req.method, req.path, timeoutMs)), timeoutMs) : undefined;
+      const timer = timeoutMs > 0 ? this.deadlines.schedule(() => fail(new RequestTimeoutError(req.method, req.path, timeoutMs)), timeoutMs) : undefined;
       const cleanup = (): void => {
-        if (timer) clearTimeout(timer);
+        timer?.cancel();
         req.signal?.removeEventListener('abort', onAbort);
       };
       if (req.signal?.aborted) onAbort();
