@@ -104,6 +104,8 @@ export class RestClient {
   private readonly onWarning: RestClientOptions['onWarning'];
   private readonly base: URL;
   private readonly basePath: string;
+  /** The authentication headers when they never change (certificates, an inline token, basic auth). */
+  private readonly staticAuth: Record<string, string | string[]> | undefined;
   /** The timeouts of requests in flight, on one timer. */
   private readonly deadlines = new Deadlines();
   /** The server part of every request's options (what `http.request(url)` derives from a URL). */
@@ -112,6 +114,9 @@ export class RestClient {
   constructor(config: ClientConfig, options: RestClientOptions = {}) {
     this.config = config;
     this.transport = new Transport(config, options);
+    // Whether credentials are dynamic is settled by the config; static ones are the transport's
+    // own headers (read here rather than widening Transport's public surface).
+    this.staticAuth = this.transport.hasDynamicCredentials ? undefined : this.transport['staticHeaders'];
     const qps = options.qps ?? 0;
     this.limiter = Number.isFinite(qps) && qps > 0 ? new TokenBucket(qps, options.burst ?? Math.max(1, Math.ceil(qps * 2))) : undefined;
     this.rateLimit = this.limiter && { qps: this.limiter.qps, burst: this.limiter.burst };
@@ -351,7 +356,7 @@ export class RestClient {
     }
     // Static credentials (the usual certificate or token) are there synchronously: no deadline
     // race, no timer, no promise per request.
-    const auth = this.transport.staticAuthHeaders ?? (await bounded(this.transport.authHeaders()));
+    const auth = this.staticAuth ?? (await bounded(this.transport.authHeaders()));
     // Values may be lists (impersonated groups, extras): Node's http sends one line per value.
     const headers: Record<string, string | string[]> = {
       accept: req.accept ?? 'application/json',

@@ -110,14 +110,6 @@ export class Transport {
    * re-reads a token file when needed. A header given as a list (`impersonate-group`, each
    * `impersonate-extra-*`) is sent once per value.
    */
-  /**
-   * The headers of a client whose credentials never change (certificates, an inline token, basic
-   * auth), without a promise; undefined when they must be fetched with {@link authHeaders}.
-   */
-  get staticAuthHeaders(): AuthHeaders | undefined {
-    return this.hasDynamicCredentials ? undefined : this.staticHeaders;
-  }
-
   async authHeaders(): Promise<AuthHeaders> {
     if (!this.hasDynamicCredentials) return this.staticHeaders;
     if (this.execProvider) return this.execAuthHeaders(this.execProvider);
