@@ -1,6 +1,6 @@
 // The request timeouts of a RestClient share one timer (client/rest/deadlines): each deadline
 // fires once, on time and in order; cancelled ones never fire, however many come and go.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { Deadlines } from '../../../src/runtime/client/rest/deadlines.js';
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -34,6 +34,25 @@ describe('Deadlines', () => {
     }
     await sleep(150);
     expect(fired.sort((a, b) => a - b)).toEqual(kept.filter((i) => i % 3 !== 0));
+  });
+
+  it('arms its timer once for requests sent one after another, not once per request', async () => {
+    const deadlines = new Deadlines();
+    const setTimeoutSpy = vi.spyOn(globalThis, 'setTimeout');
+    const clearTimeoutSpy = vi.spyOn(globalThis, 'clearTimeout');
+    try {
+      for (let i = 0; i < 100; i++) deadlines.schedule(() => undefined, 60_000).cancel();
+      expect(setTimeoutSpy).toHaveBeenCalledTimes(1);
+      expect(clearTimeoutSpy).not.toHaveBeenCalled();
+    } finally {
+      setTimeoutSpy.mockRestore();
+      clearTimeoutSpy.mockRestore();
+    }
+    // After everything was cancelled, a later, shorter deadline still fires on time.
+    let fired = false;
+    deadlines.schedule(() => (fired = true), 30);
+    await sleep(80);
+    expect(fired).toBe(true);
   });
 
   it('does not keep the process alive (a request waiting for its answer does, through its socket)', () => {

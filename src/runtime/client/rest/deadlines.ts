@@ -12,7 +12,7 @@ interface Entry {
  * Many deadlines on one timer, for the request timeouts of a RestClient: every request has one
  * (60 s by default) and almost none fires, and a Node timer armed and cleared per request showed
  * in the CPU profile of a busy operator. Deadlines are kept in a min-heap by time; the timer is
- * armed for the earliest and moved only when an earlier one arrives. A cancelled deadline drops
+ * armed for the earliest and moved only when an earlier one arrives; cancelling does not touch it. A cancelled deadline drops
  * its callback at once (nothing it captured stays alive) and leaves the heap lazily, which is
  * rebuilt from the live ones when the cancelled outnumber them. The timer does not keep the
  * process alive: a request waiting for its answer does, through its socket.
@@ -34,10 +34,11 @@ export class Deadlines {
         if (!entry.fire) return;
         entry.fire = undefined;
         this.live--;
-        if (this.live === 0) {
-          this.heap = [];
-          this.disarm();
-        } else if (this.heap.length > 32 && this.heap.length > 3 * this.live) {
+        // The timer stays armed when none is left: requests sent one after another would
+        // otherwise arm and clear it each time, as a timer per request does. It wakes once,
+        // finds nothing due, and sleeps until the earliest deadline then in the heap.
+        if (this.live === 0) this.heap = [];
+        else if (this.heap.length > 32 && this.heap.length > 3 * this.live) {
           this.heap = this.heap.filter((e) => e.fire !== undefined);
           for (let i = (this.heap.length >> 1) - 1; i >= 0; i--) this.down(i);
         }
