@@ -94,14 +94,19 @@ describe('RestClient against an in-memory server', () => {
       { path: '/api/v1/namespaces/%2e%2e/pods' },
       { path: '/api/v1/namespaces/ü/pods?x#y' },
       { path: '/api/v1/namespaces/a\\b/pods' },
+      { path: 'api/v1/namespaces' },
       { path: "/api/v1/namespaces/a'b:c@d~e!$&*+,;=/pods", query: { q: "a'b:c@d~e!$&*+,;=/?" } },
     ];
-    for (const { path, query } of cases) {
-      await c.get(path, query);
-      const want = c.url(path, query);
-      expect(seen.at(-1)!.url, path).toBe(want.pathname + want.search);
+    const bare = client();
+    for (const each of [c, bare]) {
+      for (const { path, query } of cases) {
+        await each.get(path, query);
+        const want = each.url(path, query);
+        expect(seen.at(-1)!.url, path).toBe(want.pathname + want.search);
+      }
     }
     c.close();
+    bare.close();
   });
 
   it('sends JSON bodies with content type and patch types', async () => {

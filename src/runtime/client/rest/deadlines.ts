@@ -12,9 +12,10 @@ interface Entry {
  * Many deadlines on one timer, for the request timeouts of a RestClient: every request has one
  * (60 s by default) and almost none fires, and a Node timer armed and cleared per request showed
  * in the CPU profile of a busy operator. Deadlines are kept in a min-heap by time; the timer is
- * armed for the earliest and moved only when an earlier one arrives; cancelling does not touch it. A cancelled deadline drops
- * its callback at once (nothing it captured stays alive) and leaves the heap lazily, which is
- * rebuilt from the live ones when the cancelled outnumber them. The timer does not keep the
+ * armed for the earliest and moved only when an earlier one arrives, never by a cancel. A
+ * cancelled deadline drops its callback at once (nothing it captured stays alive) and leaves the
+ * heap lazily: the heap is emptied when none is live, and rebuilt from the live ones when the
+ * cancelled outnumber them three to one. The timer does not keep the
  * process alive: a request waiting for its answer does, through its socket.
  */
 export class Deadlines {

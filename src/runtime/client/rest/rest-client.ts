@@ -286,7 +286,7 @@ export class RestClient {
     let search = '';
     if (query) {
       let params: URLSearchParams | undefined;
-      for (const key in query) {
+      for (const key of Object.keys(query)) {
         const value = query[key];
         if (value === undefined || value === null || value === '') continue;
         params ??= new URLSearchParams();
@@ -479,8 +479,8 @@ function readBody(res: http.IncomingMessage, maxBytes: number, method: string, p
   });
 }
 
-/** A path a URL keeps as it is: letters, digits and the punctuation its path setter leaves alone. */
-const PLAIN_PATH = /^[!$%&'()*+,\-./0-9:;=@A-Z_a-z~]*$/;
+/** A path a URL keeps as it is: a leading `/`, then letters, digits and the punctuation its path setter leaves alone. */
+const PLAIN_PATH = /^\/[!$%&'()*+,\-./0-9:;=@A-Z_a-z~]*$/;
 /** A `.` or `..` segment (also percent-encoded), which a URL would resolve away. */
 const DOT_SEGMENT = /\/(?:\.|%2e)/i;
 
