@@ -1,3 +1,4 @@
+import { deepCopy } from '../util/deep-copy.js';
 import type { KubernetesObject } from '../client/index.js';
 import type { Indexer } from './indexer.js';
 import { NAMESPACE_INDEX } from './indexer.js';
@@ -74,7 +75,7 @@ export class Lister<T extends KubernetesObject> {
     if (name !== undefined) this.checkScope(namespaceOrName);
     this.checkSynced();
     const object = this.indexer.get(name === undefined ? namespaceOrName : namespaceOrName ? `${namespaceOrName}/${name}` : name);
-    return object === undefined ? undefined : structuredClone(object);
+    return object === undefined ? undefined : deepCopy(object);
   }
 
   /** Copies of the cached objects, optionally narrowed to a namespace, labels and a label selector. */
@@ -91,12 +92,12 @@ export class Lister<T extends KubernetesObject> {
             const labels = metaOf(object).labels ?? {};
             return wanted.every(([key, value]) => labels[key] === value) && (selector?.(labels) ?? true);
           });
-    return matching.map((object) => structuredClone(object));
+    return matching.map((object) => deepCopy(object));
   }
 
   /** Copies of the objects whose custom index `indexName` contains `value`. */
   byIndex(indexName: string, value: string): T[] {
     this.checkSynced();
-    return this.indexer.byIndex(indexName, value).map((object) => structuredClone(object));
+    return this.indexer.byIndex(indexName, value).map((object) => deepCopy(object));
   }
 }

@@ -31,7 +31,9 @@ function fitMessage(message: string): string {
 }
 
 function rfc3339(now: Date): string {
-  return now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  // toISOString is `YYYY-MM-DDTHH:mm:ss.sssZ` for years 0 to 9999: drop the milliseconds.
+  const iso = now.toISOString();
+  return iso.length === 24 ? `${iso.slice(0, 19)}Z` : iso.replace(/\.\d{3}Z$/, 'Z');
 }
 
 /**

@@ -65,8 +65,19 @@ class StreamLogger implements Logger {
     private readonly stream: { write(chunk: string): unknown },
     private readonly json: boolean,
     private readonly threshold: number,
-    private readonly fields: LogFields,
+    private readonly inherited: LogFields,
+    private readonly own?: LogFields,
   ) {}
+
+  /**
+   * The fields of every line, merged on the first write: a controller makes a child per
+   * reconcile, and most reconciles write nothing at the level in force.
+   */
+  private merged: LogFields | undefined;
+  private get fields(): LogFields {
+    if (!this.own) return this.inherited;
+    return (this.merged ??= { ...this.inherited, ...this.own });
+  }
 
   debug(message: string, fields?: LogFields): void {
     this.write('debug', message, fields);
@@ -82,7 +93,7 @@ class StreamLogger implements Logger {
   }
 
   child(fields: LogFields): Logger {
-    return new StreamLogger(this.stream, this.json, this.threshold, { ...this.fields, ...fields });
+    return new StreamLogger(this.stream, this.json, this.threshold, this.fields, fields);
   }
 
   private write(level: LogLevel, message: string, fields?: LogFields): void {

@@ -84,6 +84,31 @@ describe('RestClient against an in-memory server', () => {
     c.close();
   });
 
+  it('sends the path and query that url() shows, also for paths a URL escapes or resolves', async () => {
+    const c = new RestClient(loadClientConfig({ server: `${base}/prefix/`, env: {} }));
+    const cases: { path: string; query?: Record<string, string | number | readonly string[] | undefined> }[] = [
+      { path: '/api/v1/namespaces/default/configmaps/a.b-c', query: { fieldManager: 'kop', dryRun: ['All'] } },
+      { path: '/apis/cache.example.com/v1alpha1/namespaces/ns/redisclusters/x/status' },
+      { path: '/api/v1/namespaces/a b/pods', query: { labelSelector: 'app in (a, b),!x', e: undefined } },
+      { path: '/api/v1/namespaces/./pods/../secrets' },
+      { path: '/api/v1/namespaces/%2e%2e/pods' },
+      { path: '/api/v1/namespaces/ü/pods?x#y' },
+      { path: '/api/v1/namespaces/a\\b/pods' },
+      { path: 'api/v1/namespaces' },
+      { path: "/api/v1/namespaces/a'b:c@d~e!$&*+,;=/pods", query: { q: "a'b:c@d~e!$&*+,;=/?" } },
+    ];
+    const bare = client();
+    for (const each of [c, bare]) {
+      for (const { path, query } of cases) {
+        await each.get(path, query);
+        const want = each.url(path, query);
+        expect(seen.at(-1)!.url, path).toBe(want.pathname + want.search);
+      }
+    }
+    c.close();
+    bare.close();
+  });
+
   it('sends JSON bodies with content type and patch types', async () => {
     const c = client();
     await c.patch('/p', [{ op: 'add', path: '/a', value: 1 }], 'application/json-patch+json');

@@ -118,7 +118,7 @@ export class ResourceClient<T extends KubernetesObject> {
    * Watches changes from `resourceVersion` as typed events, in order. Ends when the server closes
    * the watch or the signal aborts; throws ApiError with `isGone` when the resourceVersion is too old.
    */
-  async *watch(options: WatchOptions = {}): AsyncGenerator<WatchEvent<T>, void, undefined> {
+  watch(options: WatchOptions = {}): AsyncGenerator<WatchEvent<T>, void, undefined> {
     const query: Query = {
       labelSelector: selectorString(options.labelSelector),
       fieldSelector: fieldSelectorString(options.fieldSelector),
@@ -128,9 +128,9 @@ export class ResourceClient<T extends KubernetesObject> {
       sendInitialEvents: options.sendInitialEvents,
       timeoutSeconds: options.timeoutSeconds,
     };
-    for await (const event of this.rest.watch<T>(this.collectionPath, query, { signal: options.signal })) {
-      yield event as WatchEvent<T>;
-    }
+    // The RestClient's generator itself (lazy as well: nothing is sent before the first read),
+    // not one more generator around it that every event would pass through.
+    return this.rest.watch<T>(this.collectionPath, query, { signal: options.signal }) as AsyncGenerator<WatchEvent<T>, void, undefined>;
   }
 
   /** Creates an object; apiVersion and kind are filled in when missing. Throws `isAlreadyExists` on a taken name. */

@@ -1,8 +1,10 @@
 import http from 'node:http';
 import https from 'node:https';
+import { urlToHttpOptions } from 'node:url';
 import { ApiError, RequestTimeoutError, TransportError, isStatusObject, statusFromResponse } from '../errors/api-error.js';
 import { loadClientConfig, type ClientConfig, type LoadClientConfigOptions } from '../config/client-config.js';
 import { Transport, type TransportOptions } from './transport.js';
+import { Deadlines } from './deadlines.js';
 import { sleep } from '../../util/clock.js';
 import { TokenBucket } from '../../util/token-bucket.js';
 import type { Status } from '../types/meta.js';
@@ -102,10 +104,19 @@ export class RestClient {
   private readonly onWarning: RestClientOptions['onWarning'];
   private readonly base: URL;
   private readonly basePath: string;
+  /** The authentication headers when they never change (certificates, an inline token, basic auth). */
+  private readonly staticAuth: Record<string, string | string[]> | undefined;
+  /** The timeouts of requests in flight, on one timer. */
+  private readonly deadlines = new Deadlines();
+  /** The server part of every request's options (what `http.request(url)` derives from a URL). */
+  private readonly target: Pick<http.RequestOptions, 'protocol' | 'hostname' | 'port' | 'auth'>;
 
   constructor(config: ClientConfig, options: RestClientOptions = {}) {
     this.config = config;
     this.transport = new Transport(config, options);
+    // Whether credentials are dynamic is settled by the config; static ones are the transport's
+    // own headers (read here rather than widening Transport's public surface).
+    this.staticAuth = this.transport.hasDynamicCredentials ? undefined : this.transport['staticHeaders'];
     const qps = options.qps ?? 0;
     this.limiter = Number.isFinite(qps) && qps > 0 ? new TokenBucket(qps, options.burst ?? Math.max(1, Math.ceil(qps * 2))) : undefined;
     this.rateLimit = this.limiter && { qps: this.limiter.qps, burst: this.limiter.burst };
@@ -118,6 +129,8 @@ export class RestClient {
     this.onWarning = options.onWarning;
     this.base = new URL(config.server);
     this.basePath = this.base.pathname.replace(/\/+$/, '');
+    const { protocol, hostname, port, auth } = urlToHttpOptions(this.base);
+    this.target = { protocol, hostname, port, ...(auth ? { auth } : {}) };
   }
 
   /** Loads configuration with {@link loadClientConfig} and builds a client from it. */
@@ -264,6 +277,30 @@ export class RestClient {
     return url;
   }
 
+  /**
+   * Path and query of a request as {@link url} would write them, built without a URL object
+   * (parsing and serialising one per request showed in the profile of a busy operator); paths
+   * with characters a URL would escape take the URL's way.
+   */
+  private requestPath(path: string, query: Query | undefined): string {
+    let search = '';
+    if (query) {
+      let params: URLSearchParams | undefined;
+      for (const key of Object.keys(query)) {
+        const value = query[key];
+        if (value === undefined || value === null || value === '') continue;
+        params ??= new URLSearchParams();
+        if (Array.isArray(value)) for (const v of value as readonly string[]) params.append(key, v);
+        else params.set(key, String(value));
+      }
+      if (params) search = `?${params.toString()}`;
+    }
+    const full = this.basePath + path;
+    if (PLAIN_PATH.test(full) && !DOT_SEGMENT.test(full)) return full + search;
+    const url = this.url(path, query);
+    return url.pathname + url.search;
+  }
+
   private async once(req: RestRequest): Promise<string> {
     const res = await this.open(req);
     let body: string;
@@ -317,8 +354,9 @@ export class RestClient {
         leave.abort();
       }
     }
-    const auth = await bounded(this.transport.authHeaders());
-    const url = this.url(req.path, req.query);
+    // Static credentials (the usual certificate or token) are there synchronously: no deadline
+    // race, no timer, no promise per request.
+    const auth = this.staticAuth ?? (await bounded(this.transport.authHeaders()));
     // Values may be lists (impersonated groups, extras): Node's http sends one line per value.
     const headers: Record<string, string | string[]> = {
       accept: req.accept ?? 'application/json',
@@ -335,7 +373,7 @@ export class RestClient {
     const timeoutMs = budgetMs > 0 ? Math.max(1, Math.ceil(budgetMs - (performance.now() - started))) : 0;
     const lib = this.transport.isHttps ? https : http;
     return new Promise<http.IncomingMessage>((resolve, reject) => {
-      const httpReq = lib.request(url, { method: req.method, headers, agent: this.transport.agent });
+      const httpReq = lib.request({ ...this.target, path: this.requestPath(req.path, req.query), method: req.method, headers, agent: this.transport.agent });
       let response: http.IncomingMessage | undefined;
       let failure: Error | undefined;
       // One failure path for abort and timeout, before or after the headers arrived: destroying
@@ -347,9 +385,9 @@ export class RestClient {
         response?.destroy(err);
       };
       const onAbort = (): void => fail(abortReason(req.signal));
-      const timer = timeoutMs > 0 ? setTimeout(() => fail(new RequestTimeoutError(req.method, req.path, timeoutMs)), timeoutMs) : undefined;
+      const timer = timeoutMs > 0 ? this.deadlines.schedule(() => fail(new RequestTimeoutError(req.method, req.path, timeoutMs)), timeoutMs) : undefined;
       const cleanup = (): void => {
-        if (timer) clearTimeout(timer);
+        timer?.cancel();
         req.signal?.removeEventListener('abort', onAbort);
       };
       if (req.signal?.aborted) onAbort();
@@ -440,6 +478,11 @@ function readBody(res: http.IncomingMessage, maxBytes: number, method: string, p
     if (res.errored) reject(res.errored);
   });
 }
+
+/** A path a URL keeps as it is: a leading `/`, then letters, digits and the punctuation its path setter leaves alone. */
+const PLAIN_PATH = /^\/[!$%&'()*+,\-./0-9:;=@A-Z_a-z~]*$/;
+/** A `.` or `..` segment (also percent-encoded), which a URL would resolve away. */
+const DOT_SEGMENT = /\/(?:\.|%2e)/i;
 
 const WATCH_EVENT_TYPES = new Set(['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR']);
 
