@@ -18,7 +18,14 @@ if (process.argv[2] === 'manager') {
   const { Manager, configMapType, silentLogger } = await import('../dist/runtime/index.js');
   globalThis.gc?.();
   const baseline = process.memoryUsage().rss;
-  const manager = new Manager({ kubeconfig: process.argv[3], namespace: 'rss', metricsBindAddress: '127.0.0.1:0', metricsSecure: false, healthProbeBindAddress: '127.0.0.1:0', logger: silentLogger });
+  const manager = new Manager({
+    kubeconfig: process.argv[3],
+    namespace: 'rss',
+    metricsBindAddress: '127.0.0.1:0',
+    metricsSecure: false,
+    healthProbeBindAddress: '127.0.0.1:0',
+    logger: silentLogger,
+  });
   const seen = new Set();
   manager
     .controller('configmaps')
@@ -65,19 +72,26 @@ try {
     Array.from({ length: 32 }, async () => {
       while (next < OBJECTS) {
         const i = next++;
-        await client.create({ metadata: { name: `cm-${String(i).padStart(5, '0')}`, labels: { app: 'bench', index: String(i) } }, data: { key: `value-${i}`, other: 'x'.repeat(64) } });
+        await client.create({
+          metadata: { name: `cm-${String(i).padStart(5, '0')}`, labels: { app: 'bench', index: String(i) } },
+          data: { key: `value-${i}`, other: 'x'.repeat(64) },
+        });
       }
     }),
   );
   console.log(`created ${OBJECTS} ConfigMaps in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  const child = spawn(process.execPath, [...nodeFlags, '--expose-gc', fileURLToPath(import.meta.url), 'manager', plane.kubeconfigPath, String(OBJECTS)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...nodeFlags, '--expose-gc', fileURLToPath(import.meta.url), 'manager', plane.kubeconfigPath, String(OBJECTS)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let out = '';
   child.stdout.on('data', (c) => (out += c));
   await new Promise((resolve) => child.on('exit', resolve));
   const result = JSON.parse(out.trim().split('\n').pop());
   const mb = (b) => (b / 1024 / 1024).toFixed(1);
-  console.log(`manager (node ${process.version} ${nodeFlags.join(' ') || 'without flags'}) with ${result.cached} objects cached (${result.reconciled} reconciled): RSS ${mb(result.rss)} MB, peak ${mb(result.peak)} MB ` +
-      `(process with kop/runtime loaded, before the manager: ${mb(result.baseline)} MB); V8 heap used ${mb(result.heapUsed)} MB of ${mb(result.heapTotal)} MB, external ${mb(result.external)} MB`);
+  console.log(
+    `manager (node ${process.version} ${nodeFlags.join(' ') || 'without flags'}) with ${result.cached} objects cached (${result.reconciled} reconciled): RSS ${mb(result.rss)} MB, peak ${mb(result.peak)} MB ` +
+      `(process with kop/runtime loaded, before the manager: ${mb(result.baseline)} MB); V8 heap used ${mb(result.heapUsed)} MB of ${mb(result.heapTotal)} MB, external ${mb(result.external)} MB`,
+  );
 } finally {
   rest.close();
   await plane.stop();

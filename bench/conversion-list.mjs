@@ -44,26 +44,23 @@ async function convertReviews(manager) {
 
 /** The anchor: a bare node:https /convert handler doing the same conversion, counting reviews. */
 function startBareServer(serving, counter) {
-  const server = createServer(
-    { cert: readFileSync(path.join(serving.certDir, serving.certName)), key: readFileSync(path.join(serving.certDir, serving.keyName)) },
-    (req, res) => {
-      const chunks = [];
-      req.on('data', (chunk) => chunks.push(chunk));
-      req.on('end', () => {
-        const review = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-        const { uid, desiredAPIVersion, objects } = review.request;
-        counter.reviews++;
-        const convertedObjects = objects.map((object) => {
-          counter.conversions++;
-          const { size, replicas, ...spec } = object.spec;
-          const count = size ?? replicas;
-          return { ...object, apiVersion: desiredAPIVersion, spec: desiredAPIVersion.endsWith('/v1') ? { ...spec, size: count } : { ...spec, replicas: count } };
-        });
-        const body = JSON.stringify({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview', response: { uid, result: { status: 'Success' }, convertedObjects } });
-        res.writeHead(200, { 'content-type': 'application/json' }).end(body);
+  const server = createServer({ cert: readFileSync(path.join(serving.certDir, serving.certName)), key: readFileSync(path.join(serving.certDir, serving.keyName)) }, (req, res) => {
+    const chunks = [];
+    req.on('data', (chunk) => chunks.push(chunk));
+    req.on('end', () => {
+      const review = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      const { uid, desiredAPIVersion, objects } = review.request;
+      counter.reviews++;
+      const convertedObjects = objects.map((object) => {
+        counter.conversions++;
+        const { size, replicas, ...spec } = object.spec;
+        const count = size ?? replicas;
+        return { ...object, apiVersion: desiredAPIVersion, spec: desiredAPIVersion.endsWith('/v1') ? { ...spec, size: count } : { ...spec, replicas: count } };
       });
-    },
-  );
+      const body = JSON.stringify({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview', response: { uid, result: { status: 'Success' }, convertedObjects } });
+      res.writeHead(200, { 'content-type': 'application/json' }).end(body);
+    });
+  });
   return new Promise((resolve) => server.listen(serving.port, serving.host, () => resolve(server)));
 }
 

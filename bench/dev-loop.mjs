@@ -114,7 +114,7 @@ try {
   const startLine = await dev.waitForLine(/watching api\/ and src\//, 0, 120_000);
   console.log(`kop dev --samples: watching after ${fmt(startLine.at - started)} (${startLine.text.replace(/^\[kop dev [\d:]+\] /, '')})`);
   const kubeconfig = parse(readFileSync(path.join(project, '.kop/dev/kubeconfig'), 'utf8'));
-  for (let deadline = performance.now() + 30_000; (await readyMessage(kubeconfig)) === undefined; ) {
+  for (let deadline = performance.now() + 30_000; (await readyMessage(kubeconfig)) === undefined;) {
     if (performance.now() > deadline) throw new Error('the sample never got a Ready condition');
     await sleep(50);
   }

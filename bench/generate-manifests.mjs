@@ -159,7 +159,9 @@ function makeProject() {
     'domain: example.com',
     'projectName: bench',
     'resources:',
-    ...resources.map((r) => `  - { group: ${r.group}, version: ${r.version}, kind: ${r.kind}, plural: ${r.kind.toLowerCase()}s, domain: example.com, api: { crdVersion: v1, namespaced: true } }`),
+    ...resources.map(
+      (r) => `  - { group: ${r.group}, version: ${r.version}, kind: ${r.kind}, plural: ${r.kind.toLowerCase()}s, domain: example.com, api: { crdVersion: v1, namespaced: true } }`,
+    ),
   ].join('\n');
   writeFileSync(path.join(dir, 'PROJECT'), `${project}\n`);
   return resources.length;

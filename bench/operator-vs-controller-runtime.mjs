@@ -135,7 +135,15 @@ function scaffoldKopOperator(dir) {
   const start = /^node((?: --[\w-]+(?:=\S+)?)*) (\S+)$/.exec(pkg.scripts.start);
   if (!start) throw new Error(`the generated start script is ${JSON.stringify(pkg.scripts.start)}; teach the bench how to start it`);
   const crdDir = join(dir, 'config/crd/bases');
-  return { startScript: pkg.scripts.start, nodeFlags: start[1].trim().split(' ').filter(Boolean), main: join(dir, start[2]), crd: join(crdDir, readdirSync(crdDir).find((f) => f.endsWith('.yaml'))) };
+  return {
+    startScript: pkg.scripts.start,
+    nodeFlags: start[1].trim().split(' ').filter(Boolean),
+    main: join(dir, start[2]),
+    crd: join(
+      crdDir,
+      readdirSync(crdDir).find((f) => f.endsWith('.yaml')),
+    ),
+  };
 }
 
 /** Starts an operator; resolves once its /readyz answers 200. */
@@ -155,7 +163,10 @@ async function startOperator(operator, kubeconfig) {
   exited.then((status) => (gone = status));
   for (;;) {
     if (gone) throw new Error(`${operator.name} exited before it was ready (${JSON.stringify(gone)}); its log: ${operator.logFile}\n${tail(operator.logFile)}`);
-    const ok = await fetch(`http://127.0.0.1:${health}/readyz`).then((r) => r.ok, () => false);
+    const ok = await fetch(`http://127.0.0.1:${health}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) break;
     await sleep(20);
   }
@@ -181,15 +192,19 @@ function api(method, path, body, contentType = 'application/json') {
   return new Promise((resolve, reject) => {
     const url = new URL(path, server);
     const data = body === undefined ? undefined : JSON.stringify(body);
-    const req = httpsRequest(url, { method, agent, headers: { accept: 'application/json', ...(data ? { 'content-type': contentType, 'content-length': Buffer.byteLength(data) } : {}) } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c) => (text += c));
-      res.on('end', () => {
-        if (res.statusCode >= 300) reject(new Error(`${method} ${path}: ${res.statusCode} ${text.slice(0, 300)}`));
-        else resolve(text ? JSON.parse(text) : undefined);
-      });
-    });
+    const req = httpsRequest(
+      url,
+      { method, agent, headers: { accept: 'application/json', ...(data ? { 'content-type': contentType, 'content-length': Buffer.byteLength(data) } : {}) } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c) => (text += c));
+        res.on('end', () => {
+          if (res.statusCode >= 300) reject(new Error(`${method} ${path}: ${res.statusCode} ${text.slice(0, 300)}`));
+          else resolve(text ? JSON.parse(text) : undefined);
+        });
+      },
+    );
     req.on('error', reject);
     req.end(data);
   });
@@ -206,7 +221,9 @@ async function pool(count, concurrency, task) {
   );
 }
 const createObjects = (ns, count) =>
-  pool(count, CREATE_CONCURRENCY, (i) => api('POST', collection(ns), { apiVersion: `${GROUP}/${VERSION}`, kind: 'RedisCluster', metadata: { name: `rc-${String(i).padStart(5, '0')}` }, spec: { foo: 'a' } }));
+  pool(count, CREATE_CONCURRENCY, (i) =>
+    api('POST', collection(ns), { apiVersion: `${GROUP}/${VERSION}`, kind: 'RedisCluster', metadata: { name: `rc-${String(i).padStart(5, '0')}` }, spec: { foo: 'a' } }),
+  );
 
 /**
  * A watch on the namespace's RedisClusters from this process: tracks which objects are Ready at
@@ -282,7 +299,9 @@ async function watchReady(ns) {
 /** With no operator running: drop the finalizers, delete the objects, wait until none is left. */
 async function cleanup(ns) {
   const { items } = await api('GET', collection(ns));
-  await pool(items.length, CREATE_CONCURRENCY, (i) => api('PATCH', `${collection(ns)}/${items[i].metadata.name}`, { metadata: { finalizers: null } }, 'application/merge-patch+json'));
+  await pool(items.length, CREATE_CONCURRENCY, (i) =>
+    api('PATCH', `${collection(ns)}/${items[i].metadata.name}`, { metadata: { finalizers: null } }, 'application/merge-patch+json'),
+  );
   await api('DELETE', collection(ns));
   while ((await api('GET', collection(ns))).items.length > 0) await sleep(100);
 }

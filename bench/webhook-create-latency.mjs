@@ -142,7 +142,10 @@ const webhookDir = path.join(work, 'config', 'webhook');
 mkdirSync(webhookDir, { recursive: true });
 writeFileSync(
   path.join(webhookDir, 'manifests.yaml'),
-  [webhookManifests('MutatingWebhookConfiguration', 'm', 'mutating-webhook-configuration'), webhookManifests('ValidatingWebhookConfiguration', 'v', 'validating-webhook-configuration')]
+  [
+    webhookManifests('MutatingWebhookConfiguration', 'm', 'mutating-webhook-configuration'),
+    webhookManifests('ValidatingWebhookConfiguration', 'v', 'validating-webhook-configuration'),
+  ]
     .map((doc) => `---\n${JSON.stringify(doc)}\n`)
     .join(''),
 );
@@ -150,7 +153,11 @@ writeFileSync(
 const anchorBinary = path.join(root, 'bench/.cache/controller-runtime-webhook');
 if (ANCHOR) {
   mkdirSync(path.join(root, 'bench/.cache'), { recursive: true });
-  execFileSync('go', ['build', '-o', anchorBinary, '.'], { cwd: path.join(root, 'bench/controller-runtime-webhook'), stdio: 'inherit', env: { ...process.env, GOFLAGS: '-mod=mod' } });
+  execFileSync('go', ['build', '-o', anchorBinary, '.'], {
+    cwd: path.join(root, 'bench/controller-runtime-webhook'),
+    stdio: 'inherit',
+    env: { ...process.env, GOFLAGS: '-mod=mod' },
+  });
 }
 
 const plane = await startControlPlane({ crds: [crds], webhooks: { paths: [webhookDir] } });
@@ -191,7 +198,12 @@ try {
   // the validator really refuses on each server.
   for (let i = 0; i < WARMUP; i++) for (const side of sides) await create(side);
   for (const side of SERVERS) {
-    const refused = await gizmos.create({ apiVersion: 'test.kop.dev/v1', kind: 'Gizmo', metadata: { name: `too-big-${side}`, labels: { [LABEL]: side } }, spec: { size: 11 } }).then(() => false, (error) => error.status === 422 || error.statusCode === 422 || /at most 10/.test(String(error)));
+    const refused = await gizmos
+      .create({ apiVersion: 'test.kop.dev/v1', kind: 'Gizmo', metadata: { name: `too-big-${side}`, labels: { [LABEL]: side } }, spec: { size: 11 } })
+      .then(
+        () => false,
+        (error) => error.status === 422 || error.statusCode === 422 || /at most 10/.test(String(error)),
+      );
     if (!refused) throw new Error(`the ${side} validator let spec.size 11 through`);
   }
   const results = Object.fromEntries(sides.map((side) => [side, []]));

@@ -21,7 +21,12 @@ if (process.argv[2] === 'server') {
   // The measured process: only the manager and its webhook server live here.
   const { Manager, FieldError, ValidationError, silentLogger } = await import('../dist/runtime/index.js');
   const widgetType = { group: 'bench.kop.dev', version: 'v1', resource: 'widgets', kind: 'Widget', namespaced: true };
-  const manager = new Manager({ logger: silentLogger, metricsBindAddress: '0', healthProbeBindAddress: '0', webhookServer: { host: '127.0.0.1', port: 0, certDir: process.argv[3] } });
+  const manager = new Manager({
+    logger: silentLogger,
+    metricsBindAddress: '0',
+    healthProbeBindAddress: '0',
+    webhookServer: { host: '127.0.0.1', port: 0, certDir: process.argv[3] },
+  });
   manager
     .webhook(widgetType)
     .withDefaulter({
@@ -45,13 +50,41 @@ if (process.argv[2] === 'server') {
   process.stdin.on('data', (line) => {
     if (String(line).trim() === 'memory') {
       process.stdout.write(`${JSON.stringify({ rss: process.memoryUsage().rss, peak: process.resourceUsage().maxRSS * 1024, heapUsed: process.memoryUsage().heapUsed })}\n`);
-    } else void manager.stop().then(() => running).then(() => process.exit(0));
+    } else
+      void manager
+        .stop()
+        .then(() => running)
+        .then(() => process.exit(0));
   });
 } else {
   const dir = mkdtempSync(path.join(tmpdir(), 'kop-webhook-bench-'));
   const sslConfig = path.join(dir, 'openssl.cnf');
   writeFileSync(sslConfig, '[req]\ndistinguished_name=dn\n[dn]\n[ext]\nsubjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\n');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '1', '-subj', '/CN=webhook-bench', '-keyout', path.join(dir, 'tls.key'), '-out', path.join(dir, 'tls.crt'), '-config', sslConfig, '-extensions', 'ext'], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=webhook-bench',
+      '-keyout',
+      path.join(dir, 'tls.key'),
+      '-out',
+      path.join(dir, 'tls.crt'),
+      '-config',
+      sslConfig,
+      '-extensions',
+      'ext',
+    ],
+    { stdio: 'ignore' },
+  );
   const ca = readFileSync(path.join(dir, 'tls.crt'), 'utf8');
 
   const server = spawn(process.execPath, [fileURLToPath(import.meta.url), 'server', dir], { stdio: ['pipe', 'pipe', 'inherit'] });
@@ -82,20 +115,47 @@ if (process.argv[2] === 'server') {
     metadata: { name: `w-${i}`, namespace: 'bench', labels: { app: 'bench', tier: 'web', index: String(i) }, annotations: { 'bench.kop.dev/note': 'x'.repeat(200) } },
     spec: {
       replicas: i % 2 === 0 ? undefined : 5,
-      template: { labels: { app: 'bench' }, containers: [{ name: 'app', image: 'registry.example.com/app:1.2.3', ports: [{ containerPort: 8080, name: 'http' }], env: Array.from({ length: 8 }, (_, k) => ({ name: `VAR_${k}`, value: `value-${k}` })) }] },
+      template: {
+        labels: { app: 'bench' },
+        containers: [
+          {
+            name: 'app',
+            image: 'registry.example.com/app:1.2.3',
+            ports: [{ containerPort: 8080, name: 'http' }],
+            env: Array.from({ length: 8 }, (_, k) => ({ name: `VAR_${k}`, value: `value-${k}` })),
+          },
+        ],
+      },
     },
   });
   const review = (i) =>
     JSON.stringify({
       apiVersion: 'admission.k8s.io/v1',
       kind: 'AdmissionReview',
-      request: { uid: `uid-${i}`, kind: { group: 'bench.kop.dev', version: 'v1', kind: 'Widget' }, resource: { group: 'bench.kop.dev', version: 'v1', resource: 'widgets' }, operation: 'CREATE', namespace: 'bench', name: `w-${i}`, userInfo: { username: 'bench' }, object: object(i), dryRun: false },
+      request: {
+        uid: `uid-${i}`,
+        kind: { group: 'bench.kop.dev', version: 'v1', kind: 'Widget' },
+        resource: { group: 'bench.kop.dev', version: 'v1', resource: 'widgets' },
+        operation: 'CREATE',
+        namespace: 'bench',
+        name: `w-${i}`,
+        userInfo: { username: 'bench' },
+        object: object(i),
+        dryRun: false,
+      },
     });
   const send = (i) =>
     new Promise((resolve, reject) => {
       const body = review(i);
       const req = https.request(
-        { host, port, agent, method: 'POST', path: `${i % 2 === 0 ? '/mutate' : '/validate'}-bench-kop-dev-v1-widget?timeout=10s`, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+        {
+          host,
+          port,
+          agent,
+          method: 'POST',
+          path: `${i % 2 === 0 ? '/mutate' : '/validate'}-bench-kop-dev-v1-widget?timeout=10s`,
+          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        },
         (res) => {
           let text = '';
           res.setEncoding('utf8');

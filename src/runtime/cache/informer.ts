@@ -320,15 +320,15 @@ export class Informer<T extends KubernetesObject> {
     this.stopController.signal.addEventListener('abort', stop, { once: true });
     const timeoutSeconds = this.options.watchTimeoutSeconds ?? Math.round(300 + Math.random() * 300);
     const silentMs = this.options.silentWatchTimeoutMs ?? 180_000;
-    const iterator = this.source
-      .watch({
-        resourceVersion: this.resourceVersion,
-        allowWatchBookmarks: true,
-        timeoutSeconds,
-        labelSelector: this.options.labelSelector,
-        fieldSelector: this.options.fieldSelector,
-        signal: controller.signal,
-      })[Symbol.asyncIterator]();
+    const events = this.source.watch({
+      resourceVersion: this.resourceVersion,
+      allowWatchBookmarks: true,
+      timeoutSeconds,
+      labelSelector: this.options.labelSelector,
+      fieldSelector: this.options.fieldSelector,
+      signal: controller.signal,
+    });
+    const iterator = events[Symbol.asyncIterator]();
     // One watchdog per watch rather than a timer per event (a busy watch delivers thousands):
     // it fires once per window and re-arms for the rest of the window when events arrived meanwhile.
     // Each read races the watchdog through a promise of its own: racing every read against one

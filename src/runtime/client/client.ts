@@ -180,7 +180,7 @@ export class ApiClient implements Client {
 
   /** The resource client of a kind in one scope, built on first use. */
   private resource<T extends KubernetesObject>(type: ResourceType<T>, namespace: string | undefined): ScalableResourceClient<T> {
-    const scope = type.namespaced ? namespace ?? '' : '';
+    const scope = type.namespaced ? (namespace ?? '') : '';
     let byScope = this.resources.get(type);
     if (!byScope) {
       byScope = new Map();

@@ -30,7 +30,7 @@ export function mapToControllerOwner<T extends KubernetesObject>(owner: OwnerKin
     const meta = metaOf(object);
     const ref = meta.ownerReferences?.find((r) => r.controller === true);
     if (!ref || ref.kind !== owner.kind || groupOf(ref.apiVersion) !== owner.group) return [];
-    return [{ namespace: owner.namespaced === false ? '' : meta.namespace ?? '', name: ref.name }];
+    return [{ namespace: owner.namespaced === false ? '' : (meta.namespace ?? ''), name: ref.name }];
   };
 }
 
@@ -45,11 +45,7 @@ export function groupOf(apiVersion: string): string {
  * requests to `enqueue`. Updates enqueue the requests of both the old and the new object, so a
  * changed owner reference wakes the previous owner too.
  */
-export function requestHandler<T extends KubernetesObject>(
-  map: MapFunction<T>,
-  predicates: Predicate<T>[],
-  enqueue: (request: Request) => void,
-): InformerEventHandler<T> {
+export function requestHandler<T extends KubernetesObject>(map: MapFunction<T>, predicates: Predicate<T>[], enqueue: (request: Request) => void): InformerEventHandler<T> {
   const send = (requests: Request[]): void => {
     for (const request of requests) if (request.name) enqueue(request);
   };

@@ -73,11 +73,7 @@ export async function removeFinalizer<T extends KubernetesObject>(...args: [Reso
   }
 }
 
-async function editFinalizers<T extends KubernetesObject>(
-  client: ObjectEditor<T>,
-  object: T,
-  change: (list: string[]) => string[] | undefined,
-): Promise<T> {
+async function editFinalizers<T extends KubernetesObject>(client: ObjectEditor<T>, object: T, change: (list: string[]) => string[] | undefined): Promise<T> {
   const name = metaOf(object).name;
   if (!name) throw new TypeError('finalizers: the object needs metadata.name');
   let current = object;

@@ -1,6 +1,16 @@
 // kop/runtime/controller: controllers and the reconciler's helpers (controller-runtime's builder,
 // handler, predicate and controllerutil packages). The ones every reconciler uses are also on kop/runtime.
-export { Controller, TerminalError, type ControllerMetrics, type ControllerOptions, type ReconcileContext, type ReconcileFunction, type ReconcileOutcome, type ReconcileResult, type Reconciler } from './controller.js';
+export {
+  Controller,
+  TerminalError,
+  type ControllerMetrics,
+  type ControllerOptions,
+  type ReconcileContext,
+  type ReconcileFunction,
+  type ReconcileOutcome,
+  type ReconcileResult,
+  type Reconciler,
+} from './controller.js';
 export { ControllerBuilder, type ControllerHost, type ForOptions } from './builder.js';
 export { mapToControllerOwner, mapToSelf, type MapFunction, type OwnerKind } from './event-handlers.js';
 export { and, annotationsChanged, generationChanged, labelsChanged, matching, not, or, resourceVersionChanged, type Predicate } from './predicates.js';

@@ -199,7 +199,7 @@ export class LeaderElector {
       leaseDurationSeconds: durationSeconds,
       acquireTime: ours && current.acquireTime ? current.acquireTime : microTime(now),
       renewTime: microTime(now),
-      leaseTransitions: ours ? current.leaseTransitions ?? 0 : (current.leaseTransitions ?? 0) + 1,
+      leaseTransitions: ours ? (current.leaseTransitions ?? 0) : (current.leaseTransitions ?? 0) + 1,
     };
     try {
       await this.leases.update({ ...lease, spec }, call);

@@ -474,7 +474,7 @@ export class Manager {
 
   private async shutdown(): Promise<void> {
     this.stopController.abort(new Error('manager stopped'));
-    const deadline = this.skipGracefulShutdown ? 0 : this.options.gracefulShutdownTimeoutMs ?? 30_000;
+    const deadline = this.skipGracefulShutdown ? 0 : (this.options.gracefulShutdownTimeoutMs ?? 30_000);
     // Admission requests do not depend on the controllers: the webhook server drains alongside them.
     const webhooksStopped = this.webhooks?.stop(this.options.gracefulShutdownTimeoutMs ?? 30_000);
     const results = await Promise.all(

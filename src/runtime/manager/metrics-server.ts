@@ -119,7 +119,8 @@ export class MetricsServer {
       pollIntervalMs: this.config.certPollIntervalMs,
       logger: this.logger,
       server: 'metrics server',
-      missingHint: 'mount them there (cert-manager Secret), set metricsServer.certDir, certName, keyName (--metrics-cert-path, --metrics-cert-name, --metrics-cert-key), or leave certDir unset for a self-signed certificate',
+      missingHint:
+        'mount them there (cert-manager Secret), set metricsServer.certDir, certName, keyName (--metrics-cert-path, --metrics-cert-name, --metrics-cert-key), or leave certDir unset for a self-signed certificate',
       onChange: (pair) => (this.server as https.Server | undefined)?.setSecureContext(secureContextOptions(pair)),
     });
     return this.watcher.load();

@@ -40,17 +40,55 @@ export class ManagerMetrics {
     if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry });
     const registers = [this.registry];
     const latencyBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
-    this.reconcileTotal = new Counter({ name: 'controller_runtime_reconcile_total', help: 'Total number of reconciliations per controller', labelNames: ['controller', 'result'], registers });
-    this.reconcileErrors = new Counter({ name: 'controller_runtime_reconcile_errors_total', help: 'Total number of reconciliation errors per controller', labelNames: ['controller'], registers });
-    this.terminalErrors = new Counter({ name: 'controller_runtime_terminal_reconcile_errors_total', help: 'Reconciles per controller that failed with a TerminalError and were not retried', labelNames: ['controller'], registers });
-    this.reconcileTime = new Histogram({ name: 'controller_runtime_reconcile_time_seconds', help: 'Length of time per reconciliation per controller', labelNames: ['controller'], buckets: latencyBuckets, registers });
+    this.reconcileTotal = new Counter({
+      name: 'controller_runtime_reconcile_total',
+      help: 'Total number of reconciliations per controller',
+      labelNames: ['controller', 'result'],
+      registers,
+    });
+    this.reconcileErrors = new Counter({
+      name: 'controller_runtime_reconcile_errors_total',
+      help: 'Total number of reconciliation errors per controller',
+      labelNames: ['controller'],
+      registers,
+    });
+    this.terminalErrors = new Counter({
+      name: 'controller_runtime_terminal_reconcile_errors_total',
+      help: 'Reconciles per controller that failed with a TerminalError and were not retried',
+      labelNames: ['controller'],
+      registers,
+    });
+    this.reconcileTime = new Histogram({
+      name: 'controller_runtime_reconcile_time_seconds',
+      help: 'Length of time per reconciliation per controller',
+      labelNames: ['controller'],
+      buckets: latencyBuckets,
+      registers,
+    });
     this.workers = new Gauge({ name: 'controller_runtime_active_workers', help: 'Number of currently used workers per controller', labelNames: ['controller'], registers });
-    this.maxConcurrent = new Gauge({ name: 'controller_runtime_max_concurrent_reconciles', help: 'Maximum number of concurrent reconciles per controller', labelNames: ['controller'], registers });
+    this.maxConcurrent = new Gauge({
+      name: 'controller_runtime_max_concurrent_reconciles',
+      help: 'Maximum number of concurrent reconciles per controller',
+      labelNames: ['controller'],
+      registers,
+    });
     this.depth = new Gauge({ name: 'workqueue_depth', help: 'Current depth of workqueue', labelNames: ['name', 'controller'], registers });
     this.adds = new Counter({ name: 'workqueue_adds_total', help: 'Total number of adds handled by workqueue', labelNames: ['name', 'controller'], registers });
     this.retries = new Counter({ name: 'workqueue_retries_total', help: 'Total number of retries handled by workqueue', labelNames: ['name', 'controller'], registers });
-    this.queueDuration = new Histogram({ name: 'workqueue_queue_duration_seconds', help: 'How long in seconds an item stays in workqueue before being requested', labelNames: ['name', 'controller'], buckets: latencyBuckets, registers });
-    this.workDuration = new Histogram({ name: 'workqueue_work_duration_seconds', help: 'How long in seconds processing an item from workqueue takes', labelNames: ['name', 'controller'], buckets: latencyBuckets, registers });
+    this.queueDuration = new Histogram({
+      name: 'workqueue_queue_duration_seconds',
+      help: 'How long in seconds an item stays in workqueue before being requested',
+      labelNames: ['name', 'controller'],
+      buckets: latencyBuckets,
+      registers,
+    });
+    this.workDuration = new Histogram({
+      name: 'workqueue_work_duration_seconds',
+      help: 'How long in seconds processing an item from workqueue takes',
+      labelNames: ['name', 'controller'],
+      buckets: latencyBuckets,
+      registers,
+    });
     const probes = this.inFlightProbes;
     new Gauge({
       name: 'workqueue_unfinished_work_seconds',
@@ -70,11 +108,37 @@ export class ManagerMetrics {
         for (const [controller, probe] of probes) this.set({ name: controller, controller }, probe.longestRunningProcessorSeconds());
       },
     });
-    this.watchRestarts = new Counter({ name: 'kop_informer_watch_restarts_total', help: 'Times an informer replaced its watch, by reason (closed, gone, silent, error)', labelNames: ['informer', 'reason'], registers });
-    this.leader = new Gauge({ name: 'leader_election_master_status', help: 'Whether this manager currently holds the leader lease (1) or not (0)', labelNames: ['name'], registers });
-    this.webhookRequests = new Counter({ name: 'controller_runtime_webhook_requests_total', help: 'Total number of admission requests by HTTP status code.', labelNames: ['webhook', 'code'], registers });
-    this.webhookLatency = new Histogram({ name: 'controller_runtime_webhook_latency_seconds', help: 'Histogram of the latency of processing admission requests', labelNames: ['webhook'], buckets: latencyBuckets, registers });
-    this.webhookInFlight = new Gauge({ name: 'controller_runtime_webhook_requests_in_flight', help: 'Current number of admission requests being served.', labelNames: ['webhook'], registers });
+    this.watchRestarts = new Counter({
+      name: 'kop_informer_watch_restarts_total',
+      help: 'Times an informer replaced its watch, by reason (closed, gone, silent, error)',
+      labelNames: ['informer', 'reason'],
+      registers,
+    });
+    this.leader = new Gauge({
+      name: 'leader_election_master_status',
+      help: 'Whether this manager currently holds the leader lease (1) or not (0)',
+      labelNames: ['name'],
+      registers,
+    });
+    this.webhookRequests = new Counter({
+      name: 'controller_runtime_webhook_requests_total',
+      help: 'Total number of admission requests by HTTP status code.',
+      labelNames: ['webhook', 'code'],
+      registers,
+    });
+    this.webhookLatency = new Histogram({
+      name: 'controller_runtime_webhook_latency_seconds',
+      help: 'Histogram of the latency of processing admission requests',
+      labelNames: ['webhook'],
+      buckets: latencyBuckets,
+      registers,
+    });
+    this.webhookInFlight = new Gauge({
+      name: 'controller_runtime_webhook_requests_in_flight',
+      help: 'Current number of admission requests being served.',
+      labelNames: ['webhook'],
+      registers,
+    });
   }
 
   /** Hooks for the requests of the webhook served on `path` (label-bound children; one per status code seen). */

@@ -11,7 +11,11 @@ export class TokenBucket {
   private last: number;
   private tail: Promise<void> = Promise.resolve();
 
-  constructor(readonly qps: number, readonly burst: number, private readonly now: () => number = () => performance.now()) {
+  constructor(
+    readonly qps: number,
+    readonly burst: number,
+    private readonly now: () => number = () => performance.now(),
+  ) {
     if (!(qps > 0)) throw new RangeError(`qps must be > 0, got ${qps}`);
     if (!(burst >= 1)) throw new RangeError(`burst must be >= 1, got ${burst}`);
     this.tokens = burst;

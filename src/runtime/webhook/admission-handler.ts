@@ -67,14 +67,10 @@ export function validatingHandler<T extends KubernetesObject>(type: ResourceType
  * A body that is no AdmissionReview v1 (or has no request uid to answer to) is an HTTP 400; a
  * throw in `decide` (user code) is a denial: 422 for a ValidationError, 403 for anything else.
  */
-async function admit(
-  type: ResourceType,
-  call: WebhookCall,
-  decide: (request: AdmissionRequest, context: AdmissionContext) => Promise<AdmissionResponse>,
-): Promise<WebhookReply> {
+async function admit(type: ResourceType, call: WebhookCall, decide: (request: AdmissionRequest, context: AdmissionContext) => Promise<AdmissionResponse>): Promise<WebhookReply> {
   const { body } = call;
   if (!isPlainObject(body) || body.apiVersion !== 'admission.k8s.io/v1' || body.kind !== 'AdmissionReview') {
-    return statusReply(400, 'BadRequest', 'expected an admission.k8s.io/v1 AdmissionReview; list only v1 in the webhook configuration\'s admissionReviewVersions');
+    return statusReply(400, 'BadRequest', "expected an admission.k8s.io/v1 AdmissionReview; list only v1 in the webhook configuration's admissionReviewVersions");
   }
   const request = body.request;
   if (!isPlainObject(request) || typeof request.uid !== 'string' || request.uid === '') {

@@ -44,7 +44,8 @@ export class ConversionRegistry {
     if (this.kinds.has(key)) throw new Error(`conversion of ${hub.kind}.${hub.group} is registered already; register each kind once, with all its spokes`);
     const byVersion = new Map<string, SpokeConversion<KubernetesObject, KubernetesObject>>();
     for (const [spoke, conversion] of spokes) {
-      if (spoke.group !== hub.group || spoke.kind !== hub.kind) throw new Error(`spoke ${spoke.kind}.${spoke.group}/${spoke.version} is not a version of the hub's kind ${hub.kind}.${hub.group}`);
+      if (spoke.group !== hub.group || spoke.kind !== hub.kind)
+        throw new Error(`spoke ${spoke.kind}.${spoke.group}/${spoke.version} is not a version of the hub's kind ${hub.kind}.${hub.group}`);
       if (spoke.version === hub.version) throw new Error(`${hub.kind}.${hub.group} ${hub.version} is the hub; a spoke must be another version`);
       if (byVersion.has(spoke.version)) throw new Error(`spoke ${spoke.version} of ${hub.kind}.${hub.group} is given twice`);
       byVersion.set(spoke.version, conversion);
@@ -70,7 +71,8 @@ export class ConversionRegistry {
     const { hub } = conversions;
     const spokeOf = (version: string): SpokeConversion<KubernetesObject, KubernetesObject> => {
       const spoke = conversions.spokes.get(version);
-      if (!spoke) throw new Error(`${String(object.kind)}.${from.group} has no version ${version} registered (hub ${hub.version}, spokes ${[...conversions.spokes.keys()].join(', ')})`);
+      if (!spoke)
+        throw new Error(`${String(object.kind)}.${from.group} has no version ${version} registered (hub ${hub.version}, spokes ${[...conversions.spokes.keys()].join(', ')})`);
       return spoke;
     };
     let asHub: KubernetesObject;

@@ -1,8 +1,5 @@
 /** One RFC 6902 operation, as a mutating webhook answers them (only these three are ever produced). */
-export type JsonPatchOperation =
-  | { op: 'add'; path: string; value: unknown }
-  | { op: 'replace'; path: string; value: unknown }
-  | { op: 'remove'; path: string };
+export type JsonPatchOperation = { op: 'add'; path: string; value: unknown } | { op: 'replace'; path: string; value: unknown } | { op: 'remove'; path: string };
 
 /** Escapes one key for a JSON Pointer (RFC 6901): `~` as `~0`, then `/` as `~1`. */
 export function escapePointerToken(key: string): string {

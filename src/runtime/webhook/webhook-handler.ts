@@ -39,7 +39,7 @@ export function errorMessage(error: unknown): string {
   if (error instanceof Error) text = error.message;
   else {
     try {
-      text = typeof error === 'string' ? error : JSON.stringify(error) ?? String(error);
+      text = typeof error === 'string' ? error : (JSON.stringify(error) ?? String(error));
     } catch {
       text = String(error);
     }

@@ -4,13 +4,34 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startControlPlane, type ControlPlane } from '../../../src/testing/index.js';
-import { ApiError, RestClient, isAlreadyExists, isConflict, isForbidden, isGone, isInvalid, isNotFound, loadClientConfig, retryOnConflict, configMapType, deploymentType, namespaceType, secretType } from '../../../src/runtime/index.js';
+import {
+  ApiError,
+  RestClient,
+  isAlreadyExists,
+  isConflict,
+  isForbidden,
+  isGone,
+  isInvalid,
+  isNotFound,
+  loadClientConfig,
+  retryOnConflict,
+  configMapType,
+  deploymentType,
+  namespaceType,
+  secretType,
+} from '../../../src/runtime/index.js';
 import { clientConfigFromString } from '../../../src/runtime/client/config/client-config.js';
 import { DiscoveryClient } from '../../../src/runtime/client/discovery/discovery-client.js';
 import { DynamicClient } from '../../../src/runtime/client/dynamic/dynamic-client.js';
 import { NoMatchError, RestMapper } from '../../../src/runtime/client/discovery/rest-mapper.js';
 import { isBadRequest } from '../../../src/runtime/client/errors/api-error.js';
-import { type NamespacedResourceClient, type ScalableResourceClient, clusterResource, namespacedResource, namespacedScalableResource } from '../../../src/runtime/client/resource/resource-client.js';
+import {
+  type NamespacedResourceClient,
+  type ScalableResourceClient,
+  clusterResource,
+  namespacedResource,
+  namespacedScalableResource,
+} from '../../../src/runtime/client/resource/resource-client.js';
 import { type WatchEvent } from '../../../src/runtime/client/resource/options.js';
 import { generateClients } from '../../../src/clientgen/generate-clients.js';
 import { loadApiModel, type ApiModel } from '../../../src/schema/model.js';
@@ -167,7 +188,15 @@ describe('built-in typed clients', () => {
       spec: {
         replicas: 1,
         selector: { matchLabels: { app: 'web' } },
-        template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'app', image: 'nginx:1' }, { name: 'sidecar', image: 'busybox' }] } },
+        template: {
+          metadata: { labels: { app: 'web' } },
+          spec: {
+            containers: [
+              { name: 'app', image: 'nginx:1' },
+              { name: 'sidecar', image: 'busybox' },
+            ],
+          },
+        },
       },
     });
     expect(created.spec?.template.spec?.containers).toHaveLength(2);
@@ -264,7 +293,12 @@ describe('watch', () => {
     let bookmark: WatchEvent<unknown> | undefined;
     // A watch-list: the current objects as ADDED, then a BOOKMARK marking the end of the initial state.
     // NotOlderThan the last create, so the initial state is sure to hold both objects.
-    for await (const ev of cms.watch({ allowWatchBookmarks: true, sendInitialEvents: true, resourceVersionMatch: 'NotOlderThan', resourceVersion: two.metadata?.resourceVersion })) {
+    for await (const ev of cms.watch({
+      allowWatchBookmarks: true,
+      sendInitialEvents: true,
+      resourceVersionMatch: 'NotOlderThan',
+      resourceVersion: two.metadata?.resourceVersion,
+    })) {
       events.push(ev.type === 'BOOKMARK' ? 'BOOKMARK' : `${ev.type}:${ev.object.metadata?.name}`);
       if (ev.type === 'BOOKMARK') {
         bookmark = ev;
@@ -280,7 +314,9 @@ describe('watch', () => {
     const ns = await freshNamespace('watchall');
     const list = await namespacedResource(rest, configMapType).list({ limit: 1 });
     const watch = namespacedResource(rest, configMapType).watch({ resourceVersion: list.metadata.resourceVersion, fieldSelector: `metadata.namespace=${ns}` });
-    await namespacedResource(rest, configMapType).inNamespace(ns).create({ metadata: { name: 'x' } });
+    await namespacedResource(rest, configMapType)
+      .inNamespace(ns)
+      .create({ metadata: { name: 'x' } });
     for await (const ev of watch) {
       expect(ev.type).toBe('ADDED');
       break;
@@ -330,7 +366,12 @@ describe('optimistic concurrency', () => {
     const err = await rc.apply({ metadata: { name: 'applied' }, spec: { image: 'redis:7', replicas: 4 } }, { fieldManager: 'bob' }).catch((e: unknown) => e);
     expect(isConflict(err)).toBe(true);
     expect((err as ApiError).causes.map((c) => c.field)).toContain('.spec.replicas');
-    const forced = await rc.patch('applied', { type: 'apply', patch: { metadata: { name: 'applied' }, spec: { image: 'redis:7', replicas: 4 } }, fieldManager: 'bob', force: true });
+    const forced = await rc.patch('applied', {
+      type: 'apply',
+      patch: { metadata: { name: 'applied' }, spec: { image: 'redis:7', replicas: 4 } },
+      fieldManager: 'bob',
+      force: true,
+    });
     expect(forced.spec?.replicas).toBe(4);
     const managers = (forced.metadata as { managedFields?: { manager: string }[] }).managedFields?.map((m) => m.manager);
     expect(managers).toEqual(expect.arrayContaining(['alice', 'bob']));
@@ -378,7 +419,10 @@ describe('error helpers classify real responses', () => {
 
     const bob = await plane.addUser({ name: 'bob', groups: ['nobody'] });
     const bobRest = new RestClient(loadClientConfig({ kubeconfig: bob.kubeconfigPath }));
-    const forbidden = await redisClusterClient(bobRest).inNamespace(ns).list().catch((e: unknown) => e);
+    const forbidden = await redisClusterClient(bobRest)
+      .inNamespace(ns)
+      .list()
+      .catch((e: unknown) => e);
     bobRest.close();
     expect(isForbidden(forbidden)).toBe(true);
     expect((forbidden as ApiError).code).toBe(403);
@@ -410,7 +454,11 @@ describe('dynamic and discovery clients', () => {
     const groups = await discovery.serverGroups();
     expect(groups.find((g) => g.name === 'cache.example.com')?.preferredVersion).toBe('v1alpha1');
     const resources = await discovery.serverResourcesForGroupVersion('cache.example.com', 'v1alpha1');
-    expect(resources.find((r) => r.kind === 'RedisCluster')).toMatchObject({ resource: 'redisclusters', namespaced: true, subresources: expect.arrayContaining(['status', 'scale']) });
+    expect(resources.find((r) => r.kind === 'RedisCluster')).toMatchObject({
+      resource: 'redisclusters',
+      namespaced: true,
+      subresources: expect.arrayContaining(['status', 'scale']),
+    });
 
     const dynamic = new DynamicClient(rest);
     const client = await dynamic.forKind({ group: 'cache.example.com', kind: 'RedisCluster' });
@@ -462,10 +510,7 @@ describe('authentication', () => {
       kind: 'ExecCredential',
       status: { clientCertificateData: plane.admin.certData, clientKeyData: plane.admin.keyData },
     };
-    writeFileSync(
-      plugin,
-      `require('node:fs').appendFileSync(${JSON.stringify(counter)}, 'x');\nprocess.stdout.write(${JSON.stringify(JSON.stringify(credential))});\n`,
-    );
+    writeFileSync(plugin, `require('node:fs').appendFileSync(${JSON.stringify(counter)}, 'x');\nprocess.stdout.write(${JSON.stringify(JSON.stringify(credential))});\n`);
     const cluster = plane.kubeconfig.clusters[0]!.cluster;
     const kubeconfig = {
       apiVersion: 'v1',

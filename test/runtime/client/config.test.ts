@@ -53,8 +53,20 @@ const inClusterEnv = { KUBERNETES_SERVICE_HOST: '10.0.0.1', KUBERNETES_SERVICE_P
 
 describe('loadClientConfig: loading order', () => {
   const explicit = kubeconfig([{ name: 'explicit', server: 'https://explicit.example:6443' }]);
-  const envA = kubeconfig([{ name: 'a', server: 'https://a.example' }, { name: 'shared', server: 'https://shared-from-a.example' }], 'shared');
-  const envB = kubeconfig([{ name: 'shared', server: 'https://shared-from-b.example' }, { name: 'b', server: 'https://b.example', namespace: 'team-b' }], 'b');
+  const envA = kubeconfig(
+    [
+      { name: 'a', server: 'https://a.example' },
+      { name: 'shared', server: 'https://shared-from-a.example' },
+    ],
+    'shared',
+  );
+  const envB = kubeconfig(
+    [
+      { name: 'shared', server: 'https://shared-from-b.example' },
+      { name: 'b', server: 'https://b.example', namespace: 'team-b' },
+    ],
+    'b',
+  );
   const homeDir = home(kubeconfig([{ name: 'home', server: 'https://home.example' }]));
   const sa = serviceAccount('sa-token', 'operators');
 
@@ -198,7 +210,10 @@ describe('loadClientConfig: loading order', () => {
   });
 
   it('names the malformed entry of a kubeconfig', () => {
-    const bad = (doc: object): (() => unknown) => () => clientConfigFromString(JSON.stringify(doc));
+    const bad =
+      (doc: object): (() => unknown) =>
+      () =>
+        clientConfigFromString(JSON.stringify(doc));
     expect(bad({ clusters: [{ name: 'c', cluster: {} }] })).toThrow(/clusters\[0\]\.cluster\.server is missing/);
     expect(bad({ users: [{ user: {} }] })).toThrow(/users\[0\]\.name is missing/);
     expect(bad({ contexts: [{ name: 'x', context: { user: 'u' } }] })).toThrow(/contexts\[0\]\.context\.cluster is missing/);
@@ -298,10 +313,14 @@ describe.skipIf(!existsSync(path.join(ROOT, 'dist/runtime/index.js')))('loading 
     const log = path.join(root, `loaded-${++n}`);
     writeFileSync(log, '');
     const data = JSON.stringify({ log, allowed });
-    const out = execFileSync(process.execPath, ['--input-type=module', '-e', `import { register } from 'node:module'; register(${JSON.stringify(hook)}, { data: ${data} }); ${script}`], {
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const out = execFileSync(
+      process.execPath,
+      ['--input-type=module', '-e', `import { register } from 'node:module'; register(${JSON.stringify(hook)}, { data: ${data} }); ${script}`],
+      {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     return { out, loaded: [...new Set(readFileSync(log, 'utf8').split('\n').filter(Boolean))].sort() };
   };
   const runtime = JSON.stringify(pathToFileURL(path.join(ROOT, 'dist/runtime/index.js')).href);
@@ -366,7 +385,9 @@ describe('loadClientConfig: TLS verification', () => {
   };
 
   it('refuses insecure-skip-tls-verify together with a certificate authority, as client-go does', () => {
-    expect(() => loadClientConfig({ kubeconfig: insecure('    certificate-authority-data: Zm9v\n'), env: {} })).toThrow(/insecure-skip-tls-verify together with a certificate authority/);
+    expect(() => loadClientConfig({ kubeconfig: insecure('    certificate-authority-data: Zm9v\n'), env: {} })).toThrow(
+      /insecure-skip-tls-verify together with a certificate authority/,
+    );
     expect(() => loadClientConfig({ kubeconfig: insecure('    certificate-authority: /etc/ca.crt\n'), env: {} })).toThrow(/remove one of them/);
   });
 

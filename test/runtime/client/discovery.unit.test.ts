@@ -43,7 +43,10 @@ beforeAll(async () => {
     const url = new URL(req.url!, 'http://x').pathname;
     let body = bodies[url];
     if (url === '/apis' && widgetsServed) {
-      body = { kind: 'APIGroupList', groups: [...(bodies['/apis'] as { groups: unknown[] }).groups, { name: 'late.example.com', versions: [{ version: 'v1' }], preferredVersion: { version: 'v1' } }] };
+      body = {
+        kind: 'APIGroupList',
+        groups: [...(bodies['/apis'] as { groups: unknown[] }).groups, { name: 'late.example.com', versions: [{ version: 'v1' }], preferredVersion: { version: 'v1' } }],
+      };
     }
     if (url === '/apis/late.example.com/v1') body = { kind: 'APIResourceList', resources: [{ name: 'widgets', namespaced: false, kind: 'Widget' }] };
     if (!body) {

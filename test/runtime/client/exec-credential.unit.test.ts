@@ -94,7 +94,7 @@ async function rejection(promise: Promise<unknown>): Promise<Error> {
 }
 
 describe('exec credential plugins: what the plugin is given', () => {
-  it("passes the exec env to the plugin on top of a copy of the process environment, and leaves process.env alone", async () => {
+  it('passes the exec env to the plugin on top of a copy of the process environment, and leaves process.env alone', async () => {
     const before = { ...process.env };
     const dump = tempFile('dump');
     const transport = transportFor(plugin({ DUMP_FILE: dump, KOP_PLUGIN_GREETING: 'hello', PATH: '/plugin/path' }, { args: [pluginScript, '--flag', 'a b;c'] }));
@@ -295,7 +295,11 @@ describe('exec credential plugins: errors', () => {
     { name: 'text that is not JSON', given: { PLUGIN_MODE: 'garbage' }, want: /printed \d+ bytes that are not JSON on stdout \(not shown/ },
     { name: 'nothing', given: { PLUGIN_MODE: 'nothing' }, want: /printed nothing on stdout \(not shown/ },
     { name: 'another kind', given: { PLUGIN_MODE: 'wrong-kind' }, want: /printed kind "Credential", not ExecCredential/ },
-    { name: 'another apiVersion', given: { PRINT_API_VERSION: V1BETA1 }, want: /configured with apiVersion client.authentication.k8s.io\/v1 but printed apiVersion "client.authentication.k8s.io\/v1beta1"/ },
+    {
+      name: 'another apiVersion',
+      given: { PRINT_API_VERSION: V1BETA1 },
+      want: /configured with apiVersion client.authentication.k8s.io\/v1 but printed apiVersion "client.authentication.k8s.io\/v1beta1"/,
+    },
     { name: 'no status', given: { PLUGIN_MODE: 'no-status' }, want: /without a status/ },
     { name: 'an empty status', given: { PLUGIN_MODE: 'empty-status' }, want: /neither status.token nor status.clientCertificateData and status.clientKeyData/ },
     { name: 'a certificate without a key', given: { PLUGIN_MODE: 'cert-only' }, want: /a client certificate without status.clientKeyData; both are needed/ },
@@ -323,29 +327,47 @@ describe('exec credential plugins: errors', () => {
   it('parses expiry, token and certificate of a good ExecCredential', () => {
     expect(
       parseExecCredential(
-        JSON.stringify({ apiVersion: V1, kind: 'ExecCredential', status: { token: 't', clientCertificateData: 'C', clientKeyData: 'K', expirationTimestamp: '2030-01-02T03:04:05+01:00' } }),
+        JSON.stringify({
+          apiVersion: V1,
+          kind: 'ExecCredential',
+          status: { token: 't', clientCertificateData: 'C', clientKeyData: 'K', expirationTimestamp: '2030-01-02T03:04:05+01:00' },
+        }),
         V1,
       ),
     ).toEqual({ token: 't', clientCertificateData: 'C', clientKeyData: 'K', expiresAt: new Date('2030-01-02T02:04:05Z') });
   });
 
   const badConfigs: { name: string; given: Partial<KubeconfigExecConfig>; want: RegExp }[] = [
-    { name: 'v1alpha1', given: { apiVersion: 'client.authentication.k8s.io/v1alpha1' }, want: /user "dev": exec.apiVersion client.authentication.k8s.io\/v1alpha1 is no longer supported.*write apiVersion: client.authentication.k8s.io\/v1/ },
-    { name: 'an unknown apiVersion', given: { apiVersion: 'example.com/v1' }, want: /user "dev": exec.apiVersion "example.com\/v1" is not one of client.authentication.k8s.io\/v1, client.authentication.k8s.io\/v1beta1/ },
+    {
+      name: 'v1alpha1',
+      given: { apiVersion: 'client.authentication.k8s.io/v1alpha1' },
+      want: /user "dev": exec.apiVersion client.authentication.k8s.io\/v1alpha1 is no longer supported.*write apiVersion: client.authentication.k8s.io\/v1/,
+    },
+    {
+      name: 'an unknown apiVersion',
+      given: { apiVersion: 'example.com/v1' },
+      want: /user "dev": exec.apiVersion "example.com\/v1" is not one of client.authentication.k8s.io\/v1, client.authentication.k8s.io\/v1beta1/,
+    },
     { name: 'no apiVersion', given: { apiVersion: undefined }, want: /user "dev": exec.apiVersion is missing; write apiVersion: client.authentication.k8s.io\/v1/ },
-    { name: 'v1 without interactiveMode', given: { interactiveMode: undefined }, want: /user "dev": exec.interactiveMode is required with client.authentication.k8s.io\/v1; write interactiveMode: Never/ },
+    {
+      name: 'v1 without interactiveMode',
+      given: { interactiveMode: undefined },
+      want: /user "dev": exec.interactiveMode is required with client.authentication.k8s.io\/v1; write interactiveMode: Never/,
+    },
     { name: 'an unknown interactiveMode', given: { interactiveMode: 'Sometimes' }, want: /exec.interactiveMode "Sometimes" is not one of Never, IfAvailable, Always/ },
     { name: 'no command', given: { command: '' }, want: /user "dev": exec.command is missing/ },
     { name: 'an env entry without a name', given: { env: [{ name: '', value: 'x' }] }, want: /user "dev": exec.env\[0\] has no name/ },
   ];
   for (const c of badConfigs) {
     it(`refuses an exec entry with ${c.name} when the transport is made`, () => {
-      const config = clientConfigFromString(JSON.stringify({
-        clusters: [{ name: 'c', cluster: { server: 'https://c.example' } }],
-        users: [{ name: 'dev', user: { exec: { ...plugin(), ...c.given } } }],
-        contexts: [{ name: 'x', context: { cluster: 'c', user: 'dev' } }],
-        'current-context': 'x',
-      }));
+      const config = clientConfigFromString(
+        JSON.stringify({
+          clusters: [{ name: 'c', cluster: { server: 'https://c.example' } }],
+          users: [{ name: 'dev', user: { exec: { ...plugin(), ...c.given } } }],
+          contexts: [{ name: 'x', context: { cluster: 'c', user: 'dev' } }],
+          'current-context': 'x',
+        }),
+      );
       let err: unknown;
       try {
         new Transport(config).close();
@@ -410,7 +432,7 @@ describe('impersonation headers', () => {
         as: 'alice',
         'as-uid': 'uid-42',
         'as-groups': ['team-a', 'team-b'],
-        'as-user-extra': { 'example.com/scopes': ['read', 'write'], 'reason%': ['testing'], 'ключ': ['v'], empty: [] },
+        'as-user-extra': { 'example.com/scopes': ['read', 'write'], 'reason%': ['testing'], ключ: ['v'], empty: [] },
       }),
     );
     const transport = new Transport(config);

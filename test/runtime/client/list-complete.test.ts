@@ -114,7 +114,9 @@ describe('listComplete against a real apiserver', () => {
     const recording = new RecordingConfigMaps(rest, configMapType, namespace);
     recording.afterFirstPage = async () => {
       // A change after the first page is not in the result: every page reads one revision.
-      await namespacedResource(rest, configMapType).inNamespace(namespace).patch(cmName(25), { type: 'merge', patch: { data: { v: 'late' } } });
+      await namespacedResource(rest, configMapType)
+        .inNamespace(namespace)
+        .patch(cmName(25), { type: 'merge', patch: { data: { v: 'late' } } });
     };
     const list = await recording.listComplete({ limit: 7, labelSelector: { set: 'paged' } });
     expect(recording.sent()).toEqual(['limit=7', ...Array(4).fill('limit=7 continue')]);
@@ -133,9 +135,7 @@ describe('listComplete against a real apiserver', () => {
     await modify(namespace);
     await plane.compactEtcd();
     const recording = new RecordingConfigMaps(rest, configMapType, namespace);
-    const err = await recording
-      .listComplete({ limit: 10, resourceVersion: old.metadata.resourceVersion, resourceVersionMatch: 'Exact' })
-      .catch((e: unknown) => e);
+    const err = await recording.listComplete({ limit: 10, resourceVersion: old.metadata.resourceVersion, resourceVersionMatch: 'Exact' }).catch((e: unknown) => e);
     expect(isGone(err)).toBe(true);
     expect(recording.sent()).toEqual(['limit=10']);
   });

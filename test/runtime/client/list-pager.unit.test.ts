@@ -77,7 +77,9 @@ class FakePagedApi {
 
   /** The list options the pager sent, in a compact form for comparisons. */
   sent(): string[] {
-    return this.calls.map((o) => [o.limit ? `limit=${o.limit}` : 'no limit', o.continue ? 'continue' : '', o.resourceVersion ? `rv=${o.resourceVersion}` : ''].filter(Boolean).join(' '));
+    return this.calls.map((o) =>
+      [o.limit ? `limit=${o.limit}` : 'no limit', o.continue ? 'continue' : '', o.resourceVersion ? `rv=${o.resourceVersion}` : ''].filter(Boolean).join(' '),
+    );
   }
 }
 

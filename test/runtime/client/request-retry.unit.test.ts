@@ -76,7 +76,7 @@ describe('RestClient retries like client-go', () => {
     c.close();
   });
 
-  it("keeps a call within its timeout: no retry wait that would end past it", async () => {
+  it('keeps a call within its timeout: no retry wait that would end past it', async () => {
     const c = client();
     let started = performance.now();
     await expect(c.get('/reset-always', undefined, { timeoutMs: 400 })).rejects.toBeInstanceOf(TransportError);

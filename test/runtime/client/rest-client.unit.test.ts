@@ -25,7 +25,17 @@ beforeAll(async () => {
       const url = new URL(req.url!, 'http://x');
       if (url.pathname === '/api/v1/namespaces/ns/configmaps/missing') {
         res.writeHead(404, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'NotFound', code: 404, message: 'configmaps "missing" not found', details: { name: 'missing', kind: 'configmaps' } }));
+        res.end(
+          JSON.stringify({
+            kind: 'Status',
+            apiVersion: 'v1',
+            status: 'Failure',
+            reason: 'NotFound',
+            code: 404,
+            message: 'configmaps "missing" not found',
+            details: { name: 'missing', kind: 'configmaps' },
+          }),
+        );
       } else if (url.pathname === '/plain-409') {
         res.writeHead(409);
         res.end('conflict happened');
@@ -43,8 +53,7 @@ beforeAll(async () => {
         } else res.end('{"ok":true}');
       } else if (url.searchParams.get('watch') === 'true') {
         res.writeHead(200, { 'content-type': 'application/json' });
-        const ev = (type: string, name: string, rv: string): string =>
-          JSON.stringify({ type, object: { kind: 'ConfigMap', metadata: { name, resourceVersion: rv } } }) + '\n';
+        const ev = (type: string, name: string, rv: string): string => JSON.stringify({ type, object: { kind: 'ConfigMap', metadata: { name, resourceVersion: rv } } }) + '\n';
         // Split one event across two writes to exercise line framing.
         const first = ev('ADDED', 'a', '1');
         res.write(first.slice(0, 10));

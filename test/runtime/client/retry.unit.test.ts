@@ -26,10 +26,13 @@ describe('retryOnConflict', () => {
   for (const c of cases) {
     it(c.name, async () => {
       let attempts = 0;
-      const err = await retryOnConflict(async () => {
-        attempts++;
-        throw c.error();
-      }, { ...fast, steps: 3 }).catch((e: unknown) => e);
+      const err = await retryOnConflict(
+        async () => {
+          attempts++;
+          throw c.error();
+        },
+        { ...fast, steps: 3 },
+      ).catch((e: unknown) => e);
       expect(attempts).toBe(c.wantAttempts);
       expect(err).toBeInstanceOf(Error);
     });
@@ -37,9 +40,12 @@ describe('retryOnConflict', () => {
 
   it('stops waiting when its signal aborts', async () => {
     const ac = new AbortController();
-    const p = retryOnConflict(async () => {
-      throw conflict();
-    }, { initialMs: 10_000, signal: ac.signal });
+    const p = retryOnConflict(
+      async () => {
+        throw conflict();
+      },
+      { initialMs: 10_000, signal: ac.signal },
+    );
     setTimeout(() => ac.abort(new Error('stopped')), 10);
     await expect(p).rejects.toThrow('stopped');
   });

@@ -98,7 +98,10 @@ describe('no credential in errors', () => {
   const outputs = [
     { name: 'its token as plain text', stdout: `${SECRET}\n` },
     { name: 'a JSON document cut short', stdout: `{"kind":"ExecCredential","status":{"token":"${SECRET}"` },
-    { name: 'a credential of another apiVersion', stdout: JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1beta1', kind: 'ExecCredential', status: { token: SECRET } }) },
+    {
+      name: 'a credential of another apiVersion',
+      stdout: JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1beta1', kind: 'ExecCredential', status: { token: SECRET } }),
+    },
     { name: 'a token that is not a string', stdout: JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: { token: [SECRET] } }) },
   ];
   for (const { name, stdout } of outputs) {
@@ -118,10 +121,16 @@ describe('no credential in errors', () => {
     const config = loadClientConfig({ server: base, env: {} });
     const withToken = { ...config, token: SECRET };
     const rest = new RestClient(withToken, { maxThrottleRetries: 0 });
-    const answered = await rest.get('/api').then(() => undefined, (e: unknown) => e);
+    const answered = await rest.get('/api').then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(everythingIn(answered)).not.toContain(SECRET);
     const refused = new RestClient({ ...withToken, server: 'http://127.0.0.1:1' }, { maxThrottleRetries: 0 });
-    const unreachable = await refused.get('/api').then(() => undefined, (e: unknown) => e);
+    const unreachable = await refused.get('/api').then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(unreachable).toBeInstanceOf(Error);
     expect(everythingIn(unreachable)).not.toContain(SECRET);
     rest.close();

@@ -1,7 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ControlPlane } from '../../../src/testing/index.js';
 import type { Condition, Reconciler, ReconcileResult, Request, RestClient } from '../../../src/runtime/index.js';
-import { Manager, addFinalizer, createOrUpdate, generationChanged, isBeingDeleted, removeFinalizer, setCondition, setControllerReference, silentLogger, createLogger, configMapType, eventType } from '../../../src/runtime/index.js';
+import {
+  Manager,
+  addFinalizer,
+  createOrUpdate,
+  generationChanged,
+  isBeingDeleted,
+  removeFinalizer,
+  setCondition,
+  setControllerReference,
+  silentLogger,
+  createLogger,
+  configMapType,
+  eventType,
+} from '../../../src/runtime/index.js';
 import { ExponentialBackoffRateLimiter } from '../../../src/runtime/queue/rate-limiter.js';
 import { ResourceClient, namespacedResource } from '../../../src/runtime/client/resource/resource-client.js';
 import type { Widget } from './helpers.js';
@@ -158,7 +171,10 @@ describe('controllers against a real apiserver', () => {
         if (!cached) return;
         if (isBeingDeleted(cached)) {
           if (cached.metadata?.finalizers?.includes(finalizer)) {
-            const live = await client.get(request.name).then(() => true, () => false);
+            const live = await client.get(request.name).then(
+              () => true,
+              () => false,
+            );
             cleanups.push({ name: request.name, stillThere: live });
             await removeFinalizer(client, cached, finalizer);
           }
@@ -171,14 +187,26 @@ describe('controllers against a real apiserver', () => {
       });
     await run(manager);
     await client.create({ metadata: { name: 'fin' }, spec: { size: 1 } });
-    const ready = await waitFor(async () => {
-      const w = await client.get('fin');
-      return (w.status?.conditions as Condition[] | undefined)?.find((c) => c.type === 'Ready' && c.status === 'True') ? w : undefined;
-    }, 10_000, 'Ready condition');
+    const ready = await waitFor(
+      async () => {
+        const w = await client.get('fin');
+        return (w.status?.conditions as Condition[] | undefined)?.find((c) => c.type === 'Ready' && c.status === 'True') ? w : undefined;
+      },
+      10_000,
+      'Ready condition',
+    );
     expect(ready.metadata?.finalizers).toEqual([finalizer]);
     expect(ready.status?.observedGeneration).toBe(1);
     await client.delete('fin');
-    await waitFor(async () => client.get('fin').then(() => false, () => true), 10_000, 'object gone');
+    await waitFor(
+      async () =>
+        client.get('fin').then(
+          () => false,
+          () => true,
+        ),
+      10_000,
+      'object gone',
+    );
     // At least once, the first time while the object still existed. A second run is possible when
     // the cache still shows the finalizer after our own patch removed it: cleanups must be idempotent.
     expect(cleanups[0]).toEqual({ name: 'fin', stillThere: true });
@@ -263,7 +291,10 @@ describe('controllers against a real apiserver', () => {
   it('readyz fails until caches sync', async () => {
     const ns = await freshNamespace(admin, 'ctl-ready');
     const manager = newManager(ns, { rest: restFor(plane, 'https://127.0.0.1:1') });
-    manager.controller('widget').for(widgetResource).complete(() => undefined);
+    manager
+      .controller('widget')
+      .for(widgetResource)
+      .complete(() => undefined);
     const done = manager.start();
     done.catch(() => undefined);
     await waitFor(() => manager.healthProbeAddress, 5000, 'probe server');
@@ -292,11 +323,15 @@ describe('event recorder and createOrUpdate against a real apiserver', () => {
     await recorder.warning(widget, 'ReconcileFailed', 'backend unreachable', 'Reconcile');
     await recorder.warning(widget, 'ReconcileFailed', 'backend unreachable', 'Reconcile');
     await recorder.normal(widget, 'Created', 'made a thing');
-    const events = new ResourceClient<{ metadata?: { name?: string }; reason?: string; type?: string; note?: string; series?: { count: number }; regarding?: { uid?: string }; reportingController?: string }>(
-      admin,
-      eventType,
-      ns,
-    );
+    const events = new ResourceClient<{
+      metadata?: { name?: string };
+      reason?: string;
+      type?: string;
+      note?: string;
+      series?: { count: number };
+      regarding?: { uid?: string };
+      reportingController?: string;
+    }>(admin, eventType, ns);
     const list = (await events.list()).items;
     expect(list).toHaveLength(2);
     const failed = list.find((e) => e.reason === 'ReconcileFailed')!;

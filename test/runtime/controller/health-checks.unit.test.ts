@@ -3,9 +3,12 @@ import { answerHealthChecks, type HealthCheck } from '../../../src/runtime/manag
 
 const checks = new Map<string, HealthCheck>([
   ['ping', () => true],
-  ['db', () => {
-    throw new Error('connection refused');
-  }],
+  [
+    'db',
+    () => {
+      throw new Error('connection refused');
+    },
+  ],
   ['flag', () => false],
 ]);
 const ask = (path: string) => answerHealthChecks(checks, '/healthz', new URL(path, 'http://localhost'));

@@ -11,7 +11,6 @@ import { startControlPlane } from '../../../src/testing/index.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
-
 /** A Widget as the tests use it. */
 export interface Widget {
   apiVersion?: string;

@@ -1,6 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import type { Condition, KubernetesObject, LogFields } from '../../../src/runtime/index.js';
-import { AlreadyOwnedError, and, annotationsChanged, createLogger, findCondition, generationChanged, labelsChanged, matching, not, or, removeCondition, setCondition, setControllerReference } from '../../../src/runtime/index.js';
+import {
+  AlreadyOwnedError,
+  and,
+  annotationsChanged,
+  createLogger,
+  findCondition,
+  generationChanged,
+  labelsChanged,
+  matching,
+  not,
+  or,
+  removeCondition,
+  setCondition,
+  setControllerReference,
+} from '../../../src/runtime/index.js';
 import { Indexer } from '../../../src/runtime/cache/indexer.js';
 import { Lister } from '../../../src/runtime/cache/lister.js';
 import { getControllerOf } from '../../../src/runtime/controller/owner-references.js';
@@ -101,8 +115,10 @@ describe('indexer and lister', () => {
 describe('request handler', () => {
   it('enqueues old and new owners on update and filters through predicates', () => {
     const seen: string[] = [];
-    const handler = requestHandler((o: KubernetesObject) => [{ namespace: 'ns', name: String(o.metadata?.labels?.owner) }], [generationChanged()], (r) =>
-      seen.push(r.name),
+    const handler = requestHandler(
+      (o: KubernetesObject) => [{ namespace: 'ns', name: String(o.metadata?.labels?.owner) }],
+      [generationChanged()],
+      (r) => seen.push(r.name),
     );
     handler.onAdd?.(obj('x', { labels: { owner: 'first' } }), false);
     handler.onUpdate?.(obj('x', { generation: 1, labels: { owner: 'first' } }), obj('x', { generation: 1, labels: { owner: 'second' } }));
@@ -120,7 +136,10 @@ describe('logger and bind addresses', () => {
   }
   it('writes JSON lines with inherited fields', () => {
     const { logger, lines } = capture('json');
-    logger.child({ controller: 'widget' }).child({ key: 'ns/a' }).info('reconciled', { err: new Error('boom') } as LogFields);
+    logger
+      .child({ controller: 'widget' })
+      .child({ key: 'ns/a' })
+      .info('reconciled', { err: new Error('boom') } as LogFields);
     logger.debug('hidden');
     expect(lines).toHaveLength(1);
     expect(JSON.parse(lines[0]!)).toMatchObject({ level: 'info', msg: 'reconciled', controller: 'widget', key: 'ns/a', err: 'boom' });

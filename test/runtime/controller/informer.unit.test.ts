@@ -122,7 +122,12 @@ describe('Informer (in-memory API)', () => {
     api.compact();
     await waitFor(() => api.lists === 2 && events.length >= 5, 3000);
     expect(events.slice(2)).toEqual(expect.arrayContaining(['update a 1->2', 'delete b 1 (final state unknown)', 'add c']));
-    expect(informer.lister.list().map((o) => o.metadata.name).sort()).toEqual(['a', 'c']);
+    expect(
+      informer.lister
+        .list()
+        .map((o) => o.metadata.name)
+        .sort(),
+    ).toEqual(['a', 'c']);
     await informer.stop();
   });
 

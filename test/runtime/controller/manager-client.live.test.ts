@@ -3,7 +3,21 @@
 // every verb works on CRDs and built-in kinds alike.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RestRequest } from '../../../src/runtime/client/rest/rest-client.js';
-import { CacheScopeError, Manager, RestClient, configMapType, createClient, deploymentType, finalizer, isConflict, isNotFound, loadClientConfig, secretType, silentLogger, type Client } from '../../../src/runtime/index.js';
+import {
+  CacheScopeError,
+  Manager,
+  RestClient,
+  configMapType,
+  createClient,
+  deploymentType,
+  finalizer,
+  isConflict,
+  isNotFound,
+  loadClientConfig,
+  secretType,
+  silentLogger,
+  type Client,
+} from '../../../src/runtime/index.js';
 import type { ControlPlane } from '../../../src/testing/index.js';
 import { freshNamespace, restFor, startTestControlPlane, waitFor, widgetResource, type Widget } from './helpers.js';
 
@@ -129,7 +143,10 @@ describe("the manager's client", () => {
     expect(scale.spec?.replicas).toBe(1);
     await client.scale().update(deploymentType, key, { ...scale, spec: { replicas: 4 } });
     expect((await client.get(deploymentType, key, { live: true })).spec?.replicas).toBe(4);
-    const strategic = await client.patch(deploymentType, key, { type: 'strategic-merge', patch: { spec: { template: { spec: { containers: [{ name: 'web', image: 'nginx:2' }] } } } } });
+    const strategic = await client.patch(deploymentType, key, {
+      type: 'strategic-merge',
+      patch: { spec: { template: { spec: { containers: [{ name: 'web', image: 'nginx:2' }] } } } },
+    });
     expect(strategic.spec?.template.spec?.containers.map((c) => c.image)).toEqual(['nginx:2']);
   });
 

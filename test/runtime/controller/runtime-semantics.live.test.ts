@@ -3,7 +3,20 @@ import { describe, expect, it } from 'vitest';
 import type { ControlPlane } from '../../../src/testing/index.js';
 import type { KubernetesObject, Request, RestClient } from '../../../src/runtime/index.js';
 import type { LeaseObject } from '../../../src/runtime/manager/leader-election.js';
-import { CacheNotSyncedError, CacheScopeError, LeaderElectionLostError, Manager, addFinalizer, removeFinalizer, setControllerReference, silentLogger, configMapType, eventType, leaseType, namespaceType } from '../../../src/runtime/index.js';
+import {
+  CacheNotSyncedError,
+  CacheScopeError,
+  LeaderElectionLostError,
+  Manager,
+  addFinalizer,
+  removeFinalizer,
+  setControllerReference,
+  silentLogger,
+  configMapType,
+  eventType,
+  leaseType,
+  namespaceType,
+} from '../../../src/runtime/index.js';
 import { LeaderElector } from '../../../src/runtime/manager/leader-election.js';
 import { ResourceClient, clusterResource, namespacedResource } from '../../../src/runtime/client/resource/resource-client.js';
 import type { Widget } from './helpers.js';
@@ -171,8 +184,16 @@ describe('controller-runtime semantics against a real apiserver', () => {
 
   it('two controllers with one name are refused, as controller-runtime refuses them (their metrics would mix)', () => {
     const manager = newManager();
-    manager.controller('widget').for(widgetResource).complete(() => undefined);
-    expect(() => manager.controller('widget').for(configMapType).complete(() => undefined)).toThrow(/widget/);
+    manager
+      .controller('widget')
+      .for(widgetResource)
+      .complete(() => undefined);
+    expect(() =>
+      manager
+        .controller('widget')
+        .for(configMapType)
+        .complete(() => undefined),
+    ).toThrow(/widget/);
   });
 
   it('a cache list with a label selector returns what the apiserver returns for the same selector', async () => {
@@ -206,7 +227,10 @@ describe('controller-runtime semantics against a real apiserver', () => {
     ];
     for (const selector of selectors) {
       const server = (await cms.list({ labelSelector: selector })).items.map((o) => o.metadata?.name).sort();
-      const cached = lister.list({ namespace: ns, labelSelector: selector }).map((o) => o.metadata?.name).sort();
+      const cached = lister
+        .list({ namespace: ns, labelSelector: selector })
+        .map((o) => o.metadata?.name)
+        .sort();
       expect({ selector, names: cached }).toEqual({ selector, names: server });
     }
     expect(() => lister.list({ labelSelector: 'app in web' })).toThrow(SyntaxError);
@@ -218,12 +242,14 @@ describe('controller-runtime semantics against a real apiserver', () => {
     const ns = await freshNamespace(admin, 'event-long-name');
     const name = `${'a'.repeat(200)}.${'b'.repeat(52)}`;
     const cm = await namespacedResource(admin, configMapType).inNamespace(ns).create({ metadata: { name } });
-    await newManager().eventRecorder('widget-controller').normal({ apiVersion: 'v1', kind: 'ConfigMap', ...cm }, 'Seen', 'long name');
+    await newManager()
+      .eventRecorder('widget-controller')
+      .normal({ apiVersion: 'v1', kind: 'ConfigMap', ...cm }, 'Seen', 'long name');
     const events = new ResourceClient<KubernetesObject & { regarding?: { name?: string } }>(admin, eventType, ns);
     expect((await events.list()).items.map((e) => e.regarding?.name)).toEqual([name]);
   });
 
-  it('addFinalizer on an object being deleted fails at once with the apiserver\'s refusal, not after retrying it as if the list had moved', async () => {
+  it("addFinalizer on an object being deleted fails at once with the apiserver's refusal, not after retrying it as if the list had moved", async () => {
     const ns = await freshNamespace(admin, 'fin-deleting');
     const widgets = new ResourceClient<Widget>(admin, widgetResource, ns);
     await widgets.create({ metadata: { name: 'going', finalizers: ['other.dev/x'] }, spec: { size: 1 } });
@@ -263,8 +289,12 @@ describe('controller-runtime semantics against a real apiserver', () => {
   it('a namespaced manager\'s lister refuses reads of other namespaces instead of answering "not found", as controller-runtime\'s cache does', async () => {
     const watched = await freshNamespace(admin, 'scope-in');
     const other = await freshNamespace(admin, 'scope-out');
-    await namespacedResource(admin, configMapType).inNamespace(watched).create({ metadata: { name: 'here' } });
-    await namespacedResource(admin, configMapType).inNamespace(other).create({ metadata: { name: 'there' } });
+    await namespacedResource(admin, configMapType)
+      .inNamespace(watched)
+      .create({ metadata: { name: 'here' } });
+    await namespacedResource(admin, configMapType)
+      .inNamespace(other)
+      .create({ metadata: { name: 'there' } });
     const manager = newManager({ namespace: watched });
     const cms = manager.lister<KubernetesObject>(configMapType);
     const done = manager.start();
@@ -281,7 +311,9 @@ describe('controller-runtime semantics against a real apiserver', () => {
 
   it('a lister first asked for inside a running reconcile never answers "not found" before its cache has synced', async () => {
     const ns = await freshNamespace(admin, 'lazy-lister');
-    await namespacedResource(admin, configMapType).inNamespace(ns).create({ metadata: { name: 'settings' } });
+    await namespacedResource(admin, configMapType)
+      .inNamespace(ns)
+      .create({ metadata: { name: 'settings' } });
     const manager = newManager({ namespace: ns });
     const seen: string[] = [];
     manager

@@ -108,14 +108,20 @@ describe('MetricsAccessFilter', () => {
   it('retries a review that got no answer, answers 500 when it never does, and caches no failure', async () => {
     let failures = 2;
     const { reviewer, count } = scriptedReviewer({
-      token: () => (failures-- > 0 ? new TransportError('connect ECONNREFUSED', 'POST', '/apis/authentication.k8s.io/v1/tokenreviews') : { status: { authenticated: true, user: users.reader } }),
+      token: () =>
+        failures-- > 0
+          ? new TransportError('connect ECONNREFUSED', 'POST', '/apis/authentication.k8s.io/v1/tokenreviews')
+          : { status: { authenticated: true, user: users.reader } },
       access: () => ({ status: { allowed: true } }),
     });
     const filter = new MetricsAccessFilter(() => reviewer, { retryInitialMs: 1 });
     expect((await filter.check('Bearer reader', 'GET', '/metrics')).status).toBe(200);
     expect(count('tokenreviews')).toBe(3);
 
-    const down = scriptedReviewer({ token: () => new TransportError('connect ECONNREFUSED', 'POST', '/apis/authentication.k8s.io/v1/tokenreviews'), access: () => ({ status: { allowed: true } }) });
+    const down = scriptedReviewer({
+      token: () => new TransportError('connect ECONNREFUSED', 'POST', '/apis/authentication.k8s.io/v1/tokenreviews'),
+      access: () => ({ status: { allowed: true } }),
+    });
     const failing = new MetricsAccessFilter(() => down.reviewer, { retryInitialMs: 1, reviewAttempts: 3 });
     expect(await failing.check('Bearer reader', 'GET', '/metrics')).toEqual({ status: 500, message: 'Authentication failed' });
     expect(await failing.check('Bearer reader', 'GET', '/metrics')).toEqual({ status: 500, message: 'Authentication failed' });
@@ -123,9 +129,16 @@ describe('MetricsAccessFilter', () => {
   });
 
   it('does not retry a review the apiserver refused (the manager lacks the role): 500 at once', async () => {
-    const forbidden = new ApiError({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Forbidden', code: 403, message: 'tokenreviews.authentication.k8s.io is forbidden' }, 'POST', '/apis/authentication.k8s.io/v1/tokenreviews');
+    const forbidden = new ApiError(
+      { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Forbidden', code: 403, message: 'tokenreviews.authentication.k8s.io is forbidden' },
+      'POST',
+      '/apis/authentication.k8s.io/v1/tokenreviews',
+    );
     const { reviewer, count } = scriptedReviewer({ token: () => forbidden, access: () => ({ status: { allowed: true } }) });
-    expect(await new MetricsAccessFilter(() => reviewer, { retryInitialMs: 1 }).check('Bearer reader', 'GET', '/metrics')).toEqual({ status: 500, message: 'Authentication failed' });
+    expect(await new MetricsAccessFilter(() => reviewer, { retryInitialMs: 1 }).check('Bearer reader', 'GET', '/metrics')).toEqual({
+      status: 500,
+      message: 'Authentication failed',
+    });
     expect(count('tokenreviews')).toBe(1);
   });
 

@@ -202,7 +202,13 @@ describe('secure metrics with a certificate from a folder', () => {
   });
 
   it('refuses to start when the folder has no certificate, naming the flags', async () => {
-    const broken = new Manager({ rest: admin, logger: silentLogger, metricsBindAddress: '127.0.0.1:0', healthProbeBindAddress: '0', metricsServer: { certDir: path.join(certs.dir, 'missing') } });
+    const broken = new Manager({
+      rest: admin,
+      logger: silentLogger,
+      metricsBindAddress: '127.0.0.1:0',
+      healthProbeBindAddress: '0',
+      metricsServer: { certDir: path.join(certs.dir, 'missing') },
+    });
     await expect(broken.start()).rejects.toThrow(/metrics server: cannot read the serving certificate.*--metrics-cert-path/);
   });
 });

@@ -19,7 +19,15 @@ function review(request: Record<string, unknown>): unknown {
   return {
     apiVersion: 'admission.k8s.io/v1',
     kind: 'AdmissionReview',
-    request: { uid: 'uid-1', kind: { group: 'test.kop.dev', version: 'v1', kind: 'Widget' }, resource: { group: 'test.kop.dev', version: 'v1', resource: 'widgets' }, userInfo: { username: 'alice' }, namespace: 'ns', name: 'w', ...request },
+    request: {
+      uid: 'uid-1',
+      kind: { group: 'test.kop.dev', version: 'v1', kind: 'Widget' },
+      resource: { group: 'test.kop.dev', version: 'v1', resource: 'widgets' },
+      userInfo: { username: 'alice' },
+      namespace: 'ns',
+      name: 'w',
+      ...request,
+    },
   };
 }
 
@@ -61,7 +69,11 @@ describe('defaultingHandler', () => {
       { op: 'add', path: '/spec/tags/1', value: 'defaulted' },
       { op: 'add', path: '/spec/size', value: 3 },
     ]);
-    expect(applyJsonPatch(widget, patch)).toEqual({ ...widget, metadata: { ...widget.metadata, labels: { 'app.kubernetes.io/managed-by': 'kop' } }, spec: { tags: ['a', 'defaulted'], size: 3 } });
+    expect(applyJsonPatch(widget, patch)).toEqual({
+      ...widget,
+      metadata: { ...widget.metadata, labels: { 'app.kubernetes.io/managed-by': 'kop' } },
+      spec: { tags: ['a', 'defaulted'], size: 3 },
+    });
   });
 
   it('defaults a copy: the request object is left as it came', async () => {
@@ -225,7 +237,10 @@ describe('validatingHandler', () => {
     {
       name: 'UPDATE without oldObject is a 400 denial',
       given: { operation: 'UPDATE', object: widget },
-      want: { response: { uid: 'uid-1', allowed: false, status: { status: 'Failure', code: 400, reason: 'BadRequest', message: 'UPDATE review needs object and oldObject' } }, calls: [] },
+      want: {
+        response: { uid: 'uid-1', allowed: false, status: { status: 'Failure', code: 400, reason: 'BadRequest', message: 'UPDATE review needs object and oldObject' } },
+        calls: [],
+      },
     },
     {
       name: 'DELETE without oldObject is a 400 denial',
@@ -244,7 +259,12 @@ describe('validatingHandler', () => {
         response: {
           uid: 'uid-1',
           allowed: false,
-          status: { status: 'Failure', code: 400, reason: 'BadRequest', message: 'this webhook serves Widget.test.kop.dev, not Deployment.apps; check the rules of the webhook configuration' },
+          status: {
+            status: 'Failure',
+            code: 400,
+            reason: 'BadRequest',
+            message: 'this webhook serves Widget.test.kop.dev, not Deployment.apps; check the rules of the webhook configuration',
+          },
         },
         calls: [],
       },

@@ -4,9 +4,15 @@ import { silentLogger } from '../../../src/runtime/index.js';
 import { ConversionRegistry, type SpokeConversion } from '../../../src/runtime/webhook/conversion.js';
 
 // Hub v2 keeps `replicas`; spoke v1 called it `size`; spoke v3 keeps it as a string.
-interface V2 extends KubernetesObject { spec?: { replicas?: number } }
-interface V1 extends KubernetesObject { spec?: { size?: number } }
-interface V3 extends KubernetesObject { spec?: { count?: string } }
+interface V2 extends KubernetesObject {
+  spec?: { replicas?: number };
+}
+interface V1 extends KubernetesObject {
+  spec?: { size?: number };
+}
+interface V3 extends KubernetesObject {
+  spec?: { count?: string };
+}
 const base = { group: 'test.kop.dev', resource: 'gadgets', kind: 'Gadget', namespaced: true } as const;
 const v1: ResourceType<V1> = { ...base, version: 'v1' };
 const v2: ResourceType<V2> = { ...base, version: 'v2' };
@@ -26,10 +32,13 @@ const v3Conversion: SpokeConversion<V2, V3> = {
 
 function registry(): ConversionRegistry {
   const r = new ConversionRegistry();
-  r.register(v2, new Map<ResourceType, SpokeConversion<KubernetesObject, KubernetesObject>>([
-    [v1, v1Conversion as unknown as SpokeConversion<KubernetesObject, KubernetesObject>],
-    [v3, v3Conversion as unknown as SpokeConversion<KubernetesObject, KubernetesObject>],
-  ]));
+  r.register(
+    v2,
+    new Map<ResourceType, SpokeConversion<KubernetesObject, KubernetesObject>>([
+      [v1, v1Conversion as unknown as SpokeConversion<KubernetesObject, KubernetesObject>],
+      [v3, v3Conversion as unknown as SpokeConversion<KubernetesObject, KubernetesObject>],
+    ]),
+  );
   return r;
 }
 
@@ -39,16 +48,34 @@ function reviewOf(desiredAPIVersion: unknown, objects: unknown): unknown {
   return { apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview', request: { uid: 'c-1', desiredAPIVersion, objects } };
 }
 
-async function handle(body: unknown): Promise<{ status: number; body: { response?: { uid: string; convertedObjects: unknown[]; result: { status: string; message?: string } } } & Record<string, unknown> }> {
+async function handle(
+  body: unknown,
+): Promise<{ status: number; body: { response?: { uid: string; convertedObjects: unknown[]; result: { status: string; message?: string } } } & Record<string, unknown> }> {
   return (await registry().handle({ body, url: new URL('https://x/convert'), signal: new AbortController().signal, logger: silentLogger })) as never;
 }
 
 describe('ConversionRegistry', () => {
   const cases: { name: string; given: { desired: string; object: KubernetesObject }; want: KubernetesObject }[] = [
-    { name: 'spoke to hub (convertTo)', given: { desired: 'test.kop.dev/v2', object: { apiVersion: 'test.kop.dev/v1', kind: 'Gadget', metadata: meta, spec: { size: 3 } } as V1 }, want: { apiVersion: 'test.kop.dev/v2', kind: 'Gadget', metadata: meta, spec: { replicas: 3 } } as V2 },
-    { name: 'hub to spoke (convertFrom), metadata from the input', given: { desired: 'test.kop.dev/v1', object: { apiVersion: 'test.kop.dev/v2', kind: 'Gadget', metadata: meta, spec: { replicas: 4 } } as V2 }, want: { apiVersion: 'test.kop.dev/v1', kind: 'Gadget', metadata: meta, spec: { size: 4 } } as V1 },
-    { name: 'spoke to spoke through the hub', given: { desired: 'test.kop.dev/v3', object: { apiVersion: 'test.kop.dev/v1', kind: 'Gadget', metadata: meta, spec: { size: 5 } } as V1 }, want: { apiVersion: 'test.kop.dev/v3', kind: 'Gadget', metadata: meta, spec: { count: '5' } } as V3 },
-    { name: 'same version unchanged', given: { desired: 'test.kop.dev/v1', object: { apiVersion: 'test.kop.dev/v1', kind: 'Gadget', metadata: meta, spec: { size: 6 } } as V1 }, want: { apiVersion: 'test.kop.dev/v1', kind: 'Gadget', metadata: meta, spec: { size: 6 } } as V1 },
+    {
+      name: 'spoke to hub (convertTo)',
+      given: { desired: 'test.kop.dev/v2', object: { apiVersion: 'test.kop.dev/v1', kind: 'Gadget', metadata: meta, spec: { size: 3 } } as V1 },
+      want: { apiVersion: 'test.kop.dev/v2', kind: 'Gadget', metadata: meta, spec: { replicas: 3 } } as V2,
+    },
+    {
+      name: 'hub to spoke (convertFrom), metadata from the input',
+      given: { desired: 'test.kop.dev/v1', object: { apiVersion: 'test.kop.dev/v2', kind: 'Gadget', metadata: meta, spec: { replicas: 4 } } as V2 },
+      want: { apiVersion: 'test.kop.dev/v1', kind: 'Gadget', metadata: meta, spec: { size: 4 } } as V1,
+    },
+    {
+      name: 'spoke to spoke through the hub',
+      given: { desired: 'test.kop.dev/v3', object: { apiVersion: 'test.kop.dev/v1', kind: 'Gadget', metadata: meta, spec: { size: 5 } } as V1 },
+      want: { apiVersion: 'test.kop.dev/v3', kind: 'Gadget', metadata: meta, spec: { count: '5' } } as V3,
+    },
+    {
+      name: 'same version unchanged',
+      given: { desired: 'test.kop.dev/v1', object: { apiVersion: 'test.kop.dev/v1', kind: 'Gadget', metadata: meta, spec: { size: 6 } } as V1 },
+      want: { apiVersion: 'test.kop.dev/v1', kind: 'Gadget', metadata: meta, spec: { size: 6 } } as V1,
+    },
   ];
   it.each(cases)('$name', async ({ given, want }) => {
     const reply = await handle(reviewOf(given.desired, [given.object]));
@@ -74,15 +101,41 @@ describe('ConversionRegistry', () => {
   });
 
   const failures: { name: string; given: { desired: unknown; objects: unknown }; want: RegExp }[] = [
-    { name: 'a throw in user code', given: { desired: 'test.kop.dev/v3', objects: [{ apiVersion: 'test.kop.dev/v2', kind: 'Gadget', metadata: { name: 'big' }, spec: { replicas: 500 } }] }, want: /^converting object 0 \(big\) to test\.kop\.dev\/v3: v3 holds at most 100 replicas$/ },
-    { name: 'an unknown kind', given: { desired: 'test.kop.dev/v2', objects: [{ apiVersion: 'test.kop.dev/v1', kind: 'Other', metadata: {} }] }, want: /no conversion registered for kind Other\.test\.kop\.dev/ },
-    { name: 'an unknown version', given: { desired: 'test.kop.dev/v9', objects: [{ apiVersion: 'test.kop.dev/v1', kind: 'Gadget', metadata: {} }] }, want: /has no version v9 registered \(hub v2, spokes v1, v3\)/ },
-    { name: 'another group', given: { desired: 'other.dev/v2', objects: [{ apiVersion: 'test.kop.dev/v1', kind: 'Gadget' }] }, want: /cannot convert Gadget from group "test\.kop\.dev" to "other\.dev"/ },
+    {
+      name: 'a throw in user code',
+      given: { desired: 'test.kop.dev/v3', objects: [{ apiVersion: 'test.kop.dev/v2', kind: 'Gadget', metadata: { name: 'big' }, spec: { replicas: 500 } }] },
+      want: /^converting object 0 \(big\) to test\.kop\.dev\/v3: v3 holds at most 100 replicas$/,
+    },
+    {
+      name: 'an unknown kind',
+      given: { desired: 'test.kop.dev/v2', objects: [{ apiVersion: 'test.kop.dev/v1', kind: 'Other', metadata: {} }] },
+      want: /no conversion registered for kind Other\.test\.kop\.dev/,
+    },
+    {
+      name: 'an unknown version',
+      given: { desired: 'test.kop.dev/v9', objects: [{ apiVersion: 'test.kop.dev/v1', kind: 'Gadget', metadata: {} }] },
+      want: /has no version v9 registered \(hub v2, spokes v1, v3\)/,
+    },
+    {
+      name: 'another group',
+      given: { desired: 'other.dev/v2', objects: [{ apiVersion: 'test.kop.dev/v1', kind: 'Gadget' }] },
+      want: /cannot convert Gadget from group "test\.kop\.dev" to "other\.dev"/,
+    },
     { name: 'an object without apiVersion', given: { desired: 'test.kop.dev/v2', objects: [{ kind: 'Gadget' }] }, want: /object has no apiVersion and kind/ },
     { name: 'an object that is no object', given: { desired: 'test.kop.dev/v2', objects: ['Gadget'] }, want: /object has no apiVersion and kind/ },
     { name: 'no desiredAPIVersion', given: { desired: undefined, objects: [] }, want: /no desiredAPIVersion/ },
     { name: 'objects not a list', given: { desired: 'test.kop.dev/v2', objects: { a: 1 } }, want: /no objects/ },
-    { name: 'the second of two objects fails: none is returned', given: { desired: 'test.kop.dev/v2', objects: [{ apiVersion: 'test.kop.dev/v1', kind: 'Gadget', metadata: {} }, { apiVersion: 'test.kop.dev/v7', kind: 'Gadget', metadata: {} }] }, want: /^converting object 1 to test\.kop\.dev\/v2: .*no version v7/ },
+    {
+      name: 'the second of two objects fails: none is returned',
+      given: {
+        desired: 'test.kop.dev/v2',
+        objects: [
+          { apiVersion: 'test.kop.dev/v1', kind: 'Gadget', metadata: {} },
+          { apiVersion: 'test.kop.dev/v7', kind: 'Gadget', metadata: {} },
+        ],
+      },
+      want: /^converting object 1 to test\.kop\.dev\/v2: .*no version v7/,
+    },
   ];
   it.each(failures)('Failure with the message, no objects: $name', async ({ given, want }) => {
     const reply = await handle(reviewOf(given.desired, given.objects));

@@ -12,7 +12,12 @@ describe('FieldError', () => {
     {
       name: 'invalid string is quoted',
       given: FieldError.invalid('spec.mode', 'fast', 'not allowed in production'),
-      want: { type: 'FieldValueInvalid', field: 'spec.mode', message: 'Invalid value: "fast": not allowed in production', line: 'spec.mode: Invalid value: "fast": not allowed in production' },
+      want: {
+        type: 'FieldValueInvalid',
+        field: 'spec.mode',
+        message: 'Invalid value: "fast": not allowed in production',
+        line: 'spec.mode: Invalid value: "fast": not allowed in production',
+      },
     },
     {
       name: 'required without detail',
@@ -22,12 +27,22 @@ describe('FieldError', () => {
     {
       name: 'required with detail',
       given: FieldError.required('spec.image', 'an image is needed to run'),
-      want: { type: 'FieldValueRequired', field: 'spec.image', message: 'Required value: an image is needed to run', line: 'spec.image: Required value: an image is needed to run' },
+      want: {
+        type: 'FieldValueRequired',
+        field: 'spec.image',
+        message: 'Required value: an image is needed to run',
+        line: 'spec.image: Required value: an image is needed to run',
+      },
     },
     {
       name: 'forbidden shows no value',
       given: FieldError.forbidden('spec.storage', 'may not change after creation'),
-      want: { type: 'FieldValueForbidden', field: 'spec.storage', message: 'Forbidden: may not change after creation', line: 'spec.storage: Forbidden: may not change after creation' },
+      want: {
+        type: 'FieldValueForbidden',
+        field: 'spec.storage',
+        message: 'Forbidden: may not change after creation',
+        line: 'spec.storage: Forbidden: may not change after creation',
+      },
     },
     {
       name: 'not supported lists the quoted values',
@@ -47,7 +62,12 @@ describe('FieldError', () => {
     {
       name: 'too long shows the limit, not the value',
       given: FieldError.tooLong('metadata.name', 'x'.repeat(70), 63),
-      want: { type: 'FieldValueTooLong', field: 'metadata.name', message: 'Too long: may not be more than 63 bytes', line: 'metadata.name: Too long: may not be more than 63 bytes' },
+      want: {
+        type: 'FieldValueTooLong',
+        field: 'metadata.name',
+        message: 'Too long: may not be more than 63 bytes',
+        line: 'metadata.name: Too long: may not be more than 63 bytes',
+      },
     },
     {
       name: 'too long, one byte',
@@ -57,7 +77,12 @@ describe('FieldError', () => {
     {
       name: 'an object value is written as JSON',
       given: FieldError.invalid('spec.selector', { app: 'x' }, 'must not be empty'),
-      want: { type: 'FieldValueInvalid', field: 'spec.selector', message: 'Invalid value: {"app":"x"}: must not be empty', line: 'spec.selector: Invalid value: {"app":"x"}: must not be empty' },
+      want: {
+        type: 'FieldValueInvalid',
+        field: 'spec.selector',
+        message: 'Invalid value: {"app":"x"}: must not be empty',
+        line: 'spec.selector: Invalid value: {"app":"x"}: must not be empty',
+      },
     },
   ];
   it.each(cases)('$name', ({ given, want }) => {
@@ -100,7 +125,10 @@ describe('ValidationError', () => {
 
 describe('invalidMessage (apierrors.NewInvalid)', () => {
   it.each([
-    { given: { group: 'cache.example.com', kind: 'RedisCluster', name: 'r1' }, want: 'RedisCluster.cache.example.com "r1" is invalid: spec.replicas: Invalid value: 0: must be at least 1' },
+    {
+      given: { group: 'cache.example.com', kind: 'RedisCluster', name: 'r1' },
+      want: 'RedisCluster.cache.example.com "r1" is invalid: spec.replicas: Invalid value: 0: must be at least 1',
+    },
     { given: { group: '', kind: 'Pod', name: 'p' }, want: 'Pod "p" is invalid: spec.replicas: Invalid value: 0: must be at least 1' },
     { given: { group: 'x.io', kind: 'A', name: '' }, want: 'A.x.io "" is invalid: spec.replicas: Invalid value: 0: must be at least 1' },
   ])('$want', ({ given, want }) => {

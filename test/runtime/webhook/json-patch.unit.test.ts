@@ -21,12 +21,29 @@ describe('createJsonPatch', () => {
     { name: 'a value to null is a replace', given: { from: { a: [1] }, to: { a: null } }, want: [{ op: 'replace', path: '/a', value: null }] },
     { name: 'an added null key', given: { from: {}, to: { a: null } }, want: [{ op: 'add', path: '/a', value: null }] },
     { name: 'an object becoming an array is replaced whole', given: { from: { a: { 0: 1 } }, to: { a: [1] } }, want: [{ op: 'replace', path: '/a', value: [1] }] },
-    { name: 'elements appended to an array', given: { from: { a: [1] }, to: { a: [1, 2, 3] } }, want: [{ op: 'add', path: '/a/1', value: 2 }, { op: 'add', path: '/a/2', value: 3 }] },
-    { name: 'elements removed from the end, highest index first', given: { from: { a: [1, 2, 3] }, to: { a: [1] } }, want: [{ op: 'remove', path: '/a/2' }, { op: 'remove', path: '/a/1' }] },
+    {
+      name: 'elements appended to an array',
+      given: { from: { a: [1] }, to: { a: [1, 2, 3] } },
+      want: [
+        { op: 'add', path: '/a/1', value: 2 },
+        { op: 'add', path: '/a/2', value: 3 },
+      ],
+    },
+    {
+      name: 'elements removed from the end, highest index first',
+      given: { from: { a: [1, 2, 3] }, to: { a: [1] } },
+      want: [
+        { op: 'remove', path: '/a/2' },
+        { op: 'remove', path: '/a/1' },
+      ],
+    },
     {
       name: 'a changed field inside an array element',
       given: { from: { containers: [{ name: 'a', image: 'x' }] }, to: { containers: [{ name: 'a', image: 'y', imagePullPolicy: 'Always' }] } },
-      want: [{ op: 'replace', path: '/containers/0/image', value: 'y' }, { op: 'add', path: '/containers/0/imagePullPolicy', value: 'Always' }],
+      want: [
+        { op: 'replace', path: '/containers/0/image', value: 'y' },
+        { op: 'add', path: '/containers/0/imagePullPolicy', value: 'Always' },
+      ],
     },
     { name: 'an empty key', given: { from: { '': 1 }, to: { '': 2 } }, want: [{ op: 'replace', path: '/', value: 2 }] },
     { name: 'a number that differs only in type', given: { from: { a: 1 }, to: { a: '1' } }, want: [{ op: 'replace', path: '/a', value: '1' }] },

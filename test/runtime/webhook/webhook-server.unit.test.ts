@@ -113,17 +113,21 @@ describe('the webhook server in the manager', () => {
     expect(response.allowed).toBe(true);
     expect(JSON.parse(Buffer.from(response.patch, 'base64').toString())).toEqual([{ op: 'add', path: '/spec/size', value: 1 }]);
     const denied = await post(address, '/validate-test-kop-dev-v1-widget', review('CREATE', { ...widget, spec: { size: 0 } }), { ca: certs.ca.certPem });
-    expect(JSON.parse(denied.body)).toMatchObject({ response: { allowed: false, status: { code: 422, message: 'Widget.test.kop.dev "w" is invalid: spec.size: Invalid value: 0: must be at least 1' } } });
+    expect(JSON.parse(denied.body)).toMatchObject({
+      response: { allowed: false, status: { code: 422, message: 'Widget.test.kop.dev "w" is invalid: spec.size: Invalid value: 0: must be at least 1' } },
+    });
   });
 
   it('adds the readiness check `webhook`, which passes while it serves', async () => {
     const probe = manager.healthProbeAddress!;
     const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-      http.get(`http://${probe}/readyz/webhook`, (res) => {
-        let body = '';
-        res.on('data', (c: Buffer) => (body += c.toString()));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-      }).on('error', reject);
+      http
+        .get(`http://${probe}/readyz/webhook`, (res) => {
+          let body = '';
+          res.on('data', (c: Buffer) => (body += c.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        })
+        .on('error', reject);
     });
     expect(answer).toEqual({ status: 200, body: 'ok' });
   });
@@ -144,8 +148,17 @@ describe('the webhook server in the manager', () => {
     other.webhook(widgetType).withValidator(validator).complete();
     expect(() => other.webhook(widgetType).withValidator(validator).complete()).toThrow(/webhook path \/validate-test-kop-dev-v1-widget is registered already/);
     // All or nothing: the defaulter of a refused builder was not registered either.
-    expect(() => other.webhook(widgetType).withDefaulter({ default() {} }).withValidator(validator).complete()).toThrow(/registered already/);
-    other.webhook(widgetType).withDefaulter({ default() {} }).complete();
+    expect(() =>
+      other
+        .webhook(widgetType)
+        .withDefaulter({ default() {} })
+        .withValidator(validator)
+        .complete(),
+    ).toThrow(/registered already/);
+    other
+      .webhook(widgetType)
+      .withDefaulter({ default() {} })
+      .complete();
     expect(() => other.webhook(widgetType).complete()).toThrow(/withDefaulter\(\.\.\.\) or withValidator/);
     expect(() => other.webhook(widgetType).withValidator(validator).withValidatorPath('/a').withDefaulterPath('/b').complete()).toThrow(/withDefaulterPath needs withDefaulter/);
   });
@@ -155,7 +168,11 @@ describe('hostile and malformed requests', () => {
   const cases: { name: string; given: { path?: string; body: unknown; headers?: Record<string, string>; method?: string }; want: { status: number; reason?: string } }[] = [
     { name: 'not JSON', given: { body: '{"apiVersion": ' }, want: { status: 400, reason: 'BadRequest' } },
     { name: 'JSON but not a review', given: { body: [1, 2, 3] }, want: { status: 400, reason: 'BadRequest' } },
-    { name: 'wrong apiVersion', given: { body: { apiVersion: 'admission.k8s.io/v1beta1', kind: 'AdmissionReview', request: { uid: 'a' } } }, want: { status: 400, reason: 'BadRequest' } },
+    {
+      name: 'wrong apiVersion',
+      given: { body: { apiVersion: 'admission.k8s.io/v1beta1', kind: 'AdmissionReview', request: { uid: 'a' } } },
+      want: { status: 400, reason: 'BadRequest' },
+    },
     { name: 'no uid', given: { body: { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: {} } }, want: { status: 400, reason: 'BadRequest' } },
     { name: 'another content type', given: { body: '{}', headers: { 'content-type': 'text/plain' } }, want: { status: 400, reason: 'BadRequest' } },
     { name: 'GET', given: { body: '', method: 'GET' }, want: { status: 405, reason: 'MethodNotAllowed' } },
@@ -179,7 +196,14 @@ describe('hostile and malformed requests', () => {
     for (let i = 0; i < 20_000; i++) nested = `[${nested}]`;
     const body = `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"deep","kind":{"group":"test.kop.dev","version":"v1","kind":"Widget"},"operation":"CREATE","object":{"spec":{"deep":${nested}}}}}`;
     const big = new Manager({ logger: silentLogger, metricsBindAddress: '0', healthProbeBindAddress: '0', webhookServer: { host: '127.0.0.1', port: 0, certDir: certs.dir } });
-    big.webhook(widgetType).withDefaulter({ default(o) { o.spec = { ...o.spec, size: 1 }; } }).complete();
+    big
+      .webhook(widgetType)
+      .withDefaulter({
+        default(o) {
+          o.spec = { ...o.spec, size: 1 };
+        },
+      })
+      .complete();
     const run = big.start();
     try {
       while (!big.webhookAddress) await new Promise((r) => setTimeout(r, 10));
@@ -199,7 +223,15 @@ describe('hostile and malformed requests', () => {
   it('a client that goes away mid-body does not hurt the server', async () => {
     const { hostname, port } = new URL(`https://${address}`);
     await new Promise<void>((resolve) => {
-      const req = https.request({ host: hostname, port, path: '/validate-test-kop-dev-v1-widget', method: 'POST', ca: certs.ca.certPem, agent: false, headers: { 'content-type': 'application/json', 'content-length': '5000' } });
+      const req = https.request({
+        host: hostname,
+        port,
+        path: '/validate-test-kop-dev-v1-widget',
+        method: 'POST',
+        ca: certs.ca.certPem,
+        agent: false,
+        headers: { 'content-type': 'application/json', 'content-length': '5000' },
+      });
       req.on('error', () => resolve());
       req.write('{"apiVersion":');
       setTimeout(() => {
@@ -214,7 +246,9 @@ describe('hostile and malformed requests', () => {
   it('plain HTTP gets no answer as a webhook (TLS only)', async () => {
     const { hostname, port } = new URL(`https://${address}`);
     const outcome = await new Promise<string>((resolve) => {
-      const req = http.request({ host: hostname, port, path: '/validate-test-kop-dev-v1-widget', method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => resolve(`status ${res.statusCode}`));
+      const req = http.request({ host: hostname, port, path: '/validate-test-kop-dev-v1-widget', method: 'POST', headers: { 'content-type': 'application/json' } }, (res) =>
+        resolve(`status ${res.statusCode}`),
+      );
       req.on('error', (e) => resolve(`error ${e.message}`));
       req.end(JSON.stringify(review('CREATE', widget)));
     });
@@ -287,7 +321,8 @@ describe('certificate rotation', () => {
     const stranger = await (await CertificateAuthority.create('stranger')).issue({ commonName: 'x', hosts: ['127.0.0.1'], usage: 'server' });
     await writeFile(path.join(certs.dir, 'tls.key'), stranger.keyPem);
     const deadline = Date.now() + 5_000;
-    while (Date.now() < deadline && !logger.lines.slice(before).some((l) => l.startsWith('error new serving certificate does not load'))) await new Promise((r) => setTimeout(r, 50));
+    while (Date.now() < deadline && !logger.lines.slice(before).some((l) => l.startsWith('error new serving certificate does not load')))
+      await new Promise((r) => setTimeout(r, 50));
     expect(logger.lines.slice(before).filter((l) => l.startsWith('error new serving certificate does not load'))).toHaveLength(1);
     expect((await post(address, '/validate-test-kop-dev-v1-widget', review('CREATE', widget), { ca: certs.ca.certPem })).status).toBe(200);
     // Fixed on disk (a new leaf of the same CA): loaded again.
@@ -321,7 +356,13 @@ describe('starting and stopping', () => {
   });
 
   it('stops gracefully: a request in flight is answered, then nothing new is accepted', async () => {
-    const graceful = new Manager({ logger: silentLogger, metricsBindAddress: '0', healthProbeBindAddress: '0', gracefulShutdownTimeoutMs: 5_000, webhookServer: { host: '127.0.0.1', port: 0, certDir: certs.dir } });
+    const graceful = new Manager({
+      logger: silentLogger,
+      metricsBindAddress: '0',
+      healthProbeBindAddress: '0',
+      gracefulShutdownTimeoutMs: 5_000,
+      webhookServer: { host: '127.0.0.1', port: 0, certDir: certs.dir },
+    });
     graceful.webhook(widgetType).withValidator(validator).complete();
     const run = graceful.start();
     while (!graceful.webhookAddress) await new Promise((r) => setTimeout(r, 10));
@@ -343,7 +384,13 @@ describe('starting and stopping', () => {
   });
 
   it('stops at once with connections that are idle or never sent a request', async () => {
-    const quick = new Manager({ logger: silentLogger, metricsBindAddress: '0', healthProbeBindAddress: '0', gracefulShutdownTimeoutMs: 20_000, webhookServer: { host: '127.0.0.1', port: 0, certDir: certs.dir } });
+    const quick = new Manager({
+      logger: silentLogger,
+      metricsBindAddress: '0',
+      healthProbeBindAddress: '0',
+      gracefulShutdownTimeoutMs: 20_000,
+      webhookServer: { host: '127.0.0.1', port: 0, certDir: certs.dir },
+    });
     quick.webhook(widgetType).withValidator(validator).complete();
     const run = quick.start();
     while (!quick.webhookAddress) await new Promise((r) => setTimeout(r, 10));

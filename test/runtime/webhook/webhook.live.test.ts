@@ -35,9 +35,27 @@ const gadgetV1: ResourceType<GadgetV1> = { group: GROUP, version: 'v1', resource
 interface WebhookConfiguration extends KubernetesObject {
   webhooks?: ({ name: string; clientConfig: { url?: string; caBundle?: string } } & Record<string, unknown>)[];
 }
-const mutatingConfigurations: ResourceType<WebhookConfiguration> = { group: 'admissionregistration.k8s.io', version: 'v1', resource: 'mutatingwebhookconfigurations', kind: 'MutatingWebhookConfiguration', namespaced: false };
-const validatingConfigurations: ResourceType<WebhookConfiguration> = { group: 'admissionregistration.k8s.io', version: 'v1', resource: 'validatingwebhookconfigurations', kind: 'ValidatingWebhookConfiguration', namespaced: false };
-const crdType: ResourceType<CustomResourceDefinition> = { group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions', kind: 'CustomResourceDefinition', namespaced: false };
+const mutatingConfigurations: ResourceType<WebhookConfiguration> = {
+  group: 'admissionregistration.k8s.io',
+  version: 'v1',
+  resource: 'mutatingwebhookconfigurations',
+  kind: 'MutatingWebhookConfiguration',
+  namespaced: false,
+};
+const validatingConfigurations: ResourceType<WebhookConfiguration> = {
+  group: 'admissionregistration.k8s.io',
+  version: 'v1',
+  resource: 'validatingwebhookconfigurations',
+  kind: 'ValidatingWebhookConfiguration',
+  namespaced: false,
+};
+const crdType: ResourceType<CustomResourceDefinition> = {
+  group: 'apiextensions.k8s.io',
+  version: 'v1',
+  resource: 'customresourcedefinitions',
+  kind: 'CustomResourceDefinition',
+  namespaced: false,
+};
 
 let plane: ControlPlane;
 let rest: RestClient;
@@ -113,7 +131,13 @@ beforeAll(async () => {
   rest = new RestClient(loadClientConfig({ kubeconfig: plane.kubeconfigPath }), { qps: Infinity, onWarning: (w) => void warnings.push(w) });
   client = createClient(rest);
   certs = await makeCertDir();
-  manager = new Manager({ rest, logger: silentLogger, metricsBindAddress: '0', healthProbeBindAddress: '0', webhookServer: { host: '127.0.0.1', port: 0, certDir: certs.dir, certPollIntervalMs: 500 } });
+  manager = new Manager({
+    rest,
+    logger: silentLogger,
+    metricsBindAddress: '0',
+    healthProbeBindAddress: '0',
+    webhookServer: { host: '127.0.0.1', port: 0, certDir: certs.dir, certPollIntervalMs: 500 },
+  });
   manager
     .webhook(gadgetV2)
     .withDefaulter({
@@ -127,7 +151,8 @@ beforeAll(async () => {
       validateCreate(gadget) {
         const errors: FieldError[] = [];
         if ((gadget.spec?.replicas ?? 0) > 10) errors.push(FieldError.invalid('spec.replicas', gadget.spec?.replicas, 'must be at most 10'));
-        if (gadget.spec?.color !== undefined && !['red', 'blue'].includes(gadget.spec.color)) errors.push(FieldError.notSupported('spec.color', gadget.spec.color, ['red', 'blue']));
+        if (gadget.spec?.color !== undefined && !['red', 'blue'].includes(gadget.spec.color))
+          errors.push(FieldError.notSupported('spec.color', gadget.spec.color, ['red', 'blue']));
         if (errors.length > 0) throw new ValidationError(errors);
         return (gadget.spec?.replicas ?? 0) > 5 ? [`${gadget.spec?.replicas} replicas is a lot`] : [];
       },
@@ -156,7 +181,10 @@ beforeAll(async () => {
   await eventually(async () => {
     const probe = await client.create(gadgetV2, { metadata: { name: 'probe', namespace: NS }, spec: {} }, { dryRun: true });
     if (probe.spec?.replicas !== 1) return undefined;
-    const refused = await client.create(gadgetV2, { metadata: { name: 'probe', namespace: NS }, spec: { replicas: 99 } }, { dryRun: true }).then(() => false, () => true);
+    const refused = await client.create(gadgetV2, { metadata: { name: 'probe', namespace: NS }, spec: { replicas: 99 } }, { dryRun: true }).then(
+      () => false,
+      () => true,
+    );
     return refused || undefined;
   }, 'the webhook configurations to take effect');
 });
@@ -231,7 +259,10 @@ describe('the serving certificate', () => {
     // The apiserver, told to trust only the new CA, reaches every webhook again.
     const crd = await client.get(crdType, { name: `gadgets.${GROUP}` });
     await client.update(crdType, { ...crd, spec: gadgetCRD(newCa).spec } as CustomResourceDefinition);
-    for (const [type, kind] of [[mutatingConfigurations, 'Mutating'], [validatingConfigurations, 'Validating']] as const) {
+    for (const [type, kind] of [
+      [mutatingConfigurations, 'Mutating'],
+      [validatingConfigurations, 'Validating'],
+    ] as const) {
       const current = await client.get(type, { name: `${kind.toLowerCase()}-kop-webhook-live` });
       await client.update(type, { ...current, webhooks: configuration(kind, newCa).webhooks });
     }

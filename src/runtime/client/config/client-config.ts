@@ -109,11 +109,7 @@ export function loadClientConfig(options: LoadClientConfigOptions = {}): ClientC
   if (host && port && existsSync(join(saDir, 'token'))) {
     return finish(inClusterKubeconfig(host, port, saDir), 'in-cluster', options);
   }
-  tried.push(
-    host && port
-      ? `in-cluster: ${join(saDir, 'token')} does not exist`
-      : 'in-cluster: KUBERNETES_SERVICE_HOST/KUBERNETES_SERVICE_PORT not set',
-  );
+  tried.push(host && port ? `in-cluster: ${join(saDir, 'token')} does not exist` : 'in-cluster: KUBERNETES_SERVICE_HOST/KUBERNETES_SERVICE_PORT not set');
   const home = options.homeDir ?? safeHomedir();
   if (home) {
     const file = join(home, '.kube', 'config');
@@ -206,9 +202,7 @@ function finish(kc: Kubeconfig, source: ConfigSource, options: { context?: strin
   if (!cluster.server) throw new InvalidConfigurationError(`cluster "${cluster.name}" has no server URL (${source})`);
   if (cluster.skipTLSVerify && (cluster.caData || cluster.caFile)) {
     // client-go refuses the combination too: which of the two did the user mean?
-    throw new InvalidConfigurationError(
-      `cluster "${cluster.name}" sets insecure-skip-tls-verify together with a certificate authority (${source}); remove one of them`,
-    );
+    throw new InvalidConfigurationError(`cluster "${cluster.name}" sets insecure-skip-tls-verify together with a certificate authority (${source}); remove one of them`);
   }
   if (cluster.skipTLSVerify) warnInsecureOnce(cluster.name);
   // A context naming an undefined user, or none, talks to the server without credentials (as kubectl does).

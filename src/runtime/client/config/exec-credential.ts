@@ -80,7 +80,9 @@ export class ExecCredentialProvider {
     }
     const apiVersion = exec.apiVersion;
     if (!apiVersion) {
-      throw new InvalidConfigurationError(`${where}: exec.apiVersion is missing; write apiVersion: ${EXEC_CREDENTIAL_API_VERSIONS[0]} (or v1beta1, if the plugin only speaks that)`);
+      throw new InvalidConfigurationError(
+        `${where}: exec.apiVersion is missing; write apiVersion: ${EXEC_CREDENTIAL_API_VERSIONS[0]} (or v1beta1, if the plugin only speaks that)`,
+      );
     }
     if (apiVersion === 'client.authentication.k8s.io/v1alpha1') {
       throw new InvalidConfigurationError(
@@ -95,7 +97,9 @@ export class ExecCredentialProvider {
     if (mode === undefined || mode === '') {
       // v1 made the field required; v1beta1 plugins predate it and get client-go's default.
       if (apiVersion.endsWith('/v1')) {
-        throw new InvalidConfigurationError(`${where}: exec.interactiveMode is required with ${apiVersion}; write interactiveMode: Never (an operator has no terminal), IfAvailable or Always`);
+        throw new InvalidConfigurationError(
+          `${where}: exec.interactiveMode is required with ${apiVersion}; write interactiveMode: Never (an operator has no terminal), IfAvailable or Always`,
+        );
       }
       this.interactiveMode = 'IfAvailable';
     } else if (mode === 'Never' || mode === 'IfAvailable' || mode === 'Always') {
@@ -200,18 +204,26 @@ export class ExecCredentialProvider {
     if (error) {
       if (error.code === 'ENOENT') {
         const hint = exec.installHint ? `\n${exec.installHint.trim()}` : '';
-        throw new ExecPluginError(`${name}: executable not found (looked up in PATH unless it contains a path separator); install it or fix users[].user.exec.command${hint}`, { cause: error });
+        throw new ExecPluginError(`${name}: executable not found (looked up in PATH unless it contains a path separator); install it or fix users[].user.exec.command${hint}`, {
+          cause: error,
+        });
       }
       if (error.code === 'EACCES') throw new ExecPluginError(`${name}: permission denied; is the file executable?`, { cause: error });
       throw new ExecPluginError(`${name}: could not start: ${error.message}`, { cause: error });
     }
     if (timedOut) {
-      throw new ExecPluginError(`${name} did not finish within ${this.options.timeoutMs ?? EXEC_PLUGIN_TIMEOUT_MS} ms and was killed; check what it waits for (a login prompt, an unreachable identity provider)`);
+      throw new ExecPluginError(
+        `${name} did not finish within ${this.options.timeoutMs ?? EXEC_PLUGIN_TIMEOUT_MS} ms and was killed; check what it waits for (a login prompt, an unreachable identity provider)`,
+      );
     }
     if (code !== 0) {
       const how = signal ? `was killed by ${signal}` : `failed with exit code ${code}`;
       const said = stderrTail.trim();
-      const output = interactive ? ' (its output is above)' : said ? `; it said:\n${said.length > STDERR_TAIL_CHARS ? '…' + said.slice(-STDERR_TAIL_CHARS) : said}` : ' and printed nothing on stderr';
+      const output = interactive
+        ? ' (its output is above)'
+        : said
+          ? `; it said:\n${said.length > STDERR_TAIL_CHARS ? '…' + said.slice(-STDERR_TAIL_CHARS) : said}`
+          : ' and printed nothing on stderr';
       throw new ExecPluginError(`${name} ${how}${output}`);
     }
     const credential = parseExecCredential(stdout, this.apiVersion, name);

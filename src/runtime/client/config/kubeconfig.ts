@@ -100,8 +100,7 @@ export function parseKubeconfig(text: string, baseDir?: string): Kubeconfig {
   }
   if (document === undefined || document === null) return { clusters: [], users: [], contexts: [], currentContext: '' };
   if (!isRecord(document)) throw new Error('a kubeconfig must be a mapping');
-  const path = <T extends string | undefined | null>(file: T): T | string =>
-    file && baseDir && !isAbsolute(file) ? join(baseDir, file) : file;
+  const path = <T extends string | undefined | null>(file: T): T | string => (file && baseDir && !isAbsolute(file) ? join(baseDir, file) : file);
 
   const rawClusters = entries(document.clusters, 'clusters');
   const clusters: KubeconfigCluster[] = newClusters(rawClusters).map((cluster, i) => {

@@ -119,9 +119,7 @@ export class DiscoveryClient {
       const versions = [preferred, ...g.versions.map((v) => v.version).filter((v) => v !== preferred)];
       groups.push({ name: g.name, versions, preferredVersion: preferred });
     }
-    const lists = await Promise.all(
-      groups.flatMap((g) => g.versions.map((v) => this.serverResourcesForGroupVersion(g.name, v, options))),
-    );
+    const lists = await Promise.all(groups.flatMap((g) => g.versions.map((v) => this.serverResourcesForGroupVersion(g.name, v, options))));
     return { groups, resources: lists.flat() };
   }
 }

@@ -31,7 +31,10 @@ export class DynamicClient {
   readonly discovery: DiscoveryClient;
   readonly mapper: RestMapper;
 
-  constructor(readonly rest: RestClient, mapper?: RestMapper) {
+  constructor(
+    readonly rest: RestClient,
+    mapper?: RestMapper,
+  ) {
     this.discovery = new DiscoveryClient(rest);
     this.mapper = mapper ?? new RestMapper(this.discovery);
   }

@@ -76,29 +76,60 @@ export function isStatusObject(value: unknown): value is Status {
 /** The reason the apiserver would use for a bare HTTP code, as client-go guesses it. */
 function reasonForCode(code: number): string {
   switch (code) {
-    case 400: return 'BadRequest';
-    case 401: return 'Unauthorized';
-    case 403: return 'Forbidden';
-    case 404: return 'NotFound';
-    case 405: return 'MethodNotAllowed';
-    case 406: return 'NotAcceptable';
-    case 409: return 'Conflict';
-    case 410: return 'Gone';
-    case 415: return 'UnsupportedMediaType';
-    case 422: return 'Invalid';
-    case 429: return 'TooManyRequests';
-    case 500: return 'InternalError';
-    case 503: return 'ServiceUnavailable';
-    case 504: return 'Timeout';
-    default: return 'Unknown';
+    case 400:
+      return 'BadRequest';
+    case 401:
+      return 'Unauthorized';
+    case 403:
+      return 'Forbidden';
+    case 404:
+      return 'NotFound';
+    case 405:
+      return 'MethodNotAllowed';
+    case 406:
+      return 'NotAcceptable';
+    case 409:
+      return 'Conflict';
+    case 410:
+      return 'Gone';
+    case 415:
+      return 'UnsupportedMediaType';
+    case 422:
+      return 'Invalid';
+    case 429:
+      return 'TooManyRequests';
+    case 500:
+      return 'InternalError';
+    case 503:
+      return 'ServiceUnavailable';
+    case 504:
+      return 'Timeout';
+    default:
+      return 'Unknown';
   }
 }
 
 /** The reasons the apiserver defines (meta/v1 StatusReason); any other one says nothing by itself. */
 const KNOWN_REASONS = new Set([
-  'Unauthorized', 'Forbidden', 'NotFound', 'AlreadyExists', 'Conflict', 'Gone', 'Invalid', 'ServerTimeout',
-  'StoreReadError', 'Timeout', 'TooManyRequests', 'BadRequest', 'MethodNotAllowed', 'NotAcceptable',
-  'RequestEntityTooLarge', 'UnsupportedMediaType', 'InternalError', 'Expired', 'ServiceUnavailable',
+  'Unauthorized',
+  'Forbidden',
+  'NotFound',
+  'AlreadyExists',
+  'Conflict',
+  'Gone',
+  'Invalid',
+  'ServerTimeout',
+  'StoreReadError',
+  'Timeout',
+  'TooManyRequests',
+  'BadRequest',
+  'MethodNotAllowed',
+  'NotAcceptable',
+  'RequestEntityTooLarge',
+  'UnsupportedMediaType',
+  'InternalError',
+  'Expired',
+  'ServiceUnavailable',
 ]);
 
 function reasonOrCode(err: unknown, reasons: readonly string[], code: number): boolean {
@@ -173,7 +204,12 @@ export function isResourceVersionTooLarge(err: unknown): err is ApiError {
 
 /** A request that failed before the apiserver answered: connection refused, TLS error, client timeout. */
 export class TransportError extends Error {
-  constructor(message: string, readonly method: string, readonly path: string, options?: { cause?: unknown }) {
+  constructor(
+    message: string,
+    readonly method: string,
+    readonly path: string,
+    options?: { cause?: unknown },
+  ) {
     super(`${method} ${path}: ${message}`, options);
     this.name = 'TransportError';
   }
@@ -181,7 +217,11 @@ export class TransportError extends Error {
 
 /** The per-request timeout elapsed before the response completed. */
 export class RequestTimeoutError extends TransportError {
-  constructor(method: string, path: string, readonly timeoutMs: number) {
+  constructor(
+    method: string,
+    path: string,
+    readonly timeoutMs: number,
+  ) {
     super(`timed out after ${timeoutMs}ms`, method, path);
     this.name = 'RequestTimeoutError';
   }

@@ -274,10 +274,7 @@ export function namespacedResource<T extends KubernetesObject>(rest: RestClient,
 }
 
 /** Client for a namespaced kind with a scale subresource. */
-export function namespacedScalableResource<T extends KubernetesObject>(
-  rest: RestClient,
-  type: ResourceType<T>,
-): NamespacedResourceClient<T, ScalableResourceClient<T>> {
+export function namespacedScalableResource<T extends KubernetesObject>(rest: RestClient, type: ResourceType<T>): NamespacedResourceClient<T, ScalableResourceClient<T>> {
   return new NamespacedResourceClient<T, ScalableResourceClient<T>>(rest, type, (ns) => new ScalableResourceClient<T>(rest, type, ns));
 }
 

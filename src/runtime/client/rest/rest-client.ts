@@ -433,7 +433,8 @@ function withinDeadline<T>(work: Promise<T>, req: RestRequest, remainingMs: numb
   if (!req.signal && remainingMs === 0) return work;
   return new Promise<T>((resolve, reject) => {
     const onAbort = (): void => finish(() => reject(abortReason(req.signal)));
-    const timer = remainingMs !== 0 ? setTimeout(() => finish(() => reject(new RequestTimeoutError(req.method, req.path, req.timeoutMs ?? remainingMs))), Math.max(1, remainingMs)) : undefined;
+    const timer =
+      remainingMs !== 0 ? setTimeout(() => finish(() => reject(new RequestTimeoutError(req.method, req.path, req.timeoutMs ?? remainingMs))), Math.max(1, remainingMs)) : undefined;
     let done = false;
     const finish = (settle: () => void): void => {
       if (done) return;
@@ -499,14 +500,16 @@ function decodeWatchEvent<T>(line: string, path: string): RawWatchEvent<T> {
     event.object === null ||
     Array.isArray(event.object)
   ) {
-    throw new TransportError(`malformed watch event (type ${JSON.stringify(event?.type ?? null)}, object ${event?.object === null ? 'null' : typeof event?.object})`, 'WATCH', path);
+    throw new TransportError(
+      `malformed watch event (type ${JSON.stringify(event?.type ?? null)}, object ${event?.object === null ? 'null' : typeof event?.object})`,
+      'WATCH',
+      path,
+    );
   }
   return event;
 }
 
 function watchError(object: unknown, path: string): ApiError {
-  const status: Status = isStatusObject(object)
-    ? object
-    : { kind: 'Status', status: 'Failure', code: 500, reason: 'InternalError', message: JSON.stringify(object) };
+  const status: Status = isStatusObject(object) ? object : { kind: 'Status', status: 'Failure', code: 500, reason: 'InternalError', message: JSON.stringify(object) };
   return new ApiError(status, 'WATCH', path);
 }

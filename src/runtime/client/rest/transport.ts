@@ -122,7 +122,9 @@ export class Transport {
       return headers;
     }
     const opts: https.RequestOptions & { headers: Record<string, string> } = { headers: {} };
-    await (await this.pluginAuthenticator())(opts);
+    await (
+      await this.pluginAuthenticator()
+    )(opts);
     // An auth provider may hand out a client certificate.
     if (opts.cert && opts.key) this.useClientCertificate(String(opts.cert), opts.key);
     const headers: AuthHeaders = { ...this.staticHeaders };
@@ -144,7 +146,9 @@ export class Transport {
       } catch (cause) {
         // Run the plugin again next time rather than failing on the same output forever.
         provider.invalidate();
-        throw new ExecPluginError(`exec plugin of user "${this.pluginUser?.name ?? ''}" printed a client certificate and key that cannot be used: ${(cause as Error).message}`, { cause });
+        throw new ExecPluginError(`exec plugin of user "${this.pluginUser?.name ?? ''}" printed a client certificate and key that cannot be used: ${(cause as Error).message}`, {
+          cause,
+        });
       }
     }
     const headers: AuthHeaders = { ...this.staticHeaders };
@@ -170,7 +174,10 @@ export class Transport {
   /** client-node's authenticator for an auth-provider user, imported on first use. */
   private pluginAuthenticator(): Promise<PluginAuthenticator> {
     const user = this.pluginUser!;
-    const fromAuthenticator = (authenticator: Authenticator): PluginAuthenticator => (opts) => authenticator.applyAuthentication(user, opts);
+    const fromAuthenticator =
+      (authenticator: Authenticator): PluginAuthenticator =>
+      (opts) =>
+        authenticator.applyAuthentication(user, opts);
     switch (this.pluginAuthKind) {
       case 'exec':
         throw new Error('exec plugins are run by ExecCredentialProvider');
