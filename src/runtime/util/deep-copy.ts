@@ -20,6 +20,12 @@ function copy(value: unknown): unknown {
   const proto: unknown = Object.getPrototypeOf(value);
   if (proto !== Object.prototype && proto !== null) return structuredClone(value);
   const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) out[key] = copy((value as Record<string, unknown>)[key]);
+  for (const key of Object.keys(value)) {
+    const member = copy((value as Record<string, unknown>)[key]);
+    // JSON.parse makes `__proto__` an ordinary key (a ConfigMap may have one); an assignment would
+    // set the copy's prototype instead, so that key is defined as the own property it is.
+    if (key === '__proto__') Object.defineProperty(out, key, { value: member, enumerable: true, writable: true, configurable: true });
+    else out[key] = member;
+  }
   return out;
 }

@@ -27,6 +27,17 @@ describe('deepCopy', () => {
     });
   }
 
+  it('keeps a `__proto__` key from JSON as an own property, not as the prototype', () => {
+    const given = JSON.parse('{"data":{"__proto__":{"polluted":true},"plain":"x"},"text":{"__proto__":"y"}}') as { data: Record<string, unknown>; text: Record<string, unknown> };
+    const got = deepCopy(given);
+    expect(Object.keys(got.data)).toEqual(['__proto__', 'plain']);
+    expect(Object.getPrototypeOf(got.data)).toBe(Object.prototype);
+    expect((got.data as { polluted?: unknown }).polluted).toBeUndefined();
+    expect(Object.getOwnPropertyDescriptor(got.data, '__proto__')?.value).toEqual({ polluted: true });
+    expect(Object.getOwnPropertyDescriptor(got.text, '__proto__')?.value).toBe('y');
+    expect(JSON.stringify(got)).toBe(JSON.stringify(given));
+  });
+
   it('shares no object or array with the original', () => {
     const given = { metadata: { labels: { a: '1' }, finalizers: ['f'] }, spec: { list: [{ x: 1 }] } };
     const got = deepCopy(given);
