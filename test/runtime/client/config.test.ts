@@ -125,6 +125,8 @@ describe('loadClientConfig: loading order', () => {
   it('a static token becomes a bearer header', async () => {
     const transport = new Transport(loadClientConfig({ kubeconfig: kubeconfig([{ name: 't', server: 'https://t.example', token: 'abc' }]) }));
     expect(await transport.authHeaders()).toEqual({ authorization: 'Bearer abc' });
+    // Fixed credentials are there without awaiting (the RestClient's fast path).
+    expect(transport.staticAuthHeaders).toEqual({ authorization: 'Bearer abc' });
     transport.close();
   });
 
@@ -152,6 +154,8 @@ describe('loadClientConfig: loading order', () => {
     const sa = serviceAccount('first', 'x');
     const transport = new Transport(loadClientConfig({ env: { ...inClusterEnv }, homeDir: home(), serviceAccountDir: sa }));
     expect(transport.hasDynamicCredentials).toBe(true);
+    // A rotating token is never handed out as fixed.
+    expect(transport.staticAuthHeaders).toBeUndefined();
     expect((await transport.authHeaders()).authorization).toBe('Bearer first');
     writeFileSync(path.join(sa, 'token'), 'second\n');
     expect((await transport.authHeaders()).authorization).toBe('Bearer first');

@@ -3,7 +3,7 @@ import https from 'node:https';
 import { urlToHttpOptions } from 'node:url';
 import { ApiError, RequestTimeoutError, TransportError, isStatusObject, statusFromResponse } from '../errors/api-error.js';
 import { loadClientConfig, type ClientConfig, type LoadClientConfigOptions } from '../config/client-config.js';
-import { Transport, type TransportOptions } from './transport.js';
+import { Transport, type AuthHeaders, type TransportOptions } from './transport.js';
 import { Deadlines } from './deadlines.js';
 import { sleep } from '../../util/clock.js';
 import { TokenBucket } from '../../util/token-bucket.js';
@@ -105,7 +105,7 @@ export class RestClient {
   private readonly base: URL;
   private readonly basePath: string;
   /** The authentication headers when they never change (certificates, an inline token, basic auth). */
-  private readonly staticAuth: Record<string, string | string[]> | undefined;
+  private readonly staticAuth: AuthHeaders | undefined;
   /** The timeouts of requests in flight, on one timer. */
   private readonly deadlines = new Deadlines();
   /** The server part of every request's options (what `http.request(url)` derives from a URL). */
@@ -114,9 +114,8 @@ export class RestClient {
   constructor(config: ClientConfig, options: RestClientOptions = {}) {
     this.config = config;
     this.transport = new Transport(config, options);
-    // Whether credentials are dynamic is settled by the config; static ones are the transport's
-    // own headers (read here rather than widening Transport's public surface).
-    this.staticAuth = this.transport.hasDynamicCredentials ? undefined : this.transport['staticHeaders'];
+    // Whether credentials are dynamic is settled by the config, once.
+    this.staticAuth = this.transport.staticAuthHeaders;
     const qps = options.qps ?? 0;
     this.limiter = Number.isFinite(qps) && qps > 0 ? new TokenBucket(qps, options.burst ?? Math.max(1, Math.ceil(qps * 2))) : undefined;
     this.rateLimit = this.limiter && { qps: this.limiter.qps, burst: this.limiter.burst };

@@ -97,6 +97,15 @@ export class Transport {
     return this.pluginUser !== undefined || this.tokenFile !== undefined;
   }
 
+  /**
+   * The authentication and impersonation headers when they never change (a certificate, an
+   * inline token, basic auth): a caller may use them without awaiting {@link authHeaders}.
+   * Undefined when credentials are dynamic.
+   */
+  get staticAuthHeaders(): AuthHeaders | undefined {
+    return this.hasDynamicCredentials ? undefined : this.staticHeaders;
+  }
+
   /** Forgets cached dynamic credentials, e.g. after a 401, so the next request fetches fresh ones. */
   invalidateCredentials(): void {
     this.cachedDynamic = undefined;
@@ -111,7 +120,8 @@ export class Transport {
    * `impersonate-extra-*`) is sent once per value.
    */
   async authHeaders(): Promise<AuthHeaders> {
-    if (!this.hasDynamicCredentials) return this.staticHeaders;
+    const fixed = this.staticAuthHeaders;
+    if (fixed) return fixed;
     if (this.execProvider) return this.execAuthHeaders(this.execProvider);
     // Token files and auth providers carry no expiry kop can read: reuse what we got for a while.
     const cached = this.cachedDynamic;
