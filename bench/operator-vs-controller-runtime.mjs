@@ -20,7 +20,9 @@
 // flight and no client-side limit, the same for both operators.
 // Printed: each round's figures, then per operator the median and min–max, the ratio
 // kop / controller-runtime of the medians and the aims of issue 10 beside them (printed, not
-// asserted). kop's RSS with 10,000 cached objects is bench/controller-rss.mjs's figure: run here
+// asserted). RSS is also printed in its anonymous and file-backed parts, and beside the floor of
+// a Node process that only loaded node:https (measured each round with the operator's flags).
+// kop's RSS with 10,000 cached objects is bench/controller-rss.mjs's figure: run here
 // afterwards (RSS_10K=0 skips it).
 // Needs `npm run build`, Go, npm with access to its registry, and the binaries
 // (`node bin/kop.js setup-envtest`).
@@ -110,10 +112,33 @@ function cpuSeconds(pid) {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
 }
-/** Resident set size of a process, in MB (Linux /proc). */
-function rssMb(pid) {
-  const match = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return Number(match[1]) / 1024;
+/**
+ * Resident set size of a process in MB (Linux /proc), whole and in its two parts: anonymous
+ * memory (heaps, stacks, JIT code: the process's own) and file-backed pages (the pages of the
+ * program binary and its libraries that it touched).
+ */
+function rss(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)[1]);
+  return { rssMb: kb('VmRSS') / 1024, rssAnonMb: kb('RssAnon') / 1024, rssFileMb: kb('RssFile') / 1024 };
+}
+
+/**
+ * The RSS of a Node process that does nothing but load node:https (which every client of the
+ * apiserver needs), started with the kop operator's Node flags: the floor under any Node
+ * operator, beside which the RSS aim is read.
+ */
+async function nodeFloor(nodeFlags) {
+  const child = spawn(process.execPath, [...nodeFlags, '--input-type=module', '-e', "await import('node:https'); setInterval(() => {}, 60_000);"], { stdio: 'ignore' });
+  children.add(child);
+  try {
+    await sleep(SETTLE_MS);
+    return rss(child.pid);
+  } finally {
+    child.kill('SIGKILL');
+    await new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', resolve)));
+    children.delete(child);
+  }
 }
 
 // ---- the two operators ------------------------------------------------------------------------
@@ -329,7 +354,7 @@ async function measure(operator, round) {
     const readyAt = await watch.allReady(OBJECTS + 1);
     result.createdSeconds = (readyAt - start) / 1000;
     result.cpuSeconds = cpuSeconds(running.pid) - cpuBefore;
-    result.rssMb = rssMb(running.pid);
+    Object.assign(result, rss(running.pid));
 
     await sleep(SETTLE_MS);
     const latencies = [];
@@ -376,6 +401,8 @@ const figures = [
   { key: 'idleP99', label: `idle update → Ready seen on a watch, p99 (${UPDATES} updates)`, unit: 'ms', digits: 1, aim: 1.2, aimText: 'idle p99 ≤ 1.2×' },
   { key: 'cpuSeconds', label: `operator CPU (user+sys) for the ${OBJECTS} created`, unit: 's', digits: 2, aim: 1.2, aimText: 'CPU ≤ 1.2×' },
   { key: 'rssMb', label: `operator RSS after the ${OBJECTS}`, unit: 'MB', digits: 1, aim: 1.3, aimText: 'RSS ≤ 1.3×' },
+  { key: 'rssAnonMb', label: `  of it anonymous (heaps, stacks, JIT code)`, unit: 'MB', digits: 1 },
+  { key: 'rssFileMb', label: `  of it file-backed (pages of the program binary and libraries)`, unit: 'MB', digits: 1 },
 ];
 
 workDir = mkdtempSync(join(tmpdir(), 'kop-bench-operators-'));
@@ -394,14 +421,16 @@ try {
   server = plane.server;
   agent = new Agent({ keepAlive: true, maxSockets: CREATE_CONCURRENCY + 4, ca: plane.caData, cert: plane.admin.certData, key: plane.admin.keyData });
 
+  const floors = [];
   for (let round = 1; round <= ROUNDS; round++) {
+    floors.push(await nodeFloor(kopProject.nodeFlags));
     const order = round % 2 === 1 ? operators : [...operators].reverse();
     for (const operator of order) {
       const r = await measure(operator, round);
       results[operator.name].push(r);
       log(
         `round ${round}/${ROUNDS} ${operator.name.padEnd(18)}: ${OBJECTS} created → all Ready ${r.createdSeconds.toFixed(2)} s (creates ${r.createsSeconds.toFixed(2)} s), ` +
-          `backlog → all Ready ${r.backlogSeconds.toFixed(2)} s, idle p50/p99 ${r.idleP50.toFixed(1)}/${r.idleP99.toFixed(1)} ms, CPU ${r.cpuSeconds.toFixed(2)} s, RSS ${r.rssMb.toFixed(1)} MB`,
+          `backlog → all Ready ${r.backlogSeconds.toFixed(2)} s, idle p50/p99 ${r.idleP50.toFixed(1)}/${r.idleP99.toFixed(1)} ms, CPU ${r.cpuSeconds.toFixed(2)} s, RSS ${r.rssMb.toFixed(1)} MB (anonymous ${r.rssAnonMb.toFixed(1)}, file-backed ${r.rssFileMb.toFixed(1)})`,
       );
     }
   }
@@ -417,6 +446,15 @@ try {
     const aim = figure.aim ? `aim ${figure.aimText}: ${ratio <= figure.aim ? 'met' : 'not met'}` : '';
     log(`${figure.label}: kop ${cell('kop')}, controller-runtime ${cell('controller-runtime')}; ratio ${ratio.toFixed(2)}× ${aim}`);
   }
+  // The RSS aim beside what Node itself takes before any operator code runs.
+  const floor = Object.fromEntries(['rssMb', 'rssAnonMb', 'rssFileMb'].map((key) => [key, median(floors.map((f) => f[key]))]));
+  const rssAim = 1.3 * median(results['controller-runtime'].map((r) => r.rssMb));
+  const kopRss = median(results.kop.map((r) => r.rssMb));
+  log(
+    `Node's floor (node ${kopProject.nodeFlags.join(' ')} with node:https loaded, no operator code): RSS ${floor.rssMb.toFixed(1)} MB ` +
+      `(anonymous ${floor.rssAnonMb.toFixed(1)}, file-backed ${floor.rssFileMb.toFixed(1)}); the RSS aim is ${rssAim.toFixed(1)} MB, ` +
+      `${(rssAim - floor.rssMb).toFixed(1)} MB above the floor; kop's operator is ${(kopRss - floor.rssMb).toFixed(1)} MB above it`,
+  );
 } catch (error) {
   for (const file of ['kop.log', 'controller-runtime.log']) if (existsSync(join(workDir, file))) log(`--- ${file} (last lines)\n${tail(join(workDir, file))}`);
   throw error;
