@@ -306,16 +306,15 @@ const apiFeature: ProjectFeature = {
       const options = createApiOptions(resource, multigroup);
       const [, ...others] = controllerNamesToReplay(resource, multigroup);
       const gvk = { group: resource.group, version: resource.version, kind: resource.kind };
-      // Each further reconciler of the kind: `create api --no-resource --controller [--controller-name <name>]`.
-      const more = (extra: Partial<CreateApiOptions> = {}) =>
-        others.map((name) => createApiStep({ ...gvk, resource: false, controller: true, ...(name === undefined ? {} : { controllerName: name }), ...extra }));
+      // A reconciler of the kind without its types: `create api --no-resource --controller [--controller-name <name>]`.
+      const controllerOnly = (name: string | undefined, extra: Partial<CreateApiOptions> = {}) =>
+        createApiStep({ ...gvk, resource: false, controller: true, ...(name === undefined ? {} : { controllerName: name }), ...extra });
+      // Each further reconciler of the kind.
+      const more = (extra: Partial<CreateApiOptions> = {}) => others.map((name) => controllerOnly(name, extra));
       if (origin === 'core') {
         // A built-in kind: reconcilers only (its types are kop/api's).
         if (!options.controller) continue;
-        steps.push(
-          createApiStep({ ...gvk, resource: false, controller: true, ...(options.controllerName === undefined ? {} : { controllerName: options.controllerName }) }),
-          ...more(),
-        );
+        steps.push(controllerOnly(options.controllerName), ...more());
         continue;
       }
       if (origin === 'external-module') {
@@ -323,17 +322,7 @@ const apiFeature: ProjectFeature = {
         const crd = module !== undefined && isCrdSource(module);
         if (crd && importedModules.has(module!)) {
           // Imported with the module's first kind: its reconcilers find the kind among the imported ones.
-          if (options.controller)
-            steps.push(
-              createApiStep({
-                ...gvk,
-                plural: resource.plural,
-                resource: false,
-                controller: true,
-                ...(options.controllerName === undefined ? {} : { controllerName: options.controllerName }),
-              }),
-              ...more(),
-            );
+          if (options.controller) steps.push(controllerOnly(options.controllerName, { plural: resource.plural }), ...more());
           continue;
         }
         if (!options.controller) continue;
@@ -346,16 +335,7 @@ const apiFeature: ProjectFeature = {
           importedModules.add(module!);
           steps.push(copyModuleStep(module!, await moduleFiles(module!, input), read));
         }
-        steps.push(
-          createApiStep({
-            ...gvk,
-            plural: resource.plural,
-            resource: false,
-            controller: true,
-            ...(options.controllerName === undefined ? {} : { controllerName: options.controllerName }),
-            ...external,
-          }),
-        );
+        steps.push(controllerOnly(options.controllerName, { plural: resource.plural, ...external }));
         steps.push(...more(crd ? {} : external));
         continue;
       }
