@@ -11,6 +11,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlin
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { REDIS_EXAMPLE_COMMANDS } from './redis-example.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const kopBin = path.join(root, 'bin/kop.js');
@@ -45,23 +46,7 @@ symlinkSync(root, path.join(project, 'node_modules/kop'), 'dir');
 for (const tool of readdirSync(path.join(root, 'node_modules/.bin'))) symlinkSync(path.join(root, 'node_modules/.bin', tool), path.join(project, 'node_modules/.bin', tool));
 symlinkSync(kopBin, path.join(project, 'node_modules/.bin/kop'));
 
-kop(['create', 'api', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'RedisCluster', '--yes']);
-kop(['create', 'api', '--group', 'cache', '--version', 'v1beta1', '--kind', 'RedisCluster', '--no-controller', '--yes']);
-kop([
-  'create',
-  'webhook',
-  '--group',
-  'cache',
-  '--version',
-  'v1alpha1',
-  '--kind',
-  'RedisCluster',
-  '--defaulting',
-  '--programmatic-validation',
-  '--conversion',
-  '--spoke',
-  'v1beta1',
-]);
+for (const args of REDIS_EXAMPLE_COMMANDS) kop(args);
 for (const folder of ['api', 'src', 'config']) cpSync(path.join(example, folder), path.join(project, folder), { recursive: true });
 // The scaffolded tests are for the scaffolded code, which the example replaces.
 for (const tests of ['test/controllers', 'test/webhooks/cache']) rmSync(path.join(project, tests), { recursive: true, force: true });

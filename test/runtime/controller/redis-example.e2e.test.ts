@@ -6,6 +6,7 @@ import type { ControlPlane } from '../../../src/testing/index.js';
 import { findControlPlaneBinaries, startControlPlane } from '../../../src/testing/index.js';
 import { initLinkedProject, KOP_BIN, KOP_ROOT } from '../../helpers/cli-project.js';
 import { waitFor } from './helpers.js';
+import { REDIS_EXAMPLE_COMMANDS } from '../../../hack/redis-example.mjs';
 
 /**
  * kop's RedisCluster example (examples/redis-operator) built from scratch with the CLI and run
@@ -45,26 +46,10 @@ describe('the RedisCluster example operator', () => {
   it(
     'owns a StatefulSet and a Service, reports ready replicas, and scales with kubectl',
     async () => {
-      const api = await kop(['create', 'api', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'RedisCluster', '--yes']);
-      expect(api.exitCode, api.stderr).toBe(0);
-      const v1beta1 = await kop(['create', 'api', '--group', 'cache', '--version', 'v1beta1', '--kind', 'RedisCluster', '--no-controller', '--yes']);
-      expect(v1beta1.exitCode, v1beta1.stderr).toBe(0);
-      const webhook = await kop([
-        'create',
-        'webhook',
-        '--group',
-        'cache',
-        '--version',
-        'v1alpha1',
-        '--kind',
-        'RedisCluster',
-        '--defaulting',
-        '--programmatic-validation',
-        '--conversion',
-        '--spoke',
-        'v1beta1',
-      ]);
-      expect(webhook.exitCode, webhook.stderr).toBe(0);
+      for (const args of REDIS_EXAMPLE_COMMANDS) {
+        const created = await kop([...args]);
+        expect(created.exitCode, created.stderr).toBe(0);
+      }
       for (const file of [
         'api/cache/v1alpha1/rediscluster.types.ts',
         'api/cache/v1beta1/rediscluster.types.ts',
