@@ -60,10 +60,16 @@ export default defineConfig(
       // An async function without await still turns a throw into a rejection, which its callers
       // await; interface implementations (ExistingCluster's no-op methods) are async for that.
       '@typescript-eslint/require-await': 'off',
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true },
+      ],
       // Rejecting with an AbortSignal's reason (an AbortError, as fetch does) or passing on a caught
       // error rejects with whatever was thrown, which is not always typed as an Error.
-      '@typescript-eslint/prefer-promise-reject-errors': ['error', { allowThrowingAny: true, allowThrowingUnknown: true }],
+      '@typescript-eslint/prefer-promise-reject-errors': [
+        'error',
+        { allowThrowingAny: true, allowThrowingUnknown: true },
+      ],
     },
   },
   {
@@ -77,7 +83,11 @@ export default defineConfig(
   {
     // Fields of parsed documents (a kubeconfig, an AdmissionReview, manifests) that Kubernetes
     // defines as strings; String() turns a wrong scalar into text for a message or a key.
-    files: ['src/helm/chart-templates.ts', 'src/runtime/client/config/kubeconfig.ts', 'src/runtime/webhook/admission-handler.ts'],
+    files: [
+      'src/helm/chart-templates.ts',
+      'src/runtime/client/config/kubeconfig.ts',
+      'src/runtime/webhook/admission-handler.ts',
+    ],
     rules: { '@typescript-eslint/no-base-to-string': 'off' },
   },
   {

@@ -36,7 +36,11 @@ try {
   await clusterResource(rest, namespaceType).create({ metadata: { name: NS } });
   const payload = { config: 'x'.repeat(200) };
   for (let i = 0; i < OBJECTS; i += 50) {
-    await Promise.all(Array.from({ length: Math.min(50, OBJECTS - i) }, (_, j) => kop.create({ metadata: { name: nameOf(i + j), labels: { bench: 'yes' } }, data: payload })));
+    await Promise.all(
+      Array.from({ length: Math.min(50, OBJECTS - i) }, (_, j) =>
+        kop.create({ metadata: { name: nameOf(i + j), labels: { bench: 'yes' } }, data: payload }),
+      ),
+    );
   }
 
   const clients = {

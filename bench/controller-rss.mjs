@@ -43,7 +43,9 @@ if (process.argv[2] === 'manager') {
   await new Promise((r) => setTimeout(r, 500));
   const { rss, heapUsed, heapTotal, external } = process.memoryUsage();
   const peak = process.resourceUsage().maxRSS * 1024;
-  process.stdout.write(JSON.stringify({ cached, reconciled: seen.size, rss, peak, heapUsed, heapTotal, external, baseline }) + '\n');
+  process.stdout.write(
+    JSON.stringify({ cached, reconciled: seen.size, rss, peak, heapUsed, heapTotal, external, baseline }) + '\n',
+  );
   await manager.stop();
   await running;
   process.exit(0);
@@ -56,7 +58,8 @@ function scaffoldNodeFlags() {
   if (!start) throw new Error('no `node [flags] <main>` start script in templates/init/package.json.hbs');
   return start[1].trim().split(' ').filter(Boolean);
 }
-const nodeFlags = process.env.NODE_FLAGS !== undefined ? process.env.NODE_FLAGS.split(' ').filter(Boolean) : scaffoldNodeFlags();
+const nodeFlags =
+  process.env.NODE_FLAGS !== undefined ? process.env.NODE_FLAGS.split(' ').filter(Boolean) : scaffoldNodeFlags();
 
 const { RestClient, configMapType, loadClientConfig, namespaceType } = await import('../dist/runtime/index.js');
 const { clusterResource, namespacedResource } = await import('../dist/runtime/client/index.js');
@@ -80,9 +83,13 @@ try {
     }),
   );
   console.log(`created ${OBJECTS} ConfigMaps in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  const child = spawn(process.execPath, [...nodeFlags, '--expose-gc', fileURLToPath(import.meta.url), 'manager', plane.kubeconfigPath, String(OBJECTS)], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [...nodeFlags, '--expose-gc', fileURLToPath(import.meta.url), 'manager', plane.kubeconfigPath, String(OBJECTS)],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   let out = '';
   child.stdout.on('data', (c) => (out += c));
   await new Promise((resolve) => child.on('exit', resolve));

@@ -14,7 +14,15 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { Manager, generationChanged, RestClient, loadClientConfig, setCondition, silentLogger, namespaceType } from '../dist/runtime/index.js';
+import {
+  Manager,
+  generationChanged,
+  RestClient,
+  loadClientConfig,
+  setCondition,
+  silentLogger,
+  namespaceType,
+} from '../dist/runtime/index.js';
 import { ResourceClient, clusterResource } from '../dist/runtime/client/index.js';
 import { stripManagedFields } from '../dist/runtime/cache/index.js';
 import { startControlPlane } from '../dist/testing/index.js';
@@ -35,7 +43,13 @@ const percentile = (values, p) => {
 const isReady = (w) => (w.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
 const markReady = (w) => {
   const conditions = (w.status?.conditions ?? []).map((c) => ({ ...c }));
-  setCondition(conditions, { type: 'Ready', status: 'True', reason: 'Reconciled', message: 'ok', observedGeneration: w.metadata.generation });
+  setCondition(conditions, {
+    type: 'Ready',
+    status: 'True',
+    reason: 'Reconciled',
+    message: 'ok',
+    observedGeneration: w.metadata.generation,
+  });
   return { ...w, status: { ...w.status, conditions } };
 };
 async function createAll(client, prefix, count) {
@@ -66,7 +80,8 @@ function apiserverCpuMs() {
   }
   return undefined;
 }
-const cpuNote = (before, after) => (before === undefined || after === undefined ? '' : `, kube-apiserver CPU ${((after - before) / 1000).toFixed(1)} s`);
+const cpuNote = (before, after) =>
+  before === undefined || after === undefined ? '' : `, kube-apiserver CPU ${((after - before) / 1000).toFixed(1)} s`;
 
 /** A RestClient that counts its requests by kind (to show what a reconcile costs the apiserver). */
 class CountingRestClient extends RestClient {
@@ -75,7 +90,9 @@ class CountingRestClient extends RestClient {
     this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
   }
   request(req) {
-    this.count(`${req.method} ${req.path.endsWith('/status') ? 'status' : req.method === 'GET' && !req.path.split('/').at(-2)?.startsWith('widgets') ? 'list' : 'object'}`);
+    this.count(
+      `${req.method} ${req.path.endsWith('/status') ? 'status' : req.method === 'GET' && !req.path.split('/').at(-2)?.startsWith('widgets') ? 'list' : 'object'}`,
+    );
     return super.request(req);
   }
   watch(path, query, options) {
@@ -90,14 +107,22 @@ class CountingRestClient extends RestClient {
 /** The manager side: N CRs exist, the manager starts; time until every one is Ready in its cache. */
 async function runBacklog(namespace) {
   const counting = new CountingRestClient(loadClientConfig({ kubeconfig: plane.kubeconfigPath }), { qps: Infinity });
-  const manager = new Manager({ rest: counting, namespace, metricsBindAddress: '0', healthProbeBindAddress: '0', logger: silentLogger });
+  const manager = new Manager({
+    rest: counting,
+    namespace,
+    metricsBindAddress: '0',
+    healthProbeBindAddress: '0',
+    logger: silentLogger,
+  });
   const lister = manager.lister(widgetResource);
   const writer = new ResourceClient(manager.rest, widgetResource, namespace);
   let reconciles = 0;
   const readyNames = new Set();
   // Status writes do not change the generation: the predicate keeps them from waking the
   // controller again (as most operators configure it); readiness is observed in the cache.
-  manager.informerFor(widgetResource).addEventHandler({ onUpdate: (_old, w) => isReady(w) && readyNames.add(w.metadata.name) });
+  manager
+    .informerFor(widgetResource)
+    .addEventHandler({ onUpdate: (_old, w) => isReady(w) && readyNames.add(w.metadata.name) });
   manager
     .controller('backlog')
     .for(widgetResource, { predicates: [generationChanged()] })
@@ -143,11 +168,18 @@ const plane = await startControlPlane({ crds: [crd] });
 const rest = () => new RestClient(loadClientConfig({ kubeconfig: plane.kubeconfigPath }), { qps: Infinity });
 const admin = rest();
 try {
-  for (const ns of ['latency', 'controller', 'ceiling']) await clusterResource(admin, namespaceType).create({ metadata: { name: ns } });
+  for (const ns of ['latency', 'controller', 'ceiling'])
+    await clusterResource(admin, namespaceType).create({ metadata: { name: ns } });
 
   // 1. Latency at idle.
   {
-    const manager = new Manager({ rest: rest(), namespace: 'latency', metricsBindAddress: '0', healthProbeBindAddress: '0', logger: silentLogger });
+    const manager = new Manager({
+      rest: rest(),
+      namespace: 'latency',
+      metricsBindAddress: '0',
+      healthProbeBindAddress: '0',
+      logger: silentLogger,
+    });
     const lister = manager.lister(widgetResource);
     const sentAt = new Map();
     const latencies = [];
@@ -172,7 +204,9 @@ try {
       while (sentAt.has(i)) await new Promise((r) => setTimeout(r, 1));
       await new Promise((r) => setTimeout(r, 5));
     }
-    console.log(`event-to-reconcile latency at idle (${WRITES} writes): p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms`);
+    console.log(
+      `event-to-reconcile latency at idle (${WRITES} writes): p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms`,
+    );
     await manager.stop();
     await running;
   }
@@ -180,7 +214,13 @@ try {
   // 2. N CRs -> all Ready through the controller.
   let controllerMs;
   {
-    const manager = new Manager({ rest: rest(), namespace: 'controller', metricsBindAddress: '0', healthProbeBindAddress: '0', logger: silentLogger });
+    const manager = new Manager({
+      rest: rest(),
+      namespace: 'controller',
+      metricsBindAddress: '0',
+      healthProbeBindAddress: '0',
+      logger: silentLogger,
+    });
     const lister = manager.lister(widgetResource);
     const writer = new ResourceClient(manager.rest, widgetResource, 'controller');
     let reconciles = 0;
@@ -248,7 +288,9 @@ try {
   }
   const sorted = [...ratios].sort((a, b) => a - b);
   const pct = (r) => `${(r * 100).toFixed(0)}%`;
-  console.log(`controller vs ceiling over ${ROUNDS} rounds: median ${pct(sorted[Math.floor(sorted.length / 2)])}, range ${pct(sorted[0])}–${pct(sorted[sorted.length - 1])}`);
+  console.log(
+    `controller vs ceiling over ${ROUNDS} rounds: median ${pct(sorted[Math.floor(sorted.length / 2)])}, range ${pct(sorted[0])}–${pct(sorted[sorted.length - 1])}`,
+  );
 } finally {
   admin.close();
   await plane.stop();

@@ -30,5 +30,7 @@ for (let i = 0; i < runs; i++) {
   stops.push(stopMs);
   console.log(`run ${i + 1}: start-to-ready ${(ms / 1000).toFixed(2)} s, stop ${(stopMs / 1000).toFixed(2)} s`);
 }
-console.log(`control-plane start-to-ready: median ${(median(starts) / 1000).toFixed(2)} s over ${runs} warm runs (aim: < 5 s)`);
+console.log(
+  `control-plane start-to-ready: median ${(median(starts) / 1000).toFixed(2)} s over ${runs} warm runs (aim: < 5 s)`,
+);
 console.log(`control-plane stop: median ${(median(stops) / 1000).toFixed(2)} s`);

@@ -38,34 +38,54 @@ const median = (values) => {
 
 /** ConversionReviews the manager's webhook server answered so far (controller_runtime_webhook_requests_total{webhook="/convert"}). */
 async function convertReviews(manager) {
-  const metric = (await manager.metrics.registry.getMetricsAsJSON()).find((m) => m.name === 'controller_runtime_webhook_requests_total');
+  const metric = (await manager.metrics.registry.getMetricsAsJSON()).find(
+    (m) => m.name === 'controller_runtime_webhook_requests_total',
+  );
   return (metric?.values ?? []).filter((v) => v.labels.webhook === '/convert').reduce((sum, v) => sum + v.value, 0);
 }
 
 /** The anchor: a bare node:https /convert handler doing the same conversion, counting reviews. */
 function startBareServer(serving, counter) {
-  const server = createServer({ cert: readFileSync(path.join(serving.certDir, serving.certName)), key: readFileSync(path.join(serving.certDir, serving.keyName)) }, (req, res) => {
-    const chunks = [];
-    req.on('data', (chunk) => chunks.push(chunk));
-    req.on('end', () => {
-      const review = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-      const { uid, desiredAPIVersion, objects } = review.request;
-      counter.reviews++;
-      const convertedObjects = objects.map((object) => {
-        counter.conversions++;
-        const { size, replicas, ...spec } = object.spec;
-        const count = size ?? replicas;
-        return { ...object, apiVersion: desiredAPIVersion, spec: desiredAPIVersion.endsWith('/v1') ? { ...spec, size: count } : { ...spec, replicas: count } };
+  const server = createServer(
+    {
+      cert: readFileSync(path.join(serving.certDir, serving.certName)),
+      key: readFileSync(path.join(serving.certDir, serving.keyName)),
+    },
+    (req, res) => {
+      const chunks = [];
+      req.on('data', (chunk) => chunks.push(chunk));
+      req.on('end', () => {
+        const review = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        const { uid, desiredAPIVersion, objects } = review.request;
+        counter.reviews++;
+        const convertedObjects = objects.map((object) => {
+          counter.conversions++;
+          const { size, replicas, ...spec } = object.spec;
+          const count = size ?? replicas;
+          return {
+            ...object,
+            apiVersion: desiredAPIVersion,
+            spec: desiredAPIVersion.endsWith('/v1') ? { ...spec, size: count } : { ...spec, replicas: count },
+          };
+        });
+        const body = JSON.stringify({
+          apiVersion: 'apiextensions.k8s.io/v1',
+          kind: 'ConversionReview',
+          response: { uid, result: { status: 'Success' }, convertedObjects },
+        });
+        res.writeHead(200, { 'content-type': 'application/json' }).end(body);
       });
-      const body = JSON.stringify({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview', response: { uid, result: { status: 'Success' }, convertedObjects } });
-      res.writeHead(200, { 'content-type': 'application/json' }).end(body);
-    });
-  });
+    },
+  );
   return new Promise((resolve) => server.listen(serving.port, serving.host, () => resolve(server)));
 }
 
 async function measure(apiServerArgs, bare = false) {
-  const plane = await startControlPlane({ apiServerArgs, crds: [`${config}crd/bases`], webhooks: { conversionPatches: [`${config}crd/patches`] } });
+  const plane = await startControlPlane({
+    apiServerArgs,
+    crds: [`${config}crd/bases`],
+    webhooks: { conversionPatches: [`${config}crd/patches`] },
+  });
   let manager;
   let running;
   let conversions = 0;
@@ -110,7 +130,12 @@ async function measure(apiServerArgs, bare = false) {
       Array.from({ length: 16 }, async () => {
         while (next < OBJECTS) {
           const i = next++;
-          await hub.create({ apiVersion: 'test.kop.dev/v1', kind: 'Gizmo', metadata: { name: `g-${String(i).padStart(5, '0')}` }, spec: { size: i % 10, color: 'blue' } });
+          await hub.create({
+            apiVersion: 'test.kop.dev/v1',
+            kind: 'Gizmo',
+            metadata: { name: `g-${String(i).padStart(5, '0')}` },
+            spec: { size: i % 10, color: 'blue' },
+          });
         }
       }),
     );
@@ -122,7 +147,12 @@ async function measure(apiServerArgs, bare = false) {
       },
       spoke: async () => {
         const list = await spoke.list();
-        if (list.items.length !== OBJECTS || list.items[1].spec.replicas !== 1 || list.items[1].apiVersion !== 'test.kop.dev/v2') throw new Error('spoke list is not converted');
+        if (
+          list.items.length !== OBJECTS ||
+          list.items[1].spec.replicas !== 1 ||
+          list.items[1].apiVersion !== 'test.kop.dev/v2'
+        )
+          throw new Error('spoke list is not converted');
       },
     };
     // Warm-up: connections, the apiserver's webhook client, JIT.
@@ -141,7 +171,12 @@ async function measure(apiServerArgs, bare = false) {
     rest.close();
     const reviewsPerList = ((await reviewCount()) - reviewsBefore) / LISTS;
     const converted = bare ? bareCounts.conversions : conversions;
-    return { hub: median(times.hub), spoke: median(times.spoke), conversionsPerList: converted / LISTS, reviewsPerList };
+    return {
+      hub: median(times.hub),
+      spoke: median(times.spoke),
+      conversionsPerList: converted / LISTS,
+      reviewsPerList,
+    };
   } finally {
     if (bareServer) {
       bareServer.closeAllConnections();
@@ -166,4 +201,6 @@ console.log(`${OBJECTS} objects; median of ${LISTS} lists of each version, alter
 console.log(row('watch cache off', uncached));
 console.log(row('watch cache on', cached));
 console.log(row('anchor: bare node:https, watch cache off', anchor));
-console.log(`conversion adds ${(uncached.spoke - uncached.hub).toFixed(1)} ms to a list of ${OBJECTS} converted item by item (aim: < 200 ms)`);
+console.log(
+  `conversion adds ${(uncached.spoke - uncached.hub).toFixed(1)} ms to a list of ${OBJECTS} converted item by item (aim: < 200 ms)`,
+);

@@ -25,10 +25,15 @@ const TYPES = 'api/cache/v1alpha1/rediscluster.types.ts';
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const fmt = (ms) => (ms < 1000 ? `${ms.toFixed(0)} ms` : `${(ms / 1000).toFixed(2)} s`);
-const summary = (values) => `median ${fmt(median(values))} (min ${fmt(Math.min(...values))}, max ${fmt(Math.max(...values))})`;
+const summary = (values) =>
+  `median ${fmt(median(values))} (min ${fmt(Math.min(...values))}, max ${fmt(Math.max(...values))})`;
 
 function run(args, cwd) {
-  const result = spawnSync(process.execPath, [kop, ...args], { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', CI: 'true' } });
+  const result = spawnSync(process.execPath, [kop, ...args], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1', CI: 'true' },
+  });
   if (result.status !== 0) throw new Error(`kop ${args.join(' ')} exited ${result.status}: ${result.stderr}`);
 }
 
@@ -37,13 +42,18 @@ function makeProject() {
   const parent = mkdtempSync(path.join(tmpdir(), 'kop-bench-dev-'));
   const project = path.join(parent, 'demo');
   mkdirSync(project);
-  run(['init', '--domain', 'example.com', '--project-name', 'demo', '--owner', 'Demo', '--skip-install', '--yes'], project);
+  run(
+    ['init', '--domain', 'example.com', '--project-name', 'demo', '--owner', 'Demo', '--skip-install', '--yes'],
+    project,
+  );
   mkdirSync(path.join(project, 'node_modules/.bin'), { recursive: true });
   for (const entry of readdirSync(path.join(root, 'node_modules'))) {
-    if (entry !== '.cache' && entry !== '.bin') symlinkSync(path.join(root, 'node_modules', entry), path.join(project, 'node_modules', entry), 'dir');
+    if (entry !== '.cache' && entry !== '.bin')
+      symlinkSync(path.join(root, 'node_modules', entry), path.join(project, 'node_modules', entry), 'dir');
   }
   symlinkSync(root, path.join(project, 'node_modules/kop'), 'dir');
-  for (const tool of readdirSync(path.join(root, 'node_modules/.bin'))) symlinkSync(path.join(root, 'node_modules/.bin', tool), path.join(project, 'node_modules/.bin', tool));
+  for (const tool of readdirSync(path.join(root, 'node_modules/.bin')))
+    symlinkSync(path.join(root, 'node_modules/.bin', tool), path.join(project, 'node_modules/.bin', tool));
   symlinkSync(kop, path.join(project, 'node_modules/.bin/kop'));
   run(['create', 'api', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'RedisCluster', '--yes'], project);
   return { parent, project };
@@ -51,7 +61,11 @@ function makeProject() {
 
 /** `kop dev --samples` with its output lines, each stamped with when it arrived. */
 function startDev(project) {
-  const child = spawn(process.execPath, [kop, 'dev', '--samples'], { cwd: project, env: { ...process.env, NO_COLOR: '1', CI: 'true' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [kop, 'dev', '--samples'], {
+    cwd: project,
+    env: { ...process.env, NO_COLOR: '1', CI: 'true' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const lines = [];
   let partial = '';
   const onData = (chunk) => {
@@ -69,7 +83,8 @@ function startDev(project) {
     for (;;) {
       const found = lines.slice(from).find((line) => pattern.test(line.text));
       if (found) return found;
-      if (performance.now() > deadline || child.exitCode !== null) throw new Error(`kop dev printed no line matching ${pattern}:\n${lines.map((l) => l.text).join('\n')}`);
+      if (performance.now() > deadline || child.exitCode !== null)
+        throw new Error(`kop dev printed no line matching ${pattern}:\n${lines.map((l) => l.text).join('\n')}`);
       await sleep(10);
     }
   }
@@ -101,7 +116,10 @@ function apiGet(kubeconfig, apiPath) {
 }
 
 async function readyMessage(kubeconfig) {
-  const response = await apiGet(kubeconfig, '/apis/cache.example.com/v1alpha1/namespaces/default/redisclusters/rediscluster-sample');
+  const response = await apiGet(
+    kubeconfig,
+    '/apis/cache.example.com/v1alpha1/namespaces/default/redisclusters/rediscluster-sample',
+  );
   if (response.status !== 200) return undefined;
   return JSON.parse(response.body).status?.conditions?.find((condition) => condition.type === 'Ready')?.message;
 }
@@ -112,7 +130,9 @@ try {
   const started = performance.now();
   dev = startDev(project);
   const startLine = await dev.waitForLine(/watching api\/ and src\//, 0, 120_000);
-  console.log(`kop dev --samples: watching after ${fmt(startLine.at - started)} (${startLine.text.replace(/^\[kop dev [\d:]+\] /, '')})`);
+  console.log(
+    `kop dev --samples: watching after ${fmt(startLine.at - started)} (${startLine.text.replace(/^\[kop dev [\d:]+\] /, '')})`,
+  );
   const kubeconfig = parse(readFileSync(path.join(project, '.kop/dev/kubeconfig'), 'utf8'));
   for (let deadline = performance.now() + 30_000; (await readyMessage(kubeconfig)) === undefined;) {
     if (performance.now() > deadline) throw new Error('the sample never got a Ready condition');
@@ -132,7 +152,8 @@ try {
     let reconciledAt;
     while (reconciledAt === undefined) {
       if ((await readyMessage(kubeconfig))?.startsWith(marker)) reconciledAt = performance.now();
-      else if (performance.now() - edited > 30_000) throw new Error(`edit ${i} never reconciled:\n${dev.lines.map((l) => l.text).join('\n')}`);
+      else if (performance.now() - edited > 30_000)
+        throw new Error(`edit ${i} never reconciled:\n${dev.lines.map((l) => l.text).join('\n')}`);
       else await sleep(10);
     }
     const line = await dev.waitForLine(/manager restarted, ready in/, from);
@@ -146,12 +167,26 @@ try {
   for (let i = 1; i <= API_EDITS; i++) {
     const from = dev.lines.length;
     const edited = performance.now();
-    const fields = Array.from({ length: i }, (_, n) => `  /**\n   * bench${n} is a field the bench adds.\n   * +optional\n   */\n  bench${n}?: string;\n`).join('');
+    const fields = Array.from(
+      { length: i },
+      (_, n) => `  /**\n   * bench${n} is a field the bench adds.\n   * +optional\n   */\n  bench${n}?: string;\n`,
+    ).join('');
     writeFileSync(path.join(project, TYPES), types.replace('  foo?: string;\n}', `  foo?: string;\n${fields}}`));
-    const line = await dev.waitForLine(/types\.ts changed · .*CRD redisclusters\.cache\.example\.com reinstalled in .*manager restarted, ready in/, from);
+    const line = await dev.waitForLine(
+      /types\.ts changed · .*CRD redisclusters\.cache\.example\.com reinstalled in .*manager restarted, ready in/,
+      from,
+    );
     toCrd.push(line.at - edited);
-    const crd = JSON.parse((await apiGet(kubeconfig, '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/redisclusters.cache.example.com')).body);
-    if (!crd.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties[`bench${i - 1}`]) throw new Error(`the CRD has no field bench${i - 1} after edit ${i}`);
+    const crd = JSON.parse(
+      (
+        await apiGet(
+          kubeconfig,
+          '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/redisclusters.cache.example.com',
+        )
+      ).body,
+    );
+    if (!crd.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties[`bench${i - 1}`])
+      throw new Error(`the CRD has no field bench${i - 1} after edit ${i}`);
     await sleep(300);
   }
 
@@ -160,10 +195,18 @@ try {
   const exit = await dev.exited;
   const stopMs = performance.now() - stopStarted;
 
-  console.log(`reconciler edit -> manager restarted and ready (status line): ${summary(toStatus)} over ${EDITS} edits; aim < 2 s`);
-  console.log(`reconciler edit -> the new code's condition message on the sample: ${summary(toReconciled)} over ${EDITS} edits; aim < 2 s`);
-  console.log(`API type edit -> CRD reinstalled, manager restarted and ready: ${summary(toCrd)} over ${API_EDITS} edits; aim < 4 s`);
-  console.log(`SIGINT -> kop dev exited (${exit.code ?? exit.signal}) with manager and control plane stopped: ${fmt(stopMs)}`);
+  console.log(
+    `reconciler edit -> manager restarted and ready (status line): ${summary(toStatus)} over ${EDITS} edits; aim < 2 s`,
+  );
+  console.log(
+    `reconciler edit -> the new code's condition message on the sample: ${summary(toReconciled)} over ${EDITS} edits; aim < 2 s`,
+  );
+  console.log(
+    `API type edit -> CRD reinstalled, manager restarted and ready: ${summary(toCrd)} over ${API_EDITS} edits; aim < 4 s`,
+  );
+  console.log(
+    `SIGINT -> kop dev exited (${exit.code ?? exit.signal}) with manager and control plane stopped: ${fmt(stopMs)}`,
+  );
   const cycleLines = dev.lines.filter((line) => / changed · /.test(line.text)).map((line) => `  ${line.text}`);
   if (process.env.VERBOSE) console.log(cycleLines.join('\n'));
 } finally {

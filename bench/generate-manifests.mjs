@@ -127,7 +127,10 @@ function makeProject() {
     for (const version of VERSIONS) {
       const pkg = path.join(dir, 'api', group, version);
       mkdirSync(pkg, { recursive: true });
-      writeFileSync(path.join(pkg, 'groupversion.ts'), `// +groupName=${group}.example.com\n\nexport const GROUP = '${group}.example.com';\n`);
+      writeFileSync(
+        path.join(pkg, 'groupversion.ts'),
+        `// +groupName=${group}.example.com\n\nexport const GROUP = '${group}.example.com';\n`,
+      );
       for (let i = 0; i < KINDS_PER_VERSION; i++) {
         const kind = `${group[0].toUpperCase()}${group.slice(1)}Thing${i}`;
         writeFileSync(path.join(pkg, `${kind.toLowerCase()}.types.ts`), kindSource(kind, version, i));
@@ -150,7 +153,10 @@ function makeProject() {
     const lower = kind.toLowerCase();
     const marker = (mutating) =>
       `// +kubebuilder:webhook:path=/${mutating ? 'mutate' : 'validate'}-${group}-example-com-${version}-${lower},mutating=${mutating},failurePolicy=fail,sideEffects=None,groups=${group}.example.com,resources=${lower}s,verbs=create;update,versions=${version},name=${mutating ? 'm' : 'v'}${lower}-${version}.kb.io,admissionReviewVersions=v1`;
-    writeFileSync(path.join(webhooks, `${lower}-${version}.webhook.ts`), `${marker(true)}\n${marker(false)}\nexport {};\n`);
+    writeFileSync(
+      path.join(webhooks, `${lower}-${version}.webhook.ts`),
+      `${marker(true)}\n${marker(false)}\nexport {};\n`,
+    );
   }
   const project = [
     'version: "1"',
@@ -160,7 +166,8 @@ function makeProject() {
     'projectName: bench',
     'resources:',
     ...resources.map(
-      (r) => `  - { group: ${r.group}, version: ${r.version}, kind: ${r.kind}, plural: ${r.kind.toLowerCase()}s, domain: example.com, api: { crdVersion: v1, namespaced: true } }`,
+      (r) =>
+        `  - { group: ${r.group}, version: ${r.version}, kind: ${r.kind}, plural: ${r.kind.toLowerCase()}s, domain: example.com, api: { crdVersion: v1, namespaced: true } }`,
     ),
   ].join('\n');
   writeFileSync(path.join(dir, 'PROJECT'), `${project}\n`);
@@ -196,7 +203,9 @@ try {
   once();
   const times = Array.from({ length: runs }, () => once()).sort((a, b) => a - b);
   const median = times[Math.floor(times.length / 2)];
-  console.log(`kop generate manifests, ${kinds} kinds: median ${median.toFixed(0)} ms over ${runs} runs (min ${times[0].toFixed(0)}, max ${times.at(-1).toFixed(0)})`);
+  console.log(
+    `kop generate manifests, ${kinds} kinds: median ${median.toFixed(0)} ms over ${runs} runs (min ${times[0].toFixed(0)}, max ${times.at(-1).toFixed(0)})`,
+  );
   console.log(`in-process breakdown: ${await breakdown()}`);
 } finally {
   if (process.env.KEEP) console.log(dir);

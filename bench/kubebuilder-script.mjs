@@ -21,4 +21,5 @@ console.log(
   `Kubebuilder's project-v4 script with kop (${commandScore(last)} commands succeed): median ${(median / 1000).toFixed(1)} s of kop time over ${runs} runs ` +
     `(min ${(times[0] / 1000).toFixed(1)}, max ${(times.at(-1) / 1000).toFixed(1)}); aim < 20 s; slowest: ${slowest.join(', ')}`,
 );
-if (last.commands.some((c) => !c.ok)) console.log("note: failed commands fail fast, so the figure is not yet the full script's");
+if (last.commands.some((c) => !c.ok))
+  console.log("note: failed commands fail fast, so the figure is not yet the full script's");

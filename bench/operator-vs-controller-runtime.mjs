@@ -83,7 +83,14 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
     // SIGTERM first: the operators stop as they would in a pod, and a controller-rss.mjs child
     // stops its own control plane.
     for (const child of children) child.kill('SIGTERM');
-    await Promise.race([Promise.all([...children].map((c) => new Promise((r) => (c.exitCode !== null || c.signalCode !== null ? r() : c.once('exit', r))))), sleep(10_000)]);
+    await Promise.race([
+      Promise.all(
+        [...children].map(
+          (c) => new Promise((r) => (c.exitCode !== null || c.signalCode !== null ? r() : c.once('exit', r))),
+        ),
+      ),
+      sleep(10_000),
+    ]);
     killChildrenSync();
     await plane?.stop().catch(() => {});
     process.exit(130);
@@ -94,7 +101,9 @@ function run(command, args, cwd, env = process.env) {
   try {
     return execFileSync(command, args, { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   } catch (error) {
-    throw new Error(`${command} ${args.join(' ')} (in ${cwd}) failed:\n${error.stdout ?? ''}${error.stderr ?? ''}`, { cause: error });
+    throw new Error(`${command} ${args.join(' ')} (in ${cwd}) failed:\n${error.stdout ?? ''}${error.stderr ?? ''}`, {
+      cause: error,
+    });
   }
 }
 
@@ -129,14 +138,20 @@ function rss(pid) {
  * operator, beside which the RSS aim is read.
  */
 async function nodeFloor(nodeFlags) {
-  const child = spawn(process.execPath, [...nodeFlags, '--input-type=module', '-e', "await import('node:https'); setInterval(() => {}, 60_000);"], { stdio: 'ignore' });
+  const child = spawn(
+    process.execPath,
+    [...nodeFlags, '--input-type=module', '-e', "await import('node:https'); setInterval(() => {}, 60_000);"],
+    { stdio: 'ignore' },
+  );
   children.add(child);
   try {
     await sleep(SETTLE_MS);
     return rss(child.pid);
   } finally {
     child.kill('SIGKILL');
-    await new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', resolve)));
+    await new Promise((resolve) =>
+      child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', resolve),
+    );
     children.delete(child);
   }
 }
@@ -151,14 +166,21 @@ function scaffoldKopOperator(dir) {
   const kop = join(root, 'bin/kop.js');
   mkdirSync(dir);
   run(process.execPath, [kop, 'init', '--domain', 'example.com', '--yes'], dir);
-  run(process.execPath, [kop, 'create', 'api', '--group', GROUP.split('.')[0], '--version', VERSION, '--kind', 'RedisCluster', '--yes'], dir);
+  run(
+    process.execPath,
+    [kop, 'create', 'api', '--group', GROUP.split('.')[0], '--version', VERSION, '--kind', 'RedisCluster', '--yes'],
+    dir,
+  );
   run(process.execPath, [kop, 'generate', '--yes'], dir);
   run('npm', ['run', 'build'], dir);
   const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
   // `npm start` is `node [V8/Node flags] <main>`: run that node directly with the same flags, so
   // the pid measured is the operator's.
   const start = /^node((?: --[\w-]+(?:=\S+)?)*) (\S+)$/.exec(pkg.scripts.start);
-  if (!start) throw new Error(`the generated start script is ${JSON.stringify(pkg.scripts.start)}; teach the bench how to start it`);
+  if (!start)
+    throw new Error(
+      `the generated start script is ${JSON.stringify(pkg.scripts.start)}; teach the bench how to start it`,
+    );
   const crdDir = join(dir, 'config/crd/bases');
   return {
     startScript: pkg.scripts.start,
@@ -175,7 +197,14 @@ function scaffoldKopOperator(dir) {
 async function startOperator(operator, kubeconfig) {
   const metrics = await freePort();
   const health = await freePort();
-  const flags = ['--kubeconfig', kubeconfig, '--metrics-bind-address', `127.0.0.1:${metrics}`, '--health-probe-bind-address', `127.0.0.1:${health}`];
+  const flags = [
+    '--kubeconfig',
+    kubeconfig,
+    '--metrics-bind-address',
+    `127.0.0.1:${metrics}`,
+    '--health-probe-bind-address',
+    `127.0.0.1:${health}`,
+  ];
   const out = openSync(operator.logFile, 'a');
   const [command, ...args] = [...operator.command, ...flags];
   const spawnedAt = now();
@@ -187,7 +216,10 @@ async function startOperator(operator, kubeconfig) {
   let gone;
   exited.then((status) => (gone = status));
   for (;;) {
-    if (gone) throw new Error(`${operator.name} exited before it was ready (${JSON.stringify(gone)}); its log: ${operator.logFile}\n${tail(operator.logFile)}`);
+    if (gone)
+      throw new Error(
+        `${operator.name} exited before it was ready (${JSON.stringify(gone)}); its log: ${operator.logFile}\n${tail(operator.logFile)}`,
+      );
     const ok = await fetch(`http://127.0.0.1:${health}/readyz`).then(
       (r) => r.ok,
       () => false,
@@ -219,7 +251,14 @@ function api(method, path, body, contentType = 'application/json') {
     const data = body === undefined ? undefined : JSON.stringify(body);
     const req = httpsRequest(
       url,
-      { method, agent, headers: { accept: 'application/json', ...(data ? { 'content-type': contentType, 'content-length': Buffer.byteLength(data) } : {}) } },
+      {
+        method,
+        agent,
+        headers: {
+          accept: 'application/json',
+          ...(data ? { 'content-type': contentType, 'content-length': Buffer.byteLength(data) } : {}),
+        },
+      },
       (res) => {
         let text = '';
         res.setEncoding('utf8');
@@ -235,7 +274,10 @@ function api(method, path, body, contentType = 'application/json') {
   });
 }
 const collection = (ns) => `/apis/${GROUP}/${VERSION}/namespaces/${ns}/${PLURAL}`;
-const isReady = (o) => (o.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True' && c.observedGeneration === o.metadata.generation);
+const isReady = (o) =>
+  (o.status?.conditions ?? []).some(
+    (c) => c.type === 'Ready' && c.status === 'True' && c.observedGeneration === o.metadata.generation,
+  );
 
 async function pool(count, concurrency, task) {
   let next = 0;
@@ -247,7 +289,12 @@ async function pool(count, concurrency, task) {
 }
 const createObjects = (ns, count) =>
   pool(count, CREATE_CONCURRENCY, (i) =>
-    api('POST', collection(ns), { apiVersion: `${GROUP}/${VERSION}`, kind: 'RedisCluster', metadata: { name: `rc-${String(i).padStart(5, '0')}` }, spec: { foo: 'a' } }),
+    api('POST', collection(ns), {
+      apiVersion: `${GROUP}/${VERSION}`,
+      kind: 'RedisCluster',
+      metadata: { name: `rc-${String(i).padStart(5, '0')}` },
+      spec: { foo: 'a' },
+    }),
   );
 
 /**
@@ -272,7 +319,10 @@ async function watchReady(ns) {
   };
   const latest = new Map();
   const connect = () => {
-    const url = new URL(`${collection(ns)}?watch=1&allowWatchBookmarks=true&resourceVersion=${resourceVersion}`, server);
+    const url = new URL(
+      `${collection(ns)}?watch=1&allowWatchBookmarks=true&resourceVersion=${resourceVersion}`,
+      server,
+    );
     current = httpsRequest(url, { agent, headers: { accept: 'application/json' } }, (res) => {
       let buffer = '';
       res.setEncoding('utf8');
@@ -308,7 +358,10 @@ async function watchReady(ns) {
   const until = (done) =>
     new Promise((resolve, reject) => {
       if (done()) return resolve(now());
-      const timer = setTimeout(() => reject(new Error(`${ns}: not there after ${PHASE_TIMEOUT_MS} ms (${ready.size} Ready)`)), PHASE_TIMEOUT_MS);
+      const timer = setTimeout(
+        () => reject(new Error(`${ns}: not there after ${PHASE_TIMEOUT_MS} ms (${ready.size} Ready)`)),
+        PHASE_TIMEOUT_MS,
+      );
       waiters.push({ done, resolve: (t) => (clearTimeout(timer), resolve(t)) });
     });
   return {
@@ -325,7 +378,12 @@ async function watchReady(ns) {
 async function cleanup(ns) {
   const { items } = await api('GET', collection(ns));
   await pool(items.length, CREATE_CONCURRENCY, (i) =>
-    api('PATCH', `${collection(ns)}/${items[i].metadata.name}`, { metadata: { finalizers: null } }, 'application/merge-patch+json'),
+    api(
+      'PATCH',
+      `${collection(ns)}/${items[i].metadata.name}`,
+      { metadata: { finalizers: null } },
+      'application/merge-patch+json',
+    ),
   );
   await api('DELETE', collection(ns));
   while ((await api('GET', collection(ns))).items.length > 0) await sleep(100);
@@ -344,7 +402,12 @@ async function measure(operator, round) {
   try {
     const watch = await watchReady(createdNs);
     // Working, not only serving its probes: one object (the idle phase's) reconciled to Ready.
-    const first = await api('POST', collection(createdNs), { apiVersion: `${GROUP}/${VERSION}`, kind: 'RedisCluster', metadata: { name: 'idle' }, spec: { foo: 'u0' } });
+    const first = await api('POST', collection(createdNs), {
+      apiVersion: `${GROUP}/${VERSION}`,
+      kind: 'RedisCluster',
+      metadata: { name: 'idle' },
+      spec: { foo: 'u0' },
+    });
     await watch.readyAt('idle', first.metadata.generation);
     await sleep(SETTLE_MS);
     const cpuBefore = cpuSeconds(running.pid);
@@ -360,7 +423,12 @@ async function measure(operator, round) {
     const latencies = [];
     for (let i = 1; i <= UPDATES; i++) {
       const sent = now();
-      const patched = await api('PATCH', `${collection(createdNs)}/idle`, { spec: { foo: `u${i}` } }, 'application/merge-patch+json');
+      const patched = await api(
+        'PATCH',
+        `${collection(createdNs)}/idle`,
+        { spec: { foo: `u${i}` } },
+        'application/merge-patch+json',
+      );
       latencies.push((await watch.readyAt('idle', patched.metadata.generation)) - sent);
     }
     result.idleP50 = percentile(latencies, 50);
@@ -395,11 +463,39 @@ const median = (values) => percentile(values, 50);
 
 // ---- main ---------------------------------------------------------------------------------------
 const figures = [
-  { key: 'createdSeconds', label: `${OBJECTS} created while running → all Ready`, unit: 's', digits: 2, aim: 1.0, aimText: 'time to Ready ≤ 1.0×' },
-  { key: 'backlogSeconds', label: `backlog of ${OBJECTS}, operator started → all Ready`, unit: 's', digits: 2, aim: 1.0, aimText: 'time to Ready ≤ 1.0×' },
+  {
+    key: 'createdSeconds',
+    label: `${OBJECTS} created while running → all Ready`,
+    unit: 's',
+    digits: 2,
+    aim: 1.0,
+    aimText: 'time to Ready ≤ 1.0×',
+  },
+  {
+    key: 'backlogSeconds',
+    label: `backlog of ${OBJECTS}, operator started → all Ready`,
+    unit: 's',
+    digits: 2,
+    aim: 1.0,
+    aimText: 'time to Ready ≤ 1.0×',
+  },
   { key: 'idleP50', label: `idle update → Ready seen on a watch, p50 (${UPDATES} updates)`, unit: 'ms', digits: 1 },
-  { key: 'idleP99', label: `idle update → Ready seen on a watch, p99 (${UPDATES} updates)`, unit: 'ms', digits: 1, aim: 1.2, aimText: 'idle p99 ≤ 1.2×' },
-  { key: 'cpuSeconds', label: `operator CPU (user+sys) for the ${OBJECTS} created`, unit: 's', digits: 2, aim: 1.2, aimText: 'CPU ≤ 1.2×' },
+  {
+    key: 'idleP99',
+    label: `idle update → Ready seen on a watch, p99 (${UPDATES} updates)`,
+    unit: 'ms',
+    digits: 1,
+    aim: 1.2,
+    aimText: 'idle p99 ≤ 1.2×',
+  },
+  {
+    key: 'cpuSeconds',
+    label: `operator CPU (user+sys) for the ${OBJECTS} created`,
+    unit: 's',
+    digits: 2,
+    aim: 1.2,
+    aimText: 'CPU ≤ 1.2×',
+  },
   { key: 'rssMb', label: `operator RSS after the ${OBJECTS}`, unit: 'MB', digits: 1, aim: 1.3, aimText: 'RSS ≤ 1.3×' },
   { key: 'rssAnonMb', label: `  of it anonymous (heaps, stacks, JIT code)`, unit: 'MB', digits: 1 },
   { key: 'rssFileMb', label: `  of it file-backed (pages of the program binary and libraries)`, unit: 'MB', digits: 1 },
@@ -408,18 +504,38 @@ const figures = [
 workDir = mkdtempSync(join(tmpdir(), 'kop-bench-operators-'));
 const results = { kop: [], 'controller-runtime': [] };
 try {
-  log('building the controller-runtime operator (go build) and scaffolding the kop operator (kop init, create api, generate, npm run build) ...');
+  log(
+    'building the controller-runtime operator (go build) and scaffolding the kop operator (kop init, create api, generate, npm run build) ...',
+  );
   buildControllerRuntimeOperator();
   const kopProject = scaffoldKopOperator(join(workDir, 'redis-operator'));
   log(`kop operator: \`${kopProject.startScript}\` (its npm start script) on Node ${process.version}`);
   const operators = [
-    { name: 'kop', short: 'kop', command: [process.execPath, ...kopProject.nodeFlags, kopProject.main], cwd: join(workDir, 'redis-operator'), logFile: join(workDir, 'kop.log') },
-    { name: 'controller-runtime', short: 'cr', command: [goBinary], cwd: workDir, logFile: join(workDir, 'controller-runtime.log') },
+    {
+      name: 'kop',
+      short: 'kop',
+      command: [process.execPath, ...kopProject.nodeFlags, kopProject.main],
+      cwd: join(workDir, 'redis-operator'),
+      logFile: join(workDir, 'kop.log'),
+    },
+    {
+      name: 'controller-runtime',
+      short: 'cr',
+      command: [goBinary],
+      cwd: workDir,
+      logFile: join(workDir, 'controller-runtime.log'),
+    },
   ];
 
   plane = await startControlPlane({ crds: [kopProject.crd] });
   server = plane.server;
-  agent = new Agent({ keepAlive: true, maxSockets: CREATE_CONCURRENCY + 4, ca: plane.caData, cert: plane.admin.certData, key: plane.admin.keyData });
+  agent = new Agent({
+    keepAlive: true,
+    maxSockets: CREATE_CONCURRENCY + 4,
+    ca: plane.caData,
+    cert: plane.admin.certData,
+    key: plane.admin.keyData,
+  });
 
   const floors = [];
   for (let round = 1; round <= ROUNDS; round++) {
@@ -435,19 +551,26 @@ try {
     }
   }
 
-  log(`\nmedian (min–max) over ${ROUNDS} rounds; ratio = kop / controller-runtime of the medians; aims from issue 10 (printed, not checked)`);
+  log(
+    `\nmedian (min–max) over ${ROUNDS} rounds; ratio = kop / controller-runtime of the medians; aims from issue 10 (printed, not checked)`,
+  );
   for (const figure of figures) {
     const cell = (name) => {
       const values = results[name].map((r) => r[figure.key]);
       const f = (v) => v.toFixed(figure.digits);
       return `${f(median(values))} ${figure.unit} (${f(Math.min(...values))}–${f(Math.max(...values))})`;
     };
-    const ratio = median(results.kop.map((r) => r[figure.key])) / median(results['controller-runtime'].map((r) => r[figure.key]));
+    const ratio =
+      median(results.kop.map((r) => r[figure.key])) / median(results['controller-runtime'].map((r) => r[figure.key]));
     const aim = figure.aim ? `aim ${figure.aimText}: ${ratio <= figure.aim ? 'met' : 'not met'}` : '';
-    log(`${figure.label}: kop ${cell('kop')}, controller-runtime ${cell('controller-runtime')}; ratio ${ratio.toFixed(2)}× ${aim}`);
+    log(
+      `${figure.label}: kop ${cell('kop')}, controller-runtime ${cell('controller-runtime')}; ratio ${ratio.toFixed(2)}× ${aim}`,
+    );
   }
   // The RSS aim beside what Node itself takes before any operator code runs.
-  const floor = Object.fromEntries(['rssMb', 'rssAnonMb', 'rssFileMb'].map((key) => [key, median(floors.map((f) => f[key]))]));
+  const floor = Object.fromEntries(
+    ['rssMb', 'rssAnonMb', 'rssFileMb'].map((key) => [key, median(floors.map((f) => f[key]))]),
+  );
   const rssAim = 1.3 * median(results['controller-runtime'].map((r) => r.rssMb));
   const kopRss = median(results.kop.map((r) => r.rssMb));
   log(
@@ -456,7 +579,8 @@ try {
       `${(rssAim - floor.rssMb).toFixed(1)} MB above the floor; kop's operator is ${(kopRss - floor.rssMb).toFixed(1)} MB above it`,
   );
 } catch (error) {
-  for (const file of ['kop.log', 'controller-runtime.log']) if (existsSync(join(workDir, file))) log(`--- ${file} (last lines)\n${tail(join(workDir, file))}`);
+  for (const file of ['kop.log', 'controller-runtime.log'])
+    if (existsSync(join(workDir, file))) log(`--- ${file} (last lines)\n${tail(join(workDir, file))}`);
   throw error;
 } finally {
   killChildrenSync();
@@ -468,7 +592,9 @@ try {
 
 if (process.env.RSS_10K !== '0') {
   log('\nkop RSS with 10,000 cached objects (bench/controller-rss.mjs; aim < 150 MB):');
-  const child = spawn(process.execPath, [join(root, 'bench/controller-rss.mjs')], { stdio: ['ignore', 'inherit', 'inherit'] });
+  const child = spawn(process.execPath, [join(root, 'bench/controller-rss.mjs')], {
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
   children.add(child);
   const code = await new Promise((resolve) => child.once('exit', (c) => resolve(c ?? 1)));
   children.delete(child);

@@ -33,7 +33,8 @@ const archiveName = `envtest-v${PINNED_KUBERNETES_VERSION}-${platform}.tar.gz`;
 const work = mkdtempSync(join(tmpdir(), 'kop-bench-setup-envtest-'));
 
 const binaries = findControlPlaneBinaries();
-if (!binaries.kubectl) throw new Error('kubectl not found next to kube-apiserver: run `node bin/kop.js setup-envtest` first');
+if (!binaries.kubectl)
+  throw new Error('kubectl not found next to kube-apiserver: run `node bin/kop.js setup-envtest` first');
 const layout = join(work, 'layout', 'controller-tools', 'envtest');
 mkdirSync(layout, { recursive: true });
 copyFileSync(binaries.kubeApiServer, join(layout, 'kube-apiserver'));
@@ -61,7 +62,16 @@ const indexUrl = `http://127.0.0.1:${server.address().port}/index.yaml`;
 
 async function setupEnvtest(binDir) {
   const started = process.hrtime.bigint();
-  const { stdout, stderr } = await run('node', [kop, 'setup-envtest', '--index-url', indexUrl, '--bin-dir', binDir, '--print', 'path']);
+  const { stdout, stderr } = await run('node', [
+    kop,
+    'setup-envtest',
+    '--index-url',
+    indexUrl,
+    '--bin-dir',
+    binDir,
+    '--print',
+    'path',
+  ]);
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   if (stdout.trim() !== binDir) throw new Error(`setup-envtest printed ${stdout}\n${stderr}`);
   return { seconds, how: stderr.trim().split('\n').at(-1) };
@@ -87,8 +97,12 @@ try {
     warm.push(seconds);
     console.log(`warm run ${i + 1}: ${seconds.toFixed(2)} s`);
   }
-  console.log(`setup-envtest from the local test server: median ${median(downloads).toFixed(2)} s over ${downloadRuns} runs`);
-  console.log(`setup-envtest with the binaries already in place (warm): median ${median(warm).toFixed(2)} s over ${warmRuns} runs`);
+  console.log(
+    `setup-envtest from the local test server: median ${median(downloads).toFixed(2)} s over ${downloadRuns} runs`,
+  );
+  console.log(
+    `setup-envtest with the binaries already in place (warm): median ${median(warm).toFixed(2)} s over ${warmRuns} runs`,
+  );
 } finally {
   server.close();
   rmSync(work, { recursive: true, force: true });

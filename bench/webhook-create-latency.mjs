@@ -16,7 +16,14 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Manager, FieldError, ValidationError, RestClient, loadClientConfig, silentLogger } from '../dist/runtime/index.js';
+import {
+  Manager,
+  FieldError,
+  ValidationError,
+  RestClient,
+  loadClientConfig,
+  silentLogger,
+} from '../dist/runtime/index.js';
 import { ResourceClient } from '../dist/runtime/client/index.js';
 import { startControlPlane } from '../dist/testing/index.js';
 import { createServer } from 'node:net';
@@ -51,10 +58,18 @@ function webhookManifests(kind, prefix, name) {
     webhooks: SERVERS.map((server) => ({
       name: `${prefix}gizmo-v1-${server}.kb.io`,
       admissionReviewVersions: ['v1'],
-      clientConfig: { service: { name: 'webhook-service', namespace: 'system', path: `/${prefix === 'm' ? 'mutate' : 'validate'}-test-kop-dev-v1-gizmo` } },
+      clientConfig: {
+        service: {
+          name: 'webhook-service',
+          namespace: 'system',
+          path: `/${prefix === 'm' ? 'mutate' : 'validate'}-test-kop-dev-v1-gizmo`,
+        },
+      },
       failurePolicy: 'Fail',
       sideEffects: 'None',
-      rules: [{ apiGroups: ['test.kop.dev'], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['gizmos'] }],
+      rules: [
+        { apiGroups: ['test.kop.dev'], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['gizmos'] },
+      ],
       objectSelector: { matchLabels: { [LABEL]: server } },
     })),
   };
@@ -67,7 +82,8 @@ async function pointAnchorAt(rest, port) {
     const list = await rest.get(base);
     for (const configuration of list.items) {
       for (const webhook of configuration.webhooks) {
-        if (webhook.name.endsWith('-cr.kb.io')) webhook.clientConfig.url = webhook.clientConfig.url.replace(/:\d+\//, `:${port}/`);
+        if (webhook.name.endsWith('-cr.kb.io'))
+          webhook.clientConfig.url = webhook.clientConfig.url.replace(/:\d+\//, `:${port}/`);
       }
       await rest.put(`${base}/${configuration.metadata.name}`, configuration);
     }
@@ -104,7 +120,13 @@ async function stopServerProcess(child) {
 
 /** A manager serving the bench's defaulter and validator; resolves once the webhook server listens. */
 async function startManager({ kubeconfig, host, port, certDir }) {
-  const served = new Manager({ kubeconfig, metricsBindAddress: '0', healthProbeBindAddress: '0', logger: silentLogger, webhookServer: { host, port, certDir } });
+  const served = new Manager({
+    kubeconfig,
+    metricsBindAddress: '0',
+    healthProbeBindAddress: '0',
+    logger: silentLogger,
+    webhookServer: { host, port, certDir },
+  });
   served
     .webhook(gizmoType)
     .withDefaulter({
@@ -114,7 +136,8 @@ async function startManager({ kubeconfig, host, port, certDir }) {
     })
     .withValidator({
       validateCreate(gizmo) {
-        if (gizmo.spec.size > 10) throw new ValidationError(FieldError.invalid('spec.size', gizmo.spec.size, 'must be at most 10'));
+        if (gizmo.spec.size > 10)
+          throw new ValidationError(FieldError.invalid('spec.size', gizmo.spec.size, 'must be at most 10'));
       },
       validateUpdate: () => undefined,
       validateDelete: () => undefined,
@@ -169,14 +192,26 @@ try {
     manager = await startManager({ kubeconfig: plane.kubeconfigPath, ...serving });
   } else {
     server = await startServerProcess(process.execPath, [fileURLToPath(import.meta.url)], {
-      KOP_BENCH_SERVE: JSON.stringify({ kubeconfig: plane.kubeconfigPath, host: serving.host, port: serving.port, certDir: serving.certDir }),
+      KOP_BENCH_SERVE: JSON.stringify({
+        kubeconfig: plane.kubeconfigPath,
+        host: serving.host,
+        port: serving.port,
+        certDir: serving.certDir,
+      }),
     });
   }
 
   const rest = new RestClient(loadClientConfig({ kubeconfig: plane.kubeconfigPath }), { qps: Infinity });
   if (ANCHOR) {
     const anchorPort = await freePort(serving.host);
-    anchor = await startServerProcess(anchorBinary, ['--host', serving.host, '--port', String(anchorPort), '--cert-dir', serving.certDir]);
+    anchor = await startServerProcess(anchorBinary, [
+      '--host',
+      serving.host,
+      '--port',
+      String(anchorPort),
+      '--cert-dir',
+      serving.certDir,
+    ]);
     await pointAnchorAt(rest, anchorPort);
   }
   const gizmos = new ResourceClient(rest, gizmoType, NS);
@@ -186,10 +221,16 @@ try {
     const name = `g-${String(serial++).padStart(5, '0')}`;
     const labels = side === 'none' ? {} : { [LABEL]: side };
     const t = now();
-    const created = await gizmos.create({ apiVersion: 'test.kop.dev/v1', kind: 'Gizmo', metadata: { name, labels }, spec: { size: 3 } });
+    const created = await gizmos.create({
+      apiVersion: 'test.kop.dev/v1',
+      kind: 'Gizmo',
+      metadata: { name, labels },
+      spec: { size: 3 },
+    });
     const ms = now() - t;
     // The defaulter ran exactly when the webhooks were meant to.
-    if ((created.spec.color === 'blue') !== (side !== 'none')) throw new Error(`create ${name} (${side}): the defaulter ${side === 'none' ? 'ran' : 'did not run'}`);
+    if ((created.spec.color === 'blue') !== (side !== 'none'))
+      throw new Error(`create ${name} (${side}): the defaulter ${side === 'none' ? 'ran' : 'did not run'}`);
     return ms;
   };
 
@@ -199,7 +240,12 @@ try {
   for (let i = 0; i < WARMUP; i++) for (const side of sides) await create(side);
   for (const side of SERVERS) {
     const refused = await gizmos
-      .create({ apiVersion: 'test.kop.dev/v1', kind: 'Gizmo', metadata: { name: `too-big-${side}`, labels: { [LABEL]: side } }, spec: { size: 11 } })
+      .create({
+        apiVersion: 'test.kop.dev/v1',
+        kind: 'Gizmo',
+        metadata: { name: `too-big-${side}`, labels: { [LABEL]: side } },
+        spec: { size: 11 },
+      })
       .then(
         () => false,
         (error) => error.status === 422 || error.statusCode === 422 || /at most 10/.test(String(error)),
@@ -217,7 +263,8 @@ try {
   }
   rest.close();
 
-  const row = (label, values) => `${label.padEnd(50)} p50 ${percentile(values, 50).toFixed(2).padStart(6)} ms  p99 ${percentile(values, 99).toFixed(2).padStart(6)} ms`;
+  const row = (label, values) =>
+    `${label.padEnd(50)} p50 ${percentile(values, 50).toFixed(2).padStart(6)} ms  p99 ${percentile(values, 99).toFixed(2).padStart(6)} ms`;
   console.log(`control plane ${plane.server}; ${CREATES} creates per side in ${ROUNDS} rotating rounds`);
   console.log(row('create, no webhooks', results.none));
   console.log(row('create, kop mutating + validating', results.kop));

@@ -37,7 +37,8 @@ if (process.argv[2] === 'server') {
     })
     .withValidator({
       validateCreate(widget) {
-        if (widget.spec.replicas > 100) throw new ValidationError(FieldError.invalid('spec.replicas', widget.spec.replicas, 'must be at most 100'));
+        if (widget.spec.replicas > 100)
+          throw new ValidationError(FieldError.invalid('spec.replicas', widget.spec.replicas, 'must be at most 100'));
         return widget.spec.replicas > 50 ? ['many replicas'] : [];
       },
       validateUpdate: () => undefined,
@@ -49,7 +50,9 @@ if (process.argv[2] === 'server') {
   process.stdout.write(`${JSON.stringify({ address: manager.webhookAddress, rss: process.memoryUsage().rss })}\n`);
   process.stdin.on('data', (line) => {
     if (String(line).trim() === 'memory') {
-      process.stdout.write(`${JSON.stringify({ rss: process.memoryUsage().rss, peak: process.resourceUsage().maxRSS * 1024, heapUsed: process.memoryUsage().heapUsed })}\n`);
+      process.stdout.write(
+        `${JSON.stringify({ rss: process.memoryUsage().rss, peak: process.resourceUsage().maxRSS * 1024, heapUsed: process.memoryUsage().heapUsed })}\n`,
+      );
     } else
       void manager
         .stop()
@@ -59,7 +62,10 @@ if (process.argv[2] === 'server') {
 } else {
   const dir = mkdtempSync(path.join(tmpdir(), 'kop-webhook-bench-'));
   const sslConfig = path.join(dir, 'openssl.cnf');
-  writeFileSync(sslConfig, '[req]\ndistinguished_name=dn\n[dn]\n[ext]\nsubjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\n');
+  writeFileSync(
+    sslConfig,
+    '[req]\ndistinguished_name=dn\n[dn]\n[ext]\nsubjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\n',
+  );
   execFileSync(
     'openssl',
     [
@@ -87,7 +93,9 @@ if (process.argv[2] === 'server') {
   );
   const ca = readFileSync(path.join(dir, 'tls.crt'), 'utf8');
 
-  const server = spawn(process.execPath, [fileURLToPath(import.meta.url), 'server', dir], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const server = spawn(process.execPath, [fileURLToPath(import.meta.url), 'server', dir], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   const lines = [];
   let waiting;
   let buffer = '';
@@ -105,14 +113,22 @@ if (process.argv[2] === 'server') {
     return lines.shift();
   };
   const { address, rss: idleRss } = await nextLine();
-  const [host, port] = [address.slice(0, address.lastIndexOf(':')), Number(address.slice(address.lastIndexOf(':') + 1))];
+  const [host, port] = [
+    address.slice(0, address.lastIndexOf(':')),
+    Number(address.slice(address.lastIndexOf(':') + 1)),
+  ];
   const agent = new https.Agent({ keepAlive: true, maxSockets: CONNECTIONS, ca });
 
   // A Deployment-sized object: about 1.5 KB of JSON, as real reviews carry.
   const object = (i) => ({
     apiVersion: 'bench.kop.dev/v1',
     kind: 'Widget',
-    metadata: { name: `w-${i}`, namespace: 'bench', labels: { app: 'bench', tier: 'web', index: String(i) }, annotations: { 'bench.kop.dev/note': 'x'.repeat(200) } },
+    metadata: {
+      name: `w-${i}`,
+      namespace: 'bench',
+      labels: { app: 'bench', tier: 'web', index: String(i) },
+      annotations: { 'bench.kop.dev/note': 'x'.repeat(200) },
+    },
     spec: {
       replicas: i % 2 === 0 ? undefined : 5,
       template: {
@@ -161,7 +177,8 @@ if (process.argv[2] === 'server') {
           res.setEncoding('utf8');
           res.on('data', (c) => (text += c));
           res.on('end', () => {
-            if (res.statusCode !== 200 || !JSON.parse(text).response.allowed) reject(new Error(`review ${i}: ${res.statusCode} ${text.slice(0, 200)}`));
+            if (res.statusCode !== 200 || !JSON.parse(text).response.allowed)
+              reject(new Error(`review ${i}: ${res.statusCode} ${text.slice(0, 200)}`));
             else resolve();
           });
         },
@@ -195,10 +212,14 @@ if (process.argv[2] === 'server') {
     latencies.sort((a, b) => a - b);
     const at = (q) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))].toFixed(2);
     const mb = (bytes) => (bytes / 1024 / 1024).toFixed(1);
-    console.log(`webhook server alone, ${CONNECTIONS} concurrent HTTPS keep-alive connections, ${SECONDS} s (after ${WARMUP_SECONDS} s warm-up), half mutating, half validating`);
+    console.log(
+      `webhook server alone, ${CONNECTIONS} concurrent HTTPS keep-alive connections, ${SECONDS} s (after ${WARMUP_SECONDS} s warm-up), half mutating, half validating`,
+    );
     console.log(`  reviews/s: ${Math.round(latencies.length / elapsed)} (${latencies.length} reviews; aim >= 2000)`);
     console.log(`  latency ms: p50 ${at(0.5)}  p99 ${at(0.99)}  max ${at(1)}`);
-    console.log(`  server RSS: ${mb(memory.rss)} MB under load (peak ${mb(memory.peak)} MB, idle at start ${mb(idleRss)} MB, heap used ${mb(memory.heapUsed)} MB)`);
+    console.log(
+      `  server RSS: ${mb(memory.rss)} MB under load (peak ${mb(memory.peak)} MB, idle at start ${mb(idleRss)} MB, heap used ${mb(memory.heapUsed)} MB)`,
+    );
   } finally {
     agent.destroy();
     server.stdin.write('stop\n');

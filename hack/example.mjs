@@ -27,7 +27,11 @@ mkdirSync(project);
 const cleanup = () => rmSync(parent, { recursive: true, force: true });
 
 function kop(args) {
-  const result = spawnSync(process.execPath, [kopBin, ...args], { cwd: project, stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, CI: 'true' } });
+  const result = spawnSync(process.execPath, [kopBin, ...args], {
+    cwd: project,
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, CI: 'true' },
+  });
   if (result.status !== 0) {
     console.error(`kop ${args.join(' ')} failed`);
     cleanup();
@@ -36,20 +40,34 @@ function kop(args) {
 }
 
 console.log(`example project: ${project}`);
-kop(['init', '--domain', 'example.com', '--project-name', 'redis-operator', '--owner', 'Example', '--skip-install', '--yes']);
+kop([
+  'init',
+  '--domain',
+  'example.com',
+  '--project-name',
+  'redis-operator',
+  '--owner',
+  'Example',
+  '--skip-install',
+  '--yes',
+]);
 // As `npm install` would, but from this checkout: kop and its dependencies, and the `kop` command.
 mkdirSync(path.join(project, 'node_modules/.bin'), { recursive: true });
 for (const entry of readdirSync(path.join(root, 'node_modules'))) {
-  if (entry !== '.bin' && entry !== '.cache') symlinkSync(path.join(root, 'node_modules', entry), path.join(project, 'node_modules', entry), 'dir');
+  if (entry !== '.bin' && entry !== '.cache')
+    symlinkSync(path.join(root, 'node_modules', entry), path.join(project, 'node_modules', entry), 'dir');
 }
 symlinkSync(root, path.join(project, 'node_modules/kop'), 'dir');
-for (const tool of readdirSync(path.join(root, 'node_modules/.bin'))) symlinkSync(path.join(root, 'node_modules/.bin', tool), path.join(project, 'node_modules/.bin', tool));
+for (const tool of readdirSync(path.join(root, 'node_modules/.bin')))
+  symlinkSync(path.join(root, 'node_modules/.bin', tool), path.join(project, 'node_modules/.bin', tool));
 symlinkSync(kopBin, path.join(project, 'node_modules/.bin/kop'));
 
 for (const args of REDIS_EXAMPLE_COMMANDS) kop(args);
-for (const folder of ['api', 'src', 'config']) cpSync(path.join(example, folder), path.join(project, folder), { recursive: true });
+for (const folder of ['api', 'src', 'config'])
+  cpSync(path.join(example, folder), path.join(project, folder), { recursive: true });
 // The scaffolded tests are for the scaffolded code, which the example replaces.
-for (const tests of ['test/controllers', 'test/webhooks/cache']) rmSync(path.join(project, tests), { recursive: true, force: true });
+for (const tests of ['test/controllers', 'test/webhooks/cache'])
+  rmSync(path.join(project, tests), { recursive: true, force: true });
 
 console.log('starting kop dev --samples (Ctrl-C stops it)');
 const dev = spawn(process.execPath, [kopBin, 'dev', '--samples'], { cwd: project, stdio: 'inherit' });

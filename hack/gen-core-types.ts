@@ -16,7 +16,16 @@
  * Needs Go; installs controller-gen into kop's tools cache when it is missing.
  */
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { parse as parseYaml } from 'yaml';
@@ -61,11 +70,36 @@ interface PackageInfo {
 }
 
 const PACKAGES: Record<string, PackageInfo> = {
-  'io.k8s.apimachinery.pkg.apis.meta.v1': { file: 'meta-v1', goImport: 'k8s.io/apimachinery/pkg/apis/meta/v1', goAlias: 'metav1', document: 'api__v1_openapi.json' },
-  'io.k8s.api.core.v1': { file: 'core-v1', goImport: 'k8s.io/api/core/v1', goAlias: 'corev1', document: 'api__v1_openapi.json' },
-  'io.k8s.api.apps.v1': { file: 'apps-v1', goImport: 'k8s.io/api/apps/v1', goAlias: 'appsv1', document: 'apis__apps__v1_openapi.json' },
-  'io.k8s.api.batch.v1': { file: 'batch-v1', goImport: 'k8s.io/api/batch/v1', goAlias: 'batchv1', document: 'apis__batch__v1_openapi.json' },
-  'io.k8s.api.events.v1': { file: 'events-v1', goImport: 'k8s.io/api/events/v1', goAlias: 'eventsv1', document: 'apis__events.k8s.io__v1_openapi.json' },
+  'io.k8s.apimachinery.pkg.apis.meta.v1': {
+    file: 'meta-v1',
+    goImport: 'k8s.io/apimachinery/pkg/apis/meta/v1',
+    goAlias: 'metav1',
+    document: 'api__v1_openapi.json',
+  },
+  'io.k8s.api.core.v1': {
+    file: 'core-v1',
+    goImport: 'k8s.io/api/core/v1',
+    goAlias: 'corev1',
+    document: 'api__v1_openapi.json',
+  },
+  'io.k8s.api.apps.v1': {
+    file: 'apps-v1',
+    goImport: 'k8s.io/api/apps/v1',
+    goAlias: 'appsv1',
+    document: 'apis__apps__v1_openapi.json',
+  },
+  'io.k8s.api.batch.v1': {
+    file: 'batch-v1',
+    goImport: 'k8s.io/api/batch/v1',
+    goAlias: 'batchv1',
+    document: 'apis__batch__v1_openapi.json',
+  },
+  'io.k8s.api.events.v1': {
+    file: 'events-v1',
+    goImport: 'k8s.io/api/events/v1',
+    goAlias: 'eventsv1',
+    document: 'apis__events.k8s.io__v1_openapi.json',
+  },
   'io.k8s.api.coordination.v1': {
     file: 'coordination-v1',
     goImport: 'k8s.io/api/coordination/v1',
@@ -79,13 +113,28 @@ const SCALARS: Record<string, { openapi?: string; go: string; goImport?: [alias:
   int: { go: 'int' },
   int32: { go: 'int32' },
   int64: { go: 'int64' },
-  Quantity: { openapi: 'io.k8s.apimachinery.pkg.api.resource.Quantity', go: 'resource.Quantity', goImport: ['resource', 'k8s.io/apimachinery/pkg/api/resource'] },
-  IntOrString: { openapi: 'io.k8s.apimachinery.pkg.util.intstr.IntOrString', go: 'intstr.IntOrString', goImport: ['intstr', 'k8s.io/apimachinery/pkg/util/intstr'] },
+  Quantity: {
+    openapi: 'io.k8s.apimachinery.pkg.api.resource.Quantity',
+    go: 'resource.Quantity',
+    goImport: ['resource', 'k8s.io/apimachinery/pkg/api/resource'],
+  },
+  IntOrString: {
+    openapi: 'io.k8s.apimachinery.pkg.util.intstr.IntOrString',
+    go: 'intstr.IntOrString',
+    goImport: ['intstr', 'k8s.io/apimachinery/pkg/util/intstr'],
+  },
   Time: { openapi: 'io.k8s.apimachinery.pkg.apis.meta.v1.Time', go: 'metav1.Time' },
   MicroTime: { openapi: 'io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime', go: 'metav1.MicroTime' },
   Duration: { go: 'metav1.Duration' },
-  RawExtension: { openapi: 'io.k8s.apimachinery.pkg.runtime.RawExtension', go: 'runtime.RawExtension', goImport: ['runtime', 'k8s.io/apimachinery/pkg/runtime'] },
-  JSON: { go: 'apiextensionsv1.JSON', goImport: ['apiextensionsv1', 'k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1'] },
+  RawExtension: {
+    openapi: 'io.k8s.apimachinery.pkg.runtime.RawExtension',
+    go: 'runtime.RawExtension',
+    goImport: ['runtime', 'k8s.io/apimachinery/pkg/runtime'],
+  },
+  JSON: {
+    go: 'apiextensionsv1.JSON',
+    goImport: ['apiextensionsv1', 'k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1'],
+  },
 };
 
 interface Schema {
@@ -106,7 +155,16 @@ interface Schema {
 }
 
 interface OpenAPIDocument {
-  paths: Record<string, Record<string, { 'x-kubernetes-action'?: string; 'x-kubernetes-group-version-kind'?: { group: string; version: string; kind: string } }>>;
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        'x-kubernetes-action'?: string;
+        'x-kubernetes-group-version-kind'?: { group: string; version: string; kind: string };
+      }
+    >
+  >;
   components: { schemas: Record<string, Schema> };
 }
 
@@ -114,19 +172,29 @@ interface OpenAPIDocument {
 const repoRoot = ((): string => {
   for (let dir = path.dirname(new URL(import.meta.url).pathname); dir !== path.dirname(dir); dir = path.dirname(dir)) {
     const manifest = path.join(dir, 'package.json');
-    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'kop') return dir;
+    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'kop')
+      return dir;
   }
   throw new Error('cannot find the kop repository above this script');
 })();
 
 function run(file: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env): string {
-  return execFileSync(file, args, { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 << 20 });
+  return execFileSync(file, args, {
+    cwd,
+    env,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    maxBuffer: 64 << 20,
+  });
 }
 
 /** The OpenAPI v3 documents of kube-apiserver, from the k8s.io/kubernetes module. */
 function openAPIDir(): string {
-  const info = JSON.parse(run('go', ['mod', 'download', '-json', `k8s.io/kubernetes@${KUBERNETES_VERSION}`], os.tmpdir())) as { Dir?: string; Error?: string };
-  if (!info.Dir) throw new Error(`go mod download k8s.io/kubernetes@${KUBERNETES_VERSION} failed: ${info.Error ?? 'no Dir'}`);
+  const info = JSON.parse(
+    run('go', ['mod', 'download', '-json', `k8s.io/kubernetes@${KUBERNETES_VERSION}`], os.tmpdir()),
+  ) as { Dir?: string; Error?: string };
+  if (!info.Dir)
+    throw new Error(`go mod download k8s.io/kubernetes@${KUBERNETES_VERSION} failed: ${info.Error ?? 'no Dir'}`);
   return path.join(info.Dir, 'api', 'openapi-spec', 'v3');
 }
 
@@ -144,7 +212,9 @@ function refOf(schema: Schema): string | undefined {
   return undefined;
 }
 
-const scalarByOpenAPI = new Map(Object.entries(SCALARS).flatMap(([name, s]) => (s.openapi ? [[s.openapi, name] as const] : [])));
+const scalarByOpenAPI = new Map(
+  Object.entries(SCALARS).flatMap(([name, s]) => (s.openapi ? [[s.openapi, name] as const] : [])),
+);
 
 /** Collects every schema id reachable from the roots. */
 function closure(schemas: Record<string, Schema>, roots: string[]): string[] {
@@ -208,7 +278,11 @@ function docComment(schema: Schema, indent: string): string[] {
   if (parts.length === 0) return [];
   const lines = wrap(parts.join('\n\n').replaceAll('*/', '*\\/'), 100 - indent.length);
   if (lines.length === 1 && lines[0]!.length <= 94 - indent.length) return [`${indent}/** ${lines[0]} */`];
-  return [`${indent}/**`, ...lines.map((line) => (line.trim() === '' ? `${indent} *` : `${indent} * ${line.trimEnd()}`)), `${indent} */`];
+  return [
+    `${indent}/**`,
+    ...lines.map((line) => (line.trim() === '' ? `${indent} *` : `${indent} * ${line.trimEnd()}`)),
+    `${indent} */`,
+  ];
 }
 
 class FileWriter {
@@ -259,8 +333,12 @@ class FileWriter {
   }
 
   render(body: string[], summary: string): string {
-    const importLines = [...this.imports.keys()].sort().map((from) => `import type { ${[...this.imports.get(from)!].sort().join(', ')} } from '${from}';`);
-    return [`// ${HEADER}`, `// ${summary}`, '', ...importLines, ...(importLines.length ? [''] : []), ...body].join('\n');
+    const importLines = [...this.imports.keys()]
+      .sort()
+      .map((from) => `import type { ${[...this.imports.get(from)!].sort().join(', ')} } from '${from}';`);
+    return [`// ${HEADER}`, `// ${summary}`, '', ...importLines, ...(importLines.length ? [''] : []), ...body].join(
+      '\n',
+    );
   }
 }
 
@@ -302,7 +380,12 @@ function resourceOf(document: OpenAPIDocument, id: string): CoreResource {
   const listPaths = Object.entries(document.paths).filter(([, item]) => {
     const get = item.get;
     const k = get?.['x-kubernetes-group-version-kind'];
-    return get?.['x-kubernetes-action'] === 'list' && k?.kind === gvk.kind && k.group === gvk.group && k.version === gvk.version;
+    return (
+      get?.['x-kubernetes-action'] === 'list' &&
+      k?.kind === gvk.kind &&
+      k.group === gvk.group &&
+      k.version === gvk.version
+    );
   });
   if (listPaths.length === 0) throw new Error(`no list path for ${id}`);
   const plural = listPaths[0]![0].split('/').pop()!;
@@ -323,7 +406,10 @@ function controllerGenBinary(): string {
   const dir = path.join(cache, 'kop', 'tools', `controller-gen-${CONTROLLER_GEN_VERSION}`);
   const binary = path.join(dir, 'controller-gen');
   if (!existsSync(binary)) {
-    run('go', ['install', `sigs.k8s.io/controller-tools/cmd/controller-gen@${CONTROLLER_GEN_VERSION}`], os.tmpdir(), { ...process.env, GOBIN: dir });
+    run('go', ['install', `sigs.k8s.io/controller-tools/cmd/controller-gen@${CONTROLLER_GEN_VERSION}`], os.tmpdir(), {
+      ...process.env,
+      GOBIN: dir,
+    });
   }
   return binary;
 }
@@ -344,7 +430,10 @@ function renderGoStub(fields: Array<{ name: string; goType: string }>, goImports
     '',
     '// CoreTypesSpec has one optional field per core type, named like the TypeScript type.',
     'type CoreTypesSpec struct {',
-    ...fields.map((f) => `\t// +optional\n\t${f.name[0]!.toUpperCase()}${f.name.slice(1)} ${f.goType} \`json:"${f.name},omitempty"\``),
+    ...fields.map(
+      (f) =>
+        `\t// +optional\n\t${f.name[0]!.toUpperCase()}${f.name.slice(1)} ${f.goType} \`json:"${f.name},omitempty"\``,
+    ),
     '}',
     '',
     '// +kubebuilder:object:root=true',
@@ -417,7 +506,9 @@ function compressSchemas(full: Record<string, SchemaNode>): Record<string, Schem
       if (node.properties !== undefined) {
         const target = byShape.get(withoutDescription(node));
         if (target !== undefined && target !== name) {
-          return node.description === undefined ? { 'x-kop-ref': target } : { description: node.description, 'x-kop-ref': target };
+          return node.description === undefined
+            ? { 'x-kop-ref': target }
+            : { description: node.description, 'x-kop-ref': target };
         }
       }
       return mapChildren(node, visit);
@@ -458,7 +549,8 @@ function main(): void {
   const byName = new Map<string, string>();
   for (const id of ids) {
     const name = shortName(id);
-    if (byName.has(name) || name in SCALARS) throw new Error(`two types are named ${name}: ${byName.get(name) ?? 'scalar'} and ${id}`);
+    if (byName.has(name) || name in SCALARS)
+      throw new Error(`two types are named ${name}: ${byName.get(name) ?? 'scalar'} and ${id}`);
     byName.set(name, id);
   }
 
@@ -529,23 +621,34 @@ function main(): void {
     const files = readdirSync(outDir);
     if (files.length !== 1) throw new Error(`controller-gen wrote ${files.join(', ')}`);
     const crd = parseYaml(readFileSync(path.join(outDir, files[0]!), 'utf8')) as {
-      spec: { versions: Array<{ schema: { openAPIV3Schema: { properties: { spec: { properties: Record<string, unknown> } } } } }> };
+      spec: {
+        versions: Array<{
+          schema: { openAPIV3Schema: { properties: { spec: { properties: Record<string, unknown> } } } };
+        }>;
+      };
     };
     const properties = crd.spec.versions[0]!.schema.openAPIV3Schema.properties.spec.properties;
-    for (const field of fields) if (!properties[field.name]) throw new Error(`controller-gen emitted no schema for ${field.name}`);
+    for (const field of fields)
+      if (!properties[field.name]) throw new Error(`controller-gen emitted no schema for ${field.name}`);
     const minor = KUBERNETES_VERSION.replace(/^v(\d+)\.(\d+)\..*$/, '$1.$2');
     const full = sortKeys(properties) as Record<string, SchemaNode>;
     const schemas = compressSchemas(full);
     for (const name of Object.keys(full)) {
-      if (JSON.stringify(expandSchema(schemas, name)) !== JSON.stringify(full[name])) throw new Error(`compressing ${name} is lossy`);
+      if (JSON.stringify(expandSchema(schemas, name)) !== JSON.stringify(full[name]))
+        throw new Error(`compressing ${name} is lossy`);
     }
     const data = { kubernetesVersion: KUBERNETES_VERSION, controllerGenVersion: CONTROLLER_GEN_VERSION, schemas };
-    outputs.set(path.join(repoRoot, 'src', 'schema', 'core-types', `k8s-${minor}.json`), `${JSON.stringify(data, null, 1)}\n`);
+    outputs.set(
+      path.join(repoRoot, 'src', 'schema', 'core-types', `k8s-${minor}.json`),
+      `${JSON.stringify(data, null, 1)}\n`,
+    );
   } finally {
     rmSync(workDir, { recursive: true, force: true });
   }
 
-  const stale = [...outputs].filter(([file, content]) => !existsSync(file) || readFileSync(file, 'utf8') !== content).map(([file]) => file);
+  const stale = [...outputs]
+    .filter(([file, content]) => !existsSync(file) || readFileSync(file, 'utf8') !== content)
+    .map(([file]) => file);
   const known = new Set(outputs.keys());
   const extra = readdirSync(generatedDir)
     .map((f) => path.join(generatedDir, f))

@@ -48,11 +48,15 @@ async function isFetched(entry) {
 async function moduleDir(module, version) {
   let stdout;
   try {
-    ({ stdout } = await promisify(execFile)('go', ['mod', 'download', '-json', `${module}@${version}`], { maxBuffer: 4 * 1024 * 1024 }));
+    ({ stdout } = await promisify(execFile)('go', ['mod', 'download', '-json', `${module}@${version}`], {
+      maxBuffer: 4 * 1024 * 1024,
+    }));
   } catch (error) {
     // go prints its JSON (with an Error field) on stdout even when it fails.
     const reason =
-      error.code === 'ENOENT' ? 'the go command is not on PATH (the corpus comes from the Go module proxy)' : (JSON.parse(error.stdout || '{}').Error ?? error.message);
+      error.code === 'ENOENT'
+        ? 'the go command is not on PATH (the corpus comes from the Go module proxy)'
+        : (JSON.parse(error.stdout || '{}').Error ?? error.message);
     throw new Error(`import corpus: cannot download ${module}@${version}: ${reason}`, { cause: error });
   }
   return JSON.parse(stdout).Dir;
@@ -76,7 +80,9 @@ export async function fetchImportCorpus({ log = () => {} } = {}) {
     await copyFile(path.join(dirs.get(key), entry.sourcePath), entry.path);
     if (!(await isFetched(entry))) {
       await rm(entry.path, { force: true });
-      throw new Error(`import corpus: ${entry.file} (${entry.sourcePath} in ${key}) does not have the SHA-256 that SOURCES.md names (${entry.sha256}…)`);
+      throw new Error(
+        `import corpus: ${entry.file} (${entry.sourcePath} in ${key}) does not have the SHA-256 that SOURCES.md names (${entry.sha256}…)`,
+      );
     }
   }
   return entries;

@@ -41,9 +41,11 @@ for (const projectName of projects.length > 0 ? projects : PROJECT_NAMES) {
   });
   results.push(result);
   if (flags.has('--json')) continue;
-  if (result.bootstrap.length > 0) console.log(`(init failed; the rest ran in a project made without ${result.bootstrap.join(' ')})`);
+  if (result.bootstrap.length > 0)
+    console.log(`(init failed; the rest ran in a project made without ${result.bootstrap.join(' ')})`);
   if (flags.has('--keep')) console.log(`project kept in ${result.dir}`);
-  if (result.projectDifferences.length > 0) console.log(`PROJECT differences:\n${result.projectDifferences.map((d) => `  - ${d}`).join('\n')}`);
+  if (result.projectDifferences.length > 0)
+    console.log(`PROJECT differences:\n${result.projectDifferences.map((d) => `  - ${d}`).join('\n')}`);
   console.log(`kop's own time: ${(result.kopMs / 1000).toFixed(1)} s`);
 }
 
@@ -54,8 +56,11 @@ if (flags.has('--json')) {
   console.log(`\n## Summary\n\n${formatTable(results)}\n`);
   if (failures.length > 0) {
     console.log('## Distinct failures\n');
-    for (const { message, where } of failures) console.log(`${where.length} × ${message}\n${where.map((w) => `    ${w}`).join('\n')}`);
+    for (const { message, where } of failures)
+      console.log(`${where.length} × ${message}\n${where.map((w) => `    ${w}`).join('\n')}`);
   }
 }
-const allPass = results.every((r) => r.commands.every((c) => c.ok) && r.steps.every((s) => s.ok) && r.projectDifferences.length === 0);
+const allPass = results.every(
+  (r) => r.commands.every((c) => c.ok) && r.steps.every((s) => s.ok) && r.projectDifferences.length === 0,
+);
 process.exit(allPass ? 0 : 1);

@@ -4,5 +4,19 @@
 export const REDIS_EXAMPLE_COMMANDS = [
   ['create', 'api', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'RedisCluster', '--yes'],
   ['create', 'api', '--group', 'cache', '--version', 'v1beta1', '--kind', 'RedisCluster', '--no-controller', '--yes'],
-  ['create', 'webhook', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'RedisCluster', '--defaulting', '--programmatic-validation', '--conversion', '--spoke', 'v1beta1'],
+  [
+    'create',
+    'webhook',
+    '--group',
+    'cache',
+    '--version',
+    'v1alpha1',
+    '--kind',
+    'RedisCluster',
+    '--defaulting',
+    '--programmatic-validation',
+    '--conversion',
+    '--spoke',
+    'v1beta1',
+  ],
 ];

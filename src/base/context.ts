@@ -46,7 +46,11 @@ export interface ExecResult {
 }
 
 /** Runs a program with an argument array; never through a shell. */
-export type Exec = (file: string, args: readonly string[], options?: { cwd?: string; env?: Record<string, string | undefined>; inherit?: boolean }) => Promise<ExecResult>;
+export type Exec = (
+  file: string,
+  args: readonly string[],
+  options?: { cwd?: string; env?: Record<string, string | undefined>; inherit?: boolean },
+) => Promise<ExecResult>;
 
 export interface Context {
   cwd: string;

@@ -14,7 +14,8 @@ export function editDistance(a: string, b: string, limit = Number.POSITIVE_INFIN
     let rowMin = i;
     for (let j = 1; j <= b.length; j++) {
       let value = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) value = Math.min(value, beforePrevious[j - 2]! + 1);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        value = Math.min(value, beforePrevious[j - 2]! + 1);
       current[j] = value;
       rowMin = Math.min(rowMin, value);
     }

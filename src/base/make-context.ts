@@ -9,13 +9,19 @@ import type { Context, Exec, Output, PromptQuestion, Prompter } from './context.
  * question without one is a UsageError naming the flag that answers it. `streams` replaces the
  * process's stdin and stdout (tests drive it through them).
  */
-export function createPrompter(options: { interactive: boolean; streams?: { input: Readable; output: Writable } }): Prompter {
+export function createPrompter(options: {
+  interactive: boolean;
+  streams?: { input: Readable; output: Writable };
+}): Prompter {
   return {
     interactive: options.interactive,
     async ask(question: PromptQuestion): Promise<string | boolean> {
       if (!options.interactive) {
         if (question.initial !== undefined) return question.initial;
-        throw new UsageError(`missing ${question.flag}: ${question.message}`, `pass ${question.flag} <value> (there is no terminal to ask on)`);
+        throw new UsageError(
+          `missing ${question.flag}: ${question.message}`,
+          `pass ${question.flag} <value> (there is no terminal to ask on)`,
+        );
       }
       const clack = await import('@clack/prompts');
       const common = { message: question.message, ...(options.streams ?? {}) };
@@ -24,14 +30,21 @@ export function createPrompter(options: { interactive: boolean; streams?: { inpu
         answer = await clack.confirm({ ...common, initialValue: question.initial === true });
       } else if (question.type === 'select') {
         const choices = question.choices ?? [];
-        const initial = typeof question.initial === 'string' && choices.includes(question.initial) ? question.initial : choices[0];
-        answer = await clack.select({ ...common, options: choices.map((choice) => ({ value: choice, label: choice })), initialValue: initial });
+        const initial =
+          typeof question.initial === 'string' && choices.includes(question.initial) ? question.initial : choices[0];
+        answer = await clack.select({
+          ...common,
+          options: choices.map((choice) => ({ value: choice, label: choice })),
+          initialValue: initial,
+        });
       } else {
         const check = question.validate;
         answer = await clack.text({
           ...common,
           // An empty answer takes the default, which is shown as the placeholder.
-          ...(typeof question.initial === 'string' ? { placeholder: question.initial, defaultValue: question.initial } : {}),
+          ...(typeof question.initial === 'string'
+            ? { placeholder: question.initial, defaultValue: question.initial }
+            : {}),
           validate: check
             ? (value) => {
                 const typed = value ?? '';

@@ -19,6 +19,8 @@ let cachedVersion: string | undefined;
 
 /** kop's own version from its package.json. */
 export function kopVersion(): string {
-  cachedVersion ??= (JSON.parse(readFileSync(path.join(kopPackageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
+  cachedVersion ??= (
+    JSON.parse(readFileSync(path.join(kopPackageRoot(), 'package.json'), 'utf8')) as { version: string }
+  ).version;
   return cachedVersion;
 }

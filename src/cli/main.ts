@@ -50,7 +50,8 @@ export function createProgram(io: MainIo): Command {
 
   const makeContext: MakeContext = (overrides: Partial<Context> = {}) => {
     const flags = globalFlags(program);
-    const interactive = !flags.yes && io.stdin.isTTY === true && io.stdout.isTTY === true && io.env.CI !== 'true' && io.env.CI !== '1';
+    const interactive =
+      !flags.yes && io.stdin.isTTY === true && io.stdout.isTTY === true && io.env.CI !== 'true' && io.env.CI !== '1';
     const context = createContext({
       cwd: io.cwd,
       dryRun: flags.dryRun,
@@ -91,7 +92,11 @@ export async function main(argv: string[], io: Partial<MainIo> = {}): Promise<nu
     // Before commander, which would let a --help on the line print the top-level help instead.
     const unknown = findUnknownCommand(program, respelled.args);
     if (unknown !== undefined) {
-      fullIo.stderr.write(createStyles(shouldUseColor(fullIo.stderr, fullIo.env, !argv.includes('--no-color'))).red(unknownCommandMessage(unknown)) + '\n');
+      fullIo.stderr.write(
+        createStyles(shouldUseColor(fullIo.stderr, fullIo.env, !argv.includes('--no-color'))).red(
+          unknownCommandMessage(unknown),
+        ) + '\n',
+      );
       return 1;
     }
     await program.parseAsync([...argv.slice(0, 2), ...respelled.args], { from: 'node' });
@@ -131,5 +136,10 @@ function debugEnabled(env: Record<string, string | undefined>): boolean {
 /** The root program's global flags with their defaults filled in. */
 function globalFlags(program: Command): GlobalFlags {
   const opts = program.opts<Partial<GlobalFlags>>();
-  return { dryRun: opts.dryRun ?? false, verbose: opts.verbose ?? false, color: opts.color ?? true, yes: opts.yes ?? false };
+  return {
+    dryRun: opts.dryRun ?? false,
+    verbose: opts.verbose ?? false,
+    color: opts.color ?? true,
+    yes: opts.yes ?? false,
+  };
 }

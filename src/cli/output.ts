@@ -10,7 +10,11 @@ export interface OutputStreams {
  * Colour only when the stream is a terminal, `--no-color` was not given and NO_COLOR
  * is unset or empty (https://no-color.org); FORCE_COLOR=1 turns it on for CI logs.
  */
-export function shouldUseColor(stream: { isTTY?: boolean }, env: Record<string, string | undefined>, colorFlag = true): boolean {
+export function shouldUseColor(
+  stream: { isTTY?: boolean },
+  env: Record<string, string | undefined>,
+  colorFlag = true,
+): boolean {
   if (!colorFlag) return false;
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
   if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '' && env.FORCE_COLOR !== '0') return true;
@@ -23,7 +27,8 @@ const identity = (text: string) => text;
 
 /** ANSI styles when `enabled`, identity functions otherwise. */
 export function createStyles(enabled: boolean): Styles {
-  if (!enabled) return { bold: identity, dim: identity, red: identity, green: identity, yellow: identity, cyan: identity };
+  if (!enabled)
+    return { bold: identity, dim: identity, red: identity, green: identity, yellow: identity, cyan: identity };
   return {
     bold: wrap(1, 22),
     dim: wrap(2, 22),

@@ -36,8 +36,11 @@ export function respellKubebuilderFlags(program: Command, args: readonly string[
     }
     const [, name, value] = match as unknown as [string, string, string | undefined];
     if (name === 'make' && !options.some((o) => o.long === '--make')) {
-      if (value !== undefined && !TRUE.has(value) && !FALSE.has(value)) throw new UsageError(`--make: invalid boolean ${JSON.stringify(value)}; use true or false`);
-      notes.push('--make is ignored: kop generates CRDs, RBAC and clients with `kop generate` (npm run generate), which build and test run first');
+      if (value !== undefined && !TRUE.has(value) && !FALSE.has(value))
+        throw new UsageError(`--make: invalid boolean ${JSON.stringify(value)}; use true or false`);
+      notes.push(
+        '--make is ignored: kop generates CRDs, RBAC and clients with `kop generate` (npm run generate), which build and test run first',
+      );
       continue;
     }
     if (value === undefined) {
@@ -57,7 +60,9 @@ export function respellKubebuilderFlags(program: Command, args: readonly string[
       if (negative) out.push(`--no-${name}`);
       // Only `--x` exists: leaving it out is false.
     } else {
-      throw new UsageError(`--${name}: invalid boolean ${JSON.stringify(value)}; use --${name}=true or --${name}=false`);
+      throw new UsageError(
+        `--${name}: invalid boolean ${JSON.stringify(value)}; use --${name}=true or --${name}=false`,
+      );
     }
   }
   return { args: out, notes };

@@ -100,7 +100,8 @@ export function closest(word: string, candidates: readonly string[]): string | u
     const distance = editDistance(word, name);
     if (distance > Math.max(1, Math.floor(name.length / 3))) continue;
     const prefix = commonPrefix(word, name);
-    if (best === undefined || distance < best.distance || (distance === best.distance && prefix > best.prefix)) best = { name, distance, prefix };
+    if (best === undefined || distance < best.distance || (distance === best.distance && prefix > best.prefix))
+      best = { name, distance, prefix };
   }
   return best?.name;
 }

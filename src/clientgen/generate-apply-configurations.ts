@@ -28,11 +28,26 @@ const API_MODULE = 'kop/api';
 const RUNTIME_MODULE = 'kop/runtime/client';
 
 /** kop/api names that are scalars or free-form JSON: used as they are, not made deep-partial. */
-const PLAIN_WELL_KNOWN = new Set(['int', 'int32', 'int64', 'Quantity', 'IntOrString', 'Time', 'MicroTime', 'Duration', 'JSON', 'JSONValue', 'JSONObject', 'RawExtension']);
+const PLAIN_WELL_KNOWN = new Set([
+  'int',
+  'int32',
+  'int64',
+  'Quantity',
+  'IntOrString',
+  'Time',
+  'MicroTime',
+  'Duration',
+  'JSON',
+  'JSONValue',
+  'JSONObject',
+  'RawExtension',
+]);
 
 /** True when PROJECT records server-side apply for this kind version (`create api --ssa`). */
 export function ssaEnabled(project: ProjectFile | undefined, kind: ApiKind, version: ApiKindVersion): boolean {
-  return (project?.resources ?? []).some((r) => r.api?.ssa === true && r.kind === kind.kind && r.version === version.version && fullGroup(r) === kind.group);
+  return (project?.resources ?? []).some(
+    (r) => r.api?.ssa === true && r.kind === kind.kind && r.version === version.version && fullGroup(r) === kind.group,
+  );
 }
 
 /** The path of a kind version's apply-configuration file. */
@@ -76,7 +91,9 @@ export function renderApplyConfigurations(kind: ApiKind, version: ApiKindVersion
     `  metadata: ${metadataType};`,
     ...version.fields.filter((f) => !identity.has(f.name)).flatMap((f) => writer.member(f, false, `${T}.${f.name}`)),
   ];
-  const statusType = version.status ? writer.typeOf(version.status.type, version.status.markers, `${T}.status`) : undefined;
+  const statusType = version.status
+    ? writer.typeOf(version.status.type, version.status.markers, `${T}.status`)
+    : undefined;
   const named = writer.renderNamed();
 
   const scope = namespaced ? 'name: string, namespace: string' : 'name: string';
@@ -109,7 +126,8 @@ export function renderApplyConfigurations(kind: ApiKind, version: ApiKindVersion
   }
 
   const imports: string[] = [];
-  if (writer.apiNames.size > 0) imports.push(`import type { ${[...writer.apiNames].sort().join(', ')} } from '${API_MODULE}';`);
+  if (writer.apiNames.size > 0)
+    imports.push(`import type { ${[...writer.apiNames].sort().join(', ')} } from '${API_MODULE}';`);
   if (writer.usesDeepPartial) imports.push(`import type { DeepPartial } from '${RUNTIME_MODULE}';`);
 
   const content = [
@@ -164,7 +182,12 @@ class ApplyTypeWriter {
   member(field: FieldModel, required: boolean, site: string): string[] {
     const doc = field.doc.trim();
     const docLines = doc === '' ? [] : doc.replace(/\*\//g, '*\\/').split('\n');
-    const lines = docLines.length === 0 ? [] : docLines.length === 1 ? [`  /** ${docLines[0]} */`] : ['  /**', ...docLines.map((l) => `   * ${l}`.trimEnd()), '   */'];
+    const lines =
+      docLines.length === 0
+        ? []
+        : docLines.length === 1
+          ? [`  /** ${docLines[0]} */`]
+          : ['  /**', ...docLines.map((l) => `   * ${l}`.trimEnd()), '   */'];
     const name = IDENTIFIER.test(field.name) ? field.name : JSON.stringify(field.name);
     lines.push(`  ${name}${required ? '' : '?'}: ${this.typeOf(field.type, field.markers, site)};`);
     return lines;
@@ -178,7 +201,9 @@ class ApplyTypeWriter {
       case 'number':
         return ref.kind;
       case 'enum':
-        return ref.values.map((v) => (typeof v === 'string' ? `'${v.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'` : String(v))).join(' | ');
+        return ref.values
+          .map((v) => (typeof v === 'string' ? `'${v.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'` : String(v)))
+          .join(' | ');
       case 'wellKnown':
         this.usesApi(ref.name);
         if (PLAIN_WELL_KNOWN.has(ref.name)) return ref.name;
@@ -187,15 +212,25 @@ class ApplyTypeWriter {
       case 'array': {
         const listType = findMarker(markers, 'listType')?.value;
         // listMapKey's value is a field name (a string), as the CRD stage reads it.
-        const keys = markersNamed(markers, 'listMapKey').map((m) => (typeof m.value === 'string' ? m.value : JSON.stringify(m.value)));
-        const item = listType === 'map' && keys.length > 0 ? this.keyedItem(ref.items, keys, site) : this.typeOf(ref.items, [], `${site}[]`);
+        const keys = markersNamed(markers, 'listMapKey').map((m) =>
+          typeof m.value === 'string' ? m.value : JSON.stringify(m.value),
+        );
+        const item =
+          listType === 'map' && keys.length > 0
+            ? this.keyedItem(ref.items, keys, site)
+            : this.typeOf(ref.items, [], `${site}[]`);
         return /^[A-Za-z0-9_$<>]+$/.test(item) ? `${item}[]` : `Array<${item}>`;
       }
       case 'map':
         return `Record<string, ${this.typeOf(ref.values, [], `${site}{}`)}>`;
       case 'reference': {
         const target = ref.target;
-        if (target.declarationKind === 'alias' && target.aliasOf && target.aliasOf.kind !== 'object' && target.aliasOf.kind !== 'intersection') {
+        if (
+          target.declarationKind === 'alias' &&
+          target.aliasOf &&
+          target.aliasOf.kind !== 'object' &&
+          target.aliasOf.kind !== 'intersection'
+        ) {
           // An alias of a scalar, enum, list or map: its markers (+listType on `type Items = Item[]`) count as the field's.
           return this.typeOf(target.aliasOf, [...markers, ...target.markers], site);
         }
@@ -210,7 +245,10 @@ class ApplyTypeWriter {
       case 'untyped':
         return 'unknown';
       case 'unresolved':
-        throw new KopError(`${this.kind}: ${site} has the type "${ref.text}" that kop cannot follow (${ref.reason}), so its apply configuration cannot be generated`, ref.fix);
+        throw new KopError(
+          `${this.kind}: ${site} has the type "${ref.text}" that kop cannot follow (${ref.reason}), so its apply configuration cannot be generated`,
+          ref.fix,
+        );
     }
   }
 
@@ -218,7 +256,11 @@ class ApplyTypeWriter {
   private keyedItem(items: TypeRef, keys: string[], site: string): string {
     let ref = items;
     // Through aliases of other named types (`type Item = Other` or `type Item = Condition`).
-    while (ref.kind === 'reference' && ref.target.declarationKind === 'alias' && (ref.target.aliasOf?.kind === 'reference' || ref.target.aliasOf?.kind === 'wellKnown')) {
+    while (
+      ref.kind === 'reference' &&
+      ref.target.declarationKind === 'alias' &&
+      (ref.target.aliasOf?.kind === 'reference' || ref.target.aliasOf?.kind === 'wellKnown')
+    ) {
       ref = ref.target.aliasOf;
     }
     if (ref.kind === 'wellKnown') {
@@ -228,11 +270,18 @@ class ApplyTypeWriter {
     }
     const fields = ref.kind === 'reference' ? allFields(ref.target) : ref.kind === 'object' ? ref.fields : undefined;
     if (!fields)
-      throw new KopError(`${this.kind}: ${site} is a +listType=map list, but its items are not objects (${items.text})`, 'list objects, or use +listType=set / +listType=atomic');
+      throw new KopError(
+        `${this.kind}: ${site} is a +listType=map list, but its items are not objects (${items.text})`,
+        'list objects, or use +listType=set / +listType=atomic',
+      );
     const required = new Set<string>();
     for (const key of keys) {
       const field = fields.find((f) => f.name === key);
-      if (!field) throw new KopError(`${this.kind}: ${site} has +listMapKey=${key}, which is not a field of its items (${items.text})`, 'name a field of the item type');
+      if (!field)
+        throw new KopError(
+          `${this.kind}: ${site} has +listMapKey=${key}, which is not a field of its items (${items.text})`,
+          'name a field of the item type',
+        );
       // A defaulted key may be left out: the apiserver fills it in before it merges the items.
       if (!findMarker(field.markers, 'kubebuilder:default') && !findMarker(field.markers, 'default')) required.add(key);
     }
@@ -242,14 +291,18 @@ class ApplyTypeWriter {
     if (required.size === 0) return base;
     const keyMembers = fields
       .filter((f) => required.has(f.name))
-      .map((f) => `${IDENTIFIER.test(f.name) ? f.name : JSON.stringify(f.name)}: ${this.typeOf(f.type, f.markers, `${site}[].${f.name}`)}`);
+      .map(
+        (f) =>
+          `${IDENTIFIER.test(f.name) ? f.name : JSON.stringify(f.name)}: ${this.typeOf(f.type, f.markers, `${site}[].${f.name}`)}`,
+      );
     return `${base} & { ${keyMembers.join('; ')} }`;
   }
 
   private objectLiteral(fields: readonly FieldModel[], required: ReadonlySet<string>, site: string): string {
     if (fields.length === 0) return 'Record<string, never>';
     const members = fields.map(
-      (f) => `${IDENTIFIER.test(f.name) ? f.name : JSON.stringify(f.name)}${required.has(f.name) ? '' : '?'}: ${this.typeOf(f.type, f.markers, `${site}.${f.name}`)}`,
+      (f) =>
+        `${IDENTIFIER.test(f.name) ? f.name : JSON.stringify(f.name)}${required.has(f.name) ? '' : '?'}: ${this.typeOf(f.type, f.markers, `${site}.${f.name}`)}`,
     );
     return `{ ${members.join('; ')} }`;
   }
@@ -277,7 +330,10 @@ class ApplyTypeWriter {
     while (this.pending.length > 0) {
       const declaration = this.pending.shift()!;
       const name = this.names.get(declaration)!;
-      const parents = [...declaration.extends, ...(declaration.aliasOf?.kind === 'intersection' ? declaration.aliasOf.members : [])]
+      const parents = [
+        ...declaration.extends,
+        ...(declaration.aliasOf?.kind === 'intersection' ? declaration.aliasOf.members : []),
+      ]
         .filter((p): p is Extract<TypeRef, { kind: 'wellKnown' }> => p.kind === 'wellKnown')
         .map((p) => this.typeOf(p, [], declaration.name));
       const members = allFields(declaration).flatMap((f) => this.member(f, false, `${declaration.name}.${f.name}`));

@@ -58,8 +58,18 @@ function renderClient(kind: ApiKind, version: ApiKindVersion): GeneratedClientFi
   const apiVersion = `${kind.group}/${version.version}`;
 
   const scoped = scalable ? `ScalableResourceClient<${T}>` : `ResourceClient<${T}>`;
-  const clientType = namespaced ? (scalable ? `NamespacedResourceClient<${T}, ${scoped}>` : `NamespacedResourceClient<${T}>`) : scoped;
-  const factory = namespaced ? (scalable ? 'namespacedScalableResource' : 'namespacedResource') : scalable ? 'clusterScalableResource' : 'clusterResource';
+  const clientType = namespaced
+    ? scalable
+      ? `NamespacedResourceClient<${T}, ${scoped}>`
+      : `NamespacedResourceClient<${T}>`
+    : scoped;
+  const factory = namespaced
+    ? scalable
+      ? 'namespacedScalableResource'
+      : 'namespacedResource'
+    : scalable
+      ? 'clusterScalableResource'
+      : 'clusterResource';
   // Only the types the file names: a namespaced, unscalable client never spells ResourceClient.
   const runtimeTypes = ['NamespacedResourceClient', 'ResourceClient', 'ScalableResourceClient']
     .filter((name) => new RegExp(`\\b${name}<`).test(clientType))
@@ -67,7 +77,9 @@ function renderClient(kind: ApiKind, version: ApiKindVersion): GeneratedClientFi
     .sort();
 
   const notes = [
-    namespaced ? '`inNamespace(ns)` scopes reads and writes; `list`/`watch` on the client span all namespaces.' : 'Cluster-scoped: no namespace.',
+    namespaced
+      ? '`inNamespace(ns)` scopes reads and writes; `list`/`watch` on the client span all namespaces.'
+      : 'Cluster-scoped: no namespace.',
     hasStatus
       ? '`updateStatus`/`patchStatus` write the status subresource.'
       : 'The CRD declares no status subresource: `update` writes status too and `updateStatus` is refused by the server.',

@@ -28,13 +28,23 @@ function updateCommand(command: Command, makeContext: MakeContext): Command {
 export function register(program: Command, makeContext: MakeContext): void {
   const alpha = program
     .command('alpha')
-    .description("alpha commands: `kop alpha generate` (re-scaffold from PROJECT), `kop alpha update` (three-way merge onto this kop's scaffold)");
+    .description(
+      "alpha commands: `kop alpha generate` (re-scaffold from PROJECT), `kop alpha update` (three-way merge onto this kop's scaffold)",
+    );
   alpha
     .command('generate')
-    .description('re-scaffold the project from its PROJECT with this kop (init, create api, create webhook, plugins, generate)')
+    .description(
+      're-scaffold the project from its PROJECT with this kop (init, create api, create webhook, plugins, generate)',
+    )
     .option('--input-dir <dir>', 'the project whose PROJECT is replayed (default: the current folder)')
-    .option('--output-dir <dir>', 'an empty or new folder for the re-scaffolded project (default: the input folder, in place, after a backup of the files it replaces)')
-    .option('--kop-source <spec>', 'kop dependency of the re-scaffolded project, as for kop init (default: the recorded one, or this kop packed into .kop/)')
+    .option(
+      '--output-dir <dir>',
+      'an empty or new folder for the re-scaffolded project (default: the input folder, in place, after a backup of the files it replaces)',
+    )
+    .option(
+      '--kop-source <spec>',
+      'kop dependency of the re-scaffolded project, as for kop init (default: the recorded one, or this kop packed into .kop/)',
+    )
     .option('--no-generate', 'do not run kop generate at the end')
     .action(async (flags: GenerateFlags) => {
       const { runAlphaGenerate } = await import('../upgrade/run-alpha-generate.js');
@@ -44,7 +54,9 @@ export function register(program: Command, makeContext: MakeContext): void {
   updateCommand(
     alpha
       .command('update')
-      .description("move the project to this kop's scaffold keeping your edits: a three-way merge per file with the scaffold of the kop that made it (PROJECT's cliVersion)"),
+      .description(
+        "move the project to this kop's scaffold keeping your edits: a three-way merge per file with the scaffold of the kop that made it (PROJECT's cliVersion)",
+      ),
     makeContext,
   );
   updateCommand(program.command('upgrade').description('the same as `kop alpha update`'), makeContext);

@@ -25,17 +25,33 @@ export function register(program: Command, makeContext: MakeContext): void {
       '--controller-name <name>',
       'name of the reconciler (DNS-1035 label), for several reconcilers of one kind: src/controllers/[<group>/]<name>.controller.ts (the group folder in multigroup projects), its name in logs and metrics',
     )
-    .option('--external-api-path <path>', 'a kind another project owns: where its type and descriptor come from (a folder under api/, or a module of an npm package)')
-    .option('--external-api-domain <domain>', "with --external-api-path: the domain that completes --group to the kind's API group (e.g. io for cert-manager.io)")
+    .option(
+      '--external-api-path <path>',
+      'a kind another project owns: where its type and descriptor come from (a folder under api/, or a module of an npm package)',
+    )
+    .option(
+      '--external-api-domain <domain>',
+      "with --external-api-path: the domain that completes --group to the kind's API group (e.g. io for cert-manager.io)",
+    )
     .option(
       '--external-api-module <module>',
       'where the external kind comes from: an npm package spec (name@range, added to package.json) or a CRD file or folder (imported as kop import crd does)',
     )
     .option('--force', 'overwrite the files of an existing kind/version')
-    .option('--ssa', 'server-side apply: kop generate writes typed apply configurations (<kind>.apply.ts) and the reconciler applies with a field manager (needs --resource)')
-    .option('--plugins <names>', 'plugins to scaffold with, comma-separated: deploy-image/v1-alpha (or deploy-image.go.kubebuilder.io/v1-alpha)', collect)
+    .option(
+      '--ssa',
+      'server-side apply: kop generate writes typed apply configurations (<kind>.apply.ts) and the reconciler applies with a field manager (needs --resource)',
+    )
+    .option(
+      '--plugins <names>',
+      'plugins to scaffold with, comma-separated: deploy-image/v1-alpha (or deploy-image.go.kubebuilder.io/v1-alpha)',
+      collect,
+    )
     .option('--image <ref>', "deploy-image: the image the kind's controller runs as a Deployment")
-    .option('--image-container-command <a,b,...>', "deploy-image: the container's command and arguments, comma-separated")
+    .option(
+      '--image-container-command <a,b,...>',
+      "deploy-image: the container's command and arguments, comma-separated",
+    )
     .option('--image-container-port <port>', 'deploy-image: the port the container listens on')
     .option('--run-as-user <uid>', 'deploy-image: the (non-root) user id the container runs as')
     // The flags' names are CreateApiOptions' fields, and an absent flag means "ask or default".

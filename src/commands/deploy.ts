@@ -11,7 +11,10 @@ export function register(program: Command, makeContext: MakeContext): void {
     .option('--kubeconfig <path>', 'kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)')
     .option('--context <name>', 'kubeconfig context (default: its current context)')
     .option('--force-conflicts', 'take fields another field manager owns')
-    .addHelpText('after', '\nExamples:\n  npx kop deploy --image registry.example.com/team/operator:v0.1.0\n  IMG=registry.example.com/team/operator:v0.1.0 npm run deploy\n')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  npx kop deploy --image registry.example.com/team/operator:v0.1.0\n  IMG=registry.example.com/team/operator:v0.1.0 npm run deploy\n',
+    )
     .action(async (flags: DeployOptions) => {
       const { runDeploy } = await import('../deploy/run-deploy.js');
       await runDeploy(flags, makeContext());

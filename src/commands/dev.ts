@@ -19,7 +19,10 @@ export function register(program: Command, makeContext: MakeContext): void {
     .option('--kubeconfig <file>', 'use the cluster of this kubeconfig instead of starting a control plane')
     .option('--install-crds', 'with --kubeconfig: install and reinstall the CRDs without asking')
     .option('--no-install-crds', 'with --kubeconfig: never install the CRDs')
-    .option('--webhook-host <address>', 'with --kubeconfig: install the webhooks, pointed at this address of this machine (one the cluster reaches)')
+    .option(
+      '--webhook-host <address>',
+      'with --kubeconfig: install the webhooks, pointed at this address of this machine (one the cluster reaches)',
+    )
     .addHelpText(
       'after',
       "\nThe control plane is kop/testing's (`npx kop setup-envtest` once); its kubeconfig is written to .kop/dev/kubeconfig.\n" +

@@ -17,9 +17,15 @@ export function register(program: Command, makeContext: MakeContext): void {
       'plugins to add, comma-separated: helm (or helm/v1-alpha, helm.kubebuilder.io/v1-alpha, helm/v2-alpha, helm.kubebuilder.io/v2-alpha), grafana.kubebuilder.io/v1-alpha (or grafana/v1-alpha)',
       (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
     )
-    .option('--multigroup', "move the reconcilers to src/controllers/<group>/ (Kubebuilder's multigroup layout); --multigroup=false moves them back")
+    .option(
+      '--multigroup',
+      "move the reconcilers to src/controllers/<group>/ (Kubebuilder's multigroup layout); --multigroup=false moves them back",
+    )
     .option('--no-multigroup', 'the single-group layout: reconcilers in src/controllers/')
-    .option('--namespaced', 'watch only WATCH_NAMESPACE with a Role; --namespaced=false: the whole cluster with a ClusterRole')
+    .option(
+      '--namespaced',
+      'watch only WATCH_NAMESPACE with a Role; --namespaced=false: the whole cluster with a ClusterRole',
+    )
     .option('--no-namespaced', 'watch the whole cluster with a ClusterRole')
     .option(
       '--force',
@@ -27,6 +33,9 @@ export function register(program: Command, makeContext: MakeContext): void {
     )
     .action(async (flags: EditProjectOptions) => {
       const { runEditProject } = await import('../edit/run-edit-project.js');
-      await runEditProject({ plugins: flags.plugins, multigroup: flags.multigroup, namespaced: flags.namespaced, force: flags.force }, makeContext());
+      await runEditProject(
+        { plugins: flags.plugins, multigroup: flags.multigroup, namespaced: flags.namespaced, force: flags.force },
+        makeContext(),
+      );
     });
 }

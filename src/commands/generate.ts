@@ -17,7 +17,8 @@ export const generators: GeneratorEntry[] = [
   },
   {
     name: 'client',
-    description: 'typed clients (api/<group>/<version>/<kind>.client.ts) for every kind, on kop/runtime, and apply configurations (<kind>.apply.ts) for kinds created with --ssa',
+    description:
+      'typed clients (api/<group>/<version>/<kind>.client.ts) for every kind, on kop/runtime, and apply configurations (<kind>.apply.ts) for kinds created with --ssa',
     load: () => import('../generate/generate-client.js'),
   },
 ];
@@ -40,7 +41,9 @@ function parseFlags(flags: GenerateFlags): GenerateOptions {
   if (flags.maxDescriptionLength !== undefined) {
     maxDescriptionLength = Number(flags.maxDescriptionLength);
     if (!Number.isInteger(maxDescriptionLength) || maxDescriptionLength < 0) {
-      throw new UsageError(`--max-description-length must be a whole number of bytes, not "${flags.maxDescriptionLength}"`);
+      throw new UsageError(
+        `--max-description-length must be a whole number of bytes, not "${flags.maxDescriptionLength}"`,
+      );
     }
   }
   return { check: flags.check ?? false, maxDescriptionLength, allowDangerousTypes: flags.allowDangerousTypes ?? false };
@@ -49,7 +52,9 @@ function parseFlags(flags: GenerateFlags): GenerateOptions {
 /** `kop generate [manifests|...]`: rewrites the generated files of the project. */
 export function register(program: Command, makeContext: MakeContext): void {
   const generate = withFlags(program.command('generate'))
-    .description(`rewrite generated files: ${generators.map((g) => g.name).join(', ')} (all when no sub-command is given)`)
+    .description(
+      `rewrite generated files: ${generators.map((g) => g.name).join(', ')} (all when no sub-command is given)`,
+    )
     .action(async (flags: GenerateFlags) => {
       const { runGenerate } = await import('../generate/run-generate.js');
       await runGenerate({ ...parseFlags(flags), generators }, makeContext());
@@ -59,7 +64,10 @@ export function register(program: Command, makeContext: MakeContext): void {
       .description(entry.description)
       .action(async (flags: GenerateFlags) => {
         const { runGenerate } = await import('../generate/run-generate.js');
-        await runGenerate({ ...parseFlags({ ...generate.opts<GenerateFlags>(), ...flags }), generators: [entry] }, makeContext());
+        await runGenerate(
+          { ...parseFlags({ ...generate.opts<GenerateFlags>(), ...flags }), generators: [entry] },
+          makeContext(),
+        );
       });
   }
 }

@@ -14,13 +14,24 @@ export function register(program: Command, makeContext: MakeContext): void {
   const importCommand = program.command('import').description('bring existing APIs into the project: `kop import crd`');
   importCommand
     .command('crd')
-    .description('turn CRDs (files, folders, - for stdin, or --from-cluster) into API types with markers, a typed client and a PROJECT entry')
+    .description(
+      'turn CRDs (files, folders, - for stdin, or --from-cluster) into API types with markers, a typed client and a PROJECT entry',
+    )
     .argument('[sources...]', 'CRD files or folders of them (YAML or JSON), or - for standard input')
-    .option('--from-cluster <names...>', 'read these CRDs (e.g. certificates.cert-manager.io) from the cluster of the kubeconfig')
+    .option(
+      '--from-cluster <names...>',
+      'read these CRDs (e.g. certificates.cert-manager.io) from the cluster of the kubeconfig',
+    )
     .option('--kubeconfig <path>', 'kubeconfig for --from-cluster (default: KUBECONFIG, in-cluster, ~/.kube/config)')
     .option('--context <name>', 'kubeconfig context for --from-cluster')
-    .option('--own', 'the project takes the CRD over: `kop generate` writes it from the types from then on (default: external, types and client only)')
-    .option('--raw-schema', 'keep subtrees no marker expresses (oneOf, allOf, not...) verbatim with +kop:schema instead of stopping')
+    .option(
+      '--own',
+      'the project takes the CRD over: `kop generate` writes it from the types from then on (default: external, types and client only)',
+    )
+    .option(
+      '--raw-schema',
+      'keep subtrees no marker expresses (oneOf, allOf, not...) verbatim with +kop:schema instead of stopping',
+    )
     .option('--force', 'import a kind/version the project already has again, overwriting its types')
     .option('--no-generate', 'do not run `kop generate` afterwards')
     .action(async (sources: string[], flags: ImportCrdFlags) => {

@@ -12,7 +12,10 @@ export function register(program: Command, makeContext: MakeContext): void {
     .option('--owner <owner>', 'copyright owner named in the license headers')
     .option('--license <license>', 'license of the generated project: apache2 or none (default "apache2")')
     .option('--namespaced', 'watch only the namespace in WATCH_NAMESPACE and use namespaced Roles')
-    .option('--multigroup', "Kubebuilder's multigroup layout: reconcilers by API group, src/controllers/<group>/ (PROJECT multigroup: true)")
+    .option(
+      '--multigroup',
+      "Kubebuilder's multigroup layout: reconcilers by API group, src/controllers/<group>/ (PROJECT multigroup: true)",
+    )
     .option('--no-multigroup', 'the single-group layout (the default): reconcilers in src/controllers/')
     .option(
       '--plugins <names>',

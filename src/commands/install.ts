@@ -6,7 +6,9 @@ import type { MakeContext } from './command-module.js';
 export function register(program: Command, makeContext: MakeContext): void {
   program
     .command('install')
-    .description('apply the CRDs (config/crd) to the current cluster with server-side apply; --dry-run asks the server only')
+    .description(
+      'apply the CRDs (config/crd) to the current cluster with server-side apply; --dry-run asks the server only',
+    )
     .option('--kubeconfig <path>', 'kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)')
     .option('--context <name>', 'kubeconfig context (default: its current context)')
     .option('--force-conflicts', 'take fields another field manager owns')

@@ -35,12 +35,21 @@ export function register(program: Command, makeContext: MakeContext): void {
     )
     .option('--kubernetes-version <version>', 'Kubernetes release (default: the version kop pins)')
     .option('--etcd-version <version>', 'etcd release (default: pinned, or the one that Kubernetes release uses)')
-    .option('--bin-dir <dir>', 'where to put the binaries (default: $KOP_ENVTEST_DIR or ~/.cache/kop/envtest/<version>)')
+    .option(
+      '--bin-dir <dir>',
+      'where to put the binaries (default: $KOP_ENVTEST_DIR or ~/.cache/kop/envtest/<version>)',
+    )
     .option('--print <what>', 'what to print on stdout: env (an eval-able export line) or path', 'env')
     .option('--helm', "also build helm into the same folder (kop's own tests of `kop edit --plugins helm` run it)")
     .option('--force', 'download (or build) again even when the binaries are present')
-    .option('--index-url <url>', "envtest archive index (default: $KOP_ENVTEST_INDEX_URL, else controller-tools' envtest-releases.yaml)")
-    .option('--archive-base-url <url>', "fetch archives from <url>/<archive name>, e.g. a mirror (default: $KOP_ENVTEST_ARCHIVE_BASE_URL, else the index's links)")
+    .option(
+      '--index-url <url>',
+      "envtest archive index (default: $KOP_ENVTEST_INDEX_URL, else controller-tools' envtest-releases.yaml)",
+    )
+    .option(
+      '--archive-base-url <url>',
+      "fetch archives from <url>/<archive name>, e.g. a mirror (default: $KOP_ENVTEST_ARCHIVE_BASE_URL, else the index's links)",
+    )
     .option('--no-download', 'skip the prebuilt download and build with Go')
     .addHelpText('after', '\nExample:\n  eval "$(npx kop setup-envtest)"   # sets KUBEBUILDER_ASSETS for this shell\n')
     .action(async (flags: SetupEnvtestFlags) => {
@@ -98,7 +107,8 @@ export async function runSetupEnvtest(options: SetupEnvtestOptions, context: Con
     ['--index-url', options.indexUrl],
     ['--archive-base-url', options.archiveBaseUrl],
   ] as const) {
-    if (url !== undefined && !/^(https?|file):\/\/./.test(url)) throw new UsageError(`${flag} must be an https:, http: or file: URL, not "${url}"`);
+    if (url !== undefined && !/^(https?|file):\/\/./.test(url))
+      throw new UsageError(`${flag} must be an https:, http: or file: URL, not "${url}"`);
   }
   try {
     const result = await setupEnvtest({
@@ -115,9 +125,17 @@ export async function runSetupEnvtest(options: SetupEnvtestOptions, context: Con
     });
     if (options.helm) {
       const { buildHelm } = await import('../testing/build-helm.js');
-      await buildHelm({ binDir: result.binDir, force: options.force, dryRun: context.dryRun, env: context.env, progress });
+      await buildHelm({
+        binDir: result.binDir,
+        force: options.force,
+        dryRun: context.dryRun,
+        env: context.env,
+        progress,
+      });
     }
-    context.out.info(options.print === 'path' ? result.binDir : `export KUBEBUILDER_ASSETS=${shellQuote(result.binDir)}`);
+    context.out.info(
+      options.print === 'path' ? result.binDir : `export KUBEBUILDER_ASSETS=${shellQuote(result.binDir)}`,
+    );
     return result.binDir;
   } catch (error) {
     if (error instanceof GoUnavailableError) throw new KopError(error.message, error.hint);

@@ -14,7 +14,10 @@ function apiVersionOf(type: ResourceType): string {
 }
 
 const IMAGE = 'registry.k8s.io/pause:3.10';
-const podSpec = (restartPolicy?: string) => ({ ...(restartPolicy ? { restartPolicy } : {}), containers: [{ name: 'app', image: IMAGE }] });
+const podSpec = (restartPolicy?: string) => ({
+  ...(restartPolicy ? { restartPolicy } : {}),
+  containers: [{ name: 'app', image: IMAGE }],
+});
 const labels = { app: 'sample' };
 
 const BODIES: Readonly<Record<string, Record<string, unknown>>> = {
@@ -25,8 +28,16 @@ const BODIES: Readonly<Record<string, Record<string, unknown>>> = {
   Pod: { spec: podSpec() },
   Namespace: {},
   PersistentVolumeClaim: { spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } },
-  Deployment: { spec: { replicas: 1, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: podSpec() } } },
-  StatefulSet: { spec: { serviceName: 'sample', selector: { matchLabels: labels }, template: { metadata: { labels }, spec: podSpec() } } },
+  Deployment: {
+    spec: { replicas: 1, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: podSpec() } },
+  },
+  StatefulSet: {
+    spec: {
+      serviceName: 'sample',
+      selector: { matchLabels: labels },
+      template: { metadata: { labels }, spec: podSpec() },
+    },
+  },
   Job: { spec: { template: { spec: podSpec('Never') } } },
   CronJob: { spec: { schedule: '*/5 * * * *', jobTemplate: { spec: { template: { spec: podSpec('Never') } } } } },
   Event: {
@@ -44,7 +55,10 @@ const BODIES: Readonly<Record<string, Record<string, unknown>>> = {
 /** The sample object of a built-in kind as a TypeScript literal (JSON, indented for the test file); a clear error for a kind without one. */
 export function builtinSampleLiteral(type: ResourceType, kindLower: string): string {
   const body = BODIES[type.kind];
-  if (body === undefined) throw new Error(`kop has no sample ${type.kind} for the reconciler test; add one to src/create-api/builtin-samples.ts`);
+  if (body === undefined)
+    throw new Error(
+      `kop has no sample ${type.kind} for the reconciler test; add one to src/create-api/builtin-samples.ts`,
+    );
   const object = {
     apiVersion: apiVersionOf(type),
     kind: type.kind,
@@ -59,7 +73,10 @@ function tsLiteral(value: unknown, indent: string): string {
   if (typeof value === 'string') return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
   if (typeof value !== 'object' || value === null) return JSON.stringify(value);
   const inner = `${indent}  `;
-  if (Array.isArray(value)) return value.length === 0 ? '[]' : `[\n${value.map((item) => `${inner}${tsLiteral(item, inner)},`).join('\n')}\n${indent}]`;
+  if (Array.isArray(value))
+    return value.length === 0
+      ? '[]'
+      : `[\n${value.map((item) => `${inner}${tsLiteral(item, inner)},`).join('\n')}\n${indent}]`;
   const entries = Object.entries(value);
   if (entries.length === 0) return '{}';
   const key = (name: string) => (/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name) ? name : `'${name}'`);

@@ -2,7 +2,13 @@ import * as path from 'node:path';
 import { askChecked, askYesNo } from '../base/ask.js';
 import type { Context } from '../base/context.js';
 import { KopError, UsageError } from '../base/errors.js';
-import { fullGroup, loadProjectFile, saveProjectFile, type ProjectFile, type ProjectResource } from '../project/project-file.js';
+import {
+  fullGroup,
+  loadProjectFile,
+  saveProjectFile,
+  type ProjectFile,
+  type ProjectResource,
+} from '../project/project-file.js';
 import {
   controllerGroupOf,
   controllerNamesOf,
@@ -34,7 +40,13 @@ import { renderTemplateDir, type TemplateData } from '../scaffold/render.js';
 import { VirtualTree } from '../scaffold/tree.js';
 import { builtinSampleLiteral } from './builtin-samples.js';
 import { describeBuiltinKinds, findBuiltinKind, type BuiltinKind } from '../project/builtin-kinds.js';
-import { checkExternalApiFlags, hasExternalApiFlags, isCrdSource, resolveExternalKind, type ExternalApiFlags } from '../import/external-api.js';
+import {
+  checkExternalApiFlags,
+  hasExternalApiFlags,
+  isCrdSource,
+  resolveExternalKind,
+  type ExternalApiFlags,
+} from '../import/external-api.js';
 
 /** `kop create api`'s flags; anything left undefined is asked for on a TTY or defaulted. */
 export interface CreateApiOptions {
@@ -134,7 +146,13 @@ const MAX_FILE_NAME_BYTES = 255;
  * `<plural>.<group>` a DNS subdomain, and the files named after them (the CRD kop generate
  * writes, the sample) fit in a file name.
  */
-function checkDerivedNames(kind: string, plural: string, fullGroupName: string, pluralGiven: boolean, sample: { group: string; version: string }): void {
+function checkDerivedNames(
+  kind: string,
+  plural: string,
+  fullGroupName: string,
+  pluralGiven: boolean,
+  sample: { group: string; version: string },
+): void {
   if (!isDns1123Label(plural)) {
     throw new UsageError(
       `${pluralGiven ? '--plural' : `--kind ${kind}`}: the plural "${plural}" is ${plural.length} characters; the CRD needs a plural of at most 63`,
@@ -143,17 +161,31 @@ function checkDerivedNames(kind: string, plural: string, fullGroupName: string, 
   }
   const crdName = `${plural}.${fullGroupName}`;
   if (crdName.length > 253) {
-    throw new UsageError(`the CRD name "${crdName.slice(0, 40)}..." would be ${crdName.length} characters; at most 253 are allowed`, 'pick a shorter --group, --plural or domain');
+    throw new UsageError(
+      `the CRD name "${crdName.slice(0, 40)}..." would be ${crdName.length} characters; at most 253 are allowed`,
+      'pick a shorter --group, --plural or domain',
+    );
   }
   const files = [
     // As schema/crd.ts names a CRD's file.
-    { what: 'the CRD file config/crd/bases/', name: `${fullGroupName}_${plural}.yaml`, hint: 'pick a shorter --group or --plural' },
-    { what: 'the sample config/samples/', name: `${sample.group}_${sample.version}_${singularOf(kind)}.yaml`, hint: 'pick a shorter --group or --kind' },
+    {
+      what: 'the CRD file config/crd/bases/',
+      name: `${fullGroupName}_${plural}.yaml`,
+      hint: 'pick a shorter --group or --plural',
+    },
+    {
+      what: 'the sample config/samples/',
+      name: `${sample.group}_${sample.version}_${singularOf(kind)}.yaml`,
+      hint: 'pick a shorter --group or --kind',
+    },
   ];
   for (const file of files) {
     const bytes = Buffer.byteLength(file.name);
     if (bytes > MAX_FILE_NAME_BYTES) {
-      throw new UsageError(`${file.what}${file.name.slice(0, 20)}... would have a name of ${bytes} characters; file names are limited to ${MAX_FILE_NAME_BYTES}`, file.hint);
+      throw new UsageError(
+        `${file.what}${file.name.slice(0, 20)}... would have a name of ${bytes} characters; file names are limited to ${MAX_FILE_NAME_BYTES}`,
+        file.hint,
+      );
     }
   }
 }
@@ -171,34 +203,68 @@ const checkPlural: NameCheck = (value) =>
  * --external-api-* flags); `--controller-name` adds another reconciler of a kind. Nothing is
  * written when any step fails; `--dry-run` prints the plan.
  */
-export async function runCreateApi(options: CreateApiOptions, context: Context, extension: CreateApiExtension = {}): Promise<ApplyResult> {
+export async function runCreateApi(
+  options: CreateApiOptions,
+  context: Context,
+  extension: CreateApiExtension = {},
+): Promise<ApplyResult> {
   const tree = new VirtualTree(context.cwd);
   const project = await loadProjectFile(tree);
-  const external: ExternalApiFlags = { path: options.externalApiPath, domain: options.externalApiDomain, module: options.externalApiModule };
+  const external: ExternalApiFlags = {
+    path: options.externalApiPath,
+    domain: options.externalApiDomain,
+    module: options.externalApiModule,
+  };
   checkExternalApiFlags(external);
   if (options.controllerName !== undefined) {
     requireValid(checkControllerName, options.controllerName, '--controller-name');
-    if (options.controller === false) throw new UsageError('--controller-name names a reconciler, but --controller is off', 'leave out --no-controller (or --controller=false)');
+    if (options.controller === false)
+      throw new UsageError(
+        '--controller-name names a reconciler, but --controller is off',
+        'leave out --no-controller (or --controller=false)',
+      );
   }
 
   // Kubebuilder writes the core group as `core` or "" (`--group ""`).
   const givenGroup = options.group === '' ? 'core' : options.group;
-  const group = await askChecked(context, givenGroup, checkGroup, { flag: '--group', type: 'text', message: 'API group (the part before the domain, e.g. cache)' });
-  const version = await askChecked(context, options.version, checkVersion, { flag: '--version', type: 'text', message: 'API version (e.g. v1alpha1)', initial: 'v1alpha1' });
-  const kind = await askChecked(context, options.kind, checkKindName, { flag: '--kind', type: 'text', message: 'Kind (UpperCamelCase, e.g. Memcached)' });
+  const group = await askChecked(context, givenGroup, checkGroup, {
+    flag: '--group',
+    type: 'text',
+    message: 'API group (the part before the domain, e.g. cache)',
+  });
+  const version = await askChecked(context, options.version, checkVersion, {
+    flag: '--version',
+    type: 'text',
+    message: 'API version (e.g. v1alpha1)',
+    initial: 'v1alpha1',
+  });
+  const kind = await askChecked(context, options.kind, checkKindName, {
+    flag: '--kind',
+    type: 'text',
+    message: 'Kind (UpperCamelCase, e.g. Memcached)',
+  });
   const fullGroupName = fullGroup({ group, domain: project.domain });
 
   const sameKind = project.resources.filter((r) => r.kind === kind && fullGroup(r) === fullGroupName);
   if (hasExternalApiFlags(external)) {
     if (options.resource === true)
-      throw new UsageError('--external-api-path is for a kind another project owns: its types are not scaffolded here', 'pass --no-resource (or --resource=false)');
+      throw new UsageError(
+        '--external-api-path is for a kind another project owns: its types are not scaffolded here',
+        'pass --no-resource (or --resource=false)',
+      );
     return createUnownedController(options, context, tree, project, { group, version, kind, external });
   }
-  const resource = await askYesNo(context, options.resource, { flag: '--resource', type: 'confirm', message: `Create the ${kind} API types?`, initial: true });
+  const resource = await askYesNo(context, options.resource, {
+    flag: '--resource',
+    type: 'confirm',
+    message: `Create the ${kind} API types?`,
+    initial: true,
+  });
   if (!resource && !sameKind.some((r) => r.version === version && r.api)) {
     // Not a kind of this project: one imported from another project, or a built-in one.
     const imported = findImportedKind(project, group, version, kind);
-    if (imported || findBuiltinKind(group, version, kind)) return createUnownedController(options, context, tree, project, { group, version, kind, external, imported });
+    if (imported || findBuiltinKind(group, version, kind))
+      return createUnownedController(options, context, tree, project, { group, version, kind, external, imported });
   }
 
   const existing = sameKind.find((r) => r.version === version);
@@ -208,7 +274,10 @@ export async function runCreateApi(options: CreateApiOptions, context: Context, 
   checkConflicts(project, { group: fullGroupName, kind, plural });
 
   // In a multigroup project each group has its own folder of reconcilers: the same kind in another group is no clash.
-  const controllerOwner = project.multigroup === true ? undefined : project.resources.find((r) => r.controller && r.kind === kind && fullGroup(r) !== fullGroupName);
+  const controllerOwner =
+    project.multigroup === true
+      ? undefined
+      : project.resources.find((r) => r.controller && r.kind === kind && fullGroup(r) !== fullGroupName);
   const kindHasController = sameKind.some((r) => controllersOf(r, project).length > 0);
   const controller =
     options.controllerName !== undefined && options.controller === undefined
@@ -221,7 +290,10 @@ export async function runCreateApi(options: CreateApiOptions, context: Context, 
           initial: !kindHasController && controllerOwner === undefined,
         });
   if (!resource && !controller) {
-    throw new UsageError('nothing to create: both --resource and --controller are off', 'pass --resource, --controller, or both');
+    throw new UsageError(
+      'nothing to create: both --resource and --controller are off',
+      'pass --resource, --controller, or both',
+    );
   }
   const controllerNames = controllerNamesOf(kind, options.controllerName, controllerGroupOf(project, group));
   if (options.ssa && !resource) {
@@ -241,9 +313,16 @@ export async function runCreateApi(options: CreateApiOptions, context: Context, 
       for (const file of files) if (await tree.existsOnDisk(file)) found.push(file);
       return found.length > 0 ? ` (${found.join(', ')})` : '';
     };
-    const controllerFiles = [CREATE_API_PATHS.namedControllerFile(controllerNames), CREATE_API_PATHS.namedControllerTestFile(controllerNames)];
+    const controllerFiles = [
+      CREATE_API_PATHS.namedControllerFile(controllerNames),
+      CREATE_API_PATHS.namedControllerTestFile(controllerNames),
+    ];
     if (resource && existing.api) {
-      const files = await present([CREATE_API_PATHS.typesFile(existingNames), CREATE_API_PATHS.sampleFile(existingNames), ...(controller ? controllerFiles : [])]);
+      const files = await present([
+        CREATE_API_PATHS.typesFile(existingNames),
+        CREATE_API_PATHS.sampleFile(existingNames),
+        ...(controller ? controllerFiles : []),
+      ]);
       throw new KopError(
         `${kind} ${fullGroupName}/${version} already exists in PROJECT${files}; kop create api wrote nothing`,
         'pass --force to scaffold its files again (overwriting them), or pick another --version to add a version',
@@ -252,7 +331,9 @@ export async function runCreateApi(options: CreateApiOptions, context: Context, 
     if (controller && controllersOf(existing, project).some((c) => c.stem === controllerNames.stem)) {
       throw new KopError(
         `${kind} ${fullGroupName}/${version} already has ${options.controllerName === undefined ? 'a reconciler' : `a reconciler named ${controllerNames.name}`}${await present(controllerFiles)}; kop create api wrote nothing`,
-        options.controllerName === undefined ? 'pass --force to scaffold it again' : 'pick another --controller-name, or pass --force to scaffold it again',
+        options.controllerName === undefined
+          ? 'pass --force to scaffold it again'
+          : 'pick another --controller-name, or pass --force to scaffold it again',
       );
     }
   }
@@ -262,7 +343,8 @@ export async function runCreateApi(options: CreateApiOptions, context: Context, 
       'pass --controller-name to give this reconciler another name, pass --no-controller, or make the project multigroup (`kop edit --multigroup`) so that each group has its own reconcilers',
     );
   }
-  if (controller) checkControllerClash(project, controllerNames, { kind, group: fullGroupName, version }, options.force ?? false);
+  if (controller)
+    checkControllerClash(project, controllerNames, { kind, group: fullGroupName, version }, options.force ?? false);
 
   const names: ResourceNames = {
     group,
@@ -292,8 +374,14 @@ export async function runCreateApi(options: CreateApiOptions, context: Context, 
     licenseHeaderYaml: await loadBoilerplate(tree, 'x.yaml'),
     ...(typeof extension.data === 'function' ? extension.data(names) : extension.data),
   };
-  const templates = (dir: 'api/resource' | 'api/controller' | 'api/controller-test' | 'api/controller-ssa/controller' | 'api/controller-ssa/test') =>
-    (extension.templates as Partial<Record<string, string>> | undefined)?.[dir] ?? dir;
+  const templates = (
+    dir:
+      | 'api/resource'
+      | 'api/controller'
+      | 'api/controller-test'
+      | 'api/controller-ssa/controller'
+      | 'api/controller-ssa/test',
+  ) => (extension.templates as Partial<Record<string, string>> | undefined)?.[dir] ?? dir;
   const force = options.force ?? false;
 
   if (resource) {
@@ -301,9 +389,11 @@ export async function runCreateApi(options: CreateApiOptions, context: Context, 
       // Shared by every kind of the version and the user's to extend: never overwritten.
       await tree.scaffold(file.path, file.content, { ifExists: 'skip' });
     }
-    for (const file of await renderTemplateDir(templates('api/resource'), data)) await tree.scaffold(file.path, file.content, { force });
+    for (const file of await renderTemplateDir(templates('api/resource'), data))
+      await tree.scaffold(file.path, file.content, { force });
     // One set of roles per kind: a new version of the kind keeps the roles it has.
-    for (const file of await renderTemplateDir('api/roles', data)) await tree.scaffold(file.path, file.content, { force, ifExists: 'skip' });
+    for (const file of await renderTemplateDir('api/roles', data))
+      await tree.scaffold(file.path, file.content, { force, ifExists: 'skip' });
     await insertResourceWiring(tree, names, { sample: true });
   } else if (!(await tree.exists(CREATE_API_PATHS.typesFile(names)))) {
     throw new KopError(
@@ -338,7 +428,9 @@ export async function runCreateApi(options: CreateApiOptions, context: Context, 
 
   const result = await applyTree(tree, context);
   if (result.written) {
-    context.out.info(`\nNext: edit ${CREATE_API_PATHS.typesFile(names)}, then run \`npm run generate\` for the CRD, RBAC role and typed client.`);
+    context.out.info(
+      `\nNext: edit ${CREATE_API_PATHS.typesFile(names)}, then run \`npm run generate\` for the CRD, RBAC role and typed client.`,
+    );
   }
   const versions = [...new Set([...sameKind.map((r) => r.version), version])].sort();
   if (resource && versions.length > 1) {
@@ -350,7 +442,12 @@ export async function runCreateApi(options: CreateApiOptions, context: Context, 
 }
 
 /** The template values that name a reconciler; the kind's unnamed one keeps the finalizer it always had. */
-function controllerTemplateData(controller: ControllerNames, kind: string, group: string, isolate: boolean): TemplateData {
+function controllerTemplateData(
+  controller: ControllerNames,
+  kind: string,
+  group: string,
+  isolate: boolean,
+): TemplateData {
   return {
     reconcilerClass: controller.className,
     controllerName: controller.name,
@@ -377,13 +474,17 @@ async function scaffoldController(
   force: boolean,
   controller: ControllerNames,
 ): Promise<void> {
-  for (const file of await renderTemplateDir(template, data)) await tree.scaffold(placeControllerFile(file.path, controller), file.content, { force });
+  for (const file of await renderTemplateDir(template, data))
+    await tree.scaffold(placeControllerFile(file.path, controller), file.content, { force });
   if (testTemplate === undefined) return;
   // The test reaches the control plane that test/global-setup.ts (from kop init) starts.
   if (await tree.exists(CREATE_API_PATHS.globalSetup)) {
-    for (const file of await renderTemplateDir(testTemplate, data)) await tree.scaffold(placeControllerFile(file.path, controller), file.content, { force });
+    for (const file of await renderTemplateDir(testTemplate, data))
+      await tree.scaffold(placeControllerFile(file.path, controller), file.content, { force });
   } else {
-    context.out.warn(`no reconciler test: the project has no ${CREATE_API_PATHS.globalSetup} to start a control plane for it`);
+    context.out.warn(
+      `no reconciler test: the project has no ${CREATE_API_PATHS.globalSetup} to start a control plane for it`,
+    );
   }
 }
 
@@ -391,26 +492,53 @@ async function scaffoldController(
  * A reconciler's name, file and class are unique in the project: the manager refuses two
  * controllers of one name (they label the metrics), and main.ts imports every class by name.
  */
-function checkControllerClash(project: ProjectFile, wanted: ControllerNames, self: { kind: string; group: string; version: string }, force: boolean): void {
+function checkControllerClash(
+  project: ProjectFile,
+  wanted: ControllerNames,
+  self: { kind: string; group: string; version: string },
+  force: boolean,
+): void {
   for (const resource of project.resources) {
     for (const controller of controllersOf(resource, project)) {
       const file = CREATE_API_PATHS.namedControllerFile(controller);
-      const clash = controller.name === wanted.name || file === CREATE_API_PATHS.namedControllerFile(wanted) || controller.localName === wanted.localName;
+      const clash =
+        controller.name === wanted.name ||
+        file === CREATE_API_PATHS.namedControllerFile(wanted) ||
+        controller.localName === wanted.localName;
       if (!clash) continue;
       const sameKind = resource.kind === self.kind && fullGroup(resource) === self.group;
       if (sameKind && resource.version === self.version && force) continue;
-      const what = controller.name === wanted.name ? `the name ${wanted.name}` : file === CREATE_API_PATHS.namedControllerFile(wanted) ? file : `the class ${wanted.localName}`;
+      const what =
+        controller.name === wanted.name
+          ? `the name ${wanted.name}`
+          : file === CREATE_API_PATHS.namedControllerFile(wanted)
+            ? file
+            : `the class ${wanted.localName}`;
       throw new KopError(
         `the reconciler ${controller.name} of ${resource.kind} ${fullGroup(resource) || 'core'}/${resource.version} already has ${what}; kop create api wrote nothing`,
-        sameKind ? 'pick another --controller-name (each reconciler of a kind has its own)' : 'pass --controller-name to give this reconciler another name',
+        sameKind
+          ? 'pick another --controller-name (each reconciler of a kind has its own)'
+          : 'pass --controller-name to give this reconciler another name',
       );
     }
   }
 }
 
 /** The kind imported from another project (`kop import crd`, PROJECT `external`): --group is its folder under api/ or its full group. */
-function findImportedKind(project: ProjectFile, group: string, version: string, kind: string): ProjectResource | undefined {
-  const candidates = project.resources.filter((r) => r.external === true && r.kind === kind && r.version === version && r.path !== undefined && r.path.startsWith('api/'));
+function findImportedKind(
+  project: ProjectFile,
+  group: string,
+  version: string,
+  kind: string,
+): ProjectResource | undefined {
+  const candidates = project.resources.filter(
+    (r) =>
+      r.external === true &&
+      r.kind === kind &&
+      r.version === version &&
+      r.path !== undefined &&
+      r.path.startsWith('api/'),
+  );
   return candidates.find((r) => fullGroup(r) === group) ?? candidates.find((r) => r.group === group);
 }
 
@@ -427,10 +555,19 @@ interface UnownedTarget {
  * kop/api's type), a kind imported with `kop import crd`, or one the --external-api-* flags
  * name. No types, CRD, sample or roles: the kind's API belongs to Kubernetes or to another operator.
  */
-async function createUnownedController(options: CreateApiOptions, context: Context, tree: VirtualTree, project: ProjectFile, target: UnownedTarget): Promise<ApplyResult> {
+async function createUnownedController(
+  options: CreateApiOptions,
+  context: Context,
+  tree: VirtualTree,
+  project: ProjectFile,
+  target: UnownedTarget,
+): Promise<ApplyResult> {
   const { group, version, kind } = target;
   if (options.controller === false)
-    throw new UsageError(`nothing to create: ${kind} is not an API of this project, so there are no types to scaffold, and --controller is off`, 'pass --controller');
+    throw new UsageError(
+      `nothing to create: ${kind} is not an API of this project, so there are no types to scaffold, and --controller is off`,
+      'pass --controller',
+    );
   if (options.plural !== undefined) requireValid(checkPlural, options.plural, '--plural');
 
   let entry: ProjectResource;
@@ -438,18 +575,29 @@ async function createUnownedController(options: CreateApiOptions, context: Conte
   let builtin: BuiltinKind | undefined;
   let namespaced: boolean | undefined;
   if (hasExternalApiFlags(target.external)) {
-    const resolved = await resolveExternalKind(target.external, { group, version, kind, plural: options.plural ?? pluralOf(kind) }, tree, project, context);
+    const resolved = await resolveExternalKind(
+      target.external,
+      { group, version, kind, plural: options.plural ?? pluralOf(kind) },
+      tree,
+      project,
+      context,
+    );
     entry = resolved.entry;
     modules = resolved;
   } else if (target.imported) {
     entry = target.imported;
     const dir = path.posix.dirname(entry.path!);
-    modules = { descriptorModule: `../../${dir}/${singularOf(kind)}.client.js`, typesModule: `../../${dir}/${singularOf(kind)}.types.js` };
+    modules = {
+      descriptorModule: `../../${dir}/${singularOf(kind)}.client.js`,
+      typesModule: `../../${dir}/${singularOf(kind)}.types.js`,
+    };
   } else {
     builtin = findBuiltinKind(group, version, kind)!;
     namespaced = builtin.type.namespaced;
     const recorded = builtin.project;
-    entry = project.resources.find((r) => r.core === true && r.kind === kind && r.version === version && r.group === recorded.group) ?? {
+    entry = project.resources.find(
+      (r) => r.core === true && r.kind === kind && r.version === version && r.group === recorded.group,
+    ) ?? {
       group: recorded.group,
       version,
       kind,
@@ -459,15 +607,27 @@ async function createUnownedController(options: CreateApiOptions, context: Conte
       path: recorded.path,
     };
   }
-  if (options.plural !== undefined && entry.plural !== '' && entry.plural !== options.plural && (builtin || target.imported)) {
-    throw new UsageError(`--plural: ${kind} is served as "${entry.plural}"`, `pass --plural ${entry.plural} or leave it out`);
+  if (
+    options.plural !== undefined &&
+    entry.plural !== '' &&
+    entry.plural !== options.plural &&
+    (builtin || target.imported)
+  ) {
+    throw new UsageError(
+      `--plural: ${kind} is served as "${entry.plural}"`,
+      `pass --plural ${entry.plural} or leave it out`,
+    );
   }
   const apiGroup = fullGroup(entry);
   const controllerNames = controllerNamesOf(kind, options.controllerName, controllerGroupOf(project, entry.group));
   if (modules) {
     // Both lookups give the modules as seen from src/controllers/; the reconciler may live a folder deeper.
-    const fromController = (module: string) => (module.startsWith('../../') ? controllerNames.toRoot + module.slice('../../'.length) : module);
-    modules = { descriptorModule: fromController(modules.descriptorModule), typesModule: fromController(modules.typesModule) };
+    const fromController = (module: string) =>
+      module.startsWith('../../') ? controllerNames.toRoot + module.slice('../../'.length) : module;
+    modules = {
+      descriptorModule: fromController(modules.descriptorModule),
+      typesModule: fromController(modules.typesModule),
+    };
   }
   const existing = controllersOf(entry, project).find((c) => c.stem === controllerNames.stem);
   if (existing && !options.force) {
@@ -490,7 +650,9 @@ async function createUnownedController(options: CreateApiOptions, context: Conte
     rbacGroup: apiGroup === '' ? 'core' : apiGroup,
     descriptor: builtin?.descriptor ?? descriptorNameOf(kind),
     builtin: builtin !== undefined,
-    ownerNote: builtin ? 'a built-in kind of Kubernetes' : `a kind another project owns (${entry.module ?? entry.path})`,
+    ownerNote: builtin
+      ? 'a built-in kind of Kubernetes'
+      : `a kind another project owns (${entry.module ?? entry.path})`,
     descriptorModule: modules?.descriptorModule ?? 'kop/runtime',
     typesModule: modules?.typesModule ?? 'kop/api',
     namespaced: namespaced ?? true,
@@ -499,7 +661,15 @@ async function createUnownedController(options: CreateApiOptions, context: Conte
   };
   const force = options.force ?? false;
   // A test needs objects of the kind in the test control plane: only built-in kinds are always served there.
-  await scaffoldController(tree, context, 'api/controller-unowned', builtin ? 'api/controller-unowned-test' : undefined, data, force, controllerNames);
+  await scaffoldController(
+    tree,
+    context,
+    'api/controller-unowned',
+    builtin ? 'api/controller-unowned-test' : undefined,
+    data,
+    force,
+    controllerNames,
+  );
   await insertControllerWiring(tree, controllerNames);
 
   addController(entry, controllerNames, options.controllerName !== undefined);
@@ -511,7 +681,9 @@ async function createUnownedController(options: CreateApiOptions, context: Conte
     const next = builtin
       ? 'run `npm run generate` for the RBAC role, then `npm test`.'
       : `run \`npm run generate\` for the RBAC role${modules!.descriptorModule.startsWith('../') ? ' and the typed client' : ''}${target.external.module !== undefined && !isCrdSource(target.external.module) ? ', and `npm install` for the package' : ''}.`;
-    context.out.info(`\nNext: write the reconcile logic in ${CREATE_API_PATHS.namedControllerFile(controllerNames)}, then ${next}`);
+    context.out.info(
+      `\nNext: write the reconcile logic in ${CREATE_API_PATHS.namedControllerFile(controllerNames)}, then ${next}`,
+    );
   }
   return result;
 }
@@ -522,7 +694,10 @@ function resolvePlural(given: string | undefined, kind: string, sameKind: readon
   if (given !== undefined) {
     requireValid(checkPlural, given, '--plural');
     if (recorded !== undefined && recorded !== given) {
-      throw new UsageError(`--plural: ${kind} already has the plural "${recorded}" (one CRD serves every version)`, `pass --plural ${recorded} or leave it out`);
+      throw new UsageError(
+        `--plural: ${kind} already has the plural "${recorded}" (one CRD serves every version)`,
+        `pass --plural ${recorded} or leave it out`,
+      );
     }
     return given;
   }
@@ -533,16 +708,23 @@ function resolvePlural(given: string | undefined, kind: string, sameKind: readon
 function resolveScope(given: boolean | undefined, kind: string, sameKind: readonly ProjectResource[]): boolean {
   const recorded = sameKind.find((r) => r.api)?.api?.namespaced;
   if (given !== undefined && recorded !== undefined && recorded !== given) {
-    throw new UsageError(`--namespaced: ${kind} is already ${recorded ? 'namespaced' : 'cluster-scoped'} (one CRD serves every version)`);
+    throw new UsageError(
+      `--namespaced: ${kind} is already ${recorded ? 'namespaced' : 'cluster-scoped'} (one CRD serves every version)`,
+    );
   }
   return given ?? recorded ?? true;
 }
 
 /** Two kinds of one group cannot share a plural: they would be the same CRD. */
 function checkConflicts(project: ProjectFile, wanted: { group: string; kind: string; plural: string }): void {
-  const clash = project.resources.find((r) => fullGroup(r) === wanted.group && r.plural === wanted.plural && r.kind !== wanted.kind);
+  const clash = project.resources.find(
+    (r) => fullGroup(r) === wanted.group && r.plural === wanted.plural && r.kind !== wanted.kind,
+  );
   if (clash) {
-    throw new UsageError(`--plural: ${clash.kind} in ${wanted.group} already uses the plural "${wanted.plural}"`, `pass another --plural for ${wanted.kind}`);
+    throw new UsageError(
+      `--plural: ${clash.kind} in ${wanted.group} already uses the plural "${wanted.plural}"`,
+      `pass another --plural for ${wanted.kind}`,
+    );
   }
 }
 
@@ -572,7 +754,9 @@ interface RecordedResource {
 
 /** Adds or updates the PROJECT entry of a kind/version, keeping what earlier runs recorded. */
 function recordResource(project: ProjectFile, wanted: RecordedResource): void {
-  const index = project.resources.findIndex((r) => r.kind === wanted.kind && r.version === wanted.version && fullGroup(r) === fullGroup(wanted));
+  const index = project.resources.findIndex(
+    (r) => r.kind === wanted.kind && r.version === wanted.version && fullGroup(r) === fullGroup(wanted),
+  );
   const previous: ProjectResource | undefined = index === -1 ? undefined : project.resources[index];
   const entry: ProjectResource = {
     ...previous,

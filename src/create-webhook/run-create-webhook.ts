@@ -3,7 +3,14 @@ import { askChecked, askYesNo, requireValid, type NameCheck } from '../base/ask.
 import type { Context } from '../base/context.js';
 import { KopError, UsageError } from '../base/errors.js';
 import { findBuiltinKind } from '../project/builtin-kinds.js';
-import { fullGroup, loadProjectFile, saveProjectFile, type ProjectFile, type ProjectResource, type ProjectWebhooks } from '../project/project-file.js';
+import {
+  fullGroup,
+  loadProjectFile,
+  saveProjectFile,
+  type ProjectFile,
+  type ProjectResource,
+  type ProjectWebhooks,
+} from '../project/project-file.js';
 import { CREATE_API_PATHS, resourceNamesOf, type ResourceNames } from '../project/resource-layout.js';
 import { checkDomain, checkGroup, checkKind, checkVersion, descriptorNameOf, singularOf } from '../project/resource.js';
 import {
@@ -21,7 +28,13 @@ import { applyTree, type ApplyResult } from '../scaffold/apply.js';
 import { loadBoilerplate } from '../scaffold/boilerplate.js';
 import { renderTemplateDir, type TemplateData } from '../scaffold/render.js';
 import { VirtualTree } from '../scaffold/tree.js';
-import { checkExternalApiFlags, isCrdSource, isGoModule, resolveExternalKind, type ExternalApiFlags } from '../import/external-api.js';
+import {
+  checkExternalApiFlags,
+  isCrdSource,
+  isGoModule,
+  resolveExternalKind,
+  type ExternalApiFlags,
+} from '../import/external-api.js';
 import { specFitsFooExample } from './spec-example.js';
 
 /** `kop create webhook`'s flags; a webhook kind left undefined is asked for on a TTY. */
@@ -69,11 +82,27 @@ export async function runCreateWebhook(options: CreateWebhookOptions, context: C
   const tree = new VirtualTree(context.cwd);
   const project = await loadProjectFile(tree);
 
-  const group = await askChecked(context, options.group, checkGroup, { flag: '--group', type: 'text', message: 'API group of the kind (e.g. cache)' });
-  const version = await askChecked(context, options.version, checkVersion, { flag: '--version', type: 'text', message: 'API version that gets the webhooks' });
-  const kind = await askChecked(context, options.kind, checkKind, { flag: '--kind', type: 'text', message: 'Kind (e.g. Memcached)' });
+  const group = await askChecked(context, options.group, checkGroup, {
+    flag: '--group',
+    type: 'text',
+    message: 'API group of the kind (e.g. cache)',
+  });
+  const version = await askChecked(context, options.version, checkVersion, {
+    flag: '--version',
+    type: 'text',
+    message: 'API version that gets the webhooks',
+  });
+  const kind = await askChecked(context, options.kind, checkKind, {
+    flag: '--kind',
+    type: 'text',
+    message: 'Kind (e.g. Memcached)',
+  });
   checkPathFlags(options);
-  const external: ExternalApiFlags = { path: options.externalApiPath, domain: options.externalApiDomain, module: options.externalApiModule };
+  const external: ExternalApiFlags = {
+    path: options.externalApiPath,
+    domain: options.externalApiDomain,
+    module: options.externalApiModule,
+  };
   if (external.domain !== undefined) requireValid(checkDomain, external.domain, '--external-api-domain');
   if (external.module !== undefined) {
     // The kind's CRD comes with the command, as for create api: imported unless an earlier command brought it from the same module.
@@ -89,18 +118,29 @@ export async function runCreateWebhook(options: CreateWebhookOptions, context: C
   const target = resolveTarget(project, { group, version, kind }, options);
   const { names, sameKind } = target;
   if (options.plural !== undefined && options.plural !== names.plural) {
-    throw new UsageError(`--plural ${options.plural}: PROJECT records ${kind}'s plural as ${names.plural}`, `leave --plural out, or pass --plural ${names.plural}`);
+    throw new UsageError(
+      `--plural ${options.plural}: PROJECT records ${kind}'s plural as ${names.plural}`,
+      `leave --plural out, or pass --plural ${names.plural}`,
+    );
   }
   if (target.origin === 'project') await requireTypes(tree, target.entry, names);
   // The spec.foo example only where the kind's spec still has create api's sample field; else the label example.
-  const fooExample = target.origin === 'project' && (await specFitsFooExample((await tree.read(target.entry.path ?? CREATE_API_PATHS.typesFile(names))) ?? '', kind));
+  const fooExample =
+    target.origin === 'project' &&
+    (await specFitsFooExample((await tree.read(target.entry.path ?? CREATE_API_PATHS.typesFile(names))) ?? '', kind));
   if (target.origin === 'external') target.namespaced = await requireExternalTypes(tree, target.entry, names);
 
   const wanted = await askWebhookKinds(options, context, sameKind, version);
   if (options.defaultingPath !== undefined && !wanted.defaulting)
-    throw new UsageError('--defaulting-path names the path of a defaulting webhook', 'pass --defaulting too, or leave --defaulting-path out');
+    throw new UsageError(
+      '--defaulting-path names the path of a defaulting webhook',
+      'pass --defaulting too, or leave --defaulting-path out',
+    );
   if (options.validationPath !== undefined && !wanted.validation)
-    throw new UsageError('--validation-path names the path of a validating webhook', 'pass --programmatic-validation too, or leave --validation-path out');
+    throw new UsageError(
+      '--validation-path names the path of a validating webhook',
+      'pass --programmatic-validation too, or leave --validation-path out',
+    );
   if (wanted.conversion && target.origin !== 'project') {
     throw new KopError(
       `${kind} ${names.apiVersion} is ${target.origin === 'builtin' ? 'a built-in kind' : 'an external kind'}: only a kind whose CRD this project writes can convert between versions; kop create webhook wrote nothing`,
@@ -112,8 +152,12 @@ export async function runCreateWebhook(options: CreateWebhookOptions, context: C
   const force = options.force ?? false;
   if (!force) refuseExisting(existing, wanted, spokes, names);
   const paths = {
-    defaulting: wanted.defaulting ? (options.defaultingPath ?? (force ? undefined : existing.defaultingPath)) : existing.defaultingPath,
-    validation: wanted.validation ? (options.validationPath ?? (force ? undefined : existing.validationPath)) : existing.validationPath,
+    defaulting: wanted.defaulting
+      ? (options.defaultingPath ?? (force ? undefined : existing.defaultingPath))
+      : existing.defaultingPath,
+    validation: wanted.validation
+      ? (options.validationPath ?? (force ? undefined : existing.validationPath))
+      : existing.validationPath,
   };
   refusePathClashes(project, target.entry, names, paths);
   if (wanted.conversion) await markHubAsStorageVersion(tree, sameKind, names);
@@ -142,7 +186,8 @@ export async function runCreateWebhook(options: CreateWebhookOptions, context: C
   };
 
   // Shared by every webhook of the project and the user's to edit: written once, never overwritten.
-  for (const file of await renderTemplateDir('webhook/common', data)) await tree.scaffold(file.path, file.content, { ifExists: 'skip' });
+  for (const file of await renderTemplateDir('webhook/common', data))
+    await tree.scaffold(file.path, file.content, { ifExists: 'skip' });
 
   const registrations: WebhookRegistration[] = [];
   if (wanted.defaulting) {
@@ -202,9 +247,16 @@ interface WebhookTarget {
  * `--external-api-domain`, or by `--group` alone when one external group starts with it), or a
  * built-in kind of kop/runtime's descriptors (`--group core|apps|batch|...`).
  */
-function resolveTarget(project: ProjectFile, gvk: { group: string; version: string; kind: string }, options: CreateWebhookOptions): WebhookTarget {
+function resolveTarget(
+  project: ProjectFile,
+  gvk: { group: string; version: string; kind: string },
+  options: CreateWebhookOptions,
+): WebhookTarget {
   const { group, version, kind } = gvk;
-  const external = options.externalApiDomain !== undefined || options.externalApiPath !== undefined || options.externalApiModule !== undefined;
+  const external =
+    options.externalApiDomain !== undefined ||
+    options.externalApiPath !== undefined ||
+    options.externalApiModule !== undefined;
 
   const ownGroup = fullGroup({ group, domain: project.domain });
   const own = project.resources.filter((r) => !r.external && !r.core && r.kind === kind && fullGroup(r) === ownGroup);
@@ -233,7 +285,10 @@ function resolveTarget(project: ProjectFile, gvk: { group: string; version: stri
 
   const wantedExternal = options.externalApiDomain !== undefined ? `${group}.${options.externalApiDomain}` : undefined;
   const externals = project.resources.filter(
-    (r) => r.external === true && r.kind === kind && (wantedExternal !== undefined ? fullGroup(r) === wantedExternal : r.group === group || fullGroup(r) === group),
+    (r) =>
+      r.external === true &&
+      r.kind === kind &&
+      (wantedExternal !== undefined ? fullGroup(r) === wantedExternal : r.group === group || fullGroup(r) === group),
   );
   const externalGroups = [...new Set(externals.map((r) => fullGroup(r)))];
   if (externalGroups.length > 1) {
@@ -273,7 +328,9 @@ function resolveTarget(project: ProjectFile, gvk: { group: string; version: stri
 
   const builtin = findBuiltinKind(group, version, kind);
   if (builtin !== undefined) {
-    const recorded = project.resources.find((r) => r.core === true && r.kind === kind && r.version === version && r.group === builtin.project.group);
+    const recorded = project.resources.find(
+      (r) => r.core === true && r.kind === kind && r.version === version && r.group === builtin.project.group,
+    );
     // kop's key order (group, version, kind, plural, domain, path), then Kubebuilder's core flag.
     const entry: ProjectResource = recorded ?? {
       group: builtin.project.group,
@@ -303,7 +360,12 @@ function resolveTarget(project: ProjectFile, gvk: { group: string; version: stri
       sameKind: [entry],
       names,
       namespaced: builtin.type.namespaced,
-      imports: { descriptor: builtin.descriptor, descriptorModule: 'kop/runtime', descriptorTestModule: 'kop/runtime', typesModule: 'kop/api' },
+      imports: {
+        descriptor: builtin.descriptor,
+        descriptorModule: 'kop/runtime',
+        descriptorTestModule: 'kop/runtime',
+        typesModule: 'kop/api',
+      },
       sampleFields: BUILTIN_SAMPLES[kind] ?? '',
     };
   }
@@ -341,7 +403,8 @@ const BUILTIN_SAMPLES: Readonly<Record<string, string>> = {
   CronJob:
     "spec: { schedule: '0 * * * *', jobTemplate: { spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }] } } } } },",
   Lease: 'spec: {},',
-  Event: "eventTime: new Date().toISOString(), reportingController: 'example.com/sample', reportingInstance: 'sample', action: 'Sample', reason: 'Sample', type: 'Normal',",
+  Event:
+    "eventTime: new Date().toISOString(), reportingController: 'example.com/sample', reportingInstance: 'sample', action: 'Sample', reason: 'Sample', type: 'Normal',",
 };
 
 /** `--defaulting-path` / `--validation-path`: URL paths of their own, never the same one. */
@@ -357,21 +420,38 @@ function checkPathFlags(options: CreateWebhookOptions): void {
 }
 
 /** A path another webhook of the project serves already (its recorded or default path) is refused. */
-function refusePathClashes(project: ProjectFile, self: ProjectResource, names: ResourceNames, paths: { defaulting?: string; validation?: string }): void {
+function refusePathClashes(
+  project: ProjectFile,
+  self: ProjectResource,
+  names: ResourceNames,
+  paths: { defaulting?: string; validation?: string },
+): void {
   const taken = new Map<string, string>();
   for (const resource of project.resources) {
     if (resource === self || resource.webhooks === undefined) continue;
     const other = { fullGroup: fullGroup(resource), version: resource.version, kind: resource.kind };
     const where = `${resource.kind} ${other.fullGroup === '' ? '' : `${other.fullGroup}/`}${resource.version}`;
-    if (resource.webhooks.defaulting) taken.set(resource.webhooks.defaultingPath ?? admissionWebhookPath('mutate', other), `the defaulting webhook of ${where}`);
-    if (resource.webhooks.validation) taken.set(resource.webhooks.validationPath ?? admissionWebhookPath('validate', other), `the validating webhook of ${where}`);
+    if (resource.webhooks.defaulting)
+      taken.set(
+        resource.webhooks.defaultingPath ?? admissionWebhookPath('mutate', other),
+        `the defaulting webhook of ${where}`,
+      );
+    if (resource.webhooks.validation)
+      taken.set(
+        resource.webhooks.validationPath ?? admissionWebhookPath('validate', other),
+        `the validating webhook of ${where}`,
+      );
   }
   for (const [flag, path] of [
     ['--defaulting-path', paths.defaulting ?? admissionWebhookPath('mutate', names)],
     ['--validation-path', paths.validation ?? admissionWebhookPath('validate', names)],
   ] as const) {
     const owner = taken.get(path);
-    if (owner !== undefined) throw new KopError(`${path} is already the path of ${owner}; kop create webhook wrote nothing`, `pass ${flag} with another path`);
+    if (owner !== undefined)
+      throw new KopError(
+        `${path} is already the path of ${owner}; kop create webhook wrote nothing`,
+        `pass ${flag} with another path`,
+      );
   }
 }
 
@@ -380,7 +460,11 @@ function refusePathClashes(project: ProjectFile, self: ProjectResource, names: R
  * them. Returns whether the kind is namespaced, which its types say with the resource marker
  * `kop import crd` wrote (`scope=Cluster` for a cluster-scoped kind), as for `kop generate`.
  */
-async function requireExternalTypes(tree: VirtualTree, resource: ProjectResource, names: ResourceNames): Promise<boolean> {
+async function requireExternalTypes(
+  tree: VirtualTree,
+  resource: ProjectResource,
+  names: ResourceNames,
+): Promise<boolean> {
   const typesFile = resource.path ?? CREATE_API_PATHS.typesFile(names);
   const text = await tree.read(typesFile);
   if (text === undefined) {
@@ -399,15 +483,28 @@ interface WebhookKinds {
 }
 
 /** The webhook kinds from the flags; on a terminal, the ones not given are asked for. */
-async function askWebhookKinds(options: CreateWebhookOptions, context: Context, sameKind: readonly ProjectResource[], version: string): Promise<WebhookKinds> {
+async function askWebhookKinds(
+  options: CreateWebhookOptions,
+  context: Context,
+  sameKind: readonly ProjectResource[],
+  version: string,
+): Promise<WebhookKinds> {
   const given = [options.defaulting, options.programmaticValidation, options.conversion];
   if (given.every((flag) => flag === undefined) && !context.prompter.interactive) {
-    throw new UsageError('no webhook to create', 'pass --defaulting, --programmatic-validation, or --conversion --spoke <version> (or several)');
+    throw new UsageError(
+      'no webhook to create',
+      'pass --defaulting, --programmatic-validation, or --conversion --spoke <version> (or several)',
+    );
   }
   const anyGiven = given.some((flag) => flag === true);
   // With one kind named on the command line, the others are off rather than asked.
   const ask = (flag: boolean | undefined) => (anyGiven ? (flag ?? false) : flag);
-  const defaulting = await askYesNo(context, ask(options.defaulting), { flag: '--defaulting', type: 'confirm', message: 'Create a defaulting (mutating) webhook?', initial: true });
+  const defaulting = await askYesNo(context, ask(options.defaulting), {
+    flag: '--defaulting',
+    type: 'confirm',
+    message: 'Create a defaulting (mutating) webhook?',
+    initial: true,
+  });
   const validation = await askYesNo(context, ask(options.programmaticValidation), {
     flag: '--programmatic-validation',
     type: 'confirm',
@@ -422,10 +519,16 @@ async function askWebhookKinds(options: CreateWebhookOptions, context: Context, 
     initial: otherVersions,
   });
   if (!defaulting && !validation && !conversion) {
-    throw new UsageError('no webhook to create: --defaulting, --programmatic-validation and --conversion are all off', 'pass at least one of them');
+    throw new UsageError(
+      'no webhook to create: --defaulting, --programmatic-validation and --conversion are all off',
+      'pass at least one of them',
+    );
   }
   if (!conversion && options.spoke !== undefined && options.spoke.length > 0) {
-    throw new UsageError('--spoke names the versions of a conversion webhook', 'pass --conversion too, or leave --spoke out');
+    throw new UsageError(
+      '--spoke names the versions of a conversion webhook',
+      'pass --conversion too, or leave --spoke out',
+    );
   }
   return { defaulting, validation, conversion };
 }
@@ -455,7 +558,13 @@ function splitVersions(values: readonly string[]): string[] {
  * The spoke versions of a conversion: each another version of the kind, with types. The hub
  * (this version) is the one every spoke converts to, so a kind of one version cannot convert.
  */
-async function resolveSpokes(options: CreateWebhookOptions, context: Context, tree: VirtualTree, sameKind: readonly ProjectResource[], hub: ResourceNames): Promise<string[]> {
+async function resolveSpokes(
+  options: CreateWebhookOptions,
+  context: Context,
+  tree: VirtualTree,
+  sameKind: readonly ProjectResource[],
+  hub: ResourceNames,
+): Promise<string[]> {
   const others = sameKind.filter((r) => r.version !== hub.version).map((r) => r.version);
   if (others.length === 0) {
     throw new KopError(
@@ -479,7 +588,8 @@ async function resolveSpokes(options: CreateWebhookOptions, context: Context, tr
     );
   }
   for (const spoke of spokes) {
-    if (spoke === hub.version) throw new UsageError(`--spoke ${spoke}: that is the hub itself`, `pass the other versions: ${others.join(', ')}`);
+    if (spoke === hub.version)
+      throw new UsageError(`--spoke ${spoke}: that is the hub itself`, `pass the other versions: ${others.join(', ')}`);
     const entry = sameKind.find((r) => r.version === spoke);
     if (entry === undefined) {
       throw new KopError(
@@ -503,12 +613,20 @@ async function requireTypes(tree: VirtualTree, resource: ProjectResource, names:
 }
 
 /** Names the webhooks that exist already, with the files --force would overwrite. */
-function refuseExisting(existing: ProjectWebhooks, wanted: WebhookKinds, spokes: readonly string[], names: ResourceNames): void {
+function refuseExisting(
+  existing: ProjectWebhooks,
+  wanted: WebhookKinds,
+  spokes: readonly string[],
+  names: ResourceNames,
+): void {
   const clashes: string[] = [];
-  if (wanted.defaulting && existing.defaulting) clashes.push(`a defaulting webhook (${WEBHOOK_PATHS.defaulterFile(names)})`);
-  if (wanted.validation && existing.validation) clashes.push(`a validating webhook (${WEBHOOK_PATHS.validatorFile(names)})`);
+  if (wanted.defaulting && existing.defaulting)
+    clashes.push(`a defaulting webhook (${WEBHOOK_PATHS.defaulterFile(names)})`);
+  if (wanted.validation && existing.validation)
+    clashes.push(`a validating webhook (${WEBHOOK_PATHS.validatorFile(names)})`);
   for (const spoke of spokes) {
-    if (existing.spoke?.includes(spoke)) clashes.push(`conversion with ${spoke} (${WEBHOOK_PATHS.conversionFile(names, spoke)})`);
+    if (existing.spoke?.includes(spoke))
+      clashes.push(`conversion with ${spoke} (${WEBHOOK_PATHS.conversionFile(names, spoke)})`);
   }
   if (clashes.length > 0) {
     throw new KopError(
@@ -523,7 +641,11 @@ function refuseExisting(existing: ProjectWebhooks, wanted: WebhookKinds, spokes:
  * (as Kubebuilder's create webhook --conversion does) unless it is already, and refuses when
  * another version carries the marker.
  */
-async function markHubAsStorageVersion(tree: VirtualTree, sameKind: readonly ProjectResource[], hub: ResourceNames): Promise<void> {
+async function markHubAsStorageVersion(
+  tree: VirtualTree,
+  sameKind: readonly ProjectResource[],
+  hub: ResourceNames,
+): Promise<void> {
   for (const resource of sameKind) {
     if (resource.version === hub.version || !resource.api) continue;
     const names = resourceNamesOf(resource);
@@ -565,14 +687,24 @@ function rootDocComment(text: string, kind: string): { text: string; start: numb
   return { text: comment, start };
 }
 
-async function scaffoldAll(tree: VirtualTree, templateDirs: readonly string[], data: TemplateData, force: boolean): Promise<void> {
+async function scaffoldAll(
+  tree: VirtualTree,
+  templateDirs: readonly string[],
+  data: TemplateData,
+  force: boolean,
+): Promise<void> {
   for (const dir of templateDirs) {
     for (const file of await renderTemplateDir(dir, data)) await tree.scaffold(file.path, file.content, { force });
   }
 }
 
 /** The PROJECT entry after this run: what was there plus what was added, in Kubebuilder's key order. */
-function recordWebhooks(existing: ProjectWebhooks, wanted: WebhookKinds, spokes: readonly string[], paths: { defaulting?: string; validation?: string }): ProjectWebhooks {
+function recordWebhooks(
+  existing: ProjectWebhooks,
+  wanted: WebhookKinds,
+  spokes: readonly string[],
+  paths: { defaulting?: string; validation?: string },
+): ProjectWebhooks {
   const spoke = [...new Set([...(existing.spoke ?? []), ...spokes])].sort();
   return {
     ...(existing.conversion || wanted.conversion ? { conversion: true } : {}),

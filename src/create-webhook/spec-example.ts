@@ -15,7 +15,9 @@ import type { ts as TypeScript } from 'ts-morph';
 export async function specFitsFooExample(typesText: string, kind: string): Promise<boolean> {
   const { ts } = await import('ts-morph');
   const source = ts.createSourceFile('types.ts', typesText, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
-  const spec = source.statements.find((s): s is TypeScript.InterfaceDeclaration => ts.isInterfaceDeclaration(s) && s.name.text === `${kind}Spec`);
+  const spec = source.statements.find(
+    (s): s is TypeScript.InterfaceDeclaration => ts.isInterfaceDeclaration(s) && s.name.text === `${kind}Spec`,
+  );
   if (spec === undefined || spec.heritageClauses !== undefined || spec.typeParameters !== undefined) return false;
   let foo = false;
   for (const member of spec.members) {

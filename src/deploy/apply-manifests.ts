@@ -1,4 +1,11 @@
-import { DynamicClient, NoMatchError, isConflict, isNotFound, type RestClient, type UnstructuredObject } from '../runtime/client/index.js';
+import {
+  DynamicClient,
+  NoMatchError,
+  isConflict,
+  isNotFound,
+  type RestClient,
+  type UnstructuredObject,
+} from '../runtime/client/index.js';
 import { describeObject, type ManifestObject } from './render-kustomization.js';
 
 /** The field manager kop's server-side applies use; a later apply by the same manager takes back its fields. */
@@ -65,7 +72,9 @@ export function installOrder(objects: readonly ManifestObject[]): ManifestObject
 
 function groupVersion(object: ManifestObject): { group: string; version: string } {
   const slash = object.apiVersion.indexOf('/');
-  return slash === -1 ? { group: '', version: object.apiVersion } : { group: object.apiVersion.slice(0, slash), version: object.apiVersion.slice(slash + 1) };
+  return slash === -1
+    ? { group: '', version: object.apiVersion }
+    : { group: object.apiVersion.slice(0, slash), version: object.apiVersion.slice(slash + 1) };
 }
 
 /** Options of {@link applyManifests} and {@link deleteManifests}. */
@@ -98,7 +107,10 @@ export class ManifestOperationError extends Error {
  * not stored, they are skipped with a warning). `forceConflicts` takes fields another manager owns,
  * as `kubectl apply --server-side --force-conflicts` does.
  */
-export async function applyManifests(objects: readonly ManifestObject[], options: ManifestOperationOptions & { forceConflicts?: boolean }): Promise<void> {
+export async function applyManifests(
+  objects: readonly ManifestObject[],
+  options: ManifestOperationOptions & { forceConflicts?: boolean },
+): Promise<void> {
   const client = new DynamicClient(options.rest);
   const defined = new Set(objects.filter(isCrd).map((crd) => crdGroupKind(crd)));
   const pending: ManifestObject[] = [];
@@ -115,22 +127,35 @@ export async function applyManifests(objects: readonly ManifestObject[], options
     } catch (error) {
       if (!(error instanceof NoMatchError)) throw error;
       if (definedHere && options.dryRun) {
-        options.warn(`skipped in the dry run: ${describeObject(object)} (its CRD is in this set and a dry run does not create it)`);
+        options.warn(
+          `skipped in the dry run: ${describeObject(object)} (its CRD is in this set and a dry run does not create it)`,
+        );
         continue;
       }
       throw new ManifestOperationError(
         `the cluster does not serve ${object.kind} in ${object.apiVersion} (${describeObject(object)})`,
-        group === 'cert-manager.io' ? 'install cert-manager first (https://cert-manager.io/docs/installation/)' : `install the CRD of ${object.kind} first`,
+        group === 'cert-manager.io'
+          ? 'install cert-manager first (https://cert-manager.io/docs/installation/)'
+          : `install the CRD of ${object.kind} first`,
       );
     }
     const namespace = object.metadata.namespace ?? options.defaultNamespace;
     const target = resource.type.namespaced ? resource.inNamespace(namespace) : resource;
-    const body: UnstructuredObject = resource.type.namespaced ? { ...object, metadata: { ...object.metadata, namespace } } : object;
+    const body: UnstructuredObject = resource.type.namespaced
+      ? { ...object, metadata: { ...object.metadata, namespace } }
+      : object;
     try {
-      await target.apply(body, { fieldManager: KOP_FIELD_MANAGER, force: options.forceConflicts ?? false, dryRun: options.dryRun });
+      await target.apply(body, {
+        fieldManager: KOP_FIELD_MANAGER,
+        force: options.forceConflicts ?? false,
+        dryRun: options.dryRun,
+      });
     } catch (error) {
       if (isConflict(error)) {
-        throw new ManifestOperationError(`${describeObject(object)}: ${(error as Error).message}`, 'another field manager owns these fields; pass --force-conflicts to take them');
+        throw new ManifestOperationError(
+          `${describeObject(object)}: ${(error as Error).message}`,
+          'another field manager owns these fields; pass --force-conflicts to take them',
+        );
       }
       throw new ManifestOperationError(`${describeObject(object)}: ${(error as Error).message}`);
     }
@@ -144,18 +169,24 @@ export async function applyManifests(objects: readonly ManifestObject[], options
  * An object that is not there, or whose kind the cluster no longer serves, is reported; with
  * `ignoreNotFound` silently skipped. Returns how many were not found.
  */
-export async function deleteManifests(objects: readonly ManifestObject[], options: ManifestOperationOptions & { ignoreNotFound?: boolean }): Promise<number> {
+export async function deleteManifests(
+  objects: readonly ManifestObject[],
+  options: ManifestOperationOptions & { ignoreNotFound?: boolean },
+): Promise<number> {
   const client = new DynamicClient(options.rest);
   let notFound = 0;
   for (const object of installOrder(objects).reverse()) {
     const { group, version } = groupVersion(object);
     try {
       const resource = await client.forKind({ group, version, kind: object.kind });
-      const target = resource.type.namespaced ? resource.inNamespace(object.metadata.namespace ?? options.defaultNamespace) : resource;
+      const target = resource.type.namespaced
+        ? resource.inNamespace(object.metadata.namespace ?? options.defaultNamespace)
+        : resource;
       await target.delete(object.metadata.name, { propagationPolicy: 'Background', dryRun: options.dryRun });
       options.log(`${describeObject(object)} deleted${options.dryRun ? ' (server dry run)' : ''}`);
     } catch (error) {
-      if (!(error instanceof NoMatchError) && !isNotFound(error)) throw new ManifestOperationError(`${describeObject(object)}: ${(error as Error).message}`);
+      if (!(error instanceof NoMatchError) && !isNotFound(error))
+        throw new ManifestOperationError(`${describeObject(object)}: ${(error as Error).message}`);
       notFound++;
       if (!options.ignoreNotFound) options.warn(`${describeObject(object)} not found`);
     }
@@ -173,15 +204,24 @@ function crdGroupKind(crd: ManifestObject): string {
 }
 
 /** Polls the CRDs until each reports Established, for at most `timeoutMs`. */
-async function waitForEstablished(client: DynamicClient, crds: readonly ManifestObject[], timeoutMs = 60_000): Promise<void> {
-  const resource = client.resource({ group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' }, 'CustomResourceDefinition');
+async function waitForEstablished(
+  client: DynamicClient,
+  crds: readonly ManifestObject[],
+  timeoutMs = 60_000,
+): Promise<void> {
+  const resource = client.resource(
+    { group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' },
+    'CustomResourceDefinition',
+  );
   const deadline = Date.now() + timeoutMs;
   for (const crd of crds) {
     for (;;) {
       const current = await resource.get(crd.metadata.name);
-      const conditions = (current.status as { conditions?: Array<{ type: string; status: string }> } | undefined)?.conditions ?? [];
+      const conditions =
+        (current.status as { conditions?: Array<{ type: string; status: string }> } | undefined)?.conditions ?? [];
       if (conditions.some((condition) => condition.type === 'Established' && condition.status === 'True')) break;
-      if (Date.now() > deadline) throw new ManifestOperationError(`CRD ${crd.metadata.name} was not Established within ${timeoutMs / 1000} s`);
+      if (Date.now() > deadline)
+        throw new ManifestOperationError(`CRD ${crd.metadata.name} was not Established within ${timeoutMs / 1000} s`);
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
   }

@@ -25,7 +25,8 @@ export interface ImageOverride {
 const NAME_COMPONENT = /^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*$/;
 const TAG = /^[\w][\w.-]{0,127}$/;
 const DIGEST = /^[a-z0-9]+(?:[.+_-][a-z0-9]+)*:[a-zA-Z0-9=_-]{32,}$/;
-const HOST = /^(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)*|\[[0-9a-fA-F:]+\])(?::[0-9]+)?$/;
+const HOST =
+  /^(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)*|\[[0-9a-fA-F:]+\])(?::[0-9]+)?$/;
 
 /** Splits `name[:tag][@digest]`; the tag's colon is the one after the last `/` (a registry port is not a tag). */
 export function splitImage(image: string): ImageReference {
@@ -46,15 +47,20 @@ export function splitImage(image: string): ImageReference {
  * grammar), or returns why it is not one: the message names the part at fault.
  */
 export function parseImageReference(image: string): ImageReference | string {
-  if (image.trim() !== image || image === '') return `"${image}" is not an image reference (e.g. registry.example.com/team/operator:v1.2.0)`;
+  if (image.trim() !== image || image === '')
+    return `"${image}" is not an image reference (e.g. registry.example.com/team/operator:v1.2.0)`;
   const reference = splitImage(image);
-  if (reference.digest !== undefined && !DIGEST.test(reference.digest)) return `the digest "${reference.digest}" of "${image}" is not algorithm:hex (e.g. sha256:<64 hex digits>)`;
-  if (reference.tag !== undefined && !TAG.test(reference.tag)) return `the tag "${reference.tag}" of "${image}" is not a valid tag (letters, digits, '_', '.', '-'; at most 128)`;
+  if (reference.digest !== undefined && !DIGEST.test(reference.digest))
+    return `the digest "${reference.digest}" of "${image}" is not algorithm:hex (e.g. sha256:<64 hex digits>)`;
+  if (reference.tag !== undefined && !TAG.test(reference.tag))
+    return `the tag "${reference.tag}" of "${image}" is not a valid tag (letters, digits, '_', '.', '-'; at most 128)`;
   const parts = reference.name.split('/');
   // The first part is a registry host when it has a dot or a port, or is localhost.
   const first = parts[0]!;
-  const hasHost = parts.length > 1 && (first.includes('.') || first.includes(':') || first === 'localhost' || first.startsWith('['));
-  if (hasHost && !HOST.test(first)) return `the registry "${first}" of "${image}" is not a host name with an optional port`;
+  const hasHost =
+    parts.length > 1 && (first.includes('.') || first.includes(':') || first === 'localhost' || first.startsWith('['));
+  if (hasHost && !HOST.test(first))
+    return `the registry "${first}" of "${image}" is not a host name with an optional port`;
   for (const component of hasHost ? parts.slice(1) : parts) {
     if (!NAME_COMPONENT.test(component)) {
       return `"${component}" in "${image}" is not a valid repository name part (lower-case letters, digits and separators '.', '_', '__', '-')`;
@@ -66,7 +72,12 @@ export function parseImageReference(image: string): ImageReference | string {
 
 /** The override `kustomize edit set image <name>=<image>` writes. */
 export function overrideFor(name: string, image: ImageReference): ImageOverride {
-  return { name, newName: image.name, ...(image.tag !== undefined ? { newTag: image.tag } : {}), ...(image.digest !== undefined ? { digest: image.digest } : {}) };
+  return {
+    name,
+    newName: image.name,
+    ...(image.tag !== undefined ? { newTag: image.tag } : {}),
+    ...(image.digest !== undefined ? { digest: image.digest } : {}),
+  };
 }
 
 /** Fields that hold lists of containers anywhere in an object: pods, pod templates, job templates. */
@@ -89,7 +100,11 @@ export function setImages(objects: readonly unknown[], override: ImageOverride):
     for (const [key, value] of Object.entries(node as Record<string, unknown>)) {
       if (CONTAINER_LISTS.has(key) && Array.isArray(value)) {
         for (const container of value) {
-          if (container && typeof container === 'object' && typeof (container as { image?: unknown }).image === 'string') {
+          if (
+            container &&
+            typeof container === 'object' &&
+            typeof (container as { image?: unknown }).image === 'string'
+          ) {
             const current = (container as { image: string }).image;
             const next = transformImage(current, override);
             if (next !== current) {

@@ -6,7 +6,13 @@ import { KopError } from '../base/errors.js';
 export interface ManifestObject {
   apiVersion: string;
   kind: string;
-  metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string>; [key: string]: unknown };
+  metadata: {
+    name: string;
+    namespace?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    [key: string]: unknown;
+  };
   [key: string]: unknown;
 }
 
@@ -30,7 +36,10 @@ export async function renderKustomization(dir: string, context: Context): Promis
     );
   }
   if (result.exitCode !== 0) {
-    throw new KopError(`\`${kubectl} kustomize ${dir}\` failed:\n${result.stderr.trim() || result.stdout.trim()}`, 'fix the kustomization it names, then run again');
+    throw new KopError(
+      `\`${kubectl} kustomize ${dir}\` failed:\n${result.stderr.trim() || result.stdout.trim()}`,
+      'fix the kustomization it names, then run again',
+    );
   }
   return parseManifests(result.stdout, `${dir} (kubectl kustomize)`);
 }
@@ -39,11 +48,17 @@ export async function renderKustomization(dir: string, context: Context): Promis
 export function parseManifests(text: string, source: string): ManifestObject[] {
   const objects: ManifestObject[] = [];
   for (const document of parseAllDocuments(text)) {
-    if ('errors' in document && document.errors.length > 0) throw new KopError(`${source}: ${document.errors[0]!.message}`);
+    if ('errors' in document && document.errors.length > 0)
+      throw new KopError(`${source}: ${document.errors[0]!.message}`);
     const value: unknown = document.toJS();
     if (value === null || value === undefined) continue;
     const object = value as Partial<ManifestObject>;
-    if (typeof object !== 'object' || typeof object.apiVersion !== 'string' || typeof object.kind !== 'string' || typeof object.metadata?.name !== 'string') {
+    if (
+      typeof object !== 'object' ||
+      typeof object.apiVersion !== 'string' ||
+      typeof object.kind !== 'string' ||
+      typeof object.metadata?.name !== 'string'
+    ) {
       throw new KopError(`${source}: a document is not a Kubernetes object with apiVersion, kind and metadata.name`);
     }
     objects.push(object as ManifestObject);

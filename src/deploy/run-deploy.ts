@@ -61,10 +61,14 @@ export async function runInstall(options: InstallOptions, context: Context): Pro
   await requireProject(context);
   const objects = await renderKustomization(DEPLOY_PATHS.crd, context);
   if (objects.length === 0) {
-    context.out.info('No CRDs to install (config/crd lists none; run `kop generate manifests` after `kop create api`).');
+    context.out.info(
+      'No CRDs to install (config/crd lists none; run `kop generate manifests` after `kop create api`).',
+    );
     return;
   }
-  await withCluster(options, context, (operation) => applyManifests(objects, { ...operation, forceConflicts: options.forceConflicts }));
+  await withCluster(options, context, (operation) =>
+    applyManifests(objects, { ...operation, forceConflicts: options.forceConflicts }),
+  );
 }
 
 /** `kop uninstall`: deletes the CRDs (and with them every object of those kinds). Kubebuilder's `make uninstall`. */
@@ -86,7 +90,9 @@ export async function runUninstall(options: DeleteOptions, context: Context): Pr
 export async function runDeploy(options: DeployOptions, context: Context): Promise<void> {
   await requireProject(context);
   const objects = await renderWithImage(options.image, context);
-  await withCluster(options, context, (operation) => applyManifests(objects, { ...operation, forceConflicts: options.forceConflicts }));
+  await withCluster(options, context, (operation) =>
+    applyManifests(objects, { ...operation, forceConflicts: options.forceConflicts }),
+  );
 }
 
 /** `kop undeploy`: deletes what config/default builds, CRDs and namespace included. Kubebuilder's `make undeploy`. */
@@ -106,7 +112,10 @@ export async function runBuildInstaller(options: BuildInstallerOptions, context:
   const output = options.output ?? DEPLOY_PATHS.installer;
   const relative = path.relative(context.cwd, path.resolve(context.cwd, output)).split(path.sep).join('/');
   if (relative === '' || relative.startsWith('../') || path.isAbsolute(relative)) {
-    throw new UsageError(`--output ${output}: the installer must be written inside the project`, 'pass a path such as dist/install.yaml');
+    throw new UsageError(
+      `--output ${output}: the installer must be written inside the project`,
+      'pass a path such as dist/install.yaml',
+    );
   }
   const objects = await renderWithImage(options.image, context);
   const body = [
@@ -127,7 +136,9 @@ async function renderWithImage(given: string | undefined, context: Context): Pro
   const objects = await renderKustomization(DEPLOY_PATHS.default, context);
   const placeholder = await managerImageName(context);
   if (reference === undefined) {
-    context.out.warn(`no --image (or IMG) given: the manager keeps the image ${DEPLOY_PATHS.managerKustomization} names`);
+    context.out.warn(
+      `no --image (or IMG) given: the manager keeps the image ${DEPLOY_PATHS.managerKustomization} names`,
+    );
     return objects;
   }
   if (setImages(objects, overrideFor(placeholder, reference)) === 0) {
@@ -158,11 +169,19 @@ async function requireProject(context: Context): Promise<void> {
 type Operation = Parameters<typeof applyManifests>[1];
 
 /** Connects with the kubeconfig (kubectl's loading rules) and turns failures into messages with hints. */
-async function withCluster(options: ClusterOptions, context: Context, run: (operation: Operation) => Promise<unknown>): Promise<void> {
+async function withCluster(
+  options: ClusterOptions,
+  context: Context,
+  run: (operation: Operation) => Promise<unknown>,
+): Promise<void> {
   let rest: RestClient;
   try {
     rest = RestClient.load(
-      { kubeconfig: options.kubeconfig ? path.resolve(context.cwd, options.kubeconfig) : undefined, context: options.context, env: context.env },
+      {
+        kubeconfig: options.kubeconfig ? path.resolve(context.cwd, options.kubeconfig) : undefined,
+        context: options.context,
+        env: context.env,
+      },
       { userAgent: 'kop-deploy' },
     );
   } catch (error) {
@@ -171,7 +190,9 @@ async function withCluster(options: ClusterOptions, context: Context, run: (oper
     }
     throw error;
   }
-  context.out.info(`${context.dryRun ? 'Dry run against' : 'Using'} context "${rest.config.context}" (${rest.config.server})`);
+  context.out.info(
+    `${context.dryRun ? 'Dry run against' : 'Using'} context "${rest.config.context}" (${rest.config.server})`,
+  );
   try {
     await run({
       rest,
@@ -186,9 +207,16 @@ async function withCluster(options: ClusterOptions, context: Context, run: (oper
   }
 }
 
-async function deleteAll(objects: readonly ManifestObject[], options: DeleteOptions, operation: Operation): Promise<void> {
+async function deleteAll(
+  objects: readonly ManifestObject[],
+  options: DeleteOptions,
+  operation: Operation,
+): Promise<void> {
   const notFound = await deleteManifests(objects, { ...operation, ignoreNotFound: options.ignoreNotFound });
   if (notFound > 0 && !options.ignoreNotFound) {
-    throw new KopError(`${notFound} of ${objects.length} objects were not found`, 'pass --ignore-not-found when some are expected to be gone');
+    throw new KopError(
+      `${notFound} of ${objects.length} objects were not found`,
+      'pass --ignore-not-found when some are expected to be gone',
+    );
   }
 }

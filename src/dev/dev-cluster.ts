@@ -1,12 +1,26 @@
 import { createHash } from 'node:crypto';
-import { copyFileSync, chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import * as path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import type { Exec } from '../base/context.js';
 import { KopError } from '../base/errors.js';
 import { CertificateAuthority } from '../testing/certificates.js';
 import { findFreePorts } from '../testing/ports.js';
-import { findControlPlaneBinary, startControlPlane, type ControlPlane, type WebhookInstallOptions } from '../testing/index.js';
+import {
+  findControlPlaneBinary,
+  startControlPlane,
+  type ControlPlane,
+  type WebhookInstallOptions,
+} from '../testing/index.js';
 
 /** The project folders `kop dev` installs from, relative to the root. */
 export const CRD_DIR = 'config/crd/bases';
@@ -111,9 +125,14 @@ export class DevCluster {
     } catch (error) {
       const message = (error as Error).message;
       if ((error as Error).name === 'ControlPlaneBinariesNotFoundError') {
-        throw new KopError(message, 'run `npx kop setup-envtest` once (it builds kube-apiserver and etcd), or pass --kubeconfig <file> to use an existing cluster');
+        throw new KopError(
+          message,
+          'run `npx kop setup-envtest` once (it builds kube-apiserver and etcd), or pass --kubeconfig <file> to use an existing cluster',
+        );
       }
-      throw new KopError(`cannot start the ${options.kubeconfig ? 'connection to the cluster' : 'control plane'}: ${message}`);
+      throw new KopError(
+        `cannot start the ${options.kubeconfig ? 'connection to the cluster' : 'control plane'}: ${message}`,
+      );
     }
     try {
       let webhook: DevCluster['webhook'];
@@ -154,11 +173,15 @@ export class DevCluster {
   async syncCRDs(): Promise<CRDSync> {
     const started = performance.now();
     const current = readCRDFiles(this.options.root);
-    const changedFiles = [...current].filter(([file, state]) => this.crdFiles.get(file)?.hash !== state.hash).map(([file]) => file);
+    const changedFiles = [...current]
+      .filter(([file, state]) => this.crdFiles.get(file)?.hash !== state.hash)
+      .map(([file]) => file);
     const known = new Set([...this.crdFiles.values()].flatMap((file) => file.names));
     const changedNames = changedFiles.flatMap((file) => current.get(file)!.names);
     const currentNames = new Set([...current.values()].flatMap((file) => file.names));
-    const goneNames = [...new Set([...this.crdFiles.values()].flatMap((file) => file.names))].filter((name) => !currentNames.has(name));
+    const goneNames = [...new Set([...this.crdFiles.values()].flatMap((file) => file.names))].filter(
+      (name) => !currentNames.has(name),
+    );
     const result: CRDSync = { added: [], installed: [], deleted: [], notInstalled: [], ms: 0 };
     if (!this.options.installCRDs) {
       result.notInstalled = changedNames;
@@ -180,7 +203,8 @@ export class DevCluster {
         '--wait=false',
         `--kubeconfig=${this.kubeconfigPath}`,
       ]);
-      if (deleted.exitCode !== 0) throw new Error(`kubectl delete customresourcedefinition ${goneNames.join(' ')}: ${deleted.stderr.trim()}`);
+      if (deleted.exitCode !== 0)
+        throw new Error(`kubectl delete customresourcedefinition ${goneNames.join(' ')}: ${deleted.stderr.trim()}`);
       result.deleted = goneNames;
     } else if (goneNames.length > 0) {
       result.notInstalled.push(...goneNames.map((name) => `${name} (removed from the project, left in the cluster)`));
@@ -209,7 +233,11 @@ export class DevCluster {
       `--kubeconfig=${this.kubeconfigPath}`,
     ]);
     if (result.exitCode !== 0) return [];
-    const present = new Set(result.stdout.split('\n').map((line) => line.trim().replace(/^customresourcedefinition\.apiextensions\.k8s\.io\//, '')));
+    const present = new Set(
+      result.stdout
+        .split('\n')
+        .map((line) => line.trim().replace(/^customresourcedefinition\.apiextensions\.k8s\.io\//, '')),
+    );
     return names.filter((name) => !present.has(name));
   }
 
@@ -228,7 +256,8 @@ export class DevCluster {
     const hash = hashWebhookInputs(this.options.root);
     if (hash === this.webhookInputsHash || !this.webhook?.installed) return false;
     await this.plane.reloadWebhooks();
-    if (this.options.installCRDs && this.crdFiles.size > 0) await this.plane.installCRDs([...this.crdFiles.keys()].map((file) => path.join(this.options.root, file)));
+    if (this.options.installCRDs && this.crdFiles.size > 0)
+      await this.plane.installCRDs([...this.crdFiles.keys()].map((file) => path.join(this.options.root, file)));
     this.webhookInputsHash = hash;
     return true;
   }
@@ -240,8 +269,13 @@ export class DevCluster {
   async applySamples(): Promise<string[]> {
     const kustomization = path.join(this.options.root, SAMPLES_DIR, 'kustomization.yaml');
     if (!existsSync(kustomization) || !hasResources(readFileSync(kustomization, 'utf8'))) return [];
-    const result = await this.options.exec(this.kubectl(), ['apply', '-k', SAMPLES_DIR, `--kubeconfig=${this.kubeconfigPath}`], { cwd: this.options.root });
-    if (result.exitCode !== 0) throw new KopError(`kubectl apply -k ${SAMPLES_DIR} failed: ${result.stderr.trim() || result.stdout.trim()}`);
+    const result = await this.options.exec(
+      this.kubectl(),
+      ['apply', '-k', SAMPLES_DIR, `--kubeconfig=${this.kubeconfigPath}`],
+      { cwd: this.options.root },
+    );
+    if (result.exitCode !== 0)
+      throw new KopError(`kubectl apply -k ${SAMPLES_DIR} failed: ${result.stderr.trim() || result.stdout.trim()}`);
     return result.stdout
       .split('\n')
       .map((line) => line.trim())
@@ -282,9 +316,11 @@ function readCRDFiles(root: string): Map<string, CRDFile> {
     const names: string[] = [];
     for (const document of parseAllDocuments(text)) {
       const value = document.toJS() as { kind?: unknown; metadata?: { name?: unknown } } | null;
-      if (value?.kind === 'CustomResourceDefinition' && typeof value.metadata?.name === 'string') names.push(value.metadata.name);
+      if (value?.kind === 'CustomResourceDefinition' && typeof value.metadata?.name === 'string')
+        names.push(value.metadata.name);
     }
-    if (names.length > 0) files.set(path.posix.join(CRD_DIR, name), { hash: createHash('sha1').update(text).digest('hex'), names });
+    if (names.length > 0)
+      files.set(path.posix.join(CRD_DIR, name), { hash: createHash('sha1').update(text).digest('hex'), names });
   }
   return files;
 }
@@ -321,7 +357,11 @@ async function selfSignedWebhookCertificate(stateDir: string): Promise<{ port: n
   const certDir = path.join(stateDir, 'webhook-certs');
   mkdirSync(certDir, { recursive: true, mode: 0o700 });
   const ca = await CertificateAuthority.create('kop-dev-webhook-ca');
-  const serving = await ca.issue({ commonName: 'kop-dev-webhook-server', usage: 'server', hosts: ['127.0.0.1', 'localhost'] });
+  const serving = await ca.issue({
+    commonName: 'kop-dev-webhook-server',
+    usage: 'server',
+    hosts: ['127.0.0.1', 'localhost'],
+  });
   writeFileSync(path.join(certDir, 'tls.crt'), serving.certPem);
   writeFileSync(path.join(certDir, 'tls.key'), serving.keyPem, { mode: 0o600 });
   const [port] = await findFreePorts(1, '0.0.0.0');

@@ -125,7 +125,9 @@ export class DevLoop {
   }
 
   private isIdle(): boolean {
-    return this.running === undefined && this.timer === undefined && this.pending.api.size + this.pending.src.size === 0;
+    return (
+      this.running === undefined && this.timer === undefined && this.pending.api.size + this.pending.src.size === 0
+    );
   }
 
   private settleIdle(): void {

@@ -11,11 +11,18 @@ import { KopError } from '../base/errors.js';
  */
 interface Esbuild {
   context(options: Record<string, unknown>): Promise<EsbuildContext>;
-  formatMessages(messages: EsbuildMessage[], options: { kind: 'error' | 'warning'; color?: boolean }): Promise<string[]>;
+  formatMessages(
+    messages: EsbuildMessage[],
+    options: { kind: 'error' | 'warning'; color?: boolean },
+  ): Promise<string[]>;
 }
 
 interface EsbuildContext {
-  rebuild(): Promise<{ errors: EsbuildMessage[]; warnings: EsbuildMessage[]; outputFiles?: Array<{ path: string; contents: Uint8Array }> }>;
+  rebuild(): Promise<{
+    errors: EsbuildMessage[];
+    warnings: EsbuildMessage[];
+    outputFiles?: Array<{ path: string; contents: Uint8Array }>;
+  }>;
   dispose(): Promise<void>;
 }
 
@@ -25,7 +32,8 @@ interface EsbuildMessage {
 }
 
 /** The outcome of one {@link FastBuild.build}. */
-export type BuildResult = { ok: true; changed: boolean; ms: number; warnings: string[] } | { ok: false; ms: number; message: string };
+export type BuildResult =
+  { ok: true; changed: boolean; ms: number; warnings: string[] } | { ok: false; ms: number; message: string };
 
 /** Options of {@link FastBuild.create}. */
 export interface FastBuildOptions {
@@ -87,11 +95,16 @@ export class FastBuild {
       const errors = (error as { errors?: EsbuildMessage[] }).errors;
       const message =
         errors && errors.length > 0
-          ? (await this.esbuild.formatMessages(errors, { kind: 'error', color: this.options.color ?? false })).join('').trimEnd()
+          ? (await this.esbuild.formatMessages(errors, { kind: 'error', color: this.options.color ?? false }))
+              .join('')
+              .trimEnd()
           : (error as Error).message;
       return { ok: false, ms: performance.now() - started, message };
     }
-    const warnings = result.warnings.length > 0 ? await this.esbuild.formatMessages(result.warnings, { kind: 'warning', color: this.options.color ?? false }) : [];
+    const warnings =
+      result.warnings.length > 0
+        ? await this.esbuild.formatMessages(result.warnings, { kind: 'warning', color: this.options.color ?? false })
+        : [];
     const files = result.outputFiles ?? [];
     const code = files.find((file) => file.path === this.options.outfile);
     const hash = createHash('sha1')
@@ -101,7 +114,9 @@ export class FastBuild {
     if (changed) {
       await mkdir(path.dirname(this.options.outfile), { recursive: true });
       // The map first, and each file renamed into place, so a manager starting now never reads half a file.
-      for (const file of [...files].sort((a, b) => (a.path === this.options.outfile ? 1 : b.path === this.options.outfile ? -1 : 0))) {
+      for (const file of [...files].sort((a, b) =>
+        a.path === this.options.outfile ? 1 : b.path === this.options.outfile ? -1 : 0,
+      )) {
         const temporary = `${file.path}.${process.pid}.tmp`;
         await writeFile(temporary, file.contents);
         await rename(temporary, file.path);
@@ -131,7 +146,10 @@ async function loadProjectEsbuild(root: string): Promise<Esbuild> {
   const module = (await import(pathToFileURL(resolved).href)) as Esbuild & { default?: Esbuild };
   const esbuild = typeof module.context === 'function' ? module : module.default;
   if (!esbuild || typeof esbuild.context !== 'function') {
-    throw new KopError(`the esbuild at ${resolved} has no context() API`, 'kop dev needs esbuild 0.17 or newer: npm install --save-dev esbuild@latest');
+    throw new KopError(
+      `the esbuild at ${resolved} has no context() API`,
+      'kop dev needs esbuild 0.17 or newer: npm install --save-dev esbuild@latest',
+    );
   }
   return esbuild;
 }

@@ -51,14 +51,19 @@ export class ManagerProcess {
 
   /** Starts `node --enable-source-maps <entry> <args>`. */
   static start(launch: ManagerLaunch, stopTimeoutMs = 10_000): ManagerProcess {
-    const child = ManagedProcess.start('manager', process.execPath, ['--enable-source-maps', launch.entry, ...launch.args], {
-      cwd: launch.cwd,
-      env: launch.env,
-      inheritOutput: true,
-      // A Ctrl-C on the terminal reaches kop dev alone, which stops the manager once (SIGTERM);
-      // the manager would take a second signal for "exit at once".
-      ownProcessGroup: true,
-    });
+    const child = ManagedProcess.start(
+      'manager',
+      process.execPath,
+      ['--enable-source-maps', launch.entry, ...launch.args],
+      {
+        cwd: launch.cwd,
+        env: launch.env,
+        inheritOutput: true,
+        // A Ctrl-C on the terminal reaches kop dev alone, which stops the manager once (SIGTERM);
+        // the manager would take a second signal for "exit at once".
+        ownProcessGroup: true,
+      },
+    );
     return new ManagerProcess(child, launch, stopTimeoutMs);
   }
 

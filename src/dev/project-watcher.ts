@@ -22,7 +22,9 @@ export function classifyChange(file: string, generated: ReadonlySet<string>): Ch
     return normalized.endsWith('.ts') && !normalized.endsWith('.d.ts') ? 'api' : undefined;
   }
   if (normalized.startsWith('src/')) {
-    return SOURCE_EXTENSIONS.includes(path.posix.extname(normalized)) && !normalized.endsWith('.d.ts') ? 'src' : undefined;
+    return SOURCE_EXTENSIONS.includes(path.posix.extname(normalized)) && !normalized.endsWith('.d.ts')
+      ? 'src'
+      : undefined;
   }
   return undefined;
 }
@@ -93,19 +95,24 @@ export class ProjectWatcher {
 
   /** Resolves when the checks of the events received so far are done (tests). */
   async settled(): Promise<void> {
-    while (this.checks.size > 0 || this.quieting.size > 0) await Promise.all([...this.checks.values(), ...[...this.quieting.values()].map((entry) => entry.finished)]);
+    while (this.checks.size > 0 || this.quieting.size > 0)
+      await Promise.all([...this.checks.values(), ...[...this.quieting.values()].map((entry) => entry.finished)]);
   }
 
   private watchFolder(folder: string): void {
-    const watcher = watch(path.join(this.options.root, folder), { recursive: true, persistent: false }, (_event, name) => {
-      if (this.closed) return;
-      if (name === null) {
-        // The platform did not say which file: look at them all.
-        void this.scan(folder, true);
-        return;
-      }
-      this.checkWhenQuiet(path.posix.join(folder, name.toString().split(path.sep).join('/')));
-    });
+    const watcher = watch(
+      path.join(this.options.root, folder),
+      { recursive: true, persistent: false },
+      (_event, name) => {
+        if (this.closed) return;
+        if (name === null) {
+          // The platform did not say which file: look at them all.
+          void this.scan(folder, true);
+          return;
+        }
+        this.checkWhenQuiet(path.posix.join(folder, name.toString().split(path.sep).join('/')));
+      },
+    );
     watcher.on('error', (error) => this.options.onError?.(error));
     this.watchers.push(watcher);
   }
@@ -174,7 +181,8 @@ export class ProjectWatcher {
     const seen = new Set<string>();
     for (const entry of entries) {
       if (!entry.isFile()) continue;
-      const parent = (entry as { parentPath?: string; path?: string }).parentPath ?? (entry as { path?: string }).path ?? '';
+      const parent =
+        (entry as { parentPath?: string; path?: string }).parentPath ?? (entry as { path?: string }).path ?? '';
       const file = path.relative(this.options.root, path.join(parent, entry.name)).split(path.sep).join('/');
       seen.add(file);
       if (report) this.check(file);

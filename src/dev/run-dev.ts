@@ -58,10 +58,14 @@ export async function runDev(options: DevOptions, context: Context): Promise<voi
   const root = context.cwd;
   const project = await loadProjectFile(new VirtualTree(root));
   if (!existsSync(path.join(root, MANAGER_ENTRY))) {
-    throw new KopError(`${MANAGER_ENTRY} is missing: kop dev runs the manager it starts`, 'restore it (kop init writes it) or run kop dev in the project root');
+    throw new KopError(
+      `${MANAGER_ENTRY} is missing: kop dev runs the manager it starts`,
+      'restore it (kop init writes it) or run kop dev in the project root',
+    );
   }
   const kubeconfig = options.kubeconfig === undefined ? undefined : path.resolve(root, options.kubeconfig);
-  if (kubeconfig !== undefined && !existsSync(kubeconfig)) throw new UsageError(`--kubeconfig ${options.kubeconfig}: no such file`);
+  if (kubeconfig !== undefined && !existsSync(kubeconfig))
+    throw new UsageError(`--kubeconfig ${options.kubeconfig}: no such file`);
   const stateDir = path.join(root, DEV_STATE_DIR);
   const lock = acquireLock(stateDir);
   const session = new DevSession(options, context, project, stateDir, kubeconfig);
@@ -139,7 +143,9 @@ class DevSession {
 
     const generate = await this.generate();
     if (!generate.ok) this.reportFailure(['generate failed'], generate.message);
-    const webhooks = this.project.resources.some((r) => r.webhooks?.defaulting || r.webhooks?.validation || r.webhooks?.conversion);
+    const webhooks = this.project.resources.some(
+      (r) => r.webhooks?.defaulting || r.webhooks?.validation || r.webhooks?.conversion,
+    );
     const [clusterResult, buildResult, portsResult] = await Promise.allSettled([
       DevCluster.start({
         root: this.root,
@@ -162,7 +168,8 @@ class DevSession {
     // Keep what started, so stop() ends it, before reporting what did not.
     if (clusterResult.status === 'fulfilled') this.cluster = clusterResult.value;
     if (buildResult.status === 'fulfilled') this.build = buildResult.value.fastBuild;
-    for (const result of [clusterResult, buildResult, portsResult]) if (result.status === 'rejected') throw result.reason;
+    for (const result of [clusterResult, buildResult, portsResult])
+      if (result.status === 'rejected') throw result.reason;
     const cluster = clusterResult.status === 'fulfilled' ? clusterResult.value : undefined;
     const build = buildResult.status === 'fulfilled' ? buildResult.value : undefined;
     const ports = portsResult.status === 'fulfilled' ? portsResult.value : [];
@@ -170,19 +177,31 @@ class DevSession {
     this.ports = { metrics: ports[0]!, probe: ports[1]! };
     if (this.options.signal.aborted) return;
 
-    const where = cluster.existingCluster ? `using the cluster at ${cluster.server}` : `control plane ready in ${formatDuration(cluster.startMs)} (${cluster.server})`;
+    const where = cluster.existingCluster
+      ? `using the cluster at ${cluster.server}`
+      : `control plane ready in ${formatDuration(cluster.startMs)} (${cluster.server})`;
     const crds = cluster.crdNames;
     this.out.info(
       statusLine(this.context.now(), [
         where,
-        installCRDs ? (crds.length > 0 ? `CRDs installed: ${crds.join(', ')}` : `no CRDs in ${CRD_DIR} yet`) : 'CRDs not installed (pass --install-crds)',
-        cluster.webhook ? (cluster.webhook.installed ? `webhooks installed, served on port ${cluster.webhook.port}` : 'webhooks not installed (pass --webhook-host)') : '',
+        installCRDs
+          ? crds.length > 0
+            ? `CRDs installed: ${crds.join(', ')}`
+            : `no CRDs in ${CRD_DIR} yet`
+          : 'CRDs not installed (pass --install-crds)',
+        cluster.webhook
+          ? cluster.webhook.installed
+            ? `webhooks installed, served on port ${cluster.webhook.port}`
+            : 'webhooks not installed (pass --webhook-host)'
+          : '',
       ]),
     );
     const inProject = !path.relative(this.root, cluster.kubeconfigPath).startsWith('..');
     const relativeKubeconfig = inProject ? path.relative(this.root, cluster.kubeconfigPath) : cluster.kubeconfigPath;
     const plural = this.project.resources.find((resource) => resource.api)?.plural;
-    this.out.info(`kubeconfig: ${relativeKubeconfig}   (kubectl --kubeconfig ${relativeKubeconfig} get ${plural ?? 'all'})`);
+    this.out.info(
+      `kubeconfig: ${relativeKubeconfig}   (kubectl --kubeconfig ${relativeKubeconfig} get ${plural ?? 'all'})`,
+    );
     let restart: string | undefined;
     if (build.result.ok) restart = await this.restartManager();
     else this.reportFailure(['build failed'], build.result.message, true);
@@ -201,10 +220,19 @@ class DevSession {
 
   /** Applies config/samples; a failure is reported and the session goes on (fix the sample, apply it with kubectl). */
   private async applySamples(installCRDs: boolean): Promise<void> {
-    if (!installCRDs) this.out.warn('kop dev: applying the samples although the CRDs were not installed: they need the CRDs in the cluster');
+    if (!installCRDs)
+      this.out.warn(
+        'kop dev: applying the samples although the CRDs were not installed: they need the CRDs in the cluster',
+      );
     try {
       const applied = await this.cluster!.applySamples();
-      this.out.info(statusLine(this.context.now(), [applied.length > 0 ? `samples applied: ${applied.join(', ')}` : 'no samples listed in config/samples/kustomization.yaml']));
+      this.out.info(
+        statusLine(this.context.now(), [
+          applied.length > 0
+            ? `samples applied: ${applied.join(', ')}`
+            : 'no samples listed in config/samples/kustomization.yaml',
+        ]),
+      );
     } catch (error) {
       this.reportFailure(['applying the samples failed'], (error as Error).message);
     }
@@ -238,14 +266,22 @@ class DevSession {
     const started = performance.now();
     const parts = [describeChanges(changes)];
     let crdSync: CRDSync | undefined;
-    const needsGenerate = this.generateOwed || this.crdSyncOwed || changes.api.length > 0 || changes.src.some((file) => this.hasMarkers(file));
+    const needsGenerate =
+      this.generateOwed ||
+      this.crdSyncOwed ||
+      changes.api.length > 0 ||
+      changes.src.some((file) => this.hasMarkers(file));
     if (needsGenerate) {
       const generate = await this.generate();
       if (!generate.ok) {
         this.reportFailure([...parts, `generate failed (${formatDuration(generate.ms)})`], generate.message);
         return;
       }
-      parts.push(generate.changed > 0 ? `generated ${count(generate.changed, 'file')} in ${formatDuration(generate.ms)}` : `generate: no changes (${formatDuration(generate.ms)})`);
+      parts.push(
+        generate.changed > 0
+          ? `generated ${count(generate.changed, 'file')} in ${formatDuration(generate.ms)}`
+          : `generate: no changes (${formatDuration(generate.ms)})`,
+      );
       try {
         crdSync = await this.cluster.syncCRDs();
         this.crdSyncOwed = false;
@@ -254,11 +290,18 @@ class DevSession {
         this.reportFailure([...parts, 'installing the CRDs failed'], (error as Error).message);
         return;
       }
-      if (crdSync.added.length > 0) parts.push(`${crdSync.added.length === 1 ? 'CRD' : 'CRDs'} ${crdSync.added.join(', ')} installed in ${formatDuration(crdSync.ms)}`);
+      if (crdSync.added.length > 0)
+        parts.push(
+          `${crdSync.added.length === 1 ? 'CRD' : 'CRDs'} ${crdSync.added.join(', ')} installed in ${formatDuration(crdSync.ms)}`,
+        );
       if (crdSync.installed.length > 0)
-        parts.push(`${crdSync.installed.length === 1 ? 'CRD' : 'CRDs'} ${crdSync.installed.join(', ')} reinstalled in ${formatDuration(crdSync.ms)}`);
-      if (crdSync.deleted.length > 0) parts.push(`${crdSync.deleted.length === 1 ? 'CRD' : 'CRDs'} ${crdSync.deleted.join(', ')} deleted`);
-      if (crdSync.notInstalled.length > 0) parts.push(`changed CRDs not installed (no --install-crds): ${crdSync.notInstalled.join(', ')}`);
+        parts.push(
+          `${crdSync.installed.length === 1 ? 'CRD' : 'CRDs'} ${crdSync.installed.join(', ')} reinstalled in ${formatDuration(crdSync.ms)}`,
+        );
+      if (crdSync.deleted.length > 0)
+        parts.push(`${crdSync.deleted.length === 1 ? 'CRD' : 'CRDs'} ${crdSync.deleted.join(', ')} deleted`);
+      if (crdSync.notInstalled.length > 0)
+        parts.push(`changed CRDs not installed (no --install-crds): ${crdSync.notInstalled.join(', ')}`);
       try {
         if (await this.cluster.reloadWebhooks()) parts.push('webhooks reinstalled');
       } catch (error) {
@@ -268,7 +311,9 @@ class DevSession {
       if (!this.webhookChangeReported && this.cluster.webhooksChanged()) {
         // Not installed here (an existing cluster without --webhook-host): say it once.
         this.webhookChangeReported = true;
-        this.out.warn('kop dev: the webhook configurations or conversion patches changed; they are not installed in this cluster (pass --webhook-host)');
+        this.out.warn(
+          'kop dev: the webhook configurations or conversion patches changed; they are not installed in this cluster (pass --webhook-host)',
+        );
       }
     }
     const build = await this.build.build();
@@ -279,7 +324,12 @@ class DevSession {
     for (const warning of build.warnings) this.out.warn(warning.trimEnd());
     parts.push(`built in ${formatDuration(build.ms)}`);
     const running = this.manager !== undefined && this.manager.exitStatus === undefined;
-    if (!build.changed && changes.api.length === 0 && running && (crdSync === undefined || crdSync.added.length + crdSync.installed.length + crdSync.deleted.length === 0)) {
+    if (
+      !build.changed &&
+      changes.api.length === 0 &&
+      running &&
+      (crdSync === undefined || crdSync.added.length + crdSync.installed.length + crdSync.deleted.length === 0)
+    ) {
       parts.push('same output: manager not restarted');
     } else {
       parts.push(await this.restartManager());
@@ -326,26 +376,46 @@ class DevSession {
       `--kubeconfig=${cluster.kubeconfigPath}`,
       `--metrics-bind-address=127.0.0.1:${this.ports!.metrics}`,
       `--health-probe-bind-address=127.0.0.1:${this.ports!.probe}`,
-      ...(cluster.webhook ? [`--webhook-port=${cluster.webhook.port}`, `--webhook-cert-path=${cluster.webhook.certDir}`] : []),
+      ...(cluster.webhook
+        ? [`--webhook-port=${cluster.webhook.port}`, `--webhook-cert-path=${cluster.webhook.certDir}`]
+        : []),
       ...this.options.managerArgs,
     ];
     const manager = ManagerProcess.start(
-      { entry: path.join(this.stateDir, 'build', 'main.mjs'), args, cwd: this.root, env: { ...process.env, ...this.context.env }, probePort: this.ports!.probe },
+      {
+        entry: path.join(this.stateDir, 'build', 'main.mjs'),
+        args,
+        cwd: this.root,
+        env: { ...process.env, ...this.context.env },
+        probePort: this.ports!.probe,
+      },
       MANAGER_STOP_TIMEOUT_MS,
     );
     this.manager = manager;
     void manager.exited.then((exit) => {
-      if (manager.stopRequested || this.options.signal.aborted || this.manager !== manager || this.starting.has(manager)) return;
-      this.out.warn(`${statusLine(this.context.now(), [`the manager exited (${exit.signal ?? `code ${exit.code}`})`, 'it starts again on the next change'])}`);
+      if (
+        manager.stopRequested ||
+        this.options.signal.aborted ||
+        this.manager !== manager ||
+        this.starting.has(manager)
+      )
+        return;
+      this.out.warn(
+        `${statusLine(this.context.now(), [`the manager exited (${exit.signal ?? `code ${exit.code}`})`, 'it starts again on the next change'])}`,
+      );
     });
     // Against a cluster without the project's CRDs (and no consent to install them), the manager
     // cannot get ready: say so now rather than after the readiness timeout.
     const missing = await cluster.crdsMissing();
-    if (missing.length > 0) return `manager ${previous ? 'restarted' : 'started'}; it waits for CRDs this cluster does not have: ${missing.join(', ')} (pass --install-crds)`;
+    if (missing.length > 0)
+      return `manager ${previous ? 'restarted' : 'started'}; it waits for CRDs this cluster does not have: ${missing.join(', ')} (pass --install-crds)`;
     this.starting.add(manager);
     let readiness: Readiness;
     try {
-      readiness = await manager.waitReady(this.options.readyTimeoutMs ?? 15_000, () => this.options.signal.aborted || this.loop.hasPending);
+      readiness = await manager.waitReady(
+        this.options.readyTimeoutMs ?? 15_000,
+        () => this.options.signal.aborted || this.loop.hasPending,
+      );
     } finally {
       this.starting.delete(manager);
     }
@@ -360,7 +430,9 @@ class DevSession {
       case 'timeout':
         return `manager started, not ready after ${ms} (see its log)`;
       case 'stopped':
-        return this.options.signal.aborted ? 'stopping' : `manager started, not ready yet after ${ms} (a newer change came)`;
+        return this.options.signal.aborted
+          ? 'stopping'
+          : `manager started, not ready yet after ${ms} (a newer change came)`;
     }
   }
 
@@ -376,7 +448,12 @@ class DevSession {
   /** A status line for a failed step, then its error (esbuild's own messages carry their label: `labelled`). */
   private reportFailure(parts: string[], message: string, labelled = false): void {
     this.out.info(
-      statusLine(this.context.now(), [...parts, this.manager?.exitStatus === undefined && this.manager ? 'the manager runs the last good build' : 'no manager running']),
+      statusLine(this.context.now(), [
+        ...parts,
+        this.manager?.exitStatus === undefined && this.manager
+          ? 'the manager runs the last good build'
+          : 'no manager running',
+      ]),
     );
     // On stdout with the status lines, labelled as the CLI labels errors; the session goes on.
     this.out.info(labelled ? message.trimEnd() : `${this.out.styles?.red('error:') ?? 'error:'} ${message.trimEnd()}`);

@@ -11,8 +11,20 @@ import { readdir } from 'node:fs/promises';
 import * as path from 'node:path';
 import { KopError } from '../base/errors.js';
 import type { ProjectFile } from '../project/project-file.js';
-import { controllersOf, controllerWiringLines, CREATE_API_PATHS, resourceNamesOf, type ControllerNames } from '../project/resource-layout.js';
-import { admissionWebhookName, WEBHOOK_PATHS, webhookNamePrefix, webhookRegistration, type WebhookRegistration } from '../project/webhook-layout.js';
+import {
+  controllersOf,
+  controllerWiringLines,
+  CREATE_API_PATHS,
+  resourceNamesOf,
+  type ControllerNames,
+} from '../project/resource-layout.js';
+import {
+  admissionWebhookName,
+  WEBHOOK_PATHS,
+  webhookNamePrefix,
+  webhookRegistration,
+  type WebhookRegistration,
+} from '../project/webhook-layout.js';
 import type { VirtualTree } from '../scaffold/tree.js';
 
 /** One reconciler file that changes place. */
@@ -106,12 +118,17 @@ export async function stageMultigroupEdit(
     let text = main;
     for (const { from, to } of pairs) {
       if (!moved.has(CREATE_API_PATHS.namedControllerFile(from))) continue;
-      const oldLines = controllerWiringLines(from).map((line) => rewriteRelativeImports(line.code, CREATE_API_PATHS.main, CREATE_API_PATHS.main, moved));
+      const oldLines = controllerWiringLines(from).map((line) =>
+        rewriteRelativeImports(line.code, CREATE_API_PATHS.main, CREATE_API_PATHS.main, moved),
+      );
       const newLines = controllerWiringLines(to).map((line) => line.code);
       oldLines.forEach((line, index) => {
         if (line === newLines[index]) return;
         if (text.includes(line)) text = text.replace(line, newLines[index]!);
-        else obstacles.push(`${CREATE_API_PATHS.main}: the line \`${newLines[index]}\` replaces \`${line}\`, which is not there as kop wrote it`);
+        else
+          obstacles.push(
+            `${CREATE_API_PATHS.main}: the line \`${newLines[index]}\` replaces \`${line}\`, which is not there as kop wrote it`,
+          );
       });
     }
     if (text !== main) tree.write(CREATE_API_PATHS.main, text, { kind: 'inserted' });
@@ -119,9 +136,15 @@ export async function stageMultigroupEdit(
   await renameWebhooks(tree, project, before, after, obstacles);
   if (multigroup) project.multigroup = true;
   else delete project.multigroup;
-  notes.push(moves.length > 0 ? `moved ${moves.length} reconciler file(s) to the ${multigroup ? 'multigroup' : 'single-group'} layout` : `no reconciler files to move`);
+  notes.push(
+    moves.length > 0
+      ? `moved ${moves.length} reconciler file(s) to the ${multigroup ? 'multigroup' : 'single-group'} layout`
+      : `no reconciler files to move`,
+  );
   // The group folders the move leaves empty, for the caller to remove once the files are written.
-  const vacated = [...new Set(moves.map((m) => path.posix.dirname(m.from)))].filter((dir) => !/^(src|test)\/controllers$/.test(dir));
+  const vacated = [...new Set(moves.map((m) => path.posix.dirname(m.from)))].filter(
+    (dir) => !/^(src|test)\/controllers$/.test(dir),
+  );
   return { notes, vacated };
 }
 
@@ -129,7 +152,13 @@ export async function stageMultigroupEdit(
  * The webhooks' lines in src/webhooks/setup.ts and the names in their markers, from the old
  * layout's prefix to the new one's; a line not there as kop wrote it is an obstacle.
  */
-async function renameWebhooks(tree: VirtualTree, project: ProjectFile, before: { multigroup: boolean }, after: { multigroup: boolean }, obstacles: Obstacles): Promise<void> {
+async function renameWebhooks(
+  tree: VirtualTree,
+  project: ProjectFile,
+  before: { multigroup: boolean },
+  after: { multigroup: boolean },
+  obstacles: Obstacles,
+): Promise<void> {
   const setup = await tree.read(WEBHOOK_PATHS.setup);
   let setupText = setup;
   for (const resource of project.resources) {
@@ -149,7 +178,10 @@ async function renameWebhooks(tree: VirtualTree, project: ProjectFile, before: {
       const to = webhookRegistration(names, newPrefix, what);
       for (const key of ['importLine', 'call'] as (keyof WebhookRegistration)[]) {
         if (setupText !== undefined && setupText.includes(from[key])) setupText = setupText.replace(from[key], to[key]);
-        else obstacles.push(`${WEBHOOK_PATHS.setup}: the line \`${to[key]}\` replaces \`${from[key]}\`, which is not there as kop wrote it`);
+        else
+          obstacles.push(
+            `${WEBHOOK_PATHS.setup}: the line \`${to[key]}\` replaces \`${from[key]}\`, which is not there as kop wrote it`,
+          );
       }
       if (typeof what !== 'string') continue;
       // The webhook's name in its marker, unless the user named it otherwise (then it is theirs and stays).
@@ -158,7 +190,8 @@ async function renameWebhooks(tree: VirtualTree, project: ProjectFile, before: {
       const oldName = `,name=${admissionWebhookName(type, names, oldPrefix === '' ? undefined : resource.group)},`;
       const newName = `,name=${admissionWebhookName(type, names, newPrefix === '' ? undefined : resource.group)},`;
       const text = await tree.read(file);
-      if (text !== undefined && text.includes(oldName)) tree.write(file, text.replace(oldName, newName), { kind: 'inserted' });
+      if (text !== undefined && text.includes(oldName))
+        tree.write(file, text.replace(oldName, newName), { kind: 'inserted' });
     }
   }
   if (setupText !== undefined && setupText !== setup) tree.write(WEBHOOK_PATHS.setup, setupText, { kind: 'inserted' });
@@ -172,7 +205,12 @@ const SPECIFIER = /(\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)(['"])(\.{1,2}\/[^'"\
  * each at the same module (or at that module's new place when it moved too). `.js` specifiers
  * name `.ts` sources, as TypeScript's NodeNext resolution does.
  */
-export function rewriteRelativeImports(text: string, file: string, destination: string, moved: ReadonlyMap<string, string>): string {
+export function rewriteRelativeImports(
+  text: string,
+  file: string,
+  destination: string,
+  moved: ReadonlyMap<string, string>,
+): string {
   return text.replace(SPECIFIER, (whole, lead: string, quote: string, specifier: string) => {
     const target = path.posix.normalize(path.posix.join(path.posix.dirname(file), specifier));
     const source = target.replace(/\.js$/, '.ts');

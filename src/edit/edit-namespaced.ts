@@ -47,7 +47,13 @@ export async function stageNamespacedEdit(
     multigroup: project.multigroup === true,
     kopSource: project.kopSource ?? 'kop',
   };
-  const render = async (flag: boolean) => new Map((await renderTemplateDir('init', initTemplateData({ ...answers, namespaced: flag }, context))).map((file) => [file.path, file]));
+  const render = async (flag: boolean) =>
+    new Map(
+      (await renderTemplateDir('init', initTemplateData({ ...answers, namespaced: flag }, context))).map((file) => [
+        file.path,
+        file,
+      ]),
+    );
   const base = await render(!namespaced);
   const theirs = await render(namespaced);
   for (const [file, wanted] of theirs) {
@@ -65,20 +71,30 @@ export async function stageNamespacedEdit(
     }
     // The manager's env list may hold other variables (deploy-image's images) right where the
     // scaffold's WATCH_NAMESPACE goes: then the variable is added to or taken out of the list.
-    const switched = file === MANAGER_FILE ? switchWatchNamespace(ours, namespaced ? wanted.content : old.content, namespaced) : undefined;
+    const switched =
+      file === MANAGER_FILE
+        ? switchWatchNamespace(ours, namespaced ? wanted.content : old.content, namespaced)
+        : undefined;
     if (switched !== undefined) {
       if (switched !== ours) tree.write(file, switched, { kind: 'inserted' });
       continue;
     }
-    obstacles.push(`${file}: your edits overlap the lines --namespaced=${namespaced} changes (${merge.conflicts} conflicting block(s))`);
+    obstacles.push(
+      `${file}: your edits overlap the lines --namespaced=${namespaced} changes (${merge.conflicts} conflicting block(s))`,
+    );
     if (force) {
       tree.write(file, wanted.content, { kind: 'inserted' });
       replaced.push(file);
     }
   }
-  if (await tree.exists(ROLE_FILE)) tree.write(ROLE_FILE, await managerRoles(tree.root, namespaced), { kind: 'generated' });
+  if (await tree.exists(ROLE_FILE))
+    tree.write(ROLE_FILE, await managerRoles(tree.root, namespaced), { kind: 'generated' });
   project.namespaced = namespaced;
-  notes.push(namespaced ? 'the manager now watches only WATCH_NAMESPACE, with a Role' : 'the manager now watches every namespace, with a ClusterRole');
+  notes.push(
+    namespaced
+      ? 'the manager now watches only WATCH_NAMESPACE, with a Role'
+      : 'the manager now watches every namespace, with a ClusterRole',
+  );
   return { notes, replaced };
 }
 
@@ -86,7 +102,12 @@ export async function stageNamespacedEdit(
 async function managerRoles(root: string, namespaced: boolean): Promise<string> {
   const found = await collectCommentMarkers(root, [RBAC_SCAN_PREFIX]);
   let roles = buildRoles(parseRbacMarkers(found.get(RBAC_SCAN_PREFIX)!));
-  if (namespaced) roles = roles.map((role) => (role.kind === 'ClusterRole' ? { ...role, kind: 'Role', metadata: { ...role.metadata, namespace: 'system' } } : role));
+  if (namespaced)
+    roles = roles.map((role) =>
+      role.kind === 'ClusterRole'
+        ? { ...role, kind: 'Role', metadata: { ...role.metadata, namespace: 'system' } }
+        : role,
+    );
   return formatRoles(roles);
 }
 

@@ -32,7 +32,10 @@ export async function runEditProject(options: EditProjectOptions, context: Conte
   const plugins = options.plugins !== undefined ? splitPluginNames(options.plugins) : [];
   if (options.multigroup === undefined && options.namespaced === undefined) {
     if (options.plugins === undefined) {
-      throw new UsageError('kop edit: nothing to do', 'pass --plugins <names>, --multigroup[=true|false] or --namespaced[=true|false] (see `kop edit --help`)');
+      throw new UsageError(
+        'kop edit: nothing to do',
+        'pass --plugins <names>, --multigroup[=true|false] or --namespaced[=true|false] (see `kop edit --help`)',
+      );
     }
     return runEdit({ plugins: options.plugins, force: options.force }, context);
   }
@@ -46,7 +49,8 @@ export async function runEditProject(options: EditProjectOptions, context: Conte
   const vacated: string[] = [];
 
   if (options.multigroup !== undefined) {
-    if ((project.multigroup === true) === options.multigroup) notes.push(`the project is ${options.multigroup ? 'already' : 'not'} multigroup: nothing to move`);
+    if ((project.multigroup === true) === options.multigroup)
+      notes.push(`the project is ${options.multigroup ? 'already' : 'not'} multigroup: nothing to move`);
     else {
       const staged = await stageMultigroupEdit(tree, project, options.multigroup, force, obstacles);
       notes.push(...staged.notes);
@@ -57,7 +61,14 @@ export async function runEditProject(options: EditProjectOptions, context: Conte
     if ((project.namespaced === true) === options.namespaced) {
       notes.push(`the project is ${options.namespaced ? 'already' : 'not'} namespaced: nothing to switch`);
     } else {
-      const { notes: more, replaced } = await stageNamespacedEdit(tree, project, options.namespaced, force, obstacles, context);
+      const { notes: more, replaced } = await stageNamespacedEdit(
+        tree,
+        project,
+        options.namespaced,
+        force,
+        obstacles,
+        context,
+      );
       notes.push(...more);
       if (replaced.includes(CREATE_API_PATHS.main)) await rewireMain(tree, project);
     }
@@ -92,7 +103,8 @@ export async function runEditProject(options: EditProjectOptions, context: Conte
 async function rewireMain(tree: VirtualTree, project: Awaited<ReturnType<typeof loadProjectFile>>): Promise<void> {
   for (const resource of project.resources) {
     for (const controller of controllersOf(resource, project)) {
-      if (await tree.exists(CREATE_API_PATHS.namedControllerFile(controller))) await insertControllerWiring(tree, controller);
+      if (await tree.exists(CREATE_API_PATHS.namedControllerFile(controller)))
+        await insertControllerWiring(tree, controller);
     }
   }
   if (await tree.exists('src/webhooks/setup.ts')) {

@@ -21,5 +21,7 @@ export async function generate({ tree, project, context }: GeneratorInput): Prom
   // Clients of kinds or versions that were removed would import types that no longer exist.
   const generatedName = (name: string) => name.endsWith('.client.ts') || name.endsWith('.apply.ts');
   await removeLeftoverGeneratedFiles(tree, API_DIR, generatedName, project.generated);
-  context.out.debug(`client: ${files.length} typed client(s), ${applyConfigurations.length} apply configuration file(s)`);
+  context.out.debug(
+    `client: ${files.length} typed client(s), ${applyConfigurations.length} apply configuration file(s)`,
+  );
 }

@@ -7,7 +7,11 @@
 import { buildRoles, formatRoles } from '../rbac/role.js';
 import { parseRbacMarkers, RBAC_SCAN_PREFIX } from '../rbac/rbac-markers.js';
 import { collectCommentMarkers } from '../schema/source-files.js';
-import { buildWebhookConfigurations, formatWebhookConfigurations, WEBHOOK_MANIFESTS } from '../webhook/webhook-configuration.js';
+import {
+  buildWebhookConfigurations,
+  formatWebhookConfigurations,
+  WEBHOOK_MANIFESTS,
+} from '../webhook/webhook-configuration.js';
 import { parseWebhookMarkers, WEBHOOK_SCAN_PREFIX } from '../webhook/webhook-markers.js';
 import {
   convertingCrds,
@@ -35,13 +39,18 @@ export async function generate({ tree, project, context, options }: GeneratorInp
   const loaded = await loadApiModel(tree.root, { project, collectProblems: true });
   // Kinds imported from another project (PROJECT's `external`) have types and clients here, never a CRD.
   const model = { ...loaded, kinds: loaded.kinds.filter((kind) => !isExternal(project, kind.group, kind.kind)) };
-  const crds = buildCrds(model, { maxDescriptionLength: options.maxDescriptionLength, allowDangerousTypes: options.allowDangerousTypes });
-  for (const { fileName, crd } of crds) tree.write(`${CRD_BASES_DIR}/${fileName}`, formatCrd(crd), { kind: 'generated' });
+  const crds = buildCrds(model, {
+    maxDescriptionLength: options.maxDescriptionLength,
+    allowDangerousTypes: options.allowDangerousTypes,
+  });
+  for (const { fileName, crd } of crds)
+    tree.write(`${CRD_BASES_DIR}/${fileName}`, formatCrd(crd), { kind: 'generated' });
   // Conversion webhooks come from PROJECT (`kop create webhook --conversion`): the base CRD stays
   // as controller-gen makes it, and a kustomize patch per kind points its conversion at /convert.
   const converting = convertingCrds(convertingKinds(project), crds);
   const patches = converting.map((c) => conversionPatchFile(c.kind.plural));
-  for (const [index, { crd }] of converting.entries()) tree.write(patches[index]!, formatConversionPatch(crd.metadata.name), { kind: 'generated' });
+  for (const [index, { crd }] of converting.entries())
+    tree.write(patches[index]!, formatConversionPatch(crd.metadata.name), { kind: 'generated' });
   tree.write(
     'config/crd/kustomization.yaml',
     formatCrdKustomization(
@@ -52,7 +61,12 @@ export async function generate({ tree, project, context, options }: GeneratorInp
   );
   if (patches.length > 0) tree.write(CRD_KUSTOMIZE_CONFIG, formatCrdKustomizeConfig(), { kind: 'generated' });
   await removeLeftoverGeneratedFiles(tree, CRD_BASES_DIR, (name) => name.endsWith('.yaml'), project.generated);
-  await removeLeftoverGeneratedFiles(tree, 'config/crd/patches', (name) => name.startsWith('webhook_in_') && name.endsWith('.yaml'), project.generated);
+  await removeLeftoverGeneratedFiles(
+    tree,
+    'config/crd/patches',
+    (name) => name.startsWith('webhook_in_') && name.endsWith('.yaml'),
+    project.generated,
+  );
   await removeIfGenerated(tree, CRD_KUSTOMIZE_CONFIG, project);
 
   const sourceMarkers = await collectCommentMarkers(tree.root, [RBAC_SCAN_PREFIX, WEBHOOK_SCAN_PREFIX]);
@@ -61,7 +75,11 @@ export async function generate({ tree, project, context, options }: GeneratorInp
   if (project.namespaced) {
     // A namespaced manager gets no ClusterRole: its cluster-wide rules become a Role in the
     // manager's namespace (kustomize's namespace transformer replaces "system").
-    roles = roles.map((role) => (role.kind === 'ClusterRole' ? { ...role, kind: 'Role', metadata: { ...role.metadata, namespace: 'system' } } : role));
+    roles = roles.map((role) =>
+      role.kind === 'ClusterRole'
+        ? { ...role, kind: 'Role', metadata: { ...role.metadata, namespace: 'system' } }
+        : role,
+    );
   }
   tree.write('config/rbac/role.yaml', formatRoles(roles), { kind: 'generated' });
 
@@ -75,7 +93,9 @@ export async function generate({ tree, project, context, options }: GeneratorInp
   }
   // config/default refers to these once `kop create webhook` wired the webhooks in.
   if (webhookConfigurations.length > 0 || project.resources.some((r) => r.webhooks)) {
-    tree.write(WEBHOOK_KUSTOMIZATION, formatWebhookKustomization(webhookConfigurations.length > 0), { kind: 'generated' });
+    tree.write(WEBHOOK_KUSTOMIZATION, formatWebhookKustomization(webhookConfigurations.length > 0), {
+      kind: 'generated',
+    });
     tree.write(
       WEBHOOK_REPLACEMENTS,
       formatWebhookReplacements(
@@ -88,7 +108,9 @@ export async function generate({ tree, project, context, options }: GeneratorInp
     await removeIfGenerated(tree, WEBHOOK_KUSTOMIZATION, project);
     await removeIfGenerated(tree, WEBHOOK_REPLACEMENTS, project);
   }
-  context.out.debug(`manifests: ${crds.length} CRD(s), ${markers.length} rbac marker(s), ${webhooks.length} webhook marker(s)`);
+  context.out.debug(
+    `manifests: ${crds.length} CRD(s), ${markers.length} rbac marker(s), ${webhooks.length} webhook marker(s)`,
+  );
 }
 
 /** config/crd/kustomization.yaml listing every CRD, and the conversion patches with the config they need. */
@@ -97,7 +119,12 @@ export function formatCrdKustomization(resources: readonly string[], patches: re
     apiVersion: 'kustomize.config.k8s.io/v1beta1',
     kind: 'Kustomization',
     resources: [...resources].sort(),
-    ...(patches.length > 0 ? { patches: [...patches].sort().map((file) => ({ path: file.replace(/^config\/crd\//, '') })), configurations: ['kustomizeconfig.yaml'] } : {}),
+    ...(patches.length > 0
+      ? {
+          patches: [...patches].sort().map((file) => ({ path: file.replace(/^config\/crd\//, '') })),
+          configurations: ['kustomizeconfig.yaml'],
+        }
+      : {}),
   };
   return `# ${GENERATED_HEADER}\n${stringifyYaml(kustomization)}`;
 }
@@ -109,7 +136,9 @@ function isExternal(project: ProjectFile, group: string, kind: string): boolean 
 
 /** The kinds PROJECT says convert through a webhook, with their hub and spokes. */
 function convertingKinds(project: ProjectFile): ConvertingKind[] {
-  return project.resources.filter((r) => r.webhooks?.conversion).map((r) => ({ group: fullGroup(r), kind: r.kind, hub: r.version, spokes: r.webhooks?.spoke ?? [] }));
+  return project.resources
+    .filter((r) => r.webhooks?.conversion)
+    .map((r) => ({ group: fullGroup(r), kind: r.kind, hub: r.version, spokes: r.webhooks?.spoke ?? [] }));
 }
 
 /** Stages the removal of a file kop generated for this project and no longer produces. */

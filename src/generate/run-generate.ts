@@ -22,7 +22,9 @@ export async function runGenerate(options: RunGenerateOptions, context: Context)
   }
   if (!options.check) await recordGeneratedFiles(tree, project);
   if (options.check) {
-    const stale = (await tree.plan()).filter((change) => change.action === 'create' || change.action === 'update' || change.action === 'delete');
+    const stale = (await tree.plan()).filter(
+      (change) => change.action === 'create' || change.action === 'update' || change.action === 'delete',
+    );
     if (stale.length > 0) {
       throw new KopError(
         `generated files are stale: ${stale.map((change) => (change.action === 'delete' ? `${change.path} (no longer generated)` : change.path)).join(', ')}`,
@@ -43,7 +45,12 @@ export async function runGenerate(options: RunGenerateOptions, context: Context)
 async function recordGeneratedFiles(tree: VirtualTree, project: ProjectFile): Promise<void> {
   const plan = await tree.plan();
   const deleted = new Set(plan.filter((c) => c.action === 'delete').map((c) => c.path));
-  const written = plan.filter((c) => c.kind === 'generated' && c.action !== 'delete' && c.action !== 'skip' && c.path !== PROJECT_FILE).map((c) => c.path);
-  const generated = [...new Set([...(project.generated ?? []), ...written])].filter((file) => !deleted.has(file)).sort();
-  if (JSON.stringify(generated) !== JSON.stringify(project.generated ?? [])) saveProjectFile(tree, { ...project, generated });
+  const written = plan
+    .filter((c) => c.kind === 'generated' && c.action !== 'delete' && c.action !== 'skip' && c.path !== PROJECT_FILE)
+    .map((c) => c.path);
+  const generated = [...new Set([...(project.generated ?? []), ...written])]
+    .filter((file) => !deleted.has(file))
+    .sort();
+  if (JSON.stringify(generated) !== JSON.stringify(project.generated ?? []))
+    saveProjectFile(tree, { ...project, generated });
 }

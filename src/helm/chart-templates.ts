@@ -70,7 +70,12 @@ export class ChartBuilder {
     this.names = new Map();
     for (const object of variants.full) {
       const name = object.metadata.name;
-      if (object.kind !== 'CustomResourceDefinition' && object.kind !== 'Namespace' && variants.namePrefix && name.startsWith(variants.namePrefix)) {
+      if (
+        object.kind !== 'CustomResourceDefinition' &&
+        object.kind !== 'Namespace' &&
+        variants.namePrefix &&
+        name.startsWith(variants.namePrefix)
+      ) {
         this.names.set(name, name.slice(variants.namePrefix.length));
       }
     }
@@ -85,7 +90,8 @@ export class ChartBuilder {
     const metricsArg = args.find((arg) => arg.startsWith('--metrics-bind-address='))?.split('=')[1];
     const port = metricsArg && metricsArg !== '0' ? Number(/(\d+)$/.exec(metricsArg)?.[1] ?? 8443) : 8443;
     const image = splitImage(typeof container?.image === 'string' ? container.image : 'controller:latest');
-    const podSpec = (manager?.spec as { template?: { spec?: Record<string, unknown> } } | undefined)?.template?.spec ?? {};
+    const podSpec =
+      (manager?.spec as { template?: { spec?: Record<string, unknown> } } | undefined)?.template?.spec ?? {};
     const has = (test: (object: ManifestObject) => boolean) => base.some(test);
     const secureFlag = args.find((arg) => arg.startsWith('--metrics-secure'));
     return {
@@ -95,7 +101,8 @@ export class ChartBuilder {
       resources: container?.resources ?? {},
       podSecurityContext: podSpec.securityContext ?? {},
       securityContext: container?.securityContext ?? {},
-      terminationGracePeriodSeconds: typeof podSpec.terminationGracePeriodSeconds === 'number' ? podSpec.terminationGracePeriodSeconds : undefined,
+      terminationGracePeriodSeconds:
+        typeof podSpec.terminationGracePeriodSeconds === 'number' ? podSpec.terminationGracePeriodSeconds : undefined,
       metrics: {
         enable: metricsArg !== undefined && metricsArg !== '0',
         port,
@@ -119,7 +126,8 @@ export class ChartBuilder {
     for (const object of this.variants.full) {
       if (object.kind === 'Namespace') continue; // Helm installs into the release's namespace
       const file = this.templateFor(object);
-      if (out.some((existing) => existing.path === file.path)) throw new Error(`two objects would both be templates/${file.path}`);
+      if (out.some((existing) => existing.path === file.path))
+        throw new Error(`two objects would both be templates/${file.path}`);
       out.push(file);
     }
     return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
@@ -142,7 +150,10 @@ export class ChartBuilder {
 
   /** Which values switch an object on; empty for what is always there. */
   private conditionsFor(object: ManifestObject, suffix: string): string[] {
-    const byName = [...(suffix.includes('metrics') ? [V.metrics] : []), ...(suffix.includes('webhook') || suffix === 'serving-cert' ? [V.webhook] : [])];
+    const byName = [
+      ...(suffix.includes('metrics') ? [V.metrics] : []),
+      ...(suffix.includes('webhook') || suffix === 'serving-cert' ? [V.webhook] : []),
+    ];
     if (object.kind === 'CustomResourceDefinition') return [V.crd];
     if (object.kind === 'ServiceMonitor') return [V.prometheus, V.metrics];
     if (object.kind === 'NetworkPolicy') return [V.networkPolicy, ...byName];
@@ -159,7 +170,8 @@ export class ChartBuilder {
     if (object.kind === 'ServiceMonitor') return 'prometheus';
     if (object.kind === 'NetworkPolicy') return 'network-policy';
     if (groupOf(object) === 'cert-manager.io') return 'cert-manager';
-    if (object.kind.endsWith('WebhookConfiguration') || (object.kind === 'Service' && suffix.includes('webhook'))) return 'webhook';
+    if (object.kind.endsWith('WebhookConfiguration') || (object.kind === 'Service' && suffix.includes('webhook')))
+      return 'webhook';
     if (RBAC_KINDS.has(object.kind) || object.kind === 'ServiceAccount') return 'rbac';
     if (object.kind === 'Service' && suffix.includes('metrics')) return 'metrics';
     if (object.kind === 'Deployment') return 'manager';
@@ -171,15 +183,26 @@ export class ChartBuilder {
     const labels = { ...(original.metadata.labels ?? {}) };
     delete labels[MANAGED_BY];
     const metadata: Record<string, unknown> = { ...body.metadata };
-    metadata.name = original.kind === 'CustomResourceDefinition' ? original.metadata.name : this.nameExpression(original.metadata.name, yaml);
+    metadata.name =
+      original.kind === 'CustomResourceDefinition'
+        ? original.metadata.name
+        : this.nameExpression(original.metadata.name, yaml);
     if (original.metadata.namespace !== undefined) metadata.namespace = yaml.scalar('{{ .Release.Namespace }}');
     // cert-manager's CA injection only when the chart installs cert-manager's objects; CRDs may be kept on uninstall.
-    const annotations: Record<string, unknown> = { ...((metadata.annotations as Record<string, unknown> | undefined) ?? {}) };
+    const annotations: Record<string, unknown> = {
+      ...((metadata.annotations as Record<string, unknown> | undefined) ?? {}),
+    };
     const inject = original.metadata.annotations?.['cert-manager.io/inject-ca-from'];
     delete annotations['cert-manager.io/inject-ca-from'];
     const lines: string[] = [];
-    if (original.kind === 'CustomResourceDefinition') lines.push('{{- if .Values.crd.keep }}', 'helm.sh/resource-policy: keep', '{{- end }}');
-    if (inject) lines.push(`{{- if ${V.certManager} }}`, `cert-manager.io/inject-ca-from: ${this.templateString(inject, yaml)}`, '{{- end }}');
+    if (original.kind === 'CustomResourceDefinition')
+      lines.push('{{- if .Values.crd.keep }}', 'helm.sh/resource-policy: keep', '{{- end }}');
+    if (inject)
+      lines.push(
+        `{{- if ${V.certManager} }}`,
+        `cert-manager.io/inject-ca-from: ${this.templateString(inject, yaml)}`,
+        '{{- end }}',
+      );
     if (lines.length > 0) annotations[yaml.block(lines)] = null;
     if (Object.keys(annotations).length > 0) metadata.annotations = annotations;
     metadata.labels = { ...labels, [yaml.block([`{{- include "${this.chartName}.labels" . | nindent %+0% }}`])]: null };
@@ -188,7 +211,11 @@ export class ChartBuilder {
 
   private nameExpression(name: string, yaml: TemplatedYaml): string {
     const suffix = this.names.get(name);
-    return suffix === undefined ? name : yaml.scalar(`{{ include "${this.chartName}.resourceName" (dict "suffix" ${JSON.stringify(suffix)} "context" $) }}`);
+    return suffix === undefined
+      ? name
+      : yaml.scalar(
+          `{{ include "${this.chartName}.resourceName" (dict "suffix" ${JSON.stringify(suffix)} "context" $) }}`,
+        );
   }
 
   /**
@@ -199,7 +226,9 @@ export class ChartBuilder {
     if (typeof node === 'string') return this.templateString(node, yaml);
     if (Array.isArray(node)) return node.map((item) => this.templateStrings(item, yaml));
     if (node && typeof node === 'object') {
-      return Object.fromEntries(Object.entries(node as Record<string, unknown>).map(([key, value]) => [key, this.templateStrings(value, yaml)]));
+      return Object.fromEntries(
+        Object.entries(node as Record<string, unknown>).map(([key, value]) => [key, this.templateStrings(value, yaml)]),
+      );
     }
     return node;
   }
@@ -231,11 +260,18 @@ export class ChartBuilder {
   }
 
   private managerOf(objects: readonly ManifestObject[]): ManifestObject | undefined {
-    return objects.find((o) => o.kind === 'Deployment' && (o.metadata.labels?.['control-plane'] === 'controller-manager' || o.metadata.name.endsWith('controller-manager')));
+    return objects.find(
+      (o) =>
+        o.kind === 'Deployment' &&
+        (o.metadata.labels?.['control-plane'] === 'controller-manager' ||
+          o.metadata.name.endsWith('controller-manager')),
+    );
   }
 
   private containerOf(deployment: ManifestObject): Record<string, unknown> | undefined {
-    const containers = (deployment.spec as { template?: { spec?: { containers?: Array<Record<string, unknown>> } } }).template?.spec?.containers ?? [];
+    const containers =
+      (deployment.spec as { template?: { spec?: { containers?: Array<Record<string, unknown>> } } }).template?.spec
+        ?.containers ?? [];
     return containers.find((c) => c.name === 'manager') ?? containers[0];
   }
 
@@ -244,19 +280,26 @@ export class ChartBuilder {
     const baseManager = this.managerOf(this.variants.base);
     const baseContainer = baseManager ? this.containerOf(baseManager) : undefined;
     const body = this.templateStrings(structuredClone(full), yaml) as ManifestObject;
-    const spec = body.spec as Record<string, unknown> & { template: { metadata?: Record<string, unknown>; spec: Record<string, unknown> } };
+    const spec = body.spec as Record<string, unknown> & {
+      template: { metadata?: Record<string, unknown>; spec: Record<string, unknown> };
+    };
     spec.replicas = yaml.scalar('{{ .Values.manager.replicas }}');
     const pod = spec.template.spec;
     const container = this.containerOf(body)!;
-    const inBase = (field: string, item: unknown) => ((baseContainer?.[field] as unknown[] | undefined) ?? []).some((b) => JSON.stringify(b) === JSON.stringify(item));
-    const baseVolumes = ((baseManager?.spec as { template?: { spec?: { volumes?: unknown[] } } } | undefined)?.template?.spec?.volumes ?? []).map((v) => JSON.stringify(v));
+    const inBase = (field: string, item: unknown) =>
+      ((baseContainer?.[field] as unknown[] | undefined) ?? []).some((b) => JSON.stringify(b) === JSON.stringify(item));
+    const baseVolumes = (
+      (baseManager?.spec as { template?: { spec?: { volumes?: unknown[] } } } | undefined)?.template?.spec?.volumes ??
+      []
+    ).map((v) => JSON.stringify(v));
 
     // Optional lines: what only the full variant has came from a toggle the chart switches with certManager.
     const itemCondition = (field: string, item: unknown, describe: string): string | undefined => {
       const conditions: string[] = [];
       if (/webhook/.test(describe)) conditions.push(V.webhook);
       if (/metrics/.test(describe)) conditions.push(V.metrics);
-      if (!inBase(field, item) && !(field === 'volumes' && baseVolumes.includes(JSON.stringify(item)))) conditions.push(V.certManager);
+      if (!inBase(field, item) && !(field === 'volumes' && baseVolumes.includes(JSON.stringify(item))))
+        conditions.push(V.certManager);
       return and(conditions);
     };
 
@@ -265,17 +308,29 @@ export class ChartBuilder {
     const argItems: Array<{ value: unknown; condition?: string }> = [];
     for (const arg of args) {
       if (arg.startsWith('--metrics-bind-address=')) {
-        argItems.push({ value: yaml.scalar(`--metrics-bind-address={{ if ${V.metrics} }}:{{ .Values.metrics.port }}{{ else }}0{{ end }}`) });
-        argItems.push({ value: '--metrics-secure=false', condition: `and (${V.metrics}) (not .Values.metrics.secure)` });
+        argItems.push({
+          value: yaml.scalar(
+            `--metrics-bind-address={{ if ${V.metrics} }}:{{ .Values.metrics.port }}{{ else }}0{{ end }}`,
+          ),
+        });
+        argItems.push({
+          value: '--metrics-secure=false',
+          condition: `and (${V.metrics}) (not .Values.metrics.secure)`,
+        });
       } else if (arg === '--leader-elect' || arg === '--leader-elect=true') {
         argItems.push({ value: arg, condition: '.Values.manager.leaderElection' });
       } else if (!arg.startsWith('--metrics-secure') && !arg.startsWith('--leader-elect')) {
         argItems.push({ value: this.templateString(arg, yaml), condition: itemCondition('args', arg, arg) });
       }
     }
-    if (!args.some((arg) => arg === '--leader-elect' || arg === '--leader-elect=true')) argItems.push({ value: '--leader-elect', condition: '.Values.manager.leaderElection' });
+    if (!args.some((arg) => arg === '--leader-elect' || arg === '--leader-elect=true'))
+      argItems.push({ value: '--leader-elect', condition: '.Values.manager.leaderElection' });
     delete container.args;
-    const argsBlock = yaml.conditionalList('args', argItems, ['{{- range .Values.manager.extraArgs }}', '- {{ . }}', '{{- end }}']);
+    const argsBlock = yaml.conditionalList('args', argItems, [
+      '{{- range .Values.manager.extraArgs }}',
+      '- {{ . }}',
+      '{{- end }}',
+    ]);
 
     // The body's lists hold the full variant's items in the same order, their strings templated.
     const listBlock = (field: 'ports' | 'volumeMounts', describe: (item: Record<string, unknown>) => string) => {
@@ -287,7 +342,10 @@ export class ChartBuilder {
       delete container[field];
       return yaml.conditionalList(field, items);
     };
-    const portsBlock = listBlock('ports', (p) => `${String(p.name ?? '')} ${p.containerPort === 9443 ? 'webhook' : ''}`);
+    const portsBlock = listBlock(
+      'ports',
+      (p) => `${String(p.name ?? '')} ${p.containerPort === 9443 ? 'webhook' : ''}`,
+    );
     const mountsBlock = listBlock('volumeMounts', (m) => `${String(m.name ?? '')} ${String(m.mountPath ?? '')}`);
 
     container.image = yaml.scalar(
@@ -322,7 +380,8 @@ export class ChartBuilder {
     container[mountsBlock] = null;
     container[containerBlock] = null;
 
-    const fullVolumes = (full.spec as { template: { spec: { volumes?: Array<Record<string, unknown>> } } }).template.spec.volumes ?? [];
+    const fullVolumes =
+      (full.spec as { template: { spec: { volumes?: Array<Record<string, unknown>> } } }).template.spec.volumes ?? [];
     const volumes = ((pod.volumes as unknown[] | undefined) ?? []).map((value, index) => {
       const original = fullVolumes[index]!;
       const secret = (original.secret as { secretName?: string } | undefined)?.secretName ?? '';
@@ -331,7 +390,8 @@ export class ChartBuilder {
     delete pod.volumes;
     pod[yaml.conditionalList('volumes', volumes)] = null;
     delete pod.securityContext;
-    if (pod.terminationGracePeriodSeconds !== undefined) pod.terminationGracePeriodSeconds = yaml.scalar('{{ .Values.manager.terminationGracePeriodSeconds }}');
+    if (pod.terminationGracePeriodSeconds !== undefined)
+      pod.terminationGracePeriodSeconds = yaml.scalar('{{ .Values.manager.terminationGracePeriodSeconds }}');
     pod[
       yaml.block([
         'securityContext:',
@@ -358,7 +418,8 @@ export class ChartBuilder {
     const podMetadata = (template.metadata ?? {}) as { annotations?: Record<string, string> };
     podMetadata.annotations = {
       ...(podMetadata.annotations ?? {}),
-      [yaml.block(['{{- with .Values.manager.podAnnotations }}', '{{- toYaml . | nindent %+0% }}', '{{- end }}'])]: null,
+      [yaml.block(['{{- with .Values.manager.podAnnotations }}', '{{- toYaml . | nindent %+0% }}', '{{- end }}'])]:
+        null,
     } as Record<string, string>;
     template.metadata = podMetadata as Record<string, unknown>;
     return body;

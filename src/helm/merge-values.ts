@@ -47,7 +47,15 @@ export function mergeValues(ours: string, theirs: string, base: string | undefin
   return result;
 }
 
-function walk(document: Document, path: Path, ours: unknown, theirs: unknown, base: unknown, hasBase: boolean, result: ValuesMerge): void {
+function walk(
+  document: Document,
+  path: Path,
+  ours: unknown,
+  theirs: unknown,
+  base: unknown,
+  hasBase: boolean,
+  result: ValuesMerge,
+): void {
   const name = path.join('.');
   if (isPlainMap(ours) && isPlainMap(theirs)) {
     for (const key of Object.keys(theirs)) {
@@ -59,7 +67,15 @@ function walk(document: Document, path: Path, ours: unknown, theirs: unknown, ba
         result.added.push(child.join('.'));
         continue;
       }
-      walk(document, child, ours[key], theirs[key], isPlainMap(base) ? base[key] : undefined, hasBase && isPlainMap(base) && key in base, result);
+      walk(
+        document,
+        child,
+        ours[key],
+        theirs[key],
+        isPlainMap(base) ? base[key] : undefined,
+        hasBase && isPlainMap(base) && key in base,
+        result,
+      );
     }
     if (hasBase && isPlainMap(base)) {
       for (const key of Object.keys(ours)) {

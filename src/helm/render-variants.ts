@@ -33,7 +33,10 @@ export async function renderConfigVariants(context: Context): Promise<ConfigVari
   const copy = await mkdtemp(path.join(tmpdir(), 'kop-chart-'));
   try {
     await cp(path.join(context.cwd, 'config'), path.join(copy, 'config'), { recursive: true, dereference: true });
-    await writeFile(path.join(copy, 'config/default/kustomization.yaml'), turnOnToggles(defaultKustomization, CHART_TOGGLES));
+    await writeFile(
+      path.join(copy, 'config/default/kustomization.yaml'),
+      turnOnToggles(defaultKustomization, CHART_TOGGLES),
+    );
     const full = await renderKustomization(path.join(copy, 'config/default'), context);
     return { base, full, namespace: settings.namespace ?? 'default', namePrefix: settings.namePrefix ?? '' };
   } finally {

@@ -29,7 +29,12 @@ export const VALUES_BASE = `${CHART_DIR}/.kop-values-base.yaml`;
  * once (its version is yours to bump); values.yaml is merged: settings you changed stay, new
  * ones are added (see {@link mergeValues}). Returns what to print once the tree was applied.
  */
-export async function stageHelmChart(tree: VirtualTree, project: ProjectFile, options: HelmChartOptions, context: Context): Promise<(result: ApplyResult) => void> {
+export async function stageHelmChart(
+  tree: VirtualTree,
+  project: ProjectFile,
+  options: HelmChartOptions,
+  context: Context,
+): Promise<(result: ApplyResult) => void> {
   const variants = await renderConfigVariants(context);
   const builder = new ChartBuilder(project.projectName, variants);
   const version = await projectVersion(tree);
@@ -53,7 +58,8 @@ export async function stageHelmChart(tree: VirtualTree, project: ProjectFile, op
   }
   tree.write(`${CHART_DIR}/.helmignore`, HELMIGNORE, { kind: 'generated' });
   // Written once: its version and appVersion are the user's to bump with each release.
-  if (!(await tree.exists(`${CHART_DIR}/Chart.yaml`))) await tree.scaffold(`${CHART_DIR}/Chart.yaml`, chartYaml(project.projectName, version));
+  if (!(await tree.exists(`${CHART_DIR}/Chart.yaml`)))
+    await tree.scaffold(`${CHART_DIR}/Chart.yaml`, chartYaml(project.projectName, version));
 
   const values = valuesYaml(builder.defaults());
   const valuesFile = `${CHART_DIR}/values.yaml`;
@@ -66,18 +72,29 @@ export async function stageHelmChart(tree: VirtualTree, project: ProjectFile, op
     try {
       merge = mergeValues(existing, values, base === undefined ? undefined : stripHeader(base));
     } catch (error) {
-      throw new KopError(`${valuesFile}: ${(error as Error).message}`, "fix it, or pass --force to replace it with kop's");
+      throw new KopError(
+        `${valuesFile}: ${(error as Error).message}`,
+        "fix it, or pass --force to replace it with kop's",
+      );
     }
     tree.write(valuesFile, merge.text, { kind: 'scaffolded' });
     for (const setting of merge.added) context.out.debug(`values.yaml: added ${setting}`);
     for (const setting of merge.updated) context.out.debug(`values.yaml: ${setting} follows kop's new default`);
-    for (const setting of merge.removed) context.out.debug(`values.yaml: removed ${setting}, which kop no longer writes`);
+    for (const setting of merge.removed)
+      context.out.debug(`values.yaml: removed ${setting}, which kop no longer writes`);
     if (merge.kept.length > 0) context.out.debug(`values.yaml: kept your ${merge.kept.join(', ')}`);
   }
-  tree.write(VALUES_BASE, `# ${GENERATED_HEADER}\n# kop's values.yaml of the last \`kop edit --plugins helm\`: the base of the next merge.\n${values}`, { kind: 'generated' });
+  tree.write(
+    VALUES_BASE,
+    `# ${GENERATED_HEADER}\n# kop's values.yaml of the last \`kop edit --plugins helm\`: the base of the next merge.\n${values}`,
+    { kind: 'generated' },
+  );
 
   return (result) => {
-    if (result.written && result.changes.some((change) => change.action === 'create' && change.path === `${CHART_DIR}/values.yaml`)) {
+    if (
+      result.written &&
+      result.changes.some((change) => change.action === 'create' && change.path === `${CHART_DIR}/values.yaml`)
+    ) {
       context.out.info(
         `\nNext: helm install ${project.projectName} ${CHART_DIR} --namespace ${variants.namespace} --create-namespace --set manager.image.repository=<image>,manager.image.tag=<tag>`,
       );

@@ -30,7 +30,11 @@ export class TemplatedYaml {
   }
 
   /** A block holding `key:` and a list whose items each render only when their condition holds. */
-  conditionalList(key: string, items: ReadonlyArray<{ value: unknown; condition?: string }>, extraLines: readonly string[] = []): string {
+  conditionalList(
+    key: string,
+    items: ReadonlyArray<{ value: unknown; condition?: string }>,
+    extraLines: readonly string[] = [],
+  ): string {
     const body: string[] = [];
     for (const item of items) {
       const itemLines = this.render([item.value]).replace(/\n$/, '').split('\n');
@@ -53,7 +57,12 @@ export class TemplatedYaml {
     text = text.replace(/^([ \t]*)(KOPBLOCK\d+X): null$/gm, (_match, indent: string, token: string) => {
       const lines = this.blocks.get(token);
       if (!lines) throw new Error(`unknown block ${token}`);
-      return lines.map((line) => `${indent}${line.replace(/%\+(\d+)%/g, (_m, extra: string) => String(indent.length + Number(extra)))}`).join('\n');
+      return lines
+        .map(
+          (line) =>
+            `${indent}${line.replace(/%\+(\d+)%/g, (_m, extra: string) => String(indent.length + Number(extra)))}`,
+        )
+        .join('\n');
     });
     // A placeholder may come back from nested renders (a list item holding a scalar): replace until none is left.
     for (let pass = 0; pass < 3 && /KOPVAL\d+X/.test(text); pass++) {

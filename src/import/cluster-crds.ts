@@ -24,7 +24,10 @@ export async function readClusterCrds(names: readonly string[], options: Cluster
     const documents: CrdDocument[] = [];
     for (const name of names) {
       try {
-        const value = await rest.request<unknown>({ method: 'GET', path: `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${encodeURIComponent(name)}` });
+        const value = await rest.request<unknown>({
+          method: 'GET',
+          path: `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${encodeURIComponent(name)}`,
+        });
         documents.push({ where: `cluster:${name}`, value });
       } catch (error) {
         if (isNotFound(error))

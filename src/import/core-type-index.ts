@@ -15,7 +15,14 @@ const NOT_REUSED = new Set(['int', 'int32', 'int64', 'Time', 'MicroTime', 'Durat
  * Keywords a field may add over its named type (markers on the field, flattened over the type's
  * schema as controller-gen flattens): a subtree with them is still the core type, plus markers.
  */
-const FIELD_LAYER_KEYS = ['default', 'example', 'nullable', 'title', 'externalDocs', 'x-kubernetes-validations'] as const;
+const FIELD_LAYER_KEYS = [
+  'default',
+  'example',
+  'nullable',
+  'title',
+  'externalDocs',
+  'x-kubernetes-validations',
+] as const;
 
 /** A core type a subtree matches. */
 export interface CoreTypeMatch {
@@ -37,7 +44,10 @@ export class CoreTypeIndex {
       if (NOT_REUSED.has(name)) continue;
       const { description, ...shape } = coreTypeSchema(name)!;
       const key = this.key(shape);
-      this.byShape.set(key, [...(this.byShape.get(key) ?? []), { name, description, keys: new Set(Object.keys(shape)) }]);
+      this.byShape.set(key, [
+        ...(this.byShape.get(key) ?? []),
+        { name, description, keys: new Set(Object.keys(shape)) },
+      ]);
     }
   }
 
@@ -46,7 +56,12 @@ export class CoreTypeIndex {
    * node has no description, only a type without one of its own matches (it would bring it).
    */
   match(node: JSONSchemaProps): CoreTypeMatch | undefined {
-    if (node.properties === undefined && node['x-kubernetes-int-or-string'] !== true && node['x-kubernetes-preserve-unknown-fields'] !== true) return undefined;
+    if (
+      node.properties === undefined &&
+      node['x-kubernetes-int-or-string'] !== true &&
+      node['x-kubernetes-preserve-unknown-fields'] !== true
+    )
+      return undefined;
     const { description, ...shape } = node;
     const layer: Record<string, unknown> = {};
     for (const key of FIELD_LAYER_KEYS) {
@@ -54,7 +69,9 @@ export class CoreTypeIndex {
       layer[key] = shape[key];
       delete shape[key];
     }
-    const candidates = (this.byShape.get(this.key(shape)) ?? []).filter((c) => !Object.keys(layer).some((key) => c.keys.has(key)));
+    const candidates = (this.byShape.get(this.key(shape)) ?? []).filter(
+      (c) => !Object.keys(layer).some((key) => c.keys.has(key)),
+    );
     const usable = description === undefined ? candidates.filter((c) => c.description === undefined) : candidates;
     const found = usable.find((c) => c.description === description) ?? usable[0];
     return found && { name: found.name, description: found.description, layer };

@@ -16,7 +16,12 @@ export interface CrdDocument {
 }
 
 /** Files of a folder that are not CRDs by convention (kustomize's own files). */
-const KUSTOMIZE_FILES = new Set(['kustomization.yaml', 'kustomization.yml', 'kustomizeconfig.yaml', 'kustomizeconfig.yml']);
+const KUSTOMIZE_FILES = new Set([
+  'kustomization.yaml',
+  'kustomization.yml',
+  'kustomizeconfig.yaml',
+  'kustomizeconfig.yml',
+]);
 
 /** The YAML and JSON files of a folder, recursively, sorted; kustomize's own files left out. */
 async function filesOf(dir: string): Promise<string[]> {
@@ -33,7 +38,11 @@ async function filesOf(dir: string): Promise<string[]> {
  * Reads every argument: a file, a folder (its YAML and JSON files, recursively) or `-`
  * (standard input, through `readStdin`). Paths are resolved against `cwd` and named as given.
  */
-export async function readCrdDocuments(args: readonly string[], cwd: string, readStdin: () => Promise<string>): Promise<CrdDocument[]> {
+export async function readCrdDocuments(
+  args: readonly string[],
+  cwd: string,
+  readStdin: () => Promise<string>,
+): Promise<CrdDocument[]> {
   const documents: CrdDocument[] = [];
   for (const arg of args) {
     if (arg === '-') {
@@ -48,7 +57,8 @@ export async function readCrdDocuments(args: readonly string[], cwd: string, rea
       throw new KopError(`${arg}: no such file or folder`, 'pass CRD files, folders of them, or - for standard input');
     }
     const files = stat.isDirectory() ? await filesOf(absolute) : [absolute];
-    if (stat.isDirectory() && files.length === 0) throw new KopError(`${arg}: the folder holds no .yaml, .yml or .json file`);
+    if (stat.isDirectory() && files.length === 0)
+      throw new KopError(`${arg}: the folder holds no .yaml, .yml or .json file`);
     for (const file of files) {
       const shown = stat.isDirectory() ? path.join(arg, path.relative(absolute, file)) : arg;
       documents.push(...parseDocuments(await fs.readFile(file, 'utf8'), shown));

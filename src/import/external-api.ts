@@ -66,8 +66,13 @@ export function checkExternalApiFlags(flags: ExternalApiFlags): void {
     );
   }
   if (flags.domain !== undefined) requireValid(checkDomain, flags.domain, '--external-api-domain');
-  if (flags.path !== undefined && (flags.path === '' || !MODULE_SPECIFIER.test(flags.path) || flags.path.split('/').includes('..'))) {
-    throw new UsageError(`--external-api-path: ${JSON.stringify(flags.path)} is neither a folder under api/ nor a module specifier (letters, digits, @ . _ ~ / -, no '..')`);
+  if (
+    flags.path !== undefined &&
+    (flags.path === '' || !MODULE_SPECIFIER.test(flags.path) || flags.path.split('/').includes('..'))
+  ) {
+    throw new UsageError(
+      `--external-api-path: ${JSON.stringify(flags.path)} is neither a folder under api/ nor a module specifier (letters, digits, @ . _ ~ / -, no '..')`,
+    );
   }
 }
 
@@ -87,17 +92,21 @@ export async function resolveExternalKind(
   const kindLower = singularOf(wanted.kind);
 
   if (flags.module !== undefined && isCrdSource(flags.module)) {
-    const isWanted = (r: ProjectResource) => r.external === true && r.kind === wanted.kind && r.version === wanted.version && fullGroup(r) === group;
+    const isWanted = (r: ProjectResource) =>
+      r.external === true && r.kind === wanted.kind && r.version === wanted.version && fullGroup(r) === group;
     // A kind an earlier command brought from the same module (a CRD file of several kinds) is not imported again.
     if (!project.resources.some((r) => isWanted(r) && r.module === flags.module)) {
       const { imported } = await stageImportCrd(tree, project, { sources: [flags.module] }, context);
       // Every kind the module brought comes from it (stageImportCrd lists them as `Kind group/version`).
-      for (const r of project.resources) if (r.external === true && imported.includes(`${r.kind} ${fullGroup(r)}/${r.version}`)) r.module = flags.module;
+      for (const r of project.resources)
+        if (r.external === true && imported.includes(`${r.kind} ${fullGroup(r)}/${r.version}`)) r.module = flags.module;
     }
     const entry = project.resources.find(isWanted);
     if (entry === undefined) {
       const found = project.resources
-        .filter((r) => r.external === true && (r.module === undefined || r.module === flags.module) && r.kind === wanted.kind)
+        .filter(
+          (r) => r.external === true && (r.module === undefined || r.module === flags.module) && r.kind === wanted.kind,
+        )
         .map((r) => `${fullGroup(r)}/${r.version}`);
       throw new KopError(
         `--external-api-module ${flags.module}: no ${wanted.kind} ${group}/${wanted.version} in it${found.length > 0 ? ` (it has ${wanted.kind} ${found.join(', ')})` : ''}; nothing was written`,
@@ -107,7 +116,10 @@ export async function resolveExternalKind(
     const dir = path.posix.dirname(entry.path!);
     // Kubebuilder's path is the Go package of the kind's types; here the types come from the CRD, so a Go package path says nothing more.
     if (flags.path !== undefined && localFolder(flags.path) !== dir && !isGoPackagePath(flags.path)) {
-      throw new UsageError(`--external-api-path ${flags.path}: the CRD's ${wanted.kind} types go to ${dir}`, `pass --external-api-path ${dir}, or leave it out`);
+      throw new UsageError(
+        `--external-api-path ${flags.path}: the CRD's ${wanted.kind} types go to ${dir}`,
+        `pass --external-api-path ${dir}, or leave it out`,
+      );
     }
     return { entry, ...localModules(dir, kindLower) };
   }
@@ -115,7 +127,10 @@ export async function resolveExternalKind(
   const given = flags.path!;
   if (isLocalPath(given)) {
     const dir = localFolder(given);
-    if (!dir.startsWith('api/')) throw new UsageError(`--external-api-path ${given}: a folder of the project must be under api/, as kop import crd writes it`);
+    if (!dir.startsWith('api/'))
+      throw new UsageError(
+        `--external-api-path ${given}: a folder of the project must be under api/, as kop import crd writes it`,
+      );
     const typesFile = `${dir}/${kindLower}.types.ts`;
     if (!(await tree.exists(typesFile))) {
       throw new KopError(
@@ -134,7 +149,10 @@ export async function resolveExternalKind(
 
   // A module of an npm package.
   const packageName = packageNameOf(given);
-  if (packageName === undefined) throw new UsageError(`--external-api-path ${given}: not a module of an npm package (name or @scope/name, then an optional /subpath)`);
+  if (packageName === undefined)
+    throw new UsageError(
+      `--external-api-path ${given}: not a module of an npm package (name or @scope/name, then an optional /subpath)`,
+    );
   if (flags.module !== undefined) {
     const spec = parsePackageSpec(flags.module);
     if (spec.name !== packageName) {
@@ -145,7 +163,10 @@ export async function resolveExternalKind(
     }
     await addDependency(tree, spec.name, spec.range);
   } else if (!(await dependsOn(tree, packageName))) {
-    throw new KopError(`--external-api-path ${given}: package.json does not depend on ${packageName}`, `pass --external-api-module ${packageName}@<version> to add it`);
+    throw new KopError(
+      `--external-api-path ${given}: package.json does not depend on ${packageName}`,
+      `pass --external-api-module ${packageName}@<version> to add it`,
+    );
   }
   const entry = externalEntry(project, { ...wanted, domain, path: given, plural: wanted.plural });
   if (flags.module !== undefined) entry.module = flags.module;
@@ -154,7 +175,9 @@ export async function resolveExternalKind(
 
 /** A CRD file or folder rather than an npm spec: a relative or absolute path, or a YAML/JSON file name. */
 export function isCrdSource(module: string): boolean {
-  return module.startsWith('./') || module.startsWith('../') || module.startsWith('/') || /\.(ya?ml|json)$/i.test(module);
+  return (
+    module.startsWith('./') || module.startsWith('../') || module.startsWith('/') || /\.(ya?ml|json)$/i.test(module)
+  );
 }
 
 /** A Go module path, with or without `@version` (`github.com/cert-manager/cert-manager@v1.20.2`): a host name, then a path. */
@@ -182,13 +205,27 @@ function localModules(dir: string, kindLower: string): { descriptorModule: strin
 }
 
 /** The PROJECT entry of the kind, existing or new, marked external. */
-function externalEntry(project: ProjectFile, wanted: { group: string; version: string; kind: string; domain: string; path: string; plural?: string }): ProjectResource {
+function externalEntry(
+  project: ProjectFile,
+  wanted: { group: string; version: string; kind: string; domain: string; path: string; plural?: string },
+): ProjectResource {
   const group = fullGroup(wanted);
-  const existing = project.resources.find((r) => r.kind === wanted.kind && r.version === wanted.version && fullGroup(r) === group);
+  const existing = project.resources.find(
+    (r) => r.kind === wanted.kind && r.version === wanted.version && fullGroup(r) === group,
+  );
   if (existing && !existing.external) {
-    throw new KopError(`${wanted.kind} ${group}/${wanted.version} is an API of this project, not an external one`, 'leave out the --external-api-* flags');
+    throw new KopError(
+      `${wanted.kind} ${group}/${wanted.version} is an API of this project, not an external one`,
+      'leave out the --external-api-* flags',
+    );
   }
-  const entry: ProjectResource = existing ?? { group: wanted.group, version: wanted.version, kind: wanted.kind, plural: wanted.plural ?? '', domain: wanted.domain };
+  const entry: ProjectResource = existing ?? {
+    group: wanted.group,
+    version: wanted.version,
+    kind: wanted.kind,
+    plural: wanted.plural ?? '',
+    domain: wanted.domain,
+  };
   entry.external = true;
   entry.path = wanted.path;
   if (wanted.plural !== undefined) entry.plural = wanted.plural;
@@ -217,13 +254,16 @@ function parsePackageSpec(module: string): { name: string; range: string } {
 
 async function readPackageJson(tree: VirtualTree): Promise<Record<string, unknown>> {
   const text = await tree.read('package.json');
-  if (text === undefined) throw new KopError('there is no package.json in the project', 'run the command from the project root');
+  if (text === undefined)
+    throw new KopError('there is no package.json in the project', 'run the command from the project root');
   return JSON.parse(text) as Record<string, unknown>;
 }
 
 async function dependsOn(tree: VirtualTree, name: string): Promise<boolean> {
   const json = await readPackageJson(tree);
-  return [json.dependencies, json.devDependencies, json.peerDependencies].some((deps) => typeof deps === 'object' && deps !== null && name in deps);
+  return [json.dependencies, json.devDependencies, json.peerDependencies].some(
+    (deps) => typeof deps === 'object' && deps !== null && name in deps,
+  );
 }
 
 /** Adds (or re-points) a dependency, keeping the order npm keeps: sorted by name. */

@@ -34,7 +34,11 @@ export interface KindFiles {
 }
 
 /** Types (and group-version) files of every version of an imported CRD. */
-export async function kindFiles(imported: ImportedCrd, core: CoreTypeIndex, options: KindFilesOptions): Promise<KindFiles> {
+export async function kindFiles(
+  imported: ImportedCrd,
+  core: CoreTypeIndex,
+  options: KindFilesOptions,
+): Promise<KindFiles> {
   const { crd, where } = imported;
   const result: KindFiles = { types: new Map(), groupVersions: new Map(), usesFloats: false, verbatimPaths: [] };
   for (const version of crd.spec.versions) {
@@ -64,7 +68,14 @@ export async function kindFiles(imported: ImportedCrd, core: CoreTypeIndex, opti
     ];
     const typesFile = `${dir}/${singularOf(crd.spec.names.kind)}.types.ts`;
     // An owned kind's types are the user's from now on; an external kind's are rewritten by importing it again.
-    result.types.set(typesFile, withHeader(typesFile, renderTypesFile(types, { licenseHeader: options.licenseHeader, banner }), options.exact ? 'scaffolded' : 'generated'));
+    result.types.set(
+      typesFile,
+      withHeader(
+        typesFile,
+        renderTypesFile(types, { licenseHeader: options.licenseHeader, banner }),
+        options.exact ? 'scaffolded' : 'generated',
+      ),
+    );
     const groupVersion = `${dir}/groupversion.ts`;
     if ((await options.read(groupVersion)) === undefined) {
       const data = {
@@ -74,7 +85,8 @@ export async function kindFiles(imported: ImportedCrd, core: CoreTypeIndex, opti
         apiVersion: `${crd.spec.group}/${version.name}`,
         licenseHeaderTs: options.licenseHeader,
       };
-      for (const file of await renderTemplateDir('api/groupversion', data)) result.groupVersions.set(file.path, file.content);
+      for (const file of await renderTemplateDir('api/groupversion', data))
+        result.groupVersions.set(file.path, file.content);
     }
   }
   return result;

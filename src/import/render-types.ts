@@ -8,10 +8,15 @@ import { propertyKey } from './schema-to-types.js';
 import type { KindTypes } from './type-declarations.js';
 
 /** The text of `api/<group>/<version>/<kind>.types.ts`. */
-export function renderTypesFile(types: KindTypes, header: { licenseHeader: string; banner: readonly string[] }): string {
+export function renderTypesFile(
+  types: KindTypes,
+  header: { licenseHeader: string; banner: readonly string[] },
+): string {
   const out: string[] = [];
   if (header.licenseHeader) out.push(header.licenseHeader.trimEnd(), '');
-  const imports = [...types.imports].sort(([a], [b]) => (a < b ? -1 : 1)).map(([name, local]) => (name === local ? name : `${name} as ${local}`));
+  const imports = [...types.imports]
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([name, local]) => (name === local ? name : `${name} as ${local}`));
   if (imports.length > 0) out.push(`import type { ${imports.join(', ')} } from '${WELL_KNOWN_MODULE}';`, '');
   for (const line of header.banner) out.push(line === '' ? '//' : `// ${line}`);
   for (const declaration of types.declarations) {
@@ -41,7 +46,12 @@ export function renderTypesFile(types: KindTypes, header: { licenseHeader: strin
 export function renderComment(doc: string, markers: readonly string[], indent: string): string {
   const lines = [...(doc === '' ? [] : doc.split('\n')), ...markers];
   if (lines.length === 0) return '';
-  if (lines.some((line) => line.includes('*/'))) return lines.map((line) => (line === '' ? `${indent}//` : `${indent}// ${line}`)).join('\n');
+  if (lines.some((line) => line.includes('*/')))
+    return lines.map((line) => (line === '' ? `${indent}//` : `${indent}// ${line}`)).join('\n');
   if (lines.length === 1 && !lines[0]!.startsWith(' ') && lines[0]!.length < 100) return `${indent}/** ${lines[0]} */`;
-  return [`${indent}/**`, ...lines.map((line) => (line === '' ? `${indent} *` : `${indent} * ${line}`)), `${indent} */`].join('\n');
+  return [
+    `${indent}/**`,
+    ...lines.map((line) => (line === '' ? `${indent} *` : `${indent} * ${line}`)),
+    `${indent} */`,
+  ].join('\n');
 }

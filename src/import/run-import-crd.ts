@@ -11,7 +11,13 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { Context } from '../base/context.js';
 import { KopError, UsageError } from '../base/errors.js';
-import { fullGroup, loadProjectFile, saveProjectFile, type ProjectFile, type ProjectResource } from '../project/project-file.js';
+import {
+  fullGroup,
+  loadProjectFile,
+  saveProjectFile,
+  type ProjectFile,
+  type ProjectResource,
+} from '../project/project-file.js';
 import { applyTree, type ApplyResult } from '../scaffold/apply.js';
 import { loadBoilerplate } from '../scaffold/boilerplate.js';
 import { VirtualTree } from '../scaffold/tree.js';
@@ -50,19 +56,26 @@ export interface ImportCrdResult extends ApplyResult {
 export type ReadStdin = () => Promise<string>;
 
 /** Imports the CRDs named by `options` into the project in `context.cwd`. */
-export async function runImportCrd(options: ImportCrdOptions, context: Context, readStdin: ReadStdin = readProcessStdin): Promise<ImportCrdResult> {
+export async function runImportCrd(
+  options: ImportCrdOptions,
+  context: Context,
+  readStdin: ReadStdin = readProcessStdin,
+): Promise<ImportCrdResult> {
   const fromCluster = options.fromCluster ?? [];
   if (options.sources.length === 0 && fromCluster.length === 0) {
     throw new UsageError('name the CRDs to import: files, folders, - for standard input, or --from-cluster <name>...');
   }
-  if (options.sources.length > 0 && fromCluster.length > 0) throw new UsageError('import from files or from the cluster (--from-cluster), not both at once');
+  if (options.sources.length > 0 && fromCluster.length > 0)
+    throw new UsageError('import from files or from the cluster (--from-cluster), not both at once');
   const tree = new VirtualTree(context.cwd);
   const project = await loadProjectFile(tree);
   const { usesFloats, imported } = await stageImportCrd(tree, project, options, context, readStdin);
   saveProjectFile(tree, project);
   const result = await applyTree(tree, context);
   if (usesFloats)
-    context.out.warn('some imported fields are floats (type: number): run `kop generate --allow-dangerous-types`, as controller-gen needs crd:allowDangerousTypes for them');
+    context.out.warn(
+      'some imported fields are floats (type: number): run `kop generate --allow-dangerous-types`, as controller-gen needs crd:allowDangerousTypes for them',
+    );
   return { ...result, usesFloats, imported };
 }
 
@@ -96,7 +109,13 @@ export async function stageImportCrd(
     const { group, names, scope } = crd.crd.spec;
     checkProject(project, crd, options.force ?? false);
     const groupDir = groupDirs.dirFor(group);
-    const files = await kindFiles(crd, core, { groupDir, rawSchema: options.rawSchema ?? false, exact: own, licenseHeader, read: (file) => tree.read(file) });
+    const files = await kindFiles(crd, core, {
+      groupDir,
+      rawSchema: options.rawSchema ?? false,
+      exact: own,
+      licenseHeader,
+      read: (file) => tree.read(file),
+    });
     await verifyRoundTrip({
       root: tree.root,
       files: await verificationFiles(tree, files.types, files.groupVersions),
@@ -126,7 +145,9 @@ export async function stageImportCrd(
       imported.push(`${names.kind} ${group}/${version.name}`);
     }
     if (files.verbatimPaths.length > 0) {
-      context.out.warn(`${crd.where}: kept verbatim with +kop:schema (no marker expresses them): ${files.verbatimPaths.join(', ')}`);
+      context.out.warn(
+        `${crd.where}: kept verbatim with +kop:schema (no marker expresses them): ${files.verbatimPaths.join(', ')}`,
+      );
     }
   }
   return { usesFloats, imported };
@@ -157,7 +178,9 @@ function checkProject(project: ProjectFile, crd: ImportedCrd, force: boolean): v
   const sameKind = project.resources.filter((r) => r.kind === names.kind && fullGroup(r) === group);
   // The same kind of the same group must be the same CRD: one plural and one scope across its versions.
   const namespaced = crd.crd.spec.scope === 'Namespaced';
-  const clash = sameKind.find((r) => r.plural !== names.plural || (r.api !== undefined && r.api.namespaced !== namespaced));
+  const clash = sameKind.find(
+    (r) => r.plural !== names.plural || (r.api !== undefined && r.api.namespaced !== namespaced),
+  );
   if (clash) {
     throw new ImportError(
       crd.where,
@@ -181,8 +204,14 @@ function checkProject(project: ProjectFile, crd: ImportedCrd, force: boolean): v
       'import a CRD that lists every version of the kind, or remove those versions first',
     );
   }
-  const plural = project.resources.find((r) => r.plural === names.plural && fullGroup(r) === group && r.kind !== names.kind);
-  if (plural) throw new ImportError(crd.where, `the project's ${plural.kind} already uses the plural "${names.plural}" in ${group}`);
+  const plural = project.resources.find(
+    (r) => r.plural === names.plural && fullGroup(r) === group && r.kind !== names.kind,
+  );
+  if (plural)
+    throw new ImportError(
+      crd.where,
+      `the project's ${plural.kind} already uses the plural "${names.plural}" in ${group}`,
+    );
 }
 
 /**
@@ -209,12 +238,18 @@ class GroupDirs {
         return candidate;
       }
     }
-    throw new KopError(`no folder under api/ is free for group ${group}: ${candidates.map((c) => `api/${c}`).join(', ')} hold other groups`);
+    throw new KopError(
+      `no folder under api/ is free for group ${group}: ${candidates.map((c) => `api/${c}`).join(', ')} hold other groups`,
+    );
   }
 }
 
 /** The files the round trip reads: the new ones, and the other API files of their folders (package markers live there too). */
-async function verificationFiles(tree: VirtualTree, types: ReadonlyMap<string, string>, groupVersions: ReadonlyMap<string, string>): Promise<Map<string, string>> {
+async function verificationFiles(
+  tree: VirtualTree,
+  types: ReadonlyMap<string, string>,
+  groupVersions: ReadonlyMap<string, string>,
+): Promise<Map<string, string>> {
   const files = new Map<string, string>([...groupVersions, ...types]);
   for (const dir of new Set([...types.keys()].map((file) => path.posix.dirname(file)))) {
     // Staged by an earlier CRD of the same import, or on disk.
@@ -229,7 +264,15 @@ async function verificationFiles(tree: VirtualTree, types: ReadonlyMap<string, s
     }
     for (const name of entries) {
       const file = `${dir}/${name}`;
-      if (!name.endsWith('.ts') || name.endsWith('.client.ts') || name.endsWith('.apply.ts') || name.endsWith('.test.ts') || name.endsWith('.d.ts') || files.has(file)) continue;
+      if (
+        !name.endsWith('.ts') ||
+        name.endsWith('.client.ts') ||
+        name.endsWith('.apply.ts') ||
+        name.endsWith('.test.ts') ||
+        name.endsWith('.d.ts') ||
+        files.has(file)
+      )
+        continue;
       const text = await tree.read(file);
       if (text !== undefined) files.set(file, text);
     }
@@ -239,9 +282,15 @@ async function verificationFiles(tree: VirtualTree, types: ReadonlyMap<string, s
 
 /** Adds or replaces the PROJECT entry of a kind/version, keeping its reconciler and webhooks. */
 function record(project: ProjectFile, entry: ProjectResource): void {
-  const index = project.resources.findIndex((r) => r.kind === entry.kind && r.version === entry.version && fullGroup(r) === fullGroup(entry));
+  const index = project.resources.findIndex(
+    (r) => r.kind === entry.kind && r.version === entry.version && fullGroup(r) === fullGroup(entry),
+  );
   const previous = index === -1 ? undefined : project.resources[index]!;
-  const merged: ProjectResource = { ...entry, ...(previous?.controller ? { controller: true } : {}), ...(previous?.webhooks ? { webhooks: previous.webhooks } : {}) };
+  const merged: ProjectResource = {
+    ...entry,
+    ...(previous?.controller ? { controller: true } : {}),
+    ...(previous?.webhooks ? { webhooks: previous.webhooks } : {}),
+  };
   if (index === -1) project.resources.push(merged);
   else project.resources[index] = merged;
 }

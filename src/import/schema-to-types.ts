@@ -109,7 +109,12 @@ const SUPPORTED_KEYS = new Set([
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
 /** The declarations of one version of `crd`. */
-export function versionTypes(crd: CustomResourceDefinition, version: CrdVersion, core: CoreTypeIndex, options: SchemaToTypesOptions): KindTypes {
+export function versionTypes(
+  crd: CustomResourceDefinition,
+  version: CrdVersion,
+  core: CoreTypeIndex,
+  options: SchemaToTypesOptions,
+): KindTypes {
   return new TypesWriter(crd, core, options).kindTypes(version);
 }
 
@@ -135,13 +140,18 @@ class TypesWriter {
     this.names.add(`${kind}List`);
     const objectMeta = this.useCore('ObjectMeta');
     const listMeta = this.useCore('ListMeta');
-    if (root.type !== 'object') throw new UnsupportedSchemaError('', 'the root of the schema is not type: object', false);
+    if (root.type !== 'object')
+      throw new UnsupportedSchemaError('', 'the root of the schema is not type: object', false);
     this.checkKeys(root, '');
     const properties = root.properties ?? {};
     if (this.options.exact) {
       for (const name of ['apiVersion', 'kind'] as const) {
         if (canonicalJson(properties[name]) !== canonicalJson(TYPE_META_PROPERTIES[name])) {
-          throw new UnsupportedSchemaError(`.${name}`, `differs from the ${name} field kop (and controller-gen) always writes, so the CRD cannot come back exactly`, false);
+          throw new UnsupportedSchemaError(
+            `.${name}`,
+            `differs from the ${name} field kop (and controller-gen) always writes, so the CRD cannot come back exactly`,
+            false,
+          );
         }
       }
       if (canonicalJson(properties.metadata) !== canonicalJson({ type: 'object' })) {
@@ -153,17 +163,28 @@ class TypesWriter {
       }
     }
     if (!properties.spec)
-      throw new UnsupportedSchemaError('.spec', 'the kind has no spec, and kop kinds need one (their clients and reconcilers are built around spec and status)', false);
+      throw new UnsupportedSchemaError(
+        '.spec',
+        'the kind has no spec, and kop kinds need one (their clients and reconcilers are built around spec and status)',
+        false,
+      );
     const required = new Set(root.required ?? []);
     for (const name of ['apiVersion', 'kind']) {
-      if (required.has(name)) throw new UnsupportedSchemaError(`.${name}`, 'is required at the root, which kop never writes', false);
+      if (required.has(name))
+        throw new UnsupportedSchemaError(`.${name}`, 'is required at the root, which kop never writes', false);
     }
     const fields: FieldDeclaration[] = [
       { name: 'apiVersion', type: 'string', optional: true, doc: '', markers: [] },
       { name: 'kind', type: 'string', optional: true, doc: '', markers: [] },
       { name: 'metadata', type: objectMeta, optional: !required.has('metadata'), doc: '', markers: [] },
     ];
-    const rootDeclaration: TypeDeclaration = { name: kind, kind: 'interface', doc: this.doc(root.description, ''), markers: [], fields };
+    const rootDeclaration: TypeDeclaration = {
+      name: kind,
+      kind: 'interface',
+      doc: this.doc(root.description, ''),
+      markers: [],
+      fields,
+    };
     const listDeclaration: TypeDeclaration = {
       name: `${kind}List`,
       kind: 'interface',
@@ -181,13 +202,32 @@ class TypesWriter {
       if (name === 'apiVersion' || name === 'kind' || name === 'metadata') continue;
       fields.push(this.field(name, child, `${kind}${pascal(name)}`, `.${name}`, required.has(name)));
     }
-    for (const name of required) if (!properties[name]) throw new UnsupportedSchemaError('', `required lists "${name}", which is not a property`, false);
-    const { type: _type, description: _description, properties: _properties, required: _required, ...constraints } = root;
+    for (const name of required)
+      if (!properties[name])
+        throw new UnsupportedSchemaError('', `required lists "${name}", which is not a property`, false);
+    const {
+      type: _type,
+      description: _description,
+      properties: _properties,
+      required: _required,
+      ...constraints
+    } = root;
     const rootMarkers = this.commonMarkers(constraints, '');
     const fieldOnly = rootMarkers.find((m) => m.fieldOnly);
-    if (fieldOnly) throw new UnsupportedSchemaError('', `${fieldOnly.text.split(/[=:]/)[0]} at the root of the schema has no marker there`, false);
+    if (fieldOnly)
+      throw new UnsupportedSchemaError(
+        '',
+        `${fieldOnly.text.split(/[=:]/)[0]} at the root of the schema has no marker there`,
+        false,
+      );
     rootDeclaration.markers = [...this.kindMarkers(version), ...rootMarkers.map((m) => m.text)];
-    return { kind, declarations: this.declarations, imports: this.imports, usesFloats: this.usesFloats, verbatimPaths: this.verbatimPaths };
+    return {
+      kind,
+      declarations: this.declarations,
+      imports: this.imports,
+      usesFloats: this.usesFloats,
+      verbatimPaths: this.verbatimPaths,
+    };
   }
 
   /** The markers of the root type: the kind, its resource names, subresources, columns and version flags. */
@@ -202,7 +242,11 @@ class TypesWriter {
     if (names.categories) resource.push(`categories=${names.categories.map(listItem).join(';')}`);
     if (resource.length > 0) markers.push(`+kubebuilder:resource:${resource.join(',')}`);
     if (names.listKind !== `${names.kind}List`)
-      throw new UnsupportedSchemaError('', `spec.names.listKind "${names.listKind}" is not ${names.kind}List, the only list kind kop writes`, false);
+      throw new UnsupportedSchemaError(
+        '',
+        `spec.names.listKind "${names.listKind}" is not ${names.kind}List, the only list kind kop writes`,
+        false,
+      );
     if (version.subresources?.status) markers.push('+kubebuilder:subresource:status');
     const scale = version.subresources?.scale;
     if (scale) {
@@ -217,11 +261,16 @@ class TypesWriter {
       if (column.priority !== undefined) args.push(`priority=${column.priority}`);
       markers.push(`+kubebuilder:printcolumn:${args.join(',')}`);
     }
-    for (const field of version.selectableFields ?? []) markers.push(`+kubebuilder:selectablefield:JSONPath=${quote(field.jsonPath)}`);
+    for (const field of version.selectableFields ?? [])
+      markers.push(`+kubebuilder:selectablefield:JSONPath=${quote(field.jsonPath)}`);
     if (this.crd.spec.versions.length > 1 && version.storage) markers.push('+kubebuilder:storageversion');
     if (!version.served) markers.push('+kubebuilder:unservedversion');
     if (version.deprecated) {
-      markers.push(version.deprecationWarning !== undefined ? `+kubebuilder:deprecatedversion:warning=${quote(version.deprecationWarning)}` : '+kubebuilder:deprecatedversion');
+      markers.push(
+        version.deprecationWarning !== undefined
+          ? `+kubebuilder:deprecatedversion:warning=${quote(version.deprecationWarning)}`
+          : '+kubebuilder:deprecatedversion',
+      );
     }
     const { annotations, labels } = this.crd.metadata;
     const metadata: string[] = [];
@@ -247,14 +296,27 @@ class TypesWriter {
     try {
       emitted = this.emit(node, hint, path);
     } catch (error) {
-      if (!(error instanceof UnsupportedSchemaError) || !this.options.rawSchema || !error.rawable || this.lenient) throw error;
+      if (!(error instanceof UnsupportedSchemaError) || !this.options.rawSchema || !error.rawable || this.lenient)
+        throw error;
       return this.verbatimField(name, node, hint, path, required);
     }
-    return { name, type: emitted.type, optional: !required, doc: emitted.doc ?? '', markers: emitted.markers.map((m) => m.text) };
+    return {
+      name,
+      type: emitted.type,
+      optional: !required,
+      doc: emitted.doc ?? '',
+      markers: emitted.markers.map((m) => m.text),
+    };
   }
 
   /** A property kept verbatim with +kop:schema; its TypeScript type is derived without markers. */
-  private verbatimField(name: string, node: JSONSchemaProps, hint: string, path: string, required: boolean): FieldDeclaration {
+  private verbatimField(
+    name: string,
+    node: JSONSchemaProps,
+    hint: string,
+    path: string,
+    required: boolean,
+  ): FieldDeclaration {
     this.verbatimPaths.push(path);
     const { description, ...rest } = node;
     // The description stays a doc comment when one can hold it exactly.
@@ -269,7 +331,13 @@ class TypesWriter {
     } finally {
       this.lenient = false;
     }
-    return { name, type, optional: !required, doc: docFits ? description : '', markers: [`+kop:schema=${json(schema)}`] };
+    return {
+      name,
+      type,
+      optional: !required,
+      doc: docFits ? description : '',
+      markers: [`+kop:schema=${json(schema)}`],
+    };
   }
 
   /** The TypeScript type of a node and the doc and markers its holder must carry. */
@@ -279,7 +347,11 @@ class TypesWriter {
     const match = this.core.match(node);
     if (match) {
       const layerMarkers = this.lenient ? [] : this.commonMarkers(match.layer as JSONSchemaProps, path);
-      return { type: this.useCore(match.name), markers: layerMarkers, doc: node.description === match.description ? undefined : doc };
+      return {
+        type: this.useCore(match.name),
+        markers: layerMarkers,
+        doc: node.description === match.description ? undefined : doc,
+      };
     }
     const markers = this.lenient ? [] : this.commonMarkers(node, path);
     const add = (...lines: MarkerLine[]) => {
@@ -289,7 +361,10 @@ class TypesWriter {
       if (isIntOrStringAnyOf(node.anyOf)) {
         for (const key of ['pattern', 'maxLength', 'minLength', 'enum', 'format', 'maximum', 'minimum']) {
           if (node[key as keyof JSONSchemaProps] !== undefined && !this.lenient) {
-            throw new UnsupportedSchemaError(path, `"${key}" on an int-or-string value has no marker (only Quantity's own pattern is kop/api's Quantity)`);
+            throw new UnsupportedSchemaError(
+              path,
+              `"${key}" on an int-or-string value has no marker (only Quantity's own pattern is kop/api's Quantity)`,
+            );
           }
         }
         return { type: this.useCore('IntOrString'), markers, doc };
@@ -310,7 +385,11 @@ class TypesWriter {
       case 'integer': {
         const format = node.format;
         if (format === 'int32' || format === 'int64')
-          return { type: this.useCore(format), markers: markers.filter((m) => !m.text.startsWith('+kubebuilder:validation:Format=')), doc };
+          return {
+            type: this.useCore(format),
+            markers: markers.filter((m) => !m.text.startsWith('+kubebuilder:validation:Format=')),
+            doc,
+          };
         return { type: this.useCore('int'), markers, doc };
       }
       case 'number':
@@ -336,7 +415,13 @@ class TypesWriter {
     }
   }
 
-  private object(node: JSONSchemaProps, hint: string, path: string, markers: MarkerLine[], doc: string | undefined): Emitted {
+  private object(
+    node: JSONSchemaProps,
+    hint: string,
+    path: string,
+    markers: MarkerLine[],
+    doc: string | undefined,
+  ): Emitted {
     const properties = node.properties;
     if (properties !== undefined) {
       if (Object.keys(properties).length === 0 && !this.lenient) {
@@ -347,10 +432,13 @@ class TypesWriter {
       this.declarations.push(declaration);
       const required = new Set(node.required ?? []);
       for (const key of required) {
-        if (!(key in properties) && !this.lenient) throw new UnsupportedSchemaError(path, `required lists "${key}", which is not a property`);
+        if (!(key in properties) && !this.lenient)
+          throw new UnsupportedSchemaError(path, `required lists "${key}", which is not a property`);
       }
       for (const [property, child] of Object.entries(properties)) {
-        declaration.fields.push(this.field(property, child, `${name}${pascal(property)}`, `${path}.${property}`, required.has(property)));
+        declaration.fields.push(
+          this.field(property, child, `${name}${pascal(property)}`, `${path}.${property}`, required.has(property)),
+        );
       }
       return { type: name, markers, doc, declaration };
     }
@@ -359,7 +447,8 @@ class TypesWriter {
       const value = this.mapValues(values, hint, `${path}[*]`);
       return { type: `Record<string, ${value}>`, markers, doc };
     }
-    if (values !== undefined && !this.lenient) throw new UnsupportedSchemaError(path, `additionalProperties: ${String(values)} has no marker`);
+    if (values !== undefined && !this.lenient)
+      throw new UnsupportedSchemaError(path, `additionalProperties: ${String(values)} has no marker`);
     if (hint.endsWith('Metadata') && path.endsWith('.metadata')) {
       // An embedded object's metadata: kop/api's ObjectMeta has exactly this schema.
       return { type: this.useCore('ObjectMeta'), markers, doc };
@@ -404,13 +493,24 @@ class TypesWriter {
   private alias(hint: string, emitted: Emitted, path: string): string {
     this.refuseFieldOnly(emitted, path);
     const name = this.declare(hint);
-    this.declarations.push({ name, kind: 'alias', aliasOf: emitted.type, doc: emitted.doc ?? '', markers: emitted.markers.map((m) => m.text), fields: [] });
+    this.declarations.push({
+      name,
+      kind: 'alias',
+      aliasOf: emitted.type,
+      doc: emitted.doc ?? '',
+      markers: emitted.markers.map((m) => m.text),
+      fields: [],
+    });
     return name;
   }
 
   private refuseFieldOnly(emitted: Emitted, path: string): void {
     const fieldOnly = emitted.markers.find((m) => m.fieldOnly);
-    if (fieldOnly) throw new UnsupportedSchemaError(path, `${fieldOnly.text.split(/[=:]/)[0]} on a list item or map value: controller-gen has no marker for it there`);
+    if (fieldOnly)
+      throw new UnsupportedSchemaError(
+        path,
+        `${fieldOnly.text.split(/[=:]/)[0]} on a list item or map value: controller-gen has no marker for it there`,
+      );
   }
 
   /** Markers for a node's own keywords (everything but its type, structure and description). */
@@ -418,7 +518,8 @@ class TypesWriter {
     const markers: MarkerLine[] = [];
     const named = (name: string, arg: string, fieldOnly = false) => markers.push({ text: `+${name}${arg}`, fieldOnly });
     if (node.nullable === true) named('nullable', '', true);
-    else if (node.nullable === false) throw new UnsupportedSchemaError(path, 'nullable: false written out has no marker (kop leaves it out)');
+    else if (node.nullable === false)
+      throw new UnsupportedSchemaError(path, 'nullable: false written out has no marker (kop leaves it out)');
     if (node.default !== undefined) named('default', `=${json(node.default)}`, true);
     if (node.example !== undefined) named('kubebuilder:example', `=${anyValue(node.example, path)}`, true);
     if (node.title !== undefined) named('kubebuilder:title', `=${quote(node.title)}`);
@@ -428,7 +529,10 @@ class TypesWriter {
       named('kubebuilder:externalDocs', `:${args.join(',')}`);
     }
     if (node.format !== undefined) markers.push(validation('Format', `=${quote(node.format)}`));
-    if (node.enum !== undefined && !(node.type === 'string' && node.enum.length > 0 && node.enum.every((v) => typeof v === 'string'))) {
+    if (
+      node.enum !== undefined &&
+      !(node.type === 'string' && node.enum.length > 0 && node.enum.every((v) => typeof v === 'string'))
+    ) {
       if (node.enum.length === 0) throw new UnsupportedSchemaError(path, 'an empty enum has no marker');
       markers.push(validation('Enum', `=${node.enum.map((v) => enumItem(v, path)).join(';')}`));
     }
@@ -445,7 +549,8 @@ class TypesWriter {
       ['uniqueItems', 'UniqueItems'],
     ] as const) {
       if (node[key] === true) markers.push(validation(marker, '=true'));
-      else if (node[key] === false) throw new UnsupportedSchemaError(path, `${key}: false written out has no marker (kop leaves it out)`);
+      else if (node[key] === false)
+        throw new UnsupportedSchemaError(path, `${key}: false written out has no marker (kop leaves it out)`);
     }
     for (const [key, marker] of [
       ['maxLength', 'MaxLength'],
@@ -459,16 +564,19 @@ class TypesWriter {
     }
     if (node.pattern !== undefined) markers.push(validation('Pattern', `=${quote(node.pattern, true)}`));
     // Core types that match consume these; otherwise they are markers of the node.
-    if (node['x-kubernetes-preserve-unknown-fields'] === true && node.type !== undefined) markers.push(validation('XPreserveUnknownFields', ''));
+    if (node['x-kubernetes-preserve-unknown-fields'] === true && node.type !== undefined)
+      markers.push(validation('XPreserveUnknownFields', ''));
     else if (node['x-kubernetes-preserve-unknown-fields'] === false)
       throw new UnsupportedSchemaError(path, 'x-kubernetes-preserve-unknown-fields: false written out has no marker');
     if (node['x-kubernetes-embedded-resource'] === true) markers.push(validation('XEmbeddedResource', ''));
-    else if (node['x-kubernetes-embedded-resource'] === false) throw new UnsupportedSchemaError(path, 'x-kubernetes-embedded-resource: false written out has no marker');
+    else if (node['x-kubernetes-embedded-resource'] === false)
+      throw new UnsupportedSchemaError(path, 'x-kubernetes-embedded-resource: false written out has no marker');
     if (node['x-kubernetes-int-or-string'] === true && node.type !== undefined)
       throw new UnsupportedSchemaError(path, 'x-kubernetes-int-or-string with a type is not structural', false);
     if (node['x-kubernetes-list-type'] !== undefined) named('listType', `=${quote(node['x-kubernetes-list-type'])}`);
     for (const key of node['x-kubernetes-list-map-keys'] ?? []) named('listMapKey', `=${quote(key)}`);
-    if (node['x-kubernetes-map-type'] !== undefined) named(node.properties ? 'structType' : 'mapType', `=${quote(node['x-kubernetes-map-type'])}`);
+    if (node['x-kubernetes-map-type'] !== undefined)
+      named(node.properties ? 'structType' : 'mapType', `=${quote(node['x-kubernetes-map-type'])}`);
     for (const rule of node['x-kubernetes-validations'] ?? []) markers.push(this.celMarker(rule, path));
     return markers;
   }
@@ -476,16 +584,19 @@ class TypesWriter {
   private celMarker(rule: ValidationRule, path = ''): MarkerLine {
     const known = new Set(['rule', 'message', 'messageExpression', 'reason', 'fieldPath', 'optionalOldSelf']);
     const unknown = Object.keys(rule).find((k) => !known.has(k));
-    if (unknown !== undefined) throw new UnsupportedSchemaError(path, `a CEL rule has "${unknown}", which XValidation does not carry`);
+    if (unknown !== undefined)
+      throw new UnsupportedSchemaError(path, `a CEL rule has "${unknown}", which XValidation does not carry`);
     const args = [`rule=${quote(rule.rule)}`];
     for (const key of ['message', 'messageExpression', 'reason', 'fieldPath'] as const) {
       const value = rule[key];
       if (value === undefined) continue;
-      if (value === '') throw new UnsupportedSchemaError(path, `a CEL rule's ${key} is "" written out, which kop leaves out`);
+      if (value === '')
+        throw new UnsupportedSchemaError(path, `a CEL rule's ${key} is "" written out, which kop leaves out`);
       args.push(`${key}=${quote(value)}`);
     }
     if (rule.optionalOldSelf === true) args.push('optionalOldSelf=true');
-    else if (rule.optionalOldSelf === false) throw new UnsupportedSchemaError(path, "a CEL rule's optionalOldSelf: false written out, which kop leaves out");
+    else if (rule.optionalOldSelf === false)
+      throw new UnsupportedSchemaError(path, "a CEL rule's optionalOldSelf: false written out, which kop leaves out");
     return validation('XValidation', `:${args.join(',')}`);
   }
 
@@ -541,7 +652,11 @@ class TypesWriter {
 
 /** A validation marker, with its `items:` form. */
 function validation(name: string, arg: string): MarkerLine {
-  return { text: `+kubebuilder:validation:${name}${arg}`, fieldOnly: false, items: `+kubebuilder:validation:items:${name}${arg}` };
+  return {
+    text: `+kubebuilder:validation:${name}${arg}`,
+    fieldOnly: false,
+    items: `+kubebuilder:validation:items:${name}${arg}`,
+  };
 }
 
 function schemaless(): MarkerLine {
@@ -591,7 +706,13 @@ export function stringLiteral(value: string): string {
 export function quote(value: string, preferBackticks = false): string {
   const plain = /^[A-Za-z0-9_./-]+$/.test(value) && !value.includes('*/');
   if (plain && !preferBackticks) return value;
-  if ((preferBackticks || value.includes('"')) && !value.includes('`') && !value.includes('\n') && !value.includes('*/')) return `\`${value}\``;
+  if (
+    (preferBackticks || value.includes('"')) &&
+    !value.includes('`') &&
+    !value.includes('\n') &&
+    !value.includes('*/')
+  )
+    return `\`${value}\``;
   return JSON.stringify(value).replaceAll('*/', '*\\/');
 }
 

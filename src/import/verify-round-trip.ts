@@ -30,7 +30,8 @@ export async function verifyRoundTrip(input: RoundTripInput): Promise<CustomReso
   const model = await loadApiModel(input.root, { files: [...sources.keys()], sources });
   const { group, names } = input.expected.spec;
   const kind = model.kinds.find((k) => k.group === group && k.kind === names.kind);
-  if (!kind) throw new KopError(`kop found no kind ${names.kind} of group ${group} in the types it wrote (a bug in kop import)`);
+  if (!kind)
+    throw new KopError(`kop found no kind ${names.kind} of group ${group} in the types it wrote (a bug in kop import)`);
   const options = { allowDangerousTypes: input.allowDangerousTypes };
   const actual = buildCrd(kind, new OpenApiConverter(model, options), options);
   const want = input.exact ? input.expected : shapeOnly(input.expected);
@@ -74,17 +75,27 @@ function sortRequired(crd: CustomResourceDefinition): CustomResourceDefinition {
 }
 
 /** A copy of the CRD with `change` applied to every schema node, children first. */
-function mapSchemas(crd: CustomResourceDefinition, change: (node: JSONSchemaProps) => JSONSchemaProps): CustomResourceDefinition {
+function mapSchemas(
+  crd: CustomResourceDefinition,
+  change: (node: JSONSchemaProps) => JSONSchemaProps,
+): CustomResourceDefinition {
   const walk = (node: JSONSchemaProps): JSONSchemaProps => {
     const out: JSONSchemaProps = { ...node };
-    if (node.properties) out.properties = Object.fromEntries(Object.entries(node.properties).map(([k, v]) => [k, walk(v)]));
+    if (node.properties)
+      out.properties = Object.fromEntries(Object.entries(node.properties).map(([k, v]) => [k, walk(v)]));
     if (node.items) out.items = walk(node.items);
     if (typeof node.additionalProperties === 'object') out.additionalProperties = walk(node.additionalProperties);
     for (const key of ['allOf', 'anyOf', 'oneOf'] as const) if (node[key]) out[key] = node[key]!.map(walk);
     if (node.not) out.not = walk(node.not);
     return change(out);
   };
-  return { ...crd, spec: { ...crd.spec, versions: crd.spec.versions.map((v) => ({ ...v, schema: { openAPIV3Schema: walk(v.schema.openAPIV3Schema) } })) } };
+  return {
+    ...crd,
+    spec: {
+      ...crd.spec,
+      versions: crd.spec.versions.map((v) => ({ ...v, schema: { openAPIV3Schema: walk(v.schema.openAPIV3Schema) } })),
+    },
+  };
 }
 
 /**
@@ -115,7 +126,10 @@ export function firstDifference(want: unknown, got: unknown, at: string): string
   };
   if (isRecord(want) && isRecord(got)) {
     for (const key of [...new Set([...Object.keys(want), ...Object.keys(got)])].sort()) {
-      const child = key === 'versions' && Array.isArray(want[key]) ? undefined : firstDifference(want[key], got[key], `${at}.${key}`);
+      const child =
+        key === 'versions' && Array.isArray(want[key])
+          ? undefined
+          : firstDifference(want[key], got[key], `${at}.${key}`);
       if (key === 'versions' && Array.isArray(want[key]) && Array.isArray(got[key])) {
         const byName = (list: unknown[]) => new Map(list.map((v) => [String((v as { name?: unknown }).name), v]));
         const w = byName(want[key] as unknown[]);

@@ -19,7 +19,8 @@ export function checkInitPlugins(values: readonly string[] | string | undefined)
     .flatMap((value) => value.split(','))
     .map((name) => name.trim())
     .filter(Boolean);
-  if (names.length === 0) throw new UsageError('--plugins: name a plugin', `kop init accepts ${INIT_LAYOUT_NAMES.join(', ')}`);
+  if (names.length === 0)
+    throw new UsageError('--plugins: name a plugin', `kop init accepts ${INIT_LAYOUT_NAMES.join(', ')}`);
   for (const name of names) {
     if ((INIT_LAYOUT_NAMES as readonly string[]).includes(name)) continue;
     throw new UsageError(

@@ -11,7 +11,8 @@ import { KopError, UsageError } from '../base/errors.js';
  * - `packed`: kop packed into the project, `file:.kop/kop-<version>.tgz`, committed with it;
  * - `given`: what `--kop-source` said (a registry range or tag, a git URL, a path relative to the project).
  */
-export type KopSource = { kind: 'registry'; spec: string } | { kind: 'packed'; spec: string; file: string } | { kind: 'given'; spec: string };
+export type KopSource =
+  { kind: 'registry'; spec: string } | { kind: 'packed'; spec: string; file: string } | { kind: 'given'; spec: string };
 
 /** The folder of the project that holds kop's tarball. */
 export const PACK_DIR = '.kop';
@@ -37,7 +38,8 @@ const SOURCE_HINT =
  */
 export function kopSourceProblem(spec: string, projectDir: string): string | undefined {
   // eslint-disable-next-line no-control-regex -- control characters are what this refuses
-  if (spec.trim() === '' || /[\u0000-\u001f\u007f]/.test(spec)) return 'it is not an npm dependency spec (e.g. ^0.1.0, github:owner/kop, file:../kop)';
+  if (spec.trim() === '' || /[\u0000-\u001f\u007f]/.test(spec))
+    return 'it is not an npm dependency spec (e.g. ^0.1.0, github:owner/kop, file:../kop)';
   const local = localPathOf(spec);
   if (local === undefined) return undefined;
   if (path.isAbsolute(local) || local.startsWith('~') || local.startsWith('//')) {
@@ -106,7 +108,15 @@ export interface PackedKop {
 export async function packKop(kopRoot: string, exec: Context['exec']): Promise<PackedKop> {
   const destination = await mkdtemp(path.join(tmpdir(), 'kop-pack-'));
   try {
-    const result = await exec('npm', ['pack', kopRoot, '--pack-destination', destination, '--json', '--ignore-scripts', '--loglevel=error']);
+    const result = await exec('npm', [
+      'pack',
+      kopRoot,
+      '--pack-destination',
+      destination,
+      '--json',
+      '--ignore-scripts',
+      '--loglevel=error',
+    ]);
     if (result.exitCode !== 0) {
       throw new KopError(
         `npm pack ${kopRoot} failed with exit code ${result.exitCode}${result.stderr.trim() ? `: ${result.stderr.trim()}` : ''}`,
@@ -120,7 +130,9 @@ export async function packKop(kopRoot: string, exec: Context['exec']): Promise<P
       filename = undefined;
     }
     if (filename === undefined || !/^kop-[^/\\]+\.tgz$/.test(filename)) {
-      throw new KopError(`npm pack ${kopRoot} did not report a kop-<version>.tgz tarball (it printed ${JSON.stringify(result.stdout.slice(0, 200))})`);
+      throw new KopError(
+        `npm pack ${kopRoot} did not report a kop-<version>.tgz tarball (it printed ${JSON.stringify(result.stdout.slice(0, 200))})`,
+      );
     }
     return { filename, bytes: new Uint8Array(await readFile(path.join(destination, filename))) };
   } finally {

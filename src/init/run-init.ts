@@ -4,15 +4,38 @@ import { askChecked } from '../base/ask.js';
 import type { Context } from '../base/context.js';
 import { KopError, UsageError } from '../base/errors.js';
 import { kopPackageRoot, kopVersion } from '../base/paths.js';
-import { LAYOUT, PROJECT_FILE, PROJECT_FORMAT_VERSION, loadProjectFile, saveProjectFile, type ProjectFile, type ProjectResource } from '../project/project-file.js';
+import {
+  LAYOUT,
+  PROJECT_FILE,
+  PROJECT_FORMAT_VERSION,
+  loadProjectFile,
+  saveProjectFile,
+  type ProjectFile,
+  type ProjectResource,
+} from '../project/project-file.js';
 import { checkDomain, checkProjectName, isDns1123Label } from '../project/resource.js';
-import { controllersOf, CREATE_API_PATHS, insertControllerWiring, insertResourceWiring, resourceNamesOf } from '../project/resource-layout.js';
+import {
+  controllersOf,
+  CREATE_API_PATHS,
+  insertControllerWiring,
+  insertResourceWiring,
+  resourceNamesOf,
+} from '../project/resource-layout.js';
 import { applyTree, type ApplyResult, type PostFlushTask } from '../scaffold/apply.js';
 import { boilerplateComment } from '../scaffold/boilerplate.js';
 import { commentText, renderTemplateDir } from '../scaffold/render.js';
 import { VirtualTree } from '../scaffold/tree.js';
 import { checkInitPlugins } from './init-plugins.js';
-import { checkGivenKopSource, installedFromRegistry, isPackedSpec, kopSourceProblem, localPathOf, packKop, PACK_DIR, type PackedKop } from './kop-source.js';
+import {
+  checkGivenKopSource,
+  installedFromRegistry,
+  isPackedSpec,
+  kopSourceProblem,
+  localPathOf,
+  packKop,
+  PACK_DIR,
+  type PackedKop,
+} from './kop-source.js';
 
 /** Licenses `kop init` can scaffold. */
 export const LICENSES = ['apache2', 'none'] as const;
@@ -62,7 +85,10 @@ export async function runInit(options: InitOptions, context: Context): Promise<A
   const tree = new VirtualTree(context.cwd);
   // First, before any answer is derived from the folder: kop's own package is never a project.
   if ((await realpath(context.cwd)) === (await realpath(kopPackageRoot()))) {
-    throw new KopError(`${context.cwd} is kop's own package folder; kop init wrote nothing`, 'run kop init in a folder of its own');
+    throw new KopError(
+      `${context.cwd} is kop's own package folder; kop init wrote nothing`,
+      'run kop init in a folder of its own',
+    );
   }
   if (!options.force) {
     for (const marker of [PROJECT_FILE, 'package.json']) {
@@ -80,16 +106,24 @@ export async function runInit(options: InitOptions, context: Context): Promise<A
   const answers = await resolveAnswers(recorded ? identityFrom(recorded, options) : options, context);
   const source = await chooseKopSource(options.kopSource, recorded?.kopSource, context);
   const resources = recorded?.resources ?? [];
-  await scaffoldProject(tree, { ...answers, ...source }, context, { force: options.force ?? false, resources, generated: recorded?.generated });
+  await scaffoldProject(tree, { ...answers, ...source }, context, {
+    force: options.force ?? false,
+    resources,
+    generated: recorded?.generated,
+  });
 
   const tasks: PostFlushTask[] = [];
   if (!options.skipInstall) tasks.push(npmInstallTask(context.cwd, source.kopSource));
   const result = await applyTree(tree, context, { tasks });
   if (result.written) {
     if (source.kopPack) {
-      context.out.info(`\nkop is packed into ${PACK_DIR}/${source.kopPack.filename}: commit it, the project depends on it. \`kop update-pack\` refreshes it.`);
+      context.out.info(
+        `\nkop is packed into ${PACK_DIR}/${source.kopPack.filename}: commit it, the project depends on it. \`kop update-pack\` refreshes it.`,
+      );
     }
-    const steps = [options.skipInstall ? 'npm install' : undefined, 'npm run build', 'npm test'].filter(Boolean).join(' && ');
+    const steps = [options.skipInstall ? 'npm install' : undefined, 'npm run build', 'npm test']
+      .filter(Boolean)
+      .join(' && ');
     context.out.info(`\nProject ${answers.projectName} is ready. Next: ${steps}`);
     // After npm install, npx finds the project's own kop in node_modules/.bin.
     context.out.info('Then add an API with `npx kop create api --group <group> --version v1alpha1 --kind <Kind>`.');
@@ -107,8 +141,12 @@ export function npmInstallTask(projectDir: string, kopSource: string): PostFlush
     title: 'npm install',
     hint: `the project files were written; run \`${['npm install', ...kopSpec].join(' ')}\` in ${projectDir} yourself`,
     run: async (ctx) => {
-      const result = await ctx.exec('npm', ['install', '--no-audit', '--no-fund', ...kopSpec], { cwd: projectDir, inherit: true });
-      if (result.exitCode !== 0) throw new Error(`npm exited with code ${result.exitCode}${result.stderr ? `: ${result.stderr.trim()}` : ''}`);
+      const result = await ctx.exec('npm', ['install', '--no-audit', '--no-fund', ...kopSpec], {
+        cwd: projectDir,
+        inherit: true,
+      });
+      if (result.exitCode !== 0)
+        throw new Error(`npm exited with code ${result.exitCode}${result.stderr ? `: ${result.stderr.trim()}` : ''}`);
     },
   };
 }
@@ -120,7 +158,11 @@ export function npmInstallTask(projectDir: string, kopSource: string): PostFlush
  * not install elsewhere (an absolute path from an older kop: replaced, with a warning). Otherwise
  * a semver range when the running kop came from a registry, and kop packed into `.kop/` when not.
  */
-async function chooseKopSource(given: string | undefined, recorded: string | undefined, context: Context): Promise<Pick<InitAnswers, 'kopSource' | 'kopPack'>> {
+async function chooseKopSource(
+  given: string | undefined,
+  recorded: string | undefined,
+  context: Context,
+): Promise<Pick<InitAnswers, 'kopSource' | 'kopPack'>> {
   if (given !== undefined) {
     checkGivenKopSource(given, context.cwd);
     return { kopSource: given };
@@ -128,7 +170,9 @@ async function chooseKopSource(given: string | undefined, recorded: string | und
   if (recorded !== undefined && !isPackedSpec(recorded)) {
     const problem = kopSourceProblem(recorded, context.cwd);
     if (problem === undefined) return { kopSource: recorded };
-    context.out.warn(`PROJECT records kopSource ${JSON.stringify(recorded)}, which does not install elsewhere (${problem}); it is replaced`);
+    context.out.warn(
+      `PROJECT records kopSource ${JSON.stringify(recorded)}, which does not install elsewhere (${problem}); it is replaced`,
+    );
   }
   const kopRoot = kopPackageRoot();
   if (await installedFromRegistry(kopRoot)) return { kopSource: `^${kopVersion()}` };
@@ -150,13 +194,20 @@ export async function stageKopPack(tree: VirtualTree, kopSource: string, pack?: 
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
-  for (const name of present) if (/^kop-.+\.tgz$/.test(name) && `${PACK_DIR}/${name}` !== dependedOn) tree.remove(`${PACK_DIR}/${name}`);
+  for (const name of present)
+    if (/^kop-.+\.tgz$/.test(name) && `${PACK_DIR}/${name}` !== dependedOn) tree.remove(`${PACK_DIR}/${name}`);
 }
 
 /** The values init's templates are rendered with; `kop edit --namespaced` renders them too, to see what the flag changes. */
-export function initTemplateData(answers: Omit<InitAnswers, 'kopPack'>, context: Pick<Context, 'now'>): Record<string, string | boolean> {
+export function initTemplateData(
+  answers: Omit<InitAnswers, 'kopPack'>,
+  context: Pick<Context, 'now'>,
+): Record<string, string | boolean> {
   const year = String(context.now().getUTCFullYear());
-  const boilerplateLines = [`Copyright ${year} ${commentText(answers.owner)}.`, ...(answers.license === 'apache2' ? ['SPDX-License-Identifier: Apache-2.0'] : [])];
+  const boilerplateLines = [
+    `Copyright ${year} ${commentText(answers.owner)}.`,
+    ...(answers.license === 'apache2' ? ['SPDX-License-Identifier: Apache-2.0'] : []),
+  ];
   return {
     projectName: answers.projectName,
     domain: answers.domain,
@@ -192,7 +243,11 @@ export async function scaffoldProject(
       tree.write(file.path, file.content, { kind: 'generated', mode: file.mode });
     } else {
       const keep = KEEP_IF_PRESENT.has(file.path);
-      await tree.scaffold(file.path, file.content, { force: options.force, ifExists: keep ? 'skip' : 'error', mode: file.mode });
+      await tree.scaffold(file.path, file.content, {
+        force: options.force,
+        ifExists: keep ? 'skip' : 'error',
+        mode: file.mode,
+      });
     }
   }
   const project: ProjectFile = {
@@ -212,9 +267,12 @@ export async function scaffoldProject(
   // A re-scaffold keeps the project's APIs: their lines go back at the markers of the fresh files.
   for (const resource of project.resources) {
     const names = resourceNamesOf(resource, project.resources);
-    await insertResourceWiring(tree, names, { sample: resource.api !== undefined && (await tree.exists(CREATE_API_PATHS.sampleFile(names))) });
+    await insertResourceWiring(tree, names, {
+      sample: resource.api !== undefined && (await tree.exists(CREATE_API_PATHS.sampleFile(names))),
+    });
     for (const controller of controllersOf(resource, project)) {
-      if (await tree.exists(CREATE_API_PATHS.namedControllerFile(controller))) await insertControllerWiring(tree, controller);
+      if (await tree.exists(CREATE_API_PATHS.namedControllerFile(controller)))
+        await insertControllerWiring(tree, controller);
     }
   }
 }
@@ -228,7 +286,9 @@ async function existingProject(tree: VirtualTree, context: Context): Promise<Pro
   try {
     return await loadProjectFile(tree);
   } catch (error) {
-    context.out.warn(`the existing ${PROJECT_FILE} is not usable (${(error as Error).message}); it is replaced by one without APIs`);
+    context.out.warn(
+      `the existing ${PROJECT_FILE} is not usable (${(error as Error).message}); it is replaced by one without APIs`,
+    );
     return undefined;
   }
 }
@@ -236,8 +296,18 @@ async function existingProject(tree: VirtualTree, context: Context): Promise<Pro
 /** The init options with PROJECT's identity; a flag that contradicts PROJECT is an error naming both. */
 function identityFrom(project: ProjectFile, options: InitOptions): InitOptions {
   // How the project depends on kop is not identity: --kop-source under --force switches it (chooseKopSource).
-  const recorded = { domain: project.domain, projectName: project.projectName, namespaced: project.namespaced, multigroup: project.multigroup ?? false };
-  const flags = { domain: '--domain', projectName: '--project-name', namespaced: '--namespaced', multigroup: '--multigroup' } as const;
+  const recorded = {
+    domain: project.domain,
+    projectName: project.projectName,
+    namespaced: project.namespaced,
+    multigroup: project.multigroup ?? false,
+  };
+  const flags = {
+    domain: '--domain',
+    projectName: '--project-name',
+    namespaced: '--namespaced',
+    multigroup: '--multigroup',
+  } as const;
   for (const key of Object.keys(flags) as (keyof typeof flags)[]) {
     const given = options[key];
     const kept = recorded[key];
@@ -258,7 +328,10 @@ function identityFrom(project: ProjectFile, options: InitOptions): InitOptions {
 }
 
 /** Fills in what the flags left out: asks on a TTY, otherwise takes defaults or fails naming the flag. kop's source is chosen apart (chooseKopSource). */
-export async function resolveAnswers(options: InitOptions, context: Context): Promise<Omit<InitAnswers, 'kopSource' | 'kopPack'>> {
+export async function resolveAnswers(
+  options: InitOptions,
+  context: Context,
+): Promise<Omit<InitAnswers, 'kopSource' | 'kopPack'>> {
   // Refused before anything is asked.
   if (options.kopSource !== undefined) checkGivenKopSource(options.kopSource, context.cwd);
   const folder = path.basename(context.cwd);
@@ -280,12 +353,29 @@ export async function resolveAnswers(options: InitOptions, context: Context): Pr
     message: 'Copyright owner',
     initial: `The ${projectName} authors`,
   });
-  const license = options.license ?? String(await context.prompter.ask({ flag: '--license', type: 'select', message: 'License', initial: 'apache2', choices: [...LICENSES] }));
+  const license =
+    options.license ??
+    String(
+      await context.prompter.ask({
+        flag: '--license',
+        type: 'select',
+        message: 'License',
+        initial: 'apache2',
+        choices: [...LICENSES],
+      }),
+    );
   if (!(LICENSES as readonly string[]).includes(license)) {
     throw new UsageError(`--license: unknown license ${JSON.stringify(license)}; choose one of ${LICENSES.join(', ')}`);
   }
 
-  return { domain, projectName, owner, license: license as License, namespaced: options.namespaced ?? false, multigroup: options.multigroup ?? false };
+  return {
+    domain,
+    projectName,
+    owner,
+    license: license as License,
+    namespaced: options.namespaced ?? false,
+    multigroup: options.multigroup ?? false,
+  };
 }
 
 /** Owners go into comments and the README: one line, printable, not empty. */

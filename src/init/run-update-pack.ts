@@ -24,10 +24,17 @@ export async function runUpdatePack(options: UpdatePackOptions, context: Context
   const project = await loadProjectFile(tree);
   const kopRoot = kopPackageRoot();
   if ((await realpath(context.cwd)) === (await realpath(kopRoot))) {
-    throw new KopError(`${context.cwd} is kop's own package folder, not a project that depends on kop`, 'run kop update-pack in a kop project');
+    throw new KopError(
+      `${context.cwd} is kop's own package folder, not a project that depends on kop`,
+      'run kop update-pack in a kop project',
+    );
   }
   const manifestText = await tree.read('package.json');
-  if (manifestText === undefined) throw new KopError(`no package.json in ${context.cwd}; kop update-pack wrote nothing`, 'run it in the root of a project made by kop init');
+  if (manifestText === undefined)
+    throw new KopError(
+      `no package.json in ${context.cwd}; kop update-pack wrote nothing`,
+      'run it in the root of a project made by kop init',
+    );
   let manifest: Record<string, unknown>;
   try {
     manifest = JSON.parse(manifestText) as Record<string, unknown>;
@@ -40,7 +47,9 @@ export async function runUpdatePack(options: UpdatePackOptions, context: Context
   await stageKopPack(tree, spec, pack);
   // kop stays in the dependency list that has it (dependencies unless a user moved it).
   const section =
-    isRecord(manifest.devDependencies) && 'kop' in manifest.devDependencies && !(isRecord(manifest.dependencies) && 'kop' in manifest.dependencies)
+    isRecord(manifest.devDependencies) &&
+    'kop' in manifest.devDependencies &&
+    !(isRecord(manifest.dependencies) && 'kop' in manifest.dependencies)
       ? 'devDependencies'
       : 'dependencies';
   const dependencies = isRecord(manifest[section]) ? manifest[section] : {};
@@ -53,15 +62,22 @@ export async function runUpdatePack(options: UpdatePackOptions, context: Context
 
   const dockerfile = await tree.read('Dockerfile');
   if (dockerfile !== undefined && !/^COPY\s+\.kop\/?\s/m.test(dockerfile)) {
-    context.out.warn(`Dockerfile does not copy ${PACK_DIR}/ into the image build, where npm ci needs ${spec}: add \`COPY ${PACK_DIR}/ ${PACK_DIR}/\` before its \`RUN npm ci\``);
+    context.out.warn(
+      `Dockerfile does not copy ${PACK_DIR}/ into the image build, where npm ci needs ${spec}: add \`COPY ${PACK_DIR}/ ${PACK_DIR}/\` before its \`RUN npm ci\``,
+    );
   }
 
   const changed = (await tree.plan()).some((change) => change.action !== 'unchanged' && change.action !== 'skip');
   const tasks: PostFlushTask[] = changed && !options.skipInstall ? [npmInstallTask(context.cwd, spec)] : [];
   const result = await applyTree(tree, context, { tasks });
   if (result.written && changed) {
-    context.out.info(`\nThe project depends on ${spec}. Commit ${PACK_DIR}/, package.json, package-lock.json and PROJECT.`);
-    if (options.skipInstall) context.out.info(`Run \`npm install --no-audit --no-fund kop@${spec}\` to update package-lock.json and node_modules.`);
+    context.out.info(
+      `\nThe project depends on ${spec}. Commit ${PACK_DIR}/, package.json, package-lock.json and PROJECT.`,
+    );
+    if (options.skipInstall)
+      context.out.info(
+        `Run \`npm install --no-audit --no-fund kop@${spec}\` to update package-lock.json and node_modules.`,
+      );
   }
   return result;
 }

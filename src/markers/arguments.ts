@@ -29,7 +29,11 @@ export type ArgumentSpecs = Readonly<Record<string, { type: ArgumentType; option
  * Reads `key=value,key2=value2` (the text after `+name:`) against `specs`. Unknown,
  * repeated, unparsable and missing required arguments go to `fail` with a short problem.
  */
-export function parseNamedArguments(text: string, specs: ArgumentSpecs, fail: (problem: string) => never): Record<string, JSONValue> {
+export function parseNamedArguments(
+  text: string,
+  specs: ArgumentSpecs,
+  fail: (problem: string) => never,
+): Record<string, JSONValue> {
   const args: Record<string, JSONValue> = {};
   for (const part of splitTopLevel(text, ',')) {
     const eq = part.indexOf('=');
@@ -123,7 +127,9 @@ export function guessValue(text: string): JSONValue {
 }
 
 function isQuoted(text: string): boolean {
-  return text.length >= 2 && ((text.startsWith('"') && text.endsWith('"')) || (text.startsWith('`') && text.endsWith('`')));
+  return (
+    text.length >= 2 && ((text.startsWith('"') && text.endsWith('"')) || (text.startsWith('`') && text.endsWith('`')))
+  );
 }
 
 function unquote(text: string): string {
@@ -163,5 +169,7 @@ export function splitTopLevel(text: string, separator: string): string[] {
     rest = rest.slice(at + 1);
   }
   parts.push(rest);
-  return parts.filter((p, i) => p.trim() !== '' || i < parts.length - 1 || parts.length === 1).filter((p) => p.trim() !== '');
+  return parts
+    .filter((p, i) => p.trim() !== '' || i < parts.length - 1 || parts.length === 1)
+    .filter((p) => p.trim() !== '');
 }

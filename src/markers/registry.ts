@@ -6,7 +6,14 @@
  * the types of its arguments; parsing, "did you mean" suggestions and placement checks read
  * the registry, so no vocabulary restates the marker syntax.
  */
-import { argumentsUsage, parseArgument, parseNamedArguments, type ArgumentSpecs, type ArgumentType, type JSONValue } from './arguments.js';
+import {
+  argumentsUsage,
+  parseArgument,
+  parseNamedArguments,
+  type ArgumentSpecs,
+  type ArgumentType,
+  type JSONValue,
+} from './arguments.js';
 import { MarkerSyntaxError, UnknownMarkerError, type SourceLocation } from './errors.js';
 import { editDistance } from '../base/edit-distance.js';
 
@@ -67,7 +74,8 @@ export class MarkerRegistry {
   register(vocabulary: MarkerVocabulary, definitions: readonly MarkerDefinition[]): void {
     for (const definition of definitions) {
       const existing = this.byName.get(definition.name);
-      if (existing) throw new Error(`marker ${definition.name} is registered twice (${existing.vocabulary}, ${vocabulary})`);
+      if (existing)
+        throw new Error(`marker ${definition.name} is registered twice (${existing.vocabulary}, ${vocabulary})`);
       this.byName.set(definition.name, { ...definition, vocabulary });
     }
   }
@@ -151,7 +159,9 @@ export class MarkerRegistry {
         location,
         `+${head}`,
         `this is ${{ crd: 'a CRD', rbac: 'an rbac', webhook: 'a webhook' }[elsewhere.vocabulary]} marker, which kop does not read here`,
-        elsewhere.vocabulary === 'crd' ? 'put it in an API types file under api/' : `put it in a comment of a file under src/ (a reconciler or main.ts)`,
+        elsewhere.vocabulary === 'crd'
+          ? 'put it in an API types file under api/'
+          : `put it in a comment of a file under src/ (a reconciler or main.ts)`,
       );
     }
     const nearest = this.nearest(head, vocabulary);
@@ -163,7 +173,8 @@ export class MarkerRegistry {
       'kop does not know this marker',
       nearest
         ? `did you mean ${nearest.args && vocabulary !== 'crd' ? `+${nearest.name}:...` : `+${nearest.name}`}? kop never ignores a marker silently`
-        : (hint ?? `check the spelling against the markers in the README (controller-gen's vocabulary); kop never ignores a marker silently`),
+        : (hint ??
+            `check the spelling against the markers in the README (controller-gen's vocabulary); kop never ignores a marker silently`),
     );
   }
 
@@ -177,7 +188,8 @@ export class MarkerRegistry {
   nearest(misspelt: string, vocabulary?: MarkerVocabulary): RegisteredMarker | undefined {
     const wanted = misspelt.toLowerCase();
     const forms = [wanted];
-    for (let end = wanted.lastIndexOf(':'); end > 0; end = wanted.lastIndexOf(':', end - 1)) forms.push(wanted.slice(0, end));
+    for (let end = wanted.lastIndexOf(':'); end > 0; end = wanted.lastIndexOf(':', end - 1))
+      forms.push(wanted.slice(0, end));
     let best: { definition: RegisteredMarker; distance: number } | undefined;
     for (const [index, form] of forms.entries()) {
       const lastSegment = form.slice(form.lastIndexOf(':') + 1);

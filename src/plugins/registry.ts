@@ -76,7 +76,8 @@ export const PLUGINS: readonly KopPlugin[] = [
   {
     key: AUTOUPDATE_PLUGIN,
     names: ['autoupdate/v1-alpha', AUTOUPDATE_PLUGIN],
-    summary: 'a GitHub Actions workflow that runs kop alpha update weekly and opens a pull request (an issue on conflicts)',
+    summary:
+      'a GitHub Actions workflow that runs kop alpha update weekly and opens a pull request (an issue on conflicts)',
     command: 'edit',
     edit: async (step) => {
       const { stageAutoUpdateWorkflow } = await import('./autoupdate/autoupdate-plugin.js');
@@ -106,7 +107,9 @@ export function resolvePlugins(names: readonly string[], command: PluginCommand)
     if (plugin.command !== command) {
       throw new UsageError(
         `--plugins: ${name} is a plugin of \`kop ${plugin.command}\`, not of \`kop ${command}\``,
-        plugin.command === 'edit' ? `run \`kop edit --plugins ${name}\`` : `run \`kop create api --plugins ${name} --image <ref> ...\``,
+        plugin.command === 'edit'
+          ? `run \`kop edit --plugins ${name}\``
+          : `run \`kop create api --plugins ${name} --image <ref> ...\``,
       );
     }
     if (!resolved.includes(plugin)) resolved.push(plugin);

@@ -23,13 +23,20 @@ const IMAGE_FLAGS: readonly [keyof DeployImageFlags, string][] = [
  * `deploy-image/v1-alpha`, the deploy-image scaffold. The deploy-image flags without that plugin
  * are an error rather than silently ignored.
  */
-export async function runCreateApiWithPlugins(options: CreateApiWithPluginsOptions, context: Context): Promise<ApplyResult> {
+export async function runCreateApiWithPlugins(
+  options: CreateApiWithPluginsOptions,
+  context: Context,
+): Promise<ApplyResult> {
   const { plugins: names, image, imageContainerCommand, imageContainerPort, runAsUser, ...createApi } = options;
   const plugins = names === undefined ? [] : resolvePlugins(splitPluginNames(names), 'create api');
   const deployImage = plugins.some((plugin) => plugin.key === DEPLOY_IMAGE_PLUGIN);
   if (!deployImage) {
     const given = IMAGE_FLAGS.find(([field]) => options[field] !== undefined);
-    if (given) throw new UsageError(`${given[1]} belongs to the deploy-image plugin`, `add --plugins deploy-image/v1-alpha, or leave out ${given[1]}`);
+    if (given)
+      throw new UsageError(
+        `${given[1]} belongs to the deploy-image plugin`,
+        `add --plugins deploy-image/v1-alpha, or leave out ${given[1]}`,
+      );
     return runCreateApi(createApi, context);
   }
   return runDeployImage({ ...createApi, image, imageContainerCommand, imageContainerPort, runAsUser }, context);

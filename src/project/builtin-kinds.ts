@@ -24,7 +24,9 @@ export interface BuiltinKind {
 
 /** Every descriptor kop/runtime exports for a built-in kind, by its exported name. */
 export function builtinTypes(): [name: string, type: ResourceType][] {
-  return Object.entries(descriptors as Record<string, unknown>).filter((entry): entry is [string, ResourceType] => isResourceType(entry[1]));
+  return Object.entries(descriptors as Record<string, unknown>).filter((entry): entry is [string, ResourceType] =>
+    isResourceType(entry[1]),
+  );
 }
 
 /**
@@ -55,7 +57,12 @@ export function findBuiltinKind(group: string, version: string, kind: string): B
 function isResourceType(value: unknown): value is ResourceType {
   if (typeof value !== 'object' || value === null) return false;
   const candidate = value as Partial<ResourceType>;
-  return typeof candidate.kind === 'string' && typeof candidate.version === 'string' && typeof candidate.group === 'string' && typeof candidate.resource === 'string';
+  return (
+    typeof candidate.kind === 'string' &&
+    typeof candidate.version === 'string' &&
+    typeof candidate.group === 'string' &&
+    typeof candidate.resource === 'string'
+  );
 }
 
 /** `apps/v1 Deployment, core/v1 ConfigMap, ...`: every built-in kind kop knows, for error messages. */

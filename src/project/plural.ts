@@ -331,7 +331,8 @@ export function flectPluralize(name: string): string {
   }
   for (const rule of RULES) {
     if (!last.endsWith(rule.suffix)) continue;
-    const replaced = rule.replacement === undefined ? last : last.slice(0, last.length - rule.suffix.length) + rule.replacement;
+    const replaced =
+      rule.replacement === undefined ? last : last.slice(0, last.length - rule.suffix.length) + rule.replacement;
     return replaceSuffix(name, last, replaced);
   }
   if (lower.endsWith('s')) return name;

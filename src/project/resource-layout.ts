@@ -18,11 +18,13 @@ export const CREATE_API_PATHS = {
   controllerTestFile: (r: Pick<ResourceNames, 'kindLower'>) => `test/controllers/${r.kindLower}.controller.test.ts`,
   /** A reconciler's file: src/controllers/[<group>/]<stem>.controller.ts (the group folder in multigroup projects). */
   namedControllerFile: (c: Pick<ControllerNames, 'dir' | 'stem'>) => `src/controllers/${c.dir}${c.stem}.controller.ts`,
-  namedControllerTestFile: (c: Pick<ControllerNames, 'dir' | 'stem'>) => `test/controllers/${c.dir}${c.stem}.controller.test.ts`,
+  namedControllerTestFile: (c: Pick<ControllerNames, 'dir' | 'stem'>) =>
+    `test/controllers/${c.dir}${c.stem}.controller.test.ts`,
   globalSetup: 'test/global-setup.ts',
   samplesKustomization: 'config/samples/kustomization.yaml',
   /** A kind's admin, editor and viewer ClusterRoles (Kubebuilder's helper roles), one per kind, not per version. */
-  roleFiles: (r: Pick<ResourceNames, 'roleStem'>) => ROLE_LEVELS.map((level) => `config/rbac/${r.roleStem}_${level}_role.yaml`),
+  roleFiles: (r: Pick<ResourceNames, 'roleStem'>) =>
+    ROLE_LEVELS.map((level) => `config/rbac/${r.roleStem}_${level}_role.yaml`),
   rbacKustomization: 'config/rbac/kustomization.yaml',
   main: 'src/main.ts',
 } as const;
@@ -103,10 +105,14 @@ export function controllerNamesOf(kind: string, controllerName?: string, group?:
 }
 
 /** The reconcilers PROJECT records for a kind/version: `controller: true` and each of `controllers:`, placed by the project's layout. */
-export function controllersOf(resource: Pick<ProjectResource, 'kind' | 'group' | 'controller' | 'controllers'>, project: { multigroup?: boolean } = {}): ControllerNames[] {
+export function controllersOf(
+  resource: Pick<ProjectResource, 'kind' | 'group' | 'controller' | 'controllers'>,
+  project: { multigroup?: boolean } = {},
+): ControllerNames[] {
   const group = controllerGroupOf(project, resource.group);
   const named = (resource.controllers ?? []).map((c) => controllerNamesOf(resource.kind, c.name, group));
-  if (resource.controller === true && !named.some((c) => c.stem === singularOf(resource.kind))) named.unshift(controllerNamesOf(resource.kind, undefined, group));
+  if (resource.controller === true && !named.some((c) => c.stem === singularOf(resource.kind)))
+    named.unshift(controllerNamesOf(resource.kind, undefined, group));
   return named;
 }
 
@@ -120,12 +126,17 @@ export const ROLE_LEVELS = ['admin', 'editor', 'viewer'] as const;
  * two groups' kinds never share a role. `resources` is PROJECT's list; only entries before the
  * kind's first one count, so adding a kind never renames the roles of one already there.
  */
-export function roleStemOf(resource: { group: string; kind: string; domain: string }, resources: readonly ProjectResource[]): string {
+export function roleStemOf(
+  resource: { group: string; kind: string; domain: string },
+  resources: readonly ProjectResource[],
+): string {
   const kindLower = singularOf(resource.kind);
   const full = fullGroup(resource);
   const first = resources.findIndex((r) => r.kind === resource.kind && fullGroup(r) === full);
   const earlier = first === -1 ? resources : resources.slice(0, first);
-  return earlier.some((r) => r.kind === resource.kind && fullGroup(r) !== full) ? `${resource.group}_${kindLower}` : kindLower;
+  return earlier.some((r) => r.kind === resource.kind && fullGroup(r) !== full)
+    ? `${resource.group}_${kindLower}`
+    : kindLower;
 }
 
 /**
@@ -159,7 +170,9 @@ export async function insertResourceWiring(
   wiring: { sample: boolean },
 ): Promise<void> {
   if (wiring.sample) {
-    await insertIntoFile(tree, CREATE_API_PATHS.samplesKustomization, [{ marker: 'samples', code: `- ${names.sampleName}.yaml` }]);
+    await insertIntoFile(tree, CREATE_API_PATHS.samplesKustomization, [
+      { marker: 'samples', code: `- ${names.sampleName}.yaml` },
+    ]);
     // A project from before the roles existed has neither the files nor the marker: nothing to list.
     const roles: Insertion[] = [];
     for (const file of CREATE_API_PATHS.roleFiles(names)) {
@@ -177,9 +190,15 @@ export async function insertControllerWiring(tree: VirtualTree, controller: Cont
 
 /** A reconciler's two lines in src/main.ts, at their markers. */
 export function controllerWiringLines(controller: ControllerNames): Insertion[] {
-  const imported = controller.localName === controller.className ? controller.className : `${controller.className} as ${controller.localName}`;
+  const imported =
+    controller.localName === controller.className
+      ? controller.className
+      : `${controller.className} as ${controller.localName}`;
   return [
-    { marker: 'imports', code: `import { ${imported} } from './controllers/${controller.dir}${controller.stem}.controller.js';` },
+    {
+      marker: 'imports',
+      code: `import { ${imported} } from './controllers/${controller.dir}${controller.stem}.controller.js';`,
+    },
     // The manager runs it on every change to its kind (kop/runtime's controller builder).
     { marker: 'controllers', code: `new ${controller.localName}().setupWithManager(manager);` },
   ];

@@ -57,7 +57,11 @@ export function isDns1123Label(value: string): boolean {
 
 /** True for a DNS-1123 subdomain: dot-separated labels, at most 253 characters. */
 export function isDns1123Subdomain(value: string): boolean {
-  return value.length > 0 && value.length <= 253 && value.split('.').every((label) => label.length > 0 && isDns1123Label(label));
+  return (
+    value.length > 0 &&
+    value.length <= 253 &&
+    value.split('.').every((label) => label.length > 0 && isDns1123Label(label))
+  );
 }
 
 /**

@@ -1,7 +1,17 @@
 import { isMap, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
 import { KopError } from '../base/errors.js';
 import { checkWebhookPath } from './webhook-path.js';
-import { checkControllerName, checkDomain, checkGroup, checkKind, checkProjectName, checkVersion, isDns1123Label, isDns1123Subdomain, type NameCheck } from './resource.js';
+import {
+  checkControllerName,
+  checkDomain,
+  checkGroup,
+  checkKind,
+  checkProjectName,
+  checkVersion,
+  isDns1123Label,
+  isDns1123Subdomain,
+  type NameCheck,
+} from './resource.js';
 
 /** A value at a path of the PROJECT file that kop cannot use, named with its line. */
 export interface ProjectProblem {
@@ -13,15 +23,52 @@ export interface ProjectProblem {
 }
 
 // One key a line, so that commands adding keys merge without conflicts.
-const TOP_LEVEL_KEYS = ['version', 'layout', 'domain', 'projectName', 'namespaced', 'multigroup', 'kopSource', 'cliVersion', 'resources', 'plugins', 'generated'];
-const RESOURCE_KEYS = ['group', 'version', 'kind', 'plural', 'domain', 'path', 'api', 'controller', 'controllers', 'core', 'external', 'module', 'webhooks'];
+const TOP_LEVEL_KEYS = [
+  'version',
+  'layout',
+  'domain',
+  'projectName',
+  'namespaced',
+  'multigroup',
+  'kopSource',
+  'cliVersion',
+  'resources',
+  'plugins',
+  'generated',
+];
+const RESOURCE_KEYS = [
+  'group',
+  'version',
+  'kind',
+  'plural',
+  'domain',
+  'path',
+  'api',
+  'controller',
+  'controllers',
+  'core',
+  'external',
+  'module',
+  'webhooks',
+];
 const API_KEYS = ['crdVersion', 'namespaced', 'ssa'];
-const WEBHOOK_KEYS = ['defaulting', 'validation', 'conversion', 'spoke', 'defaultingPath', 'validationPath', 'webhookVersion'];
+const WEBHOOK_KEYS = [
+  'defaulting',
+  'validation',
+  'conversion',
+  'spoke',
+  'defaultingPath',
+  'validationPath',
+  'webhookVersion',
+];
 
 const checkPlural: NameCheck = (value) =>
-  isDns1123Label(value) ? true : `invalid plural ${JSON.stringify(value)}: a plural must be a lower-case DNS-1123 label (e.g. "memcacheds")`;
+  isDns1123Label(value)
+    ? true
+    : `invalid plural ${JSON.stringify(value)}: a plural must be a lower-case DNS-1123 label (e.g. "memcacheds")`;
 const checkResourceGroup: NameCheck = (value) => (value === '' ? true : checkGroup(value));
-const checkResourceDomain: NameCheck = (value) => (value === '' || isDns1123Subdomain(value) ? true : checkDomain(value));
+const checkResourceDomain: NameCheck = (value) =>
+  value === '' || isDns1123Subdomain(value) ? true : checkDomain(value);
 
 /**
  * Checks a parsed PROJECT file the way kop commands rely on it: every value that ends up in
@@ -38,29 +85,45 @@ export function validateProjectDocument(text: string, formatVersion: string): vo
   const line = lineOf(doc, problem.path, lineCounter);
   const subject = problem.subject ?? problem.path;
   const where = subject.length > 0 ? `${formatPath(subject)}: ` : '';
-  throw new KopError(`PROJECT${line ? `:${line}` : ''}: ${where}${problem.message}`, 'fix that line of PROJECT by hand (kop writes it), or restore PROJECT from version control');
+  throw new KopError(
+    `PROJECT${line ? `:${line}` : ''}: ${where}${problem.message}`,
+    'fix that line of PROJECT by hand (kop writes it), or restore PROJECT from version control',
+  );
 }
 
 function firstProblem(project: Record<string, unknown>, formatVersion: string): ProjectProblem | undefined {
   const unknownTop = unknownKey(project, TOP_LEVEL_KEYS, []);
   if (unknownTop) return unknownTop;
   if (project.version !== formatVersion) {
-    return { path: ['version'], message: `this kop reads PROJECT format ${JSON.stringify(formatVersion)}, not ${JSON.stringify(project.version)}` };
+    return {
+      path: ['version'],
+      message: `this kop reads PROJECT format ${JSON.stringify(formatVersion)}, not ${JSON.stringify(project.version)}`,
+    };
   }
-  const named = checkString(project, 'domain', checkDomain, []) ?? checkString(project, 'projectName', checkProjectName, []);
+  const named =
+    checkString(project, 'domain', checkDomain, []) ?? checkString(project, 'projectName', checkProjectName, []);
   if (named) return named;
   const flag = checkBoolean(project, 'namespaced', []) ?? checkBoolean(project, 'multigroup', []);
   if (flag) return flag;
-  if (project.kopSource !== undefined && typeof project.kopSource !== 'string') return { path: ['kopSource'], message: 'must be an npm dependency spec (a string)' };
-  if (project.cliVersion !== undefined && (typeof project.cliVersion !== 'string' || !/^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/.test(project.cliVersion))) {
+  if (project.kopSource !== undefined && typeof project.kopSource !== 'string')
+    return { path: ['kopSource'], message: 'must be an npm dependency spec (a string)' };
+  if (
+    project.cliVersion !== undefined &&
+    (typeof project.cliVersion !== 'string' ||
+      !/^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/.test(project.cliVersion))
+  ) {
     return { path: ['cliVersion'], message: 'must be the version of kop that scaffolded the project (e.g. 0.1.0)' };
   }
   if (project.generated !== undefined) {
     const list = project.generated;
-    if (!Array.isArray(list)) return { path: ['generated'], message: 'must be a list of the project-relative paths kop generated' };
+    if (!Array.isArray(list))
+      return { path: ['generated'], message: 'must be a list of the project-relative paths kop generated' };
     for (const [index, file] of list.entries()) {
       if (typeof file !== 'string' || file === '' || file.startsWith('/') || file.split('/').includes('..')) {
-        return { path: ['generated', index], message: 'must be a path inside the project, relative to it (e.g. config/crd/bases/x.yaml)' };
+        return {
+          path: ['generated', index],
+          message: 'must be a path inside the project, relative to it (e.g. config/crd/bases/x.yaml)',
+        };
       }
     }
   }
@@ -92,19 +155,30 @@ function firstProblem(project: Record<string, unknown>, formatVersion: string): 
       checkBoolean(entry, 'core', at) ??
       checkControllers(entry.controllers, [...at, 'controllers']);
     if (found) return found;
-    if (entry.module !== undefined && typeof entry.module !== 'string') return { path: [...at, 'module'], message: 'must be an npm dependency spec or a CRD file path (a string)' };
-    if (entry.path !== undefined && typeof entry.path !== 'string') return { path: [...at, 'path'], message: 'must be a file path (a string)' };
+    if (entry.module !== undefined && typeof entry.module !== 'string')
+      return { path: [...at, 'module'], message: 'must be an npm dependency spec or a CRD file path (a string)' };
+    if (entry.path !== undefined && typeof entry.path !== 'string')
+      return { path: [...at, 'path'], message: 'must be a file path (a string)' };
     const api = entry.api;
     if (api !== undefined) {
-      if (typeof api !== 'object' || api === null || Array.isArray(api)) return { path: [...at, 'api'], message: 'must be a mapping (crdVersion, namespaced, ssa)' };
+      if (typeof api !== 'object' || api === null || Array.isArray(api))
+        return { path: [...at, 'api'], message: 'must be a mapping (crdVersion, namespaced, ssa)' };
       const apiEntry = api as Record<string, unknown>;
-      const apiProblem = unknownKey(apiEntry, API_KEYS, [...at, 'api']) ?? checkBoolean(apiEntry, 'namespaced', [...at, 'api']) ?? checkBoolean(apiEntry, 'ssa', [...at, 'api']);
+      const apiProblem =
+        unknownKey(apiEntry, API_KEYS, [...at, 'api']) ??
+        checkBoolean(apiEntry, 'namespaced', [...at, 'api']) ??
+        checkBoolean(apiEntry, 'ssa', [...at, 'api']);
       if (apiProblem) return apiProblem;
-      if (apiEntry.crdVersion !== 'v1') return { path: [...at, 'api', 'crdVersion'], message: `must be v1, not ${JSON.stringify(apiEntry.crdVersion)}` };
+      if (apiEntry.crdVersion !== 'v1')
+        return {
+          path: [...at, 'api', 'crdVersion'],
+          message: `must be v1, not ${JSON.stringify(apiEntry.crdVersion)}`,
+        };
     }
     const webhooks = entry.webhooks;
     if (webhooks !== undefined) {
-      if (typeof webhooks !== 'object' || webhooks === null || Array.isArray(webhooks)) return { path: [...at, 'webhooks'], message: 'must be a mapping' };
+      if (typeof webhooks !== 'object' || webhooks === null || Array.isArray(webhooks))
+        return { path: [...at, 'webhooks'], message: 'must be a mapping' };
       const hooks = webhooks as Record<string, unknown>;
       const hookProblem =
         unknownKey(hooks, WEBHOOK_KEYS, [...at, 'webhooks']) ??
@@ -116,7 +190,10 @@ function firstProblem(project: Record<string, unknown>, formatVersion: string): 
         checkString(hooks, 'validationPath', checkWebhookPath, [...at, 'webhooks']);
       if (hookProblem) return hookProblem;
       if (hooks.webhookVersion !== undefined && hooks.webhookVersion !== 'v1') {
-        return { path: [...at, 'webhooks', 'webhookVersion'], message: `must be v1, not ${JSON.stringify(hooks.webhookVersion)}` };
+        return {
+          path: [...at, 'webhooks', 'webhookVersion'],
+          message: `must be v1, not ${JSON.stringify(hooks.webhookVersion)}`,
+        };
       }
     }
     // Strings by now: firstProblem checked every field's type before duplicates are looked for.
@@ -124,7 +201,8 @@ function firstProblem(project: Record<string, unknown>, formatVersion: string): 
     const group = String(entry.group);
     const key = `${String(entry.kind)} ${group === '' || (entry.core === true && group === 'core') ? domain : domain === '' ? group : `${group}.${domain}`}/${String(entry.version)}`;
     const first = seen.get(key);
-    if (first !== undefined) return { path: at, message: `${key} is listed twice (also resources[${first}]); keep one entry` };
+    if (first !== undefined)
+      return { path: at, message: `${key} is listed twice (also resources[${first}]); keep one entry` };
     seen.set(key, index);
   }
   return undefined;
@@ -136,14 +214,16 @@ const DEPLOY_IMAGE_OPTIONS = ['image', 'containerCommand', 'containerPort', 'run
 /** `plugins`: a mapping of plugin key to a mapping; deploy-image's resources as it records them. */
 function checkPlugins(value: unknown): ProjectProblem | undefined {
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'object' || Array.isArray(value)) return { path: ['plugins'], message: 'must be a mapping of plugin key to its configuration' };
+  if (typeof value !== 'object' || Array.isArray(value))
+    return { path: ['plugins'], message: 'must be a mapping of plugin key to its configuration' };
   for (const [key, config] of Object.entries(value as Record<string, unknown>)) {
     const at = ['plugins', key];
     if (config === null) continue;
     if (typeof config !== 'object' || Array.isArray(config)) return { path: at, message: 'must be a mapping (or {})' };
     if (key !== DEPLOY_IMAGE_KEY) continue;
     const resources = (config as Record<string, unknown>).resources;
-    if (!Array.isArray(resources)) return { path: [...at, 'resources'], message: 'must be a list of the kinds the plugin scaffolded' };
+    if (!Array.isArray(resources))
+      return { path: [...at, 'resources'], message: 'must be a list of the kinds the plugin scaffolded' };
     for (const [index, resource] of resources.entries()) {
       const where = [...at, 'resources', index];
       if (typeof resource !== 'object' || resource === null || Array.isArray(resource))
@@ -156,13 +236,16 @@ function checkPlugins(value: unknown): ProjectProblem | undefined {
         checkString(entry, 'domain', checkResourceDomain, where);
       if (found) return found;
       const options = entry.options;
-      if (typeof options !== 'object' || options === null || Array.isArray(options)) return { path: [...where, 'options'], message: 'must be a mapping with at least image' };
+      if (typeof options !== 'object' || options === null || Array.isArray(options))
+        return { path: [...where, 'options'], message: 'must be a mapping with at least image' };
       const optionProblem = unknownKey(options as Record<string, unknown>, DEPLOY_IMAGE_OPTIONS, [...where, 'options']);
       if (optionProblem) return optionProblem;
       for (const [name, option] of Object.entries(options as Record<string, unknown>)) {
-        if (typeof option !== 'string') return { path: [...where, 'options', name], message: `must be a string, not ${JSON.stringify(option)}` };
+        if (typeof option !== 'string')
+          return { path: [...where, 'options', name], message: `must be a string, not ${JSON.stringify(option)}` };
       }
-      if (typeof (options as Record<string, unknown>).image !== 'string') return { path: [...where, 'options'], message: 'no image' };
+      if (typeof (options as Record<string, unknown>).image !== 'string')
+        return { path: [...where, 'options'], message: 'no image' };
     }
   }
   return undefined;
@@ -174,11 +257,15 @@ function checkControllers(value: unknown, at: (string | number)[]): ProjectProbl
   if (!Array.isArray(value)) return { path: at, message: 'must be a list of controllers (- name: ...)' };
   const names: unknown[] = [];
   for (const [index, item] of value.entries()) {
-    if (typeof item !== 'object' || item === null || Array.isArray(item)) return { path: [...at, index], message: 'must be a mapping with a name' };
+    if (typeof item !== 'object' || item === null || Array.isArray(item))
+      return { path: [...at, index], message: 'must be a mapping with a name' };
     const controller = item as Record<string, unknown>;
-    const problem = unknownKey(controller, ['name'], [...at, index]) ?? checkString(controller, 'name', checkControllerName, [...at, index]);
+    const problem =
+      unknownKey(controller, ['name'], [...at, index]) ??
+      checkString(controller, 'name', checkControllerName, [...at, index]);
     if (problem) return problem;
-    if (names.includes(controller.name)) return { path: [...at, index, 'name'], message: `${String(controller.name)} is listed twice` };
+    if (names.includes(controller.name))
+      return { path: [...at, index, 'name'], message: `${String(controller.name)} is listed twice` };
     names.push(controller.name);
   }
   return undefined;
@@ -196,20 +283,40 @@ function checkSpokes(value: unknown, at: (string | number)[]): ProjectProblem | 
   return undefined;
 }
 
-function unknownKey(mapping: Record<string, unknown>, known: readonly string[], at: (string | number)[]): ProjectProblem | undefined {
+function unknownKey(
+  mapping: Record<string, unknown>,
+  known: readonly string[],
+  at: (string | number)[],
+): ProjectProblem | undefined {
   const key = Object.keys(mapping).find((k) => !known.includes(k));
-  return key === undefined ? undefined : { path: [...at, key], subject: at, message: `unknown key ${JSON.stringify(key)}; the keys here are ${known.join(', ')}` };
+  return key === undefined
+    ? undefined
+    : {
+        path: [...at, key],
+        subject: at,
+        message: `unknown key ${JSON.stringify(key)}; the keys here are ${known.join(', ')}`,
+      };
 }
 
-function checkString(mapping: Record<string, unknown>, key: string, check: NameCheck, at: (string | number)[]): ProjectProblem | undefined {
+function checkString(
+  mapping: Record<string, unknown>,
+  key: string,
+  check: NameCheck,
+  at: (string | number)[],
+): ProjectProblem | undefined {
   const value = mapping[key];
   if (value === undefined) return undefined;
-  if (typeof value !== 'string') return { path: [...at, key], message: `must be a string, not ${JSON.stringify(value)}` };
+  if (typeof value !== 'string')
+    return { path: [...at, key], message: `must be a string, not ${JSON.stringify(value)}` };
   const result = check(value);
   return result === true ? undefined : { path: [...at, key], message: result };
 }
 
-function checkBoolean(mapping: Record<string, unknown>, key: string, at: (string | number)[]): ProjectProblem | undefined {
+function checkBoolean(
+  mapping: Record<string, unknown>,
+  key: string,
+  at: (string | number)[],
+): ProjectProblem | undefined {
   const value = mapping[key];
   if (value === undefined || typeof value === 'boolean') return undefined;
   return { path: [...at, key], message: `must be true or false, not ${JSON.stringify(value)}` };

@@ -19,7 +19,8 @@ export const WEBHOOK_PATHS = {
   conversionFile: (r: ResourceNames, spoke: string) => `src/webhooks/${r.group}/${spoke}/${r.kindLower}.conversion.ts`,
   defaulterTestFile: (r: ResourceNames) => `test/webhooks/${r.group}/${r.version}/${r.kindLower}.defaulter.test.ts`,
   validatorTestFile: (r: ResourceNames) => `test/webhooks/${r.group}/${r.version}/${r.kindLower}.validator.test.ts`,
-  conversionTestFile: (r: ResourceNames, spoke: string) => `test/webhooks/${r.group}/${spoke}/${r.kindLower}.conversion.test.ts`,
+  conversionTestFile: (r: ResourceNames, spoke: string) =>
+    `test/webhooks/${r.group}/${spoke}/${r.kindLower}.conversion.test.ts`,
   setup: 'src/webhooks/setup.ts',
   defaultKustomization: 'config/default/kustomization.yaml',
   networkPolicyKustomization: 'config/network-policy/kustomization.yaml',
@@ -36,7 +37,10 @@ export function conversionPatchFile(plural: string): string {
  * controller-runtime's default path of a kind's admission webhook:
  * `/mutate-<group, dots as dashes>-<version>-<lower-case kind>` (and `/validate-...`).
  */
-export function admissionWebhookPath(type: 'mutate' | 'validate', names: Pick<ResourceNames, 'fullGroup' | 'version' | 'kind'>): string {
+export function admissionWebhookPath(
+  type: 'mutate' | 'validate',
+  names: Pick<ResourceNames, 'fullGroup' | 'version' | 'kind'>,
+): string {
   return `/${type}-${names.fullGroup.replace(/\./g, '-')}-${names.version}-${names.kind.toLowerCase()}`;
 }
 
@@ -45,7 +49,11 @@ export function admissionWebhookPath(type: 'mutate' | 'validate', names: Pick<Re
  * `v<kind>-<version>.kb.io`; with `group` (a kind whose name another group's kind had first, see
  * {@link webhookNamePrefix}) `m<group>-<kind>-<version>.kb.io`, since names are unique in a configuration.
  */
-export function admissionWebhookName(type: 'mutate' | 'validate', names: Pick<ResourceNames, 'version' | 'kind'>, group?: string): string {
+export function admissionWebhookName(
+  type: 'mutate' | 'validate',
+  names: Pick<ResourceNames, 'version' | 'kind'>,
+  group?: string,
+): string {
   return `${type === 'mutate' ? 'm' : 'v'}${group ? `${group.replace(/\./g, '-')}-` : ''}${names.kind.toLowerCase()}-${names.version}.kb.io`;
 }
 
@@ -78,7 +86,11 @@ export interface WebhookRegistration {
  * The setup.ts lines of a kind's defaulter, validator or conversion from `spoke`, each class
  * imported under `<prefix><Kind><Version>` (see {@link webhookNamePrefix}).
  */
-export function webhookRegistration(names: ResourceNames, prefix: string, what: 'defaulting' | 'validation' | { spoke: string }): WebhookRegistration {
+export function webhookRegistration(
+  names: ResourceNames,
+  prefix: string,
+  what: 'defaulting' | 'validation' | { spoke: string },
+): WebhookRegistration {
   const module = (file: string) => `./${file.replace(/^src\/webhooks\//, '').replace(/\.ts$/, '.js')}`;
   const { kind, version } = names;
   const local = `${prefix}${kind}`;
@@ -110,7 +122,10 @@ export function upperFirst(value: string): string {
  * Service, cert-manager, the network policies, the manager patch and the CA injection. Lines
  * already there are skipped.
  */
-export async function insertWebhookWiring(tree: VirtualTree, registrations: readonly { importLine: string; call: string }[]): Promise<void> {
+export async function insertWebhookWiring(
+  tree: VirtualTree,
+  registrations: readonly { importLine: string; call: string }[],
+): Promise<void> {
   await insertIntoFile(tree, WEBHOOK_PATHS.setup, [
     ...registrations.map((r) => ({ marker: 'imports', code: r.importLine })),
     ...registrations.map((r) => ({ marker: 'webhooks', code: r.call })),
@@ -121,14 +136,24 @@ export async function insertWebhookWiring(tree: VirtualTree, registrations: read
   ]);
   // Into the folders `kop init` scaffolds (or the webhook templates wrote just now, in projects
   // made before init did): each file's own list keeps what the project has there already.
-  await insertIntoFile(tree, WEBHOOK_PATHS.networkPolicyKustomization, [{ marker: 'network-policies', code: '- allow-webhook-traffic.yaml' }]);
-  await insertIntoFile(tree, WEBHOOK_PATHS.certManagerKustomization, [{ marker: 'certificates', code: '- certificate-webhook.yaml' }]);
+  await insertIntoFile(tree, WEBHOOK_PATHS.networkPolicyKustomization, [
+    { marker: 'network-policies', code: '- allow-webhook-traffic.yaml' },
+  ]);
+  await insertIntoFile(tree, WEBHOOK_PATHS.certManagerKustomization, [
+    { marker: 'certificates', code: '- certificate-webhook.yaml' },
+  ]);
   // One line each: a folder the user turned on already ([CERTMANAGER], [NETWORK-POLICY]) is not listed twice.
   await insertIntoFile(tree, WEBHOOK_PATHS.defaultKustomization, [
     { marker: 'resources', code: '- ../webhook' },
     { marker: 'resources', code: '- ../certmanager' },
     { marker: 'resources', code: '- ../network-policy' },
-    { marker: 'patches', code: '# Mounts the webhook certificate and exposes port 9443.\n- path: manager_webhook_patch.yaml\n  target:\n    kind: Deployment' },
-    { marker: 'replacements', code: '# Written by `kop generate`: certificate names and cert-manager CA injection.\n- path: webhook_replacements.yaml' },
+    {
+      marker: 'patches',
+      code: '# Mounts the webhook certificate and exposes port 9443.\n- path: manager_webhook_patch.yaml\n  target:\n    kind: Deployment',
+    },
+    {
+      marker: 'replacements',
+      code: '# Written by `kop generate`: certificate names and cert-manager CA injection.\n- path: webhook_replacements.yaml',
+    },
   ]);
 }

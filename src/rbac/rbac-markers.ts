@@ -39,7 +39,12 @@ const RBAC_ARGS: ArgumentSpecs = {
 };
 
 /** The rbac vocabulary: one package-level marker, repeatable, with controller-gen's arguments. */
-export const RBAC_MARKER: MarkerDefinition = { name: 'kubebuilder:rbac', targets: ['package'], args: RBAC_ARGS, repeatable: true };
+export const RBAC_MARKER: MarkerDefinition = {
+  name: 'kubebuilder:rbac',
+  targets: ['package'],
+  args: RBAC_ARGS,
+  repeatable: true,
+};
 markerRegistry.register('rbac', [RBAC_MARKER]);
 
 /** Parses one marker line (`+kubebuilder:rbac:...`) with the shared marker registry. */

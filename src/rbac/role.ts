@@ -38,7 +38,8 @@ interface WorkingRule {
 
 const sortedUnique = (values: readonly string[]): string[] => [...new Set(values)].sort();
 const join = (values: readonly string[]): string => sortedUnique(values).join('&');
-const fullKey = (r: WorkingRule): string => [join(r.groups), join(r.resources), join(r.resourceNames), join(r.urls)].join(' + ');
+const fullKey = (r: WorkingRule): string =>
+  [join(r.groups), join(r.resources), join(r.resourceNames), join(r.urls)].join(' + ');
 
 /** Merges rules that share all fields but one, the way controller-gen does, and sorts them. */
 export function normaliseRules(input: readonly WorkingRule[]): PolicyRule[] {
@@ -102,14 +103,30 @@ export function buildRoles(markers: readonly RbacMarker[], roleName = MANAGER_RO
     // One rule per resource before merging, so rules sharing some resources merge cleanly.
     const resources = marker.resources.length > 0 ? marker.resources.map((r) => [r]) : [[]];
     for (const resource of resources) {
-      entry.rules.push({ groups: [...marker.groups], resources: resource, resourceNames: [...marker.resourceNames], urls: [...marker.urls], verbs: [...marker.verbs] });
+      entry.rules.push({
+        groups: [...marker.groups],
+        resources: resource,
+        resourceNames: [...marker.resourceNames],
+        urls: [...marker.urls],
+        verbs: [...marker.verbs],
+      });
     }
   }
   return [...byRole.keys()].sort().map((key) => {
     const { namespace, name, rules } = byRole.get(key)!;
     return namespace === ''
-      ? { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name }, rules: normaliseRules(rules) }
-      : { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name, namespace }, rules: normaliseRules(rules) };
+      ? {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'ClusterRole',
+          metadata: { name },
+          rules: normaliseRules(rules),
+        }
+      : {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'Role',
+          metadata: { name, namespace },
+          rules: normaliseRules(rules),
+        };
   });
 }
 

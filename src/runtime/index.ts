@@ -9,7 +9,12 @@
  */
 
 // Running controllers.
-export { Manager, GracefulShutdownTimeoutError, LeaderElectionLostError, type ManagerOptions } from './manager/manager.js';
+export {
+  Manager,
+  GracefulShutdownTimeoutError,
+  LeaderElectionLostError,
+  type ManagerOptions,
+} from './manager/manager.js';
 export { createLogger, silentLogger, type LogFields, type Logger } from './util/logger.js';
 
 // The one client and the kinds it reads and writes.
@@ -19,18 +24,53 @@ export type { KubernetesObject, ObjectList } from './client/types/meta.js';
 export * from './client/typed/builtin-types.js';
 export { RestClient, type RestClientOptions } from './client/rest/rest-client.js';
 export { loadClientConfig } from './client/config/client-config.js';
-export { ApiError, isAlreadyExists, isConflict, isForbidden, isGone, isInvalid, isNotFound } from './client/errors/api-error.js';
+export {
+  ApiError,
+  isAlreadyExists,
+  isConflict,
+  isForbidden,
+  isGone,
+  isInvalid,
+  isNotFound,
+} from './client/errors/api-error.js';
 export { retryOnConflict } from './client/retry/retry-on-conflict.js';
 
 // Reconciling.
-export { TerminalError, type ReconcileContext, type ReconcileResult, type Reconciler } from './controller/controller.js';
+export {
+  TerminalError,
+  type ReconcileContext,
+  type ReconcileResult,
+  type Reconciler,
+} from './controller/controller.js';
 export type { Request } from './cache/object-meta.js';
 export { CacheNotSyncedError, CacheScopeError } from './cache/lister.js';
-export { addFinalizer, finalizer, hasFinalizer, isBeingDeleted, removeFinalizer, type FinalizerHandlers } from './controller/finalizers.js';
+export {
+  addFinalizer,
+  finalizer,
+  hasFinalizer,
+  isBeingDeleted,
+  removeFinalizer,
+  type FinalizerHandlers,
+} from './controller/finalizers.js';
 export { createOrUpdate } from './controller/create-or-update.js';
 export { AlreadyOwnedError, setControllerReference } from './controller/owner-references.js';
-export { findCondition, isConditionTrue, removeCondition, setCondition, type Condition } from './controller/conditions.js';
-export { and, annotationsChanged, generationChanged, labelsChanged, matching, not, or, type Predicate } from './controller/predicates.js';
+export {
+  findCondition,
+  isConditionTrue,
+  removeCondition,
+  setCondition,
+  type Condition,
+} from './controller/conditions.js';
+export {
+  and,
+  annotationsChanged,
+  generationChanged,
+  labelsChanged,
+  matching,
+  not,
+  or,
+  type Predicate,
+} from './controller/predicates.js';
 export type { EventRecorder } from './controller/event-recorder.js';
 
 // Webhooks: what a defaulter, a validator and a conversion use (registered with manager.webhook and manager.conversion).

@@ -41,7 +41,13 @@ export async function applyTree(tree: VirtualTree, context: Context, options: Ap
   for (const change of visible) {
     const label = LABELS[change.action as keyof typeof LABELS].padEnd(6);
     const colored =
-      change.action === 'create' ? styles?.green(label) : change.action === 'update' ? styles?.yellow(label) : change.action === 'delete' ? styles?.red(label) : styles?.dim(label);
+      change.action === 'create'
+        ? styles?.green(label)
+        : change.action === 'update'
+          ? styles?.yellow(label)
+          : change.action === 'delete'
+            ? styles?.red(label)
+            : styles?.dim(label);
     const shown = displayPath(tree.root, change.path, context.cwd);
     context.out.info(`${colored ?? label} ${shown}${change.reason ? ` (${change.reason})` : ''}`);
     // A file the user owns is only ever replaced under --force: show what changes in it.
@@ -50,7 +56,9 @@ export async function applyTree(tree: VirtualTree, context: Context, options: Ap
       for (const line of lineDiff(before ?? '', after ?? '')) context.out.info(line);
     }
   }
-  const writes = visible.some((change) => change.action === 'create' || change.action === 'update' || change.action === 'delete');
+  const writes = visible.some(
+    (change) => change.action === 'create' || change.action === 'update' || change.action === 'delete',
+  );
   if (!writes) context.out.info('no changes');
   const tasks = options.tasks ?? [];
   if (context.dryRun) {
@@ -66,9 +74,14 @@ export async function applyTree(tree: VirtualTree, context: Context, options: Ap
       await task.run(context);
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
-      throw new KopError(`${task.title} failed: ${reason}`, task.hint ?? 'the files were written; fix the problem and run the step yourself');
+      throw new KopError(
+        `${task.title} failed: ${reason}`,
+        task.hint ?? 'the files were written; fix the problem and run the step yourself',
+      );
     }
-    context.out.info(`${styles?.green('DONE') ?? 'DONE'}   ${task.title} (${((Date.now() - started) / 1000).toFixed(1)}s)`);
+    context.out.info(
+      `${styles?.green('DONE') ?? 'DONE'}   ${task.title} (${((Date.now() - started) / 1000).toFixed(1)}s)`,
+    );
   }
   return { changes, written: true };
 }

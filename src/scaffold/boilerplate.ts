@@ -14,7 +14,9 @@ export function boilerplateComment(filePath: string, lines: readonly string[]): 
   if (content.length === 0) return '';
   const syntax = commentSyntaxFor(filePath);
   if (!syntax) throw new KopError(`${filePath} cannot hold a license header: kop knows no comment syntax for it`);
-  const commented = syntax.line ? content.map((line) => `${syntax.line} ${line}`) : [syntax.block![0], ...content, syntax.block![1]];
+  const commented = syntax.line
+    ? content.map((line) => `${syntax.line} ${line}`)
+    : [syntax.block![0], ...content, syntax.block![1]];
   return commented.join('\n') + '\n\n';
 }
 

@@ -24,7 +24,10 @@ export async function formatScaffoldedFiles(tree: VirtualTree): Promise<void> {
   try {
     config = JSON.parse(configText) as Record<string, unknown>;
   } catch (error) {
-    throw new KopError(`${PRETTIER_CONFIG_FILE} is not valid JSON: ${(error as Error).message}`, 'fix it, or remove it to scaffold without formatting');
+    throw new KopError(
+      `${PRETTIER_CONFIG_FILE} is not valid JSON: ${(error as Error).message}`,
+      'fix it, or remove it to scaffold without formatting',
+    );
   }
   delete config.$schema;
   // Loaded only here: a command that scaffolds nothing (and `kop --help`) never pays for it.

@@ -25,7 +25,11 @@ export function markerComment(filePath: string, marker: string): string {
  * skipped, marker or not, so running a generator twice never duplicates wiring. A missing
  * marker where code must go is an error that says which line to add back.
  */
-export function insertAtMarkers(filePath: string, content: string, insertions: readonly Insertion[]): { content: string; changed: boolean } {
+export function insertAtMarkers(
+  filePath: string,
+  content: string,
+  insertions: readonly Insertion[],
+): { content: string; changed: boolean } {
   let lines = content.split('\n');
   let changed = false;
   for (const insertion of insertions) {
@@ -35,7 +39,10 @@ export function insertAtMarkers(filePath: string, content: string, insertions: r
     if (fragment.length === 0 || containsInOrder(lines, fragment)) continue;
     const at = lines.findIndex((line) => line.trim() === marker);
     if (at === -1) {
-      throw new KopError(`${filePath} has no \`${marker}\` marker, so kop cannot add its code there`, `add the line \`${marker}\` back where kop should insert code, then re-run`);
+      throw new KopError(
+        `${filePath} has no \`${marker}\` marker, so kop cannot add its code there`,
+        `add the line \`${marker}\` back where kop should insert code, then re-run`,
+      );
     }
     const indent = /^\s*/.exec(lines[at]!)![0];
     const indented = fragment.map((line) => (line.trim() === '' ? '' : indent + line));
@@ -46,10 +53,17 @@ export function insertAtMarkers(filePath: string, content: string, insertions: r
 }
 
 /** Applies `insertAtMarkers` to a file in the tree; a file without changes is left unstaged. */
-export async function insertIntoFile(tree: VirtualTree, filePath: string, insertions: readonly Insertion[]): Promise<boolean> {
+export async function insertIntoFile(
+  tree: VirtualTree,
+  filePath: string,
+  insertions: readonly Insertion[],
+): Promise<boolean> {
   const current = await tree.read(filePath);
   if (current === undefined) {
-    throw new KopError(`cannot insert into ${filePath}: the file does not exist`, 'restore it or re-run `kop init --force`');
+    throw new KopError(
+      `cannot insert into ${filePath}: the file does not exist`,
+      'restore it or re-run `kop init --force`',
+    );
   }
   const result = insertAtMarkers(filePath, current, insertions);
   if (result.changed) await tree.update(filePath, () => result.content, 'inserted');

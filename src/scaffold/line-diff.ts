@@ -62,7 +62,10 @@ export function matchLines(a: readonly string[], b: readonly string[]): number[]
   const lengths = Array.from({ length: n + 1 }, () => new Uint32Array(m + 1));
   for (let i = n - 1; i >= 0; i--) {
     for (let j = m - 1; j >= 0; j--) {
-      lengths[i]![j] = a[start + i] === b[start + j] ? lengths[i + 1]![j + 1]! + 1 : Math.max(lengths[i + 1]![j]!, lengths[i]![j + 1]!);
+      lengths[i]![j] =
+        a[start + i] === b[start + j]
+          ? lengths[i + 1]![j + 1]! + 1
+          : Math.max(lengths[i + 1]![j]!, lengths[i]![j + 1]!);
     }
   }
   let i = 0;
@@ -99,7 +102,12 @@ export interface LineMerge {
  * changed differently on both sides becomes a conflict block (lines both sides share at its start
  * and end stay outside the markers).
  */
-export function mergeLines(base: string, ours: string, theirs: string, labels: MergeLabels = { ours: 'ours', theirs: 'theirs' }): LineMerge {
+export function mergeLines(
+  base: string,
+  ours: string,
+  theirs: string,
+  labels: MergeLabels = { ours: 'ours', theirs: 'theirs' },
+): LineMerge {
   const o = base.split('\n');
   const a = ours.split('\n');
   const b = theirs.split('\n');
@@ -110,7 +118,8 @@ export function mergeLines(base: string, ours: string, theirs: string, labels: M
   let i = 0;
   let j = 0;
   let k = 0;
-  const same = (x: readonly string[], y: readonly string[]) => x.length === y.length && x.every((line, index) => line === y[index]);
+  const same = (x: readonly string[], y: readonly string[]) =>
+    x.length === y.length && x.every((line, index) => line === y[index]);
   while (i < o.length || j < a.length || k < b.length) {
     // The next base line both sides kept (at or after i), or the ends of all three.
     let next = i;
@@ -133,7 +142,12 @@ export function mergeLines(base: string, ours: string, theirs: string, labels: M
       let head = 0;
       while (head < oursChunk.length && head < theirsChunk.length && oursChunk[head] === theirsChunk[head]) head++;
       let tail = 0;
-      while (tail < oursChunk.length - head && tail < theirsChunk.length - head && oursChunk[oursChunk.length - 1 - tail] === theirsChunk[theirsChunk.length - 1 - tail]) tail++;
+      while (
+        tail < oursChunk.length - head &&
+        tail < theirsChunk.length - head &&
+        oursChunk[oursChunk.length - 1 - tail] === theirsChunk[theirsChunk.length - 1 - tail]
+      )
+        tail++;
       out.push(...oursChunk.slice(0, head));
       out.push(
         `<<<<<<< ${labels.ours}`,

@@ -121,7 +121,9 @@ export function templatePathToOutput(relative: string, data: TemplateData): stri
       let out = segment.replace(/__([A-Za-z][A-Za-z0-9]*)__/g, (_match, key: string) => {
         const value = data[key];
         if (typeof value !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(value) || value.includes('..')) {
-          throw new KopError(`template path ${relative}: placeholder ${key} has no safe value (${JSON.stringify(value)})`);
+          throw new KopError(
+            `template path ${relative}: placeholder ${key} has no safe value (${JSON.stringify(value)})`,
+          );
         }
         return value;
       });
@@ -136,7 +138,11 @@ export function templatePathToOutput(relative: string, data: TemplateData): stri
  * Renders every file under `templates/<dir>`: `.hbs` files through handlebars, other
  * files verbatim, each headed per its kind (see header.ts). Sorted by output path.
  */
-export async function renderTemplateDir(dir: string, data: TemplateData, root = templatesRoot()): Promise<RenderedFile[]> {
+export async function renderTemplateDir(
+  dir: string,
+  data: TemplateData,
+  root = templatesRoot(),
+): Promise<RenderedFile[]> {
   const base = path.join(root, dir);
   const relatives = await listFiles(base).catch((error: NodeJS.ErrnoException) => {
     throw new KopError(`kop's templates are missing (${base}): ${error.code ?? error.message}`, 'reinstall kop');

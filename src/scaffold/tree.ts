@@ -160,7 +160,12 @@ export class VirtualTree {
    * the disk, so writing the same bytes again is no change.
    */
   writeBinary(file: string, bytes: Uint8Array, options: WriteOptions = {}): void {
-    this.staged.set(this.key(file), { content: undefined, bytes, kind: options.kind ?? 'generated', mode: options.mode });
+    this.staged.set(this.key(file), {
+      content: undefined,
+      bytes,
+      kind: options.kind ?? 'generated',
+      mode: options.mode,
+    });
   }
 
   /**
@@ -193,14 +198,19 @@ export class VirtualTree {
 
   /** The staged files with content to write (not skipped, not deleted) that `select` picks. */
   stagedFiles(select: (file: string, kind: FileKind) => boolean): string[] {
-    return [...this.staged].filter(([key, file]) => file.content !== undefined && file.skipReason === undefined && select(key, file.kind)).map(([key]) => key);
+    return [...this.staged]
+      .filter(([key, file]) => file.content !== undefined && file.skipReason === undefined && select(key, file.kind))
+      .map(([key]) => key);
   }
 
   /**
    * Rewrites the content of every staged file `select` picks (skipped and deleted files never),
    * e.g. to format what was scaffolded before it is planned and written.
    */
-  async rewriteStaged(select: (file: string, kind: FileKind) => boolean, rewrite: (file: string, content: string) => Promise<string>): Promise<void> {
+  async rewriteStaged(
+    select: (file: string, kind: FileKind) => boolean,
+    rewrite: (file: string, content: string) => Promise<string>,
+  ): Promise<void> {
     for (const [key, file] of this.staged) {
       if (file.content === undefined || file.skipReason !== undefined || !select(key, file.kind)) continue;
       file.content = await rewrite(key, file.content);
@@ -216,7 +226,9 @@ export class VirtualTree {
     for (const [key, file] of this.staged) {
       const onDisk = await this.readDisk(key);
       let action: ChangeAction;
-      if (file.bytes !== undefined) action = onDisk === undefined ? 'create' : (await this.sameBytesOnDisk(key, file.bytes)) ? 'unchanged' : 'update';
+      if (file.bytes !== undefined)
+        action =
+          onDisk === undefined ? 'create' : (await this.sameBytesOnDisk(key, file.bytes)) ? 'unchanged' : 'update';
       else if (file.skipReason !== undefined) action = 'skip';
       else if (file.content === undefined) action = onDisk === undefined ? 'unchanged' : 'delete';
       else if (onDisk === undefined) action = 'create';
@@ -243,7 +255,8 @@ export class VirtualTree {
     const key = this.key(file);
     const staged = this.staged.get(key);
     const before = await this.readDisk(key);
-    if (staged?.bytes !== undefined) return { before: before === undefined ? undefined : '(binary)', after: '(binary)' };
+    if (staged?.bytes !== undefined)
+      return { before: before === undefined ? undefined : '(binary)', after: '(binary)' };
     return { before, after: staged && staged.skipReason === undefined ? staged.content : before };
   }
 
@@ -268,7 +281,8 @@ export class VirtualTree {
     const prefix = `.kop-${process.pid}-${Date.now().toString(36)}-`;
     const numbers = new Map([...writes, ...deletes].map((change, index) => [change.path, index]));
     const target = (change: PlannedChange): string => path.join(this.root, change.path);
-    const temporary = (change: PlannedChange, ending: string): string => path.join(path.dirname(target(change)), `${prefix}${numbers.get(change.path)!}${ending}`);
+    const temporary = (change: PlannedChange, ending: string): string =>
+      path.join(path.dirname(target(change)), `${prefix}${numbers.get(change.path)!}${ending}`);
     const fresh = (change: PlannedChange): string => temporary(change, '.new');
     const previous = (change: PlannedChange): string => temporary(change, '.old');
     const createdDirs: string[] = [];
@@ -277,14 +291,23 @@ export class VirtualTree {
     const placed: PlannedChange[] = [];
     try {
       for (const change of writes) {
-        for (let dir = path.dirname(target(change)); dir.startsWith(this.root) && dir !== this.root; dir = path.dirname(dir)) {
+        for (
+          let dir = path.dirname(target(change));
+          dir.startsWith(this.root) && dir !== this.root;
+          dir = path.dirname(dir)
+        ) {
           if (!createdDirs.includes(dir) && !(await pathExists(dir))) createdDirs.push(dir);
         }
         await this.fileSystem.mkdir(path.dirname(target(change)), { recursive: true });
         const file = this.staged.get(change.path)!;
-        await this.fileSystem.writeFile(fresh(change), file.bytes ?? file.content ?? '', file.mode === undefined ? undefined : { mode: file.mode });
+        await this.fileSystem.writeFile(
+          fresh(change),
+          file.bytes ?? file.content ?? '',
+          file.mode === undefined ? undefined : { mode: file.mode },
+        );
         // The new file replaces the old one, so it takes over the old one's permissions.
-        if (change.action === 'update' && file.mode === undefined) await fs.chmod(fresh(change), (await fs.stat(target(change))).mode & 0o7777);
+        if (change.action === 'update' && file.mode === undefined)
+          await fs.chmod(fresh(change), (await fs.stat(target(change))).mode & 0o7777);
       }
       for (const change of [...deletes, ...writes]) {
         if (change.action !== 'create') {
@@ -299,7 +322,8 @@ export class VirtualTree {
     } catch (error) {
       // Best effort, newest first, so the original error is what the user sees.
       for (const change of [...placed].reverse()) await fs.rm(target(change), { force: true }).catch(() => undefined);
-      for (const change of [...movedAside].reverse()) await fs.rename(previous(change), target(change)).catch(() => undefined);
+      for (const change of [...movedAside].reverse())
+        await fs.rename(previous(change), target(change)).catch(() => undefined);
       for (const change of writes) await fs.rm(fresh(change), { force: true }).catch(() => undefined);
       for (const dir of createdDirs.sort((a, b) => b.length - a.length)) await fs.rmdir(dir).catch(() => undefined);
       throw error;

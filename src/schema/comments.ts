@@ -110,7 +110,11 @@ export class CommentReader {
   leadingComments(
     sourceFile: TypeScript.SourceFile,
     node: TypeScript.Node,
-  ): { attached: TypeScript.CommentRange[]; markerGroup: TypeScript.CommentRange[]; earlier: TypeScript.CommentRange[] } {
+  ): {
+    attached: TypeScript.CommentRange[];
+    markerGroup: TypeScript.CommentRange[];
+    earlier: TypeScript.CommentRange[];
+  } {
     const ranges = this.ts.getLeadingCommentRanges(sourceFile.text, node.getFullStart()) ?? [];
     const groups: TypeScript.CommentRange[][] = [];
     let next = node.getStart(sourceFile);
@@ -172,7 +176,8 @@ export class CommentReader {
       take(ts.getLeadingCommentRanges(sourceFile.text, node.pos));
       take(ts.getTrailingCommentRanges(sourceFile.text, node.end));
       // JSDoc nodes lie inside a comment already taken whole; their text is not code.
-      for (const child of node.getChildren(sourceFile)) if (child.kind < ts.SyntaxKind.FirstJSDocNode || child.kind > ts.SyntaxKind.LastJSDocNode) visit(child);
+      for (const child of node.getChildren(sourceFile))
+        if (child.kind < ts.SyntaxKind.FirstJSDocNode || child.kind > ts.SyntaxKind.LastJSDocNode) visit(child);
     };
     visit(sourceFile);
     unread.sort((a, b) => a.pos - b.pos);
@@ -221,13 +226,20 @@ export class CommentReader {
               .replace(/^\/\*\*?/, '')
               .replace(/\*\/$/, '')
               .split('\n')
-              .map((line, index) => (index === 0 ? line.replace(/^ /, '') : line.replace(/^\s*\* ?/, '')).replace(/^\s+$/, ''));
+              .map((line, index) =>
+                (index === 0 ? line.replace(/^ /, '') : line.replace(/^\s*\* ?/, '')).replace(/^\s+$/, ''),
+              );
       bodyLines.forEach((line, index) => {
         if (isMarkerLine(line)) {
           const location = { file: this.relative(sourceFile.fileName), line: firstLine + index };
           const marker = parseMarker(line, location);
           const definition = markerDefinition(marker.name)!;
-          if (options.packageMarkers && target === 'type' && !definition.targets.includes('type') && definition.targets.includes('package')) {
+          if (
+            options.packageMarkers &&
+            target === 'type' &&
+            !definition.targets.includes('type') &&
+            definition.targets.includes('package')
+          ) {
             // In the group above a type's doc, a marker no type can carry is a package marker.
             options.packageMarkers.push(marker);
             return;

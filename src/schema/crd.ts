@@ -26,7 +26,14 @@ export interface CustomResourceDefinition {
   metadata: { name: string; annotations?: Record<string, string>; labels?: Record<string, string> };
   spec: {
     group: string;
-    names: { kind: string; listKind: string; plural: string; singular: string; shortNames?: string[]; categories?: string[] };
+    names: {
+      kind: string;
+      listKind: string;
+      plural: string;
+      singular: string;
+      shortNames?: string[];
+      categories?: string[];
+    };
     scope: 'Namespaced' | 'Cluster';
     versions: CrdVersion[];
   };
@@ -39,8 +46,18 @@ export interface CrdVersion {
   deprecated?: boolean;
   deprecationWarning?: string;
   schema: { openAPIV3Schema: JSONSchemaProps };
-  subresources?: { status?: Record<string, never>; scale?: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath?: string } };
-  additionalPrinterColumns?: { name: string; type: string; jsonPath: string; description?: string; format?: string; priority?: number }[];
+  subresources?: {
+    status?: Record<string, never>;
+    scale?: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath?: string };
+  };
+  additionalPrinterColumns?: {
+    name: string;
+    type: string;
+    jsonPath: string;
+    description?: string;
+    format?: string;
+    priority?: number;
+  }[];
   selectableFields?: { jsonPath: string }[];
 }
 
@@ -72,7 +89,11 @@ export function buildCrds(model: ApiModel, options: CrdOptions = {}): GeneratedC
 }
 
 /** The CRD of one kind. */
-export function buildCrd(kind: ApiKind, converter: OpenApiConverter, options: CrdOptions = {}): CustomResourceDefinition {
+export function buildCrd(
+  kind: ApiKind,
+  converter: OpenApiConverter,
+  options: CrdOptions = {},
+): CustomResourceDefinition {
   const versions = kind.versions.filter((v) => !v.skipped).map((v) => buildVersion(v, converter, options));
   versions.sort((a, b) => (a.name < b.name ? -1 : 1));
   const allMarkers = kind.versions.flatMap((v) => v.declaration.markers);
@@ -82,7 +103,12 @@ export function buildCrd(kind: ApiKind, converter: OpenApiConverter, options: Cr
   const labels = keyValues(metadataMarker, 'labels');
   if (annotations) metadata.annotations = annotations;
   if (labels) metadata.labels = labels;
-  const names: CustomResourceDefinition['spec']['names'] = { kind: kind.kind, listKind: kind.listKind, plural: kind.plural, singular: kind.singular };
+  const names: CustomResourceDefinition['spec']['names'] = {
+    kind: kind.kind,
+    listKind: kind.listKind,
+    plural: kind.plural,
+    singular: kind.singular,
+  };
   if (kind.shortNames.length > 0) names.shortNames = kind.shortNames;
   if (kind.categories.length > 0) names.categories = kind.categories;
   return {
@@ -99,7 +125,12 @@ function buildVersion(version: ApiKindVersion, converter: OpenApiConverter, opti
   let schema = topLevelMetadata(converter.kindSchema(version));
   assertStructural(schema, converter.origins, declaration.location);
   if (options.maxDescriptionLength !== undefined) schema = truncateDescriptions(schema, options.maxDescriptionLength);
-  const entry: CrdVersion = { name: version.version, served: version.served, storage: version.storage, schema: { openAPIV3Schema: schema } };
+  const entry: CrdVersion = {
+    name: version.version,
+    served: version.served,
+    storage: version.storage,
+    schema: { openAPIV3Schema: schema },
+  };
   if (version.deprecated) {
     entry.deprecated = true;
     if (version.deprecationWarning !== undefined) entry.deprecationWarning = version.deprecationWarning;
@@ -170,7 +201,13 @@ function buildVersion(version: ApiKindVersion, converter: OpenApiConverter, opti
 }
 
 /** Resolves a simple JSONPath (`.spec.replicas`) in the schema; errors at the marker when it does not exist. */
-function requirePath(schema: JSONSchemaProps, jsonPath: string, marker: Marker, subject: string, types: string[]): void {
+function requirePath(
+  schema: JSONSchemaProps,
+  jsonPath: string,
+  marker: Marker,
+  subject: string,
+  types: string[],
+): void {
   let node: JSONSchemaProps | undefined = schema;
   for (const part of jsonPath.replace(/^\./, '').split('.')) node = node?.properties?.[part];
   const fail = (problem: string): never => {
@@ -193,7 +230,12 @@ function keyValues(marker: Marker | undefined, key: string): Record<string, stri
     const text = String(item);
     const eq = text.indexOf('=');
     if (eq < 0) {
-      throw new MarkerPlacementError(marker!.location, `+${marker!.name}`, `"${text}" is not key=value`, `write ${key}="key=value"`);
+      throw new MarkerPlacementError(
+        marker!.location,
+        `+${marker!.name}`,
+        `"${text}" is not key=value`,
+        `write ${key}="key=value"`,
+      );
     }
     out[text.slice(0, eq)] = text.slice(eq + 1);
   }

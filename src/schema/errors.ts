@@ -3,7 +3,13 @@ import { KopError } from '../base/errors.js';
 // Locations and the marker errors live with the marker parser (markers/), which every
 // vocabulary shares; they are re-exported here beside the schema's own errors.
 import { formatLocation, SchemaError, type SourceLocation } from '../markers/errors.js';
-export { formatLocation, MarkerSyntaxError, SchemaError, UnknownMarkerError, type SourceLocation } from '../markers/errors.js';
+export {
+  formatLocation,
+  MarkerSyntaxError,
+  SchemaError,
+  UnknownMarkerError,
+  type SourceLocation,
+} from '../markers/errors.js';
 
 /**
  * Runs `parse` on each item and returns the results; a SchemaError of any item does not stop
@@ -51,7 +57,10 @@ export class SchemaErrors extends KopError {
     errors = errors.flatMap((e) => (e instanceof SchemaErrors ? e.errors : [e]));
     const shown = errors.slice(0, listed).map((e) => `  ${e.message}`);
     if (errors.length > listed) shown.push(`  ... and ${errors.length - listed} more`);
-    super(`${errors.length} problems in ${where}:\n${shown.join('\n')}`, 'fix each place listed; nothing was generated');
+    super(
+      `${errors.length} problems in ${where}:\n${shown.join('\n')}`,
+      'fix each place listed; nothing was generated',
+    );
     this.errors = errors;
   }
 }
@@ -75,7 +84,8 @@ export class ApiSyntaxError extends KopError {
 export class StructuralSchemaError extends KopError {
   constructor(readonly violations: readonly { location: SourceLocation; path: string; message: string }[]) {
     super(
-      `the generated schema is not structural:\n` + violations.map((v) => `  ${v.path}: ${v.message} (${formatLocation(v.location)})`).join('\n'),
+      `the generated schema is not structural:\n` +
+        violations.map((v) => `  ${v.path}: ${v.message} (${formatLocation(v.location)})`).join('\n'),
       'fix the types or markers at the places listed',
     );
   }

@@ -14,14 +14,19 @@ import { findMarker, type Marker } from './markers.js';
 const DNS1035_LABEL = /^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/;
 
 export function collectKinds(packages: ApiPackage[], project: ProjectFile | undefined): ApiKind[] {
-  const byKey = new Map<string, { group: string; kind: string; entries: { pkg: ApiPackage; declaration: TypeDeclaration }[] }>();
+  const byKey = new Map<
+    string,
+    { group: string; kind: string; entries: { pkg: ApiPackage; declaration: TypeDeclaration }[] }
+  >();
   for (const pkg of packages) {
     for (const declaration of pkg.declarations.values()) {
       const root = findMarker(declaration.markers, 'kubebuilder:object:root');
       if (!root || root.value === false) continue;
       const fields = allFields(declaration);
       const metadata = fields.find((f) => f.name === 'metadata');
-      const isList = fields.some((f) => f.name === 'items') && (metadata?.type.kind !== 'wellKnown' || metadata.type.name === 'ListMeta');
+      const isList =
+        fields.some((f) => f.name === 'items') &&
+        (metadata?.type.kind !== 'wellKnown' || metadata.type.name === 'ListMeta');
       if (isList) continue;
       const key = `${pkg.group}/${declaration.name}`;
       const entry = byKey.get(key) ?? { group: pkg.group, kind: declaration.name, entries: [] };
@@ -31,7 +36,8 @@ export function collectKinds(packages: ApiPackage[], project: ProjectFile | unde
   }
   const kinds: ApiKind[] = [];
   for (const { group, kind, entries } of byKey.values()) {
-    const markersOf = (name: string) => entries.map((e) => findMarker(e.declaration.markers, name)).find((m) => m !== undefined);
+    const markersOf = (name: string) =>
+      entries.map((e) => findMarker(e.declaration.markers, name)).find((m) => m !== undefined);
     const resource = markersOf('kubebuilder:resource');
     const projectResource = project?.resources.find((r) => r.kind === kind && fullGroup(r) === group);
     const plural = stringValue(resource?.args.path) ?? projectResource?.plural ?? pluralOfKind(kind);
@@ -63,7 +69,9 @@ export function collectKinds(packages: ApiPackage[], project: ProjectFile | unde
         );
       }
     }
-    const scope = (scopeArg as ApiKind['scope'] | undefined) ?? (projectResource?.api?.namespaced === false ? 'Cluster' : 'Namespaced');
+    const scope =
+      (scopeArg as ApiKind['scope'] | undefined) ??
+      (projectResource?.api?.namespaced === false ? 'Cluster' : 'Namespaced');
     const versions = entries.map(({ pkg, declaration }) => kindVersion(pkg, declaration));
     const seenVersions = new Map<string, ApiKindVersion>();
     for (const v of versions) {

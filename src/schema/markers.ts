@@ -4,15 +4,36 @@
  * (markers/registry.ts), which parses them the way controller-gen does so Go API types port
  * to TypeScript by changing syntax only. Every marker keeps its file and line, for errors.
  */
-import { markerRegistry, type Marker, type MarkerDefinition, type MarkerTarget, type RegisteredMarker } from '../markers/registry.js';
+import {
+  markerRegistry,
+  type Marker,
+  type MarkerDefinition,
+  type MarkerTarget,
+  type RegisteredMarker,
+} from '../markers/registry.js';
 import type { SourceLocation } from '../markers/errors.js';
 
 export { isMarkerLine, type Marker, type MarkerDefinition, type MarkerTarget } from '../markers/registry.js';
-export { argumentsUsage, guessValue, parseArgument, parseNamedArguments, splitTopLevel, type ArgumentSpecs, type ArgumentType } from '../markers/arguments.js';
+export {
+  argumentsUsage,
+  guessValue,
+  parseArgument,
+  parseNamedArguments,
+  splitTopLevel,
+  type ArgumentSpecs,
+  type ArgumentType,
+} from '../markers/arguments.js';
 
 const NUMBER_MARKERS = ['Minimum', 'Maximum', 'MultipleOf'] as const;
 const INT_MARKERS = ['MinLength', 'MaxLength', 'MinItems', 'MaxItems', 'MinProperties', 'MaxProperties'] as const;
-const BOOL_MARKERS = ['ExclusiveMinimum', 'ExclusiveMaximum', 'UniqueItems', 'XPreserveUnknownFields', 'XEmbeddedResource', 'XIntOrString'] as const;
+const BOOL_MARKERS = [
+  'ExclusiveMinimum',
+  'ExclusiveMaximum',
+  'UniqueItems',
+  'XPreserveUnknownFields',
+  'XEmbeddedResource',
+  'XIntOrString',
+] as const;
 
 const XVALIDATION_ARGS = {
   rule: { type: 'string' },
@@ -70,7 +91,11 @@ export const MARKER_DEFINITIONS: readonly MarkerDefinition[] = [
   { name: 'default', targets: ['field'], value: 'json' },
   { name: 'kubebuilder:example', targets: ['field'], value: 'any' },
   { name: 'kubebuilder:title', targets: ['type', 'field'], value: 'string' },
-  { name: 'kubebuilder:externalDocs', targets: ['type', 'field'], args: { url: { type: 'string' }, description: { type: 'string', optional: true } } },
+  {
+    name: 'kubebuilder:externalDocs',
+    targets: ['type', 'field'],
+    args: { url: { type: 'string' }, description: { type: 'string', optional: true } },
+  },
   // topology
   { name: 'listType', targets: ['type', 'field'], value: 'string' },
   { name: 'listMapKey', targets: ['type', 'field'], value: 'string', repeatable: true },
@@ -93,7 +118,11 @@ export const MARKER_DEFINITIONS: readonly MarkerDefinition[] = [
   {
     name: 'kubebuilder:subresource:scale',
     targets: ['type'],
-    args: { specpath: { type: 'string' }, statuspath: { type: 'string' }, selectorpath: { type: 'string', optional: true } },
+    args: {
+      specpath: { type: 'string' },
+      statuspath: { type: 'string' },
+      selectorpath: { type: 'string', optional: true },
+    },
   },
   {
     name: 'kubebuilder:printcolumn',

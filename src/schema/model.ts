@@ -40,7 +40,10 @@ interface FileState {
   sourceFile: TypeScript.SourceFile;
   relative: string;
   declarations: Map<string, { declaration: TypeDeclaration; node: TypeScript.Node }>;
-  imports: Map<string, { wellKnown: string } | { file: string; name: string } | { namespace: true } | { namespaceFile: string }>;
+  imports: Map<
+    string,
+    { wellKnown: string } | { file: string; name: string } | { namespace: true } | { namespaceFile: string }
+  >;
   /** `export { A as B }` (no module): exported name -> local name. */
   exportAliases: Map<string, string>;
   /** `export * from './x.js'` (no names) and `export { A as B } from './x.js'` (exported name -> name in that file). */
@@ -101,7 +104,8 @@ class ModelBuilder {
       });
     }
     for (const state of [...this.files.values()]) this.collect(() => this.resolveFile(state));
-    for (const state of this.files.values()) if (state.indexed && state.resolved) this.comments.refuseUnreadMarkers(state.sourceFile);
+    for (const state of this.files.values())
+      if (state.indexed && state.resolved) this.comments.refuseUnreadMarkers(state.sourceFile);
     if (!options.collectProblems) this.throwCollected();
 
     const packages: ApiPackage[] = [];
@@ -109,7 +113,8 @@ class ModelBuilder {
       const markers = states.flatMap((s) => s.packageMarkers);
       if (findMarker(markers, 'kubebuilder:skip')) continue;
       const declarations = new Map<string, TypeDeclaration>();
-      for (const state of states) for (const [name, { declaration }] of state.declarations) declarations.set(name, declaration);
+      for (const state of states)
+        for (const [name, { declaration }] of state.declarations) declarations.set(name, declaration);
       const versionMarker = findMarker(markers, 'versionName');
       const version = typeof versionMarker?.value === 'string' ? versionMarker.value : path.posix.basename(dir);
       const groupMarkers = markers.filter((m) => m.name === 'groupName');
@@ -126,12 +131,15 @@ class ModelBuilder {
       if (group === undefined && options.project) {
         const resource =
           options.project.resources.find((r) => r.path !== undefined && path.posix.dirname(r.path) === dir) ??
-          options.project.resources.find((r) => dir === `api/${r.group}/${r.version}` || (dir === `api/${r.version}` && r.version === version));
+          options.project.resources.find(
+            (r) => dir === `api/${r.group}/${r.version}` || (dir === `api/${r.version}` && r.version === version),
+          );
         if (resource) group = fullGroup(resource);
       }
       const hasRoot = [...declarations.values()].some((d) => findMarker(d.markers, 'kubebuilder:object:root'));
       if (!hasRoot) {
-        if (group !== undefined || versionMarker) packages.push(this.makePackage(dir, group ?? '', version, states, markers, declarations));
+        if (group !== undefined || versionMarker)
+          packages.push(this.makePackage(dir, group ?? '', version, states, markers, declarations));
         continue;
       }
       if (group === undefined) {
@@ -174,7 +182,14 @@ class ModelBuilder {
     };
   }
 
-  private makePackage(dir: string, group: string, version: string, states: FileState[], markers: Marker[], declarations: Map<string, TypeDeclaration>): ApiPackage {
+  private makePackage(
+    dir: string,
+    group: string,
+    version: string,
+    states: FileState[],
+    markers: Marker[],
+    declarations: Map<string, TypeDeclaration>,
+  ): ApiPackage {
     return {
       group,
       version,
@@ -199,7 +214,10 @@ class ModelBuilder {
   }
 
   private location(sourceFile: TypeScript.SourceFile, position: number): SourceLocation {
-    return { file: this.relative(sourceFile.fileName), line: sourceFile.getLineAndCharacterOfPosition(position).line + 1 };
+    return {
+      file: this.relative(sourceFile.fileName),
+      line: sourceFile.getLineAndCharacterOfPosition(position).line + 1,
+    };
   }
 
   /** Indexes a file's declarations, imports and header markers (pass 1). */
@@ -225,7 +243,11 @@ class ModelBuilder {
     const claimed = new Set<number>();
     for (const statement of node.statements) {
       const comments = this.comments.leadingComments(node, statement);
-      if (ts.isInterfaceDeclaration(statement) || ts.isTypeAliasDeclaration(statement) || ts.isEnumDeclaration(statement)) {
+      if (
+        ts.isInterfaceDeclaration(statement) ||
+        ts.isTypeAliasDeclaration(statement) ||
+        ts.isEnumDeclaration(statement)
+      ) {
         const attached = comments.attached;
         for (const c of attached) claimed.add(c.pos);
         const { doc, markers } = this.comments.docAndMarkers(node, attached, 'type', statement.name.text);
@@ -233,7 +255,11 @@ class ModelBuilder {
         // package can carry (+groupName in a file header right above the first type,
         // +kubebuilder:validation:Optional), which are package markers, as controller-gen sorts them.
         for (const c of comments.markerGroup) claimed.add(c.pos);
-        markers.unshift(...this.comments.docAndMarkers(node, comments.markerGroup, 'type', statement.name.text, { packageMarkers: state.packageMarkers }).markers);
+        markers.unshift(
+          ...this.comments.docAndMarkers(node, comments.markerGroup, 'type', statement.name.text, {
+            packageMarkers: state.packageMarkers,
+          }).markers,
+        );
         const exported = statement.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword) ?? false;
         const declaration: TypeDeclaration = {
           name: statement.name.text,
@@ -285,11 +311,15 @@ class ModelBuilder {
   /** Re-exports, so a type can be imported from an index file or under an exported alias. */
   private indexExport(state: FileState, statement: TypeScript.ExportDeclaration, absolute: string): void {
     const ts = this.ts;
-    const specifier = statement.moduleSpecifier && ts.isStringLiteral(statement.moduleSpecifier) ? statement.moduleSpecifier.text : undefined;
+    const specifier =
+      statement.moduleSpecifier && ts.isStringLiteral(statement.moduleSpecifier)
+        ? statement.moduleSpecifier.text
+        : undefined;
     const clause = statement.exportClause;
     if (specifier === undefined) {
       if (clause && ts.isNamedExports(clause)) {
-        for (const element of clause.elements) state.exportAliases.set(element.name.text, (element.propertyName ?? element.name).text);
+        for (const element of clause.elements)
+          state.exportAliases.set(element.name.text, (element.propertyName ?? element.name).text);
       }
       return;
     }
@@ -297,7 +327,10 @@ class ModelBuilder {
     if (!file) return;
     if (!clause) state.reexports.push({ file });
     else if (ts.isNamedExports(clause)) {
-      state.reexports.push({ file, names: new Map(clause.elements.map((e) => [e.name.text, (e.propertyName ?? e.name).text])) });
+      state.reexports.push({
+        file,
+        names: new Map(clause.elements.map((e) => [e.name.text, (e.propertyName ?? e.name).text])),
+      });
     }
   }
 
@@ -357,14 +390,31 @@ class ModelBuilder {
             // `interface X { [key: string]: T }` is a map; mixing it with properties has no schema.
             declaration.aliasOf =
               node.members.length === 1 && index.type && !node.heritageClauses
-                ? (indexKeyError(ts, index, declaration.name) ?? { kind: 'map', values: this.typeRef(state, index.type, sourceFile, declaration.name), text: declaration.name })
-                : { kind: 'unresolved', text: declaration.name, reason: 'it mixes properties with an index signature; use a struct or a map (Record<string, T>), not both' };
+                ? (indexKeyError(ts, index, declaration.name) ?? {
+                    kind: 'map',
+                    values: this.typeRef(state, index.type, sourceFile, declaration.name),
+                    text: declaration.name,
+                  })
+                : {
+                    kind: 'unresolved',
+                    text: declaration.name,
+                    reason:
+                      'it mixes properties with an index signature; use a struct or a map (Record<string, T>), not both',
+                  };
             return;
           }
           declaration.fields = this.members(state, node.members, sourceFile, declaration.name);
           for (const clause of node.heritageClauses ?? []) {
             for (const heritage of clause.types) {
-              declaration.extends.push(this.resolveName(state, heritage.expression.getText(sourceFile), heritage.typeArguments, heritage, sourceFile));
+              declaration.extends.push(
+                this.resolveName(
+                  state,
+                  heritage.expression.getText(sourceFile),
+                  heritage.typeArguments,
+                  heritage,
+                  sourceFile,
+                ),
+              );
             }
           }
         } else if (ts.isTypeAliasDeclaration(node)) {
@@ -384,15 +434,31 @@ class ModelBuilder {
       const init = member.initializer;
       if (init && (ts.isStringLiteral(init) || ts.isNoSubstitutionTemplateLiteral(init))) values.push(init.text);
       else if (init && ts.isNumericLiteral(init)) values.push(Number(init.text));
-      else if (init && ts.isPrefixUnaryExpression(init) && init.operator === ts.SyntaxKind.MinusToken && ts.isNumericLiteral(init.operand)) values.push(-Number(init.operand.text));
+      else if (
+        init &&
+        ts.isPrefixUnaryExpression(init) &&
+        init.operator === ts.SyntaxKind.MinusToken &&
+        ts.isNumericLiteral(init.operand)
+      )
+        values.push(-Number(init.operand.text));
       else {
-        return { kind: 'unresolved', text, reason: `enum member ${member.name.getText(sourceFile)} has no literal value`, fix: "give every member a string value (A = 'a')" };
+        return {
+          kind: 'unresolved',
+          text,
+          reason: `enum member ${member.name.getText(sourceFile)} has no literal value`,
+          fix: "give every member a string value (A = 'a')",
+        };
       }
     }
     return { kind: 'enum', values, text };
   }
 
-  private members(state: FileState, members: TypeScript.NodeArray<TypeScript.TypeElement>, sourceFile: TypeScript.SourceFile, owner: string): FieldModel[] {
+  private members(
+    state: FileState,
+    members: TypeScript.NodeArray<TypeScript.TypeElement>,
+    sourceFile: TypeScript.SourceFile,
+    owner: string,
+  ): FieldModel[] {
     const ts = this.ts;
     const fields: FieldModel[] = [];
     for (const member of members) {
@@ -406,7 +472,9 @@ class ModelBuilder {
             kind: 'unresolved',
             text: member.getText(sourceFile).replace(/\s+/g, ' '),
             reason: accessor ? 'an accessor is not a property of the JSON object' : 'a method is not data',
-            fix: accessor ? `declare a property instead (${name}?: <type>)` : 'remove it: API types hold only properties, and functions belong in your controller code',
+            fix: accessor
+              ? `declare a property instead (${name}?: <type>)`
+              : 'remove it: API types hold only properties, and functions belong in your controller code',
           },
           optional: true,
           doc: '',
@@ -417,11 +485,21 @@ class ModelBuilder {
       }
       if (!ts.isPropertySignature(member)) continue;
       this.collect(() => {
-        const name = ts.isIdentifier(member.name) || ts.isStringLiteral(member.name) ? member.name.text : member.name.getText(sourceFile);
+        const name =
+          ts.isIdentifier(member.name) || ts.isStringLiteral(member.name)
+            ? member.name.text
+            : member.name.getText(sourceFile);
         const { attached, markerGroup, earlier } = this.comments.leadingComments(sourceFile, member);
         this.comments.refuseUnattachedMarkers(sourceFile, earlier);
-        const { doc, markers } = this.comments.docAndMarkers(sourceFile, attached, 'field', `${owner}: field "${name}"`);
-        markers.unshift(...this.comments.docAndMarkers(sourceFile, markerGroup, 'field', `${owner}: field "${name}"`).markers);
+        const { doc, markers } = this.comments.docAndMarkers(
+          sourceFile,
+          attached,
+          'field',
+          `${owner}: field "${name}"`,
+        );
+        markers.unshift(
+          ...this.comments.docAndMarkers(sourceFile, markerGroup, 'field', `${owner}: field "${name}"`).markers,
+        );
         const location = this.location(sourceFile, member.name.getStart(sourceFile));
         const type: TypeRef = member.type
           ? this.typeRef(state, member.type, sourceFile, `${owner}.${name}`)
@@ -434,7 +512,12 @@ class ModelBuilder {
     return fields;
   }
 
-  private typeRef(state: FileState, node: TypeScript.TypeNode, sourceFile: TypeScript.SourceFile, owner?: string): TypeRef {
+  private typeRef(
+    state: FileState,
+    node: TypeScript.TypeNode,
+    sourceFile: TypeScript.SourceFile,
+    owner?: string,
+  ): TypeRef {
     const ts = this.ts;
     const text = node.getText(sourceFile);
     switch (node.kind) {
@@ -450,8 +533,10 @@ class ModelBuilder {
         return { kind: 'untyped', text };
     }
     if (ts.isParenthesizedTypeNode(node)) return this.typeRef(state, node.type, sourceFile, owner);
-    if (ts.isTypeOperatorNode(node) && node.operator === ts.SyntaxKind.ReadonlyKeyword) return this.typeRef(state, node.type, sourceFile, owner);
-    if (ts.isArrayTypeNode(node)) return { kind: 'array', items: this.typeRef(state, node.elementType, sourceFile, owner), text };
+    if (ts.isTypeOperatorNode(node) && node.operator === ts.SyntaxKind.ReadonlyKeyword)
+      return this.typeRef(state, node.type, sourceFile, owner);
+    if (ts.isArrayTypeNode(node))
+      return { kind: 'array', items: this.typeRef(state, node.elementType, sourceFile, owner), text };
     if (ts.isLiteralTypeNode(node)) {
       const literal = literalValue(ts, node);
       if (literal !== undefined) return { kind: 'enum', values: [literal], text };
@@ -464,22 +549,41 @@ class ModelBuilder {
         if (keyError) return keyError;
         return { kind: 'map', values: this.typeRef(state, index.type, sourceFile, owner), text };
       }
-      if (index) return { kind: 'unresolved', text, reason: 'it mixes properties with an index signature; use a struct or a map (Record<string, T>), not both' };
+      if (index)
+        return {
+          kind: 'unresolved',
+          text,
+          reason: 'it mixes properties with an index signature; use a struct or a map (Record<string, T>), not both',
+        };
       return { kind: 'object', fields: this.members(state, node.members, sourceFile, owner ?? 'object'), text };
     }
     if (ts.isUnionTypeNode(node)) {
-      const members = node.types.filter((t) => t.kind !== ts.SyntaxKind.UndefinedKeyword && !(ts.isLiteralTypeNode(t) && t.literal.kind === ts.SyntaxKind.NullKeyword));
+      const members = node.types.filter(
+        (t) =>
+          t.kind !== ts.SyntaxKind.UndefinedKeyword &&
+          !(ts.isLiteralTypeNode(t) && t.literal.kind === ts.SyntaxKind.NullKeyword),
+      );
       if (members.length === 1) return this.typeRef(state, members[0]!, sourceFile, owner);
       const literals = members.map((m) => (ts.isLiteralTypeNode(m) ? literalValue(ts, m) : undefined));
-      if (literals.includes(true) && literals.includes(false) && literals.length === 2) return { kind: 'boolean', text };
-      if (literals.every((l) => l !== undefined)) return { kind: 'enum', values: literals as (string | number | boolean)[], text };
-      if (members.every((m) => m.kind === ts.SyntaxKind.BooleanKeyword || (ts.isLiteralTypeNode(m) && typeof literalValue(ts, m) === 'boolean'))) {
+      if (literals.includes(true) && literals.includes(false) && literals.length === 2)
+        return { kind: 'boolean', text };
+      if (literals.every((l) => l !== undefined))
+        return { kind: 'enum', values: literals as (string | number | boolean)[], text };
+      if (
+        members.every(
+          (m) =>
+            m.kind === ts.SyntaxKind.BooleanKeyword ||
+            (ts.isLiteralTypeNode(m) && typeof literalValue(ts, m) === 'boolean'),
+        )
+      ) {
         return { kind: 'boolean', text };
       }
       return { kind: 'union', members: members.map((m) => this.typeRef(state, m, sourceFile, owner)), text };
     }
-    if (ts.isIntersectionTypeNode(node)) return { kind: 'intersection', members: node.types.map((t) => this.typeRef(state, t, sourceFile, owner)), text };
-    if (ts.isTypeReferenceNode(node)) return this.resolveName(state, node.typeName.getText(sourceFile), node.typeArguments, node, sourceFile, owner);
+    if (ts.isIntersectionTypeNode(node))
+      return { kind: 'intersection', members: node.types.map((t) => this.typeRef(state, t, sourceFile, owner)), text };
+    if (ts.isTypeReferenceNode(node))
+      return this.resolveName(state, node.typeName.getText(sourceFile), node.typeArguments, node, sourceFile, owner);
     return { kind: 'unresolved', text, reason: 'this form of type has no schema', fix: typeFormFix(ts, node) };
   }
 
@@ -493,14 +597,22 @@ class ModelBuilder {
   ): TypeRef {
     const text = node.getText(sourceFile);
     const args = typeArguments ?? [];
-    if ((name === 'Array' || name === 'ReadonlyArray') && args.length === 1) return { kind: 'array', items: this.typeRef(state, args[0]!, sourceFile, owner), text };
+    if ((name === 'Array' || name === 'ReadonlyArray') && args.length === 1)
+      return { kind: 'array', items: this.typeRef(state, args[0]!, sourceFile, owner), text };
     if (name === 'Record' && args.length === 2) {
       const key = this.typeRef(state, args[0]!, sourceFile, owner);
-      if (key.kind !== 'string') return { kind: 'unresolved', text, reason: 'map keys must be string', fix: 'JSON object keys are strings: use Record<string, T>' };
+      if (key.kind !== 'string')
+        return {
+          kind: 'unresolved',
+          text,
+          reason: 'map keys must be string',
+          fix: 'JSON object keys are strings: use Record<string, T>',
+        };
       return { kind: 'map', values: this.typeRef(state, args[1]!, sourceFile, owner), text };
     }
     const builtin = BUILTIN_TYPE_FIXES[name];
-    if (builtin && !state.declarations.has(name) && !state.imports.has(name)) return { kind: 'unresolved', text, reason: builtin.reason, fix: builtin.fix };
+    if (builtin && !state.declarations.has(name) && !state.imports.has(name))
+      return { kind: 'unresolved', text, reason: builtin.reason, fix: builtin.fix };
     if (args.length > 0) {
       return {
         kind: 'unresolved',
@@ -515,13 +627,24 @@ class ModelBuilder {
       if (namespace && 'namespace' in namespace) return { kind: 'wellKnown', name: name.slice(dot + 1), text };
       if (namespace && 'namespaceFile' in namespace) {
         const member = name.slice(dot + 1);
-        const declaration = member.includes('.') ? undefined : this.exportedDeclaration(namespace.namespaceFile, member);
+        const declaration = member.includes('.')
+          ? undefined
+          : this.exportedDeclaration(namespace.namespaceFile, member);
         if (declaration) return { kind: 'reference', name: member, target: declaration, text };
-        return { kind: 'unresolved', text, reason: `${namespace.namespaceFile} exports no interface or type "${member}"` };
+        return {
+          kind: 'unresolved',
+          text,
+          reason: `${namespace.namespaceFile} exports no interface or type "${member}"`,
+        };
       }
       const outer = state.declarations.get(name.slice(0, dot));
       if (outer && this.ts.isEnumDeclaration(outer.node)) {
-        return { kind: 'unresolved', text, reason: 'an enum member is not a type kop reads', fix: `use the member's string literal, or the whole enum ${name.slice(0, dot)}` };
+        return {
+          kind: 'unresolved',
+          text,
+          reason: 'an enum member is not a type kop reads',
+          fix: `use the member's string literal, or the whole enum ${name.slice(0, dot)}`,
+        };
       }
       const declaredAs = otherDeclarationKind(this.ts, sourceFile, name.slice(0, dot));
       if (declaredAs === 'namespace') {
@@ -532,7 +655,11 @@ class ModelBuilder {
           fix: 'declare the type at the top level of an API file (or a relatively imported file)',
         };
       }
-      return { kind: 'unresolved', text, reason: `"${name.slice(0, dot)}" is not a namespace import of ${WELL_KNOWN_MODULE}` };
+      return {
+        kind: 'unresolved',
+        text,
+        reason: `"${name.slice(0, dot)}" is not a namespace import of ${WELL_KNOWN_MODULE}`,
+      };
     }
     const local = state.declarations.get(name);
     if (local) return { kind: 'reference', name, target: local.declaration, text };
@@ -544,14 +671,32 @@ class ModelBuilder {
       return { kind: 'unresolved', text, reason: `${imported.file} exports no interface or type "${imported.name}"` };
     }
     const declaredAs = otherDeclarationKind(this.ts, sourceFile, name);
-    if (declaredAs === 'class') return { kind: 'unresolved', text, reason: `"${name}" is a class`, fix: `declare ${name} as an interface: kop reads interfaces and type aliases` };
+    if (declaredAs === 'class')
+      return {
+        kind: 'unresolved',
+        text,
+        reason: `"${name}" is a class`,
+        fix: `declare ${name} as an interface: kop reads interfaces and type aliases`,
+      };
     const owningDeclaration = owner ? state.declarations.get(owner.split('.')[0]!) : undefined;
     const owningNode = owningDeclaration?.node;
-    const typeParameters = owningNode && (this.ts.isInterfaceDeclaration(owningNode) || this.ts.isTypeAliasDeclaration(owningNode)) ? owningNode.typeParameters : undefined;
+    const typeParameters =
+      owningNode && (this.ts.isInterfaceDeclaration(owningNode) || this.ts.isTypeAliasDeclaration(owningNode))
+        ? owningNode.typeParameters
+        : undefined;
     if (typeParameters?.some((p) => p.name.text === name)) {
-      return { kind: 'unresolved', text, reason: `"${name}" is a type parameter, and a structural schema has none`, fix: 'write the concrete type in a non-generic declaration' };
+      return {
+        kind: 'unresolved',
+        text,
+        reason: `"${name}" is a type parameter, and a structural schema has none`,
+        fix: 'write the concrete type in a non-generic declaration',
+      };
     }
-    return { kind: 'unresolved', text, reason: `"${name}" is not declared in this file, imported from a relative file, or imported from ${WELL_KNOWN_MODULE}` };
+    return {
+      kind: 'unresolved',
+      text,
+      reason: `"${name}" is not declared in this file, imported from a relative file, or imported from ${WELL_KNOWN_MODULE}`,
+    };
   }
 }
 
@@ -559,7 +704,11 @@ function literalValue(ts: typeof TypeScript, node: TypeScript.LiteralTypeNode): 
   const literal = node.literal;
   if (ts.isStringLiteral(literal) || ts.isNoSubstitutionTemplateLiteral(literal)) return literal.text;
   if (ts.isNumericLiteral(literal)) return Number(literal.text);
-  if (ts.isPrefixUnaryExpression(literal) && ts.isNumericLiteral(literal.operand) && literal.operator === ts.SyntaxKind.MinusToken) {
+  if (
+    ts.isPrefixUnaryExpression(literal) &&
+    ts.isNumericLiteral(literal.operand) &&
+    literal.operator === ts.SyntaxKind.MinusToken
+  ) {
     return -Number(literal.operand.text);
   }
   if (literal.kind === ts.SyntaxKind.TrueKeyword) return true;
@@ -574,46 +723,84 @@ const BUILTIN_TYPE_FIXES: Record<string, { reason: string; fix: string }> = {
   ReadonlyMap: { reason: 'a Map does not survive JSON', fix: 'use Record<string, T> (a JSON object)' },
   Set: { reason: 'a Set does not survive JSON', fix: 'use T[] with +listType=set' },
   ReadonlySet: { reason: 'a Set does not survive JSON', fix: 'use T[] with +listType=set' },
-  Partial: { reason: 'utility types are not read', fix: 'declare an interface with the fields you need (optional ones with ?), or one that extends the base interface' },
-  Required: { reason: 'utility types are not read', fix: 'declare an interface with the fields you need, or one that extends the base interface' },
-  Readonly: { reason: 'utility types are not read', fix: 'use the type itself; readonly makes no difference to the schema' },
-  Pick: { reason: 'utility types are not read', fix: 'declare an interface with the fields you need, or one that extends the base interface' },
-  Omit: { reason: 'utility types are not read', fix: 'declare an interface with the fields you need, or one that extends the base interface' },
+  Partial: {
+    reason: 'utility types are not read',
+    fix: 'declare an interface with the fields you need (optional ones with ?), or one that extends the base interface',
+  },
+  Required: {
+    reason: 'utility types are not read',
+    fix: 'declare an interface with the fields you need, or one that extends the base interface',
+  },
+  Readonly: {
+    reason: 'utility types are not read',
+    fix: 'use the type itself; readonly makes no difference to the schema',
+  },
+  Pick: {
+    reason: 'utility types are not read',
+    fix: 'declare an interface with the fields you need, or one that extends the base interface',
+  },
+  Omit: {
+    reason: 'utility types are not read',
+    fix: 'declare an interface with the fields you need, or one that extends the base interface',
+  },
   Exclude: { reason: 'utility types are not read', fix: "write the remaining string literals as a union ('a' | 'b')" },
   Extract: { reason: 'utility types are not read', fix: "write the remaining string literals as a union ('a' | 'b')" },
   NonNullable: { reason: 'utility types are not read', fix: 'use the type itself' },
   String: { reason: 'the wrapper object type String is not a JSON type', fix: 'use string' },
-  Number: { reason: 'the wrapper object type Number is not a JSON type', fix: `use int32 or int64 from ${WELL_KNOWN_MODULE}` },
+  Number: {
+    reason: 'the wrapper object type Number is not a JSON type',
+    fix: `use int32 or int64 from ${WELL_KNOWN_MODULE}`,
+  },
   Boolean: { reason: 'the wrapper object type Boolean is not a JSON type', fix: 'use boolean' },
-  Object: { reason: 'the type Object says nothing about the value', fix: `use JSON (any JSON value) or RawExtension (an embedded object) from ${WELL_KNOWN_MODULE}` },
+  Object: {
+    reason: 'the type Object says nothing about the value',
+    fix: `use JSON (any JSON value) or RawExtension (an embedded object) from ${WELL_KNOWN_MODULE}`,
+  },
   BigInt: { reason: 'a bigint does not survive JSON', fix: `use int64 from ${WELL_KNOWN_MODULE}` },
   Function: { reason: 'a function is not data', fix: 'remove it: API types hold only properties' },
 };
 
 /** An index signature whose key is not `string`: JSON object keys are strings, as `Record` requires. */
-function indexKeyError(ts: typeof TypeScript, index: TypeScript.IndexSignatureDeclaration, text: string): TypeRef | undefined {
+function indexKeyError(
+  ts: typeof TypeScript,
+  index: TypeScript.IndexSignatureDeclaration,
+  text: string,
+): TypeRef | undefined {
   const key = index.parameters[0]?.type;
   if (!key || key.kind === ts.SyntaxKind.StringKeyword) return undefined;
-  return { kind: 'unresolved', text, reason: 'map keys must be string', fix: 'JSON object keys are strings: use { [key: string]: T } or Record<string, T>' };
+  return {
+    kind: 'unresolved',
+    text,
+    reason: 'map keys must be string',
+    fix: 'JSON object keys are strings: use { [key: string]: T } or Record<string, T>',
+  };
 }
 
 /** Whether `name` is declared in the file as something kop does not read (a class or namespace). */
-function otherDeclarationKind(ts: typeof TypeScript, sourceFile: TypeScript.SourceFile, name: string): 'class' | 'namespace' | undefined {
+function otherDeclarationKind(
+  ts: typeof TypeScript,
+  sourceFile: TypeScript.SourceFile,
+  name: string,
+): 'class' | 'namespace' | undefined {
   for (const statement of sourceFile.statements) {
     if (ts.isClassDeclaration(statement) && statement.name?.text === name) return 'class';
-    if (ts.isModuleDeclaration(statement) && ts.isIdentifier(statement.name) && statement.name.text === name) return 'namespace';
+    if (ts.isModuleDeclaration(statement) && ts.isIdentifier(statement.name) && statement.name.text === name)
+      return 'namespace';
   }
   return undefined;
 }
 
 /** What to write instead of a form of type that has no schema. */
 function typeFormFix(ts: typeof TypeScript, node: TypeScript.TypeNode): string {
-  if (ts.isTupleTypeNode(node)) return 'use an array (T[]) with +kubebuilder:validation:MinItems/MaxItems, or an object with named fields';
+  if (ts.isTupleTypeNode(node))
+    return 'use an array (T[]) with +kubebuilder:validation:MinItems/MaxItems, or an object with named fields';
   if (node.kind === ts.SyntaxKind.BigIntKeyword) return `use int64 from ${WELL_KNOWN_MODULE}`;
   if (ts.isFunctionTypeNode(node) || ts.isConstructorTypeNode(node)) return 'remove it: API types hold only data';
   if (ts.isTemplateLiteralTypeNode(node)) return 'use string with +kubebuilder:validation:Pattern=<regular expression>';
-  if (ts.isTypeOperatorNode(node) && node.operator === ts.SyntaxKind.KeyOfKeyword) return "write the keys as a union of string literals ('a' | 'b')";
-  if (ts.isIndexedAccessTypeNode(node)) return 'write the type of that property itself, or give it a name both places use';
+  if (ts.isTypeOperatorNode(node) && node.operator === ts.SyntaxKind.KeyOfKeyword)
+    return "write the keys as a union of string literals ('a' | 'b')";
+  if (ts.isIndexedAccessTypeNode(node))
+    return 'write the type of that property itself, or give it a name both places use';
   if (ts.isTypeQueryNode(node)) return 'write the type out instead of taking it from a value';
   return `write it as string, boolean, int32/int64 (${WELL_KNOWN_MODULE}), an array, Record<string, T>, an interface or a union of string literals`;
 }

@@ -38,7 +38,12 @@ function loadTsMorph(): typeof import('ts-morph') {
 
 /** Files under api/ that hold no API types: generated clients and apply configurations, tests, declarations. */
 function isApiSource(file: string): boolean {
-  return isTypeScriptSource(file) && !file.endsWith('.client.ts') && !file.endsWith('.apply.ts') && !file.endsWith('.test.ts');
+  return (
+    isTypeScriptSource(file) &&
+    !file.endsWith('.client.ts') &&
+    !file.endsWith('.apply.ts') &&
+    !file.endsWith('.test.ts')
+  );
 }
 
 /**
@@ -54,9 +59,14 @@ const recentlyParsed = new Map<string, { text: string; sourceFile: TypeScript.So
  * with an explicit list of absolute paths (tests use it for case folders); `sources` gives
  * the text of files by absolute path instead of reading them.
  */
-export async function createApiProgram(root: string, options: { apiDir?: string; files?: string[]; sources?: ReadonlyMap<string, string> } = {}): Promise<ApiProgram> {
+export async function createApiProgram(
+  root: string,
+  options: { apiDir?: string; files?: string[]; sources?: ReadonlyMap<string, string> } = {},
+): Promise<ApiProgram> {
   const absoluteRoot = path.resolve(root);
-  const files = (options.files ?? (await listSourceFiles(path.join(absoluteRoot, options.apiDir ?? 'api'), isApiSource))).sort();
+  const files = (
+    options.files ?? (await listSourceFiles(path.join(absoluteRoot, options.apiDir ?? 'api'), isApiSource))
+  ).sort();
   const { ts } = loadTsMorph();
   const parsed = new Map<string, TypeScript.SourceFile>();
   const parse = (file: string, text: string): TypeScript.SourceFile => {
@@ -65,7 +75,13 @@ export async function createApiProgram(root: string, options: { apiDir?: string;
       parsed.set(file, recent.sourceFile);
       return recent.sourceFile;
     }
-    const sourceFile = ts.createSourceFile(file, text, { languageVersion: ts.ScriptTarget.Latest, jsDocParsingMode: ts.JSDocParsingMode.ParseNone }, false, ts.ScriptKind.TS);
+    const sourceFile = ts.createSourceFile(
+      file,
+      text,
+      { languageVersion: ts.ScriptTarget.Latest, jsDocParsingMode: ts.JSDocParsingMode.ParseNone },
+      false,
+      ts.ScriptKind.TS,
+    );
     parsed.set(file, sourceFile);
     recentlyParsed.set(file, { text, sourceFile });
     return sourceFile;
@@ -99,7 +115,8 @@ function checkSyntax(ts: typeof TypeScript, root: string, files: readonly TypeSc
   const problems: string[] = [];
   for (const file of files) {
     // The parser's own diagnostics: not in the public typings, but what tsc reports as syntax errors.
-    const diagnostics = (file as unknown as { parseDiagnostics?: readonly TypeScript.DiagnosticWithLocation[] }).parseDiagnostics ?? [];
+    const diagnostics =
+      (file as unknown as { parseDiagnostics?: readonly TypeScript.DiagnosticWithLocation[] }).parseDiagnostics ?? [];
     for (const diagnostic of diagnostics) {
       const { line, character } = file.getLineAndCharacterOfPosition(diagnostic.start);
       const where = `${path.relative(root, file.fileName).split(path.sep).join('/')}:${line + 1}:${character + 1}`;

@@ -9,7 +9,22 @@
  */
 
 /** The POSIX classes RE2 knows inside brackets, `[[:alpha:]]` and `[[:^alpha:]]`. */
-const POSIX_CLASSES = new Set(['alnum', 'alpha', 'ascii', 'blank', 'cntrl', 'digit', 'graph', 'lower', 'print', 'punct', 'space', 'upper', 'word', 'xdigit']);
+const POSIX_CLASSES = new Set([
+  'alnum',
+  'alpha',
+  'ascii',
+  'blank',
+  'cntrl',
+  'digit',
+  'graph',
+  'lower',
+  'print',
+  'punct',
+  'space',
+  'upper',
+  'word',
+  'xdigit',
+]);
 /** The letters RE2 accepts after a backslash as a single character (`\n`) or a Perl class (`\d`). */
 const CHARACTER_ESCAPES = new Set(['a', 'f', 'n', 'r', 't', 'v']);
 const PERL_CLASSES = new Set(['d', 'D', 's', 'S', 'w', 'W']);
@@ -74,7 +89,8 @@ function checkPattern(pattern: string): void {
       if (counts) {
         const numbers = [counts[1], counts[3]].filter((n) => n !== undefined && n !== '').map(Number);
         if (numbers.some((n) => n > 1000)) refuse(`the repeat count ${counts[0]} is over 1000, RE2's limit`);
-        if (numbers.length === 2 && numbers[0]! > numbers[1]!) refuse(`the repeat count ${counts[0]} has its minimum above its maximum`);
+        if (numbers.length === 2 && numbers[0]! > numbers[1]!)
+          refuse(`the repeat count ${counts[0]} has its minimum above its maximum`);
         repeat = counts[0];
         i += counts[0].length;
       } else {
@@ -109,8 +125,10 @@ function checkPattern(pattern: string): void {
 function openGroup(pattern: string, start: number): { end: number; flagsOnly: boolean } {
   if (pattern[start + 1] !== '?') return { end: start + 1, flagsOnly: false };
   const rest = pattern.slice(start);
-  if (rest.startsWith('(?=') || rest.startsWith('(?!')) refuse(`${rest.slice(0, 3)} is a lookahead, which RE2 does not support`);
-  if (rest.startsWith('(?<=') || rest.startsWith('(?<!')) refuse(`${rest.slice(0, 4)} is a lookbehind, which RE2 does not support`);
+  if (rest.startsWith('(?=') || rest.startsWith('(?!'))
+    refuse(`${rest.slice(0, 3)} is a lookahead, which RE2 does not support`);
+  if (rest.startsWith('(?<=') || rest.startsWith('(?<!'))
+    refuse(`${rest.slice(0, 4)} is a lookbehind, which RE2 does not support`);
   if (rest.startsWith('(?>')) refuse('(?> is an atomic group, which RE2 does not support');
   const named = /^\(\?P?<([^>]*)>/.exec(rest);
   if (rest.startsWith('(?P<') || rest.startsWith('(?<')) {
@@ -122,7 +140,9 @@ function openGroup(pattern: string, start: number): { end: number; flagsOnly: bo
   // Flags: (?flags) or (?flags:...), flags from i m s U with at most one -, which must be followed by a flag.
   const flags = /^\(\?([imsU]*)(?:-([imsU]*))?([:)])/.exec(rest);
   if (!flags || (rest[2 + flags[1]!.length] === '-' && flags[2] === '')) {
-    refuse(`${rest.slice(0, Math.min(rest.length, 4))} is not a group RE2 knows (it has (?:...), (?P<name>...), (?<name>...) and the flags i, m, s, U)`);
+    refuse(
+      `${rest.slice(0, Math.min(rest.length, 4))} is not a group RE2 knows (it has (?:...), (?P<name>...), (?<name>...) and the flags i, m, s, U)`,
+    );
   }
   return { end: start + flags[0].length, flagsOnly: flags[3] === ')' };
 }
@@ -144,7 +164,8 @@ function escapeEnd(pattern: string, start: number, inClass: boolean): number {
       const close = pattern.indexOf('}', start + 3);
       if (close < 0) refuse(`\\${c}{ is never closed with }`);
       const name = pattern.slice(start + 3, close);
-      if (!/^\^?[A-Za-z_]+$/.test(name)) refuse(`\\${c}{${name}} is not a Unicode class RE2 knows (write \\p{Greek} or \\p{Lu}, not Script= or gc=)`);
+      if (!/^\^?[A-Za-z_]+$/.test(name))
+        refuse(`\\${c}{${name}} is not a Unicode class RE2 knows (write \\p{Greek} or \\p{Lu}, not Script= or gc=)`);
       return close + 1;
     }
     if (!/[A-Za-z]/.test(pattern[start + 2] ?? '')) refuse(`\\${c} needs a class name, as \\pL or \\p{Greek}`);
@@ -160,7 +181,8 @@ function escapeEnd(pattern: string, start: number, inClass: boolean): number {
   if (c === '8' || c === '9') refuse(`\\${c} is a backreference, which RE2 does not support`);
   if (c === 'x') {
     const hex = /^\{([0-9A-Fa-f]+)\}|^[0-9A-Fa-f]{2}/.exec(pattern.slice(start + 2));
-    if (!hex || (hex[1] !== undefined && parseInt(hex[1], 16) > 0x10ffff)) refuse('\\x needs two hex digits or {hex}, as \\x41 or \\x{263a}');
+    if (!hex || (hex[1] !== undefined && parseInt(hex[1], 16) > 0x10ffff))
+      refuse('\\x needs two hex digits or {hex}, as \\x41 or \\x{263a}');
     return start + 2 + hex[0].length;
   }
   if (c === 'k' && pattern[start + 2] === '<') refuse('\\k<name> is a named backreference, which RE2 does not support');
@@ -187,7 +209,10 @@ function classEnd(pattern: string, start: number): number {
         continue;
       }
     }
-    if (pattern[i] === '\\' && (PERL_CLASSES.has(pattern[i + 1] ?? '') || pattern[i + 1] === 'p' || pattern[i + 1] === 'P')) {
+    if (
+      pattern[i] === '\\' &&
+      (PERL_CLASSES.has(pattern[i + 1] ?? '') || pattern[i + 1] === 'p' || pattern[i + 1] === 'P')
+    ) {
       i = escapeEnd(pattern, i, true);
       continue;
     }

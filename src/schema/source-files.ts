@@ -47,7 +47,11 @@ const COMMENT_LINE = /^\s*(?:\/\/+|\/?\*+)\s*(\+.*?)\s*(?:\*\/)?\s*$/;
  * The comment lines of one file's text that start with one of `prefixes` (for example
  * `+kubebuilder:rbac:`), grouped by prefix, in line order. `file` is what locations name.
  */
-export function commentMarkersInText(text: string, file: string, prefixes: readonly string[]): Map<string, CommentMarker[]> {
+export function commentMarkersInText(
+  text: string,
+  file: string,
+  prefixes: readonly string[],
+): Map<string, CommentMarker[]> {
   const found = new Map<string, CommentMarker[]>(prefixes.map((prefix) => [prefix, []]));
   text.split('\n').forEach((line, index) => {
     const marker = COMMENT_LINE.exec(line)?.[1];
@@ -63,7 +67,11 @@ export function commentMarkersInText(text: string, file: string, prefixes: reado
  * prefix, in file and line order; locations are root-relative with `/` separators. One walk
  * serves every prefix, so the rbac and webhook generators read src/ once between them.
  */
-export async function collectCommentMarkers(root: string, prefixes: readonly string[], sourceDir = 'src'): Promise<Map<string, CommentMarker[]>> {
+export async function collectCommentMarkers(
+  root: string,
+  prefixes: readonly string[],
+  sourceDir = 'src',
+): Promise<Map<string, CommentMarker[]>> {
   const files = (await listSourceFiles(path.join(root, sourceDir), isTypeScriptSource)).sort();
   const found = new Map<string, CommentMarker[]>(prefixes.map((prefix) => [prefix, []]));
   const texts = await Promise.all(files.map((file) => fs.readFile(file, 'utf8')));

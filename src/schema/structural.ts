@@ -63,7 +63,8 @@ function visit(node: JSONSchemaProps, path: string, visitor: Visitor): void {
   for (const [name, child] of Object.entries(node.properties ?? {})) visit(child, `${path}.${name}`, visitor);
   if (node.items) visit(node.items, `${path}[*]`, visitor);
   if (typeof node.additionalProperties === 'object') visit(node.additionalProperties, `${path}[*]`, visitor);
-  for (const key of ['allOf', 'anyOf', 'oneOf'] as const) node[key]?.forEach((child, i) => visit(child, `${path}.${key}[${i}]`, visitor));
+  for (const key of ['allOf', 'anyOf', 'oneOf'] as const)
+    node[key]?.forEach((child, i) => visit(child, `${path}.${key}[${i}]`, visitor));
   if (node.not) visit(node.not, `${path}.not`, visitor);
 }
 
@@ -71,12 +72,23 @@ function visit(node: JSONSchemaProps, path: string, visitor: Visitor): void {
 /** The types the apiserver accepts in a CRD schema. */
 const SCHEMA_TYPES = ['array', 'boolean', 'integer', 'number', 'object', 'string'];
 
-export function checkStructural(root: JSONSchemaProps, origins: SchemaOrigins, fallback: SourceLocation): StructuralViolation[] {
+export function checkStructural(
+  root: JSONSchemaProps,
+  origins: SchemaOrigins,
+  fallback: SourceLocation,
+): StructuralViolation[] {
   const violations: StructuralViolation[] = [];
   // `junctor` is true below allOf/anyOf/oneOf/not, where the apiserver allows value validations only.
   // `typeAllowed` marks the one exception, the `anyOf: [{type: integer}, {type: string}]` of an
   // int-or-string node, also when wrapped in its allOf (`typedAnyOf` on that allOf's branches).
-  const walk = (node: JSONSchemaProps, path: string, location: SourceLocation, junctor: boolean, typeAllowed = false, typedAnyOf = false): void => {
+  const walk = (
+    node: JSONSchemaProps,
+    path: string,
+    location: SourceLocation,
+    junctor: boolean,
+    typeAllowed = false,
+    typedAnyOf = false,
+  ): void => {
     const here = origins.get(node) ?? location;
     const report = (message: string) => violations.push({ path: path || '.', message, location: here });
     if (node.$ref !== undefined) report('$ref is not allowed; types must be inlined');
@@ -86,18 +98,31 @@ export function checkStructural(root: JSONSchemaProps, origins: SchemaOrigins, f
       report('has no type; give the field a concrete type, or use JSON/RawExtension from kop/api for free-form data');
     }
     // What the apiserver answers "Unsupported value" and "items: Required value" to (a +kubebuilder:validation:Type marker can write either).
-    if (node.type !== undefined && !SCHEMA_TYPES.includes(node.type)) report(`type "${node.type}" is not a schema type; use one of ${SCHEMA_TYPES.join(', ')}`);
-    if (!junctor && node.type === 'array' && !node.items) report('type array needs items; give the field an array type (T[]) instead of +kubebuilder:validation:Type=array');
+    if (node.type !== undefined && !SCHEMA_TYPES.includes(node.type))
+      report(`type "${node.type}" is not a schema type; use one of ${SCHEMA_TYPES.join(', ')}`);
+    if (!junctor && node.type === 'array' && !node.items)
+      report(
+        'type array needs items; give the field an array type (T[]) instead of +kubebuilder:validation:Type=array',
+      );
     if (junctor) checkValueValidationOnly(node, typeAllowed, report);
-    if (intOrString && preserve) report('x-kubernetes-preserve-unknown-fields cannot be combined with x-kubernetes-int-or-string; drop one of the two markers');
-    if (intOrString && node.type) report(`type "${node.type}" cannot be combined with x-kubernetes-int-or-string; use IntOrString from kop/api`);
+    if (intOrString && preserve)
+      report(
+        'x-kubernetes-preserve-unknown-fields cannot be combined with x-kubernetes-int-or-string; drop one of the two markers',
+      );
+    if (intOrString && node.type)
+      report(`type "${node.type}" cannot be combined with x-kubernetes-int-or-string; use IntOrString from kop/api`);
     if (node.uniqueItems === true)
-      report('uniqueItems: true is refused by the apiserver (quadratic cost); use +listType=set for unique scalars or +listType=map for keyed objects');
-    if (!junctor && node.properties && node.additionalProperties !== undefined) report('has both properties and additionalProperties; use either a struct or a map');
-    if (!junctor && node['x-kubernetes-embedded-resource'] && node.type !== 'object') report('an embedded resource must be an object');
+      report(
+        'uniqueItems: true is refused by the apiserver (quadratic cost); use +listType=set for unique scalars or +listType=map for keyed objects',
+      );
+    if (!junctor && node.properties && node.additionalProperties !== undefined)
+      report('has both properties and additionalProperties; use either a struct or a map');
+    if (!junctor && node['x-kubernetes-embedded-resource'] && node.type !== 'object')
+      report('an embedded resource must be an object');
     if (!junctor) checkList(node, report);
     if (!junctor && node.default !== undefined) {
-      for (const problem of validateValue(node.default, node, '')) report(`default ${JSON.stringify(node.default)} is not valid: ${problem}`);
+      for (const problem of validateValue(node.default, node, ''))
+        report(`default ${JSON.stringify(node.default)} is not valid: ${problem}`);
     }
     for (const [name, child] of Object.entries(node.properties ?? {})) walk(child, `${path}.${name}`, here, junctor);
     if (node.items) walk(node.items, `${path}[*]`, here, junctor);
@@ -131,10 +156,15 @@ const FORBIDDEN_IN_JUNCTORS: readonly [keyof JSONSchemaProps, string][] = [
   ['x-kubernetes-validations', 'must be empty'],
 ];
 
-function checkValueValidationOnly(node: JSONSchemaProps, typeAllowed: boolean, report: (message: string) => void): void {
+function checkValueValidationOnly(
+  node: JSONSchemaProps,
+  typeAllowed: boolean,
+  report: (message: string) => void,
+): void {
   for (const [key, rule] of FORBIDDEN_IN_JUNCTORS) {
     const value = node[key];
-    if (value === undefined || value === false || value === '' || (Array.isArray(value) && value.length === 0)) continue;
+    if (value === undefined || value === false || value === '' || (Array.isArray(value) && value.length === 0))
+      continue;
     if (key === 'type' && typeAllowed && (value === 'integer' || value === 'string')) continue;
     report(
       `${key} ${rule} to be structural: only value validations may sit under allOf, anyOf, oneOf and not ` +
@@ -175,7 +205,12 @@ function checkList(node: JSONSchemaProps, report: (message: string) => void): vo
   }
   if (listType === 'set') {
     const items = node.items;
-    if (items && (items.type === 'object' || items.type === 'array') && items['x-kubernetes-map-type'] !== 'atomic' && items['x-kubernetes-list-type'] !== 'atomic') {
+    if (
+      items &&
+      (items.type === 'object' || items.type === 'array') &&
+      items['x-kubernetes-map-type'] !== 'atomic' &&
+      items['x-kubernetes-list-type'] !== 'atomic'
+    ) {
       report('+listType=set needs scalar items (or atomic ones)');
     }
   }
@@ -206,7 +241,12 @@ function validateAgainst(value: JSONValue, schema: JSONSchemaProps, path: string
       return problems;
     }
   } else if (schema.type) {
-    const ok = schema.type === 'integer' ? kind === 'number' && Number.isInteger(value) : schema.type === 'number' ? kind === 'number' : schema.type === kind;
+    const ok =
+      schema.type === 'integer'
+        ? kind === 'number' && Number.isInteger(value)
+        : schema.type === 'number'
+          ? kind === 'number'
+          : schema.type === kind;
     if (!ok) {
       problems.push(`${at} must be ${schema.type === 'integer' ? 'an integer' : `of type ${schema.type}`}`);
       return problems;
@@ -215,14 +255,19 @@ function validateAgainst(value: JSONValue, schema: JSONSchemaProps, path: string
   if (schema.enum && !schema.enum.some((e) => JSON.stringify(e) === JSON.stringify(value)))
     problems.push(`${at} must be one of ${schema.enum.map((e) => JSON.stringify(e)).join(', ')}`);
   if (typeof value === 'number') {
-    if (schema.minimum !== undefined && (schema.exclusiveMinimum ? value <= schema.minimum : value < schema.minimum)) problems.push(`${at} is below the minimum ${schema.minimum}`);
-    if (schema.maximum !== undefined && (schema.exclusiveMaximum ? value >= schema.maximum : value > schema.maximum)) problems.push(`${at} is above the maximum ${schema.maximum}`);
-    if (schema.multipleOf !== undefined && !Number.isInteger(value / schema.multipleOf)) problems.push(`${at} is not a multiple of ${schema.multipleOf}`);
+    if (schema.minimum !== undefined && (schema.exclusiveMinimum ? value <= schema.minimum : value < schema.minimum))
+      problems.push(`${at} is below the minimum ${schema.minimum}`);
+    if (schema.maximum !== undefined && (schema.exclusiveMaximum ? value >= schema.maximum : value > schema.maximum))
+      problems.push(`${at} is above the maximum ${schema.maximum}`);
+    if (schema.multipleOf !== undefined && !Number.isInteger(value / schema.multipleOf))
+      problems.push(`${at} is not a multiple of ${schema.multipleOf}`);
   }
   if (typeof value === 'string') {
     const length = [...value].length;
-    if (schema.minLength !== undefined && length < schema.minLength) problems.push(`${at} is shorter than ${schema.minLength}`);
-    if (schema.maxLength !== undefined && length > schema.maxLength) problems.push(`${at} is longer than ${schema.maxLength}`);
+    if (schema.minLength !== undefined && length < schema.minLength)
+      problems.push(`${at} is shorter than ${schema.minLength}`);
+    if (schema.maxLength !== undefined && length > schema.maxLength)
+      problems.push(`${at} is longer than ${schema.maxLength}`);
     // The apiserver matches the pattern of an int-or-string field (a Quantity's, say) against its string values too.
     if (schema.pattern !== undefined) {
       try {
@@ -233,18 +278,27 @@ function validateAgainst(value: JSONValue, schema: JSONSchemaProps, path: string
     }
   }
   if (Array.isArray(value)) {
-    if (schema.minItems !== undefined && value.length < schema.minItems) problems.push(`${at} has fewer than ${schema.minItems} items`);
-    if (schema.maxItems !== undefined && value.length > schema.maxItems) problems.push(`${at} has more than ${schema.maxItems} items`);
-    if (schema.items) value.forEach((item, i) => problems.push(...validateAgainst(item, schema.items!, `${path}[${i}]`, nested)));
+    if (schema.minItems !== undefined && value.length < schema.minItems)
+      problems.push(`${at} has fewer than ${schema.minItems} items`);
+    if (schema.maxItems !== undefined && value.length > schema.maxItems)
+      problems.push(`${at} has more than ${schema.maxItems} items`);
+    if (schema.items)
+      value.forEach((item, i) => problems.push(...validateAgainst(item, schema.items!, `${path}[${i}]`, nested)));
   } else if (typeof value === 'object') {
     const entries = Object.entries(value);
-    for (const required of schema.required ?? []) if (!(required in value)) problems.push(`${path}.${required} is required`);
-    if (schema.minProperties !== undefined && entries.length < schema.minProperties) problems.push(`${at} has fewer than ${schema.minProperties} properties`);
-    if (schema.maxProperties !== undefined && entries.length > schema.maxProperties) problems.push(`${at} has more than ${schema.maxProperties} properties`);
+    for (const required of schema.required ?? [])
+      if (!(required in value)) problems.push(`${path}.${required} is required`);
+    if (schema.minProperties !== undefined && entries.length < schema.minProperties)
+      problems.push(`${at} has fewer than ${schema.minProperties} properties`);
+    if (schema.maxProperties !== undefined && entries.length > schema.maxProperties)
+      problems.push(`${at} has more than ${schema.maxProperties} properties`);
     for (const [key, child] of entries) {
-      const childSchema = schema.properties?.[key] ?? (typeof schema.additionalProperties === 'object' ? schema.additionalProperties : undefined);
+      const childSchema =
+        schema.properties?.[key] ??
+        (typeof schema.additionalProperties === 'object' ? schema.additionalProperties : undefined);
       if (childSchema) problems.push(...validateAgainst(child, childSchema, `${path}.${key}`, nested));
-      else if (!nested && schema.properties && !schema['x-kubernetes-preserve-unknown-fields']) problems.push(`${path}.${key} is not a field (it would be pruned)`);
+      else if (!nested && schema.properties && !schema['x-kubernetes-preserve-unknown-fields'])
+        problems.push(`${path}.${key} is not a field (it would be pruned)`);
     }
     for (const rule of schema['x-kubernetes-validations'] ?? []) {
       const broken = brokenOneOfRule(rule, value);
@@ -262,23 +316,32 @@ function validateAgainst(value: JSONValue, schema: JSONSchemaProps, path: string
 function junctorProblems(value: JSONValue, schema: JSONSchemaProps, path: string): string[] {
   const at = path || 'the value';
   const problems: string[] = [];
-  const branches = (key: 'allOf' | 'anyOf' | 'oneOf') => (schema[key] ?? []).map((branch, i) => ({ name: `${key}[${i}]`, problems: validateAgainst(value, branch, path, true) }));
-  const explain = (failed: { name: string; problems: string[] }[]) => failed.map((f) => `${f.name}: ${f.problems.join(', ')}`).join('; ');
+  const branches = (key: 'allOf' | 'anyOf' | 'oneOf') =>
+    (schema[key] ?? []).map((branch, i) => ({
+      name: `${key}[${i}]`,
+      problems: validateAgainst(value, branch, path, true),
+    }));
+  const explain = (failed: { name: string; problems: string[] }[]) =>
+    failed.map((f) => `${f.name}: ${f.problems.join(', ')}`).join('; ');
   if (schema.allOf) {
     const failed = branches('allOf').filter((b) => b.problems.length > 0);
     if (failed.length > 0) problems.push(`${at} must validate all the schemas (allOf): ${explain(failed)}`);
   }
   if (schema.anyOf) {
     const results = branches('anyOf');
-    if (results.every((b) => b.problems.length > 0)) problems.push(`${at} must validate at least one schema (anyOf): ${explain(results)}`);
+    if (results.every((b) => b.problems.length > 0))
+      problems.push(`${at} must validate at least one schema (anyOf): ${explain(results)}`);
   }
   if (schema.oneOf) {
     const results = branches('oneOf');
     const valid = results.filter((b) => b.problems.length === 0).length;
-    if (valid === 0) problems.push(`${at} must validate one and only one schema (oneOf), and none validated: ${explain(results)}`);
-    else if (valid > 1) problems.push(`${at} must validate one and only one schema (oneOf). Found ${valid} valid alternatives`);
+    if (valid === 0)
+      problems.push(`${at} must validate one and only one schema (oneOf), and none validated: ${explain(results)}`);
+    else if (valid > 1)
+      problems.push(`${at} must validate one and only one schema (oneOf). Found ${valid} valid alternatives`);
   }
-  if (schema.not && validateAgainst(value, schema.not, path, true).length === 0) problems.push(`${at} must not validate the schema (not)`);
+  if (schema.not && validateAgainst(value, schema.not, path, true).length === 0)
+    problems.push(`${at} must not validate the schema (not)`);
   return problems;
 }
 

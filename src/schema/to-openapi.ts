@@ -21,7 +21,15 @@ import {
 } from './errors.js';
 import { cloneSchema, type JSONSchemaProps, type JSONValue, type ValidationRule } from './json-schema.js';
 import { findMarker, type Marker } from './markers.js';
-import { allFields, WELL_KNOWN_MODULE, type ApiKindVersion, type ApiModel, type FieldModel, type TypeDeclaration, type TypeRef } from './model.js';
+import {
+  allFields,
+  WELL_KNOWN_MODULE,
+  type ApiKindVersion,
+  type ApiModel,
+  type FieldModel,
+  type TypeDeclaration,
+  type TypeRef,
+} from './model.js';
 
 export interface OpenApiOptions {
   /**
@@ -87,14 +95,17 @@ export class OpenApiConverter {
       kind: cloneSchema(TYPE_META_PROPERTIES.kind),
       metadata: { type: 'object' },
     };
-    const rest = kindVersion.fields.filter((f) => f.name !== 'apiVersion' && f.name !== 'kind' && f.name !== 'metadata');
+    const rest = kindVersion.fields.filter(
+      (f) => f.name !== 'apiVersion' && f.name !== 'kind' && f.name !== 'metadata',
+    );
     this.stack.push(declaration);
     const body = this.structSchema(rest, declaration.file, declaration.name);
     this.stack.pop();
     const schema: JSONSchemaProps = { ...body, properties: { ...properties, ...body.properties } };
     // `metadata` written without `?` (Go's ObjectMeta without omitempty) is required, as controller-gen writes it.
     const metadata = kindVersion.fields.find((f) => f.name === 'metadata');
-    if (metadata && isRequired(metadata, this.optionalByFile.get(declaration.file) ?? false)) schema.required = [...(schema.required ?? []), 'metadata'].sort();
+    if (metadata && isRequired(metadata, this.optionalByFile.get(declaration.file) ?? false))
+      schema.required = [...(schema.required ?? []), 'metadata'].sort();
     if (declaration.doc) schema.description = declaration.doc;
     this.applyMarkers(schema, schema, declaration.markers, 'type', site);
     this.origins.set(schema, declaration.location);
@@ -165,7 +176,8 @@ export class OpenApiConverter {
           site.location,
           site.subject,
           `cannot resolve type "${ref.text}": ${ref.reason}`,
-          ref.fix ?? `declare it in the API files, import it from a relative file, or import it from ${WELL_KNOWN_MODULE}`,
+          ref.fix ??
+            `declare it in the API files, import it from a relative file, or import it from ${WELL_KNOWN_MODULE}`,
         );
     }
   }
@@ -210,7 +222,10 @@ export class OpenApiConverter {
       schema = this.structSchema(allFields(target), target.file, target.name);
     } else {
       const alias = target.aliasOf!;
-      schema = alias.kind === 'object' || alias.kind === 'intersection' ? this.structSchema(allFields(target), target.file, target.name) : this.typeSchema(alias, ownSite);
+      schema =
+        alias.kind === 'object' || alias.kind === 'intersection'
+          ? this.structSchema(allFields(target), target.file, target.name)
+          : this.typeSchema(alias, ownSite);
     }
     this.stack.pop();
     if (verbatim) {
@@ -224,7 +239,14 @@ export class OpenApiConverter {
       schema = flattenFieldLayer(schema, layer);
     } else {
       if (target.doc) schema.description = target.doc;
-      this.applyMarkers(schema, schema, target.markers, 'type', ownSite, target.aliasOf !== undefined && hasNamedItems(target.aliasOf));
+      this.applyMarkers(
+        schema,
+        schema,
+        target.markers,
+        'type',
+        ownSite,
+        target.aliasOf !== undefined && hasNamedItems(target.aliasOf),
+      );
     }
     this.origins.set(schema, target.location);
     this.cache.set(target, schema);
@@ -236,11 +258,19 @@ export class OpenApiConverter {
     const origins = this.origins;
     const walk = (node: JSONSchemaProps): JSONSchemaProps => {
       const out = { ...node };
-      if (node.properties) out.properties = Object.fromEntries(Object.entries(node.properties).map(([k, v]) => [k, walk(v)]));
+      if (node.properties)
+        out.properties = Object.fromEntries(Object.entries(node.properties).map(([k, v]) => [k, walk(v)]));
       if (node.items) out.items = walk(node.items);
       if (typeof node.additionalProperties === 'object') out.additionalProperties = walk(node.additionalProperties);
       for (const key of ['allOf', 'anyOf', 'oneOf'] as const) if (node[key]) out[key] = node[key]!.map(walk);
-      for (const key of ['default', 'example', 'enum', 'required', 'x-kubernetes-validations', 'x-kubernetes-list-map-keys'] as const) {
+      for (const key of [
+        'default',
+        'example',
+        'enum',
+        'required',
+        'x-kubernetes-validations',
+        'x-kubernetes-list-map-keys',
+      ] as const) {
         if (node[key] !== undefined) (out as Record<string, unknown>)[key] = cloneSchema(node[key]);
       }
       const origin = origins.get(node);
@@ -265,11 +295,15 @@ export class OpenApiConverter {
       }
       if (isRequired(field, defaultOptional)) required.push(field.name);
       else if (findMarker(field.markers, 'k8s:immutable')) {
-        onceSet.push({ message: `field ${field.name} is immutable once set`, rule: `!has(oldSelf.${field.name}) || has(self.${field.name})` });
+        onceSet.push({
+          message: `field ${field.name} is immutable once set`,
+          rule: `!has(oldSelf.${field.name}) || has(self.${field.name})`,
+        });
       }
     }
     // An empty struct is `type: object` alone in controller-gen's output, with no `properties: {}`.
-    const schema: JSONSchemaProps = fields.length === 0 ? { type: 'object' } : { type: 'object', properties: sortRecord(properties) };
+    const schema: JSONSchemaProps =
+      fields.length === 0 ? { type: 'object' } : { type: 'object', properties: sortRecord(properties) };
     if (required.length > 0) schema.required = required.sort();
     if (onceSet.length > 0) schema['x-kubernetes-validations'] = onceSet;
     return schema;
@@ -318,7 +352,12 @@ export class OpenApiConverter {
     if (!marker) return undefined;
     const value = marker.value;
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-      throw new MarkerSyntaxError(marker.location, `+${marker.name}`, 'the value is not a JSON object', 'write the schema as one JSON object, e.g. +kop:schema={"type":"string"}');
+      throw new MarkerSyntaxError(
+        marker.location,
+        `+${marker.name}`,
+        'the value is not a JSON object',
+        'write the schema as one JSON object, e.g. +kop:schema={"type":"string"}',
+      );
     }
     const other = markers.find((m) => m !== marker && !PRESENCE_MARKERS.has(m.name));
     if (other) {
@@ -342,7 +381,14 @@ export class OpenApiConverter {
    * `items:` markers form a layer of their own that is flattened over the element
    * type's schema, as controller-gen flattens markers placed beside a `$ref`.
    */
-  private applyMarkers(schema: JSONSchemaProps, fit: JSONSchemaProps, markers: readonly Marker[], target: 'type' | 'field', site: Site, namedItems = false): void {
+  private applyMarkers(
+    schema: JSONSchemaProps,
+    fit: JSONSchemaProps,
+    markers: readonly Marker[],
+    target: 'type' | 'field',
+    site: Site,
+    namedItems = false,
+  ): void {
     const rules: ValidationRule[] = [];
     const itemRules: ValidationRule[] = [];
     const itemsLayer: JSONSchemaProps = {};
@@ -381,20 +427,27 @@ export class OpenApiConverter {
           schema.title = String(marker.value);
           break;
         case 'kubebuilder:externalDocs':
-          schema.externalDocs = { ...(marker.args.description !== undefined ? { description: String(marker.args.description) } : {}), url: String(marker.args.url) };
+          schema.externalDocs = {
+            ...(marker.args.description !== undefined ? { description: String(marker.args.description) } : {}),
+            url: String(marker.args.url),
+          };
           break;
         case 'kubebuilder:pruning:PreserveUnknownFields':
           schema['x-kubernetes-preserve-unknown-fields'] = true;
           break;
         case 'listType': {
           if (fit.type !== 'array') this.misplaced(marker, site, 'arrays', fit);
-          if (!['atomic', 'set', 'map'].includes(String(marker.value))) this.badValue(marker, site, 'atomic, set or map');
+          if (!['atomic', 'set', 'map'].includes(String(marker.value)))
+            this.badValue(marker, site, 'atomic, set or map');
           schema['x-kubernetes-list-type'] = String(marker.value);
           break;
         }
         case 'listMapKey':
           if (fit.type !== 'array') this.misplaced(marker, site, 'arrays', fit);
-          schema['x-kubernetes-list-map-keys'] = [...(schema['x-kubernetes-list-map-keys'] ?? []), String(marker.value)];
+          schema['x-kubernetes-list-map-keys'] = [
+            ...(schema['x-kubernetes-list-map-keys'] ?? []),
+            String(marker.value),
+          ];
           break;
         case 'mapType':
         case 'structType':
@@ -414,7 +467,8 @@ export class OpenApiConverter {
     const generated = [...rules, ...oneOfRules.AtMostOneOf!, ...oneOfRules.ExactlyOneOf!, ...oneOfRules.AtLeastOneOf!];
     if (generated.length > 0) {
       const existing = schema['x-kubernetes-validations'] ?? [];
-      schema['x-kubernetes-validations'] = target === 'field' ? [...generated, ...existing] : [...existing, ...generated];
+      schema['x-kubernetes-validations'] =
+        target === 'field' ? [...generated, ...existing] : [...existing, ...generated];
     }
     if (namedItems) {
       if (itemRules.length > 0) itemsLayer['x-kubernetes-validations'] = itemRules;
@@ -424,7 +478,13 @@ export class OpenApiConverter {
     }
   }
 
-  private applyValidation(schema: JSONSchemaProps, fit: JSONSchemaProps, short: string, marker: Marker, site: Site): void {
+  private applyValidation(
+    schema: JSONSchemaProps,
+    fit: JSONSchemaProps,
+    short: string,
+    marker: Marker,
+    site: Site,
+  ): void {
     const numeric = fit.type === 'integer' || fit.type === 'number';
     const value = marker.value;
     switch (short) {
@@ -432,7 +492,8 @@ export class OpenApiConverter {
       case 'Maximum':
       case 'MultipleOf':
         if (!numeric) this.misplaced(marker, site, 'numbers', fit);
-        schema[(short.charAt(0).toLowerCase() + short.slice(1)) as 'minimum' | 'maximum' | 'multipleOf'] = value as number;
+        schema[(short.charAt(0).toLowerCase() + short.slice(1)) as 'minimum' | 'maximum' | 'multipleOf'] =
+          value as number;
         break;
       case 'ExclusiveMinimum':
       case 'ExclusiveMaximum':
@@ -521,8 +582,10 @@ export class OpenApiConverter {
     }
     const has = `[${fields.map((f) => `has(self.${f})`).join(',')}].filter(x,x==true).size()`;
     const list = `[${fields.join(' ')}]`;
-    if (short === 'ExactlyOneOf') return { message: `exactly one of the fields in ${list} must be set`, rule: `${has} == 1` };
-    if (short === 'AtMostOneOf') return { message: `at most one of the fields in ${list} may be set`, rule: `${has} <= 1` };
+    if (short === 'ExactlyOneOf')
+      return { message: `exactly one of the fields in ${list} must be set`, rule: `${has} == 1` };
+    if (short === 'AtMostOneOf')
+      return { message: `at most one of the fields in ${list} may be set`, rule: `${has} <= 1` };
     return { message: `at least one of the fields in ${list} must be set`, rule: `${has} >= 1` };
   }
 
@@ -537,7 +600,12 @@ export class OpenApiConverter {
   }
 
   private badValue(marker: Marker, site: Site, allowed: string): never {
-    throw new MarkerPlacementError(marker.location, `${site.subject} (+${marker.name})`, `value "${String(marker.value)}" is not allowed`, `use ${allowed}`);
+    throw new MarkerPlacementError(
+      marker.location,
+      `${site.subject} (+${marker.name})`,
+      `value "${String(marker.value)}" is not allowed`,
+      `use ${allowed}`,
+    );
   }
 }
 
@@ -553,7 +621,14 @@ export function isRequired(field: FieldModel, defaultOptional: boolean): boolean
 }
 
 /** Markers that say whether a field is required, which structSchema reads beside any schema. */
-const PRESENCE_MARKERS = new Set(['optional', 'required', 'k8s:optional', 'k8s:required', 'kubebuilder:validation:Optional', 'kubebuilder:validation:Required']);
+const PRESENCE_MARKERS = new Set([
+  'optional',
+  'required',
+  'k8s:optional',
+  'k8s:required',
+  'kubebuilder:validation:Optional',
+  'kubebuilder:validation:Required',
+]);
 
 /** The reasons the apiserver accepts on a CEL rule. */
 export const CEL_REASONS = ['FieldValueRequired', 'FieldValueInvalid', 'FieldValueForbidden', 'FieldValueDuplicate'];
@@ -577,7 +652,12 @@ function enumSchema(values: (string | number | boolean)[], text: string, site: S
     return { type: values.every((v) => Number.isInteger(v)) ? 'integer' : 'number', enum: values };
   }
   if (values.every((v) => typeof v === 'boolean')) return { type: 'boolean', enum: values };
-  throw new UnsupportedUnionError(site.location, site.subject, `type "${text}" mixes literal kinds`, 'use literals of one kind (all strings, all numbers) for an enum');
+  throw new UnsupportedUnionError(
+    site.location,
+    site.subject,
+    `type "${text}" mixes literal kinds`,
+    'use literals of one kind (all strings, all numbers) for an enum',
+  );
 }
 
 function sortRecord<T>(record: Record<string, T>): Record<string, T> {
@@ -646,7 +726,8 @@ export function flattenFieldLayer(typeSchema: JSONSchemaProps, layer: JSONSchema
       case 'properties':
       case 'items':
       case 'additionalProperties':
-        if (typeof dst[key] === 'object' && typeof value === 'object') dst[key] = flattenFieldLayer(dst[key] as JSONSchemaProps, value as JSONSchemaProps);
+        if (typeof dst[key] === 'object' && typeof value === 'object')
+          dst[key] = flattenFieldLayer(dst[key] as JSONSchemaProps, value as JSONSchemaProps);
         break;
       default:
         dstRemainder[key] = dst[key];

@@ -50,21 +50,36 @@ export class ControlPlaneBinariesNotFoundError extends Error {
  * variable) is authoritative: if the file is not there, that is an error rather than a
  * silent fall-through to some other version.
  */
-export function findControlPlaneBinary(binary: ControlPlaneBinary, explicitPath?: string, env: Environment = process.env): string {
+export function findControlPlaneBinary(
+  binary: ControlPlaneBinary,
+  explicitPath?: string,
+  env: Environment = process.env,
+): string {
   const variable = TEST_ASSET_VARIABLES[binary];
-  const named = explicitPath ?? env[variable] ?? (env.KUBEBUILDER_ASSETS ? join(env.KUBEBUILDER_ASSETS, binary) : undefined);
+  const named =
+    explicitPath ?? env[variable] ?? (env.KUBEBUILDER_ASSETS ? join(env.KUBEBUILDER_ASSETS, binary) : undefined);
   if (named) {
     if (isExecutable(named)) return named;
     throw new ControlPlaneBinariesNotFoundError(binary, [describeNamed(binary, named, explicitPath, env)]);
   }
-  const defaults = [join(KUBEBUILDER_DEFAULT_ASSETS, binary), join(envtestCacheDir(PINNED_KUBERNETES_VERSION, env), binary)];
+  const defaults = [
+    join(KUBEBUILDER_DEFAULT_ASSETS, binary),
+    join(envtestCacheDir(PINNED_KUBERNETES_VERSION, env), binary),
+  ];
   const found = defaults.find(isExecutable);
   if (found) return found;
-  throw new ControlPlaneBinariesNotFoundError(binary, [`$${variable} (unset)`, '$KUBEBUILDER_ASSETS (unset)', ...defaults]);
+  throw new ControlPlaneBinariesNotFoundError(binary, [
+    `$${variable} (unset)`,
+    '$KUBEBUILDER_ASSETS (unset)',
+    ...defaults,
+  ]);
 }
 
 /** Finds kube-apiserver and etcd (required) and kubectl (optional). */
-export function findControlPlaneBinaries(explicit: BinaryPathOptions = {}, env: Environment = process.env): ControlPlaneBinaryPaths {
+export function findControlPlaneBinaries(
+  explicit: BinaryPathOptions = {},
+  env: Environment = process.env,
+): ControlPlaneBinaryPaths {
   const paths: ControlPlaneBinaryPaths = {
     kubeApiServer: findControlPlaneBinary('kube-apiserver', explicit.kubeApiServer, env),
     etcd: findControlPlaneBinary('etcd', explicit.etcd, env),
@@ -77,7 +92,12 @@ export function findControlPlaneBinaries(explicit: BinaryPathOptions = {}, env: 
   return paths;
 }
 
-function describeNamed(binary: ControlPlaneBinary, path: string, explicitPath: string | undefined, env: Environment): string {
+function describeNamed(
+  binary: ControlPlaneBinary,
+  path: string,
+  explicitPath: string | undefined,
+  env: Environment,
+): string {
   if (explicitPath) return `${path} (from options)`;
   if (env[TEST_ASSET_VARIABLES[binary]]) return `${path} (from $${TEST_ASSET_VARIABLES[binary]})`;
   return `${path} (from $KUBEBUILDER_ASSETS)`;

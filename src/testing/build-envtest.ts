@@ -5,7 +5,12 @@ import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { envtestCacheDir, type Environment } from './cache-dir.js';
 import { goEnvironment, writeEnvtestModules } from './envtest-modules.js';
-import { normalizeKubernetesVersion, PINNED_ETCD_VERSION, PINNED_KUBERNETES_VERSION, type ControlPlaneBinary } from './versions.js';
+import {
+  normalizeKubernetesVersion,
+  PINNED_ETCD_VERSION,
+  PINNED_KUBERNETES_VERSION,
+  type ControlPlaneBinary,
+} from './versions.js';
 
 /** Options for {@link buildEnvtestBinaries}. */
 export interface BuildEnvtestOptions {
@@ -95,7 +100,11 @@ export async function buildEnvtestBinaries(options: BuildEnvtestOptions = {}): P
       for (const file of ['kubernetes/go.mod', 'kubernetes/go.sum', 'etcd/go.mod', 'etcd/go.sum']) {
         chmodSync(join(workDir, file), 0o644);
       }
-      modules = { kubernetesDir: join(workDir, 'kubernetes'), etcdDir: join(workDir, 'etcd'), etcdVersion: PINNED_ETCD_VERSION };
+      modules = {
+        kubernetesDir: join(workDir, 'kubernetes'),
+        etcdDir: join(workDir, 'etcd'),
+        etcdVersion: PINNED_ETCD_VERSION,
+      };
     } else {
       progress(`generating build modules for Kubernetes v${kubernetesVersion} (go mod tidy)`);
       modules = await writeEnvtestModules(workDir, kubernetesVersion, options.etcdVersion);
@@ -106,13 +115,25 @@ export async function buildEnvtestBinaries(options: BuildEnvtestOptions = {}): P
       `-X k8s.io/component-base/version.gitMinor=${kubernetesVersion.split('.')[1]}`,
     ];
     const targets: Array<{ binary: ControlPlaneBinary; dir: string; pkg: string; ldflags: string }> = [
-      { binary: 'kube-apiserver', dir: modules.kubernetesDir, pkg: 'k8s.io/kubernetes/cmd/kube-apiserver', ldflags: ['-s -w', ...versionFlags].join(' ') },
+      {
+        binary: 'kube-apiserver',
+        dir: modules.kubernetesDir,
+        pkg: 'k8s.io/kubernetes/cmd/kube-apiserver',
+        ldflags: ['-s -w', ...versionFlags].join(' '),
+      },
       { binary: 'etcd', dir: modules.etcdDir, pkg: 'go.etcd.io/etcd/server/v3', ldflags: '-s -w' },
-      { binary: 'kubectl', dir: modules.kubernetesDir, pkg: 'k8s.io/kubernetes/cmd/kubectl', ldflags: ['-s -w', ...versionFlags].join(' ') },
+      {
+        binary: 'kubectl',
+        dir: modules.kubernetesDir,
+        pkg: 'k8s.io/kubernetes/cmd/kubectl',
+        ldflags: ['-s -w', ...versionFlags].join(' '),
+      },
     ];
     for (const target of targets.filter((candidate) => missing.includes(candidate.binary))) {
       const started = Date.now();
-      progress(`building ${target.binary} (${target.pkg})${target.binary === 'kube-apiserver' ? '; a cold build takes 5 to 20 minutes' : ''}`);
+      progress(
+        `building ${target.binary} (${target.pkg})${target.binary === 'kube-apiserver' ? '; a cold build takes 5 to 20 minutes' : ''}`,
+      );
       const output = join(binDir, `.${target.binary}.${process.pid}.tmp`);
       try {
         await execa('go', ['build', '-ldflags', target.ldflags, '-o', output, target.pkg], {
@@ -123,7 +144,9 @@ export async function buildEnvtestBinaries(options: BuildEnvtestOptions = {}): P
       } catch (error) {
         rmSync(output, { force: true });
         const detail = (error as { all?: string }).all ?? (error as Error).message;
-        throw new Error(`go build ${target.pkg} failed:\n${detail.split('\n').slice(-30).join('\n')}`, { cause: error });
+        throw new Error(`go build ${target.pkg} failed:\n${detail.split('\n').slice(-30).join('\n')}`, {
+          cause: error,
+        });
       }
       renameSync(output, join(binDir, target.binary));
       progress(`built ${target.binary} in ${formatSeconds(Date.now() - started)}`);
@@ -140,7 +163,12 @@ export async function binaryVersion(path: string, binary: ControlPlaneBinary): P
   try {
     const args = binary === 'kubectl' ? ['version', '--client'] : ['--version'];
     const { stdout } = await execa(path, args, { timeout: 20_000 });
-    const match = binary === 'etcd' ? /etcd Version:\s*(\S+)/.exec(stdout) : binary === 'kubectl' ? /Client Version:\s*(\S+)/.exec(stdout) : /Kubernetes\s+(\S+)/.exec(stdout);
+    const match =
+      binary === 'etcd'
+        ? /etcd Version:\s*(\S+)/.exec(stdout)
+        : binary === 'kubectl'
+          ? /Client Version:\s*(\S+)/.exec(stdout)
+          : /Kubernetes\s+(\S+)/.exec(stdout);
     return match?.[1];
   } catch {
     return undefined;
@@ -166,7 +194,9 @@ export async function assertGoVersion(required: string | undefined, what: string
   } catch (error) {
     const missing = (error as { code?: string }).code === 'ENOENT';
     throw new GoUnavailableError(
-      missing ? `Go is not installed (no \`go\` on PATH); it is needed to build ${what}` : `\`go env GOVERSION\` failed: ${(error as Error).message}`,
+      missing
+        ? `Go is not installed (no \`go\` on PATH); it is needed to build ${what}`
+        : `\`go env GOVERSION\` failed: ${(error as Error).message}`,
       `install Go${required ? ` ${required} or newer` : ''} (https://go.dev/dl/), or ${alternative}`,
     );
   }

@@ -1,4 +1,15 @@
-import { accessSync, chmodSync, constants, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import {
+  accessSync,
+  chmodSync,
+  constants,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
@@ -50,15 +61,28 @@ export async function buildHelm(options: BuildHelmOptions = {}): Promise<{ path:
     const started = Date.now();
     progress(`building helm v${PINNED_HELM_VERSION} (helm.sh/helm/v4/cmd/helm); a cold build takes 3 to 10 minutes`);
     try {
-      await execa('go', ['build', '-ldflags', `-s -w -X helm.sh/helm/v4/internal/version.version=v${PINNED_HELM_VERSION}`, '-o', output, 'helm.sh/helm/v4/cmd/helm'], {
-        cwd: workDir,
-        env: goEnvironment(),
-        all: true,
-      });
+      await execa(
+        'go',
+        [
+          'build',
+          '-ldflags',
+          `-s -w -X helm.sh/helm/v4/internal/version.version=v${PINNED_HELM_VERSION}`,
+          '-o',
+          output,
+          'helm.sh/helm/v4/cmd/helm',
+        ],
+        {
+          cwd: workDir,
+          env: goEnvironment(),
+          all: true,
+        },
+      );
     } catch (error) {
       rmSync(output, { force: true });
       const detail = (error as { all?: string }).all ?? (error as Error).message;
-      throw new Error(`go build helm.sh/helm/v4/cmd/helm failed:\n${detail.split('\n').slice(-30).join('\n')}`, { cause: error });
+      throw new Error(`go build helm.sh/helm/v4/cmd/helm failed:\n${detail.split('\n').slice(-30).join('\n')}`, {
+        cause: error,
+      });
     }
     renameSync(output, target);
     progress(`built helm in ${Math.round((Date.now() - started) / 1000)}s`);
@@ -72,7 +96,10 @@ export async function buildHelm(options: BuildHelmOptions = {}): Promise<{ path:
 export async function helmVersion(path: string): Promise<string | undefined> {
   if (!existsSync(path)) return undefined;
   try {
-    const { stdout } = await execa(path, ['version', '--template', '{{.Version}}'], { timeout: 20_000, env: { HELM_CACHE_HOME: tmpdir() } });
+    const { stdout } = await execa(path, ['version', '--template', '{{.Version}}'], {
+      timeout: 20_000,
+      env: { HELM_CACHE_HOME: tmpdir() },
+    });
     return stdout.trim() || undefined;
   } catch {
     return undefined;
@@ -82,7 +109,9 @@ export async function helmVersion(path: string): Promise<string | undefined> {
 /** helm was not found: the message says where kop looked and how to build it. */
 export class HelmNotFoundError extends Error {
   constructor(readonly searched: readonly string[]) {
-    super(`helm not found (looked at: ${searched.join(', ')}). Build it with \`node bin/kop.js setup-envtest --helm\` (needs Go), or set KOP_HELM to a helm binary.`);
+    super(
+      `helm not found (looked at: ${searched.join(', ')}). Build it with \`node bin/kop.js setup-envtest --helm\` (needs Go), or set KOP_HELM to a helm binary.`,
+    );
     this.name = 'HelmNotFoundError';
   }
 }
@@ -93,7 +122,12 @@ export class HelmNotFoundError extends Error {
  */
 export function findHelm(env: Environment = process.env): string {
   const named = env.KOP_HELM;
-  const candidates = named ? [named] : [...(env.KUBEBUILDER_ASSETS ? [join(env.KUBEBUILDER_ASSETS, 'helm')] : []), join(envtestCacheDir(PINNED_KUBERNETES_VERSION, env), 'helm')];
+  const candidates = named
+    ? [named]
+    : [
+        ...(env.KUBEBUILDER_ASSETS ? [join(env.KUBEBUILDER_ASSETS, 'helm')] : []),
+        join(envtestCacheDir(PINNED_KUBERNETES_VERSION, env), 'helm'),
+      ];
   for (const candidate of candidates) {
     try {
       accessSync(candidate, constants.X_OK);

@@ -52,10 +52,17 @@ export class CertificateAuthority {
     const certificate = new pkijs.Certificate();
     fillCommon(certificate, commonName, []);
     certificate.issuer = certificate.subject;
-    certificate.extensions = [basicConstraints(true), keyUsage(KEY_USAGE_CERT_SIGN | KEY_USAGE_DIGITAL_SIGNATURE | KEY_USAGE_KEY_ENCIPHERMENT)];
+    certificate.extensions = [
+      basicConstraints(true),
+      keyUsage(KEY_USAGE_CERT_SIGN | KEY_USAGE_DIGITAL_SIGNATURE | KEY_USAGE_KEY_ENCIPHERMENT),
+    ];
     await certificate.subjectPublicKeyInfo.importKey(keys.publicKey, engine);
     await certificate.sign(keys.privateKey, 'SHA-256', engine);
-    return new CertificateAuthority(certificate, keys.privateKey, toPem('CERTIFICATE', certificate.toSchema().toBER(false)));
+    return new CertificateAuthority(
+      certificate,
+      keys.privateKey,
+      toPem('CERTIFICATE', certificate.toSchema().toBER(false)),
+    );
   }
 
   /** Issues a leaf certificate signed by this CA. */
@@ -110,7 +117,10 @@ function fillCommon(certificate: pkijs.Certificate, commonName: string, organiza
  * would put them all into one multi-valued RDN.
  */
 function nameOf(commonName: string, organizations: readonly string[]): pkijs.RelativeDistinguishedNames {
-  const attributes = [...organizations.map((organization) => ({ type: OID_ORGANIZATION, value: organization })), { type: OID_COMMON_NAME, value: commonName }];
+  const attributes = [
+    ...organizations.map((organization) => ({ type: OID_ORGANIZATION, value: organization })),
+    { type: OID_COMMON_NAME, value: commonName },
+  ];
   const sequence = new asn1js.Sequence({
     value: attributes.map(
       ({ type, value }) =>
@@ -165,7 +175,9 @@ function ipBytes(address: string, family: number): ArrayBuffer {
   const [head = '', tail = ''] = address.split('::');
   const headGroups = head ? head.split(':') : [];
   const tailGroups = tail ? tail.split(':') : [];
-  const groups = address.includes('::') ? [...headGroups, ...Array<string>(8 - headGroups.length - tailGroups.length).fill('0'), ...tailGroups] : headGroups;
+  const groups = address.includes('::')
+    ? [...headGroups, ...Array<string>(8 - headGroups.length - tailGroups.length).fill('0'), ...tailGroups]
+    : headGroups;
   const bytes = new Uint8Array(16);
   groups.forEach((group, index) => {
     const value = parseInt(group, 16);

@@ -6,7 +6,14 @@ import { findControlPlaneBinaries, type BinaryPathOptions, type ControlPlaneBina
 import type { Environment } from './cache-dir.js';
 import { CertificateAuthority, type CertificateAndKey } from './certificates.js';
 import { removeDirSync, trackForCleanup } from './cleanup.js';
-import { installCRDs as installCRDsWith, readCRDs, sleep, type CRDSource, type CustomResourceDefinition, type InstallCRDsOptions } from './crds.js';
+import {
+  installCRDs as installCRDsWith,
+  readCRDs,
+  sleep,
+  type CRDSource,
+  type CustomResourceDefinition,
+  type InstallCRDsOptions,
+} from './crds.js';
 import { parseBoolean, parseDuration } from './durations.js';
 import { ApiServerTransport, postJson } from './http.js';
 import { buildKubeconfig, clientCertificateUser, writeKubeconfig, type Kubeconfig } from './kubeconfig.js';
@@ -157,8 +164,14 @@ interface ResolvedOptions {
 /** Applies the envtest environment variables under the explicit options. */
 export function resolveControlPlaneOptions(options: ControlPlaneOptions, env: Environment): ResolvedOptions {
   return {
-    startTimeoutMs: options.startTimeoutMs ?? parseDuration(env.KUBEBUILDER_CONTROLPLANE_START_TIMEOUT, 'KUBEBUILDER_CONTROLPLANE_START_TIMEOUT') ?? DEFAULT_START_TIMEOUT_MS,
-    stopTimeoutMs: options.stopTimeoutMs ?? parseDuration(env.KUBEBUILDER_CONTROLPLANE_STOP_TIMEOUT, 'KUBEBUILDER_CONTROLPLANE_STOP_TIMEOUT') ?? DEFAULT_STOP_TIMEOUT_MS,
+    startTimeoutMs:
+      options.startTimeoutMs ??
+      parseDuration(env.KUBEBUILDER_CONTROLPLANE_START_TIMEOUT, 'KUBEBUILDER_CONTROLPLANE_START_TIMEOUT') ??
+      DEFAULT_START_TIMEOUT_MS,
+    stopTimeoutMs:
+      options.stopTimeoutMs ??
+      parseDuration(env.KUBEBUILDER_CONTROLPLANE_STOP_TIMEOUT, 'KUBEBUILDER_CONTROLPLANE_STOP_TIMEOUT') ??
+      DEFAULT_STOP_TIMEOUT_MS,
     attachOutput: options.attachOutput ?? parseBoolean(env.KUBEBUILDER_ATTACH_CONTROL_PLANE_OUTPUT),
     useExistingCluster: options.useExistingCluster ?? parseBoolean(env.USE_EXISTING_CLUSTER),
   };
@@ -210,7 +223,10 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   };
 
   try {
-    const [pki, webhooks] = await Promise.all([createPki(dir), webhookInputs ? prepareWebhooks(options.webhooks!, webhookInputs, dir) : undefined]);
+    const [pki, webhooks] = await Promise.all([
+      createPki(dir),
+      webhookInputs ? prepareWebhooks(options.webhooks!, webhookInputs, dir) : undefined,
+    ]);
     const deadline = Date.now() + resolved.startTimeoutMs;
     let started: Started | undefined;
     for (let attempt = 1; !started; attempt++) {
@@ -223,9 +239,20 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
         removeDirSync(join(dir, 'etcd'));
       }
     }
-    const plane = new LocalControlPlane(started, pki, dir, binaries, resolved, processes, tracker, webhooks, options.webhooks);
+    const plane = new LocalControlPlane(
+      started,
+      pki,
+      dir,
+      binaries,
+      resolved,
+      processes,
+      tracker,
+      webhooks,
+      options.webhooks,
+    );
     if (crds.length > 0) await plane.installCRDs(crds, { timeoutMs: Math.max(deadline - Date.now(), 5_000) });
-    if (webhooks) await installWebhookConfigurations(started.transport, webhooks, Math.max(deadline, Date.now() + 5_000));
+    if (webhooks)
+      await installWebhookConfigurations(started.transport, webhooks, Math.max(deadline, Date.now() + 5_000));
     return plane;
   } catch (error) {
     await abandon();
@@ -344,7 +371,11 @@ async function startProcesses(input: {
   processes.push(apiServer);
   tracker.update();
 
-  const transport = new ApiServerTransport(server, { caPem: pki.ca.certPem, certPem: pki.admin.certPem, keyPem: pki.admin.keyPem });
+  const transport = new ApiServerTransport(server, {
+    caPem: pki.ca.certPem,
+    certPem: pki.admin.certPem,
+    keyPem: pki.admin.keyPem,
+  });
   try {
     await waitForReadyz(transport, deadline, [etcd, apiServer]);
     await waitFor('the default namespace', deadline, [etcd, apiServer], async () => {
@@ -358,7 +389,11 @@ async function startProcesses(input: {
   return { server, etcdUrl, transport, apiServerArgs };
 }
 
-function startApiServerProcess(binaries: ControlPlaneBinaryPaths, args: string[], resolved: ResolvedOptions): ManagedProcess {
+function startApiServerProcess(
+  binaries: ControlPlaneBinaryPaths,
+  args: string[],
+  resolved: ResolvedOptions,
+): ManagedProcess {
   return ManagedProcess.start('kube-apiserver', binaries.kubeApiServer, args, { attachOutput: resolved.attachOutput });
 }
 
@@ -373,7 +408,12 @@ function waitForReadyz(transport: ApiServerTransport, deadline: number, watched:
  * Polls `check` until it is true; fails early, with the process's last output, when a
  * watched process exits, and with both processes' output when the deadline passes.
  */
-async function waitFor(what: string, deadline: number, watched: ManagedProcess[], check: () => Promise<boolean>): Promise<void> {
+async function waitFor(
+  what: string,
+  deadline: number,
+  watched: ManagedProcess[],
+  check: () => Promise<boolean>,
+): Promise<void> {
   for (;;) {
     const dead = watched.find((child) => child.exitStatus !== undefined);
     if (dead) {
@@ -450,21 +490,28 @@ class LocalControlPlane implements ControlPlane {
 
   async reloadWebhooks(): Promise<void> {
     this.assertRunning();
-    if (!this.webhooks || !this.webhookOptions) throw new Error('reloadWebhooks(): the control plane was started without the webhooks option');
+    if (!this.webhooks || !this.webhookOptions)
+      throw new Error('reloadWebhooks(): the control plane was started without the webhooks option');
     this.webhooks = await reloadWebhooks(this.transport, this.webhooks, this.webhookOptions, Date.now() + 30_000);
   }
 
-  async installCRDs(sources: CRDSource | CRDSource[], options?: InstallCRDsOptions): Promise<CustomResourceDefinition[]> {
+  async installCRDs(
+    sources: CRDSource | CRDSource[],
+    options?: InstallCRDsOptions,
+  ): Promise<CustomResourceDefinition[]> {
     this.assertRunning();
     let crds = readCRDs(Array.isArray(sources) ? sources : [sources]);
-    if (this.webhooks) crds = applyConversionPatches(crds, this.webhooks.patches, this.webhooks.serving.url, this.webhooks.caBundle);
+    if (this.webhooks)
+      crds = applyConversionPatches(crds, this.webhooks.patches, this.webhooks.serving.url, this.webhooks.caBundle);
     return installCRDsWith(this.transport, crds, options);
   }
 
   async compactEtcd(): Promise<number> {
     this.assertRunning();
     // A range request for any key returns the store's current revision in its header.
-    const range = await postJson<{ header: { revision: string } }>(`${this.etcdUrl}/v3/kv/range`, { key: Buffer.from('/').toString('base64') });
+    const range = await postJson<{ header: { revision: string } }>(`${this.etcdUrl}/v3/kv/range`, {
+      key: Buffer.from('/').toString('base64'),
+    });
     const revision = Number(range.header.revision);
     await postJson(`${this.etcdUrl}/v3/kv/compaction`, { revision: String(revision), physical: true });
     return revision;
@@ -523,7 +570,12 @@ class LocalControlPlane implements ControlPlane {
     if (this.stopping) throw new Error('the control plane has been stopped');
   }
 
-  private writeUser(name: string, groups: string[], credentials: CertificateAndKey, fileName: string): ControlPlaneUser {
+  private writeUser(
+    name: string,
+    groups: string[],
+    credentials: CertificateAndKey,
+    fileName: string,
+  ): ControlPlaneUser {
     const kubeconfig = buildKubeconfig({
       clusterName: 'kop-envtest',
       server: this.server,

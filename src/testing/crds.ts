@@ -64,7 +64,9 @@ function crdsInFile(file: string): CustomResourceDefinition[] {
 }
 
 function isCRD(value: unknown): value is CustomResourceDefinition {
-  return typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === 'CustomResourceDefinition';
+  return (
+    typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === 'CustomResourceDefinition'
+  );
 }
 
 /**
@@ -72,7 +74,11 @@ function isCRD(value: unknown): value is CustomResourceDefinition {
  * one is Established, its served versions list the resource in discovery, and lists of it
  * succeed, so a test can create, list and watch custom objects straight away. Returns the CRDs as the server stored them.
  */
-export async function installCRDs(transport: ApiServerTransport, sources: readonly CRDSource[], options: InstallCRDsOptions = {}): Promise<CustomResourceDefinition[]> {
+export async function installCRDs(
+  transport: ApiServerTransport,
+  sources: readonly CRDSource[],
+  options: InstallCRDsOptions = {},
+): Promise<CustomResourceDefinition[]> {
   const crds = readCRDs(sources);
   const deadline = Date.now() + (options.timeoutMs ?? 30_000);
   for (const crd of crds) await createOrReplace(transport, crd);
@@ -100,7 +106,11 @@ async function createOrReplace(transport: ApiServerTransport, crd: CustomResourc
   throw new Error(`installCRDs: ${crd.metadata.name} kept changing while being replaced`);
 }
 
-async function waitUntilServed(transport: ApiServerTransport, crd: CustomResourceDefinition, deadline: number): Promise<CustomResourceDefinition> {
+async function waitUntilServed(
+  transport: ApiServerTransport,
+  crd: CustomResourceDefinition,
+  deadline: number,
+): Promise<CustomResourceDefinition> {
   const path = `${CRD_PATH}/${encodeURIComponent(crd.metadata.name)}`;
   let last: CustomResourceDefinition | undefined;
   let waitingFor = 'Established';
@@ -109,7 +119,9 @@ async function waitUntilServed(transport: ApiServerTransport, crd: CustomResourc
     const conditions = last.status?.conditions ?? [];
     const namesAccepted = conditions.find((condition) => condition.type === 'NamesAccepted');
     if (namesAccepted?.status === 'False') {
-      throw new Error(`installCRDs: ${crd.metadata.name} names not accepted: ${namesAccepted.message ?? namesAccepted.reason}`);
+      throw new Error(
+        `installCRDs: ${crd.metadata.name} names not accepted: ${namesAccepted.message ?? namesAccepted.reason}`,
+      );
     }
     if (conditions.some((condition) => condition.type === 'Established' && condition.status === 'True')) {
       waitingFor = 'discovery';
@@ -117,7 +129,9 @@ async function waitUntilServed(transport: ApiServerTransport, crd: CustomResourc
     }
     await sleep(50);
   }
-  throw new Error(`installCRDs: ${crd.metadata.name} was not ready (waiting for ${waitingFor}) in time; last status: ${JSON.stringify(last?.status ?? {})}`);
+  throw new Error(
+    `installCRDs: ${crd.metadata.name} was not ready (waiting for ${waitingFor}) in time; last status: ${JSON.stringify(last?.status ?? {})}`,
+  );
 }
 
 /**

@@ -1,5 +1,16 @@
 import { createHash } from 'node:crypto';
-import { closeSync, createReadStream, createWriteStream, mkdirSync, mkdtempSync, openSync, readdirSync, renameSync, rmSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  createReadStream,
+  createWriteStream,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
@@ -12,7 +23,8 @@ import { readTar, TarFormatError, type TarEntrySink } from './tar.js';
 import { CONTROL_PLANE_BINARIES, type ControlPlaneBinary } from './versions.js';
 
 /** The index of prebuilt envtest archives that controller-tools publishes (what controller-runtime's setup-envtest reads). */
-export const DEFAULT_ENVTEST_INDEX_URL = 'https://raw.githubusercontent.com/kubernetes-sigs/controller-tools/HEAD/envtest-releases.yaml';
+export const DEFAULT_ENVTEST_INDEX_URL =
+  'https://raw.githubusercontent.com/kubernetes-sigs/controller-tools/HEAD/envtest-releases.yaml';
 
 /** Largest archive or extracted binary kop accepts (the real archives are about 60 MB, their binaries under 150 MB). */
 const MAX_BYTES = 1024 * 1024 * 1024;
@@ -66,7 +78,10 @@ export class EnvtestDownloadError extends Error {
  * The index URL and archive mirror from the environment: `KOP_ENVTEST_INDEX_URL` and
  * `KOP_ENVTEST_ARCHIVE_BASE_URL`, else controller-tools' index and its selfLinks.
  */
-export function envtestDownloadSource(env: Environment, overrides: Partial<EnvtestDownloadSource> = {}): EnvtestDownloadSource {
+export function envtestDownloadSource(
+  env: Environment,
+  overrides: Partial<EnvtestDownloadSource> = {},
+): EnvtestDownloadSource {
   return {
     indexUrl: overrides.indexUrl ?? (env.KOP_ENVTEST_INDEX_URL || DEFAULT_ENVTEST_INDEX_URL),
     archiveBaseUrl: overrides.archiveBaseUrl ?? (env.KOP_ENVTEST_ARCHIVE_BASE_URL || undefined),
@@ -74,7 +89,10 @@ export function envtestDownloadSource(env: Environment, overrides: Partial<Envte
 }
 
 /** This machine's platform in envtest's words, or undefined where no envtest archive fits kop/testing. */
-export function currentEnvtestPlatform(platform: string = process.platform, arch: string = process.arch): EnvtestPlatform | undefined {
+export function currentEnvtestPlatform(
+  platform: string = process.platform,
+  arch: string = process.arch,
+): EnvtestPlatform | undefined {
   const os = platform === 'linux' || platform === 'darwin' ? platform : undefined;
   const cpu = ({ x64: 'amd64', arm64: 'arm64', ppc64: 'ppc64le', s390x: 's390x' } as Record<string, string>)[arch];
   return os && cpu ? { os, arch: cpu } : undefined;
@@ -97,7 +115,12 @@ export interface EnvtestArchive {
  * (`releases: { v1.36.3: { <archive name>: { hash, selfLink } } }`). A relative selfLink is read
  * against the index URL; `archiveBaseUrl` replaces the selfLink's folder.
  */
-export function findEnvtestArchive(indexText: string, source: EnvtestDownloadSource, kubernetesVersion: string, platform: EnvtestPlatform): EnvtestArchive {
+export function findEnvtestArchive(
+  indexText: string,
+  source: EnvtestDownloadSource,
+  kubernetesVersion: string,
+  platform: EnvtestPlatform,
+): EnvtestArchive {
   let index: unknown;
   try {
     index = parseYaml(indexText);
@@ -118,7 +141,10 @@ export function findEnvtestArchive(indexText: string, source: EnvtestDownloadSou
     throw new EnvtestDownloadError(`the envtest index ${source.indexUrl} lists no ${name}${known}`);
   }
   const hash = typeof entry.hash === 'string' ? entry.hash.trim().toLowerCase() : '';
-  if (!/^[0-9a-f]{128}$/.test(hash)) throw new EnvtestDownloadError(`the envtest index lists no sha512 for ${name} (hash: ${JSON.stringify(entry.hash)})`);
+  if (!/^[0-9a-f]{128}$/.test(hash))
+    throw new EnvtestDownloadError(
+      `the envtest index lists no sha512 for ${name} (hash: ${JSON.stringify(entry.hash)})`,
+    );
   let url: URL;
   try {
     if (source.archiveBaseUrl) url = new URL(encodeURIComponent(name), source.archiveBaseUrl.replace(/\/*$/, '/'));
@@ -141,11 +167,14 @@ export function findEnvtestArchive(indexText: string, source: EnvtestDownloadSou
 export async function downloadEnvtestBinaries(options: DownloadEnvtestOptions): Promise<DownloadEnvtestResult> {
   const progress = options.progress ?? (() => undefined);
   const platform = options.platform ?? currentEnvtestPlatform();
-  if (!platform) throw new EnvtestDownloadError(`envtest archives do not cover ${process.platform}/${process.arch} for kop/testing`);
+  if (!platform)
+    throw new EnvtestDownloadError(`envtest archives do not cover ${process.platform}/${process.arch} for kop/testing`);
   const idleTimeoutMs = options.idleTimeoutMs ?? 60_000;
   warnIfUnencrypted(options.indexUrl, 'index', progress);
 
-  const indexText = (await fetchBytes(options.indexUrl, 'the envtest index', idleTimeoutMs, 16 * 1024 * 1024)).toString('utf8');
+  const indexText = (await fetchBytes(options.indexUrl, 'the envtest index', idleTimeoutMs, 16 * 1024 * 1024)).toString(
+    'utf8',
+  );
   const archive = findEnvtestArchive(indexText, options, options.kubernetesVersion, platform);
   if (options.archiveBaseUrl) warnIfUnencrypted(archive.url, 'archive', progress);
   progress(`downloading ${archive.url}`);
@@ -157,7 +186,9 @@ export async function downloadEnvtestBinaries(options: DownloadEnvtestOptions): 
     const archivePath = join(staging, 'archive.tar.gz');
     const { bytes, sha512 } = await downloadTo(archive.url, archivePath, archive.name, idleTimeoutMs);
     if (sha512 !== archive.sha512) {
-      throw new EnvtestDownloadError(`checksum mismatch for ${archive.name} (${archive.url}): sha512 ${sha512}, but the index lists ${archive.sha512}`);
+      throw new EnvtestDownloadError(
+        `checksum mismatch for ${archive.name} (${archive.url}): sha512 ${sha512}, but the index lists ${archive.sha512}`,
+      );
     }
     const binaries = join(staging, 'bin');
     mkdirSync(binaries);
@@ -181,7 +212,11 @@ export async function downloadEnvtestBinaries(options: DownloadEnvtestOptions): 
  * absolute or climbs out with `..`, when any entry is a link or a device, or when a binary appears
  * twice or is missing; other plain files and folders are skipped, never written.
  */
-export async function extractEnvtestArchive(archivePath: string, targetDir: string, archiveName: string): Promise<void> {
+export async function extractEnvtestArchive(
+  archivePath: string,
+  targetDir: string,
+  archiveName: string,
+): Promise<void> {
   const found = new Set<ControlPlaneBinary>();
   let openFile: number | undefined;
   const refuse = (message: string) => new EnvtestDownloadError(`${archiveName}: ${message}; nothing was installed`);
@@ -191,13 +226,21 @@ export async function extractEnvtestArchive(archivePath: string, targetDir: stri
     await pipeline(createReadStream(archivePath), createGunzip(), async (source: AsyncIterable<Buffer>) =>
       readTar(source, (entry): TarEntrySink | undefined => {
         const segments = entry.path.split(/[/\\]+/);
-        if (entry.path.startsWith('/') || /^[A-Za-z]:/.test(entry.path) || segments.includes('..') || entry.path.includes('\0')) {
+        if (
+          entry.path.startsWith('/') ||
+          /^[A-Za-z]:/.test(entry.path) ||
+          segments.includes('..') ||
+          entry.path.includes('\0')
+        ) {
           throw refuse(`entry "${entry.path}" points outside the archive's folder`);
         }
         if (entry.type === 'symlink' || entry.type === 'hardlink') {
-          throw refuse(`entry "${entry.path}" is a ${entry.type} to "${entry.linkTarget}"; envtest archives hold only plain files`);
+          throw refuse(
+            `entry "${entry.path}" is a ${entry.type} to "${entry.linkTarget}"; envtest archives hold only plain files`,
+          );
         }
-        if (entry.type === 'other') throw refuse(`entry "${entry.path}" has type "${entry.typeflag}"; envtest archives hold only plain files`);
+        if (entry.type === 'other')
+          throw refuse(`entry "${entry.path}" has type "${entry.typeflag}"; envtest archives hold only plain files`);
         const name = segments.filter((segment) => segment !== '' && segment !== '.').at(-1);
         const binary = CONTROL_PLANE_BINARIES.find((candidate) => candidate === name);
         if (entry.type !== 'file' || !binary) return undefined;
@@ -231,7 +274,9 @@ export async function extractEnvtestArchive(archivePath: string, targetDir: stri
           : code === 'Z_DATA_ERROR'
             ? `it is not gzip data (${(error as Error).message})`
             : (error as Error).message;
-    throw new EnvtestDownloadError(`${archiveName} cannot be unpacked: ${reason}; nothing was installed`, { cause: error });
+    throw new EnvtestDownloadError(`${archiveName} cannot be unpacked: ${reason}; nothing was installed`, {
+      cause: error,
+    });
   } finally {
     if (openFile !== undefined) closeSync(openFile);
   }
@@ -259,7 +304,12 @@ function moveIntoPlace(stagedDir: string, binDir: string): void {
 }
 
 /** Streams a URL (or file: path) to `target`, hashing as it goes. */
-async function downloadTo(url: string, target: string, what: string, idleTimeoutMs: number): Promise<{ bytes: number; sha512: string }> {
+async function downloadTo(
+  url: string,
+  target: string,
+  what: string,
+  idleTimeoutMs: number,
+): Promise<{ bytes: number; sha512: string }> {
   const body = await openBody(url, what, idleTimeoutMs);
   const hash = createHash('sha512');
   let bytes = 0;
@@ -361,17 +411,23 @@ async function openBody(url: string, what: string, idleTimeoutMs: number): Promi
   if (response.status !== 200 || !response.body) {
     clearTimeout(timer);
     await response.body?.cancel().catch(() => undefined);
-    throw new EnvtestDownloadError(`cannot fetch ${what} ${url}: HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`);
+    throw new EnvtestDownloadError(
+      `cannot fetch ${what} ${url}: HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`,
+    );
   }
   const length = Number(response.headers.get('content-length') ?? NaN);
   const stream = Readable.fromWeb(response.body as WebReadableStream<Uint8Array>);
   return {
     stream,
     touch: arm,
-    expectedBytes: Number.isSafeInteger(length) && response.headers.get('content-encoding') === null ? length : undefined,
+    expectedBytes:
+      Number.isSafeInteger(length) && response.headers.get('content-encoding') === null ? length : undefined,
     wrap: (error, bytesSoFar) =>
       idle
-        ? new EnvtestDownloadError(`downloading ${url} stalled: no data for ${idleTimeoutMs / 1000} s after ${bytesSoFar} bytes`, { cause: error })
+        ? new EnvtestDownloadError(
+            `downloading ${url} stalled: no data for ${idleTimeoutMs / 1000} s after ${bytesSoFar} bytes`,
+            { cause: error },
+          )
         : asDownloadError(error, `downloading ${url} failed after ${bytesSoFar} bytes`),
     dispose: () => {
       clearTimeout(timer);
@@ -388,7 +444,10 @@ function asDownloadError(error: unknown, context: string): EnvtestDownloadError 
 /** fetch says "fetch failed" and hides the reason (ENOTFOUND, ECONNREFUSED...) in its cause. */
 function describeNetworkError(error: unknown): string {
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  if (cause?.code) return cause.message?.includes(cause.code) ? cause.message : `${cause.code}${cause.message ? ` (${cause.message})` : ''}`;
+  if (cause?.code)
+    return cause.message?.includes(cause.code)
+      ? cause.message
+      : `${cause.code}${cause.message ? ` (${cause.message})` : ''}`;
   if (cause?.message) return cause.message;
   return (error as Error).message;
 }
@@ -398,7 +457,8 @@ function warnIfUnencrypted(url: string, what: string, progress: (message: string
   try {
     const parsed = new URL(url);
     const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(parsed.hostname);
-    if (parsed.protocol === 'http:' && !loopback) progress(`warning: the envtest ${what} comes over plain http (${url}); anyone on the path can replace it`);
+    if (parsed.protocol === 'http:' && !loopback)
+      progress(`warning: the envtest ${what} comes over plain http (${url}); anyone on the path can replace it`);
   } catch {
     // an invalid URL is reported where it is fetched
   }

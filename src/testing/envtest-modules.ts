@@ -40,7 +40,13 @@ export function kubernetesModuleFiles(kubernetesVersion: string, kubernetesGoMod
   if (staging.length === 0) {
     throw new Error(`k8s.io/kubernetes v${version} lists no v0.0.0 staging modules; its go.mod layout has changed`);
   }
-  const lines = [HEADER, `// Builds kube-apiserver and kubectl v${version} for kop/testing (kop setup-envtest).`, '', `module ${KUBERNETES_BUILD_MODULE}`, ''];
+  const lines = [
+    HEADER,
+    `// Builds kube-apiserver and kubectl v${version} for kop/testing (kop setup-envtest).`,
+    '',
+    `module ${KUBERNETES_BUILD_MODULE}`,
+    '',
+  ];
   if (kubernetesGoMod.Go) lines.push(`go ${kubernetesGoMod.Go}`, '');
   for (const { Key, Value } of kubernetesGoMod.GoDebug ?? []) lines.push(`godebug ${Key}=${Value}`);
   if (kubernetesGoMod.GoDebug?.length) lines.push('');
@@ -56,7 +62,13 @@ export function kubernetesModuleFiles(kubernetesVersion: string, kubernetesGoMod
 /** The throwaway module that builds etcd (the main package is the root of go.etcd.io/etcd/server/v3). */
 export function etcdModuleFiles(etcdVersion: string, etcdGoMod: GoModJson): ModuleFiles {
   const version = etcdVersion.replace(/^v/, '');
-  const lines = [HEADER, `// Builds etcd v${version} for kop/testing (kop setup-envtest).`, '', `module ${ETCD_BUILD_MODULE}`, ''];
+  const lines = [
+    HEADER,
+    `// Builds etcd v${version} for kop/testing (kop setup-envtest).`,
+    '',
+    `module ${ETCD_BUILD_MODULE}`,
+    '',
+  ];
   if (etcdGoMod.Go) lines.push(`go ${etcdGoMod.Go}`, '');
   lines.push(`require go.etcd.io/etcd/server/v3 v${version}`, '');
   return { 'go.mod': lines.join('\n'), 'tools.go': toolsFile(['go.etcd.io/etcd/server/v3']) };

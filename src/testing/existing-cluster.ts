@@ -6,7 +6,10 @@ import { join } from 'node:path';
 // one loads client-node's whole generated API (about 65 MB of memory, a slow import) into
 // every test process that only needs to read a kubeconfig and sign requests.
 import { loadClientConfig, type ClientConfig } from '../runtime/client/config/client-config.js';
-import type { KubeconfigCluster as LoadedCluster, KubeconfigUser as LoadedUser } from '../runtime/client/config/kubeconfig.js';
+import type {
+  KubeconfigCluster as LoadedCluster,
+  KubeconfigUser as LoadedUser,
+} from '../runtime/client/config/kubeconfig.js';
 import { Transport } from '../runtime/client/rest/transport.js';
 import { removeDirSync } from './cleanup.js';
 import type { ControlPlane, ControlPlaneOptions, ControlPlaneUser } from './control-plane.js';
@@ -105,7 +108,8 @@ export async function connectToExistingCluster(options: ControlPlaneOptions): Pr
     },
     async installCRDs(sources: CRDSource | CRDSource[], installOptions) {
       let objects = readCRDs(Array.isArray(sources) ? sources : [sources]);
-      if (webhooks) objects = applyConversionPatches(objects, webhooks.patches, webhooks.serving.url, webhooks.caBundle);
+      if (webhooks)
+        objects = applyConversionPatches(objects, webhooks.patches, webhooks.serving.url, webhooks.caBundle);
       return installCRDs(transport!, objects, installOptions);
     },
     async compactEtcd() {
@@ -187,7 +191,8 @@ function flattenedCluster(server: string, cluster: LoadedCluster): KubeconfigClu
   if (cluster.skipTLSVerify) out['insecure-skip-tls-verify'] = true;
   if (cluster.tlsServerName) out['tls-server-name'] = cluster.tlsServerName;
   if (cluster.proxyUrl) out['proxy-url'] = cluster.proxyUrl;
-  if (cluster.extensions) out.extensions = Object.entries(cluster.extensions).map(([name, extension]) => ({ name, extension }));
+  if (cluster.extensions)
+    out.extensions = Object.entries(cluster.extensions).map(([name, extension]) => ({ name, extension }));
   return out;
 }
 
@@ -215,5 +220,7 @@ function fileAsBase64(file: string): string {
 }
 
 function notWithExistingCluster(method: string): Error {
-  return new Error(`${method} needs the control plane kop/testing starts; it is not available with USE_EXISTING_CLUSTER`);
+  return new Error(
+    `${method} needs the control plane kop/testing starts; it is not available with USE_EXISTING_CLUSTER`,
+  );
 }

@@ -27,7 +27,12 @@ export class ApiServerTransport {
   }
 
   /** Sends one request; JSON bodies are serialised here. Network errors reject. */
-  async request(method: string, path: string, body?: unknown, options: { timeoutMs?: number; contentType?: string } = {}): Promise<HttpResponse> {
+  async request(
+    method: string,
+    path: string,
+    body?: unknown,
+    options: { timeoutMs?: number; contentType?: string } = {},
+  ): Promise<HttpResponse> {
     // Keep a path prefix of the server URL (proxies such as https://host/k8s/clusters/<id>).
     const base = new URL(this.server);
     const url = new URL(base.pathname.replace(/\/+$/, '') + path, base);
@@ -41,7 +46,12 @@ export class ApiServerTransport {
       agent: url.protocol === 'https:' ? this.agent : undefined,
       headers: {
         accept: 'application/json',
-        ...(payload === undefined ? {} : { 'content-type': options.contentType ?? 'application/json', 'content-length': Buffer.byteLength(payload) }),
+        ...(payload === undefined
+          ? {}
+          : {
+              'content-type': options.contentType ?? 'application/json',
+              'content-length': Buffer.byteLength(payload),
+            }),
       },
     };
     if (this.applyCredentials) {
@@ -86,15 +96,24 @@ export class ApiRequestError extends Error {
 }
 
 /** Plain HTTP(S) request helper, also used for etcd's JSON gateway. */
-export function send(scheme: 'http' | 'https', options: RequestOptions, payload: string | undefined, timeoutMs: number): Promise<HttpResponse> {
+export function send(
+  scheme: 'http' | 'https',
+  options: RequestOptions,
+  payload: string | undefined,
+  timeoutMs: number,
+): Promise<HttpResponse> {
   return new Promise((resolve, reject) => {
     const request = (scheme === 'http' ? httpRequest : httpsRequest)(options, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+      response.on('end', () =>
+        resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
+      );
       response.on('error', reject);
     });
-    request.setTimeout(timeoutMs, () => request.destroy(new Error(`request to ${options.path} timed out after ${timeoutMs} ms`)));
+    request.setTimeout(timeoutMs, () =>
+      request.destroy(new Error(`request to ${options.path} timed out after ${timeoutMs} ms`)),
+    );
     request.on('error', reject);
     request.end(payload);
   });

@@ -12,7 +12,14 @@
  * await plane.stop();
  * ```
  */
-export { startControlPlane, resolveControlPlaneOptions, type ControlPlane, type ControlPlaneOptions, type ControlPlaneUser, type StopApiServerOptions } from './control-plane.js';
+export {
+  startControlPlane,
+  resolveControlPlaneOptions,
+  type ControlPlane,
+  type ControlPlaneOptions,
+  type ControlPlaneUser,
+  type StopApiServerOptions,
+} from './control-plane.js';
 export {
   findControlPlaneBinaries,
   findControlPlaneBinary,

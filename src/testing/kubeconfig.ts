@@ -35,7 +35,13 @@ export interface KubeconfigUser {
 }
 
 /** Builds a one-cluster, one-user, one-context kubeconfig. */
-export function buildKubeconfig(options: { clusterName: string; server: string; caPem?: string; userName: string; user: KubeconfigUser }): Kubeconfig {
+export function buildKubeconfig(options: {
+  clusterName: string;
+  server: string;
+  caPem?: string;
+  userName: string;
+  user: KubeconfigUser;
+}): Kubeconfig {
   const cluster: KubeconfigCluster = { server: options.server };
   if (options.caPem) cluster['certificate-authority-data'] = base64(options.caPem);
   const contextName = `${options.userName}@${options.clusterName}`;

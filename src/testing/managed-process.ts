@@ -73,7 +73,12 @@ export class ManagedProcess {
   }
 
   /** Starts `file` with `args` (an argument array; no shell involved). */
-  static start(name: string, file: string, args: readonly string[], options: ManagedProcessOptions = {}): ManagedProcess {
+  static start(
+    name: string,
+    file: string,
+    args: readonly string[],
+    options: ManagedProcessOptions = {},
+  ): ManagedProcess {
     const child = spawn(file, args, {
       stdio: ['ignore', options.inheritOutput ? 'inherit' : 'pipe', options.inheritOutput ? 'inherit' : 'pipe'],
       env: options.env ?? process.env,

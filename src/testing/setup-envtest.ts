@@ -1,7 +1,19 @@
 import { join } from 'node:path';
-import { binaryVersion, buildEnvtestBinaries, GoUnavailableError, type BuildEnvtestOptions, type BuildEnvtestResult } from './build-envtest.js';
+import {
+  binaryVersion,
+  buildEnvtestBinaries,
+  GoUnavailableError,
+  type BuildEnvtestOptions,
+  type BuildEnvtestResult,
+} from './build-envtest.js';
 import { envtestCacheDir } from './cache-dir.js';
-import { currentEnvtestPlatform, downloadEnvtestBinaries, envtestArchiveName, envtestDownloadSource, type EnvtestPlatform } from './download-envtest.js';
+import {
+  currentEnvtestPlatform,
+  downloadEnvtestBinaries,
+  envtestArchiveName,
+  envtestDownloadSource,
+  type EnvtestPlatform,
+} from './download-envtest.js';
 import { normalizeKubernetesVersion, PINNED_KUBERNETES_VERSION } from './versions.js';
 
 /** Where {@link setupEnvtest} got the binaries from. */
@@ -50,8 +62,15 @@ export async function setupEnvtest(options: SetupEnvtestOptions = {}): Promise<S
   if (!options.force && !options.binDir && env.KUBEBUILDER_ASSETS) {
     const problem = await envtestBinariesProblem(env.KUBEBUILDER_ASSETS, kubernetesVersion, etcdVersion);
     if (!problem) {
-      progress(`using $KUBEBUILDER_ASSETS (${env.KUBEBUILDER_ASSETS}): it has kube-apiserver, etcd and kubectl v${kubernetesVersion}`);
-      return { binDir: env.KUBEBUILDER_ASSETS, kubernetesVersion, source: 'kubebuilder-assets', reason: '$KUBEBUILDER_ASSETS has them' };
+      progress(
+        `using $KUBEBUILDER_ASSETS (${env.KUBEBUILDER_ASSETS}): it has kube-apiserver, etcd and kubectl v${kubernetesVersion}`,
+      );
+      return {
+        binDir: env.KUBEBUILDER_ASSETS,
+        kubernetesVersion,
+        source: 'kubebuilder-assets',
+        reason: '$KUBEBUILDER_ASSETS has them',
+      };
     }
     progress(`not using $KUBEBUILDER_ASSETS (${env.KUBEBUILDER_ASSETS}): ${problem}`);
   }
@@ -84,7 +103,9 @@ export async function setupEnvtest(options: SetupEnvtestOptions = {}): Promise<S
   const source = envtestDownloadSource(env, { indexUrl: options.indexUrl, archiveBaseUrl: options.archiveBaseUrl });
   const archiveName = envtestArchiveName(kubernetesVersion, platform);
   if (options.dryRun) {
-    progress(`would download ${archiveName} (listed in ${source.indexUrl}) into ${binDir}, and build from Go modules only if that fails`);
+    progress(
+      `would download ${archiveName} (listed in ${source.indexUrl}) into ${binDir}, and build from Go modules only if that fails`,
+    );
     return { binDir, kubernetesVersion, source: 'download', reason: 'dry run' };
   }
 
@@ -104,7 +125,9 @@ export async function setupEnvtest(options: SetupEnvtestOptions = {}): Promise<S
       },
     });
     const megabytes = (result.archiveBytes / 1024 / 1024).toFixed(1);
-    progress(`downloaded ${archiveName} (${megabytes} MB, sha512 as the index lists) into ${binDir} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    progress(
+      `downloaded ${archiveName} (${megabytes} MB, sha512 as the index lists) into ${binDir} in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+    );
     return { binDir, kubernetesVersion, source: 'download', reason: `downloaded ${result.archiveUrl}` };
   } catch (error) {
     downloadFailure = (error as Error).message;
@@ -130,7 +153,11 @@ export async function setupEnvtest(options: SetupEnvtestOptions = {}): Promise<S
  * kube-apiserver and kubectl must report that version, etcd must run (and report `etcdVersion`
  * when one is asked for; the envtest archives choose their own).
  */
-export async function envtestBinariesProblem(dir: string, kubernetesVersion: string, etcdVersion: string | undefined): Promise<string | undefined> {
+export async function envtestBinariesProblem(
+  dir: string,
+  kubernetesVersion: string,
+  etcdVersion: string | undefined,
+): Promise<string | undefined> {
   const [apiServer, kubectl, etcd] = await Promise.all([
     binaryVersion(join(dir, 'kube-apiserver'), 'kube-apiserver'),
     binaryVersion(join(dir, 'kubectl'), 'kubectl'),

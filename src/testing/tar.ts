@@ -52,7 +52,10 @@ type State =
  * Rejects with {@link TarFormatError} on a bad header checksum, an unparsable size, or a stream that
  * ends before the end-of-archive marker (a truncated archive).
  */
-export async function readTar(source: AsyncIterable<Buffer>, onEntry: (entry: TarEntry) => TarEntrySink | undefined): Promise<void> {
+export async function readTar(
+  source: AsyncIterable<Buffer>,
+  onEntry: (entry: TarEntry) => TarEntrySink | undefined,
+): Promise<void> {
   let state: State = { kind: 'header' };
   let pending: Buffer = Buffer.alloc(0);
   let pax: Record<string, string> = {};
@@ -65,11 +68,19 @@ export async function readTar(source: AsyncIterable<Buffer>, onEntry: (entry: Ta
     const typeflag = header[156] === 0 ? '0' : String.fromCharCode(header[156]!);
     const headerSize = parseNumber(header.subarray(124, 136), 'size');
     if (typeflag === 'x' || typeflag === 'g' || typeflag === 'L' || typeflag === 'K') {
-      if (headerSize > MAX_EXTENDED_HEADER) throw new TarFormatError(`an extended header of ${headerSize} bytes is larger than ${MAX_EXTENDED_HEADER}`);
-      return { kind: 'extended', typeflag, remaining: headerSize, padding: (BLOCK - (headerSize % BLOCK)) % BLOCK, parts: [] };
+      if (headerSize > MAX_EXTENDED_HEADER)
+        throw new TarFormatError(`an extended header of ${headerSize} bytes is larger than ${MAX_EXTENDED_HEADER}`);
+      return {
+        kind: 'extended',
+        typeflag,
+        remaining: headerSize,
+        padding: (BLOCK - (headerSize % BLOCK)) % BLOCK,
+        parts: [],
+      };
     }
     const size = pax.size === undefined ? headerSize : Number(pax.size);
-    if (!Number.isSafeInteger(size) || size < 0) throw new TarFormatError(`a pax size "${pax.size}" is not a byte count: the archive is corrupt`);
+    if (!Number.isSafeInteger(size) || size < 0)
+      throw new TarFormatError(`a pax size "${pax.size}" is not a byte count: the archive is corrupt`);
     const magic = header.toString('latin1', 257, 262);
     const name = cString(header.subarray(0, 100));
     const prefix = magic === 'ustar' ? cString(header.subarray(345, 500)) : '';
@@ -177,7 +188,8 @@ function verifyChecksum(header: Buffer): void {
   const stored = parseNumber(header.subarray(148, 156), 'checksum');
   let sum = 0;
   for (let index = 0; index < BLOCK; index++) sum += index >= 148 && index < 156 ? 0x20 : header[index]!;
-  if (sum !== stored) throw new TarFormatError(`header checksum mismatch (stored ${stored}, computed ${sum}): the archive is corrupt`);
+  if (sum !== stored)
+    throw new TarFormatError(`header checksum mismatch (stored ${stored}, computed ${sum}): the archive is corrupt`);
 }
 
 /** An octal ASCII field, or GNU's base-256 form (high bit of the first byte set) for large sizes. */
@@ -190,7 +202,8 @@ function parseNumber(field: Buffer, what: string): number {
   }
   const text = cString(field).trim();
   if (text === '') return 0;
-  if (!/^[0-7]+$/.test(text)) throw new TarFormatError(`the ${what} field "${text}" is not an octal number: the archive is corrupt`);
+  if (!/^[0-7]+$/.test(text))
+    throw new TarFormatError(`the ${what} field "${text}" is not an octal number: the archive is corrupt`);
   return parseInt(text, 8);
 }
 

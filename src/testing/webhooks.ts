@@ -112,10 +112,14 @@ export function readWebhookConfigurations(paths: readonly string[]): WebhookConf
       if (!isObject(value) || typeof value.kind !== 'string' || !WEBHOOK_KINDS.includes(value.kind)) continue;
       const configuration = value as unknown as WebhookConfiguration;
       const name = configuration.metadata?.name;
-      if (typeof name !== 'string' || name === '') throw new Error(`webhooks.paths: ${file}: a ${configuration.kind} has no metadata.name`);
+      if (typeof name !== 'string' || name === '')
+        throw new Error(`webhooks.paths: ${file}: a ${configuration.kind} has no metadata.name`);
       const key = `${configuration.kind}/${name}`;
       const earlier = seen.get(key);
-      if (earlier) throw new Error(`webhooks.paths: ${configuration.kind} "${name}" is defined twice (${earlier} and ${file}); keep one`);
+      if (earlier)
+        throw new Error(
+          `webhooks.paths: ${configuration.kind} "${name}" is defined twice (${earlier} and ${file}); keep one`,
+        );
       seen.set(key, file);
       found.push(configuration);
     }
@@ -132,11 +136,15 @@ export function readConversionPatches(paths: readonly string[]): ConversionPatch
   for (const file of yamlFiles(paths, 'webhooks.conversionPatches', ['config', 'crd', 'patches'])) {
     for (const value of documentsIn(file, 'webhooks.conversionPatches')) {
       if (!isObject(value) || value.kind !== 'CustomResourceDefinition') continue;
-      const conversion = (value.spec as { conversion?: { strategy?: string; webhook?: ConversionWebhookPatch } } | undefined)?.conversion;
+      const conversion = (
+        value.spec as { conversion?: { strategy?: string; webhook?: ConversionWebhookPatch } } | undefined
+      )?.conversion;
       if (conversion?.strategy !== 'Webhook') continue;
       const crdName = (value.metadata as { name?: unknown } | undefined)?.name;
       if (typeof crdName !== 'string' || crdName === '') {
-        throw new Error(`webhooks.conversionPatches: ${file}: the patch has no metadata.name (the CRD it patches, <plural>.<group>)`);
+        throw new Error(
+          `webhooks.conversionPatches: ${file}: the patch has no metadata.name (the CRD it patches, <plural>.<group>)`,
+        );
       }
       const clientConfig = conversion.webhook?.clientConfig;
       patches.push({
@@ -161,10 +169,15 @@ interface ConversionWebhookPatch {
  * none) or, for a webhook that already has a `url`, that URL's path. Returns a copy without the
  * server-set metadata fields, ready to create.
  */
-export function rewriteWebhookConfiguration(configuration: WebhookConfiguration, baseUrl: string, caBundle: string): WebhookConfiguration {
+export function rewriteWebhookConfiguration(
+  configuration: WebhookConfiguration,
+  baseUrl: string,
+  caBundle: string,
+): WebhookConfiguration {
   const copy = structuredClone(configuration);
   copy.apiVersion = 'admissionregistration.k8s.io/v1';
-  for (const field of ['resourceVersion', 'uid', 'creationTimestamp', 'generation', 'managedFields']) delete copy.metadata[field];
+  for (const field of ['resourceVersion', 'uid', 'creationTimestamp', 'generation', 'managedFields'])
+    delete copy.metadata[field];
   copy.webhooks = (copy.webhooks ?? []).map((webhook) => {
     const path = webhook.clientConfig?.service?.path ?? pathOfUrl(webhook.clientConfig?.url) ?? '/';
     return { ...webhook, clientConfig: { url: `${baseUrl}${path.startsWith('/') ? path : `/${path}`}`, caBundle } };
@@ -176,7 +189,10 @@ export function rewriteWebhookConfiguration(configuration: WebhookConfiguration,
  * Throws when a patch names a CRD that is not among `crds` (the CRDs startControlPlane installs):
  * its conversion would silently never be set.
  */
-export function checkConversionPatchTargets(crds: readonly CustomResourceDefinition[], patches: readonly ConversionPatch[]): void {
+export function checkConversionPatchTargets(
+  crds: readonly CustomResourceDefinition[],
+  patches: readonly ConversionPatch[],
+): void {
   const names = new Set(crds.map((crd) => crd.metadata.name));
   const unknown = patches.find((patch) => !names.has(patch.crdName));
   if (!unknown) return;
@@ -203,7 +219,10 @@ export function applyConversionPatches(
     const copy = structuredClone(crd);
     copy.spec.conversion = {
       strategy: 'Webhook',
-      webhook: { clientConfig: { url: `${baseUrl}${patch.path}`, caBundle }, conversionReviewVersions: [...patch.conversionReviewVersions] },
+      webhook: {
+        clientConfig: { url: `${baseUrl}${patch.path}`, caBundle },
+        conversionReviewVersions: [...patch.conversionReviewVersions],
+      },
     };
     return copy;
   });
@@ -218,8 +237,14 @@ export interface PreparedWebhooks {
 }
 
 /** Reads the manifests; fails before anything is started when a path or document is wrong. */
-export function readWebhookInputs(options: WebhookInstallOptions): { configurations: WebhookConfiguration[]; patches: ConversionPatch[] } {
-  return { configurations: readWebhookConfigurations(options.paths ?? []), patches: readConversionPatches(options.conversionPatches ?? []) };
+export function readWebhookInputs(options: WebhookInstallOptions): {
+  configurations: WebhookConfiguration[];
+  patches: ConversionPatch[];
+} {
+  return {
+    configurations: readWebhookConfigurations(options.paths ?? []),
+    patches: readConversionPatches(options.conversionPatches ?? []),
+  };
 }
 
 /**
@@ -244,7 +269,9 @@ export async function prepareWebhooks(
   const urlHost = externalHost.includes(':') ? `[${externalHost}]` : externalHost;
   const url = `https://${urlHost}:${port!}`;
   const caBundle = Buffer.from(ca.certPem).toString('base64');
-  const configurations = inputs.configurations.map((configuration) => rewriteWebhookConfiguration(configuration, url, caBundle));
+  const configurations = inputs.configurations.map((configuration) =>
+    rewriteWebhookConfiguration(configuration, url, caBundle),
+  );
   return {
     serving: {
       host: listenHost,
@@ -256,7 +283,9 @@ export async function prepareWebhooks(
       url,
       configurations: {
         mutating: configurations.filter((c) => c.kind === 'MutatingWebhookConfiguration').map((c) => c.metadata.name),
-        validating: configurations.filter((c) => c.kind === 'ValidatingWebhookConfiguration').map((c) => c.metadata.name),
+        validating: configurations
+          .filter((c) => c.kind === 'ValidatingWebhookConfiguration')
+          .map((c) => c.metadata.name),
       },
       conversionCRDs: [...new Set(inputs.patches.map((patch) => patch.crdName))],
     },
@@ -274,7 +303,11 @@ export async function prepareWebhooks(
  * only dry-run ConfigMaps with a random label, shows when that informer has caught up (its events
  * arrive in order, so the probe's arrival means the earlier ones have arrived too).
  */
-export async function installWebhookConfigurations(transport: ApiServerTransport, prepared: PreparedWebhooks, deadline: number): Promise<void> {
+export async function installWebhookConfigurations(
+  transport: ApiServerTransport,
+  prepared: PreparedWebhooks,
+  deadline: number,
+): Promise<void> {
   for (const configuration of prepared.configurations) await createOrReplace(transport, configuration);
   for (const configuration of prepared.configurations) {
     const path = `${configurationPath(configuration.kind)}/${encodeURIComponent(configuration.metadata.name)}`;
@@ -293,10 +326,20 @@ export async function installWebhookConfigurations(transport: ApiServerTransport
  * the server keeps its certificate; configurations no longer in the files are deleted. Returns
  * what is installed now. Patched CRDs take a changed conversion patch when they are next installed.
  */
-export async function reloadWebhooks(transport: ApiServerTransport, prepared: PreparedWebhooks, options: WebhookInstallOptions, deadline: number): Promise<PreparedWebhooks> {
+export async function reloadWebhooks(
+  transport: ApiServerTransport,
+  prepared: PreparedWebhooks,
+  options: WebhookInstallOptions,
+  deadline: number,
+): Promise<PreparedWebhooks> {
   const inputs = readWebhookInputs(options);
-  const configurations = inputs.configurations.map((configuration) => rewriteWebhookConfiguration(configuration, prepared.serving.url, prepared.caBundle));
-  const kept = (old: WebhookConfiguration) => configurations.some((configuration) => configuration.kind === old.kind && configuration.metadata.name === old.metadata.name);
+  const configurations = inputs.configurations.map((configuration) =>
+    rewriteWebhookConfiguration(configuration, prepared.serving.url, prepared.caBundle),
+  );
+  const kept = (old: WebhookConfiguration) =>
+    configurations.some(
+      (configuration) => configuration.kind === old.kind && configuration.metadata.name === old.metadata.name,
+    );
   for (const gone of prepared.configurations.filter((old) => !kept(old))) {
     const path = `${configurationPath(gone.kind)}/${encodeURIComponent(gone.metadata.name)}`;
     const response = await transport.request('DELETE', path);
@@ -310,7 +353,9 @@ export async function reloadWebhooks(transport: ApiServerTransport, prepared: Pr
       ...prepared.serving,
       configurations: {
         mutating: configurations.filter((c) => c.kind === 'MutatingWebhookConfiguration').map((c) => c.metadata.name),
-        validating: configurations.filter((c) => c.kind === 'ValidatingWebhookConfiguration').map((c) => c.metadata.name),
+        validating: configurations
+          .filter((c) => c.kind === 'ValidatingWebhookConfiguration')
+          .map((c) => c.metadata.name),
       },
       conversionCRDs: [...new Set(inputs.patches.map((patch) => patch.crdName))],
     },
@@ -336,7 +381,12 @@ export async function uninstallWebhooks(transport: ApiServerTransport, prepared:
 
 const PROBE_LABEL = 'testing.kop.dev/webhook-probe';
 
-async function waitForAdmissionToSee(transport: ApiServerTransport, kinds: WebhookConfigurationKind[], caBundle: string, deadline: number): Promise<void> {
+async function waitForAdmissionToSee(
+  transport: ApiServerTransport,
+  kinds: WebhookConfigurationKind[],
+  caBundle: string,
+  deadline: number,
+): Promise<void> {
   const token = randomUUID().slice(0, 8);
   const probes = kinds.map((kind) => probeConfiguration(kind, token, caBundle));
   // Mutating webhooks run before validating ones, so the mutating probe is seen (and removed) first.
@@ -371,7 +421,15 @@ function probeConfiguration(kind: WebhookConfigurationKind, token: string, caBun
         name: `${short}-probe.testing.kop.dev`,
         // Port 1 refuses at once: the call fails fast, and its failure is the sign.
         clientConfig: { url: 'https://127.0.0.1:1/probe', caBundle },
-        rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'], scope: 'Namespaced' }],
+        rules: [
+          {
+            operations: ['CREATE'],
+            apiGroups: [''],
+            apiVersions: ['v1'],
+            resources: ['configmaps'],
+            scope: 'Namespaced',
+          },
+        ],
         objectSelector: { matchLabels: { [PROBE_LABEL]: token } },
         failurePolicy: 'Fail',
         sideEffects: 'None',
@@ -383,7 +441,10 @@ function probeConfiguration(kind: WebhookConfigurationKind, token: string, caBun
 }
 
 async function deleteQuietly(transport: ApiServerTransport, configuration: WebhookConfiguration): Promise<void> {
-  await transport.request('DELETE', `${configurationPath(configuration.kind)}/${encodeURIComponent(configuration.metadata.name)}`);
+  await transport.request(
+    'DELETE',
+    `${configurationPath(configuration.kind)}/${encodeURIComponent(configuration.metadata.name)}`,
+  );
 }
 
 async function createOrReplace(transport: ApiServerTransport, configuration: WebhookConfiguration): Promise<void> {
@@ -394,7 +455,10 @@ async function createOrReplace(transport: ApiServerTransport, configuration: Web
   const path = `${collection}/${encodeURIComponent(configuration.metadata.name)}`;
   for (let attempt = 0; attempt < 5; attempt++) {
     const current = await transport.json<{ metadata: { resourceVersion: string } }>('GET', path);
-    const body = { ...configuration, metadata: { ...configuration.metadata, resourceVersion: current.metadata.resourceVersion } };
+    const body = {
+      ...configuration,
+      metadata: { ...configuration.metadata, resourceVersion: current.metadata.resourceVersion },
+    };
     const replaced = await transport.request('PUT', path, body);
     if (replaced.status < 300) return;
     if (replaced.status !== 409) throw new ApiRequestError('PUT', path, replaced);

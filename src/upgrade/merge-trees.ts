@@ -16,7 +16,8 @@ export type FileOutcome =
   /** kop changed it but yours is kept: you removed it, or it is a generated file kop no longer scaffolds. */
   | { path: string; outcome: 'kept'; reason: string };
 
-const equal = (a: Buffer | undefined, b: Buffer | undefined): boolean => (a === undefined ? b === undefined : b !== undefined && a.equals(b));
+const equal = (a: Buffer | undefined, b: Buffer | undefined): boolean =>
+  a === undefined ? b === undefined : b !== undefined && a.equals(b);
 
 /**
  * The three-way merge of a project (ours) with what kop scaffolded before (base) and scaffolds
@@ -26,7 +27,12 @@ const equal = (a: Buffer | undefined, b: Buffer | undefined): boolean => (a === 
  * (kop's DO NOT EDIT header) are not merged: kop's version is taken and regenerated afterwards.
  * PROJECT is left to the caller. Files neither kop scaffolded are not looked at.
  */
-export async function mergeProject(base: Snapshot, theirs: Snapshot, readOurs: (file: string) => Promise<Buffer | undefined>, theirsLabel: string): Promise<FileOutcome[]> {
+export async function mergeProject(
+  base: Snapshot,
+  theirs: Snapshot,
+  readOurs: (file: string) => Promise<Buffer | undefined>,
+  theirsLabel: string,
+): Promise<FileOutcome[]> {
   const outcomes: FileOutcome[] = [];
   const paths = [...new Set([...base.keys(), ...theirs.keys()])].filter((file) => file !== PROJECT_FILE).sort();
   for (const file of paths) {
@@ -36,26 +42,57 @@ export async function mergeProject(base: Snapshot, theirs: Snapshot, readOurs: (
     if (equal(b, t)) {
       // A generated file differs from the scaffold's whenever the project's types do: kop generate's business, not news.
       const generated = b !== undefined && !isBinary(b) && isGenerated(b.toString('utf8'));
-      if (!equal(o, b) && !generated) outcomes.push({ path: file, outcome: 'kept', reason: o === undefined ? 'you removed it' : 'your changes; the scaffold did not change' });
+      if (!equal(o, b) && !generated)
+        outcomes.push({
+          path: file,
+          outcome: 'kept',
+          reason: o === undefined ? 'you removed it' : 'your changes; the scaffold did not change',
+        });
       continue;
     }
     if (equal(o, t)) continue;
     if (equal(o, b)) {
-      outcomes.push({ path: file, outcome: t === undefined ? 'removed' : o === undefined ? 'added' : 'taken', content: t });
+      outcomes.push({
+        path: file,
+        outcome: t === undefined ? 'removed' : o === undefined ? 'added' : 'taken',
+        content: t,
+      });
       continue;
     }
     if (o === undefined) {
-      outcomes.push({ path: file, outcome: 'kept', reason: `you removed it; kop ${theirsLabel.replace(/^kop /, '')} changed it` });
+      outcomes.push({
+        path: file,
+        outcome: 'kept',
+        reason: `you removed it; kop ${theirsLabel.replace(/^kop /, '')} changed it`,
+      });
       continue;
     }
     if (t === undefined) {
       // A generated file is kop generate's to remove (it removes the outputs it recorded once their source is gone).
-      if (isGenerated(o.toString('utf8'))) outcomes.push({ path: file, outcome: 'kept', reason: 'generated; kop generate removes it when nothing generates it any more' });
-      else outcomes.push({ path: file, outcome: 'conflict', content: undefined, conflicts: 1, reason: `${theirsLabel} no longer scaffolds it, and you changed it: it is kept` });
+      if (isGenerated(o.toString('utf8')))
+        outcomes.push({
+          path: file,
+          outcome: 'kept',
+          reason: 'generated; kop generate removes it when nothing generates it any more',
+        });
+      else
+        outcomes.push({
+          path: file,
+          outcome: 'conflict',
+          content: undefined,
+          conflicts: 1,
+          reason: `${theirsLabel} no longer scaffolds it, and you changed it: it is kept`,
+        });
       continue;
     }
     if (isBinary(o) || isBinary(t) || (b !== undefined && isBinary(b))) {
-      outcomes.push({ path: file, outcome: 'conflict', content: undefined, conflicts: 1, reason: `binary file changed by you and by ${theirsLabel}: yours is kept` });
+      outcomes.push({
+        path: file,
+        outcome: 'conflict',
+        content: undefined,
+        conflicts: 1,
+        reason: `binary file changed by you and by ${theirsLabel}: yours is kept`,
+      });
       continue;
     }
     const theirsText = t.toString('utf8');
@@ -63,7 +100,10 @@ export async function mergeProject(base: Snapshot, theirs: Snapshot, readOurs: (
       outcomes.push({ path: file, outcome: 'regenerated', content: t });
       continue;
     }
-    const merged = mergeLines(b?.toString('utf8') ?? '', o.toString('utf8'), theirsText, { ours: 'ours', theirs: theirsLabel });
+    const merged = mergeLines(b?.toString('utf8') ?? '', o.toString('utf8'), theirsText, {
+      ours: 'ours',
+      theirs: theirsLabel,
+    });
     const content = Buffer.from(merged.text, 'utf8');
     if (merged.conflicts > 0) outcomes.push({ path: file, outcome: 'conflict', content, conflicts: merged.conflicts });
     else outcomes.push({ path: file, outcome: 'merged', content });

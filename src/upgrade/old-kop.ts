@@ -17,7 +17,10 @@ export interface OldKop extends KopInstallation {
 
 async function packageVersion(root: string): Promise<string | undefined> {
   try {
-    const manifest = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8')) as { name?: string; version?: string };
+    const manifest = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8')) as {
+      name?: string;
+      version?: string;
+    };
     return manifest.name === 'kop' ? manifest.version : undefined;
   } catch {
     return undefined;
@@ -30,7 +33,8 @@ async function packageVersion(root: string): Promise<string | undefined> {
  */
 function dependencyFolder(projectDir: string): string {
   const projectModules = path.join(projectDir, 'node_modules');
-  if (existsSync(path.join(projectModules, 'commander')) && existsSync(path.join(projectModules, 'handlebars'))) return projectModules;
+  if (existsSync(path.join(projectModules, 'commander')) && existsSync(path.join(projectModules, 'handlebars')))
+    return projectModules;
   const resolved = createRequire(path.join(kopPackageRoot(), 'package.json')).resolve('commander');
   const parts = resolved.split(path.sep);
   return parts.slice(0, parts.lastIndexOf('node_modules') + 1).join(path.sep);
@@ -42,10 +46,12 @@ async function unpack(tarball: string, projectDir: string, context: Context): Pr
   const dispose = () => rm(dir, { recursive: true, force: true });
   try {
     const result = await context.exec('tar', ['-xzf', tarball, '-C', dir]);
-    if (result.exitCode !== 0) throw new KopError(`cannot unpack ${tarball}: tar exited with code ${result.exitCode}: ${result.stderr.trim()}`);
+    if (result.exitCode !== 0)
+      throw new KopError(`cannot unpack ${tarball}: tar exited with code ${result.exitCode}: ${result.stderr.trim()}`);
     const root = path.join(dir, 'package');
     const version = await packageVersion(root);
-    if (version === undefined || !existsSync(path.join(root, 'bin/kop.js'))) throw new KopError(`${tarball} is not a kop package (no package.json named kop with bin/kop.js)`);
+    if (version === undefined || !existsSync(path.join(root, 'bin/kop.js')))
+      throw new KopError(`${tarball} is not a kop package (no package.json named kop with bin/kop.js)`);
     await symlink(dependencyFolder(projectDir), path.join(dir, 'node_modules'), 'dir');
     return { root, version, dispose };
   } catch (error) {
@@ -59,15 +65,26 @@ async function unpack(tarball: string, projectDir: string, context: Context): Pr
  * folder) when given; else the version `fromVersion` or PROJECT's cliVersion names, found as the
  * tarball `kop update-pack`/`init` packed into `.kop/`, or as the project's installed kop.
  */
-export async function findOldKop(projectDir: string, wanted: { from?: string; version?: string }, context: Context): Promise<OldKop> {
+export async function findOldKop(
+  projectDir: string,
+  wanted: { from?: string; version?: string },
+  context: Context,
+): Promise<OldKop> {
   if (wanted.from !== undefined) {
     const from = path.resolve(context.cwd, wanted.from);
     const info = await stat(from).catch(() => undefined);
     if (info === undefined) throw new UsageError(`--from ${wanted.from}: no such file or folder`);
     if (info.isDirectory()) {
       const version = await packageVersion(from);
-      if (version === undefined) throw new UsageError(`--from ${wanted.from}: the folder is not a kop package (its package.json is not named kop)`);
-      if (!existsSync(path.join(from, 'dist/cli/main.js'))) throw new UsageError(`--from ${wanted.from}: kop there is not built (no dist/cli/main.js)`, 'run npm run build in it');
+      if (version === undefined)
+        throw new UsageError(
+          `--from ${wanted.from}: the folder is not a kop package (its package.json is not named kop)`,
+        );
+      if (!existsSync(path.join(from, 'dist/cli/main.js')))
+        throw new UsageError(
+          `--from ${wanted.from}: kop there is not built (no dist/cli/main.js)`,
+          'run npm run build in it',
+        );
       return { root: from, version, dispose: async () => {} };
     }
     return unpack(from, projectDir, context);

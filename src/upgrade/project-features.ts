@@ -14,7 +14,14 @@
 import * as path from 'node:path';
 import type { Context } from '../base/context.js';
 import type { GeneratorEntry } from '../generate/generator.js';
-import { fullGroup, loadProjectFile, saveProjectFile, type DeployImageOptions, type ProjectFile, type ProjectResource } from '../project/project-file.js';
+import {
+  fullGroup,
+  loadProjectFile,
+  saveProjectFile,
+  type DeployImageOptions,
+  type ProjectFile,
+  type ProjectResource,
+} from '../project/project-file.js';
 import { DEPLOY_IMAGE_PLUGIN, GRAFANA_PLUGIN, PLUGINS } from '../plugins/registry.js';
 import { controllersOf } from '../project/resource-layout.js';
 import { singularOf } from '../project/resource.js';
@@ -84,7 +91,8 @@ export function parseBoilerplate(text: string | undefined): Boilerplate {
 }
 
 const flag = (name: string, value: string | undefined): string[] => (value === undefined ? [] : [`--${name}`, value]);
-const toggle = (name: string, value: boolean | undefined): string[] => (value === undefined ? [] : [value ? `--${name}` : `--no-${name}`]);
+const toggle = (name: string, value: boolean | undefined): string[] =>
+  value === undefined ? [] : [value ? `--${name}` : `--no-${name}`];
 
 const initFeature: ProjectFeature = {
   name: 'init',
@@ -131,7 +139,11 @@ const initFeature: ProjectFeature = {
  * types file with the import's banner): no command makes them again from PROJECT, since PROJECT
  * does not record the CRD they came from, so their files are copied from the input project.
  */
-async function isImported(resource: ProjectResource, project: ProjectFile, read: ReplayInput['read']): Promise<boolean> {
+async function isImported(
+  resource: ProjectResource,
+  project: ProjectFile,
+  read: ReplayInput['read'],
+): Promise<boolean> {
   if (resource.external === true || resource.domain !== project.domain) return true;
   const types = resource.path === undefined ? undefined : await read(resource.path);
   return types !== undefined && types.includes('imported by `kop import crd`');
@@ -164,11 +176,16 @@ async function moduleFiles(module: string, input: ReplayInput): Promise<string[]
 }
 
 /** Why a kind's CRD module cannot be replayed with `create api --external-api-module`, or undefined when it can. */
-async function moduleProblem(resource: ProjectResource, project: ProjectFile, input: ReplayInput): Promise<string | undefined> {
+async function moduleProblem(
+  resource: ProjectResource,
+  project: ProjectFile,
+  input: ReplayInput,
+): Promise<string | undefined> {
   const module = resource.module!;
   if (!isCrdSource(module)) return undefined;
   // The module was imported by a create api that scaffolded a reconciler: one of its kinds has one.
-  if (!project.resources.some((r) => r.module === module && controllersOf(r).length > 0)) return `no kind of ${module} has a reconciler`;
+  if (!project.resources.some((r) => r.module === module && controllersOf(r).length > 0))
+    return `no kind of ${module} has a reconciler`;
   if (moduleInProject(module) === undefined) return `${module} is outside the project`;
   if ((await moduleFiles(module, input)).length === 0) return `${module} is not in the project`;
   return undefined;
@@ -176,9 +193,20 @@ async function moduleProblem(resource: ProjectResource, project: ProjectFile, in
 
 async function originOf(resource: ProjectResource, project: ProjectFile, input: ReplayInput): Promise<KindOrigin> {
   if (resource.core === true) return 'core';
-  if (resource.external === true && resource.module !== undefined && (await moduleProblem(resource, project, input)) === undefined) return 'external-module';
+  if (
+    resource.external === true &&
+    resource.module !== undefined &&
+    (await moduleProblem(resource, project, input)) === undefined
+  )
+    return 'external-module';
   // --external-api-path <module of an npm package> without --external-api-module: the package was already a dependency.
-  if (resource.external === true && resource.module === undefined && resource.path !== undefined && !resource.path.startsWith('api/')) return 'external-module';
+  if (
+    resource.external === true &&
+    resource.module === undefined &&
+    resource.path !== undefined &&
+    !resource.path.startsWith('api/')
+  )
+    return 'external-module';
   return (await isImported(resource, project, input.read)) ? 'imported' : 'own';
 }
 
@@ -308,7 +336,13 @@ const apiFeature: ProjectFeature = {
       const gvk = { group: resource.group, version: resource.version, kind: resource.kind };
       // A reconciler of the kind without its types: `create api --no-resource --controller [--controller-name <name>]`.
       const controllerOnly = (name: string | undefined, extra: Partial<CreateApiOptions> = {}) =>
-        createApiStep({ ...gvk, resource: false, controller: true, ...(name === undefined ? {} : { controllerName: name }), ...extra });
+        createApiStep({
+          ...gvk,
+          resource: false,
+          controller: true,
+          ...(name === undefined ? {} : { controllerName: name }),
+          ...extra,
+        });
       // Each further reconciler of the kind.
       const more = (extra: Partial<CreateApiOptions> = {}) => others.map((name) => controllerOnly(name, extra));
       if (origin === 'core') {
@@ -322,7 +356,8 @@ const apiFeature: ProjectFeature = {
         const crd = module !== undefined && isCrdSource(module);
         if (crd && importedModules.has(module!)) {
           // Imported with the module's first kind: its reconcilers find the kind among the imported ones.
-          if (options.controller) steps.push(controllerOnly(options.controllerName, { plural: resource.plural }), ...more());
+          if (options.controller)
+            steps.push(controllerOnly(options.controllerName, { plural: resource.plural }), ...more());
           continue;
         }
         if (!options.controller) continue;
@@ -472,8 +507,9 @@ async function pluginsOf(project: ProjectFile, read: ReplayInput['read']): Promi
 
 /** The deploy-image options PROJECT recorded for `resource`, when the plugin scaffolded it. */
 function deployImageOf(project: ProjectFile, resource: ProjectResource): DeployImageOptions | undefined {
-  return project.plugins?.[DEPLOY_IMAGE_PLUGIN]?.resources.find((entry) => entry.group === resource.group && entry.version === resource.version && entry.kind === resource.kind)
-    ?.options;
+  return project.plugins?.[DEPLOY_IMAGE_PLUGIN]?.resources.find(
+    (entry) => entry.group === resource.group && entry.version === resource.version && entry.kind === resource.kind,
+  )?.options;
 }
 
 /**
@@ -491,7 +527,9 @@ const pluginsFeature: ProjectFeature = {
     // The edit plugins (helm, grafana, autoupdate), each by the key PROJECT has it under;
     // create api's plugins (deploy-image) replay with their kinds.
     const editPlugins = PLUGINS.filter((plugin) => plugin.command === 'edit');
-    const plugins = (await pluginsOf(project, read)).filter((plugin) => editPlugins.some((candidate) => candidate.names.includes(plugin)));
+    const plugins = (await pluginsOf(project, read)).filter((plugin) =>
+      editPlugins.some((candidate) => candidate.names.includes(plugin)),
+    );
     const steps: ReplayStep[] = [];
     for (const plugin of plugins) {
       const key = editPlugins.find((candidate) => candidate.names.includes(plugin))!.key;
@@ -526,10 +564,20 @@ const pluginsFeature: ProjectFeature = {
 };
 
 /** The features in the order their commands can run: a kind before its webhooks, generated CRDs before a chart of them. */
-export const PROJECT_FEATURES: readonly ProjectFeature[] = [initFeature, importedFeature, apiFeature, webhookFeature, generateFeature, pluginsFeature];
+export const PROJECT_FEATURES: readonly ProjectFeature[] = [
+  initFeature,
+  importedFeature,
+  apiFeature,
+  webhookFeature,
+  generateFeature,
+  pluginsFeature,
+];
 
 /** Every step that rebuilds the project `input` describes. */
-export async function replaySteps(input: ReplayInput, features: readonly ProjectFeature[] = PROJECT_FEATURES): Promise<ReplayStep[]> {
+export async function replaySteps(
+  input: ReplayInput,
+  features: readonly ProjectFeature[] = PROJECT_FEATURES,
+): Promise<ReplayStep[]> {
   const steps: ReplayStep[] = [];
   for (const feature of features) steps.push(...(await feature.steps(input)));
   return steps;

@@ -80,7 +80,12 @@ export function replayContext(parent: Context, dir: string, now: Date): Context 
  * previous ones wrote, as the commands would one after the other). A failing step stops the
  * replay with an error naming it, unless it is optional: then it is returned as skipped.
  */
-export async function replayInProcess(steps: readonly ReplayStep[], dir: string, parent: Context, now: Date): Promise<SkippedStep[]> {
+export async function replayInProcess(
+  steps: readonly ReplayStep[],
+  dir: string,
+  parent: Context,
+  now: Date,
+): Promise<SkippedStep[]> {
   const context = replayContext(parent, dir, now);
   const skipped: SkippedStep[] = [];
   for (const step of steps) {
@@ -93,7 +98,10 @@ export async function replayInProcess(steps: readonly ReplayStep[], dir: string,
         skipped.push({ title: step.title, reason });
         continue;
       }
-      throw new KopError(`rebuilding the project from PROJECT failed at \`kop ${step.title}\`: ${reason}`, 'fix PROJECT (or the file the step names) and run the command again');
+      throw new KopError(
+        `rebuilding the project from PROJECT failed at \`kop ${step.title}\`: ${reason}`,
+        'fix PROJECT (or the file the step names) and run the command again',
+      );
     }
   }
   return skipped;
@@ -125,11 +133,17 @@ export async function replayWithKop(
   options: { now: Date; kopSource?: string },
 ): Promise<SkippedStep[]> {
   const bin = path.join(kop.root, 'bin/kop.js');
-  const env = { ...parent.env, SOURCE_DATE_EPOCH: String(Math.floor(options.now.getTime() / 1000)), NO_COLOR: '1', CI: 'true' };
+  const env = {
+    ...parent.env,
+    SOURCE_DATE_EPOCH: String(Math.floor(options.now.getTime() / 1000)),
+    NO_COLOR: '1',
+    CI: 'true',
+  };
   const run = async (args: string[], title: string) => {
     parent.out.debug(`replay with kop ${kop.version}: kop ${args.join(' ')}`);
     const result = await parent.exec(process.execPath, [bin, ...args], { cwd: dir, env });
-    for (const line of `${result.stdout}\n${result.stderr}`.split('\n')) if (line.trim() !== '') parent.out.debug(`  (kop ${kop.version}) ${line}`);
+    for (const line of `${result.stdout}\n${result.stderr}`.split('\n'))
+      if (line.trim() !== '') parent.out.debug(`  (kop ${kop.version}) ${line}`);
     if (result.exitCode !== 0) {
       const output = `${result.stderr.trim() || result.stdout.trim()}`.split('\n').slice(-5).join('\n');
       return `kop ${kop.version} ${title} exited with code ${result.exitCode}: ${output}`;
@@ -137,10 +151,21 @@ export async function replayWithKop(
     return undefined;
   };
   if (hasAlphaGenerate(kop.root)) {
-    const args = ['alpha', 'generate', '--input-dir', inputDir, '--output-dir', dir, ...(options.kopSource === undefined ? [] : ['--kop-source', options.kopSource])];
+    const args = [
+      'alpha',
+      'generate',
+      '--input-dir',
+      inputDir,
+      '--output-dir',
+      dir,
+      ...(options.kopSource === undefined ? [] : ['--kop-source', options.kopSource]),
+    ];
     const failure = await run(args, 'alpha generate');
     if (failure !== undefined)
-      throw new KopError(`rebuilding the scaffold of kop ${kop.version} failed: ${failure}`, 'pass --from with a kop that can rebuild it, or fix what it names');
+      throw new KopError(
+        `rebuilding the scaffold of kop ${kop.version} failed: ${failure}`,
+        'pass --from with a kop that can rebuild it, or fix what it names',
+      );
     return [];
   }
   const skipped: SkippedStep[] = [];

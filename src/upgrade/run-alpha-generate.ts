@@ -38,7 +38,10 @@ export interface AlphaGenerateResult extends ApplyResult {
  * The clock the replay runs at: the year `kop init` wrote into hack/boilerplate.txt, so that
  * the license headers of the re-scaffolded files carry the project's year, not today's.
  */
-export async function replayClock(read: (file: string) => Promise<string | undefined>, context: Pick<Context, 'now'>): Promise<Date> {
+export async function replayClock(
+  read: (file: string) => Promise<string | undefined>,
+  context: Pick<Context, 'now'>,
+): Promise<Date> {
   const year = parseBoilerplate(await read(BOILERPLATE_FILE)).year;
   return year === undefined ? context.now() : new Date(Date.UTC(year, 0, 1));
 }
@@ -54,7 +57,13 @@ export async function rebuildProject(
   options: { kopSource?: string; generators?: readonly GeneratorEntry[] },
 ): Promise<{ files: Snapshot; skipped: SkippedStep[]; notes: string[] }> {
   const { read, list } = projectReader(inputDir);
-  const steps = await replaySteps({ project, read, list, kopSource: options.kopSource, generators: options.generators });
+  const steps = await replaySteps({
+    project,
+    read,
+    list,
+    kopSource: options.kopSource,
+    generators: options.generators,
+  });
   const dir = await mkdtemp(path.join(tmpdir(), 'kop-rebuild-'));
   try {
     const skipped = await replayInProcess(steps, dir, context, await replayClock(read, context));
@@ -106,18 +115,32 @@ export async function runAlphaGenerate(options: AlphaGenerateOptions, context: C
   const inPlace = (await realpath(outputDir).catch(() => outputDir)) === (await realpath(inputDir));
   if (!inPlace) {
     const present = await readdir(outputDir).catch(() => [] as string[]);
-    if (present.length > 0) throw new UsageError(`--output-dir ${outputDir} is not empty`, 'name an empty or new folder, or leave --output-dir out to re-scaffold in place');
+    if (present.length > 0)
+      throw new UsageError(
+        `--output-dir ${outputDir} is not empty`,
+        'name an empty or new folder, or leave --output-dir out to re-scaffold in place',
+      );
   }
   const kopSource = options.kopSource ?? keptKopSource(project.kopSource, outputDir);
-  const { files, skipped, notes } = await rebuildProject(inputDir, project, context, { kopSource, generators: options.generators });
+  const { files, skipped, notes } = await rebuildProject(inputDir, project, context, {
+    kopSource,
+    generators: options.generators,
+  });
   for (const note of notes) context.out.warn(note);
 
-  for (const step of skipped) context.out.warn(`\`kop ${step.title}\` failed, so its files are missing: ${step.reason}`);
+  for (const step of skipped)
+    context.out.warn(`\`kop ${step.title}\` failed, so its files are missing: ${step.reason}`);
   if (!outputExists) {
     if (context.dryRun) {
-      for (const file of files.keys()) context.out.info(`CREATE ${path.join(path.relative(context.cwd, outputDir), file)}`);
+      for (const file of files.keys())
+        context.out.info(`CREATE ${path.join(path.relative(context.cwd, outputDir), file)}`);
       context.out.info('dry run: nothing was written');
-      return { changes: [...files.keys()].map((file) => ({ path: file, action: 'create', kind: 'inserted' })), written: false, outputDir, skipped };
+      return {
+        changes: [...files.keys()].map((file) => ({ path: file, action: 'create', kind: 'inserted' })),
+        written: false,
+        outputDir,
+        skipped,
+      };
     }
     await mkdir(outputDir, { recursive: true });
   }

@@ -5,7 +5,14 @@ import type { Context } from '../base/context.js';
 import { KopError } from '../base/errors.js';
 import { kopPackageRoot, kopVersion } from '../base/paths.js';
 import type { GeneratorEntry } from '../generate/generator.js';
-import { installedFromRegistry, isPackedSpec, kopSourceProblem, packKop, PACK_DIR, type PackedKop } from '../init/kop-source.js';
+import {
+  installedFromRegistry,
+  isPackedSpec,
+  kopSourceProblem,
+  packKop,
+  PACK_DIR,
+  type PackedKop,
+} from '../init/kop-source.js';
 import { npmInstallTask, stageKopPack } from '../init/run-init.js';
 import { loadProjectFile, saveProjectFile } from '../project/project-file.js';
 import { applyTree, type ApplyResult, type PostFlushTask } from '../scaffold/apply.js';
@@ -42,10 +49,20 @@ export interface AlphaUpdateResult extends ApplyResult {
  * registry range moves to this kop's version when this kop came from a registry; otherwise this
  * kop is packed into `.kop/` (as `kop update-pack` does).
  */
-async function targetKopSource(recorded: string | undefined, projectDir: string, context: Context): Promise<{ spec: string; pack?: PackedKop }> {
+async function targetKopSource(
+  recorded: string | undefined,
+  projectDir: string,
+  context: Context,
+): Promise<{ spec: string; pack?: PackedKop }> {
   const fromRegistry = await installedFromRegistry(kopPackageRoot());
   const isRange = recorded !== undefined && /^[~^]?\d/.test(recorded);
-  if (recorded !== undefined && !isPackedSpec(recorded) && !isRange && kopSourceProblem(recorded, projectDir) === undefined) return { spec: recorded };
+  if (
+    recorded !== undefined &&
+    !isPackedSpec(recorded) &&
+    !isRange &&
+    kopSourceProblem(recorded, projectDir) === undefined
+  )
+    return { spec: recorded };
   if (fromRegistry) return { spec: `^${kopVersion()}` };
   const pack = await packKop(kopPackageRoot(), context.exec);
   return { spec: `file:${PACK_DIR}/${pack.filename}`, pack };
@@ -86,11 +103,24 @@ export async function runAlphaUpdate(options: AlphaUpdateOptions, context: Conte
     const { read, list } = projectReader(projectDir);
     const now = await replayClock(read, context);
     context.out.info(`Rebuilding the scaffold of kop ${old.version} (base) and of kop ${toVersion} from PROJECT ...`);
-    const baseSteps = await replaySteps({ project, read, list, kopSource: project.kopSource, generators: options.generators });
-    const baseSkipped = await replayWithKop(old, projectDir, baseSteps, baseDir, context, { now, kopSource: project.kopSource });
+    const baseSteps = await replaySteps({
+      project,
+      read,
+      list,
+      kopSource: project.kopSource,
+      generators: options.generators,
+    });
+    const baseSkipped = await replayWithKop(old, projectDir, baseSteps, baseDir, context, {
+      now,
+      kopSource: project.kopSource,
+    });
     const base = await snapshotDir(baseDir);
     const target = await targetKopSource(project.kopSource, projectDir, context);
-    const { files: theirs, skipped, notes } = await rebuildProject(projectDir, project, context, { kopSource: target.spec, generators: options.generators });
+    const {
+      files: theirs,
+      skipped,
+      notes,
+    } = await rebuildProject(projectDir, project, context, { kopSource: target.spec, generators: options.generators });
     reportSkipped(context, old.version, baseSkipped);
     reportSkipped(context, toVersion, skipped);
     for (const note of notes) context.out.warn(note);
@@ -159,14 +189,21 @@ async function readBytes(dir: string, file: string): Promise<Buffer | undefined>
 }
 
 function reportSkipped(context: Context, version: string, skipped: readonly SkippedStep[]): void {
-  for (const step of skipped) context.out.warn(`kop ${version}: \`kop ${step.title}\` failed while rebuilding its scaffold, so the merge does without its files: ${step.reason}`);
+  for (const step of skipped)
+    context.out.warn(
+      `kop ${version}: \`kop ${step.title}\` failed while rebuilding its scaffold, so the merge does without its files: ${step.reason}`,
+    );
 }
 
 /** The merge plan, one line per file, then the counts. */
 function printOutcomes(context: Context, outcomes: readonly FileOutcome[]): void {
   const styles = context.out.styles;
   const color = (outcome: FileOutcome['outcome'], text: string) =>
-    outcome === 'conflict' ? (styles?.red(text) ?? text) : outcome === 'kept' ? (styles?.dim(text) ?? text) : (styles?.cyan(text) ?? text);
+    outcome === 'conflict'
+      ? (styles?.red(text) ?? text)
+      : outcome === 'kept'
+        ? (styles?.dim(text) ?? text)
+        : (styles?.cyan(text) ?? text);
   for (const outcome of outcomes) {
     const note =
       outcome.outcome === 'conflict'

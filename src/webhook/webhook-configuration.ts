@@ -61,7 +61,14 @@ function toWebhook(marker: WebhookMarker): AdmissionWebhook {
     matchPolicy: marker.matchPolicy,
     name: marker.name,
     reinvocationPolicy: marker.reinvocationPolicy,
-    rules: [{ apiGroups: [...marker.groups], apiVersions: [...marker.versions], operations: [...marker.operations], resources: [...marker.resources] }],
+    rules: [
+      {
+        apiGroups: [...marker.groups],
+        apiVersions: [...marker.versions],
+        operations: [...marker.operations],
+        resources: [...marker.resources],
+      },
+    ],
     sideEffects: marker.sideEffects,
     timeoutSeconds: marker.timeoutSeconds,
   };
@@ -75,7 +82,10 @@ const byName = (a: { name: string }, b: { name: string }): number => (a.name < b
  * it has webhooks. Two webhooks of one kind with the same name, or two webhookconfiguration
  * markers for one kind, are errors (the apiserver refuses the first; the second is ambiguous).
  */
-export function buildWebhookConfigurations(webhooks: readonly WebhookMarker[], configurations: readonly WebhookConfigurationMarker[] = []): WebhookConfigurationObject[] {
+export function buildWebhookConfigurations(
+  webhooks: readonly WebhookMarker[],
+  configurations: readonly WebhookConfigurationMarker[] = [],
+): WebhookConfigurationObject[] {
   const objects: WebhookConfigurationObject[] = [];
   for (const mutating of [true, false]) {
     const kind = mutating ? 'MutatingWebhookConfiguration' : 'ValidatingWebhookConfiguration';

@@ -76,7 +76,9 @@ export function formatConversionPatch(crdName: string): string {
       conversion: {
         strategy: 'Webhook',
         webhook: {
-          clientConfig: { service: { namespace: WEBHOOK_SERVICE.namespace, name: WEBHOOK_SERVICE.name, path: '/convert' } },
+          clientConfig: {
+            service: { namespace: WEBHOOK_SERVICE.namespace, name: WEBHOOK_SERVICE.name, path: '/convert' },
+          },
           conversionReviewVersions: ['v1'],
         },
       },
@@ -92,10 +94,25 @@ export function formatCrdKustomizeConfig(): string {
       {
         kind: 'Service',
         version: 'v1',
-        fieldSpecs: [{ kind: 'CustomResourceDefinition', version: 'v1', group: 'apiextensions.k8s.io', path: 'spec/conversion/webhook/clientConfig/service/name' }],
+        fieldSpecs: [
+          {
+            kind: 'CustomResourceDefinition',
+            version: 'v1',
+            group: 'apiextensions.k8s.io',
+            path: 'spec/conversion/webhook/clientConfig/service/name',
+          },
+        ],
       },
     ],
-    namespace: [{ kind: 'CustomResourceDefinition', version: 'v1', group: 'apiextensions.k8s.io', path: 'spec/conversion/webhook/clientConfig/service/namespace', create: false }],
+    namespace: [
+      {
+        kind: 'CustomResourceDefinition',
+        version: 'v1',
+        group: 'apiextensions.k8s.io',
+        path: 'spec/conversion/webhook/clientConfig/service/namespace',
+        create: false,
+      },
+    ],
   };
   return `# ${GENERATED_HEADER}\n${stringifyYaml(config)}`;
 }
@@ -108,7 +125,11 @@ export function formatWebhookKustomization(hasManifests: boolean): string {
 
 interface Replacement {
   source: { kind: string; version: string; group?: string; name: string; fieldPath: string };
-  targets: { select: { kind: string; group?: string; version?: string; name?: string }; fieldPaths: string[]; options: { delimiter: string; index: number; create: boolean } }[];
+  targets: {
+    select: { kind: string; group?: string; version?: string; name?: string };
+    fieldPaths: string[];
+    options: { delimiter: string; index: number; create: boolean };
+  }[];
 }
 
 /**
@@ -117,7 +138,10 @@ interface Replacement {
  * CA injector finds `cert-manager.io/inject-ca-from: <namespace>/<certificate>` on every
  * webhook configuration and converting CRD.
  */
-export function formatWebhookReplacements(configurations: readonly WebhookConfigurationObject[], convertingCrdNames: readonly string[]): string {
+export function formatWebhookReplacements(
+  configurations: readonly WebhookConfigurationObject[],
+  convertingCrdNames: readonly string[],
+): string {
   const certificate = { kind: 'Certificate', group: 'cert-manager.io', version: 'v1', name: SERVING_CERTIFICATE };
   const dnsNames = ['.spec.dnsNames.0', '.spec.dnsNames.1'];
   const service = (fieldPath: string, index: number): Replacement => ({

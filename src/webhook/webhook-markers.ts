@@ -82,8 +82,18 @@ const CONFIGURATION_ARGS: ArgumentSpecs = {
 };
 
 /** The webhook vocabulary: both markers are package-level and repeatable, with controller-gen's arguments. */
-export const WEBHOOK_MARKER: MarkerDefinition = { name: 'kubebuilder:webhook', targets: ['package'], args: WEBHOOK_ARGS, repeatable: true };
-export const WEBHOOK_CONFIGURATION_MARKER: MarkerDefinition = { name: 'kubebuilder:webhookconfiguration', targets: ['package'], args: CONFIGURATION_ARGS, repeatable: true };
+export const WEBHOOK_MARKER: MarkerDefinition = {
+  name: 'kubebuilder:webhook',
+  targets: ['package'],
+  args: WEBHOOK_ARGS,
+  repeatable: true,
+};
+export const WEBHOOK_CONFIGURATION_MARKER: MarkerDefinition = {
+  name: 'kubebuilder:webhookconfiguration',
+  targets: ['package'],
+  args: CONFIGURATION_ARGS,
+  repeatable: true,
+};
 markerRegistry.register('webhook', [WEBHOOK_MARKER, WEBHOOK_CONFIGURATION_MARKER]);
 
 /** What to write when a scanned line is neither webhook marker. */
@@ -131,25 +141,35 @@ export function parseWebhookMarker(text: string, location: SourceLocation): Webh
 
   const name = str('name')!;
   if (name.length > 253 || !DNS_SUBDOMAIN.test(name) || name.split('.').length < 3) {
-    fail(`name "${name}" must be a lower-case domain with at least three segments, like redisclusters.cache.example.com`);
+    fail(
+      `name "${name}" must be a lower-case domain with at least three segments, like redisclusters.cache.example.com`,
+    );
   }
   const mutating = args.mutating === true;
   const failurePolicy = oneOf('failurePolicy', ['Fail', 'Ignore'] as const)!;
   const sideEffectsText = str('sideEffects');
-  if (sideEffectsText === undefined) fail('missing argument sideEffects (admissionregistration.k8s.io/v1 needs None or NoneOnDryRun)');
-  const sideEffects = oneOf('sideEffects', ['None', 'NoneOnDryRun'] as const, ' (v1 webhook configurations refuse Some and Unknown)')!;
+  if (sideEffectsText === undefined)
+    fail('missing argument sideEffects (admissionregistration.k8s.io/v1 needs None or NoneOnDryRun)');
+  const sideEffects = oneOf(
+    'sideEffects',
+    ['None', 'NoneOnDryRun'] as const,
+    ' (v1 webhook configurations refuse Some and Unknown)',
+  )!;
   const matchPolicy = oneOf('matchPolicy', ['Exact', 'Equivalent'] as const);
   const reinvocationPolicy = oneOf('reinvocationPolicy', ['Never', 'IfNeeded'] as const);
-  if (reinvocationPolicy !== undefined && !mutating) fail('reinvocationPolicy applies only to mutating webhooks (mutating=true)');
+  if (reinvocationPolicy !== undefined && !mutating)
+    fail('reinvocationPolicy applies only to mutating webhooks (mutating=true)');
 
   let timeoutSeconds = args.timeoutSeconds as number | undefined;
   // 0 means "not set", as in controller-gen; the apiserver then defaults to 10 seconds.
   if (timeoutSeconds === 0) timeoutSeconds = undefined;
-  if (timeoutSeconds !== undefined && (timeoutSeconds < 1 || timeoutSeconds > 30)) fail(`timeoutSeconds ${timeoutSeconds} is not between 1 and 30`);
+  if (timeoutSeconds !== undefined && (timeoutSeconds < 1 || timeoutSeconds > 30))
+    fail(`timeoutSeconds ${timeoutSeconds} is not between 1 and 30`);
 
   const operations = list('verbs').map((verb) => {
     const operation = canonical(verb, OPERATIONS);
-    if (operation === undefined) fail(`verb "${verb}" is not one of create, update, delete, connect, * (admission webhooks see only changes)`);
+    if (operation === undefined)
+      fail(`verb "${verb}" is not one of create, update, delete, connect, * (admission webhooks see only changes)`);
     return operation!;
   });
   const groups = list('groups').map((group) => (group === 'core' ? '' : group));
@@ -165,27 +185,34 @@ export function parseWebhookMarker(text: string, location: SourceLocation): Webh
   }
   if (versions.includes('')) fail('versions: a version must not be empty');
   if (resources.includes('')) fail('resources: a resource must not be empty');
-  if (resources.length > 1 && resources.includes('*/*')) fail('resources: "*/*" already matches everything; give it alone');
+  if (resources.length > 1 && resources.includes('*/*'))
+    fail('resources: "*/*" already matches everything; give it alone');
   if (resources.includes('*') && resources.some((r) => r !== '*' && !r.includes('/'))) {
-    fail('resources: "*" already matches every resource; only subresources (like */status or pods/log) may go beside it');
+    fail(
+      'resources: "*" already matches every resource; only subresources (like */status or pods/log) may go beside it',
+    );
   }
 
   const admissionReviewVersions = list('admissionReviewVersions');
-  if (!admissionReviewVersions.some((v) => v === 'v1' || v === 'v1beta1')) fail('admissionReviewVersions must include v1 (or v1beta1)');
+  if (!admissionReviewVersions.some((v) => v === 'v1' || v === 'v1beta1'))
+    fail('admissionReviewVersions must include v1 (or v1beta1)');
   for (const version of list('webhookVersions')) {
-    if (version !== 'v1') fail(`webhookVersions "${version}" is not supported; admissionregistration.k8s.io/v1 is the only version`);
+    if (version !== 'v1')
+      fail(`webhookVersions "${version}" is not supported; admissionregistration.k8s.io/v1 is the only version`);
   }
 
   const path = str('path');
   const url = str('url');
-  if ((path === undefined) === (url === undefined)) fail('give exactly one of path (served by the webhook Service) and url');
+  if ((path === undefined) === (url === undefined))
+    fail('give exactly one of path (served by the webhook Service) and url');
   if (path !== undefined && !path.startsWith('/')) fail(`path "${path}" must start with "/"`);
   if (url !== undefined && !url.startsWith('https://')) fail(`url "${url}" must start with https://`);
   const servicePort = args.servicePort as number | undefined;
   if (url !== undefined && ['serviceName', 'serviceNamespace', 'servicePort'].some((key) => key in args)) {
     fail('serviceName, serviceNamespace and servicePort apply only with path, not with url');
   }
-  if (servicePort !== undefined && (servicePort < 1 || servicePort > 65535)) fail(`servicePort ${servicePort} is not between 1 and 65535`);
+  if (servicePort !== undefined && (servicePort < 1 || servicePort > 65535))
+    fail(`servicePort ${servicePort} is not between 1 and 65535`);
 
   const marker: WebhookMarker = {
     name,
@@ -237,7 +264,8 @@ export function parseWebhookMarkers(found: readonly CommentMarker[]): {
       // The registry decides which marker a line is (the longest name that matches), or that it is none.
       const name = markerRegistry.lookup(text.trim().slice(1), 'webhook')?.name;
       if (name === WEBHOOK_MARKER.name) webhooks.push(parseWebhookMarker(text, location));
-      else if (name === WEBHOOK_CONFIGURATION_MARKER.name) configurations.push(parseWebhookConfigurationMarker(text, location));
+      else if (name === WEBHOOK_CONFIGURATION_MARKER.name)
+        configurations.push(parseWebhookConfigurationMarker(text, location));
       else throw markerRegistry.unknown(text.trim().slice(1), location, 'webhook', UNKNOWN_HINT);
     },
     'the webhook markers',

@@ -12,7 +12,10 @@ const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..'
 const NOT_CORE_TYPES = new Set(['JSONValue', 'JSONObject']);
 
 function kopApiExports(): string[] {
-  const project = new Project({ tsConfigFilePath: path.join(repoRoot, 'tsconfig.json'), skipAddingFilesFromTsConfig: true });
+  const project = new Project({
+    tsConfigFilePath: path.join(repoRoot, 'tsconfig.json'),
+    skipAddingFilesFromTsConfig: true,
+  });
   const index = project.addSourceFileAtPath(path.join(repoRoot, 'src', 'api', 'index.ts'));
   project.resolveSourceFileDependencies();
   return [...index.getExportedDeclarations().keys()].sort();
@@ -36,12 +39,16 @@ describe('core type schemas', () => {
       { given: 'ObjectMeta', want: { type: 'object' } },
       { given: 'JSON', want: { 'x-kubernetes-preserve-unknown-fields': true } },
       { given: 'RawExtension', want: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
-      { given: 'IntOrString', want: { anyOf: [{ type: 'integer' }, { type: 'string' }], 'x-kubernetes-int-or-string': true } },
+      {
+        given: 'IntOrString',
+        want: { anyOf: [{ type: 'integer' }, { type: 'string' }], 'x-kubernetes-int-or-string': true },
+      },
       {
         given: 'Quantity',
         want: {
           anyOf: [{ type: 'integer' }, { type: 'string' }],
-          pattern: '^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$',
+          pattern:
+            '^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$',
           'x-kubernetes-int-or-string': true,
         },
       },
@@ -65,7 +72,9 @@ describe('core type schemas', () => {
     const { description: _containerDoc, ...containerShape } = coreTypeSchema('Container')!;
     const { description: _fieldDoc, ...nestedShape } = container;
     expect(nestedShape).toEqual(containerShape);
-    expect(container.properties!.resources!.properties!.limits!.additionalProperties).toEqual(coreTypeSchema('Quantity'));
+    expect(container.properties!.resources!.properties!.limits!.additionalProperties).toEqual(
+      coreTypeSchema('Quantity'),
+    );
     expect(JSON.stringify(pod)).not.toContain('x-kop-ref');
   });
 
@@ -88,14 +97,33 @@ describe('core type schemas', () => {
   });
 
   it('every type carries a description, as controller-gen gives it, except the scalars', () => {
-    const scalars = new Set(['int', 'int32', 'int64', 'Time', 'MicroTime', 'Duration', 'JSON', 'RawExtension', 'IntOrString', 'Quantity', 'ObjectMeta']);
+    const scalars = new Set([
+      'int',
+      'int32',
+      'int64',
+      'Time',
+      'MicroTime',
+      'Duration',
+      'JSON',
+      'RawExtension',
+      'IntOrString',
+      'Quantity',
+      'ObjectMeta',
+    ]);
     const missing = coreTypeNames().filter((name) => !scalars.has(name) && !coreTypeSchema(name)!.description);
     expect(missing).toEqual([]);
   });
 });
 
 const controllerGen =
-  process.env.CONTROLLER_GEN ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'kop', 'tools', 'controller-gen-v0.21.0', 'controller-gen');
+  process.env.CONTROLLER_GEN ??
+  path.join(
+    process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'),
+    'kop',
+    'tools',
+    'controller-gen-v0.21.0',
+    'controller-gen',
+  );
 const haveGo = (() => {
   try {
     execFileSync('go', ['version'], { stdio: 'ignore' });
@@ -108,12 +136,20 @@ const haveGo = (() => {
 // Where Go is present; the script installs controller-gen v0.21.0 into kop's tools cache when it is missing.
 describe.skipIf(!haveGo)('core types regeneration (needs Go)', () => {
   it('the committed types, Go stub and schemas are what hack/gen-core-types.ts produces', () => {
-    execFileSync(path.join(repoRoot, 'node_modules', '.bin', 'tsc'), ['-p', path.join(repoRoot, 'hack', 'tsconfig.json')], { stdio: 'pipe' });
-    const output = execFileSync(process.execPath, [path.join(repoRoot, 'node_modules', '.cache', 'kop-hack', 'gen-core-types.js'), '--check'], {
-      cwd: repoRoot,
-      encoding: 'utf8',
-      env: { ...process.env, CONTROLLER_GEN: controllerGen },
-    });
+    execFileSync(
+      path.join(repoRoot, 'node_modules', '.bin', 'tsc'),
+      ['-p', path.join(repoRoot, 'hack', 'tsconfig.json')],
+      { stdio: 'pipe' },
+    );
+    const output = execFileSync(
+      process.execPath,
+      [path.join(repoRoot, 'node_modules', '.cache', 'kop-hack', 'gen-core-types.js'), '--check'],
+      {
+        cwd: repoRoot,
+        encoding: 'utf8',
+        env: { ...process.env, CONTROLLER_GEN: controllerGen },
+      },
+    );
     expect(output).toMatch(/^up to date/);
   }, 600_000);
 });

@@ -2,7 +2,17 @@ import { describe, expect, it } from 'vitest';
 import * as api from '../../src/api/index.js';
 import * as runtime from '../../src/runtime/index.js';
 import type { ResourceType } from '../../src/runtime/index.js';
-import type { Condition, ConfigMap, Deployment, IntOrString, PodTemplateSpec, Quantity, Secret, Time, int32 } from '../../src/api/index.js';
+import type {
+  Condition,
+  ConfigMap,
+  Deployment,
+  IntOrString,
+  PodTemplateSpec,
+  Quantity,
+  Secret,
+  Time,
+  int32,
+} from '../../src/api/index.js';
 
 describe('kop/api', () => {
   it('has no run-time weight: it exports types only', () => {
@@ -10,7 +20,14 @@ describe('kop/api', () => {
   });
 
   it('has a typed descriptor in kop/runtime for each built-in kind, as the apiserver serves it', () => {
-    expect(runtime.deploymentType).toEqual({ group: 'apps', version: 'v1', kind: 'Deployment', listKind: 'DeploymentList', resource: 'deployments', namespaced: true });
+    expect(runtime.deploymentType).toEqual({
+      group: 'apps',
+      version: 'v1',
+      kind: 'Deployment',
+      listKind: 'DeploymentList',
+      resource: 'deployments',
+      namespaced: true,
+    });
     expect(runtime.namespaceType.namespaced).toBe(false);
     expect(runtime.eventType.group).toBe('events.k8s.io');
     expect(runtime.leaseType.resource).toBe('leases');
@@ -24,7 +41,13 @@ describe('kop/api', () => {
     const deployment: Deployment = {
       apiVersion: 'apps/v1',
       kind: 'Deployment',
-      metadata: { name: 'web', namespace: 'default', creationTimestamp: '2026-01-02T03:04:05Z', labels: { app: 'web' }, generation: 2 },
+      metadata: {
+        name: 'web',
+        namespace: 'default',
+        creationTimestamp: '2026-01-02T03:04:05Z',
+        labels: { app: 'web' },
+        generation: 2,
+      },
       spec: {
         replicas: 3,
         selector: { matchLabels: { app: 'web' } },
@@ -46,7 +69,11 @@ describe('kop/api', () => {
           },
         },
       },
-      status: { replicas: 3, readyReplicas: 3, conditions: [{ type: 'Available', status: 'True', lastTransitionTime: '2026-01-02T03:04:05Z' }] },
+      status: {
+        replicas: 3,
+        readyReplicas: 3,
+        conditions: [{ type: 'Available', status: 'True', lastTransitionTime: '2026-01-02T03:04:05Z' }],
+      },
     };
     const template: PodTemplateSpec | undefined = deployment.spec?.template;
     const port: IntOrString | undefined = template?.spec?.containers[0]?.readinessProbe?.httpGet?.port;
@@ -54,9 +81,26 @@ describe('kop/api', () => {
     const replicas: int32 | undefined = deployment.spec?.replicas;
     expect([port, cpu, replicas]).toEqual(['http', '100m', 3]);
 
-    const condition: Condition = { type: 'Ready', status: 'True', reason: 'Reconciled', message: '', lastTransitionTime: '2026-01-02T03:04:05Z' satisfies Time };
-    const configMap: ConfigMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { key: 'value' } };
-    const secret: Secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' }, stringData: { password: 'x' }, type: 'Opaque' };
+    const condition: Condition = {
+      type: 'Ready',
+      status: 'True',
+      reason: 'Reconciled',
+      message: '',
+      lastTransitionTime: '2026-01-02T03:04:05Z' satisfies Time,
+    };
+    const configMap: ConfigMap = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'c' },
+      data: { key: 'value' },
+    };
+    const secret: Secret = {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 's' },
+      stringData: { password: 'x' },
+      type: 'Opaque',
+    };
     expect([condition.type, configMap.data?.key, secret.type]).toEqual(['Ready', 'value', 'Opaque']);
   });
 });

@@ -36,7 +36,9 @@ function report(program: ts.Program, entry: string): string {
   const lines: string[] = [];
   // Types named by the module they come from read as their plain names.
   const relative = (text: string): string => text.replace(/import\("[^"]*"(?:, \{ with: \{ [^}]* \} \})?\)\./g, '');
-  for (const exported of [...checker.getExportsOfModule(module)].sort((a, b) => a.getName().localeCompare(b.getName()))) {
+  for (const exported of [...checker.getExportsOfModule(module)].sort((a, b) =>
+    a.getName().localeCompare(b.getName()),
+  )) {
     const symbol = exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported;
     const name = exported.getName();
     const declaration = symbol.declarations?.[0];
@@ -47,10 +49,14 @@ function report(program: ts.Program, entry: string): string {
       for (const member of checker.getPropertiesOfType(instance)) {
         if (
           member.getName().startsWith('#') ||
-          (member.valueDeclaration && ts.getCombinedModifierFlags(member.valueDeclaration) & (ts.ModifierFlags.Private | ts.ModifierFlags.Protected))
+          (member.valueDeclaration &&
+            ts.getCombinedModifierFlags(member.valueDeclaration) &
+              (ts.ModifierFlags.Private | ts.ModifierFlags.Protected))
         )
           continue;
-        lines.push(`  ${member.getName()}: ${relative(checker.typeToString(checker.getTypeOfSymbolAtLocation(member, declaration), undefined, FLAGS))}`);
+        lines.push(
+          `  ${member.getName()}: ${relative(checker.typeToString(checker.getTypeOfSymbolAtLocation(member, declaration), undefined, FLAGS))}`,
+        );
       }
     } else if (symbol.flags & (ts.SymbolFlags.Function | ts.SymbolFlags.Variable)) {
       lines.push(
@@ -60,10 +66,14 @@ function report(program: ts.Program, entry: string): string {
       lines.push(`interface ${name}`);
       for (const member of checker.getPropertiesOfType(checker.getDeclaredTypeOfSymbol(symbol))) {
         const optional = member.flags & ts.SymbolFlags.Optional ? '?' : '';
-        lines.push(`  ${member.getName()}${optional}: ${relative(checker.typeToString(checker.getTypeOfSymbolAtLocation(member, declaration), undefined, FLAGS))}`);
+        lines.push(
+          `  ${member.getName()}${optional}: ${relative(checker.typeToString(checker.getTypeOfSymbolAtLocation(member, declaration), undefined, FLAGS))}`,
+        );
       }
     } else if (symbol.flags & ts.SymbolFlags.TypeAlias) {
-      lines.push(`type ${name} = ${relative(checker.typeToString(checker.getDeclaredTypeOfSymbol(symbol), undefined, FLAGS | ts.TypeFormatFlags.InTypeAlias))}`);
+      lines.push(
+        `type ${name} = ${relative(checker.typeToString(checker.getDeclaredTypeOfSymbol(symbol), undefined, FLAGS | ts.TypeFormatFlags.InTypeAlias))}`,
+      );
     } else {
       lines.push(`${ts.SymbolFlags[symbol.flags] ?? 'export'} ${name}`);
     }
@@ -74,13 +84,29 @@ function report(program: ts.Program, entry: string): string {
 describe('public API report', () => {
   const program = ts.createProgram(
     Object.values(ENTRIES).map((entry) => path.join(repo, entry)),
-    { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, strict: true, skipLibCheck: true, types: ['node'] },
+    {
+      target: ts.ScriptTarget.ES2022,
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      strict: true,
+      skipLibCheck: true,
+      types: ['node'],
+    },
   );
 
   it('package.json exports exactly these entry points', async () => {
-    const pkg = JSON.parse(await fs.readFile(path.join(repo, 'package.json'), 'utf8')) as { exports: Record<string, { default: string }> };
+    const pkg = JSON.parse(await fs.readFile(path.join(repo, 'package.json'), 'utf8')) as {
+      exports: Record<string, { default: string }>;
+    };
     const code = Object.entries(pkg.exports).filter(([key]) => key.startsWith('./runtime') || key === './testing');
-    expect(Object.fromEntries(code.map(([key, value]) => [`kop${key.slice(1)}`, value.default.replace(/^\.\/dist\//, 'src/').replace(/\.js$/, '.ts')]))).toEqual(ENTRIES);
+    expect(
+      Object.fromEntries(
+        code.map(([key, value]) => [
+          `kop${key.slice(1)}`,
+          value.default.replace(/^\.\/dist\//, 'src/').replace(/\.js$/, '.ts'),
+        ]),
+      ),
+    ).toEqual(ENTRIES);
   });
 
   for (const [subpath, entry] of Object.entries(ENTRIES)) {
@@ -91,7 +117,10 @@ describe('public API report', () => {
         await fs.mkdir(REPORTS, { recursive: true });
         await fs.writeFile(file, actual);
       }
-      expect(actual, 'the public API changed: check the change, then run with KOP_UPDATE_GOLDEN=1 to update the report').toBe(await fs.readFile(file, 'utf8'));
+      expect(
+        actual,
+        'the public API changed: check the change, then run with KOP_UPDATE_GOLDEN=1 to update the report',
+      ).toBe(await fs.readFile(file, 'utf8'));
     });
   }
 
@@ -101,7 +130,16 @@ describe('public API report', () => {
     const resolved = (s: ts.Symbol): ts.Symbol => (s.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(s) : s);
     const values = checker.getExportsOfModule(module).filter((s) => (resolved(s).flags & ts.SymbolFlags.Value) !== 0);
     expect(values.length).toBeLessThanOrEqual(55);
-    for (const internal of ['Transport', 'TokenBucket', 'ProbeServer', 'parseBindAddress', 'backoffDelay', 'Informer', 'WorkQueue', 'sleep']) {
+    for (const internal of [
+      'Transport',
+      'TokenBucket',
+      'ProbeServer',
+      'parseBindAddress',
+      'backoffDelay',
+      'Informer',
+      'WorkQueue',
+      'sleep',
+    ]) {
       expect(values.map((s) => s.getName())).not.toContain(internal);
     }
   });

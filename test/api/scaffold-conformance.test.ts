@@ -32,11 +32,19 @@ const haveGo = (() => {
 
 function controllerGen(): string {
   if (process.env.CONTROLLER_GEN) return process.env.CONTROLLER_GEN;
-  const dir = path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'kop', 'tools', `controller-gen-${CONTROLLER_GEN_VERSION}`);
+  const dir = path.join(
+    process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'),
+    'kop',
+    'tools',
+    `controller-gen-${CONTROLLER_GEN_VERSION}`,
+  );
   try {
     execFileSync(path.join(dir, 'controller-gen'), ['--version'], { stdio: 'ignore' });
   } catch {
-    execFileSync('go', ['install', `sigs.k8s.io/controller-tools/cmd/controller-gen@${CONTROLLER_GEN_VERSION}`], { env: { ...process.env, GOBIN: dir }, stdio: 'ignore' });
+    execFileSync('go', ['install', `sigs.k8s.io/controller-tools/cmd/controller-gen@${CONTROLLER_GEN_VERSION}`], {
+      env: { ...process.env, GOBIN: dir },
+      stdio: 'ignore',
+    });
   }
   return path.join(dir, 'controller-gen');
 }
@@ -144,7 +152,17 @@ describe.skipIf(!haveGo)('scaffolded API conformance with controller-gen (needs 
     const goDir = await mkdtemp(path.join(os.tmpdir(), 'kop-scaffold-conformance-'));
     try {
       const context = testContext({ cwd: dir });
-      await runInit({ projectName: 'demo', domain: 'example.com', owner: 'Demo', license: 'none', kopSource: 'file:../kop', skipInstall: true }, context);
+      await runInit(
+        {
+          projectName: 'demo',
+          domain: 'example.com',
+          owner: 'Demo',
+          license: 'none',
+          kopSource: 'file:../kop',
+          skipInstall: true,
+        },
+        context,
+      );
       await runCreateApi({ group: 'cache', version: 'v1alpha1', kind: 'RedisCluster' }, testContext({ cwd: dir }));
       const typesFile = path.join(dir, 'api/cache/v1alpha1/rediscluster.types.ts');
       let types = await readFile(typesFile, 'utf8');
@@ -154,14 +172,27 @@ describe.skipIf(!haveGo)('scaffolded API conformance with controller-gen (needs 
       }
       await writeFile(typesFile, types + EXTRA_TYPES);
       await runGenerate(
-        { check: false, generators: [{ name: 'manifests', description: 'CRDs and RBAC', load: () => import('../../src/generate/generate-manifests.js') }] },
+        {
+          check: false,
+          generators: [
+            {
+              name: 'manifests',
+              description: 'CRDs and RBAC',
+              load: () => import('../../src/generate/generate-manifests.js'),
+            },
+          ],
+        },
         testContext({ cwd: dir }),
       );
-      const kop = parseYaml(await readFile(path.join(dir, 'config/crd/bases/cache.example.com_redisclusters.yaml'), 'utf8'));
+      const kop = parseYaml(
+        await readFile(path.join(dir, 'config/crd/bases/cache.example.com_redisclusters.yaml'), 'utf8'),
+      );
 
       await mkdir(path.join(goDir, 'api', 'v1alpha1'), { recursive: true });
-      for (const file of ['go.mod', 'go.sum']) await copyFile(path.join(ROOT, 'hack', 'core-types', file), path.join(goDir, file));
-      for (const file of await readdir(GO_FIXTURE)) await copyFile(path.join(GO_FIXTURE, file), path.join(goDir, 'api', 'v1alpha1', file));
+      for (const file of ['go.mod', 'go.sum'])
+        await copyFile(path.join(ROOT, 'hack', 'core-types', file), path.join(goDir, file));
+      for (const file of await readdir(GO_FIXTURE))
+        await copyFile(path.join(GO_FIXTURE, file), path.join(goDir, 'api', 'v1alpha1', file));
       execFileSync(controllerGen(), ['crd', 'paths=./...', 'output:crd:dir=out'], { cwd: goDir, stdio: 'pipe' });
       const goCrd = parseYaml(await readFile(path.join(goDir, 'out', 'cache.example.com_redisclusters.yaml'), 'utf8'));
 

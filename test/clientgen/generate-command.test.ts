@@ -16,7 +16,16 @@ function project(): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'kop-genclient-'));
   temps.push(dir);
   cpSync(path.join(here, 'fixtures/project/api'), path.join(dir, 'api'), { recursive: true });
-  writeFileSync(path.join(dir, 'PROJECT'), formatProjectFile({ version: '1', layout: [LAYOUT], domain: 'example.com', projectName: 'redis-operator', resources: [] }));
+  writeFileSync(
+    path.join(dir, 'PROJECT'),
+    formatProjectFile({
+      version: '1',
+      layout: [LAYOUT],
+      domain: 'example.com',
+      projectName: 'redis-operator',
+      resources: [],
+    }),
+  );
   return dir;
 }
 
@@ -31,7 +40,9 @@ describe('kop generate client', () => {
     const dir = project();
     await runGenerate({ check: false, generators: client }, testContext({ cwd: dir }));
     const written = readFileSync(path.join(dir, 'api/cache/v1alpha1/rediscluster.client.ts'), 'utf8');
-    expect(written).toBe(readFileSync(path.join(here, '../golden/clientgen/api/cache/v1alpha1/rediscluster.client.ts'), 'utf8'));
+    expect(written).toBe(
+      readFileSync(path.join(here, '../golden/clientgen/api/cache/v1alpha1/rediscluster.client.ts'), 'utf8'),
+    );
 
     const ok = testContext({ cwd: dir });
     await runGenerate({ check: true, generators: client }, ok);
@@ -40,7 +51,9 @@ describe('kop generate client', () => {
     // The kind loses its scale subresource: the client must lose getScale/updateScale.
     const types = path.join(dir, 'api/cache/v1alpha1/rediscluster.types.ts');
     writeFileSync(types, readFileSync(types, 'utf8').replace(/^ \* \+kubebuilder:subresource:scale.*\n/m, ''));
-    await expect(runGenerate({ check: true, generators: client }, testContext({ cwd: dir }))).rejects.toThrow(/stale: api\/cache\/v1alpha1\/rediscluster\.client\.ts/);
+    await expect(runGenerate({ check: true, generators: client }, testContext({ cwd: dir }))).rejects.toThrow(
+      /stale: api\/cache\/v1alpha1\/rediscluster\.client\.ts/,
+    );
   });
 
   it('deletes the generated client of a kind whose types were removed, and keeps hand-written .client.ts files', async () => {
@@ -51,7 +64,9 @@ describe('kop generate client', () => {
     writeFileSync(path.join(dir, own), 'export const mine = 1;\n');
     rmSync(path.join(dir, 'api/cache/v1alpha1/rediscluster.types.ts'));
 
-    await expect(runGenerate({ check: true, generators: client }, testContext({ cwd: dir }))).rejects.toThrow(`stale: ${stale} (no longer generated)`);
+    await expect(runGenerate({ check: true, generators: client }, testContext({ cwd: dir }))).rejects.toThrow(
+      `stale: ${stale} (no longer generated)`,
+    );
     const dry = testContext({ cwd: dir, dryRun: true });
     await runGenerate({ check: false, generators: client }, dry);
     expect(dry.out.lines).toContain(`DELETE ${stale}`);
@@ -79,7 +94,14 @@ describe('kop generate client', () => {
     const writeProject = (ssa: boolean, generated?: string[]) =>
       writeFileSync(
         path.join(dir, 'PROJECT'),
-        formatProjectFile({ version: '1', layout: [LAYOUT], domain: 'example.com', projectName: 'redis-operator', resources: withSsa(ssa), ...(generated ? { generated } : {}) }),
+        formatProjectFile({
+          version: '1',
+          layout: [LAYOUT],
+          domain: 'example.com',
+          projectName: 'redis-operator',
+          resources: withSsa(ssa),
+          ...(generated ? { generated } : {}),
+        }),
       );
     const applyFile = 'api/cache/v1alpha1/rediscluster.apply.ts';
     writeProject(true);
@@ -87,12 +109,16 @@ describe('kop generate client', () => {
     await runGenerate({ check: false, generators: client }, first);
     expect(first.out.lines).toContain(`CREATE ${applyFile}`);
     expect(existsSync(path.join(dir, 'api/cache/v1alpha1/backuppolicy.apply.ts'))).toBe(false);
-    expect(readFileSync(path.join(dir, applyFile), 'utf8')).toContain('export interface RedisClusterApplyConfiguration {');
+    expect(readFileSync(path.join(dir, applyFile), 'utf8')).toContain(
+      'export interface RedisClusterApplyConfiguration {',
+    );
     const generated = parseProjectFile(readFileSync(path.join(dir, 'PROJECT'), 'utf8')).generated ?? [];
     expect(generated).toContain(applyFile);
 
     writeProject(false, generated);
-    await expect(runGenerate({ check: true, generators: client }, testContext({ cwd: dir }))).rejects.toThrow(`stale: ${applyFile} (no longer generated)`);
+    await expect(runGenerate({ check: true, generators: client }, testContext({ cwd: dir }))).rejects.toThrow(
+      `stale: ${applyFile} (no longer generated)`,
+    );
     const second = testContext({ cwd: dir });
     await runGenerate({ check: false, generators: client }, second);
     expect(second.out.lines).toContain(`DELETE ${applyFile}`);

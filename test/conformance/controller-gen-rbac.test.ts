@@ -17,7 +17,9 @@ const hasGo = await goAvailable();
 describe.skipIf(!hasGo)('rbac conformance with controller-gen', () => {
   it('gives the same ClusterRole and Roles', { timeout: 300_000 }, async () => {
     const lines = (await fs.readFile(MARKERS, 'utf8')).split('\n').filter((line) => line.startsWith('+'));
-    const ours = formatRoles(buildRoles(rbacMarkersInText(lines.map((line) => `// ${line}`).join('\n'), 'markers.txt')));
+    const ours = formatRoles(
+      buildRoles(rbacMarkersInText(lines.map((line) => `// ${line}`).join('\n'), 'markers.txt')),
+    );
     const theirs = await controllerGenOnMarkers(['rbac:roleName=manager-role'], lines);
     expect(parseDocuments(ours)).toEqual(parseDocuments(theirs));
   });

@@ -30,7 +30,9 @@ export async function controllerGen(): Promise<string> {
   try {
     await fs.access(file);
   } catch {
-    await execa('go', ['install', `sigs.k8s.io/controller-tools/cmd/controller-gen@${CONTROLLER_GEN_VERSION}`], { env: { GOBIN: bin } });
+    await execa('go', ['install', `sigs.k8s.io/controller-tools/cmd/controller-gen@${CONTROLLER_GEN_VERSION}`], {
+      env: { GOBIN: bin },
+    });
   }
   return file;
 }
@@ -39,14 +41,23 @@ export async function controllerGen(): Promise<string> {
  * Runs controller-gen with `generatorArgs` (for example `webhook`) over a throwaway package
  * whose only content is `markerLines` as package-level comments, and returns its stdout.
  */
-export async function controllerGenOnMarkers(generatorArgs: readonly string[], markerLines: readonly string[]): Promise<string> {
+export async function controllerGenOnMarkers(
+  generatorArgs: readonly string[],
+  markerLines: readonly string[],
+): Promise<string> {
   const work = await fs.mkdtemp(path.join(os.tmpdir(), 'kop-markers-'));
   try {
     await fs.cp(MODULE_DIR, work, { recursive: true });
     await fs.mkdir(path.join(work, 'controllers'));
     // Package-level markers: a comment group not attached to a declaration.
-    await fs.writeFile(path.join(work, 'controllers', 'markers.go'), `package controllers\n\n${markerLines.map((l) => `// ${l}`).join('\n')}\n\nfunc unused() {}\n`);
-    const result = await execa(await controllerGen(), [...generatorArgs, 'paths=./controllers/...', 'output:stdout'], { cwd: work, env: { GOFLAGS: '-mod=mod' } });
+    await fs.writeFile(
+      path.join(work, 'controllers', 'markers.go'),
+      `package controllers\n\n${markerLines.map((l) => `// ${l}`).join('\n')}\n\nfunc unused() {}\n`,
+    );
+    const result = await execa(await controllerGen(), [...generatorArgs, 'paths=./controllers/...', 'output:stdout'], {
+      cwd: work,
+      env: { GOFLAGS: '-mod=mod' },
+    });
     return result.stdout;
   } finally {
     await fs.rm(work, { recursive: true, force: true });
@@ -64,7 +75,11 @@ export interface ControllerGenCaseOptions {
  * case's Go files are copied into a throwaway module, `<case>/x.go` -> api/<package>/x.go,
  * `<case>/v2/x.go` -> api/v2/x.go.
  */
-export async function controllerGenCaseYaml(caseDir: string, goFiles: readonly string[], options: ControllerGenCaseOptions = {}): Promise<string> {
+export async function controllerGenCaseYaml(
+  caseDir: string,
+  goFiles: readonly string[],
+  options: ControllerGenCaseOptions = {},
+): Promise<string> {
   const work = await fs.mkdtemp(path.join(os.tmpdir(), 'kop-conformance-'));
   try {
     await fs.cp(MODULE_DIR, work, { recursive: true });
@@ -72,7 +87,10 @@ export async function controllerGenCaseYaml(caseDir: string, goFiles: readonly s
       const relative = path.relative(caseDir, file);
       const text = await fs.readFile(file, 'utf8');
       const pkg = /^package\s+(\w+)/m.exec(text)?.[1] ?? 'api';
-      const target = path.dirname(relative) === '.' ? path.join(work, 'api', pkg, path.basename(file)) : path.join(work, 'api', relative);
+      const target =
+        path.dirname(relative) === '.'
+          ? path.join(work, 'api', pkg, path.basename(file))
+          : path.join(work, 'api', relative);
       await fs.mkdir(path.dirname(target), { recursive: true });
       await fs.writeFile(target, text);
     }
@@ -80,7 +98,10 @@ export async function controllerGenCaseYaml(caseDir: string, goFiles: readonly s
     if (options.allowDangerousTypes) crdOptions.push('allowDangerousTypes=true');
     if (options.maxDescriptionLength !== undefined) crdOptions.push(`maxDescLen=${options.maxDescriptionLength}`);
     const crdArgs = [crdOptions.length > 0 ? `crd:${crdOptions.join(',')}` : 'crd'];
-    await execa(await controllerGen(), [...crdArgs, 'paths=./api/...', 'output:crd:dir=out'], { cwd: work, env: { GOFLAGS: '-mod=mod' } });
+    await execa(await controllerGen(), [...crdArgs, 'paths=./api/...', 'output:crd:dir=out'], {
+      cwd: work,
+      env: { GOFLAGS: '-mod=mod' },
+    });
     const outDir = path.join(work, 'out');
     const outputs = (await fs.readdir(outDir)).sort();
     return (await Promise.all(outputs.map((f) => fs.readFile(path.join(outDir, f), 'utf8')))).join('\n');

@@ -20,7 +20,9 @@ const hasGo = await goAvailable();
 describe.skipIf(!hasGo)('webhook conformance with controller-gen', () => {
   for (const name of cases) {
     it(name, { timeout: 300_000 }, async () => {
-      const lines = (await fs.readFile(path.join(CASES, name), 'utf8')).split('\n').filter((line) => line.startsWith('+'));
+      const lines = (await fs.readFile(path.join(CASES, name), 'utf8'))
+        .split('\n')
+        .filter((line) => line.startsWith('+'));
       const found = commentMarkersInText(lines.map((line) => `// ${line}`).join('\n'), name, [WEBHOOK_SCAN_PREFIX]);
       const { webhooks, configurations } = parseWebhookMarkers(found.get(WEBHOOK_SCAN_PREFIX)!);
       const ours = formatWebhookConfigurations(buildWebhookConfigurations(webhooks, configurations));

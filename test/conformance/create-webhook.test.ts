@@ -29,17 +29,30 @@ interface Case {
 
 const CASES: Case[] = [
   { name: '--defaulting', api: { group: 'cache', version: 'v1', kind: 'RedisCluster' }, webhook: { defaulting: true } },
-  { name: '--programmatic-validation', api: { group: 'cache', version: 'v1', kind: 'RedisCluster' }, webhook: { programmaticValidation: true } },
+  {
+    name: '--programmatic-validation',
+    api: { group: 'cache', version: 'v1', kind: 'RedisCluster' },
+    webhook: { programmaticValidation: true },
+  },
   {
     name: '--defaulting --programmatic-validation, cluster-scoped',
     api: { group: 'infra', version: 'v1beta1', kind: 'Zone', namespaced: false },
     webhook: { defaulting: true, programmaticValidation: true },
   },
-  { name: 'both, in a group with dots', api: { group: 'net.edge', version: 'v2alpha1', kind: 'HTTPRoute' }, webhook: { defaulting: true, programmaticValidation: true } },
+  {
+    name: 'both, in a group with dots',
+    api: { group: 'net.edge', version: 'v2alpha1', kind: 'HTTPRoute' },
+    webhook: { defaulting: true, programmaticValidation: true },
+  },
   {
     name: '--defaulting-path --validation-path',
     api: { group: 'crew', version: 'v1', kind: 'Sailor' },
-    webhook: { defaulting: true, programmaticValidation: true, defaultingPath: '/custom-mutate-sailor', validationPath: '/custom-validate-sailor' },
+    webhook: {
+      defaulting: true,
+      programmaticValidation: true,
+      defaultingPath: '/custom-mutate-sailor',
+      validationPath: '/custom-validate-sailor',
+    },
   },
   {
     name: 'a built-in kind of the core group (Pod)',
@@ -53,10 +66,24 @@ const CASES: Case[] = [
   },
 ];
 
-async function scaffold(api: Case['api'], webhook: CreateWebhookOptions, extraVersion?: string): Promise<{ dir: string; cleanup: () => Promise<void> }> {
+async function scaffold(
+  api: Case['api'],
+  webhook: CreateWebhookOptions,
+  extraVersion?: string,
+): Promise<{ dir: string; cleanup: () => Promise<void> }> {
   const { dir, cleanup } = await tempDir('demo');
   const context = () => testContext({ cwd: dir });
-  await runInit({ projectName: 'demo', domain: 'example.com', owner: 'x', license: 'none', kopSource: 'file:../kop', skipInstall: true }, context());
+  await runInit(
+    {
+      projectName: 'demo',
+      domain: 'example.com',
+      owner: 'x',
+      license: 'none',
+      kopSource: 'file:../kop',
+      skipInstall: true,
+    },
+    context(),
+  );
   const { builtin, ...kind } = api;
   if (!builtin) await runCreateApi(kind, context());
   if (extraVersion) await runCreateApi({ ...api, version: extraVersion, controller: false }, context());
@@ -89,9 +116,15 @@ describe.skipIf(!hasGo)('create webhook conformance with controller-gen', () => 
 
 describe('the conversion patch', () => {
   it("has the shape of Kubebuilder's webhook_in_<plural>.yaml", async () => {
-    const { dir, cleanup } = await scaffold({ group: 'crew', version: 'v1', kind: 'FirstMate' }, { conversion: true, spoke: ['v2'] }, 'v2');
+    const { dir, cleanup } = await scaffold(
+      { group: 'crew', version: 'v1', kind: 'FirstMate' },
+      { conversion: true, spoke: ['v2'] },
+      'v2',
+    );
     try {
-      const patch = parseYaml(await readFile(path.join(dir, 'config/crd/patches/webhook_in_firstmates.yaml'), 'utf8')) as unknown;
+      const patch = parseYaml(
+        await readFile(path.join(dir, 'config/crd/patches/webhook_in_firstmates.yaml'), 'utf8'),
+      ) as unknown;
       expect(patch).toEqual({
         apiVersion: 'apiextensions.k8s.io/v1',
         kind: 'CustomResourceDefinition',
@@ -106,7 +139,9 @@ describe('the conversion patch', () => {
           },
         },
       });
-      const kustomization = parseYaml(await readFile(path.join(dir, 'config/crd/kustomization.yaml'), 'utf8')) as Record<string, unknown>;
+      const kustomization = parseYaml(
+        await readFile(path.join(dir, 'config/crd/kustomization.yaml'), 'utf8'),
+      ) as Record<string, unknown>;
       expect(kustomization.patches).toEqual([{ path: 'patches/webhook_in_firstmates.yaml' }]);
       expect(kustomization.configurations).toEqual(['kustomizeconfig.yaml']);
     } finally {

@@ -21,11 +21,13 @@ interface StatusCause {
 
 const hasGo = await goAvailable();
 const twins: string[] = [];
-for (const name of await listCaseDirs(ERRORS_DIR)) if ((await caseGoFiles(path.join(ERRORS_DIR, name))).length > 0) twins.push(name);
+for (const name of await listCaseDirs(ERRORS_DIR))
+  if ((await caseGoFiles(path.join(ERRORS_DIR, name))).length > 0) twins.push(name);
 
 let plane: ControlPlane;
 
-const dryRunCreate = (crd: unknown) => apiRequest(plane, plane.admin, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions?dryRun=All', crd);
+const dryRunCreate = (crd: unknown) =>
+  apiRequest(plane, plane.admin, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions?dryRun=All', crd);
 
 /** `spec.validation.openAPIV3Schema.properties[spec].properties[port].default.x` -> `.spec.port`, kop's form. */
 function schemaPath(field: string): string {
@@ -44,41 +46,44 @@ async function kopViolations(caseDir: string): Promise<StructuralSchemaError> {
   throw new Error(`${caseDir}: kop generated the CRD without an error`);
 }
 
-describe.skipIf(!hasGo)(`defaults kop refuses, refused by the apiserver too (CRDs by controller-gen ${CONTROLLER_GEN_VERSION})`, () => {
-  beforeAll(async () => {
-    plane = await startControlPlane();
-  }, 120_000);
+describe.skipIf(!hasGo)(
+  `defaults kop refuses, refused by the apiserver too (CRDs by controller-gen ${CONTROLLER_GEN_VERSION})`,
+  () => {
+    beforeAll(async () => {
+      plane = await startControlPlane();
+    }, 120_000);
 
-  afterAll(async () => {
-    await plane?.stop();
-  });
-
-  it('has error cases with Go twins', () => {
-    expect(twins.length).toBeGreaterThanOrEqual(3);
-  });
-
-  for (const name of twins) {
-    it(name, { timeout: 300_000 }, async () => {
-      const caseDir = path.join(ERRORS_DIR, name);
-      const kop = await kopViolations(caseDir);
-      const [crd] = parseDocuments(await controllerGenCaseYaml(caseDir, await caseGoFiles(caseDir)));
-      const response = await dryRunCreate(crd);
-      expect(response.status, response.body).toBe(422);
-      const causes = response.json<{ details: { causes: StatusCause[] } }>().details.causes;
-      for (const cause of causes) expect(cause.field, JSON.stringify(cause)).toMatch(/\.default(\.|$)/);
-      const serverPaths = [...new Set(causes.map((c) => schemaPath(c.field!)))].sort();
-      const kopPaths = [...new Set(kop.violations.map((v) => v.path))].sort();
-      expect(kopPaths).toEqual(serverPaths);
+    afterAll(async () => {
+      await plane?.stop();
     });
-  }
 
-  it('accepts the good twin, defaults-all-of, from kop and from controller-gen', { timeout: 300_000 }, async () => {
-    const caseDir = path.join(CASES_DIR, 'defaults-all-of');
-    const [ours] = parseDocuments(await fs.readFile(path.join(caseDir, 'crd.yaml'), 'utf8'));
-    const [theirs] = parseDocuments(await controllerGenCaseYaml(caseDir, await caseGoFiles(caseDir)));
-    for (const crd of [ours, theirs]) {
-      const response = await dryRunCreate(crd);
-      expect(response.status, response.body).toBe(201);
+    it('has error cases with Go twins', () => {
+      expect(twins.length).toBeGreaterThanOrEqual(3);
+    });
+
+    for (const name of twins) {
+      it(name, { timeout: 300_000 }, async () => {
+        const caseDir = path.join(ERRORS_DIR, name);
+        const kop = await kopViolations(caseDir);
+        const [crd] = parseDocuments(await controllerGenCaseYaml(caseDir, await caseGoFiles(caseDir)));
+        const response = await dryRunCreate(crd);
+        expect(response.status, response.body).toBe(422);
+        const causes = response.json<{ details: { causes: StatusCause[] } }>().details.causes;
+        for (const cause of causes) expect(cause.field, JSON.stringify(cause)).toMatch(/\.default(\.|$)/);
+        const serverPaths = [...new Set(causes.map((c) => schemaPath(c.field!)))].sort();
+        const kopPaths = [...new Set(kop.violations.map((v) => v.path))].sort();
+        expect(kopPaths).toEqual(serverPaths);
+      });
     }
-  });
-});
+
+    it('accepts the good twin, defaults-all-of, from kop and from controller-gen', { timeout: 300_000 }, async () => {
+      const caseDir = path.join(CASES_DIR, 'defaults-all-of');
+      const [ours] = parseDocuments(await fs.readFile(path.join(caseDir, 'crd.yaml'), 'utf8'));
+      const [theirs] = parseDocuments(await controllerGenCaseYaml(caseDir, await caseGoFiles(caseDir)));
+      for (const crd of [ours, theirs]) {
+        const response = await dryRunCreate(crd);
+        expect(response.status, response.body).toBe(201);
+      }
+    });
+  },
+);

@@ -39,16 +39,22 @@ describe.skipIf(!hasGo)('plurals conformance with controller-gen', () => {
       await fs.cp(MODULE_DIR, work, { recursive: true });
       await fs.mkdir(path.join(work, 'api', 'v1'), { recursive: true });
       const types = KINDS.map(
-        (kind) => `// +kubebuilder:object:root=true\ntype ${kind} struct {\n\tmetav1.TypeMeta   \`json:",inline"\`\n\tmetav1.ObjectMeta \`json:"metadata,omitempty"\`\n}\n`,
+        (kind) =>
+          `// +kubebuilder:object:root=true\ntype ${kind} struct {\n\tmetav1.TypeMeta   \`json:",inline"\`\n\tmetav1.ObjectMeta \`json:"metadata,omitempty"\`\n}\n`,
       );
       await fs.writeFile(
         path.join(work, 'api', 'v1', 'types.go'),
         `// +groupName=plurals.example.com\npackage v1\n\nimport metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"\n\n${types.join('\n')}`,
       );
-      await execa(await controllerGen(), ['crd', 'paths=./api/...', 'output:crd:dir=out'], { cwd: work, env: { GOFLAGS: '-mod=mod' } });
+      await execa(await controllerGen(), ['crd', 'paths=./api/...', 'output:crd:dir=out'], {
+        cwd: work,
+        env: { GOFLAGS: '-mod=mod' },
+      });
       const theirs: Record<string, string> = {};
       for (const file of await fs.readdir(path.join(work, 'out'))) {
-        for (const doc of parseDocuments(await fs.readFile(path.join(work, 'out', file), 'utf8')) as { spec: { names: { kind: string; plural: string } } }[]) {
+        for (const doc of parseDocuments(await fs.readFile(path.join(work, 'out', file), 'utf8')) as {
+          spec: { names: { kind: string; plural: string } };
+        }[]) {
           theirs[doc.spec.names.kind] = doc.spec.names.plural;
         }
       }

@@ -39,14 +39,24 @@ const CASES: BadInputCase[] = [
     exitCode: 2,
     message: /DNS-1123 label/,
   },
-  { name: 'init: a kop project already here, without --force', args: ['init', '--domain', 'example.com'], exitCode: 1, message: /already has a PROJECT/ },
+  {
+    name: 'init: a kop project already here, without --force',
+    args: ['init', '--domain', 'example.com'],
+    exitCode: 1,
+    message: /already has a PROJECT/,
+  },
   {
     name: 'init --force: a domain that contradicts PROJECT',
     args: ['init', '--force', '--domain', 'other.example', '--skip-install'],
     exitCode: 2,
     message: /contradicts PROJECT/,
   },
-  { name: 'create api: lower-case kind', args: ['create', 'api', '--group', 'cache', '--version', 'v1', '--kind', 'memcached'], exitCode: 2, message: /UpperCamelCase/ },
+  {
+    name: 'create api: lower-case kind',
+    args: ['create', 'api', '--group', 'cache', '--version', 'v1', '--kind', 'memcached'],
+    exitCode: 2,
+    message: /UpperCamelCase/,
+  },
   {
     name: 'create api: kind the scaffold uses (Request)',
     args: ['create', 'api', '--group', 'cache', '--version', 'v1', '--kind', 'Request'],
@@ -61,17 +71,40 @@ const CASES: BadInputCase[] = [
   },
   {
     name: 'create api: CRD name over 253 characters',
-    args: ['create', 'api', '--group', Array.from({ length: 4 }, () => 'g'.repeat(60)).join('.'), '--version', 'v1', '--kind', 'Widget'],
+    args: [
+      'create',
+      'api',
+      '--group',
+      Array.from({ length: 4 }, () => 'g'.repeat(60)).join('.'),
+      '--version',
+      'v1',
+      '--kind',
+      'Widget',
+    ],
     exitCode: 2,
     message: /at most 253/,
   },
   {
     name: 'create api: a CRD file name over 255 characters (CRD name of 253)',
-    args: ['create', 'api', '--group', ['a'.repeat(60), 'b'.repeat(60), 'c'.repeat(55)].join('.'), '--version', 'v1', '--kind', `A${'b'.repeat(61)}`],
+    args: [
+      'create',
+      'api',
+      '--group',
+      ['a'.repeat(60), 'b'.repeat(60), 'c'.repeat(55)].join('.'),
+      '--version',
+      'v1',
+      '--kind',
+      `A${'b'.repeat(61)}`,
+    ],
     exitCode: 2,
     message: /would have a name of 258 characters; file names are limited to 255/,
   },
-  { name: 'create api: invalid version', args: ['create', 'api', '--group', 'cache', '--version', 'V1', '--kind', 'Widget'], exitCode: 2, message: /invalid version/ },
+  {
+    name: 'create api: invalid version',
+    args: ['create', 'api', '--group', 'cache', '--version', 'V1', '--kind', 'Widget'],
+    exitCode: 2,
+    message: /invalid version/,
+  },
   {
     name: 'create api: an existing kind without --force',
     args: ['create', 'api', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'Memcached'],
@@ -92,13 +125,36 @@ const CASES: BadInputCase[] = [
   },
   {
     name: 'create webhook: --conversion for a kind of one version',
-    args: ['create', 'webhook', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'Memcached', '--conversion', '--spoke', 'v1'],
+    args: [
+      'create',
+      'webhook',
+      '--group',
+      'cache',
+      '--version',
+      'v1alpha1',
+      '--kind',
+      'Memcached',
+      '--conversion',
+      '--spoke',
+      'v1',
+    ],
     exitCode: 1,
     message: /has only the version v1alpha1/,
   },
   {
     name: 'create webhook: a --defaulting-path that is no URL path',
-    args: ['create', 'webhook', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'Memcached', '--defaulting', '--defaulting-path=mutate me'],
+    args: [
+      'create',
+      'webhook',
+      '--group',
+      'cache',
+      '--version',
+      'v1alpha1',
+      '--kind',
+      'Memcached',
+      '--defaulting',
+      '--defaulting-path=mutate me',
+    ],
     exitCode: 2,
     message: /--defaulting-path[^]*invalid webhook path "mutate me": it must start with "\/"/,
   },
@@ -108,8 +164,18 @@ const CASES: BadInputCase[] = [
     exitCode: 1,
     message: /no built-in kind kop\/runtime has a descriptor for/,
   },
-  { name: 'an unknown command with --help', args: ['frobnicate', '--help'], exitCode: 1, message: /^error: unknown command 'frobnicate'/ },
-  { name: 'a misspelt command', args: ['create', 'webhok', '--group', 'cache'], exitCode: 1, message: /unknown command 'webhok'[^]*Did you mean webhook\?/ },
+  {
+    name: 'an unknown command with --help',
+    args: ['frobnicate', '--help'],
+    exitCode: 1,
+    message: /^error: unknown command 'frobnicate'/,
+  },
+  {
+    name: 'a misspelt command',
+    args: ['create', 'webhok', '--group', 'cache'],
+    exitCode: 1,
+    message: /unknown command 'webhok'[^]*Did you mean webhook\?/,
+  },
   {
     name: 'generate: a syntax error in the API types',
     given: editTypes((t) => t.replace('foo?: string;', 'foo?: string;;')),
@@ -119,7 +185,9 @@ const CASES: BadInputCase[] = [
   },
   {
     name: 'generate: a misspelt marker',
-    given: editTypes((t) => t.replace('  foo?: string;', '  /** +kubebuilder:validation:MaxLenght=5 */\n  foo?: string;')),
+    given: editTypes((t) =>
+      t.replace('  foo?: string;', '  /** +kubebuilder:validation:MaxLenght=5 */\n  foo?: string;'),
+    ),
     args: ['generate'],
     exitCode: 1,
     message: /did you mean \+kubebuilder:validation:MaxLength\?/,
@@ -127,7 +195,9 @@ const CASES: BadInputCase[] = [
   {
     name: 'generate: a Pattern the apiserver cannot compile',
     // A function replacement: in a replacement string, $` would mean "the text before the match".
-    given: editTypes((t) => t.replace('  foo?: string;', () => '  /** +kubebuilder:validation:Pattern=`^(?!x).*$` */\n  foo?: string;')),
+    given: editTypes((t) =>
+      t.replace('  foo?: string;', () => '  /** +kubebuilder:validation:Pattern=`^(?!x).*$` */\n  foo?: string;'),
+    ),
     args: ['generate'],
     exitCode: 1,
     message: /cannot compile this pattern: \(\?! is a lookahead/,
@@ -155,7 +225,8 @@ describe('bad input through the CLI writes nothing', () => {
   let parent: string;
   let project: string;
   let outside: string;
-  const git = (args: string[]) => execa('git', ['-c', 'user.email=test@example.com', '-c', 'user.name=test', ...args], { cwd: project });
+  const git = (args: string[]) =>
+    execa('git', ['-c', 'user.email=test@example.com', '-c', 'user.name=test', ...args], { cwd: project });
   const status = async () => (await git(['status', '--porcelain', '--untracked-files=all'])).stdout;
 
   beforeAll(async () => {
@@ -165,10 +236,19 @@ describe('bad input through the CLI writes nothing', () => {
     outside = path.join(parent, 'other-project-crds');
     await mkdir(project);
     await mkdir(outside);
-    await writeFile(path.join(outside, 'other_crd.yaml'), '# Code generated by kop. DO NOT EDIT.\nkind: CustomResourceDefinition\n');
-    const run = (args: string[]) => execa('node', [KOP_BIN, ...args], { cwd: project, reject: false, env: { NO_COLOR: '1', CI: 'true' } });
-    expect((await run(['init', '--domain', 'example.com', '--project-name', 'demo', '--skip-install', '--yes'])).exitCode).toBe(0);
-    expect((await run(['create', 'api', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'Memcached', '--yes'])).exitCode).toBe(0);
+    await writeFile(
+      path.join(outside, 'other_crd.yaml'),
+      '# Code generated by kop. DO NOT EDIT.\nkind: CustomResourceDefinition\n',
+    );
+    const run = (args: string[]) =>
+      execa('node', [KOP_BIN, ...args], { cwd: project, reject: false, env: { NO_COLOR: '1', CI: 'true' } });
+    expect(
+      (await run(['init', '--domain', 'example.com', '--project-name', 'demo', '--skip-install', '--yes'])).exitCode,
+    ).toBe(0);
+    expect(
+      (await run(['create', 'api', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'Memcached', '--yes']))
+        .exitCode,
+    ).toBe(0);
     expect((await run(['generate'])).exitCode).toBe(0);
     await git(['init', '-q']);
     await git(['add', '-A']);
@@ -187,7 +267,12 @@ describe('bad input through the CLI writes nothing', () => {
       await git(['checkout', '-q', '--', '.']);
       await c.given?.(project, outside);
       const before = await status();
-      const result = await execa('node', [KOP_BIN, ...c.args], { cwd: path.join(project, c.cwd ?? '.'), reject: false, env: { NO_COLOR: '1', CI: 'true' }, stdin: 'ignore' });
+      const result = await execa('node', [KOP_BIN, ...c.args], {
+        cwd: path.join(project, c.cwd ?? '.'),
+        reject: false,
+        env: { NO_COLOR: '1', CI: 'true' },
+        stdin: 'ignore',
+      });
       expect({ exitCode: result.exitCode, stderr: result.stderr }).toMatchObject({ exitCode: c.exitCode });
       expect(result.stderr).toMatch(c.message);
       expect(result.stderr).not.toMatch(/\n\s+at /); // a clear message, not a stack

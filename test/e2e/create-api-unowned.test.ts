@@ -25,7 +25,8 @@ const TIMEOUT = 180_000;
 describe('kop create api for kinds the project does not own', () => {
   let parent: string;
   let project: string;
-  const kop = (args: string[]) => execa('node', [KOP_BIN, ...args], { cwd: project, reject: false, env: { NO_COLOR: '1', CI: 'true' } });
+  const kop = (args: string[]) =>
+    execa('node', [KOP_BIN, ...args], { cwd: project, reject: false, env: { NO_COLOR: '1', CI: 'true' } });
   const read = (file: string) => readFile(path.join(project, file), 'utf8');
 
   beforeAll(async () => {
@@ -42,8 +43,21 @@ describe('kop create api for kinds the project does not own', () => {
     async () => {
       // Every built-in kind, with the group spelt as Kubebuilder users spell it (core, apps, events, ...).
       for (const { type } of builtinKinds()) {
-        const group = type.kind === 'Secret' ? '' : findBuiltinKind(type.group || 'core', type.version, type.kind)!.project.group;
-        const result = await kop(['create', 'api', '--group', group, '--version', type.version, '--kind', type.kind, '--resource=false', '--controller=true', '--make=false']);
+        const group =
+          type.kind === 'Secret' ? '' : findBuiltinKind(type.group || 'core', type.version, type.kind)!.project.group;
+        const result = await kop([
+          'create',
+          'api',
+          '--group',
+          group,
+          '--version',
+          type.version,
+          '--kind',
+          type.kind,
+          '--resource=false',
+          '--controller=true',
+          '--make=false',
+        ]);
         expect(result.exitCode, `${type.kind}: ${result.stderr}`).toBe(0);
       }
       // Two reconcilers of one kind (Kubebuilder's testdata: captain and captain-backup).
@@ -51,16 +65,49 @@ describe('kop create api for kinds the project does not own', () => {
         ['--controller=true', '--resource=true', '--controller-name=captain'],
         ['--controller=true', '--resource=false', '--controller-name=captain-backup'],
       ]) {
-        const result = await kop(['create', 'api', '--group', 'crew', '--version', 'v1', '--kind', 'Captain', ...args, '--make=false']);
+        const result = await kop([
+          'create',
+          'api',
+          '--group',
+          'crew',
+          '--version',
+          'v1',
+          '--kind',
+          'Captain',
+          ...args,
+          '--make=false',
+        ]);
         expect(result.exitCode, result.stderr).toBe(0);
       }
-      const twice = await kop(['create', 'api', '--group', 'crew', '--version', 'v1', '--kind', 'Captain', '--resource=false', '--controller-name=captain-backup']);
+      const twice = await kop([
+        'create',
+        'api',
+        '--group',
+        'crew',
+        '--version',
+        'v1',
+        '--kind',
+        'Captain',
+        '--resource=false',
+        '--controller-name=captain-backup',
+      ]);
       expect(twice.exitCode).toBe(1);
       expect(twice.stderr).toContain('already has a reconciler named captain-backup');
 
       // Bad input: a clear error naming the flags, exit code 2, nothing written.
       const before = await read('PROJECT');
-      const noPath = await kop(['create', 'api', '--group', 'cert-manager', '--version', 'v1', '--kind', 'Issuer', '--resource=false', '--external-api-domain=io']);
+      const noPath = await kop([
+        'create',
+        'api',
+        '--group',
+        'cert-manager',
+        '--version',
+        'v1',
+        '--kind',
+        'Issuer',
+        '--resource=false',
+        '--external-api-domain=io',
+      ]);
       expect(noPath.exitCode).toBe(2);
       expect(noPath.stderr).toContain('error: --external-api-domain needs --external-api-path');
       expect(await read('PROJECT')).toBe(before);
@@ -84,7 +131,18 @@ describe('kop create api for kinds the project does not own', () => {
       ]);
       expect(issuer.exitCode, issuer.stderr).toBe(0);
       expect(issuer.stdout).toContain('CREATE api/cert-manager/v1/issuer.types.ts');
-      const clusterIssuer = await kop(['create', 'api', '--group', 'cert-manager', '--version', 'v1', '--kind', 'ClusterIssuer', '--no-resource', '--controller']);
+      const clusterIssuer = await kop([
+        'create',
+        'api',
+        '--group',
+        'cert-manager',
+        '--version',
+        'v1',
+        '--kind',
+        'ClusterIssuer',
+        '--no-resource',
+        '--controller',
+      ]);
       expect(clusterIssuer.exitCode, clusterIssuer.stderr).toBe(0);
 
       // An external kind from an npm package (here a local one, linked as npm install would link it).
@@ -92,7 +150,12 @@ describe('kop create api for kinds the project does not own', () => {
       await mkdir(widgetApi, { recursive: true });
       await writeFile(
         path.join(widgetApi, 'package.json'),
-        JSON.stringify({ name: '@acme/widget-api', version: '1.0.0', type: 'module', exports: { '.': { types: './index.d.ts', default: './index.js' } } }),
+        JSON.stringify({
+          name: '@acme/widget-api',
+          version: '1.0.0',
+          type: 'module',
+          exports: { '.': { types: './index.d.ts', default: './index.js' } },
+        }),
       );
       await writeFile(
         path.join(widgetApi, 'index.js'),
@@ -127,7 +190,15 @@ describe('kop create api for kinds the project does not own', () => {
 
       const resources = (parseYaml(await read('PROJECT')) as { resources: Record<string, unknown>[] }).resources;
       const entry = (kind: string) => resources.find((r) => r.kind === kind);
-      expect(entry('Deployment')).toEqual({ group: 'apps', version: 'v1', kind: 'Deployment', plural: 'deployments', core: true, path: 'k8s.io/api/apps/v1', controller: true });
+      expect(entry('Deployment')).toEqual({
+        group: 'apps',
+        version: 'v1',
+        kind: 'Deployment',
+        plural: 'deployments',
+        core: true,
+        path: 'k8s.io/api/apps/v1',
+        controller: true,
+      });
       expect(entry('ConfigMap')).toMatchObject({ group: 'core', core: true, path: 'k8s.io/api/core/v1' });
       expect(entry('Event')).toMatchObject({ group: 'events', domain: 'k8s.io', core: true });
       expect(entry('Captain')).toMatchObject({ controllers: [{ name: 'captain' }, { name: 'captain-backup' }] });
@@ -162,8 +233,11 @@ describe('kop create api for kinds the project does not own', () => {
       // No CRD for kinds of other projects; the project's own Captain has one.
       expect(generate.stdout).toContain('config/crd/bases/crew.example.com_captains.yaml');
       expect(generate.stdout).not.toMatch(/cert-manager\.io_issuers|deployments\.yaml/);
-      const role = parseYaml(await read('config/rbac/role.yaml')) as { rules: { apiGroups: string[]; resources: string[]; verbs: string[] }[] };
-      const rule = (group: string, resource: string) => role.rules.find((r) => r.apiGroups.includes(group) && r.resources.includes(resource));
+      const role = parseYaml(await read('config/rbac/role.yaml')) as {
+        rules: { apiGroups: string[]; resources: string[]; verbs: string[] }[];
+      };
+      const rule = (group: string, resource: string) =>
+        role.rules.find((r) => r.apiGroups.includes(group) && r.resources.includes(resource));
       expect(rule('apps', 'deployments')?.verbs).toContain('watch');
       expect(rule('', 'configmaps')?.verbs).toContain('watch');
       expect(rule('events.k8s.io', 'events')?.verbs).toContain('watch');
@@ -179,7 +253,11 @@ describe('kop create api for kinds the project does not own', () => {
   it(
     "the scaffolded reconciler tests pass against the project's control plane",
     async () => {
-      const test = await execa(path.join(project, 'node_modules/.bin/vitest'), ['run', 'test/controllers'], { cwd: project, reject: false, env: { CI: 'true', NO_COLOR: '1' } });
+      const test = await execa(path.join(project, 'node_modules/.bin/vitest'), ['run', 'test/controllers'], {
+        cwd: project,
+        reject: false,
+        env: { CI: 'true', NO_COLOR: '1' },
+      });
       expect(test.exitCode, test.stdout + test.stderr).toBe(0);
       // One per built-in kind, and the two reconcilers of Captain.
       expect(test.stdout).toMatch(new RegExp(`Tests\\s+${builtinKinds().length + 2} passed`));
@@ -196,23 +274,52 @@ describe('kop create api for kinds the project does not own', () => {
       let manager: ResultPromise | undefined;
       try {
         // The kinds of other operators are served too, from their CRDs.
-        plane = await startControlPlane({ crds: [path.join(project, 'config/crd/bases'), CRDS, path.join(KOP_ROOT, 'test/fixtures/external-crds/widgets.yaml')] });
-        manager = execa('node', ['dist/src/main.js', '--kubeconfig', plane.kubeconfigPath, '--metrics-bind-address', '0', '--health-probe-bind-address', '0'], {
-          cwd: project,
-          reject: false,
-          env: { KOP_LOG_LEVEL: 'debug', KOP_LOG_FORMAT: 'json' },
+        plane = await startControlPlane({
+          crds: [
+            path.join(project, 'config/crd/bases'),
+            CRDS,
+            path.join(KOP_ROOT, 'test/fixtures/external-crds/widgets.yaml'),
+          ],
         });
+        manager = execa(
+          'node',
+          [
+            'dist/src/main.js',
+            '--kubeconfig',
+            plane.kubeconfigPath,
+            '--metrics-bind-address',
+            '0',
+            '--health-probe-bind-address',
+            '0',
+          ],
+          {
+            cwd: project,
+            reject: false,
+            env: { KOP_LOG_LEVEL: 'debug', KOP_LOG_FORMAT: 'json' },
+          },
+        );
         const lines: Record<string, unknown>[] = [];
         manager.stdout!.on('data', (chunk: Buffer) => {
-          for (const line of chunk.toString().split('\n')) if (line.startsWith('{')) lines.push(JSON.parse(line) as Record<string, unknown>);
+          for (const line of chunk.toString().split('\n'))
+            if (line.startsWith('{')) lines.push(JSON.parse(line) as Record<string, unknown>);
         });
         manager.stderr!.on('data', (chunk: Buffer) => {
-          for (const line of chunk.toString().split('\n')) if (line.startsWith('{')) lines.push(JSON.parse(line) as Record<string, unknown>);
+          for (const line of chunk.toString().split('\n'))
+            if (line.startsWith('{')) lines.push(JSON.parse(line) as Record<string, unknown>);
         });
         const started = () => new Set(lines.filter((l) => l.msg === 'controller started').map((l) => l.controller));
-        await eventually(() => started().has('deployment') && started().has('captain-backup') && started().has('widget'));
+        await eventually(
+          () => started().has('deployment') && started().has('captain-backup') && started().has('widget'),
+        );
         expect([...started()].sort()).toEqual(
-          [...builtinKinds().map(({ type }) => type.kind.toLowerCase()), 'captain', 'captain-backup', 'clusterissuer', 'issuer', 'widget'].sort(),
+          [
+            ...builtinKinds().map(({ type }) => type.kind.toLowerCase()),
+            'captain',
+            'captain-backup',
+            'clusterissuer',
+            'issuer',
+            'widget',
+          ].sort(),
         );
 
         const deployment = {
@@ -221,13 +328,21 @@ describe('kop create api for kinds the project does not own', () => {
           metadata: { name: 'web', namespace: 'default' },
           spec: {
             selector: { matchLabels: { app: 'web' } },
-            template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'registry.k8s.io/pause:3.10' }] } },
+            template: {
+              metadata: { labels: { app: 'web' } },
+              spec: { containers: [{ name: 'web', image: 'registry.k8s.io/pause:3.10' }] },
+            },
           },
         };
         const kubectl = findControlPlaneBinaries().kubectl!;
-        const apply = await execa(kubectl, ['--kubeconfig', plane.kubeconfigPath, 'apply', '-f', '-'], { reject: false, input: JSON.stringify(deployment) });
+        const apply = await execa(kubectl, ['--kubeconfig', plane.kubeconfigPath, 'apply', '-f', '-'], {
+          reject: false,
+          input: JSON.stringify(deployment),
+        });
         expect(apply.exitCode, apply.stderr).toBe(0);
-        await eventually(() => lines.some((l) => l.msg === 'reconciled' && l.controller === 'deployment' && l.name === 'web'));
+        await eventually(() =>
+          lines.some((l) => l.msg === 'reconciled' && l.controller === 'deployment' && l.name === 'web'),
+        );
       } finally {
         manager?.kill('SIGTERM');
         await manager;

@@ -21,7 +21,8 @@ const TIMEOUT = 120_000;
 describe('kop create api end to end', () => {
   let parent: string;
   let project: string;
-  const kop = (args: string[]) => execa('node', [KOP_BIN, ...args], { cwd: project, reject: false, env: { NO_COLOR: '1', CI: 'true' } });
+  const kop = (args: string[]) =>
+    execa('node', [KOP_BIN, ...args], { cwd: project, reject: false, env: { NO_COLOR: '1', CI: 'true' } });
   const read = (file: string) => readFile(path.join(project, file), 'utf8');
 
   beforeAll(async () => {
@@ -36,27 +37,92 @@ describe('kop create api end to end', () => {
   it(
     'adds kinds, a version and a cluster-scoped kind through the CLI flags',
     async () => {
-      const first = await kop(['create', 'api', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'Memcached', '--yes']);
+      const first = await kop([
+        'create',
+        'api',
+        '--group',
+        'cache',
+        '--version',
+        'v1alpha1',
+        '--kind',
+        'Memcached',
+        '--yes',
+      ]);
       expect(first.exitCode, first.stderr).toBe(0);
       expect(first.stdout).toMatch(/CREATE api\/cache\/v1alpha1\/memcached\.types\.ts[^]*UPDATE src\/main\.ts/);
 
-      const again = await kop(['create', 'api', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'Memcached', '--yes']);
+      const again = await kop([
+        'create',
+        'api',
+        '--group',
+        'cache',
+        '--version',
+        'v1alpha1',
+        '--kind',
+        'Memcached',
+        '--yes',
+      ]);
       expect(again.exitCode).toBe(1);
-      expect(again.stderr).toMatch(/^error: Memcached cache\.example\.com\/v1alpha1 already exists in PROJECT[^]*hint: pass --force/);
+      expect(again.stderr).toMatch(
+        /^error: Memcached cache\.example\.com\/v1alpha1 already exists in PROJECT[^]*hint: pass --force/,
+      );
 
       const bad = await kop(['create', 'api', '--group', 'cache', '--version', 'v1', '--kind', 'memcached', '--yes']);
       expect(bad.exitCode).toBe(2);
       expect(bad.stderr).toMatch(/--kind: invalid kind "memcached": a kind must be UpperCamelCase/);
 
-      const second = await kop(['create', 'api', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'RedisCluster', '--yes']);
+      const second = await kop([
+        'create',
+        'api',
+        '--group',
+        'cache',
+        '--version',
+        'v1alpha1',
+        '--kind',
+        'RedisCluster',
+        '--yes',
+      ]);
       expect(second.exitCode, second.stderr).toBe(0);
-      const version = await kop(['create', 'api', '--group', 'cache', '--version', 'v1beta1', '--kind', 'Memcached', '--yes']);
+      const version = await kop([
+        'create',
+        'api',
+        '--group',
+        'cache',
+        '--version',
+        'v1beta1',
+        '--kind',
+        'Memcached',
+        '--yes',
+      ]);
       expect(version.exitCode, version.stderr).toBe(0);
       expect(version.stderr).toContain('mark exactly one of them with +kubebuilder:storageversion');
-      const cluster = await kop(['create', 'api', '--group', 'infra', '--version', 'v1', '--kind', 'Tenant', '--no-namespaced', '--no-controller', '--yes']);
+      const cluster = await kop([
+        'create',
+        'api',
+        '--group',
+        'infra',
+        '--version',
+        'v1',
+        '--kind',
+        'Tenant',
+        '--no-namespaced',
+        '--no-controller',
+        '--yes',
+      ]);
       expect(cluster.exitCode, cluster.stderr).toBe(0);
 
-      const dry = await kop(['create', 'api', '--group', 'web', '--version', 'v1', '--kind', 'Site', '--dry-run', '--yes']);
+      const dry = await kop([
+        'create',
+        'api',
+        '--group',
+        'web',
+        '--version',
+        'v1',
+        '--kind',
+        'Site',
+        '--dry-run',
+        '--yes',
+      ]);
       expect(dry.exitCode).toBe(0);
       expect(dry.stdout).toMatch(/CREATE api\/web\/v1\/site\.types\.ts[^]*dry run: nothing was written/);
       expect(existsSync(path.join(project, 'api/web'))).toBe(false);
@@ -109,7 +175,10 @@ describe('kop create api end to end', () => {
       const v1alpha1 = 'api/cache/v1alpha1/memcached.types.ts';
       await writeFile(
         path.join(project, v1alpha1),
-        (await read(v1alpha1)).replace(' * +kubebuilder:subresource:status\n', ' * +kubebuilder:subresource:status\n * +kubebuilder:storageversion\n'),
+        (await read(v1alpha1)).replace(
+          ' * +kubebuilder:subresource:status\n',
+          ' * +kubebuilder:subresource:status\n * +kubebuilder:storageversion\n',
+        ),
       );
       const clients = await kop(['generate', 'client']);
       expect(clients.exitCode, clients.stderr).toBe(0);
@@ -137,7 +206,11 @@ describe('kop create api end to end', () => {
 
       const crd = parseYaml(await read('config/crd/bases/cache.example.com_memcacheds.yaml'));
       expect(crd.spec.scope).toBe('Namespaced');
-      type Version = { name: string; storage: boolean; schema: { openAPIV3Schema: { properties: { spec: { properties: Record<string, any> } } } } };
+      type Version = {
+        name: string;
+        storage: boolean;
+        schema: { openAPIV3Schema: { properties: { spec: { properties: Record<string, any> } } } };
+      };
       const versions = crd.spec.versions as Version[];
       expect(Object.fromEntries(versions.map((v) => [v.name, v.storage]))).toEqual({ v1alpha1: true, v1beta1: false });
       const spec = versions.find((v) => v.name === 'v1alpha1')!.schema.openAPIV3Schema.properties.spec.properties;
@@ -152,23 +225,42 @@ describe('kop create api end to end', () => {
       const binaries = findControlPlaneBinaries();
       const plane = await startControlPlane({ crds: [path.join(project, 'config/crd/bases')] });
       try {
-        const kubectl = (args: string[], input?: string) => execa(binaries.kubectl!, ['--kubeconfig', plane.kubeconfigPath, ...args], { cwd: project, reject: false, input });
+        const kubectl = (args: string[], input?: string) =>
+          execa(binaries.kubectl!, ['--kubeconfig', plane.kubeconfigPath, ...args], {
+            cwd: project,
+            reject: false,
+            input,
+          });
         const applied = await kubectl(['apply', '-k', 'config/samples']);
         expect(applied.exitCode, applied.stderr).toBe(0);
         expect(applied.stdout).toMatch(/memcached\.cache\.example\.com\/memcached-sample (created|configured)/);
         expect(applied.stdout).toContain('rediscluster.cache.example.com/rediscluster-sample created');
         expect(applied.stdout).toContain('tenant.infra.example.com/tenant-sample created');
 
-        const got = await kubectl(['get', 'memcacheds.v1alpha1.cache.example.com', 'memcached-sample', '-n', 'default', '-o', 'json']);
+        const got = await kubectl([
+          'get',
+          'memcacheds.v1alpha1.cache.example.com',
+          'memcached-sample',
+          '-n',
+          'default',
+          '-o',
+          'json',
+        ]);
         expect(got.exitCode, got.stderr).toBe(0);
-        expect(JSON.parse(got.stdout)).toMatchObject({ apiVersion: 'cache.example.com/v1alpha1', kind: 'Memcached', spec: { foo: 'bar' } });
+        expect(JSON.parse(got.stdout)).toMatchObject({
+          apiVersion: 'cache.example.com/v1alpha1',
+          kind: 'Memcached',
+          spec: { foo: 'bar' },
+        });
 
         const invalid = await kubectl(
           ['apply', '-f', '-'],
           'apiVersion: cache.example.com/v1alpha1\nkind: Memcached\nmetadata:\n  name: bad\n  namespace: default\nspec:\n  replicas: 0\n',
         );
         expect(invalid.exitCode).not.toBe(0);
-        expect(invalid.stderr).toMatch(/spec\.replicas: Invalid value: 0: spec\.replicas in body should be greater than or equal to 1/);
+        expect(invalid.stderr).toMatch(
+          /spec\.replicas: Invalid value: 0: spec\.replicas in body should be greater than or equal to 1/,
+        );
       } finally {
         await plane.stop();
       }
@@ -181,7 +273,11 @@ describe('kop create api end to end', () => {
     async () => {
       expect(existsSync(path.join(project, 'test/controllers/memcached.controller.test.ts'))).toBe(true);
       expect(existsSync(path.join(project, 'test/controllers/rediscluster.controller.test.ts'))).toBe(true);
-      const test = await execa(path.join(project, 'node_modules/.bin/vitest'), ['run', 'test/controllers'], { cwd: project, reject: false, env: { CI: 'true', NO_COLOR: '1' } });
+      const test = await execa(path.join(project, 'node_modules/.bin/vitest'), ['run', 'test/controllers'], {
+        cwd: project,
+        reject: false,
+        env: { CI: 'true', NO_COLOR: '1' },
+      });
       expect(test.exitCode, test.stdout + test.stderr).toBe(0);
       expect(test.stdout).toMatch(/Tests\s+2 passed/);
     },

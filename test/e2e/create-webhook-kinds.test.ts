@@ -22,7 +22,8 @@ const TIMEOUT = 300_000;
 describe('kop create webhook for every kind of kind', () => {
   let parent: string;
   let project: string;
-  const run = (file: string, args: string[]) => execa(file, args, { cwd: project, reject: false, stdin: 'ignore', env: { NO_COLOR: '1', CI: 'true' } });
+  const run = (file: string, args: string[]) =>
+    execa(file, args, { cwd: project, reject: false, stdin: 'ignore', env: { NO_COLOR: '1', CI: 'true' } });
   const kop = (args: string[]) => run('node', [KOP_BIN, ...args]);
   const ok = async (args: string[]) => {
     const result = await kop(args);
@@ -41,12 +42,42 @@ describe('kop create webhook for every kind of kind', () => {
   it(
     'scaffolds, generates, type-checks and passes its own tests through the apiserver',
     async () => {
-      await ok(['create', 'api', '--group', 'crew', '--version', 'v1', '--kind', 'Sailor', '--controller=true', '--resource=true', '--make=false']);
+      await ok([
+        'create',
+        'api',
+        '--group',
+        'crew',
+        '--version',
+        'v1',
+        '--kind',
+        'Sailor',
+        '--controller=true',
+        '--resource=true',
+        '--make=false',
+      ]);
       await ok(['import', 'crd', ISSUER_CRD]);
-      await ok(['create', 'webhook', '--group', 'crew', '--version', 'v1', '--kind', 'Sailor', '--defaulting', '--defaulting-path=/custom-mutate-sailor', '--make=false']);
+      await ok([
+        'create',
+        'webhook',
+        '--group',
+        'crew',
+        '--version',
+        'v1',
+        '--kind',
+        'Sailor',
+        '--defaulting',
+        '--defaulting-path=/custom-mutate-sailor',
+        '--make=false',
+      ]);
       // The user's edit of the defaulter survives the second call.
       const defaulter = path.join(project, 'src/webhooks/crew/v1/sailor.defaulter.ts');
-      await writeFile(defaulter, (await readFile(defaulter, 'utf8')).replace("object.spec.foo ??= 'default';", "object.spec.foo ??= 'default'; // mine"));
+      await writeFile(
+        defaulter,
+        (await readFile(defaulter, 'utf8')).replace(
+          "object.spec.foo ??= 'default';",
+          "object.spec.foo ??= 'default'; // mine",
+        ),
+      );
       await ok([
         'create',
         'webhook',
@@ -63,7 +94,17 @@ describe('kop create webhook for every kind of kind', () => {
       expect(await readFile(defaulter, 'utf8')).toContain('// mine');
       await ok(['create', 'webhook', '--group', 'core', '--version', 'v1', '--kind', 'Pod', '--defaulting']);
       await ok(['create', 'webhook', '--group', 'apps', '--version', 'v1', '--kind', 'Deployment', '--defaulting']);
-      await ok(['create', 'webhook', '--group', 'apps', '--version', 'v1', '--kind', 'Deployment', '--programmatic-validation']);
+      await ok([
+        'create',
+        'webhook',
+        '--group',
+        'apps',
+        '--version',
+        'v1',
+        '--kind',
+        'Deployment',
+        '--programmatic-validation',
+      ]);
       await ok([
         'create',
         'webhook',
@@ -92,14 +133,40 @@ describe('kop create webhook for every kind of kind', () => {
         '--plugins=deploy-image/v1-alpha',
         '--make=false',
       ]);
-      await ok(['create', 'webhook', '--group', 'example.com', '--version', 'v1alpha1', '--kind', 'Memcached', '--programmatic-validation', '--defaulting', '--make=false']);
-      expect(await readFile(path.join(project, 'src/webhooks/example.com/v1alpha1/memcached.validator.ts'), 'utf8')).not.toContain('foo');
+      await ok([
+        'create',
+        'webhook',
+        '--group',
+        'example.com',
+        '--version',
+        'v1alpha1',
+        '--kind',
+        'Memcached',
+        '--programmatic-validation',
+        '--defaulting',
+        '--make=false',
+      ]);
+      expect(
+        await readFile(path.join(project, 'src/webhooks/example.com/v1alpha1/memcached.validator.ts'), 'utf8'),
+      ).not.toContain('foo');
 
-      const again = await kop(['create', 'webhook', '--group', 'apps', '--version', 'v1', '--kind', 'Deployment', '--defaulting']);
+      const again = await kop([
+        'create',
+        'webhook',
+        '--group',
+        'apps',
+        '--version',
+        'v1',
+        '--kind',
+        'Deployment',
+        '--defaulting',
+      ]);
       expect(again.exitCode).toBe(1);
       expect(again.stderr).toMatch(/already has a defaulting webhook[^]*hint: pass --force/);
 
-      const recorded = parse(await readFile(path.join(project, 'PROJECT'), 'utf8')) as { resources: Record<string, unknown>[] };
+      const recorded = parse(await readFile(path.join(project, 'PROJECT'), 'utf8')) as {
+        resources: Record<string, unknown>[];
+      };
       expect(recorded.resources.find((r) => r.kind === 'Pod')).toEqual({
         group: 'core',
         version: 'v1',

@@ -17,7 +17,8 @@ const TIMEOUT = 240_000;
 describe('kop create webhook end to end', () => {
   let parent: string;
   let project: string;
-  const run = (file: string, args: string[]) => execa(file, args, { cwd: project, reject: false, env: { NO_COLOR: '1', CI: 'true' } });
+  const run = (file: string, args: string[]) =>
+    execa(file, args, { cwd: project, reject: false, env: { NO_COLOR: '1', CI: 'true' } });
   const kop = (args: string[]) => run('node', [KOP_BIN, ...args]);
 
   beforeAll(async () => {
@@ -33,7 +34,18 @@ describe('kop create webhook end to end', () => {
     async () => {
       for (const args of [
         ['create', 'api', '--group', 'cache', '--version', 'v1', '--kind', 'RedisCluster', '--yes'],
-        ['create', 'api', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'RedisCluster', '--no-controller', '--yes'],
+        [
+          'create',
+          'api',
+          '--group',
+          'cache',
+          '--version',
+          'v1alpha1',
+          '--kind',
+          'RedisCluster',
+          '--no-controller',
+          '--yes',
+        ],
       ]) {
         const created = await kop(args);
         expect(created.exitCode, created.stderr).toBe(0);
@@ -55,7 +67,17 @@ describe('kop create webhook end to end', () => {
       ]);
       expect(webhook.exitCode, webhook.stderr).toBe(0);
       expect(webhook.stdout).toMatch(/CREATE src\/webhooks\/cache\/v1\/rediscluster\.defaulter\.ts/);
-      const again = await kop(['create', 'webhook', '--group', 'cache', '--version', 'v1', '--kind', 'RedisCluster', '--defaulting']);
+      const again = await kop([
+        'create',
+        'webhook',
+        '--group',
+        'cache',
+        '--version',
+        'v1',
+        '--kind',
+        'RedisCluster',
+        '--defaulting',
+      ]);
       expect(again.exitCode).toBe(1);
       expect(again.stderr).toMatch(/already has a defaulting webhook[^]*hint: pass --force/);
 

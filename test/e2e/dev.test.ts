@@ -30,7 +30,11 @@ interface DevRun {
 }
 
 function startDev(cwd: string, args: string[]): DevRun {
-  const child = spawn(process.execPath, [KOP_BIN, 'dev', ...args], { cwd, env: { ...process.env, NO_COLOR: '1', CI: 'true' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [KOP_BIN, 'dev', ...args], {
+    cwd,
+    env: { ...process.env, NO_COLOR: '1', CI: 'true' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const lines: string[] = [];
   let partial = '';
   const onData = (chunk: Buffer) => {
@@ -41,7 +45,9 @@ function startDev(cwd: string, args: string[]): DevRun {
   };
   child.stdout!.on('data', onData);
   child.stderr!.on('data', onData);
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   return {
     child,
     lines,
@@ -52,7 +58,9 @@ function startDev(cwd: string, args: string[]): DevRun {
         const found = lines.slice(from).find((line) => pattern.test(line));
         if (found) return found;
         if (Date.now() > deadline || child.exitCode !== null) {
-          throw new Error(`no line matching ${pattern} within ${timeoutMs} ms (exit ${child.exitCode}); output:\n${lines.join('\n')}`);
+          throw new Error(
+            `no line matching ${pattern} within ${timeoutMs} ms (exit ${child.exitCode}); output:\n${lines.join('\n')}`,
+          );
         }
         await sleep(50);
       }
@@ -132,17 +140,24 @@ describe('kop dev end to end', () => {
   let dev: DevRun | undefined;
   let plane: ControlPlane | undefined;
   let kubectlPath: string;
-  const kubectl = (args: string[], kubeconfig = path.join(project, '.kop/dev/kubeconfig')) => execa(kubectlPath, [...args, `--kubeconfig=${kubeconfig}`], { reject: false });
+  const kubectl = (args: string[], kubeconfig = path.join(project, '.kop/dev/kubeconfig')) =>
+    execa(kubectlPath, [...args, `--kubeconfig=${kubeconfig}`], { reject: false });
 
   /** The sample's Ready condition, or undefined while it has none. */
   async function readyCondition(kubeconfig?: string): Promise<{ status: string; message: string } | undefined> {
     const result = await kubectl(['get', 'redisclusters', 'rediscluster-sample', '-o', 'json'], kubeconfig);
     if (result.exitCode !== 0) return undefined;
-    const object = JSON.parse(result.stdout) as { status?: { conditions?: Array<{ type: string; status: string; message: string }> } };
+    const object = JSON.parse(result.stdout) as {
+      status?: { conditions?: Array<{ type: string; status: string; message: string }> };
+    };
     return object.status?.conditions?.find((condition) => condition.type === 'Ready');
   }
 
-  async function waitForCondition(check: (condition: { status: string; message: string } | undefined) => boolean, kubeconfig?: string, timeoutMs = 30_000) {
+  async function waitForCondition(
+    check: (condition: { status: string; message: string } | undefined) => boolean,
+    kubeconfig?: string,
+    timeoutMs = 30_000,
+  ) {
     const deadline = Date.now() + timeoutMs;
     let last: { status: string; message: string } | undefined;
     while (Date.now() < deadline) {
@@ -150,18 +165,24 @@ describe('kop dev end to end', () => {
       if (check(last)) return last!;
       await sleep(100);
     }
-    throw new Error(`the sample's Ready condition is ${JSON.stringify(last)}; output of kop dev:\n${dev?.lines.join('\n')}`);
+    throw new Error(
+      `the sample's Ready condition is ${JSON.stringify(last)}; output of kop dev:\n${dev?.lines.join('\n')}`,
+    );
   }
 
   beforeAll(async () => {
     requireBuilt(['dist/cli/main.js', 'dist/dev/run-dev.js']);
     kubectlPath = findControlPlaneBinary('kubectl');
     ({ parent, project } = await initLinkedProject('demo', 'kop-e2e-dev-'));
-    const api = await execa('node', [KOP_BIN, 'create', 'api', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'RedisCluster', '--yes'], {
-      cwd: project,
-      reject: false,
-      env: { NO_COLOR: '1', CI: 'true' },
-    });
+    const api = await execa(
+      'node',
+      [KOP_BIN, 'create', 'api', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'RedisCluster', '--yes'],
+      {
+        cwd: project,
+        reject: false,
+        env: { NO_COLOR: '1', CI: 'true' },
+      },
+    );
     expect(api.exitCode, api.stderr).toBe(0);
   }, TIMEOUT);
 
@@ -185,16 +206,26 @@ describe('kop dev end to end', () => {
     async () => {
       dev = startDev(project, ['--samples']);
       await dev.waitForLine(/watching api\/ and src\//);
-      expect(dev.lines.join('\n')).toMatch(/control plane ready in [\d.]+ m?s \(https:\/\/127\.0\.0\.1:\d+\) · CRDs installed: redisclusters\.cache\.example\.com/);
-      expect(dev.lines.join('\n')).toContain('kubeconfig: .kop/dev/kubeconfig   (kubectl --kubeconfig .kop/dev/kubeconfig get redisclusters)');
-      expect(dev.lines.join('\n')).toMatch(/samples applied: rediscluster\.cache\.example\.com\/rediscluster-sample created/);
+      expect(dev.lines.join('\n')).toMatch(
+        /control plane ready in [\d.]+ m?s \(https:\/\/127\.0\.0\.1:\d+\) · CRDs installed: redisclusters\.cache\.example\.com/,
+      );
+      expect(dev.lines.join('\n')).toContain(
+        'kubeconfig: .kop/dev/kubeconfig   (kubectl --kubeconfig .kop/dev/kubeconfig get redisclusters)',
+      );
+      expect(dev.lines.join('\n')).toMatch(
+        /samples applied: rediscluster\.cache\.example\.com\/rediscluster-sample created/,
+      );
       expect(dev.lines.join('\n')).toMatch(/manager started, ready in/);
       expect(readFileSync(path.join(project, '.kop/dev/pid'), 'utf8').trim()).toBe(String(dev.child.pid));
       const ready = await waitForCondition((condition) => condition?.status === 'True');
       expect(ready.message).toBe('RedisCluster is reconciled at generation 1');
 
       // A second kop dev in the same project is refused while this one runs.
-      const second = await execa('node', [KOP_BIN, 'dev'], { cwd: project, reject: false, env: { NO_COLOR: '1', CI: 'true' } });
+      const second = await execa('node', [KOP_BIN, 'dev'], {
+        cwd: project,
+        reject: false,
+        env: { NO_COLOR: '1', CI: 'true' },
+      });
       expect(second.exitCode).toBe(1);
       expect(second.stderr).toContain(`error: kop dev is already running in this project (pid ${dev.child.pid})`);
 
@@ -204,8 +235,14 @@ describe('kop dev end to end', () => {
       const controller = await readFile(path.join(project, CONTROLLER), 'utf8');
       expect(controller).toContain('`RedisCluster is reconciled at generation ${generation ?? 0}`');
       let from = dev.lines.length;
-      await writeFile(path.join(project, CONTROLLER), controller.replace('RedisCluster is reconciled at generation', 'Edited reconciler saw generation'));
-      await dev.waitForLine(/src\/controllers\/rediscluster\.controller\.ts changed · .*built in \d+ ms · manager restarted, ready in/, from);
+      await writeFile(
+        path.join(project, CONTROLLER),
+        controller.replace('RedisCluster is reconciled at generation', 'Edited reconciler saw generation'),
+      );
+      await dev.waitForLine(
+        /src\/controllers\/rediscluster\.controller\.ts changed · .*built in \d+ ms · manager restarted, ready in/,
+        from,
+      );
       await waitForCondition((condition) => condition?.message === 'Edited reconciler saw generation 1');
 
       // A broken edit: the error is printed and the last good manager keeps running.
@@ -218,7 +255,10 @@ describe('kop dev end to end', () => {
       expect(alive(managerGood)).toBe(true);
       // Fixed again: a new manager.
       from = dev.lines.length;
-      await writeFile(path.join(project, CONTROLLER), controller.replace('RedisCluster is reconciled at generation', 'Fixed reconciler saw generation'));
+      await writeFile(
+        path.join(project, CONTROLLER),
+        controller.replace('RedisCluster is reconciled at generation', 'Fixed reconciler saw generation'),
+      );
       await dev.waitForLine(/manager restarted, ready in/, from);
       await waitForCondition((condition) => condition?.message === 'Fixed reconciler saw generation 1');
       expect(alive(managerGood)).toBe(false);
@@ -227,15 +267,29 @@ describe('kop dev end to end', () => {
       from = dev.lines.length;
       const types = await readFile(path.join(project, TYPES), 'utf8');
       const withReplicas = types
-        .replace("import type { Condition, ListMeta, ObjectMeta } from 'kop/api';", "import type { Condition, int32, ListMeta, ObjectMeta } from 'kop/api';")
-        .replace('  foo?: string;\n}', '  foo?: string;\n  /**\n   * replicas is how many Redis nodes run.\n   * +optional\n   */\n  replicas?: int32;\n}');
+        .replace(
+          "import type { Condition, ListMeta, ObjectMeta } from 'kop/api';",
+          "import type { Condition, int32, ListMeta, ObjectMeta } from 'kop/api';",
+        )
+        .replace(
+          '  foo?: string;\n}',
+          '  foo?: string;\n  /**\n   * replicas is how many Redis nodes run.\n   * +optional\n   */\n  replicas?: int32;\n}',
+        );
       expect(withReplicas).toContain('replicas?: int32;');
       await writeFile(path.join(project, TYPES), withReplicas);
       await dev.waitForLine(
-        new RegExp(`rediscluster\\.types\\.ts changed · generated \\d+ files? in .* · CRD ${CRD_NAME.replace(/\./g, '\\.')} reinstalled in .* · manager restarted, ready in`),
+        new RegExp(
+          `rediscluster\\.types\\.ts changed · generated \\d+ files? in .* · CRD ${CRD_NAME.replace(/\./g, '\\.')} reinstalled in .* · manager restarted, ready in`,
+        ),
         from,
       );
-      const schema = await kubectl(['get', 'crd', CRD_NAME, '-o', 'jsonpath={.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.replicas.type}']);
+      const schema = await kubectl([
+        'get',
+        'crd',
+        CRD_NAME,
+        '-o',
+        'jsonpath={.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.replicas.type}',
+      ]);
       expect(schema.stdout).toBe('integer');
       // The generated client kop generate rewrote started no cycle of its own.
       await sleep(500);
@@ -270,9 +324,13 @@ describe('kop dev end to end', () => {
       // No terminal and no --install-crds: nothing is installed, and the status line says so.
       dev = startDev(project, ['--kubeconfig', plane.kubeconfigPath]);
       await dev.waitForLine(/watching api\/ and src\//);
-      expect(dev.lines.join('\n')).toMatch(/using the cluster at https:\/\/127\.0\.0\.1:\d+ · CRDs not installed \(pass --install-crds\)/);
+      expect(dev.lines.join('\n')).toMatch(
+        /using the cluster at https:\/\/127\.0\.0\.1:\d+ · CRDs not installed \(pass --install-crds\)/,
+      );
       // The manager cannot get ready without its CRD: said at once, not after the readiness timeout.
-      expect(dev.lines.join('\n')).toMatch(/manager started; it waits for CRDs this cluster does not have: redisclusters\.cache\.example\.com \(pass --install-crds\)/);
+      expect(dev.lines.join('\n')).toMatch(
+        /manager started; it waits for CRDs this cluster does not have: redisclusters\.cache\.example\.com \(pass --install-crds\)/,
+      );
       expect(await crdPresent()).toBe(false);
       dev.child.kill('SIGTERM');
       expect(await dev.exited).toEqual({ code: 0, signal: null });
@@ -300,7 +358,20 @@ describe('kop dev end to end', () => {
     async () => {
       const webhook = await execa(
         'node',
-        [KOP_BIN, 'create', 'webhook', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'RedisCluster', '--defaulting', '--programmatic-validation', '--yes'],
+        [
+          KOP_BIN,
+          'create',
+          'webhook',
+          '--group',
+          'cache',
+          '--version',
+          'v1alpha1',
+          '--kind',
+          'RedisCluster',
+          '--defaulting',
+          '--programmatic-validation',
+          '--yes',
+        ],
         {
           cwd: project,
           reject: false,
@@ -315,7 +386,12 @@ describe('kop dev end to end', () => {
       expect(port, output).toBeDefined();
       // The configurations point at the manager, and the API server called it for the sample
       // (failurePolicy Fail: had the call failed, so would the apply).
-      const mutating = await kubectl(['get', 'mutatingwebhookconfigurations', '-o', 'jsonpath={.items[*].webhooks[*].clientConfig.url}']);
+      const mutating = await kubectl([
+        'get',
+        'mutatingwebhookconfigurations',
+        '-o',
+        'jsonpath={.items[*].webhooks[*].clientConfig.url}',
+      ]);
       expect(mutating.stdout).toBe(`https://127.0.0.1:${port}/mutate-cache-example-com-v1alpha1-rediscluster`);
       expect(output).toMatch(/samples applied: rediscluster\.cache\.example\.com\/rediscluster-sample created/);
       expect(output).toMatch(/"msg":"serving webhooks"/);
@@ -323,9 +399,20 @@ describe('kop dev end to end', () => {
 
       // A webhook marker edited: kop generate rewrites config/webhook and kop dev reinstalls it.
       const validator = path.join(project, 'src/webhooks/cache/v1alpha1/rediscluster.validator.ts');
-      await writeFile(validator, (await readFile(validator, 'utf8')).replace('mutating=false,failurePolicy=fail', 'mutating=false,failurePolicy=ignore'));
+      await writeFile(
+        validator,
+        (await readFile(validator, 'utf8')).replace(
+          'mutating=false,failurePolicy=fail',
+          'mutating=false,failurePolicy=ignore',
+        ),
+      );
       await dev.waitForLine(/webhooks reinstalled/);
-      const validating = await kubectl(['get', 'validatingwebhookconfigurations', '-o', 'jsonpath={.items[*].webhooks[*].failurePolicy}']);
+      const validating = await kubectl([
+        'get',
+        'validatingwebhookconfigurations',
+        '-o',
+        'jsonpath={.items[*].webhooks[*].failurePolicy}',
+      ]);
       expect(validating.stdout).toBe('Ignore');
       const started = descendants(dev.child.pid!);
       dev.child.kill('SIGINT');

@@ -13,14 +13,23 @@ import { KOP_ROOT, requireBuilt } from '../helpers/cli-project.js';
 describe('npm run example', () => {
   it('runs the example operator on the embedded control plane, reconciling its samples', async () => {
     requireBuilt(['dist/cli/main.js']);
-    const child = execa('node', [path.join(KOP_ROOT, 'hack/example.mjs')], { cwd: KOP_ROOT, reject: false, all: true, env: { NO_COLOR: '1' } });
+    const child = execa('node', [path.join(KOP_ROOT, 'hack/example.mjs')], {
+      cwd: KOP_ROOT,
+      reject: false,
+      all: true,
+      env: { NO_COLOR: '1' },
+    });
     let output = '';
     child.all!.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const deadline = Date.now() + 120_000;
-    const reconciled = () => /"name":"cache".*"operation":"created"/.test(output) && /"name":"sessions".*"operation":"created"/.test(output);
-    while (!reconciled() && Date.now() < deadline && child.exitCode === null) await new Promise((resolve) => setTimeout(resolve, 200));
+    const reconciled = () =>
+      /"name":"cache".*"operation":"created"/.test(output) && /"name":"sessions".*"operation":"created"/.test(output);
+    while (!reconciled() && Date.now() < deadline && child.exitCode === null)
+      await new Promise((resolve) => setTimeout(resolve, 200));
     expect(reconciled(), output).toBe(true);
-    expect(output).toMatch(/samples applied: rediscluster\.cache\.example\.com\/cache created, rediscluster\.cache\.example\.com\/sessions created/);
+    expect(output).toMatch(
+      /samples applied: rediscluster\.cache\.example\.com\/cache created, rediscluster\.cache\.example\.com\/sessions created/,
+    );
     const project = /example project: (\S+)/.exec(output)![1]!;
 
     child.kill('SIGINT');

@@ -43,7 +43,14 @@ function stubCrd(group: string, kind: string, plural: string): Manifest {
       group,
       names: { kind, plural, singular: kind.toLowerCase(), listKind: `${kind}List` },
       scope: 'Namespaced',
-      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+        },
+      ],
     },
   };
 }
@@ -57,10 +64,21 @@ describe('kop edit --plugins helm', () => {
     execa(helm, args, {
       cwd: dir,
       reject: false,
-      env: { HELM_CACHE_HOME: path.join(dir, '.helm-cache'), HELM_CONFIG_HOME: path.join(dir, '.helm-config'), HELM_DATA_HOME: path.join(dir, '.helm-data') },
+      env: {
+        HELM_CACHE_HOME: path.join(dir, '.helm-cache'),
+        HELM_CONFIG_HOME: path.join(dir, '.helm-config'),
+        HELM_DATA_HOME: path.join(dir, '.helm-data'),
+      },
     });
   const template = async (set: string[] = []): Promise<Manifest[]> => {
-    const result = await helmRun(['template', 'demo', 'dist/chart', '--namespace', 'demo-system', ...set.flatMap((s) => ['--set', s])]);
+    const result = await helmRun([
+      'template',
+      'demo',
+      'dist/chart',
+      '--namespace',
+      'demo-system',
+      ...set.flatMap((s) => ['--set', s]),
+    ]);
     expect(result.exitCode, result.stderr).toBe(0);
     return parseAllDocuments(result.stdout)
       .map((doc) => doc.toJS() as Manifest)
@@ -72,7 +90,17 @@ describe('kop edit --plugins helm', () => {
 
   beforeAll(async () => {
     ({ dir, cleanup } = await tempDir('demo'));
-    await runInit({ projectName: 'demo', domain: 'example.com', owner: 'x', license: 'none', kopSource: 'file:../kop', skipInstall: true }, context());
+    await runInit(
+      {
+        projectName: 'demo',
+        domain: 'example.com',
+        owner: 'x',
+        license: 'none',
+        kopSource: 'file:../kop',
+        skipInstall: true,
+      },
+      context(),
+    );
     await runCreateApi({ group: 'cache', version: 'v1alpha1', kind: 'Memcached' }, context());
     await runGenerate({ check: false, generators }, context());
     await runEdit({ plugins: ['helm'] }, context());
@@ -90,10 +118,17 @@ describe('kop edit --plugins helm', () => {
     expect(keys(rendered)).toEqual(keys(deployed as Manifest[]));
     const manager = managerOf(rendered);
     expect(manager.metadata.namespace).toBe('demo-system');
-    expect(manager.metadata.labels).toMatchObject({ 'app.kubernetes.io/managed-by': 'Helm', 'app.kubernetes.io/instance': 'demo', 'helm.sh/chart': 'demo-0.1.0' });
+    expect(manager.metadata.labels).toMatchObject({
+      'app.kubernetes.io/managed-by': 'Helm',
+      'app.kubernetes.io/instance': 'demo',
+      'helm.sh/chart': 'demo-0.1.0',
+    });
     const deployedManager = deployed.find((o) => o.kind === 'Deployment')! as Manifest;
     // The same container, but for the pull policy the chart sets (manager.image.pullPolicy).
-    expect(manager.spec.template.spec.containers[0]).toEqual({ ...deployedManager.spec.template.spec.containers[0], imagePullPolicy: 'IfNotPresent' });
+    expect(manager.spec.template.spec.containers[0]).toEqual({
+      ...deployedManager.spec.template.spec.containers[0],
+      imagePullPolicy: 'IfNotPresent',
+    });
     expect(manager.spec.template.spec.securityContext).toEqual(deployedManager.spec.template.spec.securityContext);
     const values = parseYaml(await readFile(path.join(dir, 'dist/chart/values.yaml'), 'utf8'));
     expect(values).toMatchObject({
@@ -102,7 +137,9 @@ describe('kop edit --plugins helm', () => {
       prometheus: { enable: false },
       webhook: { enable: false },
     });
-    expect(rendered.find((o) => o.kind === 'CustomResourceDefinition')!.metadata.annotations).toMatchObject({ 'helm.sh/resource-policy': 'keep' });
+    expect(rendered.find((o) => o.kind === 'CustomResourceDefinition')!.metadata.annotations).toMatchObject({
+      'helm.sh/resource-policy': 'keep',
+    });
   });
 
   it('switches each part with its value', async () => {
@@ -133,7 +170,9 @@ describe('kop edit --plugins helm', () => {
     expect(custom.map((o) => o.kind)).not.toContain('CustomResourceDefinition');
     expect(custom.filter((o) => /-(admin|editor|viewer)-role$/.test(o.metadata.name))).toEqual([]);
     const monitor = custom.find((o) => o.kind === 'ServiceMonitor')!;
-    expect(monitor.spec.endpoints[0].tlsConfig.serverName).toBe('demo-controller-manager-metrics-service.demo-system.svc');
+    expect(monitor.spec.endpoints[0].tlsConfig.serverName).toBe(
+      'demo-controller-manager-metrics-service.demo-system.svc',
+    );
     expect(custom.find((o) => o.kind === 'NetworkPolicy')!.metadata.name).toBe('demo-allow-metrics-traffic');
 
     const noMetrics = await template(['metrics.enable=false', 'prometheus.enable=true']);
@@ -155,10 +194,16 @@ describe('kop edit --plugins helm', () => {
 
   it('keeps the values you changed when it regenerates, and follows kop where you did not', async () => {
     const valuesFile = path.join(dir, 'dist/chart/values.yaml');
-    const edited = (await readFile(valuesFile, 'utf8')).replace('  replicas: 1', '  # two for availability\n  replicas: 2');
+    const edited = (await readFile(valuesFile, 'utf8')).replace(
+      '  replicas: 1',
+      '  # two for availability\n  replicas: 2',
+    );
     await writeFile(valuesFile, edited);
     // The project gains webhooks: webhook.enable and certManager.enable, left alone, follow the new defaults.
-    await runCreateWebhook({ group: 'cache', version: 'v1alpha1', kind: 'Memcached', defaulting: true, programmaticValidation: true }, context());
+    await runCreateWebhook(
+      { group: 'cache', version: 'v1alpha1', kind: 'Memcached', defaulting: true, programmaticValidation: true },
+      context(),
+    );
     await runGenerate({ check: false, generators }, context());
     const again = context();
     await runEdit({ plugins: ['helm'] }, again);
@@ -166,7 +211,11 @@ describe('kop edit --plugins helm', () => {
     expect(again.out.lines).toContain('CREATE dist/chart/templates/webhook/validating-webhook-configuration.yaml');
     const merged = await readFile(valuesFile, 'utf8');
     expect(merged).toContain('  # two for availability\n  replicas: 2');
-    expect(parseYaml(merged)).toMatchObject({ manager: { replicas: 2 }, webhook: { enable: true }, certManager: { enable: true } });
+    expect(parseYaml(merged)).toMatchObject({
+      manager: { replicas: 2 },
+      webhook: { enable: true },
+      certManager: { enable: true },
+    });
     expect(managerOf(await template()).spec.replicas).toBe(2);
 
     // Nothing changed since: a re-run writes nothing.
@@ -181,30 +230,53 @@ describe('kop edit --plugins helm', () => {
     expect(keys(withWebhooks)).toEqual(keys(deployed as Manifest[]));
     const webhook = withWebhooks.find((o) => o.kind === 'ValidatingWebhookConfiguration')!;
     expect(webhook.metadata.annotations!['cert-manager.io/inject-ca-from']).toBe('demo-system/demo-serving-cert');
-    expect((webhook as any).webhooks[0].clientConfig.service).toMatchObject({ name: 'demo-webhook-service', namespace: 'demo-system' });
+    expect((webhook as any).webhooks[0].clientConfig.service).toMatchObject({
+      name: 'demo-webhook-service',
+      namespace: 'demo-system',
+    });
     const off = await template(['webhook.enable=false']);
     expect(off.map((o) => o.kind)).not.toContain('ValidatingWebhookConfiguration');
     expect(managerOf(off).spec.template.spec.volumes.map((v: { name: string }) => v.name)).not.toContain('cert');
   });
 
-  it('renders manifests a real apiserver accepts in a server-side dry run, with every part on', { timeout: TIMEOUT }, async () => {
-    plane = await startControlPlane();
-    const run = (args: string[], input?: string) => execa(kubectl, ['--kubeconfig', plane!.kubeconfigPath, ...args], { cwd: dir, reject: false, input });
-    const stubs = [
-      stubCrd('cert-manager.io', 'Issuer', 'issuers'),
-      stubCrd('cert-manager.io', 'Certificate', 'certificates'),
-      stubCrd('monitoring.coreos.com', 'ServiceMonitor', 'servicemonitors'),
-    ];
-    expect((await run(['apply', '--server-side', '-f', '-'], stubs.map((s) => JSON.stringify(s)).join('\n---\n'))).exitCode).toBe(0);
-    expect((await run(['wait', '--for=condition=Established', 'crd', '--all', '--timeout=60s'])).exitCode).toBe(0);
-    expect((await run(['create', 'namespace', 'demo-system'])).exitCode).toBe(0);
-    for (const set of [[], ['prometheus.enable=true', 'networkPolicy.enable=true', 'metrics.secure=false', 'manager.replicas=3']]) {
-      const rendered = await helmRun(['template', 'demo', 'dist/chart', '--namespace', 'demo-system', ...set.flatMap((s) => ['--set', s])]);
-      expect(rendered.exitCode, rendered.stderr).toBe(0);
-      const dry = await run(['apply', '--server-side', '--dry-run=server', '-f', '-'], rendered.stdout);
-      expect(dry.exitCode, dry.stderr).toBe(0);
-      expect(dry.stdout).toContain('deployment.apps/demo-controller-manager serverside-applied (server dry run)');
-      expect(dry.stdout).toContain('validatingwebhookconfiguration.admissionregistration.k8s.io/demo-validating-webhook-configuration serverside-applied (server dry run)');
-    }
-  });
+  it(
+    'renders manifests a real apiserver accepts in a server-side dry run, with every part on',
+    { timeout: TIMEOUT },
+    async () => {
+      plane = await startControlPlane();
+      const run = (args: string[], input?: string) =>
+        execa(kubectl, ['--kubeconfig', plane!.kubeconfigPath, ...args], { cwd: dir, reject: false, input });
+      const stubs = [
+        stubCrd('cert-manager.io', 'Issuer', 'issuers'),
+        stubCrd('cert-manager.io', 'Certificate', 'certificates'),
+        stubCrd('monitoring.coreos.com', 'ServiceMonitor', 'servicemonitors'),
+      ];
+      expect(
+        (await run(['apply', '--server-side', '-f', '-'], stubs.map((s) => JSON.stringify(s)).join('\n---\n')))
+          .exitCode,
+      ).toBe(0);
+      expect((await run(['wait', '--for=condition=Established', 'crd', '--all', '--timeout=60s'])).exitCode).toBe(0);
+      expect((await run(['create', 'namespace', 'demo-system'])).exitCode).toBe(0);
+      for (const set of [
+        [],
+        ['prometheus.enable=true', 'networkPolicy.enable=true', 'metrics.secure=false', 'manager.replicas=3'],
+      ]) {
+        const rendered = await helmRun([
+          'template',
+          'demo',
+          'dist/chart',
+          '--namespace',
+          'demo-system',
+          ...set.flatMap((s) => ['--set', s]),
+        ]);
+        expect(rendered.exitCode, rendered.stderr).toBe(0);
+        const dry = await run(['apply', '--server-side', '--dry-run=server', '-f', '-'], rendered.stdout);
+        expect(dry.exitCode, dry.stderr).toBe(0);
+        expect(dry.stdout).toContain('deployment.apps/demo-controller-manager serverside-applied (server dry run)');
+        expect(dry.stdout).toContain(
+          'validatingwebhookconfiguration.admissionregistration.k8s.io/demo-validating-webhook-configuration serverside-applied (server dry run)',
+        );
+      }
+    },
+  );
 });

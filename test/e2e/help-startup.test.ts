@@ -17,7 +17,11 @@ process.on('exit', () => { for (const m of process.moduleLoadList) process.stder
 describe('kop --help cold start', () => {
   it('loads only the CLI, its foundations (base/) and command modules, commander, and no node:child_process', async () => {
     requireBuilt();
-    const run = await execa('node', ['--import', `data:text/javascript,${encodeURIComponent(RECORD_LOADS)}`, KOP_BIN, '--help'], { reject: false });
+    const run = await execa(
+      'node',
+      ['--import', `data:text/javascript,${encodeURIComponent(RECORD_LOADS)}`, KOP_BIN, '--help'],
+      { reject: false },
+    );
     expect(run.exitCode, run.stderr).toBe(0);
     expect(run.stdout).toContain('Usage: kop');
     const root = new URL(`file://${KOP_ROOT}`).href;

@@ -50,7 +50,8 @@ describe('kop init end to end', () => {
     if (parent) await rm(parent, { recursive: true, force: true });
   });
 
-  const npm = (args: string[]) => execa('npm', args, { cwd: project, reject: false, env: { NO_COLOR: '1', CI: 'true' } });
+  const npm = (args: string[]) =>
+    execa('npm', args, { cwd: project, reject: false, env: { NO_COLOR: '1', CI: 'true' } });
 
   it(
     'builds, and the manager really runs: --help, health probes, clean SIGTERM',
@@ -60,7 +61,9 @@ describe('kop init end to end', () => {
 
       const help = await execa('node', ['dist/src/main.js', '--help'], { cwd: project, reject: false });
       expect(help.exitCode).toBe(0);
-      expect(help.stdout).toMatch(/--metrics-bind-address[^]*--health-probe-bind-address[^]*--leader-elect[^]*--kubeconfig/);
+      expect(help.stdout).toMatch(
+        /--metrics-bind-address[^]*--health-probe-bind-address[^]*--leader-elect[^]*--kubeconfig/,
+      );
 
       const bad = await execa('node', ['dist/src/main.js', '--nope'], { cwd: project, reject: false });
       expect(bad.exitCode).toBe(2);
@@ -70,7 +73,14 @@ describe('kop init end to end', () => {
       for (const secure of [true, false]) {
         const manager = execa(
           'node',
-          ['dist/src/main.js', '--health-probe-bind-address', '127.0.0.1:0', '--metrics-bind-address', '127.0.0.1:0', ...(secure ? [] : ['--metrics-secure=false'])],
+          [
+            'dist/src/main.js',
+            '--health-probe-bind-address',
+            '127.0.0.1:0',
+            '--metrics-bind-address',
+            '127.0.0.1:0',
+            ...(secure ? [] : ['--metrics-secure=false']),
+          ],
           {
             cwd: project,
             reject: false,
@@ -85,7 +95,8 @@ describe('kop init end to end', () => {
               const match = /"msg":"serving (health probes|metrics)".*"port":(\d+)/.exec(line);
               if (match) found[match[1]!] = Number(match[2]);
             }
-            if (found['health probes'] && found.metrics) resolve({ probes: found['health probes'], metrics: found.metrics });
+            if (found['health probes'] && found.metrics)
+              resolve({ probes: found['health probes'], metrics: found.metrics });
           });
           manager.once('exit', () => reject(new Error(`manager exited early:\n${seen}`)));
         });
@@ -94,7 +105,9 @@ describe('kop init end to end', () => {
         if (secure) {
           expect(await httpsStatus(ports.metrics, '/metrics')).toBe(401);
         } else {
-          expect(await (await fetch(`http://127.0.0.1:${ports.metrics}/metrics`)).text()).toContain('process_start_time_seconds');
+          expect(await (await fetch(`http://127.0.0.1:${ports.metrics}/metrics`)).text()).toContain(
+            'process_start_time_seconds',
+          );
         }
         manager.kill('SIGTERM');
         expect((await manager).exitCode).toBe(0);
@@ -146,10 +159,19 @@ describe('kop init end to end', () => {
       const [tarball] = await readdir(path.join(project, '.kop'));
       expect(tarball).toMatch(/^kop-\d+\.\d+\.\d+.*\.tgz$/);
       const spec = `file:.kop/${tarball}`;
-      expect(JSON.parse(await readFile(path.join(project, 'package.json'), 'utf8')).dependencies).toEqual({ kop: spec });
-      expect(JSON.parse(await readFile(path.join(project, 'package-lock.json'), 'utf8')).packages['node_modules/kop'].resolved).toBe(spec);
+      expect(JSON.parse(await readFile(path.join(project, 'package.json'), 'utf8')).dependencies).toEqual({
+        kop: spec,
+      });
+      expect(
+        JSON.parse(await readFile(path.join(project, 'package-lock.json'), 'utf8')).packages['node_modules/kop']
+          .resolved,
+      ).toBe(spec);
       await execa('git', ['init', '-q'], { cwd: project, env: GIT_ENV });
-      expect((await execa('git', ['check-ignore', '-q', `.kop/${tarball}`], { cwd: project, reject: false, env: GIT_ENV })).exitCode, '.kop/ tarball ignored by git').toBe(1);
+      expect(
+        (await execa('git', ['check-ignore', '-q', `.kop/${tarball}`], { cwd: project, reject: false, env: GIT_ENV }))
+          .exitCode,
+        '.kop/ tarball ignored by git',
+      ).toBe(1);
       expect(await readFile(path.join(project, 'Dockerfile'), 'utf8')).toMatch(/^COPY \.kop\/ \.kop\/\nRUN npm ci /m);
       expect(existsSync(path.join(project, 'node_modules/kop/dist/cli/main.js'))).toBe(true);
     },
@@ -185,7 +207,10 @@ describe('kop init end to end', () => {
       expect(dry.stdout).toMatch(/CREATE package\.json[^]*would run: npm install\ndry run: nothing was written/);
       expect(await readdir(empty)).toEqual([]);
 
-      const bad = await execa('node', [KOP_BIN, 'init', '--project-name', 'Bad_Name', '--yes'], { cwd: empty, reject: false });
+      const bad = await execa('node', [KOP_BIN, 'init', '--project-name', 'Bad_Name', '--yes'], {
+        cwd: empty,
+        reject: false,
+      });
       expect(bad.exitCode).toBe(2);
       expect(bad.stderr).toMatch(/must be a DNS-1123 label/);
     },

@@ -5,7 +5,13 @@ import * as path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireBuilt } from '../helpers/cli-project.js';
-import { KOP_BIN, formatTable, groupFailures, runKubebuilderScript, type ScriptResult } from '../kubebuilder-testdata/run-script.mjs';
+import {
+  KOP_BIN,
+  formatTable,
+  groupFailures,
+  runKubebuilderScript,
+  type ScriptResult,
+} from '../kubebuilder-testdata/run-script.mjs';
 import { PROJECT_NAMES, type ProjectName } from '../kubebuilder-testdata/scripts.mjs';
 
 /**
@@ -49,7 +55,9 @@ describe.each(PROJECT_NAMES.map((name) => [name] as const))("Kubebuilder's testd
     const failed = result.steps.filter((s) => !s.ok).map((s) => `${s.name}: ${s.firstError}`);
     expect(failed).toEqual([]);
     // `make all` as kop generate + npm run build, `make build-installer`, then the project's npm test: each ran.
-    expect(result.steps.map((s) => s.name)).toEqual(expect.arrayContaining(['generate', 'build', 'build-installer', 'test']));
+    expect(result.steps.map((s) => s.name)).toEqual(
+      expect.arrayContaining(['generate', 'build', 'build-installer', 'test']),
+    );
   });
 
   it("records in PROJECT the resources Kubebuilder's PROJECT has", () => {
@@ -84,7 +92,8 @@ async function snapshot(dir: string): Promise<Record<string, string>> {
   return files;
 }
 
-const kop = (args: readonly string[], cwd: string) => execa('node', [KOP_BIN, ...args], { cwd, reject: false, stdin: 'ignore', env: { NO_COLOR: '1', CI: 'true' } });
+const kop = (args: readonly string[], cwd: string) =>
+  execa('node', [KOP_BIN, ...args], { cwd, reject: false, stdin: 'ignore', env: { NO_COLOR: '1', CI: 'true' } });
 
 describe('bad input from Kubebuilder command lines: a clear error, nothing written', () => {
   let parent: string;
@@ -95,7 +104,19 @@ describe('bad input from Kubebuilder command lines: a clear error, nothing writt
     parent = await mkdtemp(path.join(tmpdir(), 'kop-kb-bad-input-'));
     project = path.join(parent, 'project-v4');
     await mkdir(project);
-    const init = await kop(['init', '--domain', 'testproject.org', '--license', 'apache2', '--owner', 'The Kubernetes authors', '--skip-install'], project);
+    const init = await kop(
+      [
+        'init',
+        '--domain',
+        'testproject.org',
+        '--license',
+        'apache2',
+        '--owner',
+        'The Kubernetes authors',
+        '--skip-install',
+      ],
+      project,
+    );
     expect(init.exitCode, init.stderr).toBe(0);
   }, 120_000);
 
@@ -106,12 +127,34 @@ describe('bad input from Kubebuilder command lines: a clear error, nothing writt
   const cases: Array<{ name: string; args: string[]; says: RegExp[] }> = [
     {
       name: '--image without the deploy-image plugin',
-      args: ['create', 'api', '--group', 'example.com', '--version', 'v1alpha1', '--kind', 'Memcached', '--image=memcached:1.6.26-alpine3.19', '--make=false'],
+      args: [
+        'create',
+        'api',
+        '--group',
+        'example.com',
+        '--version',
+        'v1alpha1',
+        '--kind',
+        'Memcached',
+        '--image=memcached:1.6.26-alpine3.19',
+        '--make=false',
+      ],
       says: [/--image/, /deploy-image/],
     },
     {
       name: 'an unknown plugin (create api)',
-      args: ['create', 'api', '--group', 'crew', '--version', 'v1', '--kind', 'Sailor', '--plugins=nope.example.com/v1', '--make=false'],
+      args: [
+        'create',
+        'api',
+        '--group',
+        'crew',
+        '--version',
+        'v1',
+        '--kind',
+        'Sailor',
+        '--plugins=nope.example.com/v1',
+        '--make=false',
+      ],
       says: [/--plugins/, /unknown plugin "nope\.example\.com\/v1"/],
     },
     {
@@ -155,7 +198,11 @@ describe('bad input from Kubebuilder command lines: a clear error, nothing writt
         '--external-api-domain=io',
         '--external-api-module=github.com/cert-manager/cert-manager@v1.20.2',
       ],
-      says: [/--external-api-module github\.com\/cert-manager\/cert-manager@v1\.20\.2 is a Go module/, /CRD file/, /--external-api-module=\.\/crds\/cert-manager\.yaml/],
+      says: [
+        /--external-api-module github\.com\/cert-manager\/cert-manager@v1\.20\.2 is a Go module/,
+        /CRD file/,
+        /--external-api-module=\.\/crds\/cert-manager\.yaml/,
+      ],
     },
     {
       name: "a Go module as --external-api-module (Kubebuilder's cert-manager line, create webhook)",
@@ -187,13 +234,39 @@ describe('bad input from Kubebuilder command lines: a clear error, nothing writt
 
   it('a controller name the kind already has', async () => {
     const first = await kop(
-      ['create', 'api', '--group', 'crew', '--version', 'v1', '--kind', 'Captain', '--controller=true', '--resource=true', '--make=false', '--controller-name=captain'],
+      [
+        'create',
+        'api',
+        '--group',
+        'crew',
+        '--version',
+        'v1',
+        '--kind',
+        'Captain',
+        '--controller=true',
+        '--resource=true',
+        '--make=false',
+        '--controller-name=captain',
+      ],
       project,
     );
     expect(first.exitCode, first.stderr).toBe(0);
     const before = await snapshot(project);
     const again = await kop(
-      ['create', 'api', '--group', 'crew', '--version', 'v1', '--kind', 'Captain', '--controller=true', '--resource=false', '--make=false', '--controller-name=captain'],
+      [
+        'create',
+        'api',
+        '--group',
+        'crew',
+        '--version',
+        'v1',
+        '--kind',
+        'Captain',
+        '--controller=true',
+        '--resource=false',
+        '--make=false',
+        '--controller-name=captain',
+      ],
       project,
     );
     expect(again.exitCode).not.toBe(0);
@@ -205,7 +278,10 @@ describe('bad input from Kubebuilder command lines: a clear error, nothing writt
   it('an unknown plugin at init writes nothing in the empty folder', async () => {
     const empty = path.join(parent, 'empty');
     await mkdir(empty);
-    const result = await kop(['init', '--plugins=nope.example.com/v1', '--domain', 'testproject.org', '--skip-install'], empty);
+    const result = await kop(
+      ['init', '--plugins=nope.example.com/v1', '--domain', 'testproject.org', '--skip-install'],
+      empty,
+    );
     expect(result.exitCode).not.toBe(0);
     expect(result.stderr).toMatch(/unknown plugin "nope\.example\.com\/v1"/);
     expect(await readdir(empty)).toEqual([]);

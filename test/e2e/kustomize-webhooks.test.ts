@@ -28,8 +28,16 @@ import { findControlPlaneBinary } from '../../src/testing/binaries.js';
 import { startControlPlane, type ControlPlane, type CustomResourceDefinition } from '../../src/testing/index.js';
 import { tempDir, testContext } from '../unit/helpers/fake-context.js';
 
-type Manifest = { kind: string; metadata: { name: string; namespace?: string; annotations?: Record<string, string> }; spec?: unknown } & Record<string, unknown>;
-type PodSpec = { terminationGracePeriodSeconds: number; containers: { args: string[]; ports: unknown[]; volumeMounts: unknown[] }[]; volumes: unknown[] };
+type Manifest = {
+  kind: string;
+  metadata: { name: string; namespace?: string; annotations?: Record<string, string> };
+  spec?: unknown;
+} & Record<string, unknown>;
+type PodSpec = {
+  terminationGracePeriodSeconds: number;
+  containers: { args: string[]; ports: unknown[]; volumeMounts: unknown[] }[];
+  volumes: unknown[];
+};
 
 /** The optional parts, off as scaffolded; [METRICS] is on. */
 const TOGGLES = ['NETWORK-POLICY', 'PROMETHEUS', 'CERTMANAGER', 'METRICS-WITH-CERTS', 'PROMETHEUS-WITH-CERTS'] as const;
@@ -73,7 +81,14 @@ const permissiveCrds = [
     group,
     names: { kind, plural, listKind: `${kind}List`, singular: kind.toLowerCase() },
     scope: 'Namespaced',
-    versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+      },
+    ],
   },
 }));
 
@@ -85,10 +100,14 @@ describe('kubectl kustomize config/default', () => {
   const kubectl = findControlPlaneBinary('kubectl');
   const context = () => testContext({ cwd: dir });
   const parseBuild = (stdout: string) => parseAllDocuments(stdout).map((doc) => doc.toJS() as Manifest);
-  const build = async (root = dir): Promise<Manifest[]> => parseBuild((await execa(kubectl, ['kustomize', path.join(root, 'config/default')])).stdout);
+  const build = async (root = dir): Promise<Manifest[]> =>
+    parseBuild((await execa(kubectl, ['kustomize', path.join(root, 'config/default')])).stdout);
   let copies = 0;
   /** Builds a copy of the project's config/ with `toggles` on (and [METRICS] off when asked). */
-  const buildWith = async (toggles: readonly string[], options: { metrics?: boolean } = {}): Promise<{ manifests: Manifest[]; yaml: string }> => {
+  const buildWith = async (
+    toggles: readonly string[],
+    options: { metrics?: boolean } = {},
+  ): Promise<{ manifests: Manifest[]; yaml: string }> => {
     const copy = path.join(scratch, String(++copies));
     await cp(path.join(dir, 'config'), path.join(copy, 'config'), { recursive: true });
     for (const file of TOGGLE_FILES) {
@@ -101,15 +120,28 @@ describe('kubectl kustomize config/default', () => {
     await rm(copy, { recursive: true, force: true });
     return { manifests: parseBuild(stdout), yaml: stdout };
   };
-  const dryRun = (yaml: string) => execa(kubectl, ['apply', '--dry-run=server', '--kubeconfig', plane.kubeconfigPath, '-f', '-'], { input: yaml });
-  const find = (built: Manifest[], kind: string, name?: string) => built.filter((m) => m.kind === kind && (name === undefined || m.metadata.name === name));
-  const podOf = (built: Manifest[]) => (find(built, 'Deployment')[0]!.spec as { template: { spec: PodSpec } }).template.spec;
+  const dryRun = (yaml: string) =>
+    execa(kubectl, ['apply', '--dry-run=server', '--kubeconfig', plane.kubeconfigPath, '-f', '-'], { input: yaml });
+  const find = (built: Manifest[], kind: string, name?: string) =>
+    built.filter((m) => m.kind === kind && (name === undefined || m.metadata.name === name));
+  const podOf = (built: Manifest[]) =>
+    (find(built, 'Deployment')[0]!.spec as { template: { spec: PodSpec } }).template.spec;
 
   beforeAll(async () => {
     ({ dir, cleanup } = await tempDir('demo'));
     scratch = await mkdtemp(path.join(tmpdir(), 'kop-kustomize-'));
     const started = startControlPlane();
-    await runInit({ projectName: 'demo', domain: 'example.com', owner: 'x', license: 'none', kopSource: 'file:../kop', skipInstall: true }, context());
+    await runInit(
+      {
+        projectName: 'demo',
+        domain: 'example.com',
+        owner: 'x',
+        license: 'none',
+        kopSource: 'file:../kop',
+        skipInstall: true,
+      },
+      context(),
+    );
     await runCreateApi({ group: 'cache', version: 'v1', kind: 'RedisCluster' }, context());
     await runCreateApi({ group: 'cache', version: 'v1alpha1', kind: 'RedisCluster', controller: false }, context());
     const hubTypes = path.join(dir, 'api/cache/v1/rediscluster.types.ts');
@@ -133,7 +165,9 @@ describe('kubectl kustomize config/default', () => {
 
   it('names exactly the toggles this test turns on', async () => {
     const headers = new Set<string>();
-    for (const file of TOGGLE_FILES) for (const match of (await readFile(path.join(dir, file), 'utf8')).matchAll(/# \[([A-Z-]+)\]/g)) headers.add(match[1]!);
+    for (const file of TOGGLE_FILES)
+      for (const match of (await readFile(path.join(dir, file), 'utf8')).matchAll(/# \[([A-Z-]+)\]/g))
+        headers.add(match[1]!);
     expect([...headers].sort()).toEqual(['METRICS', ...TOGGLES].sort());
   });
 
@@ -146,7 +180,10 @@ describe('kubectl kustomize config/default', () => {
     expect(kinds).not.toContain('NetworkPolicy');
 
     const [service] = find(built, 'Service', 'demo-controller-manager-metrics-service');
-    expect(service?.spec).toMatchObject({ ports: [{ name: 'https', port: 8443, targetPort: 8443, protocol: 'TCP' }], selector: { 'control-plane': 'controller-manager' } });
+    expect(service?.spec).toMatchObject({
+      ports: [{ name: 'https', port: 8443, targetPort: 8443, protocol: 'TCP' }],
+      selector: { 'control-plane': 'controller-manager' },
+    });
     const pod = podOf(built);
     expect(pod.containers[0]!.args[0]).toBe('--metrics-bind-address=:8443');
     expect(pod.containers[0]!.args).not.toContain('--metrics-secure=false');
@@ -159,7 +196,9 @@ describe('kubectl kustomize config/default', () => {
       roleRef: { name: 'demo-metrics-auth-role' },
       subjects: [{ kind: 'ServiceAccount', name: 'demo-controller-manager', namespace: 'demo-system' }],
     });
-    expect(find(built, 'ClusterRole', 'demo-metrics-reader')[0]?.rules).toEqual([{ nonResourceURLs: ['/metrics'], verbs: ['get'] }]);
+    expect(find(built, 'ClusterRole', 'demo-metrics-reader')[0]?.rules).toEqual([
+      { nonResourceURLs: ['/metrics'], verbs: ['get'] },
+    ]);
   });
 
   it('gives the pod longer to stop than the manager waits for reconciles', async () => {
@@ -187,8 +226,17 @@ describe('kubectl kustomize config/default', () => {
     expect(find(built, 'Issuer', 'demo-selfsigned-issuer')).toHaveLength(1);
     const pod = podOf(built);
     expect(pod.containers[0]!.args).toContain('--metrics-cert-path=/tmp/k8s-metrics-server/metrics-certs');
-    expect(pod.containers[0]!.volumeMounts).toContainEqual({ mountPath: '/tmp/k8s-metrics-server/metrics-certs', name: 'metrics-certs', readOnly: true });
-    expect(pod.volumes).toContainEqual(expect.objectContaining({ name: 'metrics-certs', secret: expect.objectContaining({ secretName: 'metrics-server-cert' }) }));
+    expect(pod.containers[0]!.volumeMounts).toContainEqual({
+      mountPath: '/tmp/k8s-metrics-server/metrics-certs',
+      name: 'metrics-certs',
+      readOnly: true,
+    });
+    expect(pod.volumes).toContainEqual(
+      expect.objectContaining({
+        name: 'metrics-certs',
+        secret: expect.objectContaining({ secretName: 'metrics-server-cert' }),
+      }),
+    );
     const monitor = find(built, 'ServiceMonitor', 'demo-controller-manager-metrics-monitor')[0]!;
     expect(monitor.spec).toMatchObject({
       endpoints: [
@@ -197,14 +245,23 @@ describe('kubectl kustomize config/default', () => {
           port: 'https',
           scheme: 'https',
           bearerTokenFile: '/var/run/secrets/kubernetes.io/serviceaccount/token',
-          tlsConfig: { serverName: `${service}.demo-system.svc`, insecureSkipVerify: false, ca: { secret: { name: 'metrics-server-cert', key: 'ca.crt' } } },
+          tlsConfig: {
+            serverName: `${service}.demo-system.svc`,
+            insecureSkipVerify: false,
+            ca: { secret: { name: 'metrics-server-cert', key: 'ca.crt' } },
+          },
         },
       ],
       selector: { matchLabels: { 'control-plane': 'controller-manager' } },
     });
     expect(find(built, 'NetworkPolicy').map((p) => p.metadata.name)).toEqual(['demo-allow-metrics-traffic']);
     expect(find(built, 'NetworkPolicy')[0]!.spec).toMatchObject({
-      ingress: [{ from: [{ namespaceSelector: { matchLabels: { metrics: 'enabled' } } }], ports: [{ port: 8443, protocol: 'TCP' }] }],
+      ingress: [
+        {
+          from: [{ namespaceSelector: { matchLabels: { metrics: 'enabled' } } }],
+          ports: [{ port: 8443, protocol: 'TCP' }],
+        },
+      ],
     });
   });
 
@@ -224,21 +281,41 @@ describe('kubectl kustomize config/default', () => {
       // The user turned cert-manager and the network policies on before adding webhooks: create
       // webhook must not list those folders a second time.
       const file = path.join(dir, 'config/default/kustomization.yaml');
-      await writeFile(file, setToggle(setToggle(await readFile(file, 'utf8'), 'CERTMANAGER', true), 'NETWORK-POLICY', true));
+      await writeFile(
+        file,
+        setToggle(setToggle(await readFile(file, 'utf8'), 'CERTMANAGER', true), 'NETWORK-POLICY', true),
+      );
       await runCreateWebhook(
-        { group: 'cache', version: 'v1', kind: 'RedisCluster', defaulting: true, programmaticValidation: true, conversion: true, spoke: ['v1alpha1'] },
+        {
+          group: 'cache',
+          version: 'v1',
+          kind: 'RedisCluster',
+          defaulting: true,
+          programmaticValidation: true,
+          conversion: true,
+          spoke: ['v1alpha1'],
+        },
         context(),
       );
       await runGenerate({ check: false, generators }, context());
     });
 
     it('lists each folder once and each policy and certificate in its own folder', async () => {
-      const kustomization = parse(await readFile(path.join(dir, 'config/default/kustomization.yaml'), 'utf8')) as { resources: string[] };
-      expect(kustomization.resources.filter((r) => r === '../certmanager' || r === '../network-policy')).toEqual(['../network-policy', '../certmanager']);
+      const kustomization = parse(await readFile(path.join(dir, 'config/default/kustomization.yaml'), 'utf8')) as {
+        resources: string[];
+      };
+      expect(kustomization.resources.filter((r) => r === '../certmanager' || r === '../network-policy')).toEqual([
+        '../network-policy',
+        '../certmanager',
+      ]);
       expect(kustomization.resources).toContain('../webhook');
-      const policies = parse(await readFile(path.join(dir, 'config/network-policy/kustomization.yaml'), 'utf8')) as { resources: string[] };
+      const policies = parse(await readFile(path.join(dir, 'config/network-policy/kustomization.yaml'), 'utf8')) as {
+        resources: string[];
+      };
       expect(policies.resources).toEqual(['allow-metrics-traffic.yaml', 'allow-webhook-traffic.yaml']);
-      const certificates = parse(await readFile(path.join(dir, 'config/certmanager/kustomization.yaml'), 'utf8')) as { resources: string[] };
+      const certificates = parse(await readFile(path.join(dir, 'config/certmanager/kustomization.yaml'), 'utf8')) as {
+        resources: string[];
+      };
       expect(certificates.resources).toEqual(['issuer.yaml', 'certificate-metrics.yaml', 'certificate-webhook.yaml']);
     });
 
@@ -254,22 +331,35 @@ describe('kubectl kustomize config/default', () => {
       for (const kind of ['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration']) {
         const [configuration] = find(built, kind);
         expect(configuration?.metadata.annotations?.['cert-manager.io/inject-ca-from']).toBe(injected);
-        const webhooks = configuration!.webhooks as { clientConfig: { service: { name: string; namespace: string } } }[];
-        expect(webhooks[0]!.clientConfig.service).toMatchObject({ name: 'demo-webhook-service', namespace: 'demo-system' });
+        const webhooks = configuration!.webhooks as {
+          clientConfig: { service: { name: string; namespace: string } };
+        }[];
+        expect(webhooks[0]!.clientConfig.service).toMatchObject({
+          name: 'demo-webhook-service',
+          namespace: 'demo-system',
+        });
       }
       const crd = find(built, 'CustomResourceDefinition')[0]!;
       expect(crd.metadata.annotations?.['cert-manager.io/inject-ca-from']).toBe(injected);
       expect((crd.spec as { conversion: unknown }).conversion).toEqual({
         strategy: 'Webhook',
-        webhook: { clientConfig: { service: { name: 'demo-webhook-service', namespace: 'demo-system', path: '/convert' } }, conversionReviewVersions: ['v1'] },
+        webhook: {
+          clientConfig: { service: { name: 'demo-webhook-service', namespace: 'demo-system', path: '/convert' } },
+          conversionReviewVersions: ['v1'],
+        },
       });
 
       const pod = podOf(built);
       expect(pod.containers[0]!.args).toContain('--webhook-cert-path=/tmp/k8s-webhook-server/serving-certs');
       expect(pod.containers[0]!.ports).toContainEqual({ containerPort: 9443, name: 'webhook-server', protocol: 'TCP' });
-      expect(pod.containers[0]!.volumeMounts).toContainEqual({ mountPath: '/tmp/k8s-webhook-server/serving-certs', name: 'webhook-certs', readOnly: true });
+      expect(pod.containers[0]!.volumeMounts).toContainEqual({
+        mountPath: '/tmp/k8s-webhook-server/serving-certs',
+        name: 'webhook-certs',
+        readOnly: true,
+      });
       // cert-manager writes the Secret the Certificate names; kustomize renames neither (no Secret object is in the build).
-      const secretName = (find(built, 'Certificate', 'demo-serving-cert')[0]!.spec as { secretName: string }).secretName;
+      const secretName = (find(built, 'Certificate', 'demo-serving-cert')[0]!.spec as { secretName: string })
+        .secretName;
       expect(pod.volumes).toContainEqual({ name: 'webhook-certs', secret: { secretName } });
       expect(
         find(built, 'NetworkPolicy')
@@ -278,7 +368,9 @@ describe('kubectl kustomize config/default', () => {
       ).toEqual(['demo-allow-metrics-traffic', 'demo-allow-webhook-traffic']);
       // Metrics keep their own certificate and port beside the webhooks'.
       expect(pod.containers[0]!.args[0]).toBe('--metrics-bind-address=:8443');
-      expect((find(built, 'Certificate', 'demo-metrics-certs')[0]!.spec as { dnsNames: string[] }).dnsNames[0]).toBe('demo-controller-manager-metrics-service.demo-system.svc');
+      expect((find(built, 'Certificate', 'demo-metrics-certs')[0]!.spec as { dnsNames: string[] }).dnsNames[0]).toBe(
+        'demo-controller-manager-metrics-service.demo-system.svc',
+      );
     });
 
     it('builds every combination of the toggles, and the apiserver accepts each (server-side dry run)', async () => {

@@ -19,7 +19,8 @@ const TIMEOUT = 240_000;
 describe('a generated project lints, formats and passes its e2e job', () => {
   let parent: string;
   let project: string;
-  const run = (file: string, args: string[]) => execa(file, args, { cwd: project, reject: false, env: { NO_COLOR: '1', CI: 'true' } });
+  const run = (file: string, args: string[]) =>
+    execa(file, args, { cwd: project, reject: false, env: { NO_COLOR: '1', CI: 'true' } });
   const kop = (args: string[]) => run('node', [KOP_BIN, ...args]);
   const npmRun = (script: string) => run('npm', ['run', script]);
 
@@ -51,8 +52,33 @@ describe('a generated project lints, formats and passes its e2e job', () => {
     async () => {
       for (const args of [
         ['create', 'api', '--group', 'cache', '--version', 'v1', '--kind', 'RedisCluster', '--yes'],
-        ['create', 'api', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'RedisCluster', '--no-controller', '--yes'],
-        ['create', 'webhook', '--group', 'cache', '--version', 'v1', '--kind', 'RedisCluster', '--defaulting', '--programmatic-validation', '--conversion', '--spoke', 'v1alpha1'],
+        [
+          'create',
+          'api',
+          '--group',
+          'cache',
+          '--version',
+          'v1alpha1',
+          '--kind',
+          'RedisCluster',
+          '--no-controller',
+          '--yes',
+        ],
+        [
+          'create',
+          'webhook',
+          '--group',
+          'cache',
+          '--version',
+          'v1',
+          '--kind',
+          'RedisCluster',
+          '--defaulting',
+          '--programmatic-validation',
+          '--conversion',
+          '--spoke',
+          'v1alpha1',
+        ],
         ['generate'],
       ]) {
         const result = await kop(args);
@@ -61,7 +87,8 @@ describe('a generated project lints, formats and passes its e2e job', () => {
       await expectLintAndFormatPass('after create api, create webhook and generate');
 
       // Every file kop generate wrote is one ESLint and Prettier skip (they are never edited).
-      const generated = (parseYaml(await readFile(path.join(project, 'PROJECT'), 'utf8')) as { generated: string[] }).generated;
+      const generated = (parseYaml(await readFile(path.join(project, 'PROJECT'), 'utf8')) as { generated: string[] })
+        .generated;
       const typescript = generated.filter((file) => file.endsWith('.ts'));
       expect(typescript).toEqual(['api/cache/v1/rediscluster.client.ts', 'api/cache/v1alpha1/rediscluster.client.ts']);
       const eslint = await run('npx', ['eslint', '--max-warnings', '0', ...typescript]);

@@ -21,7 +21,8 @@ describe('multigroup projects end to end', () => {
   });
 
   const inProject = (project: string) => {
-    const run = (file: string, args: string[]) => execa(file, args, { cwd: project, reject: false, env: { NO_COLOR: '1', CI: 'true' } });
+    const run = (file: string, args: string[]) =>
+      execa(file, args, { cwd: project, reject: false, env: { NO_COLOR: '1', CI: 'true' } });
     const kop = async (args: string[]) => {
       const result = await run('node', [KOP_BIN, ...args]);
       expect(result.exitCode, `kop ${args.join(' ')}\n${result.stdout}\n${result.stderr}`).toBe(0);
@@ -44,12 +45,37 @@ describe('multigroup projects end to end', () => {
     'init --plugins=go/v4 --multigroup: Bar in foo and in fiz, each with a reconciler and webhooks, generates, type-checks and passes its tests',
     async () => {
       requireBuilt(['dist/cli/main.js', 'dist/runtime/webhook/index.js', 'dist/testing/index.js']);
-      const { parent, project } = await initLinkedProject('mg', 'kop-e2e-multigroup-', ['--plugins=go/v4', '--multigroup']);
+      const { parent, project } = await initLinkedProject('mg', 'kop-e2e-multigroup-', [
+        '--plugins=go/v4',
+        '--multigroup',
+      ]);
       parents.push(parent);
       const { kop, verify } = inProject(project);
       for (const group of ['foo', 'fiz']) {
-        await kop(['create', 'api', '--group', group, '--version', 'v1', '--kind', 'Bar', '--resource=true', '--controller=true']);
-        await kop(['create', 'webhook', '--group', group, '--version', 'v1', '--kind', 'Bar', '--defaulting', '--programmatic-validation']);
+        await kop([
+          'create',
+          'api',
+          '--group',
+          group,
+          '--version',
+          'v1',
+          '--kind',
+          'Bar',
+          '--resource=true',
+          '--controller=true',
+        ]);
+        await kop([
+          'create',
+          'webhook',
+          '--group',
+          group,
+          '--version',
+          'v1',
+          '--kind',
+          'Bar',
+          '--defaulting',
+          '--programmatic-validation',
+        ]);
       }
       expect(await readFile(path.join(project, 'PROJECT'), 'utf8')).toContain('\nmultigroup: true\n');
       const stdout = await verify();
@@ -59,7 +85,8 @@ describe('multigroup projects end to end', () => {
       }
       // Both webhooks are in the configuration under names of their own.
       const manifests = await readFile(path.join(project, 'config/webhook/manifests.yaml'), 'utf8');
-      for (const name of ['mfoo-bar-v1.kb.io', 'mfiz-bar-v1.kb.io', 'vfoo-bar-v1.kb.io', 'vfiz-bar-v1.kb.io']) expect(manifests).toContain(`name: ${name}`);
+      for (const name of ['mfoo-bar-v1.kb.io', 'mfiz-bar-v1.kb.io', 'vfoo-bar-v1.kb.io', 'vfiz-bar-v1.kb.io'])
+        expect(manifests).toContain(`name: ${name}`);
     },
     TIMEOUT,
   );
@@ -82,7 +109,9 @@ describe('multigroup projects end to end', () => {
 
       const namespaced = await kop(['edit', '--namespaced=true', '--force']);
       expect(namespaced.stdout).toContain('UPDATE config/manager/manager.yaml');
-      expect(await readFile(path.join(project, 'config/rbac/role_binding.yaml'), 'utf8')).toContain('kind: RoleBinding');
+      expect(await readFile(path.join(project, 'config/rbac/role_binding.yaml'), 'utf8')).toContain(
+        'kind: RoleBinding',
+      );
 
       const stdout = await verify();
       expect(stdout).toContain('test/controllers/ship/frigate.controller.test.ts');

@@ -38,7 +38,8 @@ describe('a project made from a packed kop installs anywhere', () => {
   const first = () => path.join(parent, 'first/demo');
   const second = () => path.join(parent, 'second/demo');
 
-  const run = (file: string, args: string[], cwd: string) => execa(file, args, { cwd, reject: false, env, stdin: 'ignore' });
+  const run = (file: string, args: string[], cwd: string) =>
+    execa(file, args, { cwd, reject: false, env, stdin: 'ignore' });
   const npm = (args: string[], cwd: string) => run('npm', args, cwd);
 
   beforeAll(async () => {
@@ -77,17 +78,34 @@ describe('a project made from a packed kop installs anywhere', () => {
   /** Deletes the tarball with `integrity` (a sha512 from a lockfile) from the test's npm cache. */
   async function forgetFromCache(integrity: string): Promise<void> {
     const hex = Buffer.from(integrity.replace(/^sha512-/, ''), 'base64').toString('hex');
-    await rm(path.join(cache, '_cacache/content-v2/sha512', hex.slice(0, 2), hex.slice(2, 4), hex.slice(4)), { force: true });
+    await rm(path.join(cache, '_cacache/content-v2/sha512', hex.slice(0, 2), hex.slice(2, 4), hex.slice(4)), {
+      force: true,
+    });
   }
   const kopIntegrity = async (project: string): Promise<string> =>
-    JSON.parse(await readFile(path.join(project, 'package-lock.json'), 'utf8')).packages['node_modules/kop'].integrity as string;
+    JSON.parse(await readFile(path.join(project, 'package-lock.json'), 'utf8')).packages['node_modules/kop']
+      .integrity as string;
 
   it(
     'npx -p kop-<v>.tgz kop init packs kop into .kop/ and depends on it by a relative path',
     async () => {
       await mkdir(first(), { recursive: true });
       const init = await npm(
-        ['exec', '--yes', `--package=${kopTarball}`, '--', 'kop', 'init', '--domain', 'example.com', '--project-name', 'demo', '--owner', 'Demo', '--yes'],
+        [
+          'exec',
+          '--yes',
+          `--package=${kopTarball}`,
+          '--',
+          'kop',
+          'init',
+          '--domain',
+          'example.com',
+          '--project-name',
+          'demo',
+          '--owner',
+          'Demo',
+          '--yes',
+        ],
         first(),
       );
       expect(init.exitCode, init.stdout + init.stderr).toBe(0);
@@ -101,7 +119,10 @@ describe('a project made from a packed kop installs anywhere', () => {
       // The packed kop is the kop that ran: the same bytes npm pack made.
       expect(await readFile(path.join(first(), '.kop', kopTarballName))).toEqual(await readFile(kopTarball));
       const lock = JSON.parse(await readFile(path.join(first(), 'package-lock.json'), 'utf8'));
-      expect(lock.packages['node_modules/kop']).toMatchObject({ resolved: spec, integrity: expect.stringMatching(/^sha512-/) });
+      expect(lock.packages['node_modules/kop']).toMatchObject({
+        resolved: spec,
+        integrity: expect.stringMatching(/^sha512-/),
+      });
       // Nothing names a path of this machine: not the tarball's folder, not npx's cache.
       for (const file of ['package.json', 'package-lock.json', 'PROJECT', 'README.md', 'Dockerfile']) {
         const text = await readFile(path.join(first(), file), 'utf8');
@@ -109,7 +130,23 @@ describe('a project made from a packed kop installs anywhere', () => {
         expect(text, file).not.toContain('_npx');
       }
       // The project's own kop, from its node_modules, runs the next command.
-      const api = await npm(['exec', '--', 'kop', 'create', 'api', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'RedisCluster', '--yes'], first());
+      const api = await npm(
+        [
+          'exec',
+          '--',
+          'kop',
+          'create',
+          'api',
+          '--group',
+          'cache',
+          '--version',
+          'v1alpha1',
+          '--kind',
+          'RedisCluster',
+          '--yes',
+        ],
+        first(),
+      );
       expect(api.exitCode, api.stderr).toBe(0);
       const generate = await npm(['run', 'generate'], first());
       expect(generate.exitCode, generate.stderr).toBe(0);
@@ -121,7 +158,10 @@ describe('a project made from a packed kop installs anywhere', () => {
     'copied to another folder without the tarball or npx cache, npm ci installs kop from .kop/, and it builds and passes its tests',
     async () => {
       await mkdir(second(), { recursive: true });
-      await cp(first(), second(), { recursive: true, filter: (source) => !source.split(path.sep).includes('node_modules') });
+      await cp(first(), second(), {
+        recursive: true,
+        filter: (source) => !source.split(path.sep).includes('node_modules'),
+      });
       // kop is now reachable from the project only.
       await rm(kopTarball);
       await rm(path.join(cache, '_npx'), { recursive: true, force: true });
@@ -164,7 +204,10 @@ describe('a project made from a packed kop installs anywhere', () => {
       // leaves out; kop must come from the .kop/ the Dockerfile copies: without that COPY, npm ci fails.
       await forgetFromCache(await kopIntegrity(second()));
       const withoutCopy = path.join(parent, 'context-without-kop');
-      await cp(second(), withoutCopy, { recursive: true, filter: (source) => !source.split(path.sep).includes('node_modules') });
+      await cp(second(), withoutCopy, {
+        recursive: true,
+        filter: (source) => !source.split(path.sep).includes('node_modules'),
+      });
       await writeFile(path.join(withoutCopy, 'Dockerfile'), dockerfile.replace(/^COPY \.kop\/ \.kop\/\n/m, ''));
       await expect(runDockerBuild(withoutCopy, path.join(parent, 'image-without-kop'), env)).rejects.toThrow(
         new RegExp(`RUN npm ci [^]*failed[^]*(?:${MISSING_KOP_TARBALL.source})`),
@@ -190,7 +233,15 @@ describe('a project made from a packed kop installs anywhere', () => {
       const plane = await startControlPlane({ crds: [path.join(second(), 'config/crd/bases')] });
       const manager = execa(
         process.execPath,
-        [...image.entrypoint.slice(1), '--kubeconfig', plane.kubeconfigPath, '--health-probe-bind-address', '127.0.0.1:0', '--metrics-bind-address', '0'],
+        [
+          ...image.entrypoint.slice(1),
+          '--kubeconfig',
+          plane.kubeconfigPath,
+          '--health-probe-bind-address',
+          '127.0.0.1:0',
+          '--metrics-bind-address',
+          '0',
+        ],
         {
           cwd: image.appDir,
           reject: false,
@@ -201,17 +252,33 @@ describe('a project made from a packed kop installs anywhere', () => {
       manager.stdout!.on('data', (chunk: Buffer) => (logs += chunk.toString()));
       manager.stderr!.on('data', (chunk: Buffer) => (logs += chunk.toString()));
       try {
-        const kubectl = (args: string[]) => execa(kubectlPath!, ['--kubeconfig', plane.kubeconfigPath, ...args], { cwd: second(), reject: false });
+        const kubectl = (args: string[]) =>
+          execa(kubectlPath!, ['--kubeconfig', plane.kubeconfigPath, ...args], { cwd: second(), reject: false });
         const applied = await kubectl(['apply', '-k', 'config/samples']);
         expect(applied.exitCode, applied.stderr).toBe(0);
         let ready: { status?: string; observedGeneration?: number } | undefined;
         for (let attempt = 0; attempt < 120 && ready?.status !== 'True'; attempt++) {
           await new Promise((resolve) => setTimeout(resolve, 250));
-          const got = await kubectl(['get', 'redisclusters.cache.example.com', 'rediscluster-sample', '-n', 'default', '-o', 'json']);
-          const conditions = (JSON.parse(got.stdout || '{}').status?.conditions ?? []) as { type: string; status: string; observedGeneration?: number }[];
+          const got = await kubectl([
+            'get',
+            'redisclusters.cache.example.com',
+            'rediscluster-sample',
+            '-n',
+            'default',
+            '-o',
+            'json',
+          ]);
+          const conditions = (JSON.parse(got.stdout || '{}').status?.conditions ?? []) as {
+            type: string;
+            status: string;
+            observedGeneration?: number;
+          }[];
           ready = conditions.find((condition) => condition.type === 'Ready');
         }
-        expect(ready, `no Ready condition; manager output:\n${logs}`).toMatchObject({ status: 'True', observedGeneration: 1 });
+        expect(ready, `no Ready condition; manager output:\n${logs}`).toMatchObject({
+          status: 'True',
+          observedGeneration: 1,
+        });
       } finally {
         manager.kill('SIGTERM');
         const exit = await manager;
@@ -243,7 +310,9 @@ describe('a project made from a packed kop installs anywhere', () => {
 
       const again = await npm(['install', '--no-audit', '--no-fund'], dir);
       expect(again.exitCode, again.stderr).toBe(0);
-      expect(JSON.parse(await readFile(path.join(dir, 'package-lock.json'), 'utf8')).packages['node_modules/kop'].resolved).toBe(spec);
+      expect(
+        JSON.parse(await readFile(path.join(dir, 'package-lock.json'), 'utf8')).packages['node_modules/kop'].resolved,
+      ).toBe(spec);
       // And a second init --force, with nothing new, changes nothing.
       const rerun = await npm(['exec', '--', 'kop', 'init', '--force', '--skip-install', '--yes'], dir);
       expect(rerun.exitCode, rerun.stderr).toBe(0);

@@ -5,7 +5,10 @@
  * targets and variable queries) are looked up in what it served.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONTROLLER_RESOURCES_DASHBOARD, CONTROLLER_RUNTIME_DASHBOARD } from '../../src/plugins/grafana/builtin-dashboards.js';
+import {
+  CONTROLLER_RESOURCES_DASHBOARD,
+  CONTROLLER_RUNTIME_DASHBOARD,
+} from '../../src/plugins/grafana/builtin-dashboards.js';
 import { renderDashboard } from '../../src/plugins/grafana/dashboard.js';
 import { configMapType, Manager, RestClient, loadClientConfig, silentLogger } from '../../src/runtime/index.js';
 import { startControlPlane, type ControlPlane } from '../../src/testing/index.js';
@@ -20,7 +23,14 @@ describe('grafana dashboards against a running manager', () => {
   beforeAll(async () => {
     plane = await startControlPlane();
     const rest = new RestClient(loadClientConfig({ kubeconfig: plane.kubeconfigPath }), { qps: Infinity });
-    manager = new Manager({ rest, logger: silentLogger, metricsSecure: false, metricsBindAddress: '127.0.0.1:0', healthProbeBindAddress: '0', leaderElection: false });
+    manager = new Manager({
+      rest,
+      logger: silentLogger,
+      metricsSecure: false,
+      metricsBindAddress: '127.0.0.1:0',
+      healthProbeBindAddress: '0',
+      leaderElection: false,
+    });
     manager
       .controller('configmap')
       .for(configMapType)

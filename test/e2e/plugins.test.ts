@@ -19,7 +19,8 @@ const TIMEOUT = 180_000;
 describe('kop --plugins end to end', () => {
   let parent: string;
   let project: string;
-  const kop = (args: string[]) => execa('node', [KOP_BIN, ...args], { cwd: project, reject: false, env: { NO_COLOR: '1', CI: 'true' } });
+  const kop = (args: string[]) =>
+    execa('node', [KOP_BIN, ...args], { cwd: project, reject: false, env: { NO_COLOR: '1', CI: 'true' } });
   const read = (file: string) => readFile(path.join(project, file), 'utf8');
 
   beforeAll(async () => {
@@ -35,7 +36,17 @@ describe('kop --plugins end to end', () => {
     "takes Kubebuilder's deploy-image and edit commands as it spells them, and refuses bad ones with nothing written",
     async () => {
       const before = await read('PROJECT');
-      const noPlugin = await kop(['create', 'api', '--group', 'example.com', '--version', 'v1alpha1', '--kind', 'Memcached', '--image=memcached:1.6.26-alpine3.19']);
+      const noPlugin = await kop([
+        'create',
+        'api',
+        '--group',
+        'example.com',
+        '--version',
+        'v1alpha1',
+        '--kind',
+        'Memcached',
+        '--image=memcached:1.6.26-alpine3.19',
+      ]);
       expect(noPlugin.exitCode).toBe(2);
       expect(noPlugin.stderr).toContain('--image belongs to the deploy-image plugin');
       const unknown = await kop(['edit', '--plugins=grafana.kubebuilder.io/v9']);
@@ -79,9 +90,17 @@ describe('kop --plugins end to end', () => {
       expect(grafana.exitCode, grafana.stderr).toBe(0);
       expect(existsSync(path.join(project, 'grafana/controller-runtime-metrics.json'))).toBe(true);
 
-      const recorded = parseYaml(await read('PROJECT')) as { plugins: Record<string, { resources?: { kind: string }[] }> };
-      expect(Object.keys(recorded.plugins)).toEqual(['deploy-image.go.kubebuilder.io/v1-alpha', 'grafana.kubebuilder.io/v1-alpha']);
-      expect(recorded.plugins['deploy-image.go.kubebuilder.io/v1-alpha']!.resources!.map((r) => r.kind)).toEqual(['Memcached', 'Busybox']);
+      const recorded = parseYaml(await read('PROJECT')) as {
+        plugins: Record<string, { resources?: { kind: string }[] }>;
+      };
+      expect(Object.keys(recorded.plugins)).toEqual([
+        'deploy-image.go.kubebuilder.io/v1-alpha',
+        'grafana.kubebuilder.io/v1-alpha',
+      ]);
+      expect(recorded.plugins['deploy-image.go.kubebuilder.io/v1-alpha']!.resources!.map((r) => r.kind)).toEqual([
+        'Memcached',
+        'Busybox',
+      ]);
     },
     TIMEOUT,
   );
@@ -94,12 +113,18 @@ describe('kop --plugins end to end', () => {
       const tsc = await execa(TSC, ['-p', 'tsconfig.json', '--strict', '--noEmit'], { cwd: project, reject: false });
       expect(tsc.exitCode, tsc.stdout).toBe(0);
 
-      const role = parseYaml(await read('config/rbac/role.yaml')) as { rules: { apiGroups: string[]; resources: string[]; verbs: string[] }[] };
+      const role = parseYaml(await read('config/rbac/role.yaml')) as {
+        rules: { apiGroups: string[]; resources: string[]; verbs: string[] }[];
+      };
       expect(role.rules).toContainEqual(expect.objectContaining({ apiGroups: ['apps'], resources: ['deployments'] }));
       expect(role.rules.some((rule) => rule.apiGroups.includes('') && rule.resources.includes('pods'))).toBe(true);
 
       const crd = parseYaml(await read('config/crd/bases/example.com.example.com_memcacheds.yaml')) as {
-        spec: { versions: { schema: { openAPIV3Schema: { properties: { spec: { properties: Record<string, unknown> } } } } }[] };
+        spec: {
+          versions: {
+            schema: { openAPIV3Schema: { properties: { spec: { properties: Record<string, unknown> } } } };
+          }[];
+        };
       };
       expect(crd.spec.versions[0]!.schema.openAPIV3Schema.properties.spec.properties).toMatchObject({
         size: { type: 'integer', format: 'int32', minimum: 1, maximum: 3, default: 1 },
@@ -110,7 +135,15 @@ describe('kop --plugins end to end', () => {
       const built = await execa(binaries.kubectl!, ['kustomize', 'config/default'], { cwd: project, reject: false });
       expect(built.exitCode, built.stderr).toBe(0);
       const manager = parseAllDocuments(built.stdout)
-        .map((doc) => doc.toJS() as { kind: string; spec?: { template?: { spec?: { containers?: { name: string; env?: { name: string; value?: string }[] }[] } } } })
+        .map(
+          (doc) =>
+            doc.toJS() as {
+              kind: string;
+              spec?: {
+                template?: { spec?: { containers?: { name: string; env?: { name: string; value?: string }[] }[] } };
+              };
+            },
+        )
         .find((object) => object.kind === 'Deployment')!;
       const env = manager.spec!.template!.spec!.containers!.find((container) => container.name === 'manager')!.env;
       expect(env).toEqual(
@@ -125,7 +158,11 @@ describe('kop --plugins end to end', () => {
       expect(helm.exitCode, helm.stderr).toBe(0);
       expect(existsSync(path.join(project, 'dist/chart/Chart.yaml'))).toBe(true);
       const plugins = (parseYaml(await read('PROJECT')) as { plugins: Record<string, unknown> }).plugins;
-      expect(Object.keys(plugins)).toEqual(['deploy-image.go.kubebuilder.io/v1-alpha', 'grafana.kubebuilder.io/v1-alpha', 'helm.kubebuilder.io/v2-alpha']);
+      expect(Object.keys(plugins)).toEqual([
+        'deploy-image.go.kubebuilder.io/v1-alpha',
+        'grafana.kubebuilder.io/v1-alpha',
+        'helm.kubebuilder.io/v2-alpha',
+      ]);
     },
     TIMEOUT,
   );
@@ -133,7 +170,11 @@ describe('kop --plugins end to end', () => {
   it(
     'the scaffolded deploy-image reconciler tests pass against the control plane',
     async () => {
-      const test = await execa(path.join(project, 'node_modules/.bin/vitest'), ['run', 'test/controllers'], { cwd: project, reject: false, env: { CI: 'true', NO_COLOR: '1' } });
+      const test = await execa(path.join(project, 'node_modules/.bin/vitest'), ['run', 'test/controllers'], {
+        cwd: project,
+        reject: false,
+        env: { CI: 'true', NO_COLOR: '1' },
+      });
       expect(test.exitCode, test.stdout + test.stderr).toBe(0);
       expect(test.stdout).toMatch(/Tests\s+2 passed/);
     },

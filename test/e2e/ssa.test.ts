@@ -123,7 +123,8 @@ async function eventually<T>(check: () => Promise<T | undefined | false>, timeou
 describe('kop create api --ssa end to end', () => {
   let parent: string;
   let project: string;
-  const run = (file: string, args: string[]) => execa(file, args, { cwd: project, reject: false, env: { NO_COLOR: '1', CI: 'true' } });
+  const run = (file: string, args: string[]) =>
+    execa(file, args, { cwd: project, reject: false, env: { NO_COLOR: '1', CI: 'true' } });
   const kop = (args: string[]) => run('node', [KOP_BIN, ...args]);
   const read = (file: string) => readFile(path.join(project, file), 'utf8');
 
@@ -138,33 +139,92 @@ describe('kop create api --ssa end to end', () => {
   it(
     'scaffolds, generates apply configurations, type-checks, and its reconcilers apply against the apiserver',
     async () => {
-      const refused = await kop(['create', 'api', '--group', 'crew', '--version', 'v1', '--kind', 'Navigator', '--ssa', '--resource=false', '--controller']);
+      const refused = await kop([
+        'create',
+        'api',
+        '--group',
+        'crew',
+        '--version',
+        'v1',
+        '--kind',
+        'Navigator',
+        '--ssa',
+        '--resource=false',
+        '--controller',
+      ]);
       expect(refused.exitCode).not.toBe(0);
       expect(refused.stderr).toContain('--ssa is recorded with the API types, so it needs --resource');
       expect(existsSync(path.join(project, 'api/crew'))).toBe(false);
 
       for (const args of [
         // Kubebuilder's spelling, as its testdata script writes it.
-        ['create', 'api', '--group', 'crew', '--version', 'v1', '--kind', 'Navigator', '--resource', '--controller', '--ssa'],
-        ['create', 'api', '--group', 'crew', '--version', 'v1', '--kind', 'Chart', '--namespaced=false', '--resource', '--controller', '--ssa=true'],
-        ['create', 'api', '--group', 'crew', '--version', 'v1', '--kind', 'Captain', '--resource', '--controller', '--ssa=false'],
+        [
+          'create',
+          'api',
+          '--group',
+          'crew',
+          '--version',
+          'v1',
+          '--kind',
+          'Navigator',
+          '--resource',
+          '--controller',
+          '--ssa',
+        ],
+        [
+          'create',
+          'api',
+          '--group',
+          'crew',
+          '--version',
+          'v1',
+          '--kind',
+          'Chart',
+          '--namespaced=false',
+          '--resource',
+          '--controller',
+          '--ssa=true',
+        ],
+        [
+          'create',
+          'api',
+          '--group',
+          'crew',
+          '--version',
+          'v1',
+          '--kind',
+          'Captain',
+          '--resource',
+          '--controller',
+          '--ssa=false',
+        ],
       ]) {
         const created = await kop(args);
         expect(created.exitCode, created.stderr).toBe(0);
       }
-      const recorded = (parseYaml(await read('PROJECT')) as { resources: { kind: string; api: Record<string, unknown> }[] }).resources;
-      expect(Object.fromEntries(recorded.map((r) => [r.kind, r.api.ssa ?? false]))).toEqual({ Captain: false, Chart: true, Navigator: true });
+      const recorded = (
+        parseYaml(await read('PROJECT')) as { resources: { kind: string; api: Record<string, unknown> }[] }
+      ).resources;
+      expect(Object.fromEntries(recorded.map((r) => [r.kind, r.api.ssa ?? false]))).toEqual({
+        Captain: false,
+        Chart: true,
+        Navigator: true,
+      });
 
       // A list map in the spec, as a user adds one: items keyed by name.
       const typesFile = 'api/crew/v1/navigator.types.ts';
       await writeFile(
         path.join(project, typesFile),
         (await read(typesFile))
-          .replace("import type { Condition, ListMeta, ObjectMeta } from 'kop/api';", "import type { Condition, ListMeta, ObjectMeta, int32 } from 'kop/api';")
+          .replace(
+            "import type { Condition, ListMeta, ObjectMeta } from 'kop/api';",
+            "import type { Condition, ListMeta, ObjectMeta, int32 } from 'kop/api';",
+          )
           .replace(
             '  foo?: string;\n',
             '  foo?: string;\n  /**\n   * Ports of call, one per name.\n   * +listType=map\n   * +listMapKey=name\n   * +optional\n   */\n  stops?: Stop[];\n',
-          ) + '\n/** A port of call. */\nexport interface Stop {\n  name: string;\n  /** +optional */\n  days?: int32;\n}\n',
+          ) +
+          '\n/** A port of call. */\nexport interface Stop {\n  name: string;\n  /** +optional */\n  days?: int32;\n}\n',
       );
 
       const generate = await kop(['generate']);

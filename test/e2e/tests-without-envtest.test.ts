@@ -51,7 +51,11 @@ describe('generated project tests without control-plane binaries', () => {
         NO_COLOR: '1',
         ...(binaries === 'none'
           ? { KUBEBUILDER_ASSETS: path.join(noBinaries, 'assets'), KOP_ENVTEST_DIR: path.join(noBinaries, 'cache') }
-          : { KUBEBUILDER_ASSETS: process.env.KUBEBUILDER_ASSETS, KOP_ENVTEST_DIR: process.env.KOP_ENVTEST_DIR, XDG_CACHE_HOME: process.env.XDG_CACHE_HOME }),
+          : {
+              KUBEBUILDER_ASSETS: process.env.KUBEBUILDER_ASSETS,
+              KOP_ENVTEST_DIR: process.env.KOP_ENVTEST_DIR,
+              XDG_CACHE_HOME: process.env.XDG_CACHE_HOME,
+            }),
       },
     });
 
@@ -90,7 +94,9 @@ describe('generated project tests without control-plane binaries', () => {
 
       const missing = await vitest(['test/controllers'], 'none');
       expect(missing.exitCode).not.toBe(0);
-      expect(missing.stdout + missing.stderr).toContain(`kube-apiserver not found (looked at: ${path.join(noBinaries, 'assets', 'kube-apiserver')} (from $KUBEBUILDER_ASSETS))`);
+      expect(missing.stdout + missing.stderr).toContain(
+        `kube-apiserver not found (looked at: ${path.join(noBinaries, 'assets', 'kube-apiserver')} (from $KUBEBUILDER_ASSETS))`,
+      );
       expect(missing.stdout + missing.stderr).toContain('npx kop setup-envtest');
 
       if (!binariesAvailable()) return; // the last step needs the real binaries (`kop setup-envtest`)

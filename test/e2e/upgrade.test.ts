@@ -28,13 +28,15 @@ describe('kop alpha update keeps your edits', () => {
   let project: string;
   let pristine: string;
   const env = { NO_COLOR: '1', CI: 'true' };
-  const node = (args: string[], cwd: string) => execa(process.execPath, args, { cwd, reject: false, env, stdin: 'ignore' });
+  const node = (args: string[], cwd: string) =>
+    execa(process.execPath, args, { cwd, reject: false, env, stdin: 'ignore' });
   const read = (file: string) => readFile(path.join(project, file), 'utf8');
 
   /** This kop, copied with the old version and the old template lines; `withAlpha: false` drops its alpha commands. */
   async function makeOldKop(dir: string, options: { withAlpha: boolean }): Promise<void> {
     await mkdir(dir, { recursive: true });
-    for (const part of ['bin', 'dist', 'templates', 'envtest']) await cp(path.join(KOP_ROOT, part), path.join(dir, part), { recursive: true });
+    for (const part of ['bin', 'dist', 'templates', 'envtest'])
+      await cp(path.join(KOP_ROOT, part), path.join(dir, part), { recursive: true });
     const manifest = JSON.parse(await readFile(path.join(KOP_ROOT, 'package.json'), 'utf8'));
     await writeFile(path.join(dir, 'package.json'), JSON.stringify({ ...manifest, version: OLD_VERSION }, null, 2));
     const replaceIn = async (file: string, from: string, to: string) => {
@@ -43,7 +45,11 @@ describe('kop alpha update keeps your edits', () => {
       await writeFile(path.join(dir, file), text.replace(from, to));
     };
     await replaceIn('templates/init/src/main.ts.hbs', MAIN_COMMENT_NEW, MAIN_COMMENT_OLD);
-    await replaceIn('templates/api/controller/src/controllers/__controllerStem__.controller.ts.hbs', MESSAGE_NEW, MESSAGE_OLD);
+    await replaceIn(
+      'templates/api/controller/src/controllers/__controllerStem__.controller.ts.hbs',
+      MESSAGE_NEW,
+      MESSAGE_OLD,
+    );
     if (!options.withAlpha) {
       await replaceIn('dist/commands/index.js', "import * as alpha from './alpha.js';", '');
       await replaceIn('dist/commands/index.js', '    alpha,\n', '');
@@ -56,7 +62,8 @@ describe('kop alpha update keeps your edits', () => {
   async function linkModules(dir: string): Promise<void> {
     await mkdir(path.join(dir, 'node_modules'));
     for (const entry of await readdir(path.join(KOP_ROOT, 'node_modules'))) {
-      if (entry !== '.cache' && entry !== 'kop') await symlink(path.join(KOP_ROOT, 'node_modules', entry), path.join(dir, 'node_modules', entry), 'dir');
+      if (entry !== '.cache' && entry !== 'kop')
+        await symlink(path.join(KOP_ROOT, 'node_modules', entry), path.join(dir, 'node_modules', entry), 'dir');
     }
     await symlink(KOP_ROOT, path.join(dir, 'node_modules/kop'), 'dir');
   }
@@ -103,13 +110,19 @@ describe('kop alpha update keeps your edits', () => {
       await writeFile(
         path.join(project, controllerFile),
         controller
-          .replace('    const generation = object.metadata?.generation;\n', `    const generation = object.metadata?.generation;\n${myLine}\n    void tier;\n`)
+          .replace(
+            '    const generation = object.metadata?.generation;\n',
+            `    const generation = object.metadata?.generation;\n${myLine}\n    void tier;\n`,
+          )
           .replace('      message: `RedisCluster reconciled (kop 0.0.9)`,', myMessage),
       );
       const main = await read('src/main.ts');
       await writeFile(
         path.join(project, 'src/main.ts'),
-        main.replace('  const logger = createLogger();\n', "  const logger = createLogger();\n  logger.info('my startup line');\n"),
+        main.replace(
+          '  const logger = createLogger();\n',
+          "  const logger = createLogger();\n  logger.info('my startup line');\n",
+        ),
       );
 
       const dry = await node([KOP_BIN, '--dry-run', 'alpha', 'update', '--skip-install'], project);
@@ -142,11 +155,17 @@ describe('kop alpha update keeps your edits', () => {
       expect(await readdir(path.join(project, '.kop'))).toEqual([`kop-${NEW_VERSION}.tgz`]);
 
       // Resolved by taking kop's line; then the project generates, builds and passes its tests on this kop.
-      await writeFile(path.join(project, controllerFile), conflicted.replace(/<<<<<<< ours\n[^]*?=======\n([^]*?)>>>>>>> [^\n]*\n/, '$1'));
+      await writeFile(
+        path.join(project, controllerFile),
+        conflicted.replace(/<<<<<<< ours\n[^]*?=======\n([^]*?)>>>>>>> [^\n]*\n/, '$1'),
+      );
       await linkModules(project);
       const generate = await node([KOP_BIN, 'generate', '--check'], project);
       expect(generate.exitCode, generate.stdout + generate.stderr).toBe(0);
-      const tsc = await node([path.join(KOP_ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json', '--noEmit'], project);
+      const tsc = await node(
+        [path.join(KOP_ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json', '--noEmit'],
+        project,
+      );
       expect(tsc.exitCode, tsc.stdout + tsc.stderr).toBe(0);
       const tests = await node([path.join(KOP_ROOT, 'node_modules/vitest/vitest.mjs'), 'run'], project);
       expect(tests.exitCode, tests.stdout + tests.stderr).toBe(0);

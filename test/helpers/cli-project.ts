@@ -15,7 +15,8 @@ export const KOP_BIN = path.join(KOP_ROOT, 'bin/kop.js');
 /** Fails fast, naming the fix, when `npm run build` has not produced `files` (paths under the kop root). */
 export function requireBuilt(files: readonly string[] = ['dist/cli/main.js']): void {
   for (const built of files) {
-    if (!existsSync(path.join(KOP_ROOT, built))) throw new Error(`${built} is missing: run \`npm run build\` before the end-to-end tests`);
+    if (!existsSync(path.join(KOP_ROOT, built)))
+      throw new Error(`${built} is missing: run \`npm run build\` before the end-to-end tests`);
   }
 }
 
@@ -32,27 +33,49 @@ export interface CliProject {
  * in `<new temp folder>/<name>` and links kop's own dependencies (typescript, vitest, @types/node, ...)
  * and kop itself into its node_modules, so the project builds and tests without a registry.
  */
-export async function initLinkedProject(name: string, tempPrefix: string, extraInitArgs: readonly string[] = []): Promise<CliProject> {
+export async function initLinkedProject(
+  name: string,
+  tempPrefix: string,
+  extraInitArgs: readonly string[] = [],
+): Promise<CliProject> {
   requireBuilt();
   const parent = await mkdtemp(path.join(tmpdir(), tempPrefix));
   const project = path.join(parent, name);
   await mkdir(project);
-  const init = await execa('node', [KOP_BIN, 'init', '--domain', 'example.com', '--project-name', name, '--owner', 'Demo', '--skip-install', '--yes', ...extraInitArgs], {
-    cwd: project,
-    reject: false,
-    stdin: 'ignore',
-    env: { NO_COLOR: '1', CI: 'true' },
-  });
+  const init = await execa(
+    'node',
+    [
+      KOP_BIN,
+      'init',
+      '--domain',
+      'example.com',
+      '--project-name',
+      name,
+      '--owner',
+      'Demo',
+      '--skip-install',
+      '--yes',
+      ...extraInitArgs,
+    ],
+    {
+      cwd: project,
+      reject: false,
+      stdin: 'ignore',
+      env: { NO_COLOR: '1', CI: 'true' },
+    },
+  );
   expect(init.exitCode, init.stderr).toBe(0);
   await mkdir(path.join(project, 'node_modules'));
   for (const entry of await readdir(path.join(KOP_ROOT, 'node_modules'))) {
-    if (entry !== '.cache' && entry !== '.bin') await symlink(path.join(KOP_ROOT, 'node_modules', entry), path.join(project, 'node_modules', entry), 'dir');
+    if (entry !== '.cache' && entry !== '.bin')
+      await symlink(path.join(KOP_ROOT, 'node_modules', entry), path.join(project, 'node_modules', entry), 'dir');
   }
   await symlink(KOP_ROOT, path.join(project, 'node_modules/kop'), 'dir');
   // As npm install would make it: kop's own tools, plus the `kop` command the project's scripts run.
   const bin = path.join(project, 'node_modules/.bin');
   await mkdir(bin);
-  for (const tool of await readdir(path.join(KOP_ROOT, 'node_modules/.bin'))) await symlink(path.join(KOP_ROOT, 'node_modules/.bin', tool), path.join(bin, tool));
+  for (const tool of await readdir(path.join(KOP_ROOT, 'node_modules/.bin')))
+    await symlink(path.join(KOP_ROOT, 'node_modules/.bin', tool), path.join(bin, tool));
   await symlink(KOP_BIN, path.join(bin, 'kop'));
   return { parent, project };
 }

@@ -96,7 +96,11 @@ export interface DockerBuildResult {
  * Runs `<context>/Dockerfile`: the stage named `build` in `<scratch>/build` (its WORKDIR), the
  * last stage's COPY --from=build into `<scratch>/app`. Throws with the output of a failing RUN.
  */
-export async function runDockerBuild(context: string, scratch: string, env: Record<string, string | undefined> = {}): Promise<DockerBuildResult> {
+export async function runDockerBuild(
+  context: string,
+  scratch: string,
+  env: Record<string, string | undefined> = {},
+): Promise<DockerBuildResult> {
   const stages = parseDockerfile(await readFile(path.join(context, 'Dockerfile'), 'utf8'));
   let ignored: (relative: string) => boolean = () => false;
   try {
@@ -119,13 +123,15 @@ export async function runDockerBuild(context: string, scratch: string, env: Reco
       workdir = args;
     } else if (op === 'COPY') {
       const parts = args.split(/\s+/);
-      if (parts.some((part) => part.startsWith('--'))) throw new Error(`COPY flags are not supported in the build stage: ${args}`);
+      if (parts.some((part) => part.startsWith('--')))
+        throw new Error(`COPY flags are not supported in the build stage: ${args}`);
       const dest = parts.pop()!;
       for (const source of parts) await copyFromContext(context, source, path.join(buildDir, dest), ignored);
     } else if (op === 'RUN') {
       const run = await execa('sh', ['-c', args], { cwd: buildDir, reject: false, env: { ...env }, extendEnv: true });
       runs.push({ command: args, stdout: String(run.stdout), stderr: String(run.stderr) });
-      if (run.exitCode !== 0) throw new Error(`RUN ${args} failed with exit code ${run.exitCode}:\n${run.stdout}\n${run.stderr}`);
+      if (run.exitCode !== 0)
+        throw new Error(`RUN ${args} failed with exit code ${run.exitCode}:\n${run.stdout}\n${run.stderr}`);
     } else {
       throw new Error(`instruction ${op} in the build stage is not supported by this runner`);
     }
@@ -136,9 +142,11 @@ export async function runDockerBuild(context: string, scratch: string, env: Reco
   for (const { op, args } of final.instructions) {
     if (op === 'COPY') {
       const match = /^--from=(\S+)\s+(\S+)\s+(\S+)$/.exec(args);
-      if (!match || match[1] !== build.name) throw new Error(`the final stage copies only from the build stage: COPY ${args}`);
+      if (!match || match[1] !== build.name)
+        throw new Error(`the final stage copies only from the build stage: COPY ${args}`);
       const from = path.posix.relative(workdir, match[2]!);
-      if (from.startsWith('..')) throw new Error(`COPY --from=build ${match[2]} is outside the build stage's WORKDIR ${workdir}`);
+      if (from.startsWith('..'))
+        throw new Error(`COPY --from=build ${match[2]} is outside the build stage's WORKDIR ${workdir}`);
       await cp(path.join(buildDir, from), path.join(appDir, match[3]!), { recursive: true });
     } else if (op === 'ENTRYPOINT') {
       entrypoint = JSON.parse(args) as string[];
@@ -151,9 +159,15 @@ export async function runDockerBuild(context: string, scratch: string, env: Reco
 }
 
 /** Docker's COPY of one source: a folder's contents into `dest`, a file into `dest` (a folder when it ends in `/`). */
-async function copyFromContext(context: string, source: string, dest: string, ignored: (relative: string) => boolean): Promise<void> {
+async function copyFromContext(
+  context: string,
+  source: string,
+  dest: string,
+  ignored: (relative: string) => boolean,
+): Promise<void> {
   const relative = path.posix.normalize(source).replace(/\/+$/, '');
-  if (relative.startsWith('..') || path.isAbsolute(relative)) throw new Error(`COPY source ${source} is outside the build context`);
+  if (relative.startsWith('..') || path.isAbsolute(relative))
+    throw new Error(`COPY source ${source} is outside the build context`);
   const from = path.join(context, relative);
   let info;
   try {

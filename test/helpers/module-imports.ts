@@ -16,7 +16,9 @@ export function moduleImports(file: string): ModuleImport[] {
     if (!ts.isImportDeclaration(statement) && !ts.isExportDeclaration(statement)) continue;
     const spec = statement.moduleSpecifier;
     if (!spec || !ts.isStringLiteral(spec)) continue;
-    const typeOnly = ts.isImportDeclaration(statement) ? statement.importClause?.isTypeOnly === true : statement.isTypeOnly;
+    const typeOnly = ts.isImportDeclaration(statement)
+      ? statement.importClause?.isTypeOnly === true
+      : statement.isTypeOnly;
     found.push({ specifier: spec.text, typeOnly });
   }
   return found;

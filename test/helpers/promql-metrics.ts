@@ -43,11 +43,16 @@ export function exportedSeriesNames(exposition: string): Set<string> {
 /** Every PromQL string of a Grafana dashboard: panel targets and query variables. */
 export function dashboardQueries(dashboard: unknown): string[] {
   const queries: string[] = [];
-  const model = dashboard as { panels?: { targets?: { expr?: string }[] }[]; templating?: { list?: { type?: string; query?: unknown }[] } };
-  for (const panel of model.panels ?? []) for (const target of panel.targets ?? []) if (target.expr) queries.push(target.expr);
+  const model = dashboard as {
+    panels?: { targets?: { expr?: string }[] }[];
+    templating?: { list?: { type?: string; query?: unknown }[] };
+  };
+  for (const panel of model.panels ?? [])
+    for (const target of panel.targets ?? []) if (target.expr) queries.push(target.expr);
   for (const variable of model.templating?.list ?? []) {
     if (variable.type !== 'query') continue;
-    const query = typeof variable.query === 'string' ? variable.query : (variable.query as { query?: string } | undefined)?.query;
+    const query =
+      typeof variable.query === 'string' ? variable.query : (variable.query as { query?: string } | undefined)?.query;
     if (query) queries.push(query);
   }
   return queries;

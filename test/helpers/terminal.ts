@@ -24,18 +24,27 @@ export class TerminalSession {
 
   /** Runs `kop <kopArgs>` in `cwd`. The arguments are fixed words of the test, passed to `script` as one command. */
   constructor(kopArgs: readonly string[], cwd: string) {
-    if (kopArgs.some((arg) => !/^[\w.=-]+$/.test(arg))) throw new Error(`TerminalSession takes plain words only: ${kopArgs.join(' ')}`);
+    if (kopArgs.some((arg) => !/^[\w.=-]+$/.test(arg)))
+      throw new Error(`TerminalSession takes plain words only: ${kopArgs.join(' ')}`);
     // `script -c` takes one command line; node and kop come in through the environment, so the
     // line holds only the test's own words. The pty gets a size, or prompts wrap every character.
     const command = `stty cols 100 rows 40; exec "$KOP_NODE" "$KOP_BIN" ${kopArgs.join(' ')}`;
-    const env: NodeJS.ProcessEnv = { ...process.env, TERM: 'xterm-256color', NO_COLOR: undefined, KOP_NODE: process.execPath, KOP_BIN };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      TERM: 'xterm-256color',
+      NO_COLOR: undefined,
+      KOP_NODE: process.execPath,
+      KOP_BIN,
+    };
     // CI=true makes kop take every default without asking, as on a CI runner.
     delete env.CI;
     this.child = spawn('script', ['-qefc', command, '/dev/null'], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
     this.child.stdout!.on('data', (chunk: Buffer) => (this.output += chunk.toString('utf8')));
     this.child.stderr!.on('data', (chunk: Buffer) => (this.output += chunk.toString('utf8')));
     this.exited = new Promise((resolve, reject) => {
-      this.child.on('error', (error) => reject(new Error(`cannot run util-linux's script (${error.message}); install it (Debian: bsdutils)`)));
+      this.child.on('error', (error) =>
+        reject(new Error(`cannot run util-linux's script (${error.message}); install it (Debian: bsdutils)`)),
+      );
       this.child.on('exit', (code) => resolve(code ?? 1));
     });
   }
@@ -61,7 +70,8 @@ export class TerminalSession {
         this.seen += match.index + match.length;
         return;
       }
-      if (Date.now() > deadline) throw new Error(`the terminal never showed ${String(text)}; it shows:\n${rest.slice(-2000)}`);
+      if (Date.now() > deadline)
+        throw new Error(`the terminal never showed ${String(text)}; it shows:\n${rest.slice(-2000)}`);
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
   }

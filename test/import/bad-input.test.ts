@@ -29,7 +29,10 @@ afterEach(async () => {
 });
 
 /** Runs the import of `text` (as bad.yaml) and returns its error; checks that nothing was written. */
-async function importError(text: string, options: Partial<ImportCrdOptions> = {}): Promise<{ message: string; hint?: string }> {
+async function importError(
+  text: string,
+  options: Partial<ImportCrdOptions> = {},
+): Promise<{ message: string; hint?: string }> {
   await fs.writeFile(path.join(project.dir, 'bad.yaml'), text);
   const before = await snapshot(project.dir);
   const error = await runImportCrd({ sources: ['bad.yaml'], ...options }, testContext({ cwd: project.dir })).then(
@@ -48,7 +51,13 @@ async function snapshot(dir: string): Promise<Record<string, string>> {
 }
 
 describe('kop import crd refuses bad input and writes nothing', () => {
-  const cases: { name: string; given: () => string; options?: Partial<ImportCrdOptions>; want: RegExp; hint?: RegExp }[] = [
+  const cases: {
+    name: string;
+    given: () => string;
+    options?: Partial<ImportCrdOptions>;
+    want: RegExp;
+    hint?: RegExp;
+  }[] = [
     {
       name: 'not a CRD',
       given: () => 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n',
@@ -61,7 +70,10 @@ describe('kop import crd refuses bad input and writes nothing', () => {
     },
     {
       name: 'a v1beta1 CRD',
-      given: () => certificatesWith((t) => t.replace('apiVersion: apiextensions.k8s.io/v1\n', 'apiVersion: apiextensions.k8s.io/v1beta1\n')),
+      given: () =>
+        certificatesWith((t) =>
+          t.replace('apiVersion: apiextensions.k8s.io/v1\n', 'apiVersion: apiextensions.k8s.io/v1beta1\n'),
+        ),
       want: /^bad\.yaml: is an apiextensions\.k8s\.io\/v1beta1 CRD, which Kubernetes stopped serving in 1\.22$/,
       hint: /apiextensions\.k8s\.io\/v1 form/,
     },
@@ -69,7 +81,10 @@ describe('kop import crd refuses bad input and writes nothing', () => {
       name: 'a structural error',
       given: () =>
         certificatesWith((t) =>
-          t.replace('              notAfter:\n                format: date-time\n                type: string\n', '              notAfter:\n                format: date-time\n'),
+          t.replace(
+            '              notAfter:\n                format: date-time\n                type: string\n',
+            '              notAfter:\n                format: date-time\n',
+          ),
         ),
       want: /^bad\.yaml: spec\.versions\[v1\] has a schema that is not structural, which the apiserver refuses:\n {2}\.status\.notAfter: has no type/,
     },
@@ -105,7 +120,10 @@ describe('kop import crd refuses bad input and writes nothing', () => {
     },
     {
       name: 'a key twice in one mapping',
-      given: () => certificatesWith((t) => t.replace('  group: pki.example.org\n', '  group: pki.example.org\n  group: other.example.org\n')),
+      given: () =>
+        certificatesWith((t) =>
+          t.replace('  group: pki.example.org\n', '  group: pki.example.org\n  group: other.example.org\n'),
+        ),
       want: /^bad\.yaml:\d+: not valid YAML: duplicated mapping key$/,
     },
     {
@@ -128,7 +146,9 @@ describe('kop import crd refuses bad input and writes nothing', () => {
   });
 
   it('a missing file', async () => {
-    await expect(runImportCrd({ sources: ['nope.yaml'] }, testContext({ cwd: project.dir }))).rejects.toThrow(/^nope\.yaml: no such file or folder$/);
+    await expect(runImportCrd({ sources: ['nope.yaml'] }, testContext({ cwd: project.dir }))).rejects.toThrow(
+      /^nope\.yaml: no such file or folder$/,
+    );
   });
 
   it('a version the project already has, unless --force', async () => {
@@ -143,7 +163,9 @@ describe('kop import crd refuses bad input and writes nothing', () => {
 
   it('a kind the project has under another plural (another CRD of the same name), even with --force', async () => {
     await importAndGenerate(project.dir, { sources: [path.join(FIXTURES, 'certificates.yaml')] });
-    const other = certificates.replace('name: certificates.pki.example.org', 'name: certs.pki.example.org').replace('plural: certificates', 'plural: certs');
+    const other = certificates
+      .replace('name: certificates.pki.example.org', 'name: certs.pki.example.org')
+      .replace('plural: certificates', 'plural: certs');
     const error = await importError(other, { force: true });
     expect(error.message).toBe(
       'bad.yaml: kind Certificate of pki.example.org clashes with the project\'s Certificate (api/pki/v1/certificate.types.ts), which is served as "certificates", not "certs": a kind has one CRD',
@@ -152,13 +174,21 @@ describe('kop import crd refuses bad input and writes nothing', () => {
 
   it('a kind of the same name in another group is another kind, and imports beside it', async () => {
     await importAndGenerate(project.dir, { sources: [path.join(FIXTURES, 'certificates.yaml')] });
-    await fs.writeFile(path.join(project.dir, 'other.yaml'), certificates.replaceAll('pki.example.org', 'security.example.net'));
+    await fs.writeFile(
+      path.join(project.dir, 'other.yaml'),
+      certificates.replaceAll('pki.example.org', 'security.example.net'),
+    );
     const result = await importAndGenerate(project.dir, { sources: ['other.yaml'] });
-    expect(result.imported).toEqual(['Certificate security.example.net/v1', 'Certificate security.example.net/v1alpha1']);
+    expect(result.imported).toEqual([
+      'Certificate security.example.net/v1',
+      'Certificate security.example.net/v1alpha1',
+    ]);
   });
 
   it('outside a kop project', async () => {
     await fs.rm(path.join(project.dir, 'PROJECT'));
-    await expect(runImportCrd({ sources: [path.join(FIXTURES, 'certificates.yaml')] }, testContext({ cwd: project.dir }))).rejects.toThrow(/not a kop project/);
+    await expect(
+      runImportCrd({ sources: [path.join(FIXTURES, 'certificates.yaml')] }, testContext({ cwd: project.dir })),
+    ).rejects.toThrow(/not a kop project/);
   });
 });

@@ -26,10 +26,15 @@ describe('kop import crd on the corpus', () => {
   beforeAll(() => fetchImportCorpus(), 600_000);
 
   it('covers what the issue names: several versions, heavy CEL, defaults, embedded core types, list-map keys, /scale, printer columns', async () => {
-    const owned = await Promise.all(entries.filter((e) => e.own).map(async (e) => ({ file: e.file, text: await fs.readFile(e.path, 'utf8') })));
+    const owned = await Promise.all(
+      entries.filter((e) => e.own).map(async (e) => ({ file: e.file, text: await fs.readFile(e.path, 'utf8') })),
+    );
     const holding = (pattern: RegExp) => owned.filter((o) => pattern.test(o.text)).map((o) => o.file);
-    const celRules = (text: string) => (text.match(/^\s*- (?:fieldPath|message|messageExpression|reason|rule):/gm) ?? []).length;
-    const multiVersion = owned.filter((o) => ((yamlDocuments(o.text)[0] as { spec: { versions: unknown[] } }).spec.versions.length ?? 0) > 1);
+    const celRules = (text: string) =>
+      (text.match(/^\s*- (?:fieldPath|message|messageExpression|reason|rule):/gm) ?? []).length;
+    const multiVersion = owned.filter(
+      (o) => ((yamlDocuments(o.text)[0] as { spec: { versions: unknown[] } }).spec.versions.length ?? 0) > 1,
+    );
     expect(multiVersion.length, 'CRDs with several versions').toBeGreaterThanOrEqual(3);
     expect(Math.max(...owned.map((o) => celRules(o.text))), 'CEL rules in the heaviest CRD').toBeGreaterThanOrEqual(50);
     expect(holding(/^\s+default:/m).length, 'CRDs with defaults').toBeGreaterThanOrEqual(3);
@@ -37,22 +42,35 @@ describe('kop import crd on the corpus', () => {
     expect(holding(/^\s+scale:\n\s+labelSelectorPath:/m).length, 'CRDs with /scale').toBeGreaterThanOrEqual(2);
     expect(holding(/^[\s-]+additionalPrinterColumns:/m).length, 'CRDs with printer columns').toBeGreaterThanOrEqual(5);
     // A pod template's containers, as in the Argo Rollout and the KEDA ScaledJob.
-    expect(holding(/^\s+containers:\n\s+description: \|-\n\s+List of containers belonging to the pod\./m).length, 'CRDs embedding a PodSpec').toBeGreaterThanOrEqual(2);
+    expect(
+      holding(/^\s+containers:\n\s+description: \|-\n\s+List of containers belonging to the pod\./m).length,
+      'CRDs embedding a PodSpec',
+    ).toBeGreaterThanOrEqual(2);
   });
 
   for (const entry of entries) {
     it(`${entry.file} (${entry.own ? 'owned' : 'external'}${entry.rawSchema ? ', --raw-schema' : ''})`, async () => {
       const file = entry.path;
       const text = await fs.readFile(file, 'utf8');
-      expect(createHash('sha256').update(text).digest('hex').slice(0, 16), 'the file is the one SOURCES.md names').toBe(entry.sha256);
+      expect(createHash('sha256').update(text).digest('hex').slice(0, 16), 'the file is the one SOURCES.md names').toBe(
+        entry.sha256,
+      );
       const project = await bareProject();
       try {
         await importAndGenerate(project.dir, { sources: [file], own: entry.own, rawSchema: entry.rawSchema });
-        for (const input of yamlDocuments(text) as { spec: { group: string; names: { plural: string; kind: string } } }[]) {
-          const crdFile = path.join(project.dir, 'config/crd/bases', `${input.spec.group}_${input.spec.names.plural}.yaml`);
+        for (const input of yamlDocuments(text) as {
+          spec: { group: string; names: { plural: string; kind: string } };
+        }[]) {
+          const crdFile = path.join(
+            project.dir,
+            'config/crd/bases',
+            `${input.spec.group}_${input.spec.names.plural}.yaml`,
+          );
           if (entry.own) {
             const [generated] = yamlDocuments(await fs.readFile(crdFile, 'utf8'));
-            expect(comparable(generated), `${input.spec.names.kind}: kop generate manifests gives back the CRD`).toBe(comparable(input));
+            expect(comparable(generated), `${input.spec.names.kind}: kop generate manifests gives back the CRD`).toBe(
+              comparable(input),
+            );
           } else {
             expect(existsSync(crdFile), `${input.spec.names.kind}: no CRD for an external kind`).toBe(false);
           }

@@ -24,7 +24,8 @@ const TIMEOUT = 180_000;
 describe('kop import crd (external) end to end', () => {
   let parent: string;
   let project: string;
-  const kop = (args: string[]) => execa('node', [KOP_BIN, ...args], { cwd: project, reject: false, env: { NO_COLOR: '1', CI: 'true' } });
+  const kop = (args: string[]) =>
+    execa('node', [KOP_BIN, ...args], { cwd: project, reject: false, env: { NO_COLOR: '1', CI: 'true' } });
   const read = (file: string) => readFile(path.join(project, file), 'utf8');
   const edit = async (file: string, change: (text: string) => string) => {
     const before = await read(file);
@@ -51,13 +52,21 @@ describe('kop import crd (external) end to end', () => {
       await copyFile(FIXTURE, path.join(project, 'crds/certificates.yaml'));
       const imported = await kop(['import', 'crd', 'crds/certificates.yaml']);
       expect(imported.exitCode, imported.stderr).toBe(0);
-      expect(imported.stdout).toMatch(/CREATE api\/pki\/v1\/certificate\.types\.ts[^]*CREATE api\/pki\/v1\/certificate\.client\.ts/);
-      expect(existsSync(path.join(project, 'config/crd/bases/pki.example.org_certificates.yaml')), 'no CRD for an external kind').toBe(false);
+      expect(imported.stdout).toMatch(
+        /CREATE api\/pki\/v1\/certificate\.types\.ts[^]*CREATE api\/pki\/v1\/certificate\.client\.ts/,
+      );
+      expect(
+        existsSync(path.join(project, 'config/crd/bases/pki.example.org_certificates.yaml')),
+        'no CRD for an external kind',
+      ).toBe(false);
 
       // What a user writes: the reconciler makes a Certificate for its Site and owns it.
       await edit('src/controllers/site.controller.ts', (text) =>
         text
-          .replace('import { finalizer,', "import { certificateType } from '../../api/pki/v1/certificate.client.js';\nimport { createOrUpdate, finalizer, setControllerReference,")
+          .replace(
+            'import { finalizer,',
+            "import { certificateType } from '../../api/pki/v1/certificate.client.js';\nimport { createOrUpdate, finalizer, setControllerReference,",
+          )
           .replace(
             '// +kubebuilder:rbac:groups=events.k8s.io',
             '// +kubebuilder:rbac:groups=pki.example.org,resources=certificates,verbs=get;list;watch;create;update;patch;delete\n// +kubebuilder:rbac:groups=events.k8s.io',
@@ -77,7 +86,10 @@ describe('kop import crd (external) end to end', () => {
       );
       await edit('test/controllers/site.controller.test.ts', (text) =>
         text
-          .replace('import { siteType }', "import { certificateType } from '../../api/pki/v1/certificate.client.js';\nimport { siteType }")
+          .replace(
+            'import { siteType }',
+            "import { certificateType } from '../../api/pki/v1/certificate.client.js';\nimport { siteType }",
+          )
           .replace(
             '    await client.delete(siteType, key);',
             [
@@ -94,7 +106,10 @@ describe('kop import crd (external) end to end', () => {
       );
       // The test control plane installs the imported CRD beside the project's own.
       await edit('test/global-setup.ts', (text) =>
-        text.replace('crds: existsSync(crdDir) ? [crdDir] : []', "crds: [...(existsSync(crdDir) ? [crdDir] : []), join(project.config.root, 'crds')]"),
+        text.replace(
+          'crds: existsSync(crdDir) ? [crdDir] : []',
+          "crds: [...(existsSync(crdDir) ? [crdDir] : []), join(project.config.root, 'crds')]",
+        ),
       );
 
       const generate = await kop(['generate']);
@@ -102,7 +117,11 @@ describe('kop import crd (external) end to end', () => {
       expect(await read('config/rbac/role.yaml')).toContain('- pki.example.org');
       const tsc = await execa(TSC, ['--noEmit', '--strict', '-p', 'tsconfig.json'], { cwd: project, reject: false });
       expect(tsc.exitCode, tsc.stdout + tsc.stderr).toBe(0);
-      const test = await execa(path.join(project, 'node_modules/.bin/vitest'), ['run', 'test/controllers'], { cwd: project, reject: false, env: { CI: 'true', NO_COLOR: '1' } });
+      const test = await execa(path.join(project, 'node_modules/.bin/vitest'), ['run', 'test/controllers'], {
+        cwd: project,
+        reject: false,
+        env: { CI: 'true', NO_COLOR: '1' },
+      });
       expect(test.exitCode, test.stdout + test.stderr).toBe(0);
       expect(test.stdout).toMatch(/Tests\s+1 passed/);
     },
@@ -116,26 +135,50 @@ describe('kop import crd (external) end to end', () => {
       try {
         const other = path.join(parent, 'from-cluster');
         await mkdir(other);
-        await writeFile(path.join(other, 'PROJECT'), 'version: "1"\nlayout:\n  - kop.dev/typescript/v1\ndomain: example.com\nprojectName: other\n');
+        await writeFile(
+          path.join(other, 'PROJECT'),
+          'version: "1"\nlayout:\n  - kop.dev/typescript/v1\ndomain: example.com\nprojectName: other\n',
+        );
         await mkdir(path.join(other, 'hack'));
         await copyFile(path.join(project, 'hack/boilerplate.txt'), path.join(other, 'hack/boilerplate.txt'));
-        const run = (args: string[]) => execa('node', [KOP_BIN, ...args], { cwd: other, reject: false, env: { NO_COLOR: '1', CI: 'true' } });
-        const missing = await run(['import', 'crd', '--from-cluster', 'widgets.example.org', '--kubeconfig', plane.kubeconfigPath]);
+        const run = (args: string[]) =>
+          execa('node', [KOP_BIN, ...args], { cwd: other, reject: false, env: { NO_COLOR: '1', CI: 'true' } });
+        const missing = await run([
+          'import',
+          'crd',
+          '--from-cluster',
+          'widgets.example.org',
+          '--kubeconfig',
+          plane.kubeconfigPath,
+        ]);
         expect(missing.exitCode).toBe(1);
         expect(missing.stderr).toMatch(/error: --from-cluster: the cluster has no CRD named widgets\.example\.org/);
-        const imported = await run(['import', 'crd', '--own', '--from-cluster', 'certificates.pki.example.org', '--kubeconfig', plane.kubeconfigPath]);
+        const imported = await run([
+          'import',
+          'crd',
+          '--own',
+          '--from-cluster',
+          'certificates.pki.example.org',
+          '--kubeconfig',
+          plane.kubeconfigPath,
+        ]);
         expect(imported.exitCode, imported.stderr).toBe(0);
         // The types are those of the file, and generating them gives back the CRD the cluster has.
         expect(await readFile(path.join(other, 'api/pki/v1/certificate.types.ts'), 'utf8')).toBe(
           (await read('api/pki/v1/certificate.types.ts'))
-            .replace('// Code generated by kop. DO NOT EDIT.', '// Scaffolded by kop. This file is yours to edit; kop does not overwrite it.')
+            .replace(
+              '// Code generated by kop. DO NOT EDIT.',
+              '// Scaffolded by kop. This file is yours to edit; kop does not overwrite it.',
+            )
             .replace('from crds/certificates.yaml.', 'from cluster:certificates.pki.example.org.')
             .replace(
               'The CRD belongs to another project: kop generates a typed client from these types, never the CRD.',
               '`kop generate manifests` writes its CRD from these types: change them to change the API.',
             ),
         );
-        const [generated] = yamlDocuments(await readFile(path.join(other, 'config/crd/bases/pki.example.org_certificates.yaml'), 'utf8'));
+        const [generated] = yamlDocuments(
+          await readFile(path.join(other, 'config/crd/bases/pki.example.org_certificates.yaml'), 'utf8'),
+        );
         expect(comparable(generated)).toBe(comparable(yamlDocuments(await readFile(FIXTURE, 'utf8'))[0]));
       } finally {
         await plane.stop();

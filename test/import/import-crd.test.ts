@@ -45,11 +45,29 @@ describe('kop import crd', () => {
     expect(types).toContain('  conditions?: Condition[];');
     expect(types).toContain("  kind?: 'Issuer' | 'ClusterIssuer';");
     expect(await read('api/pki/v1/groupversion.ts')).toContain('// +groupName=pki.example.org');
-    expect(await read('api/pki/v1/certificate.client.ts')).toContain('export const certificateType: ResourceType<Certificate> = {');
+    expect(await read('api/pki/v1/certificate.client.ts')).toContain(
+      'export const certificateType: ResourceType<Certificate> = {',
+    );
     const { resources } = parseProjectFile(await read('PROJECT'));
     expect(resources).toEqual([
-      { group: 'pki', domain: 'example.org', version: 'v1', kind: 'Certificate', plural: 'certificates', path: 'api/pki/v1/certificate.types.ts', external: true },
-      { group: 'pki', domain: 'example.org', version: 'v1alpha1', kind: 'Certificate', plural: 'certificates', path: 'api/pki/v1alpha1/certificate.types.ts', external: true },
+      {
+        group: 'pki',
+        domain: 'example.org',
+        version: 'v1',
+        kind: 'Certificate',
+        plural: 'certificates',
+        path: 'api/pki/v1/certificate.types.ts',
+        external: true,
+      },
+      {
+        group: 'pki',
+        domain: 'example.org',
+        version: 'v1alpha1',
+        kind: 'Certificate',
+        plural: 'certificates',
+        path: 'api/pki/v1alpha1/certificate.types.ts',
+        external: true,
+      },
     ]);
     // Generating again changes nothing and still writes no CRD.
     const context = testContext({ cwd: project.dir });
@@ -73,17 +91,26 @@ describe('kop import crd', () => {
     // From now on the types are the source: a new field reaches the CRD.
     await fs.writeFile(
       path.join(project.dir, typesFile),
-      types.replace('export interface CertificateSpec {\n', 'export interface CertificateSpec {\n  /** usages the key may be used for. */\n  usages?: string[];\n'),
+      types.replace(
+        'export interface CertificateSpec {\n',
+        'export interface CertificateSpec {\n  /** usages the key may be used for. */\n  usages?: string[];\n',
+      ),
     );
     await runGenerate({ check: false, generators }, testContext({ cwd: project.dir }));
     const [regenerated] = yamlDocuments(await read(crdFile)) as CustomResourceDefinition[];
     const v1 = regenerated!.spec.versions.find((v) => v.name === 'v1')!;
-    expect(v1.schema.openAPIV3Schema.properties!.spec!.properties!.usages).toEqual({ description: 'usages the key may be used for.', items: { type: 'string' }, type: 'array' });
+    expect(v1.schema.openAPIV3Schema.properties!.spec!.properties!.usages).toEqual({
+      description: 'usages the key may be used for.',
+      items: { type: 'string' },
+      type: 'array',
+    });
   });
 
   it('reads standard input (-) and folders', async () => {
     await importAndGenerate(project.dir, { sources: ['-'], own: true }, certificates);
-    expect(comparable(yamlDocuments(await read('config/crd/bases/pki.example.org_certificates.yaml'))[0])).toBe(comparable(yamlDocuments(certificates)[0]));
+    expect(comparable(yamlDocuments(await read('config/crd/bases/pki.example.org_certificates.yaml'))[0])).toBe(
+      comparable(yamlDocuments(certificates)[0]),
+    );
     const other = await bareProject();
     try {
       await fs.mkdir(path.join(other.dir, 'crds'));
@@ -119,11 +146,15 @@ describe('kop import crd', () => {
     );
     await fs.writeFile(path.join(project.dir, 'in.yaml'), withOneOf);
     const result = await importAndGenerate(project.dir, { sources: ['in.yaml'], own: true, rawSchema: true });
-    expect(result.warnings).toEqual(['in.yaml: kept verbatim with +kop:schema (no marker expresses them): v1 .status.notAfter']);
+    expect(result.warnings).toEqual([
+      'in.yaml: kept verbatim with +kop:schema (no marker expresses them): v1 .status.notAfter',
+    ]);
     expect(await read('api/pki/v1/certificate.types.ts')).toContain(
       '  /** +kop:schema={"oneOf":[{"format":"date-time"},{"format":"date"}],"type":"string"} */\n  notAfter?: string;',
     );
-    expect(comparable(yamlDocuments(await read('config/crd/bases/pki.example.org_certificates.yaml'))[0])).toBe(comparable(yamlDocuments(withOneOf)[0]));
+    expect(comparable(yamlDocuments(await read('config/crd/bases/pki.example.org_certificates.yaml'))[0])).toBe(
+      comparable(yamlDocuments(withOneOf)[0]),
+    );
   });
 
   it('puts groups under api/ by their first label, or more when that folder holds another group', async () => {
@@ -139,7 +170,12 @@ describe('kop import crd', () => {
     );
     await importAndGenerate(project.dir, { sources: ['a.yaml', 'b.yaml'] });
     const files = (await listFiles(project.dir)).filter((f) => f.endsWith('.types.ts'));
-    expect(files).toEqual(['api/pki.other/v1/cert.types.ts', 'api/pki.other/v1alpha1/cert.types.ts', 'api/pki/v1/certificate.types.ts', 'api/pki/v1alpha1/certificate.types.ts']);
+    expect(files).toEqual([
+      'api/pki.other/v1/cert.types.ts',
+      'api/pki.other/v1alpha1/cert.types.ts',
+      'api/pki/v1/certificate.types.ts',
+      'api/pki/v1alpha1/certificate.types.ts',
+    ]);
     expect(existsSync(path.join(project.dir, 'api/pki.other/v1/cert.client.ts'))).toBe(true);
   });
 });

@@ -24,7 +24,11 @@ export async function bareProject(): Promise<{ dir: string; cleanup: () => Promi
 }
 
 /** `kop import crd` with `options`, then `kop generate` (manifests and client), as the command runs them. */
-export async function importAndGenerate(dir: string, options: ImportCrdOptions, stdin?: string): Promise<ImportCrdResult & { lines: string[]; warnings: string[] }> {
+export async function importAndGenerate(
+  dir: string,
+  options: ImportCrdOptions,
+  stdin?: string,
+): Promise<ImportCrdResult & { lines: string[]; warnings: string[] }> {
   const context = testContext({ cwd: dir });
   const result = await runImportCrd(options, context, async () => stdin ?? '');
   await runGenerate({ check: false, allowDangerousTypes: result.usesFloats, generators }, context);
@@ -42,12 +46,16 @@ export function yamlDocuments(text: string): unknown[] {
 export function comparable(crd: unknown): string {
   const copy = structuredClone(crd) as { metadata: { annotations?: Record<string, string> } };
   delete copy.metadata.annotations?.['controller-gen.kubebuilder.io/version'];
-  if (copy.metadata.annotations && Object.keys(copy.metadata.annotations).length === 0) delete copy.metadata.annotations;
+  if (copy.metadata.annotations && Object.keys(copy.metadata.annotations).length === 0)
+    delete copy.metadata.annotations;
   const sortRequired = (node: unknown): unknown => {
     if (Array.isArray(node)) return node.map(sortRequired);
     if (typeof node !== 'object' || node === null) return node;
     return Object.fromEntries(
-      Object.entries(node).map(([k, v]) => [k, k === 'required' && Array.isArray(v) && v.every((x) => typeof x === 'string') ? [...v].sort() : sortRequired(v)]),
+      Object.entries(node).map(([k, v]) => [
+        k,
+        k === 'required' && Array.isArray(v) && v.every((x) => typeof x === 'string') ? [...v].sort() : sortRequired(v),
+      ]),
     );
   };
   return canonicalJson(sortRequired(copy));

@@ -31,7 +31,10 @@ describe('kop import crd --own on the schema cases gives back their bytes', () =
           await fs.writeFile(file, text);
           await importAndGenerate(project.dir, { sources: [file], own: true, rawSchema: NEEDS_RAW_SCHEMA.has(name) });
           for (const crd of yamlDocuments(text) as CustomResourceDefinition[]) {
-            const generated = await fs.readFile(path.join(project.dir, 'config/crd/bases', `${crd.spec.group}_${crd.spec.names.plural}.yaml`), 'utf8');
+            const generated = await fs.readFile(
+              path.join(project.dir, 'config/crd/bases', `${crd.spec.group}_${crd.spec.names.plural}.yaml`),
+              'utf8',
+            );
             expect(generated).toBe(formatCrd(crd));
           }
         } finally {

@@ -31,7 +31,11 @@ function crdWith(schema: JSONSchemaProps, kind = 'Widget') {
           storage: true,
           schema: {
             openAPIV3Schema: {
-              properties: { ...TYPE_META_PROPERTIES, metadata: { type: 'object' }, spec: { properties: { field: schema }, type: 'object' } },
+              properties: {
+                ...TYPE_META_PROPERTIES,
+                metadata: { type: 'object' },
+                spec: { properties: { field: schema }, type: 'object' },
+              },
               type: 'object',
             },
           },
@@ -44,7 +48,13 @@ function crdWith(schema: JSONSchemaProps, kind = 'Widget') {
 /** The types file of `schema` as a property, after checking that it gives the schema back. */
 async function typesOf(schema: JSONSchemaProps, rawSchema = false): Promise<string> {
   const imported = importedCrd({ where: 'test.yaml', value: crdWith(schema) });
-  const files = await kindFiles(imported, core, { groupDir: 'example', rawSchema, exact: true, licenseHeader: '', read: async () => undefined });
+  const files = await kindFiles(imported, core, {
+    groupDir: 'example',
+    rawSchema,
+    exact: true,
+    licenseHeader: '',
+    read: async () => undefined,
+  });
   await verifyRoundTrip({
     root: '/nonexistent',
     files: new Map([...files.types, ...files.groupVersions]),
@@ -58,14 +68,29 @@ async function typesOf(schema: JSONSchemaProps, rawSchema = false): Promise<stri
 describe('a property schema becomes a field with markers, and comes back', () => {
   const cases: { name: string; given: JSONSchemaProps; want: string[] }[] = [
     { name: 'a Go int', given: { type: 'integer' }, want: ['  field?: int;'] },
-    { name: 'an int32 enum', given: { type: 'integer', format: 'int32', enum: [301, 302] }, want: ['  /** +kubebuilder:validation:Enum=301;302 */', '  field?: int32;'] },
-    { name: 'strings that look like numbers stay strings', given: { type: 'string', enum: ['1', 'two'] }, want: ["  field?: '1' | 'two';"] },
+    {
+      name: 'an int32 enum',
+      given: { type: 'integer', format: 'int32', enum: [301, 302] },
+      want: ['  /** +kubebuilder:validation:Enum=301;302 */', '  field?: int32;'],
+    },
+    {
+      name: 'strings that look like numbers stay strings',
+      given: { type: 'string', enum: ['1', 'two'] },
+      want: ["  field?: '1' | 'two';"],
+    },
     {
       name: 'a CEL rule with every argument, and one that holds */',
       given: {
         type: 'string',
         'x-kubernetes-validations': [
-          { rule: 'self.size() > 1', message: 'too "short"', messageExpression: "'x'", reason: 'FieldValueInvalid', fieldPath: '.x', optionalOldSelf: true },
+          {
+            rule: 'self.size() > 1',
+            message: 'too "short"',
+            messageExpression: "'x'",
+            reason: 'FieldValueInvalid',
+            fieldPath: '.x',
+            optionalOldSelf: true,
+          },
           { rule: "self.matches('a*/b')" },
         ],
       },
@@ -79,12 +104,20 @@ describe('a property schema becomes a field with markers, and comes back', () =>
     {
       name: 'items with their own constraints, as items: markers',
       given: { type: 'array', items: { type: 'string', maxLength: 5, pattern: '^a' }, 'x-kubernetes-list-type': 'set' },
-      want: ['   * +listType=set', '   * +kubebuilder:validation:items:MaxLength=5', '   * +kubebuilder:validation:items:Pattern=`^a`', '  field?: string[];'],
+      want: [
+        '   * +listType=set',
+        '   * +kubebuilder:validation:items:MaxLength=5',
+        '   * +kubebuilder:validation:items:Pattern=`^a`',
+        '  field?: string[];',
+      ],
     },
     {
       name: 'items with a description become a named alias',
       given: { type: 'array', items: { description: 'One name.', type: 'string', minLength: 1 } },
-      want: ['  field?: WidgetSpecField[];', '/**\n * One name.\n * +kubebuilder:validation:MinLength=1\n */\nexport type WidgetSpecField = string;'],
+      want: [
+        '  field?: WidgetSpecField[];',
+        '/**\n * One name.\n * +kubebuilder:validation:MinLength=1\n */\nexport type WidgetSpecField = string;',
+      ],
     },
     {
       name: 'lists of lists',
@@ -97,21 +130,38 @@ describe('a property schema becomes a field with markers, and comes back', () =>
     {
       name: 'map values with a constraint become a named alias',
       given: { type: 'object', additionalProperties: { type: 'string', maxLength: 9 } },
-      want: ['  field?: Record<string, WidgetSpecFieldValue>;', '/** +kubebuilder:validation:MaxLength=9 */\nexport type WidgetSpecFieldValue = string;'],
+      want: [
+        '  field?: Record<string, WidgetSpecFieldValue>;',
+        '/** +kubebuilder:validation:MaxLength=9 */\nexport type WidgetSpecFieldValue = string;',
+      ],
     },
     {
       name: 'a default, nullable and a description holding */ as // lines',
-      given: { description: 'Globs like a*/b.', default: { a: [1] }, nullable: true, type: 'object', properties: { a: { type: 'array', items: { type: 'integer' } } } },
+      given: {
+        description: 'Globs like a*/b.',
+        default: { a: [1] },
+        nullable: true,
+        type: 'object',
+        properties: { a: { type: 'array', items: { type: 'integer' } } },
+      },
       want: ['  // Globs like a*/b.', '  // +nullable', '  // +default={"a":[1]}', '  field?: WidgetSpecField;'],
     },
     {
       name: 'an int-or-string without anyOf',
       given: { 'x-kubernetes-int-or-string': true },
-      want: ['   * +kubebuilder:validation:Schemaless', '   * +kubebuilder:validation:XIntOrString', '  field?: IntOrString;'],
+      want: [
+        '   * +kubebuilder:validation:Schemaless',
+        '   * +kubebuilder:validation:XIntOrString',
+        '  field?: IntOrString;',
+      ],
     },
     {
       name: 'a core type with a CEL rule of the field over it',
-      given: { anyOf: [{ type: 'integer' }, { type: 'string' }], 'x-kubernetes-int-or-string': true, 'x-kubernetes-validations': [{ rule: 'true' }] },
+      given: {
+        anyOf: [{ type: 'integer' }, { type: 'string' }],
+        'x-kubernetes-int-or-string': true,
+        'x-kubernetes-validations': [{ rule: 'true' }],
+      },
       want: ['  /** +kubebuilder:validation:XValidation:rule=true */', '  field?: IntOrString;'],
     },
     {
@@ -120,7 +170,11 @@ describe('a property schema becomes a field with markers, and comes back', () =>
       want: ['  field?: JSON;'],
     },
     { name: 'a bare object', given: { type: 'object' }, want: ['  field?: {};'] },
-    { name: 'a float', given: { type: 'number', format: 'double' }, want: ['  /** +kubebuilder:validation:Format=double */', '  field?: number;'] },
+    {
+      name: 'a float',
+      given: { type: 'number', format: 'double' },
+      want: ['  /** +kubebuilder:validation:Format=double */', '  field?: number;'],
+    },
     {
       name: 'a property name that is not an identifier',
       given: { type: 'object', properties: { 'app.kubernetes.io/name': { type: 'string' } } },
@@ -133,13 +187,21 @@ describe('a property schema becomes a field with markers, and comes back', () =>
   });
 
   const refused: { name: string; given: JSONSchemaProps; want: string }[] = [
-    { name: 'oneOf', given: { type: 'string', oneOf: [{ format: 'date' }, { format: 'date-time' }] }, want: 'version v1, .spec.field: "oneOf" has no kop marker' },
+    {
+      name: 'oneOf',
+      given: { type: 'string', oneOf: [{ format: 'date' }, { format: 'date-time' }] },
+      want: 'version v1, .spec.field: "oneOf" has no kop marker',
+    },
     {
       name: 'a default on list items',
       given: { type: 'array', items: { type: 'string', default: 'x' } },
       want: 'version v1, .spec.field[*]: +default on a list item or map value: controller-gen has no marker for it there',
     },
-    { name: 'an enum with null', given: { type: 'string', nullable: true, enum: ['a', null] }, want: 'version v1, .spec.field: the enum value null has no Enum marker form' },
+    {
+      name: 'an enum with null',
+      given: { type: 'string', nullable: true, enum: ['a', null] },
+      want: 'version v1, .spec.field: the enum value null has no Enum marker form',
+    },
     {
       name: 'a description with trailing spaces',
       given: { type: 'string', description: 'two lines  \nhere' },
@@ -175,7 +237,9 @@ describe('writing marker arguments and comments', () => {
   it('writes JSDoc, one line when it fits, and // lines when a line holds */', () => {
     expect(renderComment('', [], '  ')).toBe('');
     expect(renderComment('Short.', [], '')).toBe('/** Short. */');
-    expect(renderComment('One.\n\nTwo.', ['+optional'], '  ')).toBe('  /**\n   * One.\n   *\n   * Two.\n   * +optional\n   */');
+    expect(renderComment('One.\n\nTwo.', ['+optional'], '  ')).toBe(
+      '  /**\n   * One.\n   *\n   * Two.\n   * +optional\n   */',
+    );
     expect(renderComment('a */ b', ['+x'], '')).toBe('// a */ b\n// +x');
   });
 });

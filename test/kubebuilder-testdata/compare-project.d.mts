@@ -34,8 +34,14 @@ export interface NormalisedProject {
 }
 export declare function resourceKey(resource: { group: string; version: string; kind: string }): string;
 export declare function pluginShortName(key: string): string;
-export declare function defaultWebhookPath(prefix: 'mutate' | 'validate', resource: { group: string; version: string; kind: string; domain?: string; core?: boolean }): string;
+export declare function defaultWebhookPath(
+  prefix: 'mutate' | 'validate',
+  resource: { group: string; version: string; kind: string; domain?: string; core?: boolean },
+): string;
 export declare function normaliseResource(resource: Record<string, unknown>): NormalisedResource;
 export declare function normaliseProject(document: Record<string, unknown>): NormalisedProject;
 /** One line per difference; empty when the PROJECT text agrees with the expectation. */
-export declare function compareProject(projectText: string, expectation: NormalisedProject | Record<string, unknown>): string[];
+export declare function compareProject(
+  projectText: string,
+  expectation: NormalisedProject | Record<string, unknown>,
+): string[];

@@ -36,7 +36,12 @@ export function pluginShortName(key) {
 
 /** The admission webhook path Kubebuilder (and kop) give a kind when no path is asked for. */
 export function defaultWebhookPath(prefix, resource) {
-  const group = resource.core || resource.group === 'core' ? (resource.group === 'core' ? '' : resource.group) : `${resource.group}.${resource.domain}`;
+  const group =
+    resource.core || resource.group === 'core'
+      ? resource.group === 'core'
+        ? ''
+        : resource.group
+      : `${resource.group}.${resource.domain}`;
   return `/${prefix}-${group.replaceAll('.', '-')}-${resource.version}-${resource.kind.toLowerCase()}`;
 }
 
@@ -45,9 +50,14 @@ function normaliseWebhooks(webhooks, resource) {
   /** @type {NormalisedWebhooks} */
   const out = {};
   if (webhooks.defaulting === true) out.defaulting = true;
-  if (typeof webhooks.defaultingPath === 'string' && webhooks.defaultingPath !== defaultWebhookPath('mutate', resource)) out.defaultingPath = webhooks.defaultingPath;
+  if (typeof webhooks.defaultingPath === 'string' && webhooks.defaultingPath !== defaultWebhookPath('mutate', resource))
+    out.defaultingPath = webhooks.defaultingPath;
   if (webhooks.validation === true) out.validation = true;
-  if (typeof webhooks.validationPath === 'string' && webhooks.validationPath !== defaultWebhookPath('validate', resource)) out.validationPath = webhooks.validationPath;
+  if (
+    typeof webhooks.validationPath === 'string' &&
+    webhooks.validationPath !== defaultWebhookPath('validate', resource)
+  )
+    out.validationPath = webhooks.validationPath;
   if (webhooks.conversion === true) out.conversion = true;
   if (Array.isArray(webhooks.spoke) && webhooks.spoke.length > 0) out.spoke = [...webhooks.spoke].map(String).sort();
   return Object.keys(out).length > 0 ? out : undefined;
@@ -98,7 +108,8 @@ function normalisePlugins(plugins) {
       }
       // An expectation writes the per-kind options directly under the plugin.
       if (!Array.isArray(value?.resources) && value && typeof value === 'object') {
-        for (const [k, options] of Object.entries(value)) settings[k] = Object.fromEntries(Object.entries(options ?? {}).map(([o, v]) => [o, String(v)]));
+        for (const [k, options] of Object.entries(value))
+          settings[k] = Object.fromEntries(Object.entries(options ?? {}).map(([o, v]) => [o, String(v)]));
       }
     }
     out[name] = settings;
@@ -134,13 +145,16 @@ export function compareProject(projectText, expectation) {
   const want = normaliseProject(expectation);
   const differences = [];
   for (const field of ['domain', 'projectName', 'multigroup', 'namespaced']) {
-    if (actual[field] !== want[field]) differences.push(`${field}: want ${show(want[field])}, got ${show(actual[field])}`);
+    if (actual[field] !== want[field])
+      differences.push(`${field}: want ${show(want[field])}, got ${show(actual[field])}`);
   }
   for (const name of new Set([...Object.keys(want.plugins), ...Object.keys(actual.plugins)])) {
     if (!(name in actual.plugins)) differences.push(`plugins: ${name} missing`);
     else if (!(name in want.plugins)) differences.push(`plugins: ${name} not expected`);
     else if (JSON.stringify(sortKeys(actual.plugins[name])) !== JSON.stringify(sortKeys(want.plugins[name]))) {
-      differences.push(`plugins: ${name}: want ${show(sortKeys(want.plugins[name]))}, got ${show(sortKeys(actual.plugins[name]))}`);
+      differences.push(
+        `plugins: ${name}: want ${show(sortKeys(want.plugins[name]))}, got ${show(sortKeys(actual.plugins[name]))}`,
+      );
     }
   }
   const actualByKey = new Map(actual.resources.map((r) => [resourceKey(r), r]));
@@ -157,7 +171,10 @@ export function compareProject(projectText, expectation) {
       if (field === 'domain' && expected.core) continue;
       const a = JSON.stringify(sortKeys(got[field]));
       const w = JSON.stringify(sortKeys(expected[field]));
-      if (a !== w) differences.push(`${key}: ${field}: want ${show(sortKeys(expected[field]))}, got ${show(sortKeys(got[field]))}`);
+      if (a !== w)
+        differences.push(
+          `${key}: ${field}: want ${show(sortKeys(expected[field]))}, got ${show(sortKeys(got[field]))}`,
+        );
     }
   }
   for (const key of actualByKey.keys()) if (!wantKeys.has(key)) differences.push(`${key}: not expected`);

@@ -2,7 +2,15 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { compareProject, defaultWebhookPath, normaliseProject } from './compare-project.mjs';
-import { commandScore, failureGroupKey, firstErrorLine, formatTable, kopArgs, loadExpectedProject, type ScriptResult } from './run-script.mjs';
+import {
+  commandScore,
+  failureGroupKey,
+  firstErrorLine,
+  formatTable,
+  kopArgs,
+  loadExpectedProject,
+  type ScriptResult,
+} from './run-script.mjs';
 import { KUBEBUILDER_SCRIPTS, PROJECT_NAMES } from './scripts.mjs';
 
 // A PROJECT as kop writes it, agreeing with the expectation below.
@@ -58,15 +66,26 @@ describe('compareProject', () => {
 
   it.each([
     {
-      change: (t: string) => t.replace('controllers: [{ name: captain-backup }, { name: captain }]', 'controller: true'),
+      change: (t: string) =>
+        t.replace('controllers: [{ name: captain-backup }, { name: captain }]', 'controller: true'),
       want: 'crew/v1/Captain: controllers: want ["captain","captain-backup"], got true',
     },
     {
-      change: (t: string) => t.replace('validationPath: /custom-validate-captain', 'validationPath: /validate-crew-testproject-org-v1-captain'),
+      change: (t: string) =>
+        t.replace(
+          'validationPath: /custom-validate-captain',
+          'validationPath: /validate-crew-testproject-org-v1-captain',
+        ),
       want: 'crew/v1/Captain: webhooks: want {"defaulting":true,"validation":true,"validationPath":"/custom-validate-captain"}, got {"defaulting":true,"validation":true}',
     },
-    { change: (t: string) => t.replace('plural: captains', 'plural: captainz'), want: 'crew/v1/Captain: plural: want "captains", got "captainz"' },
-    { change: (t: string) => t.replace('namespaced: true }', 'namespaced: false }'), want: 'crew/v1/Captain: api: want {"namespaced":true}, got {"namespaced":false}' },
+    {
+      change: (t: string) => t.replace('plural: captains', 'plural: captainz'),
+      want: 'crew/v1/Captain: plural: want "captains", got "captainz"',
+    },
+    {
+      change: (t: string) => t.replace('namespaced: true }', 'namespaced: false }'),
+      want: 'crew/v1/Captain: api: want {"namespaced":true}, got {"namespaced":false}',
+    },
     { change: (t: string) => t.replace(/ {2}- \{ group: core.*\n/, ''), want: 'core/v1/Pod: missing' },
     { change: (t: string) => t.replace('core: true, ', ''), want: 'core/v1/Pod: core: want true, got (none)' },
     {
@@ -86,14 +105,26 @@ describe('compareProject', () => {
   it('reports a resource nobody expects, and a plugin missing', () => {
     const extra = kopProject
       .replace(/plugins:[\s\S]*?resources:\n {6}- .*\n/, '')
-      .replace('\nresources:\n', '\nresources:\n  - { group: crew, version: v2, kind: Captain, plural: captains, domain: testproject.org }\n');
-    expect(compareProject(extra, expectation)).toEqual(['plugins: deploy-image missing', 'crew/v2/Captain: not expected']);
+      .replace(
+        '\nresources:\n',
+        '\nresources:\n  - { group: crew, version: v2, kind: Captain, plural: captains, domain: testproject.org }\n',
+      );
+    expect(compareProject(extra, expectation)).toEqual([
+      'plugins: deploy-image missing',
+      'crew/v2/Captain: not expected',
+    ]);
   });
 
   it("gives Kubebuilder's default webhook paths, core kinds without a group", () => {
-    expect(defaultWebhookPath('mutate', { group: 'crew', version: 'v1', kind: 'Captain', domain: 'testproject.org' })).toBe('/mutate-crew-testproject-org-v1-captain');
-    expect(defaultWebhookPath('validate', { group: 'core', version: 'v1', kind: 'Pod', core: true })).toBe('/validate--v1-pod');
-    expect(defaultWebhookPath('mutate', { group: 'apps', version: 'v1', kind: 'Deployment', core: true })).toBe('/mutate-apps-v1-deployment');
+    expect(
+      defaultWebhookPath('mutate', { group: 'crew', version: 'v1', kind: 'Captain', domain: 'testproject.org' }),
+    ).toBe('/mutate-crew-testproject-org-v1-captain');
+    expect(defaultWebhookPath('validate', { group: 'core', version: 'v1', kind: 'Pod', core: true })).toBe(
+      '/validate--v1-pod',
+    );
+    expect(defaultWebhookPath('mutate', { group: 'apps', version: 'v1', kind: 'Deployment', core: true })).toBe(
+      '/mutate-apps-v1-deployment',
+    );
   });
 
   it('reads each expectation file into the normalised form unchanged', async () => {
@@ -107,7 +138,9 @@ describe('compareProject', () => {
 
 describe("Kubebuilder's scripts as data", () => {
   it('has the commands of each project, init first, each spelt with kop', () => {
-    const counts = Object.fromEntries(PROJECT_NAMES.map((name) => [name, KUBEBUILDER_SCRIPTS[name].filter(Array.isArray).length]));
+    const counts = Object.fromEntries(
+      PROJECT_NAMES.map((name) => [name, KUBEBUILDER_SCRIPTS[name].filter(Array.isArray).length]),
+    );
     expect(counts).toEqual({ 'project-v4': 21, 'project-v4-multigroup': 29, 'project-v4-with-plugins': 11 });
     for (const name of PROJECT_NAMES) {
       const [first] = KUBEBUILDER_SCRIPTS[name];
@@ -119,7 +152,9 @@ describe("Kubebuilder's scripts as data", () => {
   it("changes only cert-manager's --external-api-module, to a CRD file a copy step puts in the project first", () => {
     for (const name of PROJECT_NAMES) {
       const script = KUBEBUILDER_SCRIPTS[name];
-      const modules = script.filter(Array.isArray).flatMap((argv) => argv.filter((a) => a.startsWith('--external-api-module=')));
+      const modules = script
+        .filter(Array.isArray)
+        .flatMap((argv) => argv.filter((a) => a.startsWith('--external-api-module=')));
       for (const module of modules) {
         const file = module.slice('--external-api-module='.length).replace(/^\.\//, '');
         const copyAt = script.findIndex((step) => !Array.isArray(step) && 'copy' in step && step.to === file);
@@ -131,7 +166,8 @@ describe("Kubebuilder's scripts as data", () => {
       }
       // The Go package path stays as Kubebuilder spells it.
       for (const argv of script.filter(Array.isArray)) {
-        if (argv.some((a) => a.startsWith('--external-api-module='))) expect(argv).toContain('--external-api-path=github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1');
+        if (argv.some((a) => a.startsWith('--external-api-module=')))
+          expect(argv).toContain('--external-api-path=github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1');
       }
     }
   });
@@ -143,8 +179,12 @@ describe("Kubebuilder's scripts as data", () => {
 
   it("takes kop's error line, else the first line that looks like an error", () => {
     expect(firstErrorLine("note: x\nerror: unknown option '--ssa'\nhint: y")).toBe("error: unknown option '--ssa'");
-    expect(firstErrorLine('', '> tsc\nsrc/a.ts(1,2): error TS2304: Cannot find name')).toBe('src/a.ts(1,2): error TS2304: Cannot find name');
-    expect(failureGroupKey("error: unknown option '--controller-name=captain'")).toBe("error: unknown option '--controller-name=…'");
+    expect(firstErrorLine('', '> tsc\nsrc/a.ts(1,2): error TS2304: Cannot find name')).toBe(
+      'src/a.ts(1,2): error TS2304: Cannot find name',
+    );
+    expect(failureGroupKey("error: unknown option '--controller-name=captain'")).toBe(
+      "error: unknown option '--controller-name=…'",
+    );
   });
 
   it('scores commands and tabulates steps, marking failures that follow an earlier one', () => {
@@ -157,7 +197,14 @@ describe("Kubebuilder's scripts as data", () => {
       commands: [
         { argv: ['kop', 'init'], ok: true, exitCode: 0, ms: 1 },
         { argv: ['kop', 'create', 'api'], ok: false, exitCode: 2, ms: 1, firstError: "error: unknown option '--ssa'" },
-        { argv: ['kop', 'create', 'webhook'], ok: false, exitCode: 1, ms: 1, firstError: 'error: not in PROJECT', afterFailure: true },
+        {
+          argv: ['kop', 'create', 'webhook'],
+          ok: false,
+          exitCode: 1,
+          ms: 1,
+          firstError: 'error: not in PROJECT',
+          afterFailure: true,
+        },
       ],
       steps: [
         { name: 'generate', ok: true, ms: 1 },

@@ -46,7 +46,12 @@ export function firstErrorLine(stderr, stdout = '') {
     .split('\n')
     .map((l) => l.trim())
     .filter((l) => l !== '');
-  return lines.find((l) => /^error:/i.test(l)) ?? lines.find((l) => /error TS\d+|^FAIL\b|^×|^Error\b|\bERR!|Error:/.test(l)) ?? lines.at(-1) ?? '(no output)';
+  return (
+    lines.find((l) => /^error:/i.test(l)) ??
+    lines.find((l) => /error TS\d+|^FAIL\b|^×|^Error\b|\bERR!|Error:/.test(l)) ??
+    lines.at(-1) ??
+    '(no output)'
+  );
 }
 
 async function linkKopDependencies(project) {
@@ -56,12 +61,14 @@ async function linkKopDependencies(project) {
   if (existsSync(modules)) return;
   await mkdir(modules);
   for (const entry of await readdir(path.join(KOP_ROOT, 'node_modules'))) {
-    if (entry !== '.cache' && entry !== '.bin') await symlink(path.join(KOP_ROOT, 'node_modules', entry), path.join(modules, entry), 'dir');
+    if (entry !== '.cache' && entry !== '.bin')
+      await symlink(path.join(KOP_ROOT, 'node_modules', entry), path.join(modules, entry), 'dir');
   }
   await symlink(KOP_ROOT, path.join(modules, 'kop'), 'dir');
   const bin = path.join(modules, '.bin');
   await mkdir(bin);
-  for (const tool of await readdir(path.join(KOP_ROOT, 'node_modules/.bin'))) await symlink(path.join(KOP_ROOT, 'node_modules/.bin', tool), path.join(bin, tool));
+  for (const tool of await readdir(path.join(KOP_ROOT, 'node_modules/.bin')))
+    await symlink(path.join(KOP_ROOT, 'node_modules/.bin', tool), path.join(bin, tool));
   await symlink(KOP_BIN, path.join(bin, 'kop'));
 }
 
@@ -80,7 +87,11 @@ async function run(file, args, cwd, timeout = COMMAND_TIMEOUT_MS) {
     ok,
     exitCode: result.exitCode ?? null,
     ms,
-    firstError: ok ? undefined : result.timedOut ? `timed out after ${timeout / 1000} s` : firstErrorLine(result.stderr ?? '', result.stdout ?? ''),
+    firstError: ok
+      ? undefined
+      : result.timedOut
+        ? `timed out after ${timeout / 1000} s`
+        : firstErrorLine(result.stderr ?? '', result.stdout ?? ''),
     output: `${result.stdout ?? ''}\n${result.stderr ?? ''}`,
   };
 }
@@ -122,7 +133,14 @@ export async function runKubebuilderScript(projectName, options = {}) {
         const result = await kop(kopArgs(step), dir);
         kopMs += result.ms;
         const afterFailure = !result.ok && commands.some((c) => !c.ok && sameKind(c.argv, step));
-        commands.push({ argv: step, ok: result.ok, exitCode: result.exitCode, ms: result.ms, firstError: result.firstError, ...(afterFailure ? { afterFailure } : {}) });
+        commands.push({
+          argv: step,
+          ok: result.ok,
+          exitCode: result.exitCode,
+          ms: result.ms,
+          firstError: result.firstError,
+          ...(afterFailure ? { afterFailure } : {}),
+        });
         log(
           `${result.ok ? 'ok  ' : 'FAIL'} ${step.join(' ')}${result.ok ? '' : `\n       ${result.firstError}${afterFailure ? ' (an earlier command for this kind failed)' : ''}`}`,
         );
@@ -170,14 +188,18 @@ export async function runKubebuilderScript(projectName, options = {}) {
           (ms) => (kopMs += ms),
         ),
       );
-      if (options.build !== false) steps.push(await namedStep('build (end)', () => run('npm', ['run', 'build'], dir), log));
+      if (options.build !== false)
+        steps.push(await namedStep('build (end)', () => run('npm', ['run', 'build'], dir), log));
     }
     if (options.build !== false && options.test !== false) {
       steps.push(await namedStep('test', () => run('npm', ['test'], dir, TEST_TIMEOUT_MS), log));
     }
     let projectDifferences = ['PROJECT missing'];
     if (options.compare !== false && existsSync(path.join(dir, 'PROJECT'))) {
-      projectDifferences = compareProject(await readFile(path.join(dir, 'PROJECT'), 'utf8'), await loadExpectedProject(projectName));
+      projectDifferences = compareProject(
+        await readFile(path.join(dir, 'PROJECT'), 'utf8'),
+        await loadExpectedProject(projectName),
+      );
     }
     return { projectName, dir, commands, steps, bootstrap, kopMs, projectDifferences };
   } finally {
@@ -258,10 +280,18 @@ export function groupFailures(results) {
   /** @type {Map<string, string[]>} */
   const groups = new Map();
   for (const r of results) {
-    for (const c of r.commands) if (!c.ok) add(groups, c.firstError, `${r.projectName}: ${c.argv.join(' ')}${c.afterFailure ? '  [after an earlier failure for this kind]' : ''}`);
+    for (const c of r.commands)
+      if (!c.ok)
+        add(
+          groups,
+          c.firstError,
+          `${r.projectName}: ${c.argv.join(' ')}${c.afterFailure ? '  [after an earlier failure for this kind]' : ''}`,
+        );
     for (const s of r.steps) if (!s.ok) add(groups, s.firstError, `${r.projectName}: [${s.name}]`);
   }
-  return [...groups.entries()].sort((a, b) => b[1].length - a[1].length).map(([message, where]) => ({ message, where }));
+  return [...groups.entries()]
+    .sort((a, b) => b[1].length - a[1].length)
+    .map(([message, where]) => ({ message, where }));
 }
 
 /**

@@ -30,7 +30,18 @@ const CERT_MANAGER_CRDS = { copy: 'test/fixtures/external-crds/cert-manager.yaml
 
 /** `kop init` as the script runs it for every project, with the project's own init flags. */
 function init(...flags) {
-  return ['kop', 'init', '--plugins=go/v4', ...flags, '--domain', 'testproject.org', '--license', 'apache2', '--owner', 'The Kubernetes authors'];
+  return [
+    'kop',
+    'init',
+    '--plugins=go/v4',
+    ...flags,
+    '--domain',
+    'testproject.org',
+    '--license',
+    'apache2',
+    '--owner',
+    'The Kubernetes authors',
+  ];
 }
 
 /** `kop create api --group g --version v --kind K` followed by `rest`. */
@@ -48,7 +59,15 @@ const projectV4 = [
   init(),
   api('crew', 'v1', 'Captain', '--controller=true', '--resource=true', '--make=false', '--controller-name=captain'),
   api('crew', 'v1', 'Captain', '--controller=true', '--resource=true', '--make=false', '--force'),
-  api('crew', 'v1', 'Captain', '--controller=true', '--resource=false', '--make=false', '--controller-name=captain-backup'),
+  api(
+    'crew',
+    'v1',
+    'Captain',
+    '--controller=true',
+    '--resource=false',
+    '--make=false',
+    '--controller-name=captain-backup',
+  ),
   webhook('crew', 'v1', 'Captain', '--defaulting', '--make=false'),
   webhook('crew', 'v1', 'Captain', '--programmatic-validation', '--make=false'),
 
@@ -58,15 +77,57 @@ const projectV4 = [
 
   api('crew', 'v1', 'Sailor', '--controller=true', '--resource=true', '--make=false'),
   webhook('crew', 'v1', 'Sailor', '--defaulting', '--defaulting-path=/custom-mutate-sailor', '--make=false'),
-  webhook('crew', 'v1', 'Sailor', '--programmatic-validation', '--validation-path=/custom-validate-sailor', '--make=false'),
+  webhook(
+    'crew',
+    'v1',
+    'Sailor',
+    '--programmatic-validation',
+    '--validation-path=/custom-validate-sailor',
+    '--make=false',
+  ),
 
-  api('crew', 'v1', 'Admiral', '--plural=admirales', '--controller=true', '--resource=true', '--namespaced=false', '--make=false'),
+  api(
+    'crew',
+    'v1',
+    'Admiral',
+    '--plural=admirales',
+    '--controller=true',
+    '--resource=true',
+    '--namespaced=false',
+    '--make=false',
+  ),
   webhook('crew', 'v1', 'Admiral', '--plural=admirales', '--defaulting', '--make=false'),
-  webhook('crew', 'v1', 'Admiral', '--plural=admirales', '--programmatic-validation', '--validation-path=/custom-validate-admiral', '--make=false'),
+  webhook(
+    'crew',
+    'v1',
+    'Admiral',
+    '--plural=admirales',
+    '--programmatic-validation',
+    '--validation-path=/custom-validate-admiral',
+    '--make=false',
+  ),
 
   CERT_MANAGER_CRDS,
-  api('cert-manager', 'v1', 'Certificate', '--controller=true', '--resource=false', '--make=false', CERT_MANAGER_PATH, '--external-api-domain=io', CERT_MANAGER_MODULE),
-  webhook('cert-manager', 'v1', 'Issuer', '--defaulting', CERT_MANAGER_PATH, '--external-api-domain=io', CERT_MANAGER_MODULE),
+  api(
+    'cert-manager',
+    'v1',
+    'Certificate',
+    '--controller=true',
+    '--resource=false',
+    '--make=false',
+    CERT_MANAGER_PATH,
+    '--external-api-domain=io',
+    CERT_MANAGER_MODULE,
+  ),
+  webhook(
+    'cert-manager',
+    'v1',
+    'Issuer',
+    '--defaulting',
+    CERT_MANAGER_PATH,
+    '--external-api-domain=io',
+    CERT_MANAGER_MODULE,
+  ),
   webhook('core', 'v1', 'Pod', '--defaulting'),
   webhook('apps', 'v1', 'Deployment', '--defaulting'),
   webhook('apps', 'v1', 'Deployment', '--programmatic-validation'),
@@ -77,7 +138,15 @@ const projectV4 = [
 /** The same kinds across groups (Bar in foo and fiz), a dotted group, a core-kind controller. */
 const projectV4MultigroupApis = [
   api('crew', 'v1', 'Captain', '--controller=true', '--resource=true', '--make=false', '--controller-name=captain'),
-  api('crew', 'v1', 'Captain', '--controller=true', '--resource=false', '--make=false', '--controller-name=captain-backup'),
+  api(
+    'crew',
+    'v1',
+    'Captain',
+    '--controller=true',
+    '--resource=false',
+    '--make=false',
+    '--controller-name=captain-backup',
+  ),
   webhook('crew', 'v1', 'Captain', '--defaulting', '--make=false'),
   webhook('crew', 'v1', 'Captain', '--programmatic-validation', '--make=false'),
 
@@ -95,8 +164,26 @@ const projectV4MultigroupApis = [
   api('fiz', 'v1', 'Bar', '--controller=true', '--resource=true', '--make=false'),
 
   CERT_MANAGER_CRDS,
-  api('cert-manager', 'v1', 'Certificate', '--controller=true', '--resource=false', '--make=false', CERT_MANAGER_PATH, '--external-api-domain=io', CERT_MANAGER_MODULE),
-  webhook('cert-manager', 'v1', 'Issuer', '--defaulting', CERT_MANAGER_PATH, '--external-api-domain=io', CERT_MANAGER_MODULE),
+  api(
+    'cert-manager',
+    'v1',
+    'Certificate',
+    '--controller=true',
+    '--resource=false',
+    '--make=false',
+    CERT_MANAGER_PATH,
+    '--external-api-domain=io',
+    CERT_MANAGER_MODULE,
+  ),
+  webhook(
+    'cert-manager',
+    'v1',
+    'Issuer',
+    '--defaulting',
+    CERT_MANAGER_PATH,
+    '--external-api-domain=io',
+    CERT_MANAGER_MODULE,
+  ),
   webhook('core', 'v1', 'Pod', '--programmatic-validation', '--make=false'),
   webhook('apps', 'v1', 'Deployment', '--defaulting', '--make=false'),
   webhook('apps', 'v1', 'Deployment', '--programmatic-validation', '--make=false'),
@@ -117,7 +204,14 @@ const optionalPlugins = [
     '--plugins=deploy-image/v1-alpha',
     '--make=false',
   ),
-  api('example.com', 'v1alpha1', 'Busybox', '--image=busybox:1.36.1', '--plugins=deploy-image/v1-alpha', '--make=false'),
+  api(
+    'example.com',
+    'v1alpha1',
+    'Busybox',
+    '--image=busybox:1.36.1',
+    '--plugins=deploy-image/v1-alpha',
+    '--make=false',
+  ),
   webhook('example.com', 'v1alpha1', 'Memcached', '--programmatic-validation', '--make=false'),
   api('example.com', 'v1', 'Wordpress', '--controller=true', '--resource=true', '--make=false'),
   api('example.com', 'v2', 'Wordpress', '--controller=false', '--resource=true', '--make=false'),

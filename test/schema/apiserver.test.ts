@@ -16,12 +16,16 @@ import { re2PatternProblem } from '../../src/schema/re2-pattern.js';
 import { DEFAULT_CASES, JUNCTOR_KEYS_SCHEMA, JUNCTOR_KEYS_WANT } from './default-cases.js';
 import { CASES_DIR, listCaseDirs } from './run-case.js';
 import { commentMarkersInText } from '../../src/schema/source-files.js';
-import { buildWebhookConfigurations, type WebhookConfigurationObject } from '../../src/webhook/webhook-configuration.js';
+import {
+  buildWebhookConfigurations,
+  type WebhookConfigurationObject,
+} from '../../src/webhook/webhook-configuration.js';
 import { parseWebhookMarkers, WEBHOOK_SCAN_PREFIX } from '../../src/webhook/webhook-markers.js';
 
 let plane: ControlPlane;
 
-const request = (method: string, url: string, body?: unknown, contentType?: string) => apiRequest(plane, plane.admin, method, url, body, contentType);
+const request = (method: string, url: string, body?: unknown, contentType?: string) =>
+  apiRequest(plane, plane.admin, method, url, body, contentType);
 const redisUrl = '/apis/cache.example.com/v1alpha1/namespaces/default/redisclusters';
 
 function redis(name: string, spec: Record<string, unknown>) {
@@ -45,7 +49,9 @@ afterAll(async () => {
 describe('generated CRDs on a real apiserver', () => {
   it('accepted every case CRD as structural and established', async () => {
     const list = await request('GET', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions');
-    const items = list.json<{ items: { metadata: { name: string }; status: { conditions: { type: string; status: string }[] } }[] }>().items;
+    const items = list.json<{
+      items: { metadata: { name: string }; status: { conditions: { type: string; status: string }[] } }[];
+    }>().items;
     expect(items.map((i) => i.metadata.name)).toContain('redisclusters.cache.example.com');
     for (const item of items) {
       const conditions = Object.fromEntries(item.status.conditions.map((c) => [c.type, c.status]));
@@ -57,7 +63,11 @@ describe('generated CRDs on a real apiserver', () => {
   it('applies defaults the CR leaves out', async () => {
     const created = await request('POST', redisUrl, redis('defaulted', { mode: 'cluster', version: '7.2' }));
     expect(created.status, created.body).toBe(201);
-    expect(created.json<{ spec: Record<string, unknown> }>().spec).toEqual({ mode: 'cluster', version: '7.2', replicas: 3 });
+    expect(created.json<{ spec: Record<string, unknown> }>().spec).toEqual({
+      mode: 'cluster',
+      version: '7.2',
+      replicas: 3,
+    });
 
     const nested = await request('POST', '/apis/defaults.example.com/v1/namespaces/default/defaulteds', {
       apiVersion: 'defaults.example.com/v1',
@@ -88,10 +98,26 @@ describe('generated CRDs on a real apiserver', () => {
     { name: 'pattern', spec: { mode: 'cluster', version: 'latest' }, want: /spec\.version: Invalid value: "latest"/ },
     { name: 'required', spec: { mode: 'cluster' }, want: /spec\.version: Required value/ },
     { name: 'quantity', spec: { mode: 'cluster', version: '7.2', memory: 'lots' }, want: /spec\.memory/ },
-    { name: 'map', spec: { mode: 'cluster', version: '7.2', podLabels: { a: 1 } }, want: /spec\.podLabels\.a: Invalid value: "integer"/ },
-    { name: 'listmap', spec: { mode: 'cluster', version: '7.2', shards: [{ name: 'a' }, { name: 'a' }] }, want: /spec\.shards\[1\]: Duplicate value/ },
-    { name: 'item-maximum', spec: { mode: 'cluster', version: '7.2', shards: [{ name: 'a', weight: 101 }] }, want: /spec\.shards\[0\]\.weight/ },
-    { name: 'cel', spec: { mode: 'standalone', version: '7.2', replicas: 2 }, want: /standalone mode runs exactly one replica/ },
+    {
+      name: 'map',
+      spec: { mode: 'cluster', version: '7.2', podLabels: { a: 1 } },
+      want: /spec\.podLabels\.a: Invalid value: "integer"/,
+    },
+    {
+      name: 'listmap',
+      spec: { mode: 'cluster', version: '7.2', shards: [{ name: 'a' }, { name: 'a' }] },
+      want: /spec\.shards\[1\]: Duplicate value/,
+    },
+    {
+      name: 'item-maximum',
+      spec: { mode: 'cluster', version: '7.2', shards: [{ name: 'a', weight: 101 }] },
+      want: /spec\.shards\[0\]\.weight/,
+    },
+    {
+      name: 'cel',
+      spec: { mode: 'standalone', version: '7.2', replicas: 2 },
+      want: /standalone mode runs exactly one replica/,
+    },
   ];
   for (const { name, spec, want } of invalid) {
     it(`rejects a CR that breaks ${name}`, async () => {
@@ -103,13 +129,31 @@ describe('generated CRDs on a real apiserver', () => {
 
   it('enforces one-of and immutability rules', async () => {
     const url = '/apis/rules.example.com/v1/namespaces/default/rules';
-    const rule = (name: string, spec: Record<string, unknown>) => ({ apiVersion: 'rules.example.com/v1', kind: 'Rule', metadata: { name }, spec });
-    const twoSources = await request('POST', url, rule('two', { minReplicas: 1, maxReplicas: 2, clusterName: 'c', source: { configMap: 'a', secret: 's-b' } }));
+    const rule = (name: string, spec: Record<string, unknown>) => ({
+      apiVersion: 'rules.example.com/v1',
+      kind: 'Rule',
+      metadata: { name },
+      spec,
+    });
+    const twoSources = await request(
+      'POST',
+      url,
+      rule('two', { minReplicas: 1, maxReplicas: 2, clusterName: 'c', source: { configMap: 'a', secret: 's-b' } }),
+    );
     expect(twoSources.status).toBe(422);
     expect(twoSources.body).toContain('exactly one of the fields in [configMap secret] must be set');
-    const created = await request('POST', url, rule('ok', { minReplicas: 1, maxReplicas: 2, clusterName: 'c', source: { configMap: 'a' } }));
+    const created = await request(
+      'POST',
+      url,
+      rule('ok', { minReplicas: 1, maxReplicas: 2, clusterName: 'c', source: { configMap: 'a' } }),
+    );
     expect(created.status, created.body).toBe(201);
-    const patched = await request('PATCH', `${url}/ok`, { spec: { clusterName: 'other' } }, 'application/merge-patch+json');
+    const patched = await request(
+      'PATCH',
+      `${url}/ok`,
+      { spec: { clusterName: 'other' } },
+      'application/merge-patch+json',
+    );
     expect(patched.status).toBe(422);
     expect(patched.body).toContain('field is immutable');
   });
@@ -117,14 +161,24 @@ describe('generated CRDs on a real apiserver', () => {
   it('scales through the /scale subresource', async () => {
     const created = await request('POST', redisUrl, redis('scaled', { mode: 'cluster', version: '7.2', replicas: 2 }));
     expect(created.status, created.body).toBe(201);
-    const status = await request('PATCH', `${redisUrl}/scaled/status`, { status: { replicas: 2, selector: 'app=scaled' } }, 'application/merge-patch+json');
+    const status = await request(
+      'PATCH',
+      `${redisUrl}/scaled/status`,
+      { status: { replicas: 2, selector: 'app=scaled' } },
+      'application/merge-patch+json',
+    );
     expect(status.status, status.body).toBe(200);
     const scale = await request('GET', `${redisUrl}/scaled/scale`);
     expect(scale.json<{ spec: { replicas: number }; status: { replicas: number; selector: string } }>()).toMatchObject({
       spec: { replicas: 2 },
       status: { replicas: 2, selector: 'app=scaled' },
     });
-    const updated = await request('PATCH', `${redisUrl}/scaled/scale`, { spec: { replicas: 5 } }, 'application/merge-patch+json');
+    const updated = await request(
+      'PATCH',
+      `${redisUrl}/scaled/scale`,
+      { spec: { replicas: 5 } },
+      'application/merge-patch+json',
+    );
     expect(updated.status, updated.body).toBe(200);
     const after = await request('GET', `${redisUrl}/scaled`);
     expect(after.json<{ spec: { replicas: number } }>().spec.replicas).toBe(5);
@@ -139,11 +193,24 @@ describe('defaults and junctors: kop and the apiserver agree', () => {
     spec: {
       group: 'agree.example.com',
       scope: 'Namespaced',
-      names: { plural: `${name}s`, singular: name, kind: name.charAt(0).toUpperCase() + name.slice(1), listKind: `${name.charAt(0).toUpperCase() + name.slice(1)}List` },
-      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties } } } } }],
+      names: {
+        plural: `${name}s`,
+        singular: name,
+        kind: name.charAt(0).toUpperCase() + name.slice(1),
+        listKind: `${name.charAt(0).toUpperCase() + name.slice(1)}List`,
+      },
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties } } } },
+        },
+      ],
     },
   });
-  const dryRunCreate = (crd: unknown) => request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions?dryRun=All', crd);
+  const dryRunCreate = (crd: unknown) =>
+    request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions?dryRun=All', crd);
   /** `spec.validation.openAPIV3Schema.properties[spec].properties[f3].allOf[0].default` -> `.spec.f3.allOf[0]` (the node, without the key). */
   const nodePath = (field: string) => {
     const inSchema = field.slice(field.indexOf('openAPIV3Schema') + 'openAPIV3Schema'.length);
@@ -152,12 +219,15 @@ describe('defaults and junctors: kop and the apiserver agree', () => {
       .replace(/\.[^.[\]]+$/, (key) => (key === '.not' ? key : ''))
       .replace(/\.properties\[([^\]]+)\]/g, '.$1');
   };
-  const causesOf = (response: { json<T>(): T }) => response.json<{ details: { causes: { field: string; message: string }[] } }>().details.causes;
+  const causesOf = (response: { json<T>(): T }) =>
+    response.json<{ details: { causes: { field: string; message: string }[] } }>().details.causes;
 
   it('refuses exactly the defaults kop refuses under allOf/anyOf/oneOf/not, int-or-string patterns and one-of rules', async () => {
     const properties = Object.fromEntries(DEFAULT_CASES.map((c, i) => [`f${i}`, { ...c.schema, default: c.value }]));
     const response = await dryRunCreate(crdWith('defaultcheck', properties));
-    const refusedByServer = new Set(causesOf(response).map((c) => /properties\[spec\]\.properties\[(f\d+)\]\.default/.exec(c.field)?.[1]));
+    const refusedByServer = new Set(
+      causesOf(response).map((c) => /properties\[spec\]\.properties\[(f\d+)\]\.default/.exec(c.field)?.[1]),
+    );
     for (const [i, c] of DEFAULT_CASES.entries()) {
       expect(refusedByServer.has(`f${i}`), `${c.name}: ${response.body}`).toBe(c.want.length > 0);
     }
@@ -219,8 +289,12 @@ describe('defaults and junctors: kop and the apiserver agree', () => {
     ];
     const properties = Object.fromEntries(patterns.map((pattern, i) => [`p${i}`, { type: 'string', pattern }]));
     const response = await dryRunCreate(crdWith('patterncheck', properties));
-    const refusedByServer = new Set(causesOf(response).map((c) => /properties\[spec\]\.properties\[(p\d+)\]\.pattern/.exec(c.field)?.[1]));
-    const disagreements = patterns.filter((pattern, i) => refusedByServer.has(`p${i}`) !== (re2PatternProblem(pattern) !== undefined));
+    const refusedByServer = new Set(
+      causesOf(response).map((c) => /properties\[spec\]\.properties\[(p\d+)\]\.pattern/.exec(c.field)?.[1]),
+    );
+    const disagreements = patterns.filter(
+      (pattern, i) => refusedByServer.has(`p${i}`) !== (re2PatternProblem(pattern) !== undefined),
+    );
     expect(disagreements, response.body).toEqual([]);
     expect(refusedByServer.size).toBeGreaterThan(5);
   });
@@ -229,7 +303,8 @@ describe('defaults and junctors: kop and the apiserver agree', () => {
     const response = await dryRunCreate(crdWith('junctorkeys', JUNCTOR_KEYS_SCHEMA.properties!));
     expect(response.status, response.body).toBe(422);
     const server = causesOf(response).map(
-      (c) => `${nodePath(c.field).replace(/^\.spec/, '')}: ${c.field.slice(c.field.lastIndexOf('.') + 1)} ${c.message.replace(/^Forbidden: /, '')}`,
+      (c) =>
+        `${nodePath(c.field).replace(/^\.spec/, '')}: ${c.field.slice(c.field.lastIndexOf('.') + 1)} ${c.message.replace(/^Forbidden: /, '')}`,
     );
     expect(server.sort()).toEqual([...JUNCTOR_KEYS_WANT].sort());
   });
@@ -237,10 +312,13 @@ describe('defaults and junctors: kop and the apiserver agree', () => {
 
 describe('generated webhook configurations on a real apiserver', () => {
   const casesDir = path.join(CASES_DIR, '..', '..', 'conformance', 'webhook');
-  const dryRunCreate = (object: WebhookConfigurationObject) => request('POST', `/apis/admissionregistration.k8s.io/v1/${object.kind.toLowerCase()}s?dryRun=All`, object);
+  const dryRunCreate = (object: WebhookConfigurationObject) =>
+    request('POST', `/apis/admissionregistration.k8s.io/v1/${object.kind.toLowerCase()}s?dryRun=All`, object);
   const configurationsOf = async (file: string) => {
     const text = await fs.readFile(path.join(casesDir, file), 'utf8');
-    const found = commentMarkersInText(text.replace(/^\+/gm, '// +'), file, [WEBHOOK_SCAN_PREFIX]).get(WEBHOOK_SCAN_PREFIX)!;
+    const found = commentMarkersInText(text.replace(/^\+/gm, '// +'), file, [WEBHOOK_SCAN_PREFIX]).get(
+      WEBHOOK_SCAN_PREFIX,
+    )!;
     const { webhooks, configurations } = parseWebhookMarkers(found);
     return buildWebhookConfigurations(webhooks, configurations);
   };
@@ -262,15 +340,39 @@ describe('generated webhook configurations on a real apiserver', () => {
     const [mutating] = await configurationsOf('both-kinds.txt');
     const broken: [string, (w: Record<string, unknown>) => void, RegExp][] = [
       ['failurePolicy', (w) => (w.failurePolicy = 'never'), /failurePolicy: Unsupported value/],
-      ['verb', (w) => ((w.rules as { operations: string[] }[])[0]!.operations = ['GET']), /operations\[0\]: Unsupported value/],
+      [
+        'verb',
+        (w) => ((w.rules as { operations: string[] }[])[0]!.operations = ['GET']),
+        /operations\[0\]: Unsupported value/,
+      ],
       ['sideEffects', (w) => (w.sideEffects = 'Some'), /sideEffects: Unsupported value/],
       ['timeoutSeconds', (w) => (w.timeoutSeconds = 31), /timeoutSeconds: Invalid value/],
       ['name', (w) => (w.name = 'two.segments'), /should be a domain with at least three segments/],
-      ['path', (w) => ((w.clientConfig as { service: { path: string } }).service.path = 'relative'), /path: Invalid value/],
-      ['verb *', (w) => ((w.rules as { operations: string[] }[])[0]!.operations = ['*', 'CREATE']), /if '\*' is present, must not specify other operations/],
-      ['group *', (w) => ((w.rules as { apiGroups: string[] }[])[0]!.apiGroups = ['*', 'apps']), /if '\*' is present, must not specify other API groups/],
-      ['resources *', (w) => ((w.rules as { resources: string[] }[])[0]!.resources = ['*', 'pods']), /if '\*' is present, must not specify other resources without subresources/],
-      ['resources */*', (w) => ((w.rules as { resources: string[] }[])[0]!.resources = ['*/*', 'pods']), /if '\*\/\*' is present, must not specify other resources/],
+      [
+        'path',
+        (w) => ((w.clientConfig as { service: { path: string } }).service.path = 'relative'),
+        /path: Invalid value/,
+      ],
+      [
+        'verb *',
+        (w) => ((w.rules as { operations: string[] }[])[0]!.operations = ['*', 'CREATE']),
+        /if '\*' is present, must not specify other operations/,
+      ],
+      [
+        'group *',
+        (w) => ((w.rules as { apiGroups: string[] }[])[0]!.apiGroups = ['*', 'apps']),
+        /if '\*' is present, must not specify other API groups/,
+      ],
+      [
+        'resources *',
+        (w) => ((w.rules as { resources: string[] }[])[0]!.resources = ['*', 'pods']),
+        /if '\*' is present, must not specify other resources without subresources/,
+      ],
+      [
+        'resources */*',
+        (w) => ((w.rules as { resources: string[] }[])[0]!.resources = ['*/*', 'pods']),
+        /if '\*\/\*' is present, must not specify other resources/,
+      ],
     ];
     for (const [what, breakIt, want] of broken) {
       const object = structuredClone(mutating!);

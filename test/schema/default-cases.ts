@@ -21,7 +21,12 @@ export const DEFAULT_CASES: DefaultCase[] = [
     schema: { type: 'string', allOf: [{ maxLength: 63 }, { maxLength: 5 }] },
     want: ['the value must validate all the schemas (allOf): allOf[1]: the value is longer than 5'],
   },
-  { name: 'allOf, all branches hold', value: 'abc', schema: { type: 'string', allOf: [{ maxLength: 63 }, { maxLength: 5 }] }, want: [] },
+  {
+    name: 'allOf, all branches hold',
+    value: 'abc',
+    schema: { type: 'string', allOf: [{ maxLength: 63 }, { maxLength: 5 }] },
+    want: [],
+  },
   {
     name: 'allOf, nested property',
     value: { p: 1 },
@@ -50,25 +55,60 @@ export const DEFAULT_CASES: DefaultCase[] = [
     name: 'anyOf, none holds',
     value: 5,
     schema: { type: 'integer', anyOf: [{ minimum: 10 }, { maximum: 2 }] },
-    want: ['the value must validate at least one schema (anyOf): anyOf[0]: the value is below the minimum 10; anyOf[1]: the value is above the maximum 2'],
+    want: [
+      'the value must validate at least one schema (anyOf): anyOf[0]: the value is below the minimum 10; anyOf[1]: the value is above the maximum 2',
+    ],
   },
-  { name: 'anyOf, one holds', value: 1, schema: { type: 'integer', anyOf: [{ minimum: 10 }, { maximum: 2 }] }, want: [] },
+  {
+    name: 'anyOf, one holds',
+    value: 1,
+    schema: { type: 'integer', anyOf: [{ minimum: 10 }, { maximum: 2 }] },
+    want: [],
+  },
   {
     name: 'oneOf, two hold',
     value: 5,
     schema: { type: 'integer', oneOf: [{ minimum: 1 }, { minimum: 2 }] },
     want: ['the value must validate one and only one schema (oneOf). Found 2 valid alternatives'],
   },
-  { name: 'oneOf, exactly one holds', value: 1, schema: { type: 'integer', oneOf: [{ minimum: 1 }, { minimum: 2 }] }, want: [] },
-  { name: 'not, branch holds', value: 'xy', schema: { type: 'string', not: { pattern: '^x' } }, want: ['the value must not validate the schema (not)'] },
+  {
+    name: 'oneOf, exactly one holds',
+    value: 1,
+    schema: { type: 'integer', oneOf: [{ minimum: 1 }, { minimum: 2 }] },
+    want: [],
+  },
+  {
+    name: 'not, branch holds',
+    value: 'xy',
+    schema: { type: 'string', not: { pattern: '^x' } },
+    want: ['the value must not validate the schema (not)'],
+  },
   {
     name: 'int-or-string, pattern on the node',
     value: 'abc',
-    schema: { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }], pattern: '^[0-9]+$' },
+    schema: {
+      'x-kubernetes-int-or-string': true,
+      anyOf: [{ type: 'integer' }, { type: 'string' }],
+      pattern: '^[0-9]+$',
+    },
     want: ['the value does not match ^[0-9]+$'],
   },
-  { name: 'int-or-string, integer', value: 3, schema: { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }], pattern: '^[0-9]+$' }, want: [] },
-  { name: 'null where nullable, allOf ignored', value: null, schema: { type: 'string', nullable: true, allOf: [{ maxLength: 1 }] }, want: [] },
+  {
+    name: 'int-or-string, integer',
+    value: 3,
+    schema: {
+      'x-kubernetes-int-or-string': true,
+      anyOf: [{ type: 'integer' }, { type: 'string' }],
+      pattern: '^[0-9]+$',
+    },
+    want: [],
+  },
+  {
+    name: 'null where nullable, allOf ignored',
+    value: null,
+    schema: { type: 'string', nullable: true, allOf: [{ maxLength: 1 }] },
+    want: [],
+  },
   {
     name: 'unknown field, allOf branch names it',
     value: { p: 5, zz: 1 },
@@ -81,7 +121,12 @@ export const DEFAULT_CASES: DefaultCase[] = [
     schema: {
       type: 'object',
       properties: { p: { type: 'string' }, q: { type: 'string' } },
-      'x-kubernetes-validations': [{ message: 'exactly one of the fields in [p q] must be set', rule: '[has(self.p),has(self.q)].filter(x,x==true).size() == 1' }],
+      'x-kubernetes-validations': [
+        {
+          message: 'exactly one of the fields in [p q] must be set',
+          rule: '[has(self.p),has(self.q)].filter(x,x==true).size() == 1',
+        },
+      ],
     },
     want: ['the value is invalid: exactly one of the fields in [p q] must be set'],
   },
@@ -105,7 +150,11 @@ export const JUNCTOR_KEYS_SCHEMA: JSONSchemaProps = {
   type: 'object',
   properties: {
     level: { type: 'string', allOf: [{ default: 'info' }, { default: 'warn' }] },
-    sizes: { type: 'object', additionalProperties: { type: 'string' }, allOf: [{ additionalProperties: { maxLength: 1 } }] },
+    sizes: {
+      type: 'object',
+      additionalProperties: { type: 'string' },
+      allOf: [{ additionalProperties: { maxLength: 1 } }],
+    },
     spec: { type: 'object', not: { properties: { a: { type: 'string', nullable: true } } } },
   },
 };

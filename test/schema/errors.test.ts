@@ -25,9 +25,13 @@ describe('schema errors: bad types.ts -> error.txt', () => {
       try {
         await generateCaseYaml(dir);
       } catch (error) {
-        expect(error instanceof SchemaError || error instanceof SchemaErrors || error instanceof StructuralSchemaError || error instanceof ApiSyntaxError, String(error)).toBe(
-          true,
-        );
+        expect(
+          error instanceof SchemaError ||
+            error instanceof SchemaErrors ||
+            error instanceof StructuralSchemaError ||
+            error instanceof ApiSyntaxError,
+          String(error),
+        ).toBe(true);
         actual = describeError(error);
       }
       expect(actual, `${name} generated without an error`).toBeDefined();

@@ -11,26 +11,50 @@ describe('parseMarker', () => {
     { given: '+kubebuilder:object:root=true', want: { name: 'kubebuilder:object:root', value: true } },
     { given: '+kubebuilder:validation:Minimum=1', want: { name: 'kubebuilder:validation:Minimum', value: 1 } },
     { given: '+kubebuilder:validation:Minimum=-0.5', want: { name: 'kubebuilder:validation:Minimum', value: -0.5 } },
-    { given: '+kubebuilder:validation:items:MaxLength=3', want: { name: 'kubebuilder:validation:items:MaxLength', value: 3 } },
-    { given: '+kubebuilder:validation:Pattern=`^[a-z]+$`', want: { name: 'kubebuilder:validation:Pattern', value: '^[a-z]+$' } },
-    { given: '+kubebuilder:validation:Pattern=^a,b$', want: { name: 'kubebuilder:validation:Pattern', value: '^a,b$' } },
-    { given: '+kubebuilder:validation:Enum=a;b;"c d"', want: { name: 'kubebuilder:validation:Enum', value: ['a', 'b', 'c d'] } },
+    {
+      given: '+kubebuilder:validation:items:MaxLength=3',
+      want: { name: 'kubebuilder:validation:items:MaxLength', value: 3 },
+    },
+    {
+      given: '+kubebuilder:validation:Pattern=`^[a-z]+$`',
+      want: { name: 'kubebuilder:validation:Pattern', value: '^[a-z]+$' },
+    },
+    {
+      given: '+kubebuilder:validation:Pattern=^a,b$',
+      want: { name: 'kubebuilder:validation:Pattern', value: '^a,b$' },
+    },
+    {
+      given: '+kubebuilder:validation:Enum=a;b;"c d"',
+      want: { name: 'kubebuilder:validation:Enum', value: ['a', 'b', 'c d'] },
+    },
     { given: '+kubebuilder:validation:Enum={1,2}', want: { name: 'kubebuilder:validation:Enum', value: [1, 2] } },
-    { given: '+kubebuilder:default={name: "x", n: 2, tags: {a,b}}', want: { name: 'kubebuilder:default', value: { name: 'x', n: 2, tags: ['a', 'b'] } } },
+    {
+      given: '+kubebuilder:default={name: "x", n: 2, tags: {a,b}}',
+      want: { name: 'kubebuilder:default', value: { name: 'x', n: 2, tags: ['a', 'b'] } },
+    },
     { given: '+default={"a":[1,2]}', want: { name: 'default', value: { a: [1, 2] } } },
     { given: '+listMapKey=name', want: { name: 'listMapKey', value: 'name' } },
     {
       given: '+kubebuilder:validation:XValidation:rule="self.a, self.b",message="no, not that",optionalOldSelf=true',
-      want: { name: 'kubebuilder:validation:XValidation', args: { rule: 'self.a, self.b', message: 'no, not that', optionalOldSelf: true } },
+      want: {
+        name: 'kubebuilder:validation:XValidation',
+        args: { rule: 'self.a, self.b', message: 'no, not that', optionalOldSelf: true },
+      },
     },
     {
       given: '+kubebuilder:resource:path=things,shortName=th;t,categories={all,infra},scope=Cluster',
-      want: { name: 'kubebuilder:resource', args: { path: 'things', shortName: ['th', 't'], categories: ['all', 'infra'], scope: 'Cluster' } },
+      want: {
+        name: 'kubebuilder:resource',
+        args: { path: 'things', shortName: ['th', 't'], categories: ['all', 'infra'], scope: 'Cluster' },
+      },
     },
     { given: '+kubebuilder:deprecatedversion', want: { name: 'kubebuilder:deprecatedversion', args: {} } },
     {
       given: '+kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`,priority=1',
-      want: { name: 'kubebuilder:printcolumn', args: { name: 'Age', type: 'date', JSONPath: '.metadata.creationTimestamp', priority: 1 } },
+      want: {
+        name: 'kubebuilder:printcolumn',
+        args: { name: 'Age', type: 'date', JSONPath: '.metadata.creationTimestamp', priority: 1 },
+      },
     },
   ];
   for (const { given, want } of table) {

@@ -12,7 +12,10 @@ beforeAll(async () => {
   root = await fs.mkdtemp(path.join(os.tmpdir(), 'kop-model-'));
   const dir = path.join(root, 'api', 'cache', 'v1alpha1');
   await fs.mkdir(dir, { recursive: true });
-  await fs.writeFile(path.join(dir, 'groupversion.ts'), "// +groupName=cache.example.com\n\nexport const GROUP = 'cache.example.com';\n");
+  await fs.writeFile(
+    path.join(dir, 'groupversion.ts'),
+    "// +groupName=cache.example.com\n\nexport const GROUP = 'cache.example.com';\n",
+  );
   await fs.writeFile(
     path.join(dir, 'redis.types.ts'),
     [
@@ -44,7 +47,10 @@ beforeAll(async () => {
     ].join('\n'),
   );
   await fs.mkdir(path.join(root, 'api', 'shared'), { recursive: true });
-  await fs.writeFile(path.join(root, 'api', 'shared', 'shared.ts'), '/** Shared fields. */\nexport interface Shared { paused?: boolean }\n');
+  await fs.writeFile(
+    path.join(root, 'api', 'shared', 'shared.ts'),
+    '/** Shared fields. */\nexport interface Shared { paused?: boolean }\n',
+  );
   model = await loadApiModel(root);
 });
 
@@ -63,7 +69,14 @@ describe('loadApiModel', () => {
   it('finds kinds, skipping list types', () => {
     expect(model.kinds.map((k) => k.kind)).toEqual(['Redis']);
     const kind = model.kinds[0]!;
-    expect(kind).toMatchObject({ group: 'cache.example.com', plural: 'redis', singular: 'redis', listKind: 'RedisList', scope: 'Namespaced', shortNames: ['rd'] });
+    expect(kind).toMatchObject({
+      group: 'cache.example.com',
+      plural: 'redis',
+      singular: 'redis',
+      listKind: 'RedisList',
+      scope: 'Namespaced',
+      shortNames: ['rd'],
+    });
     expect(kind.versions.map((v) => [v.version, v.storage, v.served])).toEqual([['v1alpha1', true, true]]);
     expect(kind.versions[0]!.spec.name).toBe('spec');
   });
@@ -74,7 +87,9 @@ describe('loadApiModel', () => {
     const byName = Object.fromEntries(spec.fields.map((f) => [f.name, f]));
     expect(byName.replicas!.type).toMatchObject({ kind: 'wellKnown', name: 'int32' });
     expect(byName.replicas!.doc).toBe('Replicas doc.');
-    expect(byName.replicas!.markers.map((m) => [m.name, m.value, m.location.line])).toEqual([['kubebuilder:validation:Minimum', 1, 9]]);
+    expect(byName.replicas!.markers.map((m) => [m.name, m.value, m.location.line])).toEqual([
+      ['kubebuilder:validation:Minimum', 1, 9],
+    ]);
     expect(byName.memory!.type).toMatchObject({ kind: 'wellKnown', name: 'Quantity' });
     expect(byName.mode!.type).toMatchObject({ kind: 'enum', values: ['a', 'b'] });
     expect(byName.inline!.type.kind).toBe('object');
@@ -86,7 +101,14 @@ describe('loadApiModel', () => {
 describe('helpers', () => {
   it('orders Kubernetes versions', () => {
     const versions = ['v1alpha1', 'v2', 'v1', 'v1beta2', 'v1beta1', 'v2beta1'];
-    expect(versions.sort((a, b) => compareKubeVersions(b, a))).toEqual(['v2', 'v1', 'v2beta1', 'v1beta2', 'v1beta1', 'v1alpha1']);
+    expect(versions.sort((a, b) => compareKubeVersions(b, a))).toEqual([
+      'v2',
+      'v1',
+      'v2beta1',
+      'v1beta2',
+      'v1beta1',
+      'v1alpha1',
+    ]);
   });
   it('normalises doc text', () => {
     expect(normaliseDoc(['', 'a  ', '', '', 'b', ''])).toBe('a\n\nb');

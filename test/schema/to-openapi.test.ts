@@ -32,13 +32,19 @@ describe('OpenApiConverter (forms Go cannot express)', () => {
     expect(spec.properties!.box).toEqual({
       type: 'object',
       description: 'Box doc.',
-      properties: { depth: { type: 'integer', format: 'int32' }, height: { type: 'integer', format: 'int32' }, width: { type: 'integer', format: 'int32' } },
+      properties: {
+        depth: { type: 'integer', format: 'int32' },
+        height: { type: 'integer', format: 'int32' },
+        width: { type: 'integer', format: 'int32' },
+      },
       required: ['width'],
     });
   });
 
   it('maps literal unions of numbers and booleans, and strips null and undefined', async () => {
-    const spec = await specSchema("  level?: 1 | 2 | 3;\n  flag?: true | false;\n  name?: string | null | undefined;\n  kind?: 'only';");
+    const spec = await specSchema(
+      "  level?: 1 | 2 | 3;\n  flag?: true | false;\n  name?: string | null | undefined;\n  kind?: 'only';",
+    );
     expect(spec.properties).toMatchObject({
       level: { type: 'integer', enum: [1, 2, 3] },
       name: { type: 'string' },
@@ -47,14 +53,28 @@ describe('OpenApiConverter (forms Go cannot express)', () => {
   });
 
   it('reads TypeScript enums with literal values as enums', async () => {
-    const spec = await specSchema("  mode?: Mode;\n}\n\n/** Mode of operation. */\nexport enum Mode {\n  Fast = 'fast',\n  Slow = 'slow',");
-    expect(spec.properties!.mode).toEqual({ type: 'string', enum: ['fast', 'slow'], description: 'Mode of operation.' });
+    const spec = await specSchema(
+      "  mode?: Mode;\n}\n\n/** Mode of operation. */\nexport enum Mode {\n  Fast = 'fast',\n  Slow = 'slow',",
+    );
+    expect(spec.properties!.mode).toEqual({
+      type: 'string',
+      enum: ['fast', 'slow'],
+      description: 'Mode of operation.',
+    });
   });
 
   it('reads an interface with only an index signature as a map, and refuses mixing', async () => {
-    const spec = await specSchema('  labels?: Labels;\n}\n\n/** Labels by key. */\nexport interface Labels {\n  [key: string]: string;');
-    expect(spec.properties!.labels).toEqual({ type: 'object', additionalProperties: { type: 'string' }, description: 'Labels by key.' });
-    await expect(specSchema('  mixed?: { a?: string; [key: string]: string };')).rejects.toThrow(/mixes properties with an index signature/);
+    const spec = await specSchema(
+      '  labels?: Labels;\n}\n\n/** Labels by key. */\nexport interface Labels {\n  [key: string]: string;',
+    );
+    expect(spec.properties!.labels).toEqual({
+      type: 'object',
+      additionalProperties: { type: 'string' },
+      description: 'Labels by key.',
+    });
+    await expect(specSchema('  mixed?: { a?: string; [key: string]: string };')).rejects.toThrow(
+      /mixes properties with an index signature/,
+    );
   });
 
   it('reads true | false as boolean', async () => {

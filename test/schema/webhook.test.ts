@@ -2,13 +2,21 @@ import { describe, expect, it } from 'vitest';
 import { commentMarkersInText } from '../../src/schema/source-files.js';
 import { MarkerPlacementError, MarkerSyntaxError } from '../../src/schema/errors.js';
 import { buildWebhookConfigurations, formatWebhookConfigurations } from '../../src/webhook/webhook-configuration.js';
-import { parseWebhookConfigurationMarker, parseWebhookMarker, parseWebhookMarkers, WEBHOOK_SCAN_PREFIX } from '../../src/webhook/webhook-markers.js';
+import {
+  parseWebhookConfigurationMarker,
+  parseWebhookMarker,
+  parseWebhookMarkers,
+  WEBHOOK_SCAN_PREFIX,
+} from '../../src/webhook/webhook-markers.js';
 
 const at = { file: 'src/webhooks/rediscluster.webhook.ts', line: 7 };
-const BASE = 'groups=cache.example.com,resources=redisclusters,verbs=create;update,versions=v1alpha1,admissionReviewVersions=v1';
+const BASE =
+  'groups=cache.example.com,resources=redisclusters,verbs=create;update,versions=v1alpha1,admissionReviewVersions=v1';
 const webhook = (args: string) => parseWebhookMarker(`+kubebuilder:webhook:${args}`, at);
-const mutating = (name: string, extra = '') => webhook(`path=/mutate,mutating=true,failurePolicy=fail,sideEffects=None,${BASE},name=${name}${extra}`);
-const validating = (name: string, extra = '') => webhook(`path=/validate,mutating=false,failurePolicy=fail,sideEffects=None,${BASE},name=${name}${extra}`);
+const mutating = (name: string, extra = '') =>
+  webhook(`path=/mutate,mutating=true,failurePolicy=fail,sideEffects=None,${BASE},name=${name}${extra}`);
+const validating = (name: string, extra = '') =>
+  webhook(`path=/validate,mutating=false,failurePolicy=fail,sideEffects=None,${BASE},name=${name}${extra}`);
 
 describe('webhook markers', () => {
   it('reads every argument and spells values as the API does (case-insensitive, core is "")', () => {
@@ -55,49 +63,92 @@ describe('webhook markers', () => {
     ];
     for (const [extra, message] of cases) {
       expect(() => validating('v.example.com', extra), extra).toThrow(message);
-      expect(() => validating('v.example.com', extra), extra).toThrow(/\(src\/webhooks\/rediscluster\.webhook\.ts:7\)$/);
+      expect(() => validating('v.example.com', extra), extra).toThrow(
+        /\(src\/webhooks\/rediscluster\.webhook\.ts:7\)$/,
+      );
     }
-    expect(() => webhook(`path=/v,mutating=false,sideEffects=None,${BASE},name=v.example.com`)).toThrow(/missing argument failurePolicy/);
-    expect(() => webhook(`path=/v,mutating=false,failurePolicy=fail,${BASE},name=v.example.com`)).toThrow(/missing argument sideEffects/);
-    expect(() => webhook(`path=/v,mutating=false,failurePolicy=fail,sideEffects=Some,${BASE},name=v.example.com`)).toThrow(/sideEffects "Some" is not one of None, NoneOnDryRun/);
-    expect(() => webhook(`path=/v,mutating=false,failurePolicy=never,sideEffects=None,${BASE},name=v.example.com`)).toThrow(/failurePolicy "never" is not one of Fail, Ignore/);
-    expect(() => webhook(`path=/v,mutating=True,failurePolicy=fail,sideEffects=None,${BASE},name=v.example.com`)).toThrow(/argument mutating: "True" is not true or false/);
-    expect(() => webhook(`mutating=false,failurePolicy=fail,sideEffects=None,${BASE},name=v.example.com`)).toThrow(/exactly one of path/);
-    expect(() => webhook(`path=v,mutating=false,failurePolicy=fail,sideEffects=None,${BASE},name=v.example.com`)).toThrow(/path "v" must start with "\/"/);
+    expect(() => webhook(`path=/v,mutating=false,sideEffects=None,${BASE},name=v.example.com`)).toThrow(
+      /missing argument failurePolicy/,
+    );
+    expect(() => webhook(`path=/v,mutating=false,failurePolicy=fail,${BASE},name=v.example.com`)).toThrow(
+      /missing argument sideEffects/,
+    );
+    expect(() =>
+      webhook(`path=/v,mutating=false,failurePolicy=fail,sideEffects=Some,${BASE},name=v.example.com`),
+    ).toThrow(/sideEffects "Some" is not one of None, NoneOnDryRun/);
+    expect(() =>
+      webhook(`path=/v,mutating=false,failurePolicy=never,sideEffects=None,${BASE},name=v.example.com`),
+    ).toThrow(/failurePolicy "never" is not one of Fail, Ignore/);
+    expect(() =>
+      webhook(`path=/v,mutating=True,failurePolicy=fail,sideEffects=None,${BASE},name=v.example.com`),
+    ).toThrow(/argument mutating: "True" is not true or false/);
+    expect(() => webhook(`mutating=false,failurePolicy=fail,sideEffects=None,${BASE},name=v.example.com`)).toThrow(
+      /exactly one of path/,
+    );
+    expect(() =>
+      webhook(`path=v,mutating=false,failurePolicy=fail,sideEffects=None,${BASE},name=v.example.com`),
+    ).toThrow(/path "v" must start with "\/"/);
     expect(() => validating('v.example')).toThrow(/at least three segments/);
     expect(() => validating('V.example.com')).toThrow(/lower-case domain/);
-    expect(() => webhook(`path=/v,mutating=false,failurePolicy=fail,sideEffects=None,${BASE.replace('verbs=create;update', 'verbs=get')},name=v.example.com`)).toThrow(
-      /verb "get" is not one of create, update, delete, connect/,
-    );
-    expect(() => webhook(`path=/v,mutating=false,failurePolicy=fail,sideEffects=None,${BASE.replace('versions=v1alpha1', 'versions=')},name=v.example.com`)).toThrow(
-      /argument versions is empty/,
-    );
+    expect(() =>
+      webhook(
+        `path=/v,mutating=false,failurePolicy=fail,sideEffects=None,${BASE.replace('verbs=create;update', 'verbs=get')},name=v.example.com`,
+      ),
+    ).toThrow(/verb "get" is not one of create, update, delete, connect/);
+    expect(() =>
+      webhook(
+        `path=/v,mutating=false,failurePolicy=fail,sideEffects=None,${BASE.replace('versions=v1alpha1', 'versions=')},name=v.example.com`,
+      ),
+    ).toThrow(/argument versions is empty/);
     for (const [from, to, message] of [
       ['verbs=create;update', 'verbs=*;create', /verbs: "\*" already matches everything/],
       ['groups=cache.example.com', 'groups=*;apps', /groups: "\*" already matches everything; give it alone/],
       ['resources=redisclusters', 'resources=*/*;pods', /resources: "\*\/\*" already matches everything/],
       ['versions=v1alpha1', 'versions=v1;*', /versions: "\*" already matches everything/],
-      ['resources=redisclusters', 'resources=*;pods', /resources: "\*" already matches every resource; only subresources/],
+      [
+        'resources=redisclusters',
+        'resources=*;pods',
+        /resources: "\*" already matches every resource; only subresources/,
+      ],
       ['versions=v1alpha1', 'versions={v1,""}', /versions: a version must not be empty/],
     ] as const) {
-      expect(() => webhook(`path=/v,mutating=false,failurePolicy=fail,sideEffects=None,${BASE.replace(from, to)},name=v.example.com`), to).toThrow(message);
+      expect(
+        () =>
+          webhook(
+            `path=/v,mutating=false,failurePolicy=fail,sideEffects=None,${BASE.replace(from, to)},name=v.example.com`,
+          ),
+        to,
+      ).toThrow(message);
     }
-    expect(() => validating('v.example.com', ',webhookVersions=v1beta1')).toThrow(/webhookVersions "v1beta1" is not supported/);
-    expect(() => webhook(`url="https://h.example.com/v",servicePort=443,mutating=false,failurePolicy=fail,sideEffects=None,${BASE},name=v.example.com`)).toThrow(
-      /apply only with path/,
+    expect(() => validating('v.example.com', ',webhookVersions=v1beta1')).toThrow(
+      /webhookVersions "v1beta1" is not supported/,
     );
+    expect(() =>
+      webhook(
+        `url="https://h.example.com/v",servicePort=443,mutating=false,failurePolicy=fail,sideEffects=None,${BASE},name=v.example.com`,
+      ),
+    ).toThrow(/apply only with path/);
     expect(() => validating('v.example.com')).not.toThrow();
     expect(validating('v.example.com').resources).toEqual(['redisclusters']);
     expect(() =>
-      webhook(`path=/v,mutating=false,failurePolicy=fail,sideEffects=None,${BASE.replace('resources=redisclusters', 'resources=*;pods/status')},name=v.example.com`),
+      webhook(
+        `path=/v,mutating=false,failurePolicy=fail,sideEffects=None,${BASE.replace('resources=redisclusters', 'resources=*;pods/status')},name=v.example.com`,
+      ),
     ).not.toThrow();
     expect(() => validating('v.example.com', ',bogus=1')).toThrow(MarkerSyntaxError);
   });
 
   it('reads webhookconfiguration markers', () => {
-    expect(parseWebhookConfigurationMarker('+kubebuilder:webhookconfiguration:mutating=true,name=my-hooks', at)).toEqual({ mutating: true, name: 'my-hooks', location: at });
-    expect(parseWebhookConfigurationMarker('+kubebuilder:webhookconfiguration:mutating=false', at)).toEqual({ mutating: false, location: at });
-    expect(() => parseWebhookConfigurationMarker('+kubebuilder:webhookconfiguration:name=x', at)).toThrow(/missing argument mutating/);
+    expect(
+      parseWebhookConfigurationMarker('+kubebuilder:webhookconfiguration:mutating=true,name=my-hooks', at),
+    ).toEqual({ mutating: true, name: 'my-hooks', location: at });
+    expect(parseWebhookConfigurationMarker('+kubebuilder:webhookconfiguration:mutating=false', at)).toEqual({
+      mutating: false,
+      location: at,
+    });
+    expect(() => parseWebhookConfigurationMarker('+kubebuilder:webhookconfiguration:name=x', at)).toThrow(
+      /missing argument mutating/,
+    );
   });
 
   it('finds both kinds of marker in line and block comments, not in code', () => {
@@ -109,7 +160,9 @@ describe('webhook markers', () => {
       ' */',
       `const s = "+kubebuilder:webhook:path=/x";`,
     ].join('\n');
-    const { webhooks, configurations } = parseWebhookMarkers(commentMarkersInText(text, 'f.ts', [WEBHOOK_SCAN_PREFIX]).get(WEBHOOK_SCAN_PREFIX)!);
+    const { webhooks, configurations } = parseWebhookMarkers(
+      commentMarkersInText(text, 'f.ts', [WEBHOOK_SCAN_PREFIX]).get(WEBHOOK_SCAN_PREFIX)!,
+    );
     expect(webhooks.map((w) => [w.name, w.location.line])).toEqual([
       ['m.example.com', 1],
       ['v.example.com', 3],
@@ -117,7 +170,10 @@ describe('webhook markers', () => {
     expect(configurations.map((c) => [c.name, c.location.line])).toEqual([['checks', 4]]);
   });
   it('reports every bad webhook marker of a run, not only the first', () => {
-    const text = ['// +kubebuilder:webhooks:path=/m,mutating=true', '// +kubebuilder:webhookconfiguration:mutating=maybe'].join('\n');
+    const text = [
+      '// +kubebuilder:webhooks:path=/m,mutating=true',
+      '// +kubebuilder:webhookconfiguration:mutating=maybe',
+    ].join('\n');
     let error: unknown;
     try {
       parseWebhookMarkers(commentMarkersInText(text, 'f.ts', [WEBHOOK_SCAN_PREFIX]).get(WEBHOOK_SCAN_PREFIX)!);
@@ -126,12 +182,18 @@ describe('webhook markers', () => {
     }
     const lines = String((error as Error).message).split('\n');
     expect(lines[0]).toBe('2 problems in the webhook markers:');
-    expect(lines[1]).toMatch(/^  \+kubebuilder:webhooks: kop does not know this marker; did you mean \+kubebuilder:webhook:\.\.\.\?.*\(f\.ts:1\)$/);
-    expect(lines[2]).toMatch(/^  \+kubebuilder:webhookconfiguration: argument mutating: "maybe" is not true or false.*\(f\.ts:2\)$/);
+    expect(lines[1]).toMatch(
+      /^  \+kubebuilder:webhooks: kop does not know this marker; did you mean \+kubebuilder:webhook:\.\.\.\?.*\(f\.ts:1\)$/,
+    );
+    expect(lines[2]).toMatch(
+      /^  \+kubebuilder:webhookconfiguration: argument mutating: "maybe" is not true or false.*\(f\.ts:2\)$/,
+    );
   });
   it('refuses misspelt webhook markers instead of skipping them', () => {
     const text = `// +kubebuilder:webhooks:path=/m,mutating=true\n`;
-    expect(() => parseWebhookMarkers(commentMarkersInText(text, 'f.ts', [WEBHOOK_SCAN_PREFIX]).get(WEBHOOK_SCAN_PREFIX)!)).toThrow(
+    expect(() =>
+      parseWebhookMarkers(commentMarkersInText(text, 'f.ts', [WEBHOOK_SCAN_PREFIX]).get(WEBHOOK_SCAN_PREFIX)!),
+    ).toThrow(
       /^\+kubebuilder:webhooks: kop does not know this marker; did you mean \+kubebuilder:webhook:\.\.\.\? kop never ignores a marker silently \(f\.ts:1\)$/,
     );
   });
@@ -153,7 +215,9 @@ describe('buildWebhookConfigurations', () => {
       ['MutatingWebhookConfiguration', 'mutating-webhook-configuration', ['m.example.com', 'z.example.com']],
       ['ValidatingWebhookConfiguration', 'validating-webhook-configuration', ['a.example.com', 'b.example.com']],
     ]);
-    expect(buildWebhookConfigurations([validating('a.example.com')]).map((o) => o.kind)).toEqual(['ValidatingWebhookConfiguration']);
+    expect(buildWebhookConfigurations([validating('a.example.com')]).map((o) => o.kind)).toEqual([
+      'ValidatingWebhookConfiguration',
+    ]);
   });
 
   it('emits the webhook the way controller-gen does', () => {
@@ -193,15 +257,24 @@ describe('buildWebhookConfigurations', () => {
   });
 
   it('names configurations from webhookconfiguration markers and refuses duplicates', () => {
-    const named = parseWebhookConfigurationMarker('+kubebuilder:webhookconfiguration:mutating=true,name=my-mutating', at);
-    expect(buildWebhookConfigurations([mutating('m.example.com'), validating('v.example.com')], [named]).map((o) => o.metadata.name)).toEqual([
-      'my-mutating',
-      'validating-webhook-configuration',
-    ]);
-    expect(() => buildWebhookConfigurations([mutating('m.example.com')], [named, { ...named, location: { ...at, line: 9 } }])).toThrow(
-      /a second mutating configuration \(the first is at src\/webhooks\/rediscluster\.webhook\.ts:7\).*:9\)$/,
+    const named = parseWebhookConfigurationMarker(
+      '+kubebuilder:webhookconfiguration:mutating=true,name=my-mutating',
+      at,
     );
-    expect(() => buildWebhookConfigurations([validating('v.example.com'), { ...validating('v.example.com'), location: { ...at, line: 12 } }])).toThrow(MarkerPlacementError);
+    expect(
+      buildWebhookConfigurations([mutating('m.example.com'), validating('v.example.com')], [named]).map(
+        (o) => o.metadata.name,
+      ),
+    ).toEqual(['my-mutating', 'validating-webhook-configuration']);
+    expect(() =>
+      buildWebhookConfigurations([mutating('m.example.com')], [named, { ...named, location: { ...at, line: 9 } }]),
+    ).toThrow(/a second mutating configuration \(the first is at src\/webhooks\/rediscluster\.webhook\.ts:7\).*:9\)$/);
+    expect(() =>
+      buildWebhookConfigurations([
+        validating('v.example.com'),
+        { ...validating('v.example.com'), location: { ...at, line: 12 } },
+      ]),
+    ).toThrow(MarkerPlacementError);
     // The same name in a mutating and a validating configuration is fine: they are different objects.
     expect(buildWebhookConfigurations([validating('x.example.com'), mutating('x.example.com')])).toHaveLength(2);
   });

@@ -65,15 +65,31 @@ const tricky = [
 describe('toYaml', () => {
   it('round-trips tricky strings as values and keys', () => {
     for (const text of tricky) {
-      expect(parse(toYaml({ [text]: text, list: [text, { [text]: [text] }] }))).toEqual({ [text]: text, list: [text, { [text]: [text] }] });
+      expect(parse(toYaml({ [text]: text, list: [text, { [text]: [text] }] }))).toEqual({
+        [text]: text,
+        list: [text, { [text]: [text] }],
+      });
     }
   });
   it('round-trips numbers, booleans, null and empty containers', () => {
-    const value = { a: 1, b: -2.5, c: 1e21, d: true, e: false, f: null, g: [], h: {}, i: [[], {}, [1, [2]]], j: [{ k: [{}] }] };
+    const value = {
+      a: 1,
+      b: -2.5,
+      c: 1e21,
+      d: true,
+      e: false,
+      f: null,
+      g: [],
+      h: {},
+      i: [[], {}, [1, [2]]],
+      j: [{ k: [{}] }],
+    };
     expect(parse(toYaml(value))).toEqual(value);
   });
   it('writes sorted keys, sequences at the parent indentation and literal blocks', () => {
-    expect(toYaml({ b: ['x', { d: 1, c: 'two\nlines' }], a: {} })).toBe('a: {}\nb:\n- x\n- c: |-\n    two\n    lines\n  d: 1\n');
+    expect(toYaml({ b: ['x', { d: 1, c: 'two\nlines' }], a: {} })).toBe(
+      'a: {}\nb:\n- x\n- c: |-\n    two\n    lines\n  d: 1\n',
+    );
   });
   it('reads back every case CRD exactly', async () => {
     for (const name of await listCaseDirs(CASES_DIR)) {

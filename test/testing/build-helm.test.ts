@@ -3,7 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { buildHelm, findHelm, HelmNotFoundError, helmVersion, PINNED_HELM_VERSION } from '../../src/testing/build-helm.js';
+import {
+  buildHelm,
+  findHelm,
+  HelmNotFoundError,
+  helmVersion,
+  PINNED_HELM_VERSION,
+} from '../../src/testing/build-helm.js';
 
 const COMMITTED = fileURLToPath(new URL('../../envtest/helm', import.meta.url));
 
@@ -44,7 +50,10 @@ describe('helm for the chart tests', () => {
       writeFileSync(join(dir, 'helm'), '#!/bin/sh\necho v3.0.0\n');
       chmodSync(join(dir, 'helm'), 0o755);
       const lines: string[] = [];
-      expect(await buildHelm({ binDir: dir, dryRun: true, progress: (line) => lines.push(line) })).toEqual({ path: join(dir, 'helm'), built: false });
+      expect(await buildHelm({ binDir: dir, dryRun: true, progress: (line) => lines.push(line) })).toEqual({
+        path: join(dir, 'helm'),
+        built: false,
+      });
       expect(lines).toEqual([`would build helm v${PINNED_HELM_VERSION} into ${dir}`]);
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -63,14 +63,37 @@ describe('a started control plane', () => {
     expect(denied.status).toBe(403);
     expect(denied.json<{ message: string }>().message).toContain('User "alice" cannot list resource "configmaps"');
 
-    const role = { metadata: { name: 'read-configmaps' }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['list'] }] };
+    const role = {
+      metadata: { name: 'read-configmaps' },
+      rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['list'] }],
+    };
     const binding = {
       metadata: { name: 'qa-reads-configmaps' },
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'read-configmaps' },
       subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'qa' }],
     };
-    expect((await apiRequest(plane, plane.admin, 'POST', '/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles', role)).status).toBe(201);
-    expect((await apiRequest(plane, plane.admin, 'POST', '/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings', binding)).status).toBe(201);
+    expect(
+      (
+        await apiRequest(
+          plane,
+          plane.admin,
+          'POST',
+          '/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles',
+          role,
+        )
+      ).status,
+    ).toBe(201);
+    expect(
+      (
+        await apiRequest(
+          plane,
+          plane.admin,
+          'POST',
+          '/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings',
+          binding,
+        )
+      ).status,
+    ).toBe(201);
     // RBAC is read from the apiserver's cache, so the grant shows up within moments.
     let allowed = 0;
     for (let attempt = 0; attempt < 100 && allowed !== 200; attempt++) {
@@ -82,7 +105,10 @@ describe('a started control plane', () => {
 
   it('answers 409 Conflict to an update that carries a stale resourceVersion', async () => {
     const path = '/api/v1/namespaces/default/configmaps';
-    const created = await apiRequest(plane, plane.admin, 'POST', path, { metadata: { name: 'stale' }, data: { n: '1' } });
+    const created = await apiRequest(plane, plane.admin, 'POST', path, {
+      metadata: { name: 'stale' },
+      data: { n: '1' },
+    });
     expect(created.status).toBe(201);
     const original = created.json<{ metadata: { resourceVersion: string } }>();
     const first = await apiRequest(plane, plane.admin, 'PUT', `${path}/stale`, { ...original, data: { n: '2' } });
@@ -107,17 +133,29 @@ describe('a started control plane', () => {
     const oldVersion = created.json<{ metadata: { resourceVersion: string } }>().metadata.resourceVersion;
     let current = created.json<Record<string, unknown>>();
     for (let n = 1; n <= 3; n++) {
-      current = (await apiRequest(plane, plane.admin, 'PUT', `${path}/history`, { ...current, message: `version ${n}` })).json();
+      current = (
+        await apiRequest(plane, plane.admin, 'PUT', `${path}/history`, { ...current, message: `version ${n}` })
+      ).json();
     }
 
-    const beforeCompaction = await apiRequest(plane, plane.admin, 'GET', `${path}?watch=true&resourceVersion=${oldVersion}&timeoutSeconds=1`);
+    const beforeCompaction = await apiRequest(
+      plane,
+      plane.admin,
+      'GET',
+      `${path}?watch=true&resourceVersion=${oldVersion}&timeoutSeconds=1`,
+    );
     expect(beforeCompaction.status).toBe(200);
     expect(beforeCompaction.body).toContain('"type":"MODIFIED"');
 
     const revision = await plane.compactEtcd();
     expect(revision).toBeGreaterThan(Number(oldVersion));
 
-    const watch = await apiRequest(plane, plane.admin, 'GET', `${path}?watch=true&resourceVersion=${oldVersion}&timeoutSeconds=1`);
+    const watch = await apiRequest(
+      plane,
+      plane.admin,
+      'GET',
+      `${path}?watch=true&resourceVersion=${oldVersion}&timeoutSeconds=1`,
+    );
     const status = watch.status === 410 ? watch.json<{ code: number; reason: string }>() : firstErrorEvent(watch.body);
     expect(status.code).toBe(410);
     expect(status.reason).toBe('Expired');
@@ -129,9 +167,20 @@ describe('a started control plane', () => {
     expect(crd!.status?.conditions?.find((condition) => condition.type === 'Established')?.status).toBe('True');
 
     const widgets = '/apis/testing.kop.dev/v1alpha1/namespaces/default/widgets';
-    const body = (name: string, spec: Record<string, unknown>) => ({ apiVersion: 'testing.kop.dev/v1alpha1', kind: 'Widget', metadata: { name }, spec });
+    const body = (name: string, spec: Record<string, unknown>) => ({
+      apiVersion: 'testing.kop.dev/v1alpha1',
+      kind: 'Widget',
+      metadata: { name },
+      spec,
+    });
 
-    const created = await apiRequest(plane, plane.admin, 'POST', widgets, body('defaults', { size: 3, unknownField: true }));
+    const created = await apiRequest(
+      plane,
+      plane.admin,
+      'POST',
+      widgets,
+      body('defaults', { size: 3, unknownField: true }),
+    );
     expect(created.status).toBe(201);
     const spec = created.json<{ spec: Record<string, unknown> }>().spec;
     expect(spec).toEqual({ size: 3, maxSize: 10, color: 'green' }); // defaulted and pruned
@@ -140,7 +189,13 @@ describe('a started control plane', () => {
     expect(tooSmall.status).toBe(422);
     expect(tooSmall.body).toContain('spec.size');
 
-    const badColor = await apiRequest(plane, plane.admin, 'POST', widgets, body('bad-color', { size: 1, color: 'pink' }));
+    const badColor = await apiRequest(
+      plane,
+      plane.admin,
+      'POST',
+      widgets,
+      body('bad-color', { size: 1, color: 'pink' }),
+    );
     expect(badColor.status).toBe(422);
     const causes = badColor.json<{ details: { causes: Array<{ reason: string; field: string }> } }>().details.causes;
     expect(causes).toContainEqual(expect.objectContaining({ reason: 'FieldValueNotSupported', field: 'spec.color' }));

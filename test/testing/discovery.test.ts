@@ -41,7 +41,9 @@ describe('binary discovery', () => {
       TEST_ASSET_KUBE_APISERVER: join(testAsset, 'kube-apiserver'),
       KUBEBUILDER_ASSETS: kubebuilder,
     };
-    expect(findControlPlaneBinary('kube-apiserver', join(option, 'kube-apiserver'), env)).toBe(join(option, 'kube-apiserver'));
+    expect(findControlPlaneBinary('kube-apiserver', join(option, 'kube-apiserver'), env)).toBe(
+      join(option, 'kube-apiserver'),
+    );
     expect(findControlPlaneBinary('kube-apiserver', undefined, env)).toBe(join(testAsset, 'kube-apiserver'));
     expect(findControlPlaneBinary('etcd', undefined, env)).toBe(join(kubebuilder, 'etcd'));
 
@@ -65,9 +67,9 @@ describe('binary discovery', () => {
 
   it('treats a folder the user named as authoritative: a missing binary there is an error naming it', () => {
     const kubebuilder = assets('etcd');
-    expect(() => findControlPlaneBinary('kube-apiserver', undefined, { HOME: emptyHome(), KUBEBUILDER_ASSETS: kubebuilder })).toThrow(
-      `${join(kubebuilder, 'kube-apiserver')} (from $KUBEBUILDER_ASSETS)`,
-    );
+    expect(() =>
+      findControlPlaneBinary('kube-apiserver', undefined, { HOME: emptyHome(), KUBEBUILDER_ASSETS: kubebuilder }),
+    ).toThrow(`${join(kubebuilder, 'kube-apiserver')} (from $KUBEBUILDER_ASSETS)`);
   });
 
   it('fails with a message that says how to get the binaries when there are none', async () => {
@@ -75,7 +77,9 @@ describe('binary discovery', () => {
     const failure = startControlPlane({ env }).catch((error: unknown) => error);
     const error = await failure;
     expect(error).toBeInstanceOf(ControlPlaneBinariesNotFoundError);
-    expect((error as Error).message).toMatch(/^kube-apiserver not found \(looked at: .*\)\. Get the test control plane with `npx kop setup-envtest`/);
+    expect((error as Error).message).toMatch(
+      /^kube-apiserver not found \(looked at: .*\)\. Get the test control plane with `npx kop setup-envtest`/,
+    );
     expect((error as Error).message).toContain('KUBEBUILDER_ASSETS');
   });
 });
@@ -94,12 +98,19 @@ describe('envtest environment knobs', () => {
       attachOutput: true,
       useExistingCluster: true,
     });
-    expect(resolveControlPlaneOptions({ startTimeoutMs: 1, attachOutput: false, useExistingCluster: false }, env)).toMatchObject({
+    expect(
+      resolveControlPlaneOptions({ startTimeoutMs: 1, attachOutput: false, useExistingCluster: false }, env),
+    ).toMatchObject({
       startTimeoutMs: 1,
       attachOutput: false,
       useExistingCluster: false,
     });
-    expect(resolveControlPlaneOptions({}, {})).toEqual({ startTimeoutMs: 60_000, stopTimeoutMs: 20_000, attachOutput: false, useExistingCluster: false });
+    expect(resolveControlPlaneOptions({}, {})).toEqual({
+      startTimeoutMs: 60_000,
+      stopTimeoutMs: 20_000,
+      attachOutput: false,
+      useExistingCluster: false,
+    });
   });
 
   it.each([
@@ -112,6 +123,8 @@ describe('envtest environment knobs', () => {
   });
 
   it('rejects a malformed duration, naming the variable', () => {
-    expect(() => parseDuration('soon', 'KUBEBUILDER_CONTROLPLANE_START_TIMEOUT')).toThrow('KUBEBUILDER_CONTROLPLANE_START_TIMEOUT="soon"');
+    expect(() => parseDuration('soon', 'KUBEBUILDER_CONTROLPLANE_START_TIMEOUT')).toThrow(
+      'KUBEBUILDER_CONTROLPLANE_START_TIMEOUT="soon"',
+    );
   });
 });

@@ -39,14 +39,24 @@ export function tarArchive(entries: readonly FakeTarEntry[], options: { endMarke
       storedName = entry.path.slice(0, 99);
     }
     const size = typeflag === '0' ? body.length : 0;
-    push(tarHeader({ name: storedName, size, typeflag, mode: entry.mode ?? 0o755, linkname: entry.linkTarget }), typeflag === '0' ? body : undefined);
+    push(
+      tarHeader({ name: storedName, size, typeflag, mode: entry.mode ?? 0o755, linkname: entry.linkTarget }),
+      typeflag === '0' ? body : undefined,
+    );
   }
   if (options.endMarker !== false) blocks.push(Buffer.alloc(1024));
   return Buffer.concat(blocks);
 }
 
 /** A ustar header block with a correct checksum; `base256Size` writes the size in GNU's binary form. */
-export function tarHeader(fields: { name: string; size: number; typeflag: string; mode: number; linkname?: string; base256Size?: boolean }): Buffer {
+export function tarHeader(fields: {
+  name: string;
+  size: number;
+  typeflag: string;
+  mode: number;
+  linkname?: string;
+  base256Size?: boolean;
+}): Buffer {
   const header = Buffer.alloc(512);
   const name = Buffer.from(fields.name);
   if (name.length > 100) throw new Error(`name too long for a plain header: ${fields.name}`);
@@ -84,7 +94,10 @@ function paxRecord(key: string, value: string): Buffer {
 }
 
 /** Shell scripts that answer `--version` / `version --client` as the real programs do. */
-export function fakeBinaries(kubernetesVersion = '1.36.3', etcdVersion = '3.6.4'): Record<'kube-apiserver' | 'etcd' | 'kubectl', string> {
+export function fakeBinaries(
+  kubernetesVersion = '1.36.3',
+  etcdVersion = '3.6.4',
+): Record<'kube-apiserver' | 'etcd' | 'kubectl', string> {
   return {
     'kube-apiserver': `#!/bin/sh\necho "Kubernetes v${kubernetesVersion}"\n`,
     etcd: `#!/bin/sh\necho "etcd Version: ${etcdVersion}"\necho "Git SHA: fake"\n`,
@@ -93,7 +106,10 @@ export function fakeBinaries(kubernetesVersion = '1.36.3', etcdVersion = '3.6.4'
 }
 
 /** An envtest archive as controller-tools lays it out: `controller-tools/envtest/<binary>`, gzipped. */
-export function fakeEnvtestArchive(binaries: Record<string, string> = fakeBinaries(), extra: readonly FakeTarEntry[] = []): Buffer {
+export function fakeEnvtestArchive(
+  binaries: Record<string, string> = fakeBinaries(),
+  extra: readonly FakeTarEntry[] = [],
+): Buffer {
   return gzipSync(
     tarArchive([
       { path: 'controller-tools/', type: 'directory' },
@@ -110,7 +126,14 @@ export function sha512(data: Buffer): string {
 
 /** An index in controller-tools' format listing one archive. */
 export function envtestIndex(version: string, archiveName: string, hash: string, selfLink: string): string {
-  return ['releases:', `  v${version}:`, `    ${archiveName}:`, `      hash: ${hash}`, `      selfLink: ${selfLink}`, ''].join('\n');
+  return [
+    'releases:',
+    `  v${version}:`,
+    `    ${archiveName}:`,
+    `      hash: ${hash}`,
+    `      selfLink: ${selfLink}`,
+    '',
+  ].join('\n');
 }
 
 /** What a route of the test server does. */

@@ -1,15 +1,43 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { execa } from 'execa';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { GoUnavailableError, type BuildEnvtestOptions, type BuildEnvtestResult } from '../../src/testing/build-envtest.js';
+import {
+  GoUnavailableError,
+  type BuildEnvtestOptions,
+  type BuildEnvtestResult,
+} from '../../src/testing/build-envtest.js';
 import { findControlPlaneBinaries } from '../../src/testing/binaries.js';
-import { currentEnvtestPlatform, DEFAULT_ENVTEST_INDEX_URL, envtestDownloadSource, extractEnvtestArchive, findEnvtestArchive } from '../../src/testing/download-envtest.js';
+import {
+  currentEnvtestPlatform,
+  DEFAULT_ENVTEST_INDEX_URL,
+  envtestDownloadSource,
+  extractEnvtestArchive,
+  findEnvtestArchive,
+} from '../../src/testing/download-envtest.js';
 import { setupEnvtest, type SetupEnvtestOptions } from '../../src/testing/setup-envtest.js';
-import { envtestIndex, fakeBinaries, fakeEnvtestArchive, sha512, startEnvtestServer, tarArchive, type EnvtestServer, type FakeTarEntry } from './envtest-download-fixtures.js';
+import {
+  envtestIndex,
+  fakeBinaries,
+  fakeEnvtestArchive,
+  sha512,
+  startEnvtestServer,
+  tarArchive,
+  type EnvtestServer,
+  type FakeTarEntry,
+} from './envtest-download-fixtures.js';
 
 const VERSION = '1.36.3';
 const PLATFORM = { os: 'linux', arch: 'amd64' };
@@ -42,7 +70,13 @@ function fakeBuild(failWith?: Error) {
   const build = async (options: BuildEnvtestOptions): Promise<BuildEnvtestResult> => {
     calls.push(options);
     if (failWith) throw failWith;
-    return { binDir: options.binDir!, kubernetesVersion: VERSION, etcdVersion: 'fake', built: ['kube-apiserver', 'etcd', 'kubectl'], reused: [] };
+    return {
+      binDir: options.binDir!,
+      kubernetesVersion: VERSION,
+      etcdVersion: 'fake',
+      built: ['kube-apiserver', 'etcd', 'kubectl'],
+      reused: [],
+    };
   };
   return { calls, build };
 }
@@ -76,7 +110,11 @@ describe('kop setup-envtest: the prebuilt download', () => {
     const { result, progress, builds, env, binDir, cacheRoot } = await setup();
     expect(result).toMatchObject({ source: 'download', binDir, kubernetesVersion: VERSION });
     expect(builds).toEqual([]);
-    expect(progress.at(-1)).toMatch(new RegExp(`^downloaded ${ARCHIVE.replace(/\./g, '\\.')} \\(0\\.0 MB, sha512 as the index lists\\) into ${binDir} in \\d+\\.\\d s$`));
+    expect(progress.at(-1)).toMatch(
+      new RegExp(
+        `^downloaded ${ARCHIVE.replace(/\./g, '\\.')} \\(0\\.0 MB, sha512 as the index lists\\) into ${binDir} in \\d+\\.\\d s$`,
+      ),
+    );
     expect(findControlPlaneBinaries({}, env)).toEqual({
       kubeApiServer: join(binDir, 'kube-apiserver'),
       etcd: join(binDir, 'etcd'),
@@ -89,7 +127,12 @@ describe('kop setup-envtest: the prebuilt download', () => {
     expect(server.requests).toEqual(['/index.yaml', `/releases/${ARCHIVE}`]);
 
     server.requests.length = 0;
-    const again = await setupEnvtest({ env, platform: PLATFORM, indexUrl: `${server.url}/index.yaml`, progress: () => undefined });
+    const again = await setupEnvtest({
+      env,
+      platform: PLATFORM,
+      indexUrl: `${server.url}/index.yaml`,
+      progress: () => undefined,
+    });
     expect(again.source).toBe('cache');
     expect(server.requests).toEqual([]);
   });
@@ -116,7 +159,10 @@ describe('kop setup-envtest: the prebuilt download', () => {
     },
     {
       name: 'an index without this version',
-      arrange: () => server.routes.set('/index.yaml', { body: envtestIndex('1.30.0', 'envtest-v1.30.0-linux-amd64.tar.gz', 'ab'.repeat(64), 'x') }),
+      arrange: () =>
+        server.routes.set('/index.yaml', {
+          body: envtestIndex('1.30.0', 'envtest-v1.30.0-linux-amd64.tar.gz', 'ab'.repeat(64), 'x'),
+        }),
       reason: new RegExp(`lists no ${ARCHIVE.replace(/\./g, '\\.')} \\(it has no v1\\.36\\.3\\)`),
     },
     {
@@ -126,7 +172,8 @@ describe('kop setup-envtest: the prebuilt download', () => {
         serve(archive);
         server.routes.set(`/releases/${ARCHIVE}`, { body: archive.subarray(0, 100), announce: archive.length });
       },
-      reason: /downloading http:\/\/127\.0\.0\.1:\d+\/releases\/envtest-v1\.36\.3-linux-amd64\.tar\.gz (failed after 100 bytes|ended after 100 of \d+ bytes)/,
+      reason:
+        /downloading http:\/\/127\.0\.0\.1:\d+\/releases\/envtest-v1\.36\.3-linux-amd64\.tar\.gz (failed after 100 bytes|ended after 100 of \d+ bytes)/,
     },
     {
       name: 'a truncated archive whose truncated bytes the index lists',
@@ -134,12 +181,16 @@ describe('kop setup-envtest: the prebuilt download', () => {
         const archive = fakeEnvtestArchive();
         serve(archive.subarray(0, archive.length - 40));
       },
-      reason: new RegExp(`${ARCHIVE.replace(/\./g, '\\.')} cannot be unpacked: the gzip stream ends early: it is truncated; nothing was installed`),
+      reason: new RegExp(
+        `${ARCHIVE.replace(/\./g, '\\.')} cannot be unpacked: the gzip stream ends early: it is truncated; nothing was installed`,
+      ),
     },
     {
       name: 'a path-traversal entry',
-      arrange: () => serve(fakeEnvtestArchive(fakeBinaries(), [{ path: 'controller-tools/envtest/../../../evil', body: 'x' }])),
-      reason: /entry "controller-tools\/envtest\/\.\.\/\.\.\/\.\.\/evil" points outside the archive's folder; nothing was installed/,
+      arrange: () =>
+        serve(fakeEnvtestArchive(fakeBinaries(), [{ path: 'controller-tools/envtest/../../../evil', body: 'x' }])),
+      reason:
+        /entry "controller-tools\/envtest\/\.\.\/\.\.\/\.\.\/evil" points outside the archive's folder; nothing was installed/,
     },
     {
       name: 'an absolute entry',
@@ -150,9 +201,14 @@ describe('kop setup-envtest: the prebuilt download', () => {
       name: 'a binary that is a symlink out of the archive',
       arrange: () => {
         const { etcd, kubectl } = fakeBinaries();
-        serve(fakeEnvtestArchive({ etcd, kubectl }, [{ path: 'controller-tools/envtest/kube-apiserver', type: 'symlink', linkTarget: '/bin/sh' }]));
+        serve(
+          fakeEnvtestArchive({ etcd, kubectl }, [
+            { path: 'controller-tools/envtest/kube-apiserver', type: 'symlink', linkTarget: '/bin/sh' },
+          ]),
+        );
       },
-      reason: /entry "controller-tools\/envtest\/kube-apiserver" is a symlink to "\/bin\/sh"; envtest archives hold only plain files/,
+      reason:
+        /entry "controller-tools\/envtest\/kube-apiserver" is a symlink to "\/bin\/sh"; envtest archives hold only plain files/,
     },
     {
       name: 'an archive without kubectl',
@@ -165,7 +221,8 @@ describe('kop setup-envtest: the prebuilt download', () => {
     {
       name: 'binaries of another version than the archive name says',
       arrange: () => serve(fakeEnvtestArchive(fakeBinaries('1.30.0'))),
-      reason: /not what the index says: kube-apiserver is v1\.30\.0, not v1\.36\.3, kubectl is v1\.30\.0, not v1\.36\.3; nothing was installed$/,
+      reason:
+        /not what the index says: kube-apiserver is v1\.30\.0, not v1\.36\.3, kubectl is v1\.30\.0, not v1\.36\.3; nothing was installed$/,
     },
     {
       name: 'something that is not gzip',
@@ -195,13 +252,18 @@ describe('kop setup-envtest: the prebuilt download', () => {
   });
 
   it('says both reasons when it can neither download nor build', async () => {
-    const goMissing = new GoUnavailableError('Go is not installed (no `go` on PATH); it is needed to build the test control plane', 'install Go');
+    const goMissing = new GoUnavailableError(
+      'Go is not installed (no `go` on PATH); it is needed to build the test control plane',
+      'install Go',
+    );
     const failure = await setup({ build: fakeBuild(goMissing).build }).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(GoUnavailableError);
     expect((failure as GoUnavailableError).message).toMatch(
       /^could not download the prebuilt binaries \(cannot fetch the envtest index .*: HTTP 404 Not Found\), and cannot build them: Go is not installed/,
     );
-    expect((failure as GoUnavailableError).hint).toBe('install Go; or download from a reachable copy of the envtest index (--index-url, KOP_ENVTEST_INDEX_URL)');
+    expect((failure as GoUnavailableError).hint).toBe(
+      'install Go; or download from a reachable copy of the envtest index (--index-url, KOP_ENVTEST_INDEX_URL)',
+    );
   });
 
   it('replaces wrong binaries one by one in a folder that has other files, keeping those', async () => {
@@ -211,7 +273,13 @@ describe('kop setup-envtest: the prebuilt download', () => {
     mkdirSync(binDir);
     writeFileSync(join(binDir, 'helm'), 'helm');
     writeFileSync(join(binDir, 'kube-apiserver'), fakeBinaries('1.30.0')['kube-apiserver'], { mode: 0o755 });
-    const result = await setupEnvtest({ binDir, platform: PLATFORM, indexUrl: `${server.url}/index.yaml`, build: fakeBuild(new Error('no build')).build, env: {} });
+    const result = await setupEnvtest({
+      binDir,
+      platform: PLATFORM,
+      indexUrl: `${server.url}/index.yaml`,
+      build: fakeBuild(new Error('no build')).build,
+      env: {},
+    });
     expect(result.source).toBe('download');
     expect(readdirSync(binDir).sort()).toEqual(['etcd', 'helm', 'kube-apiserver', 'kubectl']);
     expect(readFileSync(join(binDir, 'kube-apiserver'), 'utf8')).toContain('v1.36.3');
@@ -226,7 +294,13 @@ describe('kop setup-envtest: the prebuilt download', () => {
     const old = fakeBinaries('1.30.0');
     for (const [name, body] of Object.entries(old)) writeFileSync(join(binDir, name), body, { mode: 0o755 });
     const fake = fakeBuild();
-    const result = await setupEnvtest({ binDir, platform: PLATFORM, indexUrl: `${server.url}/index.yaml`, build: fake.build, env: {} });
+    const result = await setupEnvtest({
+      binDir,
+      platform: PLATFORM,
+      indexUrl: `${server.url}/index.yaml`,
+      build: fake.build,
+      env: {},
+    });
     expect(result.source).toBe('build');
     expect(fake.calls).toHaveLength(1);
     for (const [name, body] of Object.entries(old)) expect(readFileSync(join(binDir, name), 'utf8')).toBe(body);
@@ -237,15 +311,24 @@ describe('kop setup-envtest: the prebuilt download', () => {
     const archive = fakeEnvtestArchive();
     work = mkdtempSync(join(tmpdir(), 'kop-envtest-mirror-'));
     writeFileSync(join(work, ARCHIVE), archive);
-    writeFileSync(join(work, 'index.yaml'), envtestIndex(VERSION, ARCHIVE, sha512(archive), `https://github.invalid/${ARCHIVE}`));
+    writeFileSync(
+      join(work, 'index.yaml'),
+      envtestIndex(VERSION, ARCHIVE, sha512(archive), `https://github.invalid/${ARCHIVE}`),
+    );
     const binDir = join(work, 'bin');
     const result = await setupEnvtest({
       binDir,
       platform: PLATFORM,
-      env: { KOP_ENVTEST_INDEX_URL: pathToFileURL(join(work, 'index.yaml')).href, KOP_ENVTEST_ARCHIVE_BASE_URL: pathToFileURL(work).href },
+      env: {
+        KOP_ENVTEST_INDEX_URL: pathToFileURL(join(work, 'index.yaml')).href,
+        KOP_ENVTEST_ARCHIVE_BASE_URL: pathToFileURL(work).href,
+      },
       build: fakeBuild(new Error('no build')).build,
     });
-    expect(result).toMatchObject({ source: 'download', reason: `downloaded ${pathToFileURL(join(work, ARCHIVE)).href}` });
+    expect(result).toMatchObject({
+      source: 'download',
+      reason: `downloaded ${pathToFileURL(join(work, ARCHIVE)).href}`,
+    });
     expect(readdirSync(binDir).sort()).toEqual(['etcd', 'kube-apiserver', 'kubectl']);
   });
 
@@ -256,12 +339,18 @@ describe('kop setup-envtest: the prebuilt download', () => {
       ['1.30.0', 'old'],
     ] as const) {
       mkdirSync(join(work, folder));
-      for (const [name, body] of Object.entries(fakeBinaries(version))) writeFileSync(join(work, folder, name), body, { mode: 0o755 });
+      for (const [name, body] of Object.entries(fakeBinaries(version)))
+        writeFileSync(join(work, folder, name), body, { mode: 0o755 });
     }
     const progress: string[] = [];
-    const good = await setupEnvtest({ env: { KUBEBUILDER_ASSETS: join(work, 'good'), HOME: work }, progress: (line) => progress.push(line) });
+    const good = await setupEnvtest({
+      env: { KUBEBUILDER_ASSETS: join(work, 'good'), HOME: work },
+      progress: (line) => progress.push(line),
+    });
     expect(good).toMatchObject({ source: 'kubebuilder-assets', binDir: join(work, 'good') });
-    expect(progress).toEqual([`using $KUBEBUILDER_ASSETS (${join(work, 'good')}): it has kube-apiserver, etcd and kubectl v1.36.3`]);
+    expect(progress).toEqual([
+      `using $KUBEBUILDER_ASSETS (${join(work, 'good')}): it has kube-apiserver, etcd and kubectl v1.36.3`,
+    ]);
 
     serve(fakeEnvtestArchive());
     progress.length = 0;
@@ -272,7 +361,9 @@ describe('kop setup-envtest: the prebuilt download', () => {
       progress: (line) => progress.push(line),
     });
     expect(old).toMatchObject({ source: 'download', binDir: join(work, 'cache', 'kop', 'envtest', VERSION) });
-    expect(progress[0]).toBe(`not using $KUBEBUILDER_ASSETS (${join(work, 'old')}): kube-apiserver is v1.30.0, not v1.36.3, kubectl is v1.30.0, not v1.36.3`);
+    expect(progress[0]).toBe(
+      `not using $KUBEBUILDER_ASSETS (${join(work, 'old')}): kube-apiserver is v1.30.0, not v1.36.3, kubectl is v1.30.0, not v1.36.3`,
+    );
   });
 
   it('goes straight to the build for --no-download, an etcd version, or a platform without archives', async () => {
@@ -297,7 +388,9 @@ describe('kop setup-envtest: the prebuilt download', () => {
   it('with dryRun only says what it would download, and makes no request', async () => {
     const { result, progress, builds, cacheRoot, binDir } = await setup({ dryRun: true });
     expect(result.source).toBe('download');
-    expect(progress).toEqual([`would download ${ARCHIVE} (listed in ${server.url}/index.yaml) into ${binDir}, and build from Go modules only if that fails`]);
+    expect(progress).toEqual([
+      `would download ${ARCHIVE} (listed in ${server.url}/index.yaml) into ${binDir}, and build from Go modules only if that fails`,
+    ]);
     expect(builds).toEqual([]);
     expect(server.requests).toEqual([]);
     expectNothingInstalled(cacheRoot);
@@ -309,24 +402,40 @@ describe('the envtest index', () => {
 
   it('resolves relative selfLinks against the index and lets a mirror replace them', () => {
     const index = envtestIndex(VERSION, ARCHIVE, hash, `../files/${ARCHIVE}`);
-    expect(findEnvtestArchive(index, { indexUrl: 'https://mirror.example/envtest/index.yaml' }, VERSION, PLATFORM)).toEqual({
+    expect(
+      findEnvtestArchive(index, { indexUrl: 'https://mirror.example/envtest/index.yaml' }, VERSION, PLATFORM),
+    ).toEqual({
       name: ARCHIVE,
       url: `https://mirror.example/files/${ARCHIVE}`,
       sha512: hash.toLowerCase(),
     });
-    expect(findEnvtestArchive(index, { indexUrl: 'https://x/index.yaml', archiveBaseUrl: 'https://cache.example/envtest' }, VERSION, PLATFORM).url).toBe(
-      `https://cache.example/envtest/${ARCHIVE}`,
-    );
+    expect(
+      findEnvtestArchive(
+        index,
+        { indexUrl: 'https://x/index.yaml', archiveBaseUrl: 'https://cache.example/envtest' },
+        VERSION,
+        PLATFORM,
+      ).url,
+    ).toBe(`https://cache.example/envtest/${ARCHIVE}`);
   });
 
   it('names what is wrong with an index', () => {
     const source = { indexUrl: 'https://x/index.yaml' };
     expect(() => findEnvtestArchive('releases: [', source, VERSION, PLATFORM)).toThrow(/is not YAML/);
-    expect(() => findEnvtestArchive('{}', source, VERSION, PLATFORM)).toThrow('the envtest index https://x/index.yaml has no "releases" map');
-    expect(() => findEnvtestArchive(envtestIndex(VERSION, 'envtest-v1.36.3-darwin-arm64.tar.gz', hash, 'x'), source, VERSION, PLATFORM)).toThrow(
-      `lists no ${ARCHIVE} (it has envtest-v1.36.3-darwin-arm64.tar.gz for v1.36.3)`,
+    expect(() => findEnvtestArchive('{}', source, VERSION, PLATFORM)).toThrow(
+      'the envtest index https://x/index.yaml has no "releases" map',
     );
-    expect(() => findEnvtestArchive(envtestIndex(VERSION, ARCHIVE, 'deadbeef', 'x'), source, VERSION, PLATFORM)).toThrow(`lists no sha512 for ${ARCHIVE}`);
+    expect(() =>
+      findEnvtestArchive(
+        envtestIndex(VERSION, 'envtest-v1.36.3-darwin-arm64.tar.gz', hash, 'x'),
+        source,
+        VERSION,
+        PLATFORM,
+      ),
+    ).toThrow(`lists no ${ARCHIVE} (it has envtest-v1.36.3-darwin-arm64.tar.gz for v1.36.3)`);
+    expect(() =>
+      findEnvtestArchive(envtestIndex(VERSION, ARCHIVE, 'deadbeef', 'x'), source, VERSION, PLATFORM),
+    ).toThrow(`lists no sha512 for ${ARCHIVE}`);
     const twoPatches = `releases:\n  v1.36.1:\n    a: {}\n  v1.36.0:\n    b: {}\n  v1.35.0:\n    c: {}\n`;
     expect(() => findEnvtestArchive(twoPatches, source, VERSION, PLATFORM)).toThrow(
       `lists no ${ARCHIVE} (it has no v1.36.3; of 1.36 it has v1.36.0, v1.36.1, for --kubernetes-version)`,
@@ -335,12 +444,19 @@ describe('the envtest index', () => {
 
   it('defaults to controller-tools’ index, overridable by environment', () => {
     expect(envtestDownloadSource({})).toEqual({ indexUrl: DEFAULT_ENVTEST_INDEX_URL, archiveBaseUrl: undefined });
-    expect(DEFAULT_ENVTEST_INDEX_URL).toBe('https://raw.githubusercontent.com/kubernetes-sigs/controller-tools/HEAD/envtest-releases.yaml');
-    expect(envtestDownloadSource({ KOP_ENVTEST_INDEX_URL: 'https://i/x.yaml', KOP_ENVTEST_ARCHIVE_BASE_URL: 'https://a/' })).toEqual({
+    expect(DEFAULT_ENVTEST_INDEX_URL).toBe(
+      'https://raw.githubusercontent.com/kubernetes-sigs/controller-tools/HEAD/envtest-releases.yaml',
+    );
+    expect(
+      envtestDownloadSource({ KOP_ENVTEST_INDEX_URL: 'https://i/x.yaml', KOP_ENVTEST_ARCHIVE_BASE_URL: 'https://a/' }),
+    ).toEqual({
       indexUrl: 'https://i/x.yaml',
       archiveBaseUrl: 'https://a/',
     });
-    expect(envtestDownloadSource({ KOP_ENVTEST_INDEX_URL: 'https://i/x.yaml' }, { indexUrl: 'https://flag/y.yaml' }).indexUrl).toBe('https://flag/y.yaml');
+    expect(
+      envtestDownloadSource({ KOP_ENVTEST_INDEX_URL: 'https://i/x.yaml' }, { indexUrl: 'https://flag/y.yaml' })
+        .indexUrl,
+    ).toBe('https://flag/y.yaml');
   });
 });
 
@@ -356,10 +472,14 @@ describe('extracting an envtest archive', () => {
     );
     return { files: readdirSync(join(work, 'out')).sort(), error };
   }
-  const binaries = (prefix: string): FakeTarEntry[] => Object.entries(fakeBinaries()).map(([name, body]) => ({ path: `${prefix}${name}`, body }));
+  const binaries = (prefix: string): FakeTarEntry[] =>
+    Object.entries(fakeBinaries()).map(([name, body]) => ({ path: `${prefix}${name}`, body }));
 
   it('takes only the three binaries, wherever they sit, and skips other files', async () => {
-    const { files, error } = await extract([...binaries('kubebuilder/bin/'), { path: 'controller-tools/envtest/LICENSE', body: 'Apache' }]);
+    const { files, error } = await extract([
+      ...binaries('kubebuilder/bin/'),
+      { path: 'controller-tools/envtest/LICENSE', body: 'Apache' },
+    ]);
     expect(error).toBeUndefined();
     expect(files).toEqual(['etcd', 'kube-apiserver', 'kubectl']);
   });
@@ -368,7 +488,8 @@ describe('extracting an envtest archive', () => {
     work = mkdtempSync(join(tmpdir(), 'kop-envtest-gnutar-'));
     const source = join(work, 'src', 'controller-tools', 'envtest');
     mkdirSync(source, { recursive: true });
-    for (const [name, body] of Object.entries(fakeBinaries())) writeFileSync(join(source, name), body.padEnd(3000, '#'), { mode: 0o755 });
+    for (const [name, body] of Object.entries(fakeBinaries()))
+      writeFileSync(join(source, name), body.padEnd(3000, '#'), { mode: 0o755 });
     await execa('tar', ['-czf', join(work, 'a.tar.gz'), '-C', join(work, 'src'), 'controller-tools']);
     mkdirSync(join(work, 'out'));
     await extractEnvtestArchive(join(work, 'a.tar.gz'), join(work, 'out'), 'a.tar.gz');
@@ -376,12 +497,20 @@ describe('extracting an envtest archive', () => {
   });
 
   const refused: Array<[string, FakeTarEntry[], RegExp]> = [
-    ['a hardlink', [...binaries('e/').slice(1), { path: 'e/kube-apiserver', type: 'hardlink', linkTarget: 'e/etcd' }], /is a hardlink to "e\/etcd"/],
+    [
+      'a hardlink',
+      [...binaries('e/').slice(1), { path: 'e/kube-apiserver', type: 'hardlink', linkTarget: 'e/etcd' }],
+      /is a hardlink to "e\/etcd"/,
+    ],
     ['a fifo', [...binaries('e/'), { path: 'e/pipe', type: 'fifo' }], /entry "e\/pipe" has type "6"/],
     ['a binary twice', [...binaries('e/'), ...binaries('f/').slice(0, 1)], /it holds kube-apiserver twice/],
     ['a Windows drive path', [...binaries('e/'), { path: 'C:\\evil', body: 'x' }], /entry "C:\\evil" points outside/],
     ['a backslash traversal', [...binaries('e/'), { path: 'e\\..\\..\\evil', body: 'x' }], /points outside/],
-    ['a traversal in a pax path', [...binaries('e/'), { path: '../evil', body: 'x', paxPath: true }], /entry "\.\.\/evil" points outside/],
+    [
+      'a traversal in a pax path',
+      [...binaries('e/'), { path: '../evil', body: 'x', paxPath: true }],
+      /entry "\.\.\/evil" points outside/,
+    ],
   ];
   it.each(refused)('refuses %s and writes nothing outside its folder', async (_name, entries, message) => {
     const { error } = await extract(entries);

@@ -3,11 +3,23 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { etcdModuleFiles, etcdVersionRequiredBy, kubernetesModuleFiles, writeEnvtestModules } from '../../src/testing/envtest-modules.js';
+import {
+  etcdModuleFiles,
+  etcdVersionRequiredBy,
+  kubernetesModuleFiles,
+  writeEnvtestModules,
+} from '../../src/testing/envtest-modules.js';
 import { PINNED_ETCD_VERSION, PINNED_KUBERNETES_VERSION } from '../../src/testing/versions.js';
 
 const COMMITTED = fileURLToPath(new URL('../../envtest', import.meta.url));
-const FILES = ['kubernetes/go.mod', 'kubernetes/go.sum', 'kubernetes/tools.go', 'etcd/go.mod', 'etcd/go.sum', 'etcd/tools.go'];
+const FILES = [
+  'kubernetes/go.mod',
+  'kubernetes/go.sum',
+  'kubernetes/tools.go',
+  'etcd/go.mod',
+  'etcd/go.sum',
+  'etcd/tools.go',
+];
 
 describe('envtest build modules', () => {
   it('replaces every staging module the kubernetes go.mod lists at v0.0.0, and copies its go and godebug lines', () => {
@@ -43,12 +55,21 @@ describe('envtest build modules', () => {
       ].join('\n'),
     );
     expect(files['tools.go']).toContain('_ "k8s.io/kubernetes/cmd/kube-apiserver"');
-    expect(etcdVersionRequiredBy({ Module: { Path: 'k8s.io/kubernetes' }, Require: [{ Path: 'go.etcd.io/etcd/client/v3', Version: 'v3.6.5' }] })).toBe('3.6.5');
-    expect(etcdModuleFiles('v3.6.5', { Module: { Path: 'go.etcd.io/etcd/server/v3' }, Go: '1.24' })['go.mod']).toContain('go 1.24\n\nrequire go.etcd.io/etcd/server/v3 v3.6.5\n');
+    expect(
+      etcdVersionRequiredBy({
+        Module: { Path: 'k8s.io/kubernetes' },
+        Require: [{ Path: 'go.etcd.io/etcd/client/v3', Version: 'v3.6.5' }],
+      }),
+    ).toBe('3.6.5');
+    expect(
+      etcdModuleFiles('v3.6.5', { Module: { Path: 'go.etcd.io/etcd/server/v3' }, Go: '1.24' })['go.mod'],
+    ).toContain('go 1.24\n\nrequire go.etcd.io/etcd/server/v3 v3.6.5\n');
   });
 
   it('rejects a kubernetes go.mod without staging modules instead of writing a module that cannot build', () => {
-    expect(() => kubernetesModuleFiles('1.36.3', { Module: { Path: 'k8s.io/kubernetes' }, Require: [] })).toThrow('no v0.0.0 staging modules');
+    expect(() => kubernetesModuleFiles('1.36.3', { Module: { Path: 'k8s.io/kubernetes' }, Require: [] })).toThrow(
+      'no v0.0.0 staging modules',
+    );
   });
 
   // Needs Go and the module proxy (or a warm module cache); KOP_UPDATE_GOLDEN=1 rewrites envtest/.

@@ -72,8 +72,18 @@ describe('USE_EXISTING_CLUSTER mode', () => {
       expect(written).toEqual({
         apiVersion: 'v1',
         kind: 'Config',
-        clusters: [{ name: 'dev', cluster: { server: real.server, 'certificate-authority-data': base64(real.caData!) } }],
-        users: [{ name: 'dev-admin', user: { 'client-certificate-data': base64(real.admin.certData!), 'client-key-data': base64(real.admin.keyData!) } }],
+        clusters: [
+          { name: 'dev', cluster: { server: real.server, 'certificate-authority-data': base64(real.caData!) } },
+        ],
+        users: [
+          {
+            name: 'dev-admin',
+            user: {
+              'client-certificate-data': base64(real.admin.certData!),
+              'client-key-data': base64(real.admin.keyData!),
+            },
+          },
+        ],
         contexts: [{ name: 'dev', context: { cluster: 'dev', user: 'dev-admin', namespace: 'default' } }],
         'current-context': 'dev',
       });
@@ -90,7 +100,12 @@ describe('USE_EXISTING_CLUSTER mode', () => {
     const [crd] = await existing.installCRDs(CRD_FIXTURE);
     expect(crd!.metadata.name).toBe('widgets.testing.kop.dev');
     // No waiting here: installCRDs has already seen the resource served.
-    const created = await apiRequest(real, real.admin, 'POST', WIDGETS, { apiVersion: 'testing.kop.dev/v1alpha1', kind: 'Widget', metadata: { name: 'w1' }, spec: { size: 1 } });
+    const created = await apiRequest(real, real.admin, 'POST', WIDGETS, {
+      apiVersion: 'testing.kop.dev/v1alpha1',
+      kind: 'Widget',
+      metadata: { name: 'w1' },
+      spec: { size: 1 },
+    });
     expect(created.status, created.body).toBe(201);
     const bob = await existing.addUser({ name: 'bob' });
 
@@ -98,7 +113,8 @@ describe('USE_EXISTING_CLUSTER mode', () => {
     await existing.stop();
     expect(existsSync(existing.dir)).toBe(false);
     expect(existsSync(bob.kubeconfigPath)).toBe(false);
-    for (const file of ['config', 'ca.crt', 'admin.crt', 'admin.key']) expect(existsSync(path.join(work, file)), file).toBe(true);
+    for (const file of ['config', 'ca.crt', 'admin.crt', 'admin.key'])
+      expect(existsSync(path.join(work, file)), file).toBe(true);
     expect((await apiRequest(real, real.admin, 'GET', '/readyz')).status).toBe(200);
     expect((await apiRequest(real, real.admin, 'GET', `${WIDGETS}/w1`)).status).toBe(200);
   });
@@ -127,7 +143,11 @@ describe('USE_EXISTING_CLUSTER mode', () => {
       // The Go client reads the same file the same way.
       const kubectl = real.binaries?.kubectl;
       if (kubectl) {
-        const whoami = JSON.parse(execFileSync(kubectl, ['--kubeconfig', bob.kubeconfigPath, 'auth', 'whoami', '-o', 'json'], { encoding: 'utf8' })) as SelfSubjectReview;
+        const whoami = JSON.parse(
+          execFileSync(kubectl, ['--kubeconfig', bob.kubeconfigPath, 'auth', 'whoami', '-o', 'json'], {
+            encoding: 'utf8',
+          }),
+        ) as SelfSubjectReview;
         expect(whoami.status.userInfo.username).toBe('bob');
         expect(whoami.status.userInfo.groups).toContain('team-a');
       }
@@ -153,21 +173,25 @@ describe("kop/testing's existing-cluster path without @kubernetes/client-node's 
     visit(path.join(ROOT, 'src/testing/index.ts'));
     visit(path.join(ROOT, 'src/testing/existing-cluster.ts'));
     expect(seen.has(path.join(ROOT, 'src/runtime/client/rest/transport.ts'))).toBe(true);
-    expect([...packages].filter((p) => p.startsWith('@kubernetes/client-node'))).toEqual(['@kubernetes/client-node/dist/config_types.js']);
+    expect([...packages].filter((p) => p.startsWith('@kubernetes/client-node'))).toEqual([
+      '@kubernetes/client-node/dist/config_types.js',
+    ]);
   });
 
   // The built kop/testing in a child process, under a module hook that fails on any
   // client-node module but the entry parser: connect, install a CRD, impersonate, stop.
-  it.skipIf(!existsSync(path.join(ROOT, 'dist/testing/existing-cluster.js')))('loads no other client-node module when run (built dist/)', () => {
-    const hook = `data:text/javascript,${encodeURIComponent(
-      `export async function load(url, context, next) {
+  it.skipIf(!existsSync(path.join(ROOT, 'dist/testing/existing-cluster.js')))(
+    'loads no other client-node module when run (built dist/)',
+    () => {
+      const hook = `data:text/javascript,${encodeURIComponent(
+        `export async function load(url, context, next) {
          const at = url.indexOf('/@kubernetes/client-node/');
          if (at >= 0 && url.slice(at) !== '/@kubernetes/client-node/dist/config_types.js') throw new Error('client-node loaded: ' + url.slice(at));
          return next(url, context);
        }`,
-    )}`;
-    const testing = JSON.stringify(pathToFileURL(path.join(ROOT, 'dist/testing/index.js')).href);
-    const script = `
+      )}`;
+      const testing = JSON.stringify(pathToFileURL(path.join(ROOT, 'dist/testing/index.js')).href);
+      const script = `
       import { register } from 'node:module';
       register(${JSON.stringify(hook)});
       const { startControlPlane } = await import(${testing});
@@ -177,7 +201,11 @@ describe("kop/testing's existing-cluster path without @kubernetes/client-node's 
       await existing.stop();
       console.log(crd.metadata.name, bob.kubeconfig.users[0].user.as);
     `;
-    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-    expect(out.trim()).toBe('widgets.testing.kop.dev bob');
-  });
+      const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      expect(out.trim()).toBe('widgets.testing.kop.dev bob');
+    },
+  );
 });

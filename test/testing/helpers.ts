@@ -10,7 +10,14 @@ export interface RawResponse {
 }
 
 /** One HTTPS request to the control plane as `user` (client certificate), read to the end. */
-export function apiRequest(plane: ControlPlane, user: ControlPlaneUser, method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<RawResponse> {
+export function apiRequest(
+  plane: ControlPlane,
+  user: ControlPlaneUser,
+  method: string,
+  path: string,
+  body?: unknown,
+  contentType = 'application/json',
+): Promise<RawResponse> {
   const url = new URL(path, plane.server);
   const payload = body === undefined ? undefined : JSON.stringify(body);
   return new Promise((resolve, reject) => {

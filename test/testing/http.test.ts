@@ -28,7 +28,11 @@ describe('ApiServerTransport', () => {
     await trailing.request('GET', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions');
     const bare = new ApiServerTransport(origin, {});
     await bare.request('GET', '/readyz');
-    expect(seen).toEqual(['/k8s/clusters/c-1/api?timeout=5s', '/proxy/apis/apiextensions.k8s.io/v1/customresourcedefinitions', '/readyz']);
+    expect(seen).toEqual([
+      '/k8s/clusters/c-1/api?timeout=5s',
+      '/proxy/apis/apiextensions.k8s.io/v1/customresourcedefinitions',
+      '/readyz',
+    ]);
     for (const t of [transport, trailing, bare]) t.close();
   });
 });

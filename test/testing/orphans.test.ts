@@ -28,7 +28,9 @@ async function startHolder(tmp: string) {
     env: { ...process.env, TMPDIR: tmp },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   let output = '';
   const ready = await new Promise<{ dir: string }>((resolve, reject) => {
     child.stdout.on('data', (chunk: Buffer) => {
@@ -77,7 +79,9 @@ describe('no orphans', () => {
     process.env.TMPDIR = tmp;
     try {
       const failure = startControlPlane({ apiServerArgs: ['--no-such-flag=1'] });
-      await expect(failure).rejects.toThrow(/kube-apiserver exited \(code 1\) while waiting for kube-apiserver \/readyz:[\s\S]*unknown flag: --no-such-flag/);
+      await expect(failure).rejects.toThrow(
+        /kube-apiserver exited \(code 1\) while waiting for kube-apiserver \/readyz:[\s\S]*unknown flag: --no-such-flag/,
+      );
     } finally {
       process.env.TMPDIR = previous;
     }

@@ -12,7 +12,14 @@ function openWatch(plane: ControlPlane, path: string): Promise<{ ended: Promise<
   const url = new URL(path, plane.server);
   return new Promise((established, reject) => {
     const req = request(
-      { hostname: url.hostname, port: url.port, path: `${url.pathname}${url.search}`, ca: plane.caData, cert: plane.admin.certData, key: plane.admin.keyData },
+      {
+        hostname: url.hostname,
+        port: url.port,
+        path: `${url.pathname}${url.search}`,
+        ca: plane.caData,
+        cert: plane.admin.certData,
+        key: plane.admin.keyData,
+      },
       (res) => {
         established({
           ended: new Promise((ended) => {
@@ -34,7 +41,15 @@ function reachability(plane: ControlPlane): Promise<string | number> {
   return new Promise((resolve) => {
     // agent: false, so a kept-alive connection to the old process cannot answer instead.
     const req = request(
-      { hostname: url.hostname, port: url.port, path: url.pathname, agent: false, ca: plane.caData, cert: plane.admin.certData, key: plane.admin.keyData },
+      {
+        hostname: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        agent: false,
+        ca: plane.caData,
+        cert: plane.admin.certData,
+        key: plane.admin.keyData,
+      },
       (res) => {
         res.resume();
         res.on('end', () => resolve(res.statusCode ?? 0));
@@ -57,7 +72,10 @@ describe('stopping and starting kube-apiserver alone', () => {
   });
 
   it('restartApiServer() ends open watches and comes back on the same URL, certificates and etcd, with the objects kept', async () => {
-    const created = await apiRequest(plane, plane.admin, 'POST', CONFIGMAPS, { metadata: { name: 'survivor' }, data: { v: '1' } });
+    const created = await apiRequest(plane, plane.admin, 'POST', CONFIGMAPS, {
+      metadata: { name: 'survivor' },
+      data: { v: '1' },
+    });
     expect(created.status).toBe(201);
     const before = pidsMentioning(plane.dir);
     const watch = await openWatch(plane, `${CONFIGMAPS}?watch=true`);

@@ -60,7 +60,10 @@ describe('kop setup-envtest', () => {
     // An index URL nothing listens on: the download fails at once, as it does offline.
     const indexUrl = `http://127.0.0.1:${await closedPort()}/envtest-releases.yaml`;
     try {
-      const failure = await runSetupEnvtest({ print: 'env', force: false, binDir, indexUrl, progress: () => undefined }, context).catch((error: unknown) => error);
+      const failure = await runSetupEnvtest(
+        { print: 'env', force: false, binDir, indexUrl, progress: () => undefined },
+        context,
+      ).catch((error: unknown) => error);
       expect(failure).toBeInstanceOf(KopError);
       expect((failure as KopError).message).toMatch(
         /^could not download the prebuilt binaries \(cannot fetch the envtest index http:\/\/127\.0\.0\.1:\d+\/envtest-releases\.yaml: connect ECONNREFUSED 127\.0\.0\.1:\d+\), and cannot build them: Go is not installed/,
@@ -80,11 +83,19 @@ describe('kop setup-envtest', () => {
     const progress: string[] = [];
     try {
       const indexUrl = 'https://mirror.example/envtest-releases.yaml';
-      await runSetupEnvtest({ print: 'path', force: false, binDir, indexUrl, progress: (line) => progress.push(line) }, { ...context, dryRun: true });
-      await runSetupEnvtest({ print: 'path', force: false, binDir, download: false, progress: (line) => progress.push(line) }, { ...context, dryRun: true });
+      await runSetupEnvtest(
+        { print: 'path', force: false, binDir, indexUrl, progress: (line) => progress.push(line) },
+        { ...context, dryRun: true },
+      );
+      await runSetupEnvtest(
+        { print: 'path', force: false, binDir, download: false, progress: (line) => progress.push(line) },
+        { ...context, dryRun: true },
+      );
       expect(progress).toEqual([
         expect.stringMatching(
-          new RegExp(`^would download envtest-v1\\.36\\.3-\\w+-\\w+\\.tar\\.gz \\(listed in ${indexUrl}\\) into ${binDir}, and build from Go modules only if that fails$`),
+          new RegExp(
+            `^would download envtest-v1\\.36\\.3-\\w+-\\w+\\.tar\\.gz \\(listed in ${indexUrl}\\) into ${binDir}, and build from Go modules only if that fails$`,
+          ),
         ),
         `would build kube-apiserver, etcd, kubectl v1.36.3 into ${binDir}`,
       ]);
@@ -100,7 +111,9 @@ describe('kop setup-envtest', () => {
     await expect(runSetupEnvtest({ print: 'env', force: false, indexUrl: 'envtest.yaml' }, context)).rejects.toThrow(
       '--index-url must be an https:, http: or file: URL, not "envtest.yaml"',
     );
-    await expect(runSetupEnvtest({ print: 'env', force: false, archiveBaseUrl: 'ftp://x' }, context)).rejects.toThrow('--archive-base-url must be');
+    await expect(runSetupEnvtest({ print: 'env', force: false, archiveBaseUrl: 'ftp://x' }, context)).rejects.toThrow(
+      '--archive-base-url must be',
+    );
   });
 
   it('quotes folders a shell would split', () => {

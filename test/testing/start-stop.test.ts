@@ -32,8 +32,16 @@ describe('starting and stopping', () => {
       await apiRequest(plane, plane.admin, 'POST', path, { metadata: { name: 'newer' } });
       await apiRequest(plane, plane.admin, 'POST', path, { metadata: { name: 'newest' } });
       await plane.compactEtcd();
-      const watch = await apiRequest(plane, plane.admin, 'GET', `${path}?watch=true&resourceVersion=${oldVersion}&timeoutSeconds=1`);
-      const body = watch.status === 410 ? watch.body : (watch.body.split('\n').find((line) => line.includes('"ERROR"')) ?? watch.body);
+      const watch = await apiRequest(
+        plane,
+        plane.admin,
+        'GET',
+        `${path}?watch=true&resourceVersion=${oldVersion}&timeoutSeconds=1`,
+      );
+      const body =
+        watch.status === 410
+          ? watch.body
+          : (watch.body.split('\n').find((line) => line.includes('"ERROR"')) ?? watch.body);
       expect(body).toContain('"code":410');
     } finally {
       await plane.stop();

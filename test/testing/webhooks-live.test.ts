@@ -54,14 +54,23 @@ function handle(path: string, body: Record<string, unknown>): unknown {
   });
   if (path === '/mutate-test-kop-dev-v1-gizmo') {
     const patch = [
-      request.object.metadata.labels ? { op: 'add', path: '/metadata/labels/mutated', value: 'yes' } : { op: 'add', path: '/metadata/labels', value: { mutated: 'yes' } },
+      request.object.metadata.labels
+        ? { op: 'add', path: '/metadata/labels/mutated', value: 'yes' }
+        : { op: 'add', path: '/metadata/labels', value: { mutated: 'yes' } },
       ...(request.object.spec.color === undefined ? [{ op: 'add', path: '/spec/color', value: 'blue' }] : []),
     ];
-    return review({ allowed: true, patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(patch)).toString('base64') });
+    return review({
+      allowed: true,
+      patchType: 'JSONPatch',
+      patch: Buffer.from(JSON.stringify(patch)).toString('base64'),
+    });
   }
   if (path === '/validate-test-kop-dev-v1-gizmo') {
     if ((request.object.spec.size ?? 0) > 10) {
-      return review({ allowed: false, status: { code: 422, reason: 'Invalid', message: 'spec.size: must be at most 10' } });
+      return review({
+        allowed: false,
+        status: { code: 422, reason: 'Invalid', message: 'spec.size: must be at most 10' },
+      });
     }
     return review({ allowed: true });
   }
@@ -110,16 +119,29 @@ afterAll(async () => {
 describe('webhooks installed by startControlPlane', () => {
   it('tells the test where to serve: 127.0.0.1, a port, and a certificate for 127.0.0.1 and localhost signed by caData', () => {
     const serving = plane.webhook!;
-    expect(serving).toMatchObject({ host: '127.0.0.1', certName: 'tls.crt', keyName: 'tls.key', url: `https://127.0.0.1:${serving.port}` });
+    expect(serving).toMatchObject({
+      host: '127.0.0.1',
+      certName: 'tls.crt',
+      keyName: 'tls.key',
+      url: `https://127.0.0.1:${serving.port}`,
+    });
     expect(serving.port).toBeGreaterThan(0);
     expect(serving.certDir.startsWith(plane.dir)).toBe(true);
     expect(serving.caData).toContain('BEGIN CERTIFICATE');
-    expect(serving.configurations).toEqual({ mutating: ['mutating-webhook-configuration'], validating: ['validating-webhook-configuration'] });
+    expect(serving.configurations).toEqual({
+      mutating: ['mutating-webhook-configuration'],
+      validating: ['validating-webhook-configuration'],
+    });
     expect(serving.conversionCRDs).toEqual(['gizmos.test.kop.dev']);
   });
 
   it('installs the configurations with clientConfig.url on the local port and the CA as caBundle', async () => {
-    const response = await apiRequest(plane, plane.admin, 'GET', '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/mutating-webhook-configuration');
+    const response = await apiRequest(
+      plane,
+      plane.admin,
+      'GET',
+      '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/mutating-webhook-configuration',
+    );
     expect(response.status).toBe(200);
     const webhook = response.json<{ webhooks: Array<{ clientConfig: Record<string, unknown> }> }>().webhooks[0]!;
     expect(webhook.clientConfig).toEqual({
@@ -127,8 +149,15 @@ describe('webhooks installed by startControlPlane', () => {
       caBundle: Buffer.from(plane.webhook!.caData).toString('base64'),
     });
     // The probes that showed the admission chain had caught up are gone.
-    const all = await apiRequest(plane, plane.admin, 'GET', '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations');
-    expect(all.json<{ items: Array<{ metadata: { name: string } }> }>().items.map((item) => item.metadata.name)).toEqual(['validating-webhook-configuration']);
+    const all = await apiRequest(
+      plane,
+      plane.admin,
+      'GET',
+      '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations',
+    );
+    expect(
+      all.json<{ items: Array<{ metadata: { name: string } }> }>().items.map((item) => item.metadata.name),
+    ).toEqual(['validating-webhook-configuration']);
   });
 
   it('sends a create through the mutating webhook: its patch is applied', async () => {
@@ -156,7 +185,9 @@ describe('webhooks installed by startControlPlane', () => {
     expect(denied.status).toBe(422);
     const status = denied.json<{ reason: string; message: string }>();
     expect(status.reason).toBe('Invalid');
-    expect(status.message).toBe('admission webhook "vgizmo-v1.kb.io" denied the request: spec.size: must be at most 10');
+    expect(status.message).toBe(
+      'admission webhook "vgizmo-v1.kb.io" denied the request: spec.size: must be at most 10',
+    );
     expect((await apiRequest(plane, plane.admin, 'GET', `${V1}/too-big`)).status).toBe(404);
   });
 
@@ -166,7 +197,9 @@ describe('webhooks installed by startControlPlane', () => {
     expect(read.status, read.body).toBe(200);
     expect(read.json<Gizmo>()).toMatchObject({ apiVersion: 'test.kop.dev/v2', spec: { replicas: 2, color: 'blue' } });
     const conversions = calls.filter((call) => call.path === '/convert').slice(before);
-    expect(conversions.map((call) => (call.body.request as { desiredAPIVersion: string }).desiredAPIVersion)).toContain('test.kop.dev/v2');
+    expect(conversions.map((call) => (call.body.request as { desiredAPIVersion: string }).desiredAPIVersion)).toContain(
+      'test.kop.dev/v2',
+    );
 
     const written = await apiRequest(plane, plane.admin, 'POST', V2, {
       apiVersion: 'test.kop.dev/v2',
@@ -177,15 +210,27 @@ describe('webhooks installed by startControlPlane', () => {
     expect(written.status, written.body).toBe(201);
     expect(written.json<Gizmo>().spec).toEqual({ replicas: 4, color: 'red' });
     const hub = await apiRequest(plane, plane.admin, 'GET', `${V1}/spoke`);
-    expect(hub.json<Gizmo>()).toMatchObject({ apiVersion: 'test.kop.dev/v1', metadata: { labels: { mutated: 'yes' } }, spec: { size: 4, color: 'red' } });
+    expect(hub.json<Gizmo>()).toMatchObject({
+      apiVersion: 'test.kop.dev/v1',
+      metadata: { labels: { mutated: 'yes' } },
+      spec: { size: 4, color: 'red' },
+    });
   });
 
   it('sets the patched CRD conversion to the local /convert', async () => {
-    const crd = await apiRequest(plane, plane.admin, 'GET', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gizmos.test.kop.dev');
+    const crd = await apiRequest(
+      plane,
+      plane.admin,
+      'GET',
+      '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gizmos.test.kop.dev',
+    );
     expect(crd.json<{ spec: { conversion: unknown } }>().spec.conversion).toEqual({
       strategy: 'Webhook',
       webhook: {
-        clientConfig: { url: `https://127.0.0.1:${plane.webhook!.port}/convert`, caBundle: Buffer.from(plane.webhook!.caData).toString('base64') },
+        clientConfig: {
+          url: `https://127.0.0.1:${plane.webhook!.port}/convert`,
+          caBundle: Buffer.from(plane.webhook!.caData).toString('base64'),
+        },
         conversionReviewVersions: ['v1'],
       },
     });
@@ -199,7 +244,8 @@ describe('USE_EXISTING_CLUSTER mode (this control plane playing the cluster)', (
       crds: [join(PROJECT, 'config/crd/bases')],
       webhooks: { paths: [join(PROJECT, 'config/webhook')], conversionPatches: [join(PROJECT, 'config/crd/patches')] },
     });
-    const configPath = '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/validating-webhook-configuration';
+    const configPath =
+      '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/validating-webhook-configuration';
     const crdPath = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gizmos.test.kop.dev';
     try {
       expect(existing.existingCluster).toBe(true);

@@ -75,7 +75,9 @@ describe('readWebhookConfigurations', () => {
   }> = [
     {
       name: 'reads both kinds from one multi-document file and ignores other kinds',
-      given: { 'config/webhook/manifests.yaml': `---\n${mutating('m')}---\n${validating('v')}---\napiVersion: v1\nkind: Service\nmetadata: {name: s}\n---\n` },
+      given: {
+        'config/webhook/manifests.yaml': `---\n${mutating('m')}---\n${validating('v')}---\napiVersion: v1\nkind: Service\nmetadata: {name: s}\n---\n`,
+      },
       paths: ['config/webhook/manifests.yaml'],
       want: [
         ['MutatingWebhookConfiguration', 'm'],
@@ -87,7 +89,11 @@ describe('readWebhookConfigurations', () => {
       given: {
         'config/webhook/b.yml': validating('v'),
         'config/webhook/a.yaml': mutating('m'),
-        'config/webhook/c.json': JSON.stringify({ apiVersion: 'admissionregistration.k8s.io/v1', kind: 'MutatingWebhookConfiguration', metadata: { name: 'j' } }),
+        'config/webhook/c.json': JSON.stringify({
+          apiVersion: 'admissionregistration.k8s.io/v1',
+          kind: 'MutatingWebhookConfiguration',
+          metadata: { name: 'j' },
+        }),
         'config/webhook/kustomization.yaml': 'resources: [a.yaml]\n',
         'config/webhook/notes.txt': mutating('ignored'),
         'config/webhook/nested/d.yaml': mutating('nested'),
@@ -115,7 +121,8 @@ describe('readWebhookConfigurations', () => {
       name: 'names a missing path that is not the conventional folder',
       given: {},
       paths: ['config/webhooks'],
-      error: /^webhooks\.paths: config\/webhooks does not exist \(resolved to .*config\/webhooks\); fix the path or leave it out$/,
+      error:
+        /^webhooks\.paths: config\/webhooks does not exist \(resolved to .*config\/webhooks\); fix the path or leave it out$/,
     },
     {
       name: 'names a missing file, even inside config/webhook',
@@ -133,7 +140,8 @@ describe('readWebhookConfigurations', () => {
       name: 'refuses a configuration defined twice',
       given: { 'config/webhook/a.yaml': mutating('same'), 'config/webhook/b.yaml': mutating('same') },
       paths: ['config/webhook'],
-      error: /MutatingWebhookConfiguration "same" is defined twice \(config\/webhook\/a\.yaml and config\/webhook\/b\.yaml\); keep one/,
+      error:
+        /MutatingWebhookConfiguration "same" is defined twice \(config\/webhook\/a\.yaml and config\/webhook\/b\.yaml\); keep one/,
     },
     {
       name: 'allows the same name for a mutating and a validating configuration',
@@ -146,7 +154,10 @@ describe('readWebhookConfigurations', () => {
     },
     {
       name: 'refuses a configuration without a name',
-      given: { 'config/webhook/a.yaml': 'apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nmetadata: {}\n' },
+      given: {
+        'config/webhook/a.yaml':
+          'apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nmetadata: {}\n',
+      },
       paths: ['config/webhook'],
       error: /config\/webhook\/a\.yaml: a ValidatingWebhookConfiguration has no metadata\.name/,
     },
@@ -169,7 +180,13 @@ describe('readWebhookConfigurations', () => {
 });
 
 describe('readConversionPatches', () => {
-  const cases: Array<{ name: string; given: Record<string, string>; paths: string[]; want?: Array<Omit<ConversionPatch, 'file'>>; error?: RegExp }> = [
+  const cases: Array<{
+    name: string;
+    given: Record<string, string>;
+    paths: string[];
+    want?: Array<Omit<ConversionPatch, 'file'>>;
+    error?: RegExp;
+  }> = [
     {
       name: "reads Kubebuilder's webhook_in_<plural>.yaml; conversionReviewVersions default to v1",
       given: { 'config/crd/patches/webhook_in_widgets.yaml': conversionPatch('widgets.example.com') },
@@ -179,7 +196,10 @@ describe('readConversionPatches', () => {
     {
       name: 'keeps the listed conversionReviewVersions and the service path',
       given: {
-        'p.yaml': conversionPatch('widgets.example.com', '      conversionReviewVersions: [v1, v1beta1]\n').replace('path: /convert', 'path: /convert-widgets'),
+        'p.yaml': conversionPatch('widgets.example.com', '      conversionReviewVersions: [v1, v1beta1]\n').replace(
+          'path: /convert',
+          'path: /convert-widgets',
+        ),
       },
       paths: ['p.yaml'],
       want: [{ crdName: 'widgets.example.com', path: '/convert-widgets', conversionReviewVersions: ['v1', 'v1beta1'] }],
@@ -242,8 +262,16 @@ describe('rewriteWebhookConfiguration', () => {
         kind: 'MutatingWebhookConfiguration',
         metadata: { name: 'm', annotations: { 'cert-manager.io/inject-ca-from': 'system/serving-cert' } },
         webhooks: [
-          { name: 'a.example.com', clientConfig: { service: { name: 's', namespace: 'system', path: '/mutate-a', port: 443 } }, sideEffects: 'None' },
-          { name: 'b.example.com', clientConfig: { service: { name: 's', namespace: 'system', path: '/mutate-b' } }, failurePolicy: 'Ignore' },
+          {
+            name: 'a.example.com',
+            clientConfig: { service: { name: 's', namespace: 'system', path: '/mutate-a', port: 443 } },
+            sideEffects: 'None',
+          },
+          {
+            name: 'b.example.com',
+            clientConfig: { service: { name: 's', namespace: 'system', path: '/mutate-b' } },
+            failurePolicy: 'Ignore',
+          },
         ],
       },
       want: {
@@ -252,7 +280,11 @@ describe('rewriteWebhookConfiguration', () => {
         metadata: { name: 'm', annotations: { 'cert-manager.io/inject-ca-from': 'system/serving-cert' } },
         webhooks: [
           { name: 'a.example.com', clientConfig: { url: `${base}/mutate-a`, caBundle: 'Q0E=' }, sideEffects: 'None' },
-          { name: 'b.example.com', clientConfig: { url: `${base}/mutate-b`, caBundle: 'Q0E=' }, failurePolicy: 'Ignore' },
+          {
+            name: 'b.example.com',
+            clientConfig: { url: `${base}/mutate-b`, caBundle: 'Q0E=' },
+            failurePolicy: 'Ignore',
+          },
         ],
       },
     },
@@ -279,8 +311,17 @@ describe('rewriteWebhookConfiguration', () => {
     },
     {
       name: 'keeps a configuration without webhooks valid',
-      given: { apiVersion: 'admissionregistration.k8s.io/v1beta1', kind: 'ValidatingWebhookConfiguration', metadata: { name: 'empty' } },
-      want: { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration', metadata: { name: 'empty' }, webhooks: [] },
+      given: {
+        apiVersion: 'admissionregistration.k8s.io/v1beta1',
+        kind: 'ValidatingWebhookConfiguration',
+        metadata: { name: 'empty' },
+      },
+      want: {
+        apiVersion: 'admissionregistration.k8s.io/v1',
+        kind: 'ValidatingWebhookConfiguration',
+        metadata: { name: 'empty' },
+        webhooks: [],
+      },
     },
   ];
 
@@ -306,14 +347,22 @@ describe('conversion patches applied to CRDs', () => {
       conversion: { strategy: 'None' },
     },
   });
-  const patch: ConversionPatch = { crdName: 'widgets.example.com', path: '/convert', conversionReviewVersions: ['v1'], file: 'config/crd/patches/webhook_in_widgets.yaml' };
+  const patch: ConversionPatch = {
+    crdName: 'widgets.example.com',
+    path: '/convert',
+    conversionReviewVersions: ['v1'],
+    file: 'config/crd/patches/webhook_in_widgets.yaml',
+  };
 
   it('sets spec.conversion of the named CRD only, on a copy', () => {
     const crds = [crd('widgets.example.com'), crd('gadgets.example.com')];
     const [widgets, gadgets] = applyConversionPatches(crds, [patch], 'https://127.0.0.1:9443', 'Q0E=');
     expect(widgets!.spec.conversion).toEqual({
       strategy: 'Webhook',
-      webhook: { clientConfig: { url: 'https://127.0.0.1:9443/convert', caBundle: 'Q0E=' }, conversionReviewVersions: ['v1'] },
+      webhook: {
+        clientConfig: { url: 'https://127.0.0.1:9443/convert', caBundle: 'Q0E=' },
+        conversionReviewVersions: ['v1'],
+      },
     });
     expect(gadgets).toBe(crds[1]);
     expect(crds[0]!.spec.conversion).toEqual({ strategy: 'None' });
@@ -347,7 +396,8 @@ describe('startControlPlane with a wrong webhooks option', () => {
     {
       name: 'fails before starting anything when a conversion patch names a CRD that is not installed',
       options: { webhooks: { conversionPatches: [join(project, 'crd/patches')] } },
-      error: /webhook_in_gizmos\.yaml patches CRD "gizmos\.test\.kop\.dev", which is not among the CRDs to install \(none\)/,
+      error:
+        /webhook_in_gizmos\.yaml patches CRD "gizmos\.test\.kop\.dev", which is not among the CRDs to install \(none\)/,
     },
   ];
   it.each(cases)('$name', async ({ options, error }) => {

@@ -50,7 +50,9 @@ describe('applyTree', () => {
     const context = testContext({ cwd: dir, dryRun: true });
     const tree = new VirtualTree(dir);
     await stage(tree);
-    const result = await applyTree(tree, context, { tasks: [{ title: 'npm install', run: () => Promise.reject(new Error('ran')) }] });
+    const result = await applyTree(tree, context, {
+      tasks: [{ title: 'npm install', run: () => Promise.reject(new Error('ran')) }],
+    });
     expect(result.written).toBe(false);
     expect(context.out.lines.slice(-2)).toEqual(['would run: npm install', 'dry run: nothing was written']);
     await expect(readFile(path.join(dir, 'new.txt'), 'utf8')).rejects.toThrow(/ENOENT/);
@@ -69,7 +71,11 @@ describe('applyTree', () => {
     const context = testContext({ cwd: dir });
     const tree = new VirtualTree(dir);
     tree.write('new.txt', 'new\n');
-    const failing: PostFlushTask = { title: 'npm install', run: () => Promise.reject(new Error('exit 1')), hint: 'run npm install yourself' };
+    const failing: PostFlushTask = {
+      title: 'npm install',
+      run: () => Promise.reject(new Error('exit 1')),
+      hint: 'run npm install yourself',
+    };
     await expect(applyTree(tree, context, { tasks: [failing] })).rejects.toThrow(KopError);
     await expect(applyTree(tree, context, { tasks: [failing] })).rejects.toMatchObject({
       message: 'npm install failed: exit 1',

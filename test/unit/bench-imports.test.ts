@@ -22,7 +22,10 @@ const entryPoints: Record<string, () => Promise<Record<string, unknown>>> = {
 /** Names a script takes from each kop entry point, by static import or destructured dynamic import. */
 function importedNames(source: string): Map<string, string[]> {
   const byModule = new Map<string, string[]>();
-  const patterns = [/import\s*\{([^}]*)\}\s*from\s*'([^']+)'/g, /const\s*\{([^}]*)\}\s*=\s*await\s+import\('([^']+)'\)/g];
+  const patterns = [
+    /import\s*\{([^}]*)\}\s*from\s*'([^']+)'/g,
+    /const\s*\{([^}]*)\}\s*=\s*await\s+import\('([^']+)'\)/g,
+  ];
   for (const pattern of patterns) {
     for (const match of source.matchAll(pattern)) {
       const names = match[1]
@@ -45,7 +48,10 @@ describe('benchmarks import only what kop exports', () => {
     const names = importedNames(
       "import { a, b as c } from '../dist/runtime/index.js';\nconst { d, e: f } = await import('../dist/runtime/index.js');\nconst { g } = await import('../dist/testing/index.js');",
     );
-    expect(Object.fromEntries(names)).toEqual({ '../dist/runtime/index.js': ['a', 'b', 'd', 'e'], '../dist/testing/index.js': ['g'] });
+    expect(Object.fromEntries(names)).toEqual({
+      '../dist/runtime/index.js': ['a', 'b', 'd', 'e'],
+      '../dist/testing/index.js': ['g'],
+    });
   });
 
   const scripts = readdirSync(benchDir).filter((file) => file.endsWith('.mjs'));
@@ -54,7 +60,8 @@ describe('benchmarks import only what kop exports', () => {
     for (const [specifier, names] of importedNames(source)) {
       const load = entryPoints[specifier];
       // A bench uses kop through its public entry points only, as an operator would.
-      if (specifier.startsWith('../dist/')) expect(load, `${script} imports ${specifier}, which is not a public entry point`).toBeDefined();
+      if (specifier.startsWith('../dist/'))
+        expect(load, `${script} imports ${specifier}, which is not a public entry point`).toBeDefined();
       if (!load) continue; // node: builtins and other packages
       const exported = await load();
       const missing = names.filter((name) => !(name in exported));

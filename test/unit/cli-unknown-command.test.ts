@@ -44,7 +44,12 @@ const CASES: Case[] = [
   { given: ['dploy'], unknown: 'dploy', kind: 'command', suggestion: 'deploy' },
   { given: ['--bogus'], unknown: '--bogus', kind: 'option', suggestion: undefined },
   { given: ['create', 'api', '--kindd', 'Memcached'], unknown: '--kindd', kind: 'option', suggestion: '--kind' },
-  { given: ['create', 'webhook', '--defaulting-pth', '/x'], unknown: '--defaulting-pth', kind: 'option', suggestion: '--defaulting-path' },
+  {
+    given: ['create', 'webhook', '--defaulting-pth', '/x'],
+    unknown: '--defaulting-pth',
+    kind: 'option',
+    suggestion: '--defaulting-path',
+  },
   { given: ['edit', '--plugins', 'helm', '--forse'], unknown: '--forse', kind: 'option', suggestion: '--force' },
 ];
 
@@ -83,7 +88,13 @@ describe('unknown commands and flags', () => {
   it('known commands with --help still show their help', async () => {
     const { dir, cleanup } = await tempDir('unknown');
     try {
-      for (const args of [['--help'], ['create', '--help'], ['create', 'webhook', '--help'], ['--dry-run', 'generate', '--help'], ['help', 'init']]) {
+      for (const args of [
+        ['--help'],
+        ['create', '--help'],
+        ['create', 'webhook', '--help'],
+        ['--dry-run', 'generate', '--help'],
+        ['help', 'init'],
+      ]) {
         const result = await run(args, dir);
         expect(result.code, args.join(' ')).toBe(0);
         expect(result.stdout, args.join(' ')).toMatch(/^Usage: kop/);
@@ -118,6 +129,10 @@ describe('closest', () => {
     // Every pair of short words: the limited distance is the exact one, capped at limit + 1.
     const words = ['', 'a', 'ab', 'ba', 'abc', 'acb', 'bca', 'maximum', 'maxiumm', 'minimum', 'edit', 'edti', 'init'];
     for (const a of words)
-      for (const b of words) for (const limit of [0, 1, 2, 3]) expect(editDistance(a, b, limit), `${a} ~ ${b} within ${limit}`).toBe(Math.min(editDistance(a, b), limit + 1));
+      for (const b of words)
+        for (const limit of [0, 1, 2, 3])
+          expect(editDistance(a, b, limit), `${a} ~ ${b} within ${limit}`).toBe(
+            Math.min(editDistance(a, b), limit + 1),
+          );
   });
 });

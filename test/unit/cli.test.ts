@@ -22,19 +22,39 @@ async function run(args: string[], options: { cwd?: string; env?: Record<string,
 
 describe('kop CLI', () => {
   const cases = [
-    { name: '--help', given: ['--help'], want: { code: 0, stdout: /Usage: kop \[options\] \[command\][^]*--dry-run[^]*init[^]*version/ } },
+    {
+      name: '--help',
+      given: ['--help'],
+      want: { code: 0, stdout: /Usage: kop \[options\] \[command\][^]*--dry-run[^]*init[^]*version/ },
+    },
     {
       name: 'init --help shows its flags and the global ones',
       given: ['init', '--help'],
       want: { code: 0, stdout: /--project-name[^]*--kop-source[^]*Global Options:[^]*--dry-run/ },
     },
-    { name: 'version', given: ['version'], want: { code: 0, stdout: new RegExp(`^kop ${kopVersion().replace(/\./g, '\\.')} \\(node v\\d+\\.`) } },
-    { name: '--version', given: ['--version'], want: { code: 0, stdout: new RegExp(`^${kopVersion().replace(/\./g, '\\.')}\\n$`) } },
+    {
+      name: 'version',
+      given: ['version'],
+      want: { code: 0, stdout: new RegExp(`^kop ${kopVersion().replace(/\./g, '\\.')} \\(node v\\d+\\.`) },
+    },
+    {
+      name: '--version',
+      given: ['--version'],
+      want: { code: 0, stdout: new RegExp(`^${kopVersion().replace(/\./g, '\\.')}\\n$`) },
+    },
     // Unknown words exit 1, as cobra's do (test/unit/cli-unknown-command.test.ts has the table).
     { name: 'unknown option is an error', given: ['--bogus'], want: { code: 1, stderr: /unknown option '--bogus'/ } },
-    { name: 'unknown command is an error with a suggestion', given: ['inti'], want: { code: 1, stderr: /unknown command 'inti'[^]*Did you mean init\?/ } },
+    {
+      name: 'unknown command is an error with a suggestion',
+      given: ['inti'],
+      want: { code: 1, stderr: /unknown command 'inti'[^]*Did you mean init\?/ },
+    },
     { name: 'no command shows help as a usage error', given: [], want: { code: 2, stderr: /Usage: kop/ } },
-    { name: 'missing option value', given: ['init', '--domain'], want: { code: 2, stderr: /option '--domain <domain>' argument missing/ } },
+    {
+      name: 'missing option value',
+      given: ['init', '--domain'],
+      want: { code: 2, stderr: /option '--domain <domain>' argument missing/ },
+    },
   ];
   for (const { name, given, want } of cases) {
     it(name, async () => {
@@ -51,7 +71,11 @@ describe('kop CLI', () => {
       for (const bad of ['Bad_Name', '../x']) {
         const result = await run(['init', '--project-name', bad, '--skip-install'], { cwd: dir });
         expect(result.code).toBe(2);
-        expect(result.stderr).toMatch(new RegExp(`^error: --project-name: invalid project name "${bad.replace('.', '\\.')}": a project name must be a DNS-1123 label`));
+        expect(result.stderr).toMatch(
+          new RegExp(
+            `^error: --project-name: invalid project name "${bad.replace('.', '\\.')}": a project name must be a DNS-1123 label`,
+          ),
+        );
         expect(result.stderr.trim().split('\n')).toHaveLength(1);
         expect(result.stderr).not.toMatch(/\bat .*\.(ts|js):\d+/);
       }
@@ -84,7 +108,9 @@ describe('kop CLI', () => {
       const before = await readdir(dir);
       const second = await run(['init', '--skip-install'], { cwd: dir });
       expect(second.code).toBe(1);
-      expect(second.stderr).toMatch(/^error: .* already has a PROJECT \(it is a kop project\); kop init wrote nothing\nhint: .*--force/);
+      expect(second.stderr).toMatch(
+        /^error: .* already has a PROJECT \(it is a kop project\); kop init wrote nothing\nhint: .*--force/,
+      );
       expect(await readdir(dir)).toEqual(before);
     } finally {
       await cleanup();

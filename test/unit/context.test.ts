@@ -6,16 +6,40 @@ import { createOutput } from '../../src/cli/output.js';
 describe('non-interactive prompter', () => {
   const prompter = createPrompter({ interactive: false });
   const cases = [
-    { name: 'text with a default', given: { flag: '--domain', type: 'text' as const, message: 'Domain', initial: 'my.domain' }, want: 'my.domain' },
-    { name: 'confirm with a default', given: { flag: '--namespaced', type: 'confirm' as const, message: 'Namespaced?', initial: false }, want: false },
-    { name: 'select with a default', given: { flag: '--license', type: 'select' as const, message: 'License', initial: 'none', choices: ['apache2', 'none'] }, want: 'none' },
+    {
+      name: 'text with a default',
+      given: { flag: '--domain', type: 'text' as const, message: 'Domain', initial: 'my.domain' },
+      want: 'my.domain',
+    },
+    {
+      name: 'confirm with a default',
+      given: { flag: '--namespaced', type: 'confirm' as const, message: 'Namespaced?', initial: false },
+      want: false,
+    },
+    {
+      name: 'select with a default',
+      given: {
+        flag: '--license',
+        type: 'select' as const,
+        message: 'License',
+        initial: 'none',
+        choices: ['apache2', 'none'],
+      },
+      want: 'none',
+    },
   ];
-  for (const { name, given, want } of cases) it(`${name} takes the default`, async () => expect(await prompter.ask(given)).toBe(want));
+  for (const { name, given, want } of cases)
+    it(`${name} takes the default`, async () => expect(await prompter.ask(given)).toBe(want));
 
   it('a required answer without a default is a UsageError naming the flag', async () => {
-    const error = await prompter.ask({ flag: '--owner', type: 'text', message: 'Copyright owner' }).catch((e: unknown) => e);
+    const error = await prompter
+      .ask({ flag: '--owner', type: 'text', message: 'Copyright owner' })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UsageError);
-    expect(error).toMatchObject({ message: 'missing --owner: Copyright owner', hint: 'pass --owner <value> (there is no terminal to ask on)' });
+    expect(error).toMatchObject({
+      message: 'missing --owner: Copyright owner',
+      hint: 'pass --owner <value> (there is no terminal to ask on)',
+    });
     expect(prompter.interactive).toBe(false);
   });
 });
@@ -34,7 +58,11 @@ describe('clockFromEnv', () => {
 
 describe('execaExec', () => {
   it('passes arguments as an array, never through a shell', async () => {
-    const result = await execaExec(process.execPath, ['-e', 'process.stdout.write(process.argv[1]); process.exit(3)', '$(echo hi); rm -rf /'], {});
+    const result = await execaExec(
+      process.execPath,
+      ['-e', 'process.stdout.write(process.argv[1]); process.exit(3)', '$(echo hi); rm -rf /'],
+      {},
+    );
     expect(result).toEqual({ exitCode: 3, stdout: '$(echo hi); rm -rf /', stderr: '' });
   });
   it('reports a missing program as exit code 127', async () => {
@@ -48,7 +76,10 @@ describe('createOutput', () => {
   it('sends info to stdout, warnings and verbose detail to stderr, without colour codes when off', () => {
     let stdout = '';
     let stderr = '';
-    const streams = { stdout: { write: (t: string) => (stdout += t) }, stderr: { write: (t: string) => (stderr += t) } };
+    const streams = {
+      stdout: { write: (t: string) => (stdout += t) },
+      stderr: { write: (t: string) => (stderr += t) },
+    };
     const quiet = createOutput(streams, { verbose: false, color: false });
     quiet.info('hello');
     quiet.warn('careful');

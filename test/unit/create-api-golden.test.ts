@@ -19,8 +19,12 @@ describe('kop create api golden files', () => {
       await runInit(GOLDEN_INIT_OPTIONS, testContext({ cwd: dir, now: GOLDEN_NOW }));
       const touched = new Set<string>();
       for (const kind of ['Memcached', 'RedisCluster']) {
-        const result = await runCreateApi({ group: 'cache', version: 'v1alpha1', kind }, testContext({ cwd: dir, now: GOLDEN_NOW }));
-        for (const change of result.changes) if (change.action === 'create' || change.action === 'update') touched.add(change.path);
+        const result = await runCreateApi(
+          { group: 'cache', version: 'v1alpha1', kind },
+          testContext({ cwd: dir, now: GOLDEN_NOW }),
+        );
+        for (const change of result.changes)
+          if (change.action === 'create' || change.action === 'update') touched.add(change.path);
       }
       await expectGoldenFiles(dir, [...touched].sort(), GOLDEN);
     } finally {

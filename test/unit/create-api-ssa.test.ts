@@ -15,12 +15,17 @@ describe('create api --ssa', () => {
   let cleanup: () => Promise<void>;
   const read = (file: string) => readFile(path.join(dir, file), 'utf8');
   const api = async (kind: string, version = 'v1') => {
-    const entry = parseProjectFile(await read('PROJECT')).resources.find((r) => r.kind === kind && r.version === version);
+    const entry = parseProjectFile(await read('PROJECT')).resources.find(
+      (r) => r.kind === kind && r.version === version,
+    );
     return entry?.api;
   };
   beforeEach(async () => {
     ({ dir, cleanup } = await tempDir('crew'));
-    await runInit({ projectName: 'crew', domain: 'example.com', license: 'none', kopSource: 'file:../kop', skipInstall: true }, testContext({ cwd: dir }));
+    await runInit(
+      { projectName: 'crew', domain: 'example.com', license: 'none', kopSource: 'file:../kop', skipInstall: true },
+      testContext({ cwd: dir }),
+    );
   });
   afterEach(() => cleanup());
 
@@ -34,16 +39,23 @@ describe('create api --ssa', () => {
     expect(controller).toContain("from '../../api/crew/v1/navigator.apply.js'");
     expect(controller).toContain("fieldManager: 'navigator-controller'");
     expect(controller).toContain('client.status().apply(');
-    expect(controller).toContain('statusApplyConfigurationForNavigator(request.name, request.namespace, { conditions: [ready] })');
+    expect(controller).toContain(
+      'statusApplyConfigurationForNavigator(request.name, request.namespace, { conditions: [ready] })',
+    );
     expect(controller).not.toContain('client.status().update');
     const test = await read('test/controllers/navigator.controller.test.ts');
     expect(test).toContain('NavigatorReconciler.applyOptions');
   });
 
   it('gives a cluster-scoped kind builders without a namespace', async () => {
-    await runCreateApi({ group: 'crew', version: 'v1', kind: 'Chart', namespaced: false, ssa: true }, testContext({ cwd: dir }));
+    await runCreateApi(
+      { group: 'crew', version: 'v1', kind: 'Chart', namespaced: false, ssa: true },
+      testContext({ cwd: dir }),
+    );
     expect(await api('Chart')).toEqual({ crdVersion: 'v1', namespaced: false, ssa: true });
-    expect(await read('src/controllers/chart.controller.ts')).toContain('statusApplyConfigurationForChart(request.name, { conditions: [ready] })');
+    expect(await read('src/controllers/chart.controller.ts')).toContain(
+      'statusApplyConfigurationForChart(request.name, { conditions: [ready] })',
+    );
   });
 
   it('leaves plain kinds as they are: no ssa key, the update reconciler', async () => {
@@ -54,17 +66,26 @@ describe('create api --ssa', () => {
 
   it('refuses --ssa without --resource and writes nothing', async () => {
     const before = await read('PROJECT');
-    await expect(runCreateApi({ group: 'crew', version: 'v1', kind: 'Navigator', ssa: true, resource: false }, testContext({ cwd: dir }))).rejects.toThrow(
-      /--ssa is recorded with the API types, so it needs --resource/,
-    );
+    await expect(
+      runCreateApi(
+        { group: 'crew', version: 'v1', kind: 'Navigator', ssa: true, resource: false },
+        testContext({ cwd: dir }),
+      ),
+    ).rejects.toThrow(/--ssa is recorded with the API types, so it needs --resource/);
     expect(await read('PROJECT')).toBe(before);
     expect(existsSync(path.join(dir, 'src/controllers/navigator.controller.ts'))).toBe(false);
   });
 
   it('keeps ssa once set: --force without --ssa, and a later controller-only run, still apply', async () => {
-    await runCreateApi({ group: 'crew', version: 'v1', kind: 'Navigator', ssa: true, controller: false }, testContext({ cwd: dir }));
+    await runCreateApi(
+      { group: 'crew', version: 'v1', kind: 'Navigator', ssa: true, controller: false },
+      testContext({ cwd: dir }),
+    );
     expect(existsSync(path.join(dir, 'src/controllers/navigator.controller.ts'))).toBe(false);
-    await runCreateApi({ group: 'crew', version: 'v1', kind: 'Navigator', resource: false, controller: true }, testContext({ cwd: dir }));
+    await runCreateApi(
+      { group: 'crew', version: 'v1', kind: 'Navigator', resource: false, controller: true },
+      testContext({ cwd: dir }),
+    );
     expect(await read('src/controllers/navigator.controller.ts')).toContain('client.status().apply(');
     await runCreateApi({ group: 'crew', version: 'v1', kind: 'Navigator', force: true }, testContext({ cwd: dir }));
     expect(await api('Navigator')).toEqual({ crdVersion: 'v1', namespaced: true, ssa: true });

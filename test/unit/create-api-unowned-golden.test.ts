@@ -21,7 +21,14 @@ const RUNS: CreateApiOptions[] = [
   { group: 'apps', version: 'v1', kind: 'Deployment', resource: false, controller: true },
   { group: 'core', version: 'v1', kind: 'ConfigMap', resource: false, controller: true },
   { group: 'crew', version: 'v1', kind: 'Captain', resource: true, controller: true, controllerName: 'captain' },
-  { group: 'crew', version: 'v1', kind: 'Captain', resource: false, controller: true, controllerName: 'captain-backup' },
+  {
+    group: 'crew',
+    version: 'v1',
+    kind: 'Captain',
+    resource: false,
+    controller: true,
+    controllerName: 'captain-backup',
+  },
   {
     group: 'cert-manager',
     version: 'v1',
@@ -43,7 +50,8 @@ describe('kop create api golden files for unowned kinds and named reconcilers', 
       const touched = new Set<string>();
       for (const options of RUNS) {
         const result = await runCreateApi(options, testContext({ cwd: dir, now: GOLDEN_NOW }));
-        for (const change of result.changes) if (change.action === 'create' || change.action === 'update') touched.add(change.path);
+        for (const change of result.changes)
+          if (change.action === 'create' || change.action === 'update') touched.add(change.path);
       }
       await expectGoldenFiles(dir, [...touched].sort(), GOLDEN);
     } finally {

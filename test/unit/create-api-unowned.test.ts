@@ -16,7 +16,13 @@ import { tempDir, testContext } from './helpers/fake-context.js';
 import { listFiles } from './helpers/files.js';
 
 const CRDS = fileURLToPath(new URL('../fixtures/external-crds/issuers.yaml', import.meta.url));
-const DEPLOYMENT: CreateApiOptions = { group: 'apps', version: 'v1', kind: 'Deployment', resource: false, controller: true };
+const DEPLOYMENT: CreateApiOptions = {
+  group: 'apps',
+  version: 'v1',
+  kind: 'Deployment',
+  resource: false,
+  controller: true,
+};
 const CAPTAIN: CreateApiOptions = { group: 'crew', version: 'v1', kind: 'Captain', resource: true, controller: true };
 const ISSUER_FLAGS: CreateApiOptions = {
   group: 'cert-manager',
@@ -31,7 +37,9 @@ const ISSUER_FLAGS: CreateApiOptions = {
 /** Every file's content, to show that a refused run wrote nothing. */
 async function snapshot(dir: string): Promise<Record<string, string>> {
   const files = await listFiles(dir);
-  return Object.fromEntries(await Promise.all(files.map(async (file) => [file, await readFile(path.join(dir, file), 'utf8')] as const)));
+  return Object.fromEntries(
+    await Promise.all(files.map(async (file) => [file, await readFile(path.join(dir, file), 'utf8')] as const)),
+  );
 }
 
 describe('kop create api for kinds the project does not own, and named reconcilers', () => {
@@ -41,7 +49,11 @@ describe('kop create api for kinds the project does not own, and named reconcile
   const project = async () => parseProjectFile(await read('PROJECT'));
   const create = (options: CreateApiOptions) => runCreateApi(options, testContext({ cwd: dir }));
   /** Runs a command that must fail, and checks it wrote nothing. */
-  const refused = async (options: CreateApiOptions, error: RegExp, type: new (...args: never[]) => Error = KopError) => {
+  const refused = async (
+    options: CreateApiOptions,
+    error: RegExp,
+    type: new (...args: never[]) => Error = KopError,
+  ) => {
     const before = await snapshot(dir);
     const run = create(options);
     await expect(run).rejects.toThrow(error);
@@ -52,7 +64,14 @@ describe('kop create api for kinds the project does not own, and named reconcile
   beforeEach(async () => {
     ({ dir, cleanup } = await tempDir('demo'));
     await runInit(
-      { projectName: 'demo', domain: 'example.com', owner: 'The demo authors', license: 'apache2', kopSource: 'file:../kop', skipInstall: true },
+      {
+        projectName: 'demo',
+        domain: 'example.com',
+        owner: 'The demo authors',
+        license: 'apache2',
+        kopSource: 'file:../kop',
+        skipInstall: true,
+      },
       testContext({ cwd: dir }),
     );
   });
@@ -70,19 +89,36 @@ describe('kop create api for kinds the project does not own, and named reconcile
       ]);
       // Kubebuilder's PROJECT entry for a core kind: domain "" for apps (left out when written), its Go package as path.
       expect((await project()).resources).toEqual([
-        { group: 'apps', version: 'v1', kind: 'Deployment', plural: 'deployments', domain: '', core: true, path: 'k8s.io/api/apps/v1', controller: true },
+        {
+          group: 'apps',
+          version: 'v1',
+          kind: 'Deployment',
+          plural: 'deployments',
+          domain: '',
+          core: true,
+          path: 'k8s.io/api/apps/v1',
+          controller: true,
+        },
       ]);
       const controller = await read('src/controllers/deployment.controller.ts');
-      expect(controller).toContain("import { deploymentType, isNotFound, type Manager, type ReconcileContext, type ReconcileResult, type Request } from 'kop/runtime';");
+      expect(controller).toContain(
+        "import { deploymentType, isNotFound, type Manager, type ReconcileContext, type ReconcileResult, type Request } from 'kop/runtime';",
+      );
       expect(controller).toContain("import type { Deployment } from 'kop/api';");
-      expect(controller).toContain('// +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;update;patch;delete');
+      expect(controller).toContain(
+        '// +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;update;patch;delete',
+      );
       expect(controller).toContain("manager.controller('deployment').for(deploymentType)");
       expect(controller).not.toContain('finalizer(');
       const main = await read('src/main.ts');
       expect(main).toContain("import { DeploymentReconciler } from './controllers/deployment.controller.js';");
       expect(main).toContain('new DeploymentReconciler().setupWithManager(manager);');
       // No types, CRD, sample or roles for a kind Kubernetes owns.
-      expect((await listFiles(dir)).filter((file) => (file.startsWith('api/') && file !== 'api/.gitkeep') || file.includes('deployment_'))).toEqual([]);
+      expect(
+        (await listFiles(dir)).filter(
+          (file) => (file.startsWith('api/') && file !== 'api/.gitkeep') || file.includes('deployment_'),
+        ),
+      ).toEqual([]);
     });
 
     it.each([
@@ -90,14 +126,32 @@ describe('kop create api for kinds the project does not own, and named reconcile
       ['', 'Secret', { group: 'core', domain: '' }, 'groups=core,resources=secrets'],
       ['batch', 'Job', { group: 'batch', domain: '' }, 'groups=batch,resources=jobs'],
       ['events', 'Event', { group: 'events', domain: 'k8s.io' }, 'groups=events.k8s.io,resources=events'],
-      ['coordination.k8s.io', 'Lease', { group: 'coordination', domain: 'k8s.io' }, 'groups=coordination.k8s.io,resources=leases'],
-    ])('--group %j --kind %s is the built-in kind, recorded as Kubebuilder records it', async (group, kind, recorded, rbac) => {
-      await create({ group, version: 'v1', kind, resource: false, controller: true });
-      expect((await project()).resources).toEqual([
-        { ...recorded, version: 'v1', kind, plural: `${kind.toLowerCase()}s`, core: true, path: `k8s.io/api/${recorded.group}/v1`, controller: true },
-      ]);
-      expect(await read(`src/controllers/${kind.toLowerCase()}.controller.ts`)).toContain(`+kubebuilder:rbac:${rbac},`);
-    });
+      [
+        'coordination.k8s.io',
+        'Lease',
+        { group: 'coordination', domain: 'k8s.io' },
+        'groups=coordination.k8s.io,resources=leases',
+      ],
+    ])(
+      '--group %j --kind %s is the built-in kind, recorded as Kubebuilder records it',
+      async (group, kind, recorded, rbac) => {
+        await create({ group, version: 'v1', kind, resource: false, controller: true });
+        expect((await project()).resources).toEqual([
+          {
+            ...recorded,
+            version: 'v1',
+            kind,
+            plural: `${kind.toLowerCase()}s`,
+            core: true,
+            path: `k8s.io/api/${recorded.group}/v1`,
+            controller: true,
+          },
+        ]);
+        expect(await read(`src/controllers/${kind.toLowerCase()}.controller.ts`)).toContain(
+          `+kubebuilder:rbac:${rbac},`,
+        );
+      },
+    );
 
     it('knows exactly the descriptors kop/runtime exports, and has a sample of each for the test', async () => {
       expect(
@@ -123,16 +177,25 @@ describe('kop create api for kinds the project does not own, and named reconcile
       for (const { type } of builtinKinds()) {
         const group = type.group === '' ? 'core' : type.group;
         await create({ group, version: type.version, kind: type.kind, resource: false, controller: true });
-        expect(await read(`test/controllers/${type.kind.toLowerCase()}.controller.test.ts`)).toContain(`kind: '${type.kind}',`);
+        expect(await read(`test/controllers/${type.kind.toLowerCase()}.controller.test.ts`)).toContain(
+          `kind: '${type.kind}',`,
+        );
       }
     });
 
     it('a second reconciler of the same built-in kind needs a name of its own', async () => {
       await create(DEPLOYMENT);
-      await refused(DEPLOYMENT, /Deployment apps\/v1 already has a reconciler \(src\/controllers\/deployment\.controller\.ts\); kop create api wrote nothing/);
+      await refused(
+        DEPLOYMENT,
+        /Deployment apps\/v1 already has a reconciler \(src\/controllers\/deployment\.controller\.ts\); kop create api wrote nothing/,
+      );
       await create({ ...DEPLOYMENT, controllerName: 'deployment-audit' });
-      expect((await project()).resources[0]).toMatchObject({ controllers: [{ name: 'deployment' }, { name: 'deployment-audit' }] });
-      expect(await read('src/controllers/deployment-audit.controller.ts')).toContain('export class DeploymentAuditReconciler {');
+      expect((await project()).resources[0]).toMatchObject({
+        controllers: [{ name: 'deployment' }, { name: 'deployment-audit' }],
+      });
+      expect(await read('src/controllers/deployment-audit.controller.ts')).toContain(
+        'export class DeploymentAuditReconciler {',
+      );
     });
 
     it("a kind that is neither the project's, imported nor built in: a clear error naming what kop knows, nothing written", async () => {
@@ -140,7 +203,13 @@ describe('kop create api for kinds the project does not own, and named reconcile
         { group: 'networking', version: 'v1', kind: 'Ingress', resource: false, controller: true },
         /no Ingress types at api\/networking\/v1\/ingress\.types\.ts[^]*neither a built-in kind nor one imported/,
       );
-      const error = await create({ group: 'networking', version: 'v1', kind: 'Ingress', resource: false, controller: true }).catch((e: KopError) => e);
+      const error = await create({
+        group: 'networking',
+        version: 'v1',
+        kind: 'Ingress',
+        resource: false,
+        controller: true,
+      }).catch((e: KopError) => e);
       expect((error as KopError).hint).toContain('apps/v1 Deployment');
     });
 
@@ -153,31 +222,48 @@ describe('kop create api for kinds the project does not own, and named reconcile
     it('scaffolds several reconcilers of one kind, one file and class each, recorded as controllers: in PROJECT', async () => {
       await create({ ...CAPTAIN, controllerName: 'captain' });
       await create({ ...CAPTAIN, resource: false, controllerName: 'captain-backup' });
-      expect((await project()).resources[0]).toMatchObject({ kind: 'Captain', controllers: [{ name: 'captain' }, { name: 'captain-backup' }] });
+      expect((await project()).resources[0]).toMatchObject({
+        kind: 'Captain',
+        controllers: [{ name: 'captain' }, { name: 'captain-backup' }],
+      });
       expect((await project()).resources[0]).not.toHaveProperty('controller');
       const backup = await read('src/controllers/captain-backup.controller.ts');
       expect(backup).toContain('export class CaptainBackupReconciler {');
       expect(backup).toContain("manager.controller('captain-backup')");
       expect(backup).toContain("static readonly finalizer = 'crew.example.com/captain-backup';");
-      expect(await read('src/controllers/captain.controller.ts')).toContain("static readonly finalizer = 'crew.example.com/finalizer';");
-      expect(await read('test/controllers/captain-backup.controller.test.ts')).toContain("const NAMESPACE = 'captain-backup-test';");
+      expect(await read('src/controllers/captain.controller.ts')).toContain(
+        "static readonly finalizer = 'crew.example.com/finalizer';",
+      );
+      expect(await read('test/controllers/captain-backup.controller.test.ts')).toContain(
+        "const NAMESPACE = 'captain-backup-test';",
+      );
       const main = await read('src/main.ts');
-      expect(main).toContain('new CaptainReconciler().setupWithManager(manager);\n    new CaptainBackupReconciler().setupWithManager(manager);');
+      expect(main).toContain(
+        'new CaptainReconciler().setupWithManager(manager);\n    new CaptainBackupReconciler().setupWithManager(manager);',
+      );
     });
 
     it('turns an earlier controller: true into the reconciler named after the kind', async () => {
       await create(CAPTAIN);
       expect((await project()).resources[0]!.controller).toBe(true);
       await create({ ...CAPTAIN, resource: false, controllerName: 'captain-backup' });
-      expect((await project()).resources[0]).toMatchObject({ controllers: [{ name: 'captain' }, { name: 'captain-backup' }] });
+      expect((await project()).resources[0]).toMatchObject({
+        controllers: [{ name: 'captain' }, { name: 'captain-backup' }],
+      });
       expect((await project()).resources[0]).not.toHaveProperty('controller');
     });
 
     it('refuses a duplicate name, a name another kind uses, and a bad name, writing nothing', async () => {
       await create({ ...CAPTAIN, controllerName: 'captain-backup' });
-      await refused({ ...CAPTAIN, resource: false, controllerName: 'captain-backup' }, /Captain crew\.example\.com\/v1 already has a reconciler named captain-backup/);
+      await refused(
+        { ...CAPTAIN, resource: false, controllerName: 'captain-backup' },
+        /Captain crew\.example\.com\/v1 already has a reconciler named captain-backup/,
+      );
       await create({ group: 'crew', version: 'v1', kind: 'FirstMate' });
-      await refused({ ...CAPTAIN, resource: false, controllerName: 'firstmate' }, /the reconciler firstmate of FirstMate crew\.example\.com\/v1 already has the name firstmate/);
+      await refused(
+        { ...CAPTAIN, resource: false, controllerName: 'firstmate' },
+        /the reconciler firstmate of FirstMate crew\.example\.com\/v1 already has the name firstmate/,
+      );
       await refused(
         { ...CAPTAIN, resource: false, controllerName: 'Captain_Backup' },
         /--controller-name: invalid controller name "Captain_Backup": a controller name must be a DNS-1035 label/,
@@ -201,14 +287,32 @@ describe('kop create api for kinds the project does not own, and named reconcile
       const controller = await read('src/controllers/fiz-bar.controller.ts');
       expect(controller).toContain("import { barType } from '../../api/fiz/v1/bar.client.js';");
       expect(controller).toContain('export class FizBarReconciler {');
-      expect((await project()).resources.find((r) => r.group === 'fiz')).toMatchObject({ controllers: [{ name: 'fiz-bar' }] });
+      expect((await project()).resources.find((r) => r.group === 'fiz')).toMatchObject({
+        controllers: [{ name: 'fiz-bar' }],
+      });
     });
 
     it('names classes and files as Kubebuilder does', () => {
-      expect(controllerNamesOf('Captain')).toMatchObject({ name: 'captain', stem: 'captain', className: 'CaptainReconciler' });
-      expect(controllerNamesOf('Captain', 'captain')).toMatchObject({ name: 'captain', stem: 'captain', className: 'CaptainReconciler' });
-      expect(controllerNamesOf('Captain', 'captain-backup')).toMatchObject({ name: 'captain-backup', stem: 'captain-backup', className: 'CaptainBackupReconciler' });
-      expect(controllerNamesOf('Captain', 'a-2nd')).toMatchObject({ name: 'a-2nd', stem: 'a-2nd', className: 'A2ndReconciler' });
+      expect(controllerNamesOf('Captain')).toMatchObject({
+        name: 'captain',
+        stem: 'captain',
+        className: 'CaptainReconciler',
+      });
+      expect(controllerNamesOf('Captain', 'captain')).toMatchObject({
+        name: 'captain',
+        stem: 'captain',
+        className: 'CaptainReconciler',
+      });
+      expect(controllerNamesOf('Captain', 'captain-backup')).toMatchObject({
+        name: 'captain-backup',
+        stem: 'captain-backup',
+        className: 'CaptainBackupReconciler',
+      });
+      expect(controllerNamesOf('Captain', 'a-2nd')).toMatchObject({
+        name: 'a-2nd',
+        stem: 'a-2nd',
+        className: 'A2ndReconciler',
+      });
       expect(checkControllerName('x'.repeat(64))).not.toBe(true);
       expect(checkControllerName('backup-')).not.toBe(true);
     });
@@ -218,11 +322,20 @@ describe('kop create api for kinds the project does not own, and named reconcile
       await create({ ...CAPTAIN, resource: false, controllerName: 'captain-backup' });
       await create(DEPLOYMENT);
       await runInit(
-        { projectName: 'demo', domain: 'example.com', owner: 'The demo authors', license: 'apache2', kopSource: 'file:../kop', skipInstall: true, force: true },
+        {
+          projectName: 'demo',
+          domain: 'example.com',
+          owner: 'The demo authors',
+          license: 'apache2',
+          kopSource: 'file:../kop',
+          skipInstall: true,
+          force: true,
+        },
         testContext({ cwd: dir }),
       );
       const main = await read('src/main.ts');
-      for (const name of ['CaptainReconciler', 'CaptainBackupReconciler', 'DeploymentReconciler']) expect(main).toContain(`new ${name}().setupWithManager(manager);`);
+      for (const name of ['CaptainReconciler', 'CaptainBackupReconciler', 'DeploymentReconciler'])
+        expect(main).toContain(`new ${name}().setupWithManager(manager);`);
     });
   });
 
@@ -250,7 +363,10 @@ describe('kop create api for kinds the project does not own, and named reconcile
         module: './issuers.yaml',
         controller: true,
       });
-      expect(resources.find((r) => r.kind === 'ClusterIssuer')).toMatchObject({ external: true, module: './issuers.yaml' });
+      expect(resources.find((r) => r.kind === 'ClusterIssuer')).toMatchObject({
+        external: true,
+        module: './issuers.yaml',
+      });
       const controller = await read('src/controllers/issuer.controller.ts');
       expect(controller).toContain("import { issuerType } from '../../api/cert-manager/v1/issuer.client.js';");
       expect(controller).toContain("import type { Issuer } from '../../api/cert-manager/v1/issuer.types.js';");
@@ -262,9 +378,20 @@ describe('kop create api for kinds the project does not own, and named reconcile
     it('finds a kind imported with kop import crd by its folder group or full group, without the flags', async () => {
       await copyFile(CRDS, path.join(dir, 'issuers.yaml'));
       await create({ ...ISSUER_FLAGS, externalApiModule: './issuers.yaml' });
-      await create({ group: 'cert-manager.io', version: 'v1', kind: 'ClusterIssuer', resource: false, controller: true });
-      expect((await project()).resources.find((r) => r.kind === 'ClusterIssuer')).toMatchObject({ external: true, controller: true });
-      expect(await read('src/controllers/clusterissuer.controller.ts')).toContain("import { clusterIssuerType } from '../../api/cert-manager/v1/clusterissuer.client.js';");
+      await create({
+        group: 'cert-manager.io',
+        version: 'v1',
+        kind: 'ClusterIssuer',
+        resource: false,
+        controller: true,
+      });
+      expect((await project()).resources.find((r) => r.kind === 'ClusterIssuer')).toMatchObject({
+        external: true,
+        controller: true,
+      });
+      expect(await read('src/controllers/clusterissuer.controller.ts')).toContain(
+        "import { clusterIssuerType } from '../../api/cert-manager/v1/clusterissuer.client.js';",
+      );
     });
 
     it('refuses a CRD module without the kind, a folder without its types, and a path outside api/, writing nothing', async () => {
@@ -279,8 +406,16 @@ describe('kop create api for kinds the project does not own, and named reconcile
       );
       await refused(ISSUER_FLAGS, /there is no api\/cert-manager\/v1\/issuer\.types\.ts/);
       await refused({ ...ISSUER_FLAGS, externalApiPath: './src' }, /must be under api\//, UsageError);
-      await refused({ ...ISSUER_FLAGS, externalApiPath: "x'; evil" }, /neither a folder under api\/ nor a module specifier/, UsageError);
-      await refused({ ...ISSUER_FLAGS, resource: true, externalApiModule: './issuers.yaml' }, /--external-api-path is for a kind another project owns/, UsageError);
+      await refused(
+        { ...ISSUER_FLAGS, externalApiPath: "x'; evil" },
+        /neither a folder under api\/ nor a module specifier/,
+        UsageError,
+      );
+      await refused(
+        { ...ISSUER_FLAGS, resource: true, externalApiModule: './issuers.yaml' },
+        /--external-api-path is for a kind another project owns/,
+        UsageError,
+      );
     });
 
     it('--external-api-module with an npm package spec adds the dependency; the path is a module of that package', async () => {
@@ -317,17 +452,34 @@ describe('kop create api for kinds the project does not own, and named reconcile
     });
 
     it('refuses a package path the module does not provide, or one package.json lacks, writing nothing', async () => {
-      const widget = { group: 'acme', version: 'v1', kind: 'Widget', resource: false, controller: true, externalApiDomain: 'example.org' };
+      const widget = {
+        group: 'acme',
+        version: 'v1',
+        kind: 'Widget',
+        resource: false,
+        controller: true,
+        externalApiDomain: 'example.org',
+      };
       await refused(
         { ...widget, externalApiPath: '@acme/widget-api', externalApiModule: '@other/api@1.0.0' },
         /is a module of @acme\/widget-api, but --external-api-module names @other\/api/,
         UsageError,
       );
-      await refused({ ...widget, externalApiPath: '@acme/widget-api' }, /package\.json does not depend on @acme\/widget-api/);
-      await refused({ ...widget, externalApiPath: '@acme/widget-api', externalApiModule: '@acme/widget-api@ 1' }, /neither an npm package spec/, UsageError);
+      await refused(
+        { ...widget, externalApiPath: '@acme/widget-api' },
+        /package\.json does not depend on @acme\/widget-api/,
+      );
+      await refused(
+        { ...widget, externalApiPath: '@acme/widget-api', externalApiModule: '@acme/widget-api@ 1' },
+        /neither an npm package spec/,
+        UsageError,
+      );
       // Once package.json has it, the path alone is enough.
       const pkg = JSON.parse(await read('package.json')) as { dependencies: Record<string, string> };
-      await writeFile(path.join(dir, 'package.json'), JSON.stringify({ ...pkg, dependencies: { ...pkg.dependencies, '@acme/widget-api': '1.0.0' } }, null, 2));
+      await writeFile(
+        path.join(dir, 'package.json'),
+        JSON.stringify({ ...pkg, dependencies: { ...pkg.dependencies, '@acme/widget-api': '1.0.0' } }, null, 2),
+      );
       await create({ ...widget, externalApiPath: '@acme/widget-api' });
       expect(parseYaml(await read('PROJECT')).resources[0]).not.toHaveProperty('module');
     });
@@ -336,7 +488,11 @@ describe('kop create api for kinds the project does not own, and named reconcile
   it('PROJECT validation rejects a bad controllers list', async () => {
     await create({ ...CAPTAIN, controllerName: 'captain' });
     const text = await read('PROJECT');
-    expect(() => parseProjectFile(text.replace('- name: captain', '- name: Captain'))).toThrow(/controllers\[0\]\.name: invalid controller name "Captain"/);
-    expect(() => parseProjectFile(text.replace('- name: captain', '- name: captain\n      - name: captain'))).toThrow(/captain is listed twice/);
+    expect(() => parseProjectFile(text.replace('- name: captain', '- name: Captain'))).toThrow(
+      /controllers\[0\]\.name: invalid controller name "Captain"/,
+    );
+    expect(() => parseProjectFile(text.replace('- name: captain', '- name: captain\n      - name: captain'))).toThrow(
+      /captain is listed twice/,
+    );
   });
 });

@@ -35,10 +35,20 @@ describe('kop create webhook golden files', () => {
       await runCreateApi({ group: 'cache', version: 'v1', kind: 'RedisCluster' }, context());
       await runCreateApi({ group: 'cache', version: 'v1alpha1', kind: 'RedisCluster', controller: false }, context());
       const result = await runCreateWebhook(
-        { group: 'cache', version: 'v1', kind: 'RedisCluster', defaulting: true, programmaticValidation: true, conversion: true, spoke: ['v1alpha1'] },
+        {
+          group: 'cache',
+          version: 'v1',
+          kind: 'RedisCluster',
+          defaulting: true,
+          programmaticValidation: true,
+          conversion: true,
+          spoke: ['v1alpha1'],
+        },
         context(),
       );
-      const touched = new Set(result.changes.filter((c) => c.action === 'create' || c.action === 'update').map((c) => c.path));
+      const touched = new Set(
+        result.changes.filter((c) => c.action === 'create' || c.action === 'update').map((c) => c.path),
+      );
       await runGenerate({ check: false, generators }, context());
       for (const file of [
         'config/crd/kustomization.yaml',
@@ -67,20 +77,28 @@ describe('kop create webhook golden files', () => {
       const touched = new Set<string>();
       for (const options of [
         { group: 'crew', version: 'v1', kind: 'Sailor', defaulting: true, defaultingPath: '/custom-mutate-sailor' },
-        { group: 'crew', version: 'v1', kind: 'Sailor', programmaticValidation: true, validationPath: '/custom-validate-sailor' },
+        {
+          group: 'crew',
+          version: 'v1',
+          kind: 'Sailor',
+          programmaticValidation: true,
+          validationPath: '/custom-validate-sailor',
+        },
         { group: 'core', version: 'v1', kind: 'Pod', defaulting: true },
         { group: 'apps', version: 'v1', kind: 'Deployment', defaulting: true },
         { group: 'apps', version: 'v1', kind: 'Deployment', programmaticValidation: true },
         { group: 'cert-manager', version: 'v1', kind: 'Issuer', defaulting: true, externalApiDomain: 'io' },
       ]) {
         const result = await runCreateWebhook(options, context());
-        for (const change of result.changes) if (change.action === 'create' || change.action === 'update') touched.add(change.path);
+        for (const change of result.changes)
+          if (change.action === 'create' || change.action === 'update') touched.add(change.path);
       }
       await runGenerate({ check: false, generators }, context());
       touched.add('config/webhook/manifests.yaml');
       touched.delete('PROJECT');
       // The files create webhook shares with the conversion variant are compared there.
-      for (const file of [...touched]) if (file.startsWith('config/') && file !== 'config/webhook/manifests.yaml') touched.delete(file);
+      for (const file of [...touched])
+        if (file.startsWith('config/') && file !== 'config/webhook/manifests.yaml') touched.delete(file);
       await expectGoldenFiles(dir, [...touched, 'PROJECT'].sort(), GOLDEN_KINDS);
     } finally {
       await cleanup();

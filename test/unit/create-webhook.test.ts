@@ -34,7 +34,14 @@ describe('kop create webhook', () => {
   beforeEach(async () => {
     ({ dir, cleanup } = await tempDir('demo'));
     await runInit(
-      { projectName: 'demo', domain: 'example.com', owner: 'The demo authors', license: 'apache2', kopSource: 'file:../kop', skipInstall: true },
+      {
+        projectName: 'demo',
+        domain: 'example.com',
+        owner: 'The demo authors',
+        license: 'apache2',
+        kopSource: 'file:../kop',
+        skipInstall: true,
+      },
       testContext({ cwd: dir }),
     );
     await runCreateApi({ ...V1 }, testContext({ cwd: dir }));
@@ -54,7 +61,11 @@ describe('kop create webhook', () => {
 
     await writeFile(path.join(dir, 'src/webhooks/setup.ts'), (await read('src/webhooks/setup.ts')) + '// my edit\n');
     await create({ ...V1, programmaticValidation: true }).run;
-    expect((await project()).resources[0]!.webhooks).toEqual({ defaulting: true, validation: true, webhookVersion: 'v1' });
+    expect((await project()).resources[0]!.webhooks).toEqual({
+      defaulting: true,
+      validation: true,
+      webhookVersion: 'v1',
+    });
     const setup = await read('src/webhooks/setup.ts');
     expect(setup).toContain('// my edit');
     expect(count(setup, 'new RedisClusterV1Defaulter().setupWithManager(manager);')).toBe(1);
@@ -99,8 +110,14 @@ describe('kop create webhook', () => {
     await runCreateApi({ ...V1, version: 'v1alpha1', controller: false }, testContext({ cwd: dir }));
     await runCreateApi({ ...V1, version: 'v2', controller: false }, testContext({ cwd: dir }));
     await create({ ...V1, conversion: true, spoke: ['v1alpha1'] }).run;
-    expect(await read('api/cache/v1/rediscluster.types.ts')).toMatch(/ \* \+kubebuilder:object:root=true\n \* \+kubebuilder:storageversion\n \* \+kubebuilder:subresource:status/);
-    expect((await project()).resources.find((r) => r.version === 'v1')!.webhooks).toEqual({ conversion: true, spoke: ['v1alpha1'], webhookVersion: 'v1' });
+    expect(await read('api/cache/v1/rediscluster.types.ts')).toMatch(
+      / \* \+kubebuilder:object:root=true\n \* \+kubebuilder:storageversion\n \* \+kubebuilder:subresource:status/,
+    );
+    expect((await project()).resources.find((r) => r.version === 'v1')!.webhooks).toEqual({
+      conversion: true,
+      spoke: ['v1alpha1'],
+      webhookVersion: 'v1',
+    });
     // A second spoke later adds only its own files and line.
     await create({ ...V1, conversion: true, spoke: ['v2'] }).run;
     expect((await project()).resources.find((r) => r.version === 'v1')!.webhooks?.spoke).toEqual(['v1alpha1', 'v2']);
@@ -108,10 +125,17 @@ describe('kop create webhook', () => {
     const setup = await read('src/webhooks/setup.ts');
     expect(setup).toContain('setupRedisClusterV1alpha1Conversion(manager);');
     expect(setup).toContain('setupRedisClusterV2Conversion(manager);');
-    expect(await listFiles(dir)).toEqual(expect.arrayContaining(['src/webhooks/cache/v2/rediscluster.conversion.ts', 'test/webhooks/cache/v2/rediscluster.conversion.test.ts']));
+    expect(await listFiles(dir)).toEqual(
+      expect.arrayContaining([
+        'src/webhooks/cache/v2/rediscluster.conversion.ts',
+        'test/webhooks/cache/v2/rediscluster.conversion.test.ts',
+      ]),
+    );
 
     await runGenerate({ check: false, generators }, testContext({ cwd: dir }));
-    expect(await read('config/crd/patches/webhook_in_redisclusters.yaml')).toContain('name: redisclusters.cache.example.com');
+    expect(await read('config/crd/patches/webhook_in_redisclusters.yaml')).toContain(
+      'name: redisclusters.cache.example.com',
+    );
     expect(await read('config/crd/kustomization.yaml')).toContain('- path: patches/webhook_in_redisclusters.yaml');
     expect(await read('config/default/webhook_replacements.yaml')).toContain('name: redisclusters.cache.example.com');
   });
@@ -141,20 +165,30 @@ describe('kop create webhook', () => {
     const { rm } = await import('node:fs/promises');
     await rm(path.join(dir, 'api/cache/v2'), { recursive: true });
     await writeFile(path.join(dir, 'PROJECT'), recorded);
-    await expect(runGenerate({ check: false, generators }, testContext({ cwd: dir }))).rejects.toThrow(/has only the version v1: conversion needs two versions or more/);
+    await expect(runGenerate({ check: false, generators }, testContext({ cwd: dir }))).rejects.toThrow(
+      /has only the version v1: conversion needs two versions or more/,
+    );
   });
 
   const BAD: { name: string; given?: () => Promise<void>; options: CreateWebhookOptions; message: RegExp }[] = [
     {
       name: 'a kind not in PROJECT',
       options: { ...V1, kind: 'Nope', defaulting: true },
-      message: /Nope cache\.example\.com\/v1 is not in PROJECT.*add the kind first: kop create api --group cache --version v1 --kind Nope/s,
+      message:
+        /Nope cache\.example\.com\/v1 is not in PROJECT.*add the kind first: kop create api --group cache --version v1 --kind Nope/s,
     },
-    { name: 'a version not in PROJECT', options: { ...V1, version: 'v9', defaulting: true }, message: /is not in PROJECT \(it has v1\)/ },
+    {
+      name: 'a version not in PROJECT',
+      options: { ...V1, version: 'v9', defaulting: true },
+      message: /is not in PROJECT \(it has v1\)/,
+    },
     {
       name: 'a kind without types',
       given: async () => {
-        await runCreateApi({ group: 'apps', version: 'v1', kind: 'Thing', resource: true, controller: false }, testContext({ cwd: dir }));
+        await runCreateApi(
+          { group: 'apps', version: 'v1', kind: 'Thing', resource: true, controller: false },
+          testContext({ cwd: dir }),
+        );
         const { rm } = await import('node:fs/promises');
         await rm(path.join(dir, 'api/apps/v1/thing.types.ts'));
       },
@@ -168,18 +202,28 @@ describe('kop create webhook', () => {
     },
     {
       name: '--conversion with a spoke that does not exist',
-      given: () => runCreateApi({ ...V1, version: 'v2', controller: false }, testContext({ cwd: dir })).then(() => undefined),
+      given: () =>
+        runCreateApi({ ...V1, version: 'v2', controller: false }, testContext({ cwd: dir })).then(() => undefined),
       options: { ...V1, conversion: true, spoke: ['v3'] },
       message: /--spoke v3: RedisCluster has no version v3 \(it has v1, v2\)/,
     },
     {
       name: '--spoke naming the hub',
-      given: () => runCreateApi({ ...V1, version: 'v2', controller: false }, testContext({ cwd: dir })).then(() => undefined),
+      given: () =>
+        runCreateApi({ ...V1, version: 'v2', controller: false }, testContext({ cwd: dir })).then(() => undefined),
       options: { ...V1, conversion: true, spoke: ['v1'] },
       message: /--spoke v1: that is the hub itself/,
     },
-    { name: 'no webhook kind without a terminal', options: { ...V1 }, message: /no webhook to create.*--defaulting, --programmatic-validation, or --conversion/s },
-    { name: '--spoke without --conversion', options: { ...V1, defaulting: true, spoke: ['v2'] }, message: /--spoke names the versions of a conversion webhook/ },
+    {
+      name: 'no webhook kind without a terminal',
+      options: { ...V1 },
+      message: /no webhook to create.*--defaulting, --programmatic-validation, or --conversion/s,
+    },
+    {
+      name: '--spoke without --conversion',
+      options: { ...V1, defaulting: true, spoke: ['v2'] },
+      message: /--spoke names the versions of a conversion webhook/,
+    },
     {
       name: 'a path without a leading /',
       options: { ...V1, defaulting: true, defaultingPath: 'mutate-me' },
@@ -190,9 +234,21 @@ describe('kop create webhook', () => {
       options: { ...V1, programmaticValidation: true, validationPath: "/validate'me" },
       message: /--validation-path.*invalid webhook path/s,
     },
-    { name: 'a path with an empty segment', options: { ...V1, defaulting: true, defaultingPath: '/a//b' }, message: /invalid webhook path "\/a\/\/b"/ },
-    { name: 'a path with a .. segment', options: { ...V1, defaulting: true, defaultingPath: '/a/../b' }, message: /invalid webhook path/ },
-    { name: 'a path the manager serves itself', options: { ...V1, defaulting: true, defaultingPath: '/convert' }, message: /the manager serves \/convert itself/ },
+    {
+      name: 'a path with an empty segment',
+      options: { ...V1, defaulting: true, defaultingPath: '/a//b' },
+      message: /invalid webhook path "\/a\/\/b"/,
+    },
+    {
+      name: 'a path with a .. segment',
+      options: { ...V1, defaulting: true, defaultingPath: '/a/../b' },
+      message: /invalid webhook path/,
+    },
+    {
+      name: 'a path the manager serves itself',
+      options: { ...V1, defaulting: true, defaultingPath: '/convert' },
+      message: /the manager serves \/convert itself/,
+    },
     {
       name: 'the same path for both webhooks',
       options: { ...V1, defaulting: true, programmaticValidation: true, defaultingPath: '/x', validationPath: '/x' },
@@ -215,7 +271,8 @@ describe('kop create webhook', () => {
         await create({ ...V1, kind: 'Other', defaulting: true, defaultingPath: '/taken' }).run;
       },
       options: { ...V1, programmaticValidation: true, validationPath: '/taken' },
-      message: /\/taken is already the path of the defaulting webhook of Other cache\.example\.com\/v1.*pass --validation-path with another path/s,
+      message:
+        /\/taken is already the path of the defaulting webhook of Other cache\.example\.com\/v1.*pass --validation-path with another path/s,
     },
     {
       name: 'a --plural that differs from PROJECT',
@@ -244,8 +301,16 @@ describe('kop create webhook', () => {
     },
     {
       name: 'an npm package as --external-api-module',
-      options: { group: 'cert-manager', version: 'v1', kind: 'Issuer', defaulting: true, externalApiModule: 'x', externalApiPath: 'x/v1' },
-      message: /--external-api-module x: a webhook is written against the kind's types.*pass the kind's CRD file or folder as --external-api-module/s,
+      options: {
+        group: 'cert-manager',
+        version: 'v1',
+        kind: 'Issuer',
+        defaulting: true,
+        externalApiModule: 'x',
+        externalApiPath: 'x/v1',
+      },
+      message:
+        /--external-api-module x: a webhook is written against the kind's types.*pass the kind's CRD file or folder as --external-api-module/s,
     },
     {
       name: "a Go module as --external-api-module (Kubebuilder's spelling)",
@@ -258,11 +323,18 @@ describe('kop create webhook', () => {
         externalApiDomain: 'io',
         externalApiModule: 'github.com/cert-manager/cert-manager@v1.20.2',
       },
-      message: /--external-api-module github\.com\/cert-manager\/cert-manager@v1\.20\.2 is a Go module.*--external-api-module=\.\/crds\/cert-manager\.yaml/s,
+      message:
+        /--external-api-module github\.com\/cert-manager\/cert-manager@v1\.20\.2 is a Go module.*--external-api-module=\.\/crds\/cert-manager\.yaml/s,
     },
     {
       name: 'an invalid --external-api-domain',
-      options: { group: 'cert-manager', version: 'v1', kind: 'Issuer', defaulting: true, externalApiDomain: 'Not_A_Domain' },
+      options: {
+        group: 'cert-manager',
+        version: 'v1',
+        kind: 'Issuer',
+        defaulting: true,
+        externalApiDomain: 'Not_A_Domain',
+      },
       message: /--external-api-domain/,
     },
   ];
@@ -287,8 +359,15 @@ describe('kop create webhook', () => {
     await writeFile(path.join(dir, 'src/webhooks/cache/v1/rediscluster.defaulter.ts'), defaulter + '// my edit\n');
     await create({ ...V1, programmaticValidation: true }).run;
     expect(await read('src/webhooks/cache/v1/rediscluster.defaulter.ts')).toContain('// my edit');
-    expect(await read('src/webhooks/cache/v1/rediscluster.validator.ts')).toContain('+kubebuilder:webhook:path=/validate-cache-example-com-v1-rediscluster,');
-    expect((await project()).resources[0]!.webhooks).toEqual({ defaulting: true, defaultingPath: '/custom-mutate', validation: true, webhookVersion: 'v1' });
+    expect(await read('src/webhooks/cache/v1/rediscluster.validator.ts')).toContain(
+      '+kubebuilder:webhook:path=/validate-cache-example-com-v1-rediscluster,',
+    );
+    expect((await project()).resources[0]!.webhooks).toEqual({
+      defaulting: true,
+      defaultingPath: '/custom-mutate',
+      validation: true,
+      webhookVersion: 'v1',
+    });
     await runGenerate({ check: false, generators }, testContext({ cwd: dir }));
     expect(await read('config/webhook/manifests.yaml')).toContain('path: /custom-mutate\n');
   });
@@ -297,15 +376,23 @@ describe('kop create webhook', () => {
     await create({ group: 'core', version: 'v1', kind: 'Pod', defaulting: true }).run;
     await create({ group: 'events', version: 'v1', kind: 'Event', programmaticValidation: true }).run;
     const pod = await read('src/webhooks/core/v1/pod.defaulter.ts');
-    expect(pod).toContain("import { podType, type AdmissionContext, type Defaulter, type Manager } from 'kop/runtime';");
+    expect(pod).toContain(
+      "import { podType, type AdmissionContext, type Defaulter, type Manager } from 'kop/runtime';",
+    );
     expect(pod).toContain("import type { Pod } from 'kop/api';");
-    expect(pod).toContain('+kubebuilder:webhook:path=/mutate--v1-pod,mutating=true,failurePolicy=fail,sideEffects=None,groups="",resources=pods,');
+    expect(pod).toContain(
+      '+kubebuilder:webhook:path=/mutate--v1-pod,mutating=true,failurePolicy=fail,sideEffects=None,groups="",resources=pods,',
+    );
     expect(await read('src/webhooks/events/v1/event.validator.ts')).toContain(
       'path=/validate-events-k8s-io-v1-event,mutating=false,failurePolicy=fail,sideEffects=None,groups=events.k8s.io,resources=events,',
     );
     const text = await read('PROJECT');
-    expect(text).toContain('  - group: core\n    version: v1\n    kind: Pod\n    plural: pods\n    path: k8s.io/api/core/v1\n    core: true\n');
-    expect(text).toContain('  - group: events\n    version: v1\n    kind: Event\n    plural: events\n    domain: k8s.io\n    path: k8s.io/api/events/v1\n    core: true\n');
+    expect(text).toContain(
+      '  - group: core\n    version: v1\n    kind: Pod\n    plural: pods\n    path: k8s.io/api/core/v1\n    core: true\n',
+    );
+    expect(text).toContain(
+      '  - group: events\n    version: v1\n    kind: Event\n    plural: events\n    domain: k8s.io\n    path: k8s.io/api/events/v1\n    core: true\n',
+    );
     // A second call for the same built-in kind adds to its entry instead of a second one.
     await create({ group: 'core', version: 'v1', kind: 'Pod', programmaticValidation: true }).run;
     const pods = (await project()).resources.filter((r) => r.kind === 'Pod');
@@ -318,16 +405,28 @@ describe('kop create webhook', () => {
   it('finds an external kind by its full recorded group, not by --group and the project domain', async () => {
     const crd = fileURLToPath(new URL('../golden/create-webhook/issuer-crd.yaml', import.meta.url));
     await runImportCrd({ sources: [crd] }, testContext({ cwd: dir }));
-    await create({ group: 'cert-manager', version: 'v1', kind: 'Issuer', defaulting: true, externalApiDomain: 'io' }).run;
+    await create({ group: 'cert-manager', version: 'v1', kind: 'Issuer', defaulting: true, externalApiDomain: 'io' })
+      .run;
     await create({ group: 'cert-manager', version: 'v1', kind: 'Issuer', programmaticValidation: true }).run;
     const defaulter = await read('src/webhooks/cert-manager/v1/issuer.defaulter.ts');
     expect(defaulter).toContain("import { issuerType } from '../../../../api/cert-manager/v1/issuer.client.js';");
     expect(defaulter).toContain('groups=cert-manager.io,resources=issuers,');
     const issuer = (await project()).resources.find((r) => r.kind === 'Issuer')!;
-    expect(issuer).toMatchObject({ group: 'cert-manager', domain: 'io', external: true, webhooks: { defaulting: true, validation: true, webhookVersion: 'v1' } });
-    await expect(create({ group: 'cert-manager', version: 'v1', kind: 'Issuer', defaulting: true, externalApiDomain: 'example.org' }).run).rejects.toThrow(
-      /Issuer cert-manager\.example\.org\/v1 is not an external kind/,
-    );
+    expect(issuer).toMatchObject({
+      group: 'cert-manager',
+      domain: 'io',
+      external: true,
+      webhooks: { defaulting: true, validation: true, webhookVersion: 'v1' },
+    });
+    await expect(
+      create({
+        group: 'cert-manager',
+        version: 'v1',
+        kind: 'Issuer',
+        defaulting: true,
+        externalApiDomain: 'example.org',
+      }).run,
+    ).rejects.toThrow(/Issuer cert-manager\.example\.org\/v1 is not an external kind/);
 
     // A cluster-scoped external kind: its tests create objects without a namespace.
     const clusterCrd = path.join(dir, 'clusterissuer-crd.yaml');
@@ -343,21 +442,31 @@ describe('kop create webhook', () => {
     );
     await runImportCrd({ sources: [clusterCrd] }, testContext({ cwd: dir }));
     await create({ group: 'cert-manager', version: 'v1', kind: 'ClusterIssuer', defaulting: true }).run;
-    expect(await read('test/webhooks/cert-manager/v1/clusterissuer.defaulter.test.ts')).toContain("metadata: { generateName: 'clusterissuer-', labels },");
-    expect(await read('test/webhooks/cert-manager/v1/issuer.validator.test.ts')).toContain("metadata: { generateName: 'issuer-', namespace: 'default', labels },");
+    expect(await read('test/webhooks/cert-manager/v1/clusterissuer.defaulter.test.ts')).toContain(
+      "metadata: { generateName: 'clusterissuer-', labels },",
+    );
+    expect(await read('test/webhooks/cert-manager/v1/issuer.validator.test.ts')).toContain(
+      "metadata: { generateName: 'issuer-', namespace: 'default', labels },",
+    );
   });
 
   it("imports an external kind's CRD given as --external-api-module, Kubebuilder's Go package path kept, once per module", async () => {
     const crd = fileURLToPath(new URL('../fixtures/external-crds/cert-manager.yaml', import.meta.url));
     await mkdir(path.join(dir, 'test/crds'), { recursive: true });
     await copyFile(crd, path.join(dir, 'test/crds/cert-manager.yaml'));
-    const flags = { externalApiPath: 'github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1', externalApiDomain: 'io', externalApiModule: './test/crds/cert-manager.yaml' };
+    const flags = {
+      externalApiPath: 'github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1',
+      externalApiDomain: 'io',
+      externalApiModule: './test/crds/cert-manager.yaml',
+    };
     // No kop import crd before: create webhook brings the kind as create api does.
     await create({ group: 'cert-manager', version: 'v1', kind: 'Issuer', defaulting: true, ...flags }).run;
     const files = await listFiles(dir);
     expect(files).toContain('api/cert-manager/v1/issuer.types.ts');
     expect(files).toContain('api/cert-manager/v1/certificate.types.ts');
-    expect(await read('src/webhooks/cert-manager/v1/issuer.defaulter.ts')).toContain("import { issuerType } from '../../../../api/cert-manager/v1/issuer.client.js';");
+    expect(await read('src/webhooks/cert-manager/v1/issuer.defaulter.ts')).toContain(
+      "import { issuerType } from '../../../../api/cert-manager/v1/issuer.client.js';",
+    );
     const external = (await project()).resources.filter((r) => r.external === true);
     expect(external.map((r) => [r.kind, r.module])).toEqual([
       ['Certificate', './test/crds/cert-manager.yaml'],
@@ -371,7 +480,11 @@ describe('kop create webhook', () => {
     });
     // A second call with the same module finds the kind it brought rather than importing it again.
     await create({ group: 'cert-manager', version: 'v1', kind: 'Issuer', programmaticValidation: true, ...flags }).run;
-    expect((await project()).resources.find((r) => r.kind === 'Issuer')!.webhooks).toEqual({ defaulting: true, validation: true, webhookVersion: 'v1' });
+    expect((await project()).resources.find((r) => r.kind === 'Issuer')!.webhooks).toEqual({
+      defaulting: true,
+      validation: true,
+      webhookVersion: 'v1',
+    });
   });
 
   it("writes the spec.foo example only for a spec that still has create api's foo field, else the label example", async () => {
@@ -399,17 +512,37 @@ describe('kop create webhook', () => {
     const core =
       'resources:\n  - group: core\n    version: v1\n    kind: Pod\n    plural: pods\n    path: k8s.io/api/core/v1\n    core: true\n    webhooks:\n      defaulting: true\n      defaultingPath: PATH\n      webhookVersion: v1\n';
     const parsed = parseProjectFile(base + core.replace('PATH', '/mutate-pods'));
-    expect(parsed.resources[0]).toMatchObject({ group: 'core', domain: '', core: true, webhooks: { defaultingPath: '/mutate-pods' } });
+    expect(parsed.resources[0]).toMatchObject({
+      group: 'core',
+      domain: '',
+      core: true,
+      webhooks: { defaultingPath: '/mutate-pods' },
+    });
     expect(formatProjectFile(parsed)).toContain(core.replace('PATH', '/mutate-pods'));
-    expect(() => parseProjectFile(base + core.replace('PATH', 'mutate-pods'))).toThrow(/PROJECT:\d+: resources\[0\]\.webhooks\.defaultingPath: invalid webhook path "mutate-pods"/);
+    expect(() => parseProjectFile(base + core.replace('PATH', 'mutate-pods'))).toThrow(
+      /PROJECT:\d+: resources\[0\]\.webhooks\.defaultingPath: invalid webhook path "mutate-pods"/,
+    );
   });
 
   it('asks on a terminal for the kinds not given', async () => {
     await runCreateApi({ ...V1, version: 'v2', controller: false }, testContext({ cwd: dir }));
-    const { context, run } = create({ ...V1 }, { answers: { '--defaulting': false, '--programmatic-validation': true, '--conversion': true, '--spoke': 'v2' } });
+    const { context, run } = create(
+      { ...V1 },
+      { answers: { '--defaulting': false, '--programmatic-validation': true, '--conversion': true, '--spoke': 'v2' } },
+    );
     await run;
-    expect(context.asked.map((q) => q.flag)).toEqual(['--defaulting', '--programmatic-validation', '--conversion', '--spoke']);
-    expect((await project()).resources.find((r) => r.version === 'v1')!.webhooks).toEqual({ conversion: true, spoke: ['v2'], validation: true, webhookVersion: 'v1' });
+    expect(context.asked.map((q) => q.flag)).toEqual([
+      '--defaulting',
+      '--programmatic-validation',
+      '--conversion',
+      '--spoke',
+    ]);
+    expect((await project()).resources.find((r) => r.version === 'v1')!.webhooks).toEqual({
+      conversion: true,
+      spoke: ['v2'],
+      validation: true,
+      webhookVersion: 'v1',
+    });
   });
 
   it('prints the plan and writes nothing with --dry-run', async () => {

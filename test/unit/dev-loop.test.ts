@@ -175,7 +175,9 @@ describe('status lines', () => {
     expect(formatDuration(999)).toBe('999 ms');
     expect(formatDuration(1234)).toBe('1.23 s');
     expect(formatDuration(12_345)).toBe('12.3 s');
-    expect(describeChanges({ api: ['api/v1/a.types.ts'], src: ['src/b.ts', 'src/c.ts'] })).toBe('api/v1/a.types.ts and 2 more changed');
+    expect(describeChanges({ api: ['api/v1/a.types.ts'], src: ['src/b.ts', 'src/c.ts'] })).toBe(
+      'api/v1/a.types.ts and 2 more changed',
+    );
     expect(describeChanges({ api: [], src: ['src/b.ts'] })).toBe('src/b.ts changed');
     expect(statusLine(new Date(2026, 0, 2, 3, 4, 5), ['a', '', 'b'])).toBe('[kop dev 03:04:05] a · b');
   });

@@ -14,7 +14,14 @@ import { parseProjectFile } from '../../src/project/project-file.js';
 import { tempDir, testContext } from './helpers/fake-context.js';
 import { listFiles } from './helpers/files.js';
 
-const INIT: InitOptions = { projectName: 'demo', domain: 'example.com', owner: 'The demo authors', license: 'apache2', kopSource: 'file:../kop', skipInstall: true };
+const INIT: InitOptions = {
+  projectName: 'demo',
+  domain: 'example.com',
+  owner: 'The demo authors',
+  license: 'apache2',
+  kopSource: 'file:../kop',
+  skipInstall: true,
+};
 
 describe('rewriteRelativeImports', () => {
   const moved = new Map([
@@ -29,15 +36,30 @@ describe('rewriteRelativeImports', () => {
       "import { x } from '../../api/foo/v1/bar.client.js';",
       "import { x } from '../../../api/foo/v1/bar.client.js';",
     ],
-    ['src/controllers/bar.controller.ts', 'src/controllers/foo/bar.controller.ts', "import { u } from './util.js';", "import { u } from './util.js';"],
-    ['src/controllers/bar.controller.ts', 'src/controllers/foo/bar.controller.ts', "import { h } from './helpers.js';", "import { h } from '../helpers.js';"],
+    [
+      'src/controllers/bar.controller.ts',
+      'src/controllers/foo/bar.controller.ts',
+      "import { u } from './util.js';",
+      "import { u } from './util.js';",
+    ],
+    [
+      'src/controllers/bar.controller.ts',
+      'src/controllers/foo/bar.controller.ts',
+      "import { h } from './helpers.js';",
+      "import { h } from '../helpers.js';",
+    ],
     [
       'src/controllers/bar.controller.ts',
       'src/controllers/foo/bar.controller.ts',
       'export * from "../lib/a.js";\nconst m = await import(\'../lib/b.js\');',
       'export * from "../../lib/a.js";\nconst m = await import(\'../../lib/b.js\');',
     ],
-    ['src/main.ts', 'src/main.ts', "import { BarReconciler } from './controllers/bar.controller.js';", "import { BarReconciler } from './controllers/foo/bar.controller.js';"],
+    [
+      'src/main.ts',
+      'src/main.ts',
+      "import { BarReconciler } from './controllers/bar.controller.js';",
+      "import { BarReconciler } from './controllers/foo/bar.controller.js';",
+    ],
     [
       'test/controllers/bar.controller.test.ts',
       'test/controllers/foo/bar.controller.test.ts',
@@ -76,7 +98,8 @@ describe('kop edit --multigroup / --namespaced', () => {
   let dir: string;
   let cleanup: () => Promise<void>;
   const read = (file: string) => readFile(path.join(dir, file), 'utf8');
-  const snapshot = async () => Object.fromEntries(await Promise.all((await listFiles(dir)).map(async (f) => [f, await read(f)] as const)));
+  const snapshot = async () =>
+    Object.fromEntries(await Promise.all((await listFiles(dir)).map(async (f) => [f, await read(f)] as const)));
   const edit = (options: Parameters<typeof runEditProject>[0]) => runEditProject(options, testContext({ cwd: dir }));
 
   beforeEach(async () => {
@@ -87,9 +110,18 @@ describe('kop edit --multigroup / --namespaced', () => {
   /** A single-group project with two kinds, both with a reconciler, one with a webhook. */
   const twoKinds = async (options: InitOptions = INIT) => {
     await runInit(options, testContext({ cwd: dir }));
-    await runCreateApi({ group: 'cache', version: 'v1', kind: 'Memcached', resource: true, controller: true }, testContext({ cwd: dir }));
-    await runCreateApi({ group: 'ship', version: 'v1', kind: 'Frigate', resource: true, controller: true }, testContext({ cwd: dir }));
-    await runCreateWebhook({ group: 'ship', version: 'v1', kind: 'Frigate', defaulting: true }, testContext({ cwd: dir }));
+    await runCreateApi(
+      { group: 'cache', version: 'v1', kind: 'Memcached', resource: true, controller: true },
+      testContext({ cwd: dir }),
+    );
+    await runCreateApi(
+      { group: 'ship', version: 'v1', kind: 'Frigate', resource: true, controller: true },
+      testContext({ cwd: dir }),
+    );
+    await runCreateWebhook(
+      { group: 'ship', version: 'v1', kind: 'Frigate', defaulting: true },
+      testContext({ cwd: dir }),
+    );
   };
 
   it('with nothing to do is a usage error', async () => {
@@ -114,23 +146,32 @@ describe('kop edit --multigroup / --namespaced', () => {
     expect(files).not.toContain('test/controllers/frigate.controller.test.ts');
     expect(parseProjectFile(await read('PROJECT')).multigroup).toBe(true);
     const main = await read('src/main.ts');
-    expect(main).toContain("import { MemcachedReconciler as CacheMemcachedReconciler } from './controllers/cache/memcached.controller.js';");
+    expect(main).toContain(
+      "import { MemcachedReconciler as CacheMemcachedReconciler } from './controllers/cache/memcached.controller.js';",
+    );
     expect(main).toContain('new ShipFrigateReconciler().setupWithManager(manager);');
     expect(main).not.toContain('new MemcachedReconciler()');
     const frigate = await read('src/controllers/ship/frigate.controller.ts');
     expect(frigate).toContain("from '../../../api/ship/v1/frigate.client.js'");
     expect(frigate).toContain("manager.controller('ship-frigate')");
-    expect(await read('test/controllers/ship/frigate.controller.test.ts')).toContain("from '../../../src/controllers/ship/frigate.controller.js'");
+    expect(await read('test/controllers/ship/frigate.controller.test.ts')).toContain(
+      "from '../../../src/controllers/ship/frigate.controller.js'",
+    );
     expect(await read('src/webhooks/setup.ts')).toContain('new ShipFrigateV1Defaulter().setupWithManager(manager);');
     expect(await read('src/webhooks/ship/v1/frigate.defaulter.ts')).toContain('name=mship-frigate-v1.kb.io');
 
     // A new kind lands in the new layout.
-    await runCreateApi({ group: 'fiz', version: 'v1', kind: 'Frigate', resource: true, controller: true }, testContext({ cwd: dir }));
+    await runCreateApi(
+      { group: 'fiz', version: 'v1', kind: 'Frigate', resource: true, controller: true },
+      testContext({ cwd: dir }),
+    );
     expect(await listFiles(dir)).toContain('src/controllers/fiz/frigate.controller.ts');
 
     // Two Frigates cannot share src/controllers/: nothing written.
     const before = await snapshot();
-    await expect(edit({ multigroup: false })).rejects.toThrow(/--multigroup=false: two reconcilers would share src\/controllers\/frigate\.controller\.ts/);
+    await expect(edit({ multigroup: false })).rejects.toThrow(
+      /--multigroup=false: two reconcilers would share src\/controllers\/frigate\.controller\.ts/,
+    );
     expect(await snapshot()).toEqual(before);
   });
 
@@ -148,11 +189,20 @@ describe('kop edit --multigroup / --namespaced', () => {
   it('refuses, writing nothing, where the user changed what it must rewrite; --force goes ahead and warns', async () => {
     await twoKinds();
     const frigate = path.join(dir, 'src/controllers/frigate.controller.ts');
-    await writeFile(frigate, (await read('src/controllers/frigate.controller.ts')).replace("manager.controller('frigate')", "manager.controller('frigates')"));
+    await writeFile(
+      frigate,
+      (await read('src/controllers/frigate.controller.ts')).replace(
+        "manager.controller('frigate')",
+        "manager.controller('frigates')",
+      ),
+    );
     const main = path.join(dir, 'src/main.ts');
     await writeFile(
       main,
-      (await read('src/main.ts')).replace('new MemcachedReconciler().setupWithManager(manager);', 'new MemcachedReconciler({ verbose: true }).setupWithManager(manager);'),
+      (await read('src/main.ts')).replace(
+        'new MemcachedReconciler().setupWithManager(manager);',
+        'new MemcachedReconciler({ verbose: true }).setupWithManager(manager);',
+      ),
     );
     const before = await snapshot();
     const run = edit({ multigroup: true });
@@ -175,7 +225,10 @@ describe('kop edit --multigroup / --namespaced', () => {
     // A user's edit far from the lines that change.
     await writeFile(
       path.join(dir, 'src/main.ts'),
-      (await read('src/main.ts')).replace('metricsBindAddress: flags.metricsBindAddress,', "metricsBindAddress: flags.metricsBindAddress || ':9090',"),
+      (await read('src/main.ts')).replace(
+        'metricsBindAddress: flags.metricsBindAddress,',
+        "metricsBindAddress: flags.metricsBindAddress || ':9090',",
+      ),
     );
     await edit({ namespaced: true });
 
@@ -190,7 +243,8 @@ describe('kop edit --multigroup / --namespaced', () => {
       const main = await read('src/main.ts');
       expect(main).toContain("metricsBindAddress: flags.metricsBindAddress || ':9090',");
       expect(main).toContain('new FrigateReconciler().setupWithManager(manager);');
-      for (const line of fresh.split('\n').filter((l) => l.includes('watchNamespace') || l.includes('WATCH_NAMESPACE'))) expect(main).toContain(line);
+      for (const line of fresh.split('\n').filter((l) => l.includes('watchNamespace') || l.includes('WATCH_NAMESPACE')))
+        expect(main).toContain(line);
     } finally {
       await other.cleanup();
     }
@@ -210,10 +264,14 @@ describe('kop edit --multigroup / --namespaced', () => {
     // Right where --namespaced adds the namespace option.
     await writeFile(
       path.join(dir, 'src/main.ts'),
-      (await read('src/main.ts')).replace('    leaderElectionId:', '    // my note\n    leaderElectionId:').replace('    logger,\n  });', '    logger: logger,\n  });'),
+      (await read('src/main.ts'))
+        .replace('    leaderElectionId:', '    // my note\n    leaderElectionId:')
+        .replace('    logger,\n  });', '    logger: logger,\n  });'),
     );
     const before = await snapshot();
-    await expect(edit({ namespaced: true })).rejects.toThrow(/src\/main\.ts: your edits overlap the lines --namespaced=true changes/);
+    await expect(edit({ namespaced: true })).rejects.toThrow(
+      /src\/main\.ts: your edits overlap the lines --namespaced=true changes/,
+    );
     expect(await snapshot()).toEqual(before);
 
     await edit({ namespaced: true, force: true });
@@ -235,11 +293,16 @@ describe('kop edit --multigroup / --namespaced', () => {
 
   it("--namespaced and back with a deploy-image kind: WATCH_NAMESPACE joins and leaves the manager's env next to the image variable", async () => {
     await runInit(INIT, testContext({ cwd: dir }));
-    await runDeployImage({ group: 'example.com', version: 'v1alpha1', kind: 'Memcached', image: 'memcached:1.6' }, testContext({ cwd: dir }));
+    await runDeployImage(
+      { group: 'example.com', version: 'v1alpha1', kind: 'Memcached', image: 'memcached:1.6' },
+      testContext({ cwd: dir }),
+    );
     const original = await read('config/manager/manager.yaml');
     await edit({ namespaced: true });
     const manager = await read('config/manager/manager.yaml');
-    expect(manager).toMatch(/ {10}env:\n {12}- name: WATCH_NAMESPACE\n {14}valueFrom:\n {16}fieldRef:\n {18}fieldPath: metadata.namespace\n {12}- name: MEMCACHED_IMAGE\n/);
+    expect(manager).toMatch(
+      / {10}env:\n {12}- name: WATCH_NAMESPACE\n {14}valueFrom:\n {16}fieldRef:\n {18}fieldPath: metadata.namespace\n {12}- name: MEMCACHED_IMAGE\n/,
+    );
     await edit({ namespaced: false });
     expect(await read('config/manager/manager.yaml')).toBe(original);
   });

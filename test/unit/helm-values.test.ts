@@ -12,13 +12,23 @@ describe('values.yaml three-way merge', () => {
       theirs: 'manager:\n  replicas: 1\n  image:\n    tag: v2\nwebhook:\n  enable: true\n',
       want: { manager: { replicas: 2, image: { tag: 'v2' } }, webhook: { enable: true } },
       text: ['# mine', '  # two for availability\n  replicas: 2', 'tag: v2 # pinned later'],
-      report: { added: [], updated: ['manager.image.tag', 'webhook.enable'], removed: ['old'], kept: ['manager.replicas'] },
+      report: {
+        added: [],
+        updated: ['manager.image.tag', 'webhook.enable'],
+        removed: ['old'],
+        kept: ['manager.replicas'],
+      },
     },
     {
       name: 'new settings are added; a setting kop dropped goes unless the user changed it',
       ours: 'manager:\n  replicas: 1\n  image:\n    tag: latest\nwebhook:\n  enable: false\nold: 5\nmine: x\n',
       theirs: 'manager:\n  replicas: 1\n  image:\n    tag: latest\n  leaderElection: true\nwebhook:\n  enable: false\n',
-      want: { manager: { replicas: 1, image: { tag: 'latest' }, leaderElection: true }, webhook: { enable: false }, old: 5, mine: 'x' },
+      want: {
+        manager: { replicas: 1, image: { tag: 'latest' }, leaderElection: true },
+        webhook: { enable: false },
+        old: 5,
+        mine: 'x',
+      },
       text: [],
       report: { added: ['manager.leaderElection'], updated: [], removed: [], kept: [] },
     },
@@ -34,11 +44,17 @@ describe('values.yaml three-way merge', () => {
     const merged = mergeValues(ours, theirs, base);
     expect(parseYaml(merged.text)).toEqual(want);
     for (const fragment of text) expect(merged.text).toContain(fragment);
-    expect({ added: merged.added, updated: merged.updated, removed: merged.removed, kept: merged.kept }).toEqual(report);
+    expect({ added: merged.added, updated: merged.updated, removed: merged.removed, kept: merged.kept }).toEqual(
+      report,
+    );
   });
 
   it('without a base keeps every value the user has and adds what is new', () => {
-    const merged = mergeValues('manager:\n  replicas: 1\n', 'manager:\n  replicas: 3\n  leaderElection: true\n', undefined);
+    const merged = mergeValues(
+      'manager:\n  replicas: 1\n',
+      'manager:\n  replicas: 3\n  leaderElection: true\n',
+      undefined,
+    );
     expect(parseYaml(merged.text)).toEqual({ manager: { replicas: 1, leaderElection: true } });
   });
 

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { installOrder } from '../../src/deploy/apply-manifests.js';
-import { overrideFor, parseImageReference, setImages, splitImage, transformImage } from '../../src/deploy/image-reference.js';
+import {
+  overrideFor,
+  parseImageReference,
+  setImages,
+  splitImage,
+  transformImage,
+} from '../../src/deploy/image-reference.js';
 import type { ManifestObject } from '../../src/deploy/render-kustomization.js';
 
 const DIGEST = `sha256:${'a'.repeat(64)}`;
@@ -10,7 +16,10 @@ describe('image references', () => {
     { given: 'controller', want: { name: 'controller', tag: undefined, digest: undefined } },
     { given: 'controller:latest', want: { name: 'controller', tag: 'latest', digest: undefined } },
     { given: 'localhost:5000/op', want: { name: 'localhost:5000/op', tag: undefined, digest: undefined } },
-    { given: 'localhost:5000/team/op:v1.2.3', want: { name: 'localhost:5000/team/op', tag: 'v1.2.3', digest: undefined } },
+    {
+      given: 'localhost:5000/team/op:v1.2.3',
+      want: { name: 'localhost:5000/team/op', tag: 'v1.2.3', digest: undefined },
+    },
     { given: `ghcr.io/o/op:v1@${DIGEST}`, want: { name: 'ghcr.io/o/op', tag: 'v1', digest: DIGEST } },
   ])('splits $given', ({ given, want }) => {
     expect(splitImage(given)).toEqual(want);
@@ -30,11 +39,19 @@ describe('image references', () => {
 
   it.each([
     // kustomize's `images:` semantics: match the name, replace name/tag/digest; a digest drops the tag and a tag the digest.
-    { image: 'controller:latest', override: { name: 'controller', newName: 'r.io/op', newTag: 'v1' }, want: 'r.io/op:v1' },
+    {
+      image: 'controller:latest',
+      override: { name: 'controller', newName: 'r.io/op', newTag: 'v1' },
+      want: 'r.io/op:v1',
+    },
     { image: 'controller:latest', override: { name: 'controller', newName: 'r.io/op' }, want: 'r.io/op:latest' },
     { image: 'controller:latest', override: { name: 'controller', digest: DIGEST }, want: `controller@${DIGEST}` },
     { image: `controller@${DIGEST}`, override: { name: 'controller', newTag: 'v2' }, want: 'controller:v2' },
-    { image: 'controller-other:latest', override: { name: 'controller', newTag: 'v2' }, want: 'controller-other:latest' },
+    {
+      image: 'controller-other:latest',
+      override: { name: 'controller', newTag: 'v2' },
+      want: 'controller-other:latest',
+    },
     { image: 'r.io/controller:latest', override: { name: 'controller', newTag: 'v2' }, want: 'r.io/controller:latest' },
   ])('transforms $image with $override', ({ image, override, want }) => {
     expect(transformImage(image, override)).toBe(want);
@@ -56,7 +73,10 @@ describe('image references', () => {
           },
         },
       },
-      { kind: 'CronJob', spec: { jobTemplate: { spec: { template: { spec: { containers: [{ name: 'c', image: 'controller' }] } } } } } },
+      {
+        kind: 'CronJob',
+        spec: { jobTemplate: { spec: { template: { spec: { containers: [{ name: 'c', image: 'controller' }] } } } } },
+      },
       { kind: 'ConfigMap', data: { image: 'controller:latest' } },
     ];
     const reference = parseImageReference('r.io/op:v1');
@@ -78,7 +98,10 @@ describe('image references', () => {
             },
           },
         },
-        { kind: 'CronJob', spec: { jobTemplate: { spec: { template: { spec: { containers: [{ name: 'c', image: 'r.io/op:v1' }] } } } } } },
+        {
+          kind: 'CronJob',
+          spec: { jobTemplate: { spec: { template: { spec: { containers: [{ name: 'c', image: 'r.io/op:v1' }] } } } } },
+        },
         { kind: 'ConfigMap', data: { image: 'controller:latest' } },
       ]),
     );

@@ -21,7 +21,10 @@ describe('kop init golden project', () => {
   it(`matches test/golden/init${UPDATE_GOLDEN ? ' (updating)' : ''}`, async () => {
     const { dir, cleanup } = await tempDir('demo');
     try {
-      await runInit({ ...GOLDEN_INIT_OPTIONS, kopSource: undefined }, testContext({ cwd: dir, now: GOLDEN_NOW, exec: fakeNpmPack(kopVersion()).exec }));
+      await runInit(
+        { ...GOLDEN_INIT_OPTIONS, kopSource: undefined },
+        testContext({ cwd: dir, now: GOLDEN_NOW, exec: fakeNpmPack(kopVersion()).exec }),
+      );
       const all = await listFiles(dir);
       expect(all).toContain(`.kop/kop-${kopVersion()}.tgz`);
       const generated = all.filter((file) => !file.startsWith('.kop/'));

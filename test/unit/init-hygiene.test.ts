@@ -20,11 +20,28 @@ import { listFiles } from './helpers/files.js';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const INIT = path.join(ROOT, 'test/golden/init');
 // Every golden project (a folder with a PROJECT file), so each kind of scaffold is checked.
-const GOLDENS = ['init', 'create-api', 'create-api-unowned', 'create-webhook/conversion', 'create-webhook/kinds', 'plugins'].map((name) => path.join(ROOT, 'test/golden', name));
+const GOLDENS = [
+  'init',
+  'create-api',
+  'create-api-unowned',
+  'create-webhook/conversion',
+  'create-webhook/kinds',
+  'plugins',
+].map((name) => path.join(ROOT, 'test/golden', name));
 
 const read = (file: string) => readFile(path.join(INIT, file), 'utf8');
-const packageJson = async () => JSON.parse(await read('package.json')) as { scripts: Record<string, string>; devDependencies: Record<string, string> };
-const kopProgram = createProgram({ stdout: process.stdout, stderr: process.stderr, stdin: {}, env: {}, cwd: ROOT } as unknown as MainIo);
+const packageJson = async () =>
+  JSON.parse(await read('package.json')) as {
+    scripts: Record<string, string>;
+    devDependencies: Record<string, string>;
+  };
+const kopProgram = createProgram({
+  stdout: process.stdout,
+  stderr: process.stderr,
+  stdin: {},
+  env: {},
+  cwd: ROOT,
+} as unknown as MainIo);
 
 /** True when `kop <name> <flags>` is a command kop has, with those flags. */
 function kopHas(name: string, flags: string[]): boolean {
@@ -73,48 +90,63 @@ function globRegExp(glob: string): RegExp {
 describe('kop init: CI workflows', () => {
   const workflows = ['lint.yml', 'test.yml', 'test-e2e.yml'];
 
-  it.each(workflows)('.github/workflows/%s parses, runs on push and pull requests, and only runs commands the project has', async (file) => {
-    const workflow = parseYaml(await read(`.github/workflows/${file}`)) as Workflow;
-    const { scripts } = await packageJson();
-    expect(workflow.name).toEqual(expect.any(String));
-    expect(Object.keys(workflow.on).sort()).toEqual(['pull_request', 'push']);
-    const steps = Object.values(workflow.jobs).flatMap((job) => job.steps);
-    expect(steps.length).toBeGreaterThan(0);
-    expect(steps.map((step) => step.run)).toContain('npm ci');
-    for (const step of steps) {
-      if (step.uses) expect(step.uses, `${file}: ${step.name}`).toMatch(/^actions\/[\w-]+@v\d+$/);
-      if (!step.run) continue;
-      const used = projectCommands(step.run);
-      for (const script of used.npmScripts) expect(scripts, `${file} runs npm run ${script}`).toHaveProperty([script]);
-      for (const command of used.kop) expect(kopHas(command, used.kopFlags.get(command)!), `${file} runs npx kop ${command} ${used.kopFlags.get(command)!.join(' ')}`).toBe(true);
-    }
-  });
+  it.each(workflows)(
+    '.github/workflows/%s parses, runs on push and pull requests, and only runs commands the project has',
+    async (file) => {
+      const workflow = parseYaml(await read(`.github/workflows/${file}`)) as Workflow;
+      const { scripts } = await packageJson();
+      expect(workflow.name).toEqual(expect.any(String));
+      expect(Object.keys(workflow.on).sort()).toEqual(['pull_request', 'push']);
+      const steps = Object.values(workflow.jobs).flatMap((job) => job.steps);
+      expect(steps.length).toBeGreaterThan(0);
+      expect(steps.map((step) => step.run)).toContain('npm ci');
+      for (const step of steps) {
+        if (step.uses) expect(step.uses, `${file}: ${step.name}`).toMatch(/^actions\/[\w-]+@v\d+$/);
+        if (!step.run) continue;
+        const used = projectCommands(step.run);
+        for (const script of used.npmScripts)
+          expect(scripts, `${file} runs npm run ${script}`).toHaveProperty([script]);
+        for (const command of used.kop)
+          expect(
+            kopHas(command, used.kopFlags.get(command)!),
+            `${file} runs npx kop ${command} ${used.kopFlags.get(command)!.join(' ')}`,
+          ).toBe(true);
+      }
+    },
+  );
 
   it('lint runs lint, format check and the generated-files check; test and test-e2e run their tests', async () => {
     const runs = async (file: string) =>
-      (parseYaml(await read(`.github/workflows/${file}`)) as Workflow).jobs[Object.keys((parseYaml(await read(`.github/workflows/${file}`)) as Workflow).jobs)[0]!]!.steps.map(
-        (step) => step.run,
-      ).filter((run): run is string => run !== undefined);
-    expect(await runs('lint.yml')).toEqual(expect.arrayContaining(['npm run lint', 'npm run format:check', 'npx kop generate --check']));
+      (parseYaml(await read(`.github/workflows/${file}`)) as Workflow).jobs[
+        Object.keys((parseYaml(await read(`.github/workflows/${file}`)) as Workflow).jobs)[0]!
+      ]!.steps.map((step) => step.run).filter((run): run is string => run !== undefined);
+    expect(await runs('lint.yml')).toEqual(
+      expect.arrayContaining(['npm run lint', 'npm run format:check', 'npx kop generate --check']),
+    );
     expect(await runs('test.yml')).toEqual(expect.arrayContaining(['npx kop setup-envtest', 'npm test']));
     expect(await runs('test-e2e.yml')).toEqual(expect.arrayContaining(['npx kop setup-envtest', 'npm run test:e2e']));
   });
 
-  it.each(['test.yml', 'test-e2e.yml'])('%s caches the control-plane binaries where kop/testing looks, keyed on kop version', async (file) => {
-    const workflow = parseYaml(await read(`.github/workflows/${file}`)) as Workflow;
-    const steps = Object.values(workflow.jobs)[0]!.steps;
-    const cache = steps.find((step) => step.uses?.startsWith('actions/cache@'));
-    expect(cache).toBeDefined();
-    // kop/testing's default cache (envtestCacheDir): ~/.cache/kop/envtest/<kubernetes version>.
-    expect(cache!.with!.path).toBe('~/.cache/kop/envtest');
-    const versions = steps.find((step) => step.id === 'versions');
-    expect(versions?.run).toContain("require('kop/package.json').version");
-    expect(cache!.with!.key).toContain('${{ steps.versions.outputs.kop }}');
-    // Restored before the binaries are fetched, which is before the tests.
-    const order = (predicate: (step: Step) => boolean) => steps.findIndex(predicate);
-    expect(order((step) => step === cache)).toBeLessThan(order((step) => step.run === 'npx kop setup-envtest'));
-    expect(order((step) => step.run === 'npx kop setup-envtest')).toBeLessThan(order((step) => /^npm (test|run test:e2e)$/.test(step.run ?? '')));
-  });
+  it.each(['test.yml', 'test-e2e.yml'])(
+    '%s caches the control-plane binaries where kop/testing looks, keyed on kop version',
+    async (file) => {
+      const workflow = parseYaml(await read(`.github/workflows/${file}`)) as Workflow;
+      const steps = Object.values(workflow.jobs)[0]!.steps;
+      const cache = steps.find((step) => step.uses?.startsWith('actions/cache@'));
+      expect(cache).toBeDefined();
+      // kop/testing's default cache (envtestCacheDir): ~/.cache/kop/envtest/<kubernetes version>.
+      expect(cache!.with!.path).toBe('~/.cache/kop/envtest');
+      const versions = steps.find((step) => step.id === 'versions');
+      expect(versions?.run).toContain("require('kop/package.json').version");
+      expect(cache!.with!.key).toContain('${{ steps.versions.outputs.kop }}');
+      // Restored before the binaries are fetched, which is before the tests.
+      const order = (predicate: (step: Step) => boolean) => steps.findIndex(predicate);
+      expect(order((step) => step === cache)).toBeLessThan(order((step) => step.run === 'npx kop setup-envtest'));
+      expect(order((step) => step.run === 'npx kop setup-envtest')).toBeLessThan(
+        order((step) => /^npm (test|run test:e2e)$/.test(step.run ?? '')),
+      );
+    },
+  );
 
   it('npm run test:e2e runs the e2e config, which finds the scaffolded e2e test', async () => {
     const { scripts } = await packageJson();
@@ -128,22 +160,32 @@ describe('kop init: CI workflows', () => {
 
 describe('kop init: dev container', () => {
   const devcontainer = async () =>
-    JSON.parse(await read('.devcontainer/devcontainer.json')) as { image: string; features: Record<string, { version?: string }>; postCreateCommand: string };
+    JSON.parse(await read('.devcontainer/devcontainer.json')) as {
+      image: string;
+      features: Record<string, { version?: string }>;
+      postCreateCommand: string;
+    };
 
   it('parses, with an image pinned to the Node.js major the Dockerfile builds with', async () => {
     const config = await devcontainer();
     const nodeMajor = /FROM node:(\d+)-/.exec(await read('Dockerfile'))![1];
-    expect(config.image).toMatch(new RegExp(`^mcr\\.microsoft\\.com/devcontainers/typescript-node:\\d+-${nodeMajor}-\\w+$`));
+    expect(config.image).toMatch(
+      new RegExp(`^mcr\\.microsoft\\.com/devcontainers/typescript-node:\\d+-${nodeMajor}-\\w+$`),
+    );
   });
 
   it('has Go new enough to build the test binaries and kubectl of the Kubernetes version kop pins', async () => {
     const { features } = await devcontainer();
     for (const ref of Object.keys(features)) expect(ref).toMatch(/^ghcr\.io\/devcontainers\/features\/[\w-]+:\d+$/);
-    const goRequired = /^go (\d+\.\d+)/m.exec(await readFile(path.join(ROOT, 'envtest/kubernetes/go.mod'), 'utf8'))![1]!;
+    const goRequired = /^go (\d+\.\d+)/m.exec(
+      await readFile(path.join(ROOT, 'envtest/kubernetes/go.mod'), 'utf8'),
+    )![1]!;
     const goVersion = features['ghcr.io/devcontainers/features/go:1']!.version!;
     const [major, minor] = goVersion.split('.').map(Number);
     const [needMajor, needMinor] = goRequired.split('.').map(Number);
-    expect(major! * 1000 + minor!, `Go ${goVersion} < ${goRequired}`).toBeGreaterThanOrEqual(needMajor! * 1000 + needMinor!);
+    expect(major! * 1000 + minor!, `Go ${goVersion} < ${goRequired}`).toBeGreaterThanOrEqual(
+      needMajor! * 1000 + needMinor!,
+    );
     expect(features['ghcr.io/devcontainers/features/kubectl-helm-minikube:1']!.version).toBe(PINNED_KUBERNETES_VERSION);
   });
 
@@ -164,15 +206,26 @@ describe('kop init: dev container', () => {
 describe('kop init: lint and format setup', () => {
   it('package.json has lint and format scripts and their tools', async () => {
     const { scripts, devDependencies } = await packageJson();
-    expect(scripts).toMatchObject({ lint: 'eslint .', 'lint:fix': 'eslint . --fix', format: 'prettier --write .', 'format:check': 'prettier --check .' });
-    expect(Object.keys(devDependencies)).toEqual(expect.arrayContaining(['eslint', '@eslint/js', 'typescript-eslint', 'prettier']));
+    expect(scripts).toMatchObject({
+      lint: 'eslint .',
+      'lint:fix': 'eslint . --fix',
+      format: 'prettier --write .',
+      'format:check': 'prettier --check .',
+    });
+    expect(Object.keys(devDependencies)).toEqual(
+      expect.arrayContaining(['eslint', '@eslint/js', 'typescript-eslint', 'prettier']),
+    );
   });
 
   it("the project's tool versions are the ones kop itself is linted with (so its e2e test links them)", async () => {
     // Prettier is a dependency of kop (it formats what kop scaffolds), the linters devDependencies.
-    const kop = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
+    const kop = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+      devDependencies: Record<string, string>;
+    };
     const { devDependencies } = await packageJson();
-    for (const tool of ['eslint', '@eslint/js', 'typescript-eslint', 'prettier']) expect(devDependencies[tool], tool).toBe(kop.devDependencies[tool] ?? kop.dependencies[tool]);
+    for (const tool of ['eslint', '@eslint/js', 'typescript-eslint', 'prettier'])
+      expect(devDependencies[tool], tool).toBe(kop.devDependencies[tool] ?? kop.dependencies[tool]);
   });
 
   it("eslint.config.js turns on typescript-eslint's type-checked rules", async () => {
@@ -187,7 +240,9 @@ describe('kop init: AGENTS.md', () => {
   const generatedGlobs = async (): Promise<RegExp[]> => {
     const agents = await read('AGENTS.md');
     const section = agents.split('### Generated: never edit')[1]!.split('###')[0]!;
-    const globs = [...section.matchAll(/^- (.*)$/gm)].flatMap((line) => [...line[1]!.matchAll(/`([^`]+)`/g)].map((match) => match[1]!));
+    const globs = [...section.matchAll(/^- (.*)$/gm)].flatMap((line) =>
+      [...line[1]!.matchAll(/`([^`]+)`/g)].map((match) => match[1]!),
+    );
     expect(globs.length).toBeGreaterThan(3);
     return globs.map(globRegExp);
   };
@@ -201,7 +256,8 @@ describe('kop init: AGENTS.md', () => {
         const isGenerated = head.includes(GENERATED_HEADER);
         if (isGenerated) generated++;
         // The types of imported (external) kinds are listed by a sentence, not a glob.
-        const importedTypes = isGenerated && /^api\/.*\.types\.ts$/.test(file) && head.includes('Code generated by kop');
+        const importedTypes =
+          isGenerated && /^api\/.*\.types\.ts$/.test(file) && head.includes('Code generated by kop');
         expect(
           globs.some((glob) => glob.test(file)) || importedTypes,
           `${path.basename(golden)}/${file} is ${isGenerated ? 'generated but not listed' : "the user's but listed as generated"}`,
@@ -214,7 +270,8 @@ describe('kop init: AGENTS.md', () => {
   it('names only npm scripts the project has', async () => {
     const { scripts } = await packageJson();
     for (const file of ['AGENTS.md', 'README.md']) {
-      for (const script of projectCommands(await read(file)).npmScripts) expect(scripts, `${file}: npm run ${script}`).toHaveProperty([script]);
+      for (const script of projectCommands(await read(file)).npmScripts)
+        expect(scripts, `${file}: npm run ${script}`).toHaveProperty([script]);
     }
   });
 });

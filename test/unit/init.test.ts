@@ -21,7 +21,13 @@ import { listFiles } from './helpers/files.js';
 /** git without the user's or the system's configuration (a global excludes file could ignore *.tgz). */
 const GIT_ENV = { GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
 
-const BASE: InitOptions = { domain: 'example.com', projectName: 'demo', owner: 'Example Authors', kopSource: 'file:../kop', skipInstall: true };
+const BASE: InitOptions = {
+  domain: 'example.com',
+  projectName: 'demo',
+  owner: 'Example Authors',
+  kopSource: 'file:../kop',
+  skipInstall: true,
+};
 
 describe('kop init', () => {
   let dir: string;
@@ -62,15 +68,29 @@ describe('kop init', () => {
       expect(files).toContain(file);
     }
     const project = parseProjectFile(await read('PROJECT'));
-    expect(project).toMatchObject({ domain: 'example.com', projectName: 'demo', namespaced: false, kopSource: 'file:../kop', resources: [] });
+    expect(project).toMatchObject({
+      domain: 'example.com',
+      projectName: 'demo',
+      namespaced: false,
+      kopSource: 'file:../kop',
+      resources: [],
+    });
 
     const pkg = JSON.parse(await read('package.json'));
     expect(pkg.name).toBe('demo');
     expect(pkg.dependencies).toEqual({ kop: 'file:../kop' });
-    expect(await read('README.md')).toMatch(/`"kop": "file:\.\.\/kop"`[^\n]*outside this project[^\n]*run `kop update-pack`/);
-    expect(Object.keys(pkg.scripts)).toEqual(expect.arrayContaining(['build', 'start', 'test', 'manifests', 'generate', 'deploy', 'undeploy', 'docker-build']));
+    expect(await read('README.md')).toMatch(
+      /`"kop": "file:\.\.\/kop"`[^\n]*outside this project[^\n]*run `kop update-pack`/,
+    );
+    expect(Object.keys(pkg.scripts)).toEqual(
+      expect.arrayContaining(['build', 'start', 'test', 'manifests', 'generate', 'deploy', 'undeploy', 'docker-build']),
+    );
     expect(pkg.scripts.manifests).toBe('kop generate manifests');
-    expect(pkg.devDependencies).toMatchObject({ typescript: '~5.9.3', vitest: expect.stringMatching(/^\^3\./), '@types/node': expect.stringMatching(/^\^24\./) });
+    expect(pkg.devDependencies).toMatchObject({
+      typescript: '~5.9.3',
+      vitest: expect.stringMatching(/^\^3\./),
+      '@types/node': expect.stringMatching(/^\^24\./),
+    });
     expect(pkg.engines).toEqual({ node: '>=22.13' });
     expect(pkg.scripts['docker-build']).toBe('docker build -t ${IMG:-controller:latest} .');
 
@@ -122,7 +142,11 @@ describe('kop init', () => {
     expect(pod.containers[0].readinessProbe.httpGet.path).toBe('/readyz');
     expect(pod.containers[0].resources.limits).toBeDefined();
     const kustomization = parseAllDocuments(await read('config/default/kustomization.yaml'))[0]!.toJS();
-    expect(kustomization).toMatchObject({ namespace: 'demo-system', namePrefix: 'demo-', resources: ['../crd', '../rbac', '../manager', 'metrics_service.yaml'] });
+    expect(kustomization).toMatchObject({
+      namespace: 'demo-system',
+      namePrefix: 'demo-',
+      resources: ['../crd', '../rbac', '../manager', 'metrics_service.yaml'],
+    });
     // The kubelet's SIGKILL must not come before the manager's own graceful deadline.
     const graceful = (pod.containers[0].args as string[]).find((arg) => arg.startsWith('--graceful-shutdown-timeout='));
     expect(graceful).toMatch(/^--graceful-shutdown-timeout=(\d+)s$/);
@@ -132,16 +156,21 @@ describe('kop init', () => {
 
   it('leaves a samples kustomization that accepts inserted samples', async () => {
     await runInit(BASE, testContext({ cwd: dir }));
-    const inserted = insertAtMarkers('config/samples/kustomization.yaml', await read('config/samples/kustomization.yaml'), [
-      { marker: 'samples', code: '- cache_v1alpha1_memcached.yaml' },
-    ]);
+    const inserted = insertAtMarkers(
+      'config/samples/kustomization.yaml',
+      await read('config/samples/kustomization.yaml'),
+      [{ marker: 'samples', code: '- cache_v1alpha1_memcached.yaml' }],
+    );
     expect(parseAllDocuments(inserted.content)[0]!.toJS().resources).toEqual(['cache_v1alpha1_memcached.yaml']);
   });
 
   it('--namespaced watches WATCH_NAMESPACE and uses Roles', async () => {
     await runInit({ ...BASE, namespaced: true }, testContext({ cwd: dir }));
     expect(parseProjectFile(await read('PROJECT')).namespaced).toBe(true);
-    expect(parseAllDocuments(await read('config/rbac/role.yaml'))[0]!.toJS()).toMatchObject({ kind: 'Role', metadata: { namespace: 'system' } });
+    expect(parseAllDocuments(await read('config/rbac/role.yaml'))[0]!.toJS()).toMatchObject({
+      kind: 'Role',
+      metadata: { namespace: 'system' },
+    });
     expect(parseAllDocuments(await read('config/rbac/role_binding.yaml'))[0]!.toJS().kind).toBe('RoleBinding');
     expect(await read('config/manager/manager.yaml')).toContain('name: WATCH_NAMESPACE');
     expect(await read('src/main.ts')).toContain("process.env.WATCH_NAMESPACE ?? ''");
@@ -178,9 +207,19 @@ describe('kop init', () => {
 
   it('--force over a project with APIs keeps them in PROJECT and keeps their lines at the scaffold markers', async () => {
     await runInit(BASE, testContext({ cwd: dir }));
-    await runCreateApi({ group: 'cache', version: 'v1alpha1', kind: 'Memcached', resource: true, controller: true }, testContext({ cwd: dir }));
-    await runCreateApi({ group: 'web', version: 'v1', kind: 'Site', resource: true, controller: false }, testContext({ cwd: dir }));
-    const before = { project: await read('PROJECT'), main: await read('src/main.ts'), samples: await read('config/samples/kustomization.yaml') };
+    await runCreateApi(
+      { group: 'cache', version: 'v1alpha1', kind: 'Memcached', resource: true, controller: true },
+      testContext({ cwd: dir }),
+    );
+    await runCreateApi(
+      { group: 'web', version: 'v1', kind: 'Site', resource: true, controller: false },
+      testContext({ cwd: dir }),
+    );
+    const before = {
+      project: await read('PROJECT'),
+      main: await read('src/main.ts'),
+      samples: await read('config/samples/kustomization.yaml'),
+    };
     const context = testContext({ cwd: dir });
     await runInit({ ...BASE, force: true }, context);
     expect(parseProjectFile(await read('PROJECT')).resources.map((r) => r.kind)).toEqual(['Memcached', 'Site']);
@@ -192,8 +231,14 @@ describe('kop init', () => {
 
   it('--force keeps the generated files PROJECT records, so kop generate still deletes only its own files', async () => {
     await runInit(BASE, testContext({ cwd: dir }));
-    await runCreateApi({ group: 'cache', version: 'v1alpha1', kind: 'Memcached', resource: true, controller: false }, testContext({ cwd: dir }));
-    await runGenerate({ check: false, generators: generators.filter((g) => g.name === 'manifests') }, testContext({ cwd: dir }));
+    await runCreateApi(
+      { group: 'cache', version: 'v1alpha1', kind: 'Memcached', resource: true, controller: false },
+      testContext({ cwd: dir }),
+    );
+    await runGenerate(
+      { check: false, generators: generators.filter((g) => g.name === 'manifests') },
+      testContext({ cwd: dir }),
+    );
     const recorded = parseProjectFile(await read('PROJECT')).generated;
     expect(recorded).toContain('config/crd/bases/cache.example.com_memcacheds.yaml');
     await runInit({ ...BASE, force: true }, testContext({ cwd: dir }));
@@ -201,7 +246,10 @@ describe('kop init', () => {
     // So a CRD copied here from another project, header and all, survives the next generate.
     const copied = 'config/crd/bases/other.example.com_widgets.yaml';
     await writeFile(path.join(dir, copied), '# Code generated by kop. DO NOT EDIT.\nkind: CustomResourceDefinition\n');
-    await runGenerate({ check: false, generators: generators.filter((g) => g.name === 'manifests') }, testContext({ cwd: dir }));
+    await runGenerate(
+      { check: false, generators: generators.filter((g) => g.name === 'manifests') },
+      testContext({ cwd: dir }),
+    );
     expect(await read(copied)).toContain('CustomResourceDefinition');
   });
 
@@ -213,16 +261,19 @@ describe('kop init', () => {
     expect(await read('PROJECT')).toBe(before);
     expect(JSON.parse(await read('package.json')).name).toBe('billing');
     expect(context.out.lines[0]).toBe('no changes');
-    await expect(runInit({ ...BASE, domain: 'other.example', projectName: undefined, force: true }, testContext({ cwd: dir }))).rejects.toThrow(
-      /--domain "other.example" contradicts PROJECT, which records "corp.example.org"/,
-    );
+    await expect(
+      runInit({ ...BASE, domain: 'other.example', projectName: undefined, force: true }, testContext({ cwd: dir })),
+    ).rejects.toThrow(/--domain "other.example" contradicts PROJECT, which records "corp.example.org"/);
     expect(await read('PROJECT')).toBe(before);
   });
 
   it('--force shows what it changes in a file the user edited before replacing it', async () => {
     await runInit(BASE, testContext({ cwd: dir }));
     const main = await read('src/main.ts');
-    await writeFile(path.join(dir, 'src/main.ts'), main.replace('async function main(', '// my own note\nasync function main('));
+    await writeFile(
+      path.join(dir, 'src/main.ts'),
+      main.replace('async function main(', '// my own note\nasync function main('),
+    );
     const context = testContext({ cwd: dir, dryRun: true });
     await runInit({ ...BASE, force: true }, context);
     const at = context.out.lines.indexOf('UPDATE src/main.ts');
@@ -256,9 +307,15 @@ describe('kop init', () => {
   });
 
   const badNames = [
-    { given: { projectName: 'Bad_Name' }, want: /--project-name: invalid project name "Bad_Name": a project name must be a DNS-1123 label/ },
+    {
+      given: { projectName: 'Bad_Name' },
+      want: /--project-name: invalid project name "Bad_Name": a project name must be a DNS-1123 label/,
+    },
     { given: { projectName: '../x' }, want: /--project-name: invalid project name "\.\.\/x"/ },
-    { given: { domain: 'Example.COM' }, want: /--domain: invalid domain "Example\.COM": a domain must be a DNS-1123 subdomain/ },
+    {
+      given: { domain: 'Example.COM' },
+      want: /--domain: invalid domain "Example\.COM": a domain must be a DNS-1123 subdomain/,
+    },
     { given: { license: 'mit' }, want: /--license: unknown license "mit"; choose one of apache2, none/ },
     { given: { owner: 'a\nb' }, want: /--owner: invalid owner/ },
   ];
@@ -275,11 +332,29 @@ describe('kop init', () => {
     const pack = fakeNpmPack();
     await runInit({ skipInstall: true }, testContext({ cwd: dir, exec: pack.exec }));
     const project = parseProjectFile(await read('PROJECT'));
-    expect(project).toMatchObject({ projectName: 'my-operator', domain: 'my.domain', kopSource: 'file:.kop/kop-0.1.0.tgz' });
+    expect(project).toMatchObject({
+      projectName: 'my-operator',
+      domain: 'my.domain',
+      kopSource: 'file:.kop/kop-0.1.0.tgz',
+    });
     expect(pack.calls).toEqual([
-      { file: 'npm', args: ['pack', kopPackageRoot(), '--pack-destination', expect.any(String), '--json', '--ignore-scripts', '--loglevel=error'], cwd: undefined },
+      {
+        file: 'npm',
+        args: [
+          'pack',
+          kopPackageRoot(),
+          '--pack-destination',
+          expect.any(String),
+          '--json',
+          '--ignore-scripts',
+          '--loglevel=error',
+        ],
+        cwd: undefined,
+      },
     ]);
-    expect(await read('hack/boilerplate.txt')).toBe('Copyright 2026 The my-operator authors.\nSPDX-License-Identifier: Apache-2.0\n');
+    expect(await read('hack/boilerplate.txt')).toBe(
+      'Copyright 2026 The my-operator authors.\nSPDX-License-Identifier: Apache-2.0\n',
+    );
   });
 
   it('without a TTY and with a folder name that is not a valid project name, asks for --project-name', async () => {
@@ -294,7 +369,10 @@ describe('kop init', () => {
   });
 
   it('on a TTY asks for what the flags left out, naming each flag', async () => {
-    const context = testContext({ cwd: dir, answers: { '--domain': 'acme.io', '--owner': 'ACME', '--license': 'none' } });
+    const context = testContext({
+      cwd: dir,
+      answers: { '--domain': 'acme.io', '--owner': 'ACME', '--license': 'none' },
+    });
     await runInit({ skipInstall: true, kopSource: 'file:../kop' }, context);
     expect(context.asked.map((q) => q.flag)).toEqual(['--domain', '--project-name', '--owner', '--license']);
     expect(parseProjectFile(await read('PROJECT'))).toMatchObject({ domain: 'acme.io', projectName: 'my-operator' });
@@ -315,7 +393,9 @@ describe('kop init', () => {
 
   it('a failing npm install is an error that says the files are written', async () => {
     const exec: Exec = async () => ({ exitCode: 1, stdout: '', stderr: 'ERESOLVE' });
-    const error = await runInit({ ...BASE, skipInstall: false }, testContext({ cwd: dir, exec })).catch((e: unknown) => e);
+    const error = await runInit({ ...BASE, skipInstall: false }, testContext({ cwd: dir, exec })).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(KopError);
     expect((error as KopError).message).toBe('npm install failed: npm exited with code 1: ERESOLVE');
     expect((error as KopError).hint).toMatch(/files were written; run `npm install`/);
@@ -326,21 +406,37 @@ describe('kop init', () => {
       const pack = fakeNpmPack('0.1.0', Uint8Array.from([1, 2, 3, 250]));
       const context = testContext({ cwd: dir, exec: pack.exec });
       await runInit({ ...BASE, kopSource: undefined, skipInstall: false }, context);
-      expect(new Uint8Array(await readFile(path.join(dir, '.kop/kop-0.1.0.tgz')))).toEqual(Uint8Array.from([1, 2, 3, 250]));
+      expect(new Uint8Array(await readFile(path.join(dir, '.kop/kop-0.1.0.tgz')))).toEqual(
+        Uint8Array.from([1, 2, 3, 250]),
+      );
       expect(JSON.parse(await read('package.json')).dependencies).toEqual({ kop: 'file:.kop/kop-0.1.0.tgz' });
       expect(parseProjectFile(await read('PROJECT')).kopSource).toBe('file:.kop/kop-0.1.0.tgz');
-      expect(await read('Dockerfile')).toMatch(/^COPY package\.json package-lock\.json \.\/\n[^]*^COPY \.kop\/ \.kop\/\nRUN npm ci /m);
+      expect(await read('Dockerfile')).toMatch(
+        /^COPY package\.json package-lock\.json \.\/\n[^]*^COPY \.kop\/ \.kop\/\nRUN npm ci /m,
+      );
       // git keeps the tarball (kop dev's session beside it is ignored), and so does the image's build context.
       await execa('git', ['init', '-q'], { cwd: dir, env: GIT_ENV });
-      expect((await execa('git', ['check-ignore', '-q', '.kop/kop-0.1.0.tgz'], { cwd: dir, reject: false, env: GIT_ENV })).exitCode).toBe(1);
-      expect((await execa('git', ['check-ignore', '-q', '.kop/dev/kubeconfig'], { cwd: dir, reject: false, env: GIT_ENV })).exitCode).toBe(0);
+      expect(
+        (await execa('git', ['check-ignore', '-q', '.kop/kop-0.1.0.tgz'], { cwd: dir, reject: false, env: GIT_ENV }))
+          .exitCode,
+      ).toBe(1);
+      expect(
+        (await execa('git', ['check-ignore', '-q', '.kop/dev/kubeconfig'], { cwd: dir, reject: false, env: GIT_ENV }))
+          .exitCode,
+      ).toBe(0);
       const dockerignored = dockerignoreMatcher(await read('.dockerignore'));
       expect(dockerignored('.kop/kop-0.1.0.tgz')).toBe(false);
       expect(dockerignored('.kop/dev/kubeconfig')).toBe(true);
       expect(context.out.lines).toContain('CREATE .kop/kop-0.1.0.tgz');
       // npm install names kop's spec, so a tarball refreshed under the same name updates the lockfile.
-      expect(pack.calls.at(-1)).toEqual({ file: 'npm', args: ['install', '--no-audit', '--no-fund', 'kop@file:.kop/kop-0.1.0.tgz'], cwd: dir });
-      expect(context.out.lines.join('\n')).toMatch(/packed into \.kop\/kop-0\.1\.0\.tgz: commit it[^]*`kop update-pack` refreshes it[^]*`npx kop create api/);
+      expect(pack.calls.at(-1)).toEqual({
+        file: 'npm',
+        args: ['install', '--no-audit', '--no-fund', 'kop@file:.kop/kop-0.1.0.tgz'],
+        cwd: dir,
+      });
+      expect(context.out.lines.join('\n')).toMatch(
+        /packed into \.kop\/kop-0\.1\.0\.tgz: commit it[^]*`kop update-pack` refreshes it[^]*`npx kop create api/,
+      );
       for (const file of await listFiles(dir)) {
         if (!file.endsWith('.tgz')) expect(await read(file), file).not.toContain(kopPackageRoot());
       }
@@ -356,7 +452,14 @@ describe('kop init', () => {
       pack.set('0.2.0', Uint8Array.from([9, 9]));
       const newer = testContext({ cwd: dir, exec: pack.exec });
       await runInit({ ...BASE, kopSource: undefined, force: true }, newer);
-      expect(newer.out.lines).toEqual(expect.arrayContaining(['CREATE .kop/kop-0.2.0.tgz', 'DELETE .kop/kop-0.1.0.tgz', 'UPDATE PROJECT', 'UPDATE package.json']));
+      expect(newer.out.lines).toEqual(
+        expect.arrayContaining([
+          'CREATE .kop/kop-0.2.0.tgz',
+          'DELETE .kop/kop-0.1.0.tgz',
+          'UPDATE PROJECT',
+          'UPDATE package.json',
+        ]),
+      );
       expect(await readdir(path.join(dir, '.kop'))).toEqual(['kop-0.2.0.tgz']);
       expect(JSON.parse(await read('package.json')).dependencies).toEqual({ kop: 'file:.kop/kop-0.2.0.tgz' });
     });
@@ -379,7 +482,10 @@ describe('kop init', () => {
     });
 
     const refused = [
-      { given: 'file:/home/me/kop', want: /--kop-source "file:\/home\/me\/kop": an absolute path exists on this machine only/ },
+      {
+        given: 'file:/home/me/kop',
+        want: /--kop-source "file:\/home\/me\/kop": an absolute path exists on this machine only/,
+      },
       { given: '/home/me/kop', want: /an absolute path exists on this machine only/ },
       { given: 'file:~/kop', want: /an absolute path/ },
       { given: 'file:///home/me/kop.tgz', want: /an absolute path/ },
@@ -393,14 +499,22 @@ describe('kop init', () => {
         const error = await runInit({ ...BASE, kopSource: given }, testContext({ cwd: dir })).catch((e: unknown) => e);
         expect(error).toBeInstanceOf(UsageError);
         expect((error as UsageError).message).toMatch(want);
-        expect((error as UsageError).hint).toMatch(/leave --kop-source out: kop packs itself into \.kop\/kop-<version>\.tgz/);
+        expect((error as UsageError).hint).toMatch(
+          /leave --kop-source out: kop packs itself into \.kop\/kop-<version>\.tgz/,
+        );
         expect(await listFiles(dir)).toEqual([]);
       });
     }
 
     it('--force replaces an absolute kopSource an older kop recorded, with a warning, and --kop-source switches the source', async () => {
       await runInit(BASE, testContext({ cwd: dir }));
-      await writeFile(path.join(dir, 'PROJECT'), (await read('PROJECT')).replace('kopSource: file:../kop', 'kopSource: file:/root/.npm/_npx/0123/node_modules/kop'));
+      await writeFile(
+        path.join(dir, 'PROJECT'),
+        (await read('PROJECT')).replace(
+          'kopSource: file:../kop',
+          'kopSource: file:/root/.npm/_npx/0123/node_modules/kop',
+        ),
+      );
       const context = testContext({ cwd: dir, exec: fakeNpmPack().exec });
       await runInit({ ...BASE, kopSource: undefined, force: true }, context);
       expect(context.out.warnings.join('\n')).toMatch(
@@ -418,7 +532,10 @@ describe('kop init', () => {
     });
 
     it("refuses to scaffold into kop's own package folder (dry run, so a failing guard could not write)", async () => {
-      const error = await runInit({ skipInstall: true, force: true }, testContext({ cwd: kopPackageRoot(), dryRun: true, exec: fakeNpmPack().exec })).catch((e: unknown) => e);
+      const error = await runInit(
+        { skipInstall: true, force: true },
+        testContext({ cwd: kopPackageRoot(), dryRun: true, exec: fakeNpmPack().exec }),
+      ).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(KopError);
       expect((error as Error).message).toMatch(/is kop's own package folder; kop init wrote nothing/);
     });

@@ -53,7 +53,13 @@ async function main() {
         content: MAIN,
         insertions: [{ marker: 'controllers', code: 'if (x) {\n  y();\n}' }],
       },
-      want: { changed: true, content: MAIN.replace('  // +kop:scaffold:controllers', '  if (x) {\n    y();\n  }\n  // +kop:scaffold:controllers') },
+      want: {
+        changed: true,
+        content: MAIN.replace(
+          '  // +kop:scaffold:controllers',
+          '  if (x) {\n    y();\n  }\n  // +kop:scaffold:controllers',
+        ),
+      },
     },
     {
       name: 'YAML uses # markers',
@@ -76,7 +82,10 @@ async function main() {
       const first = insertAtMarkers(given.file, given.content, given.insertions);
       expect(first).toEqual(want);
       // Idempotency: a second run over the result never changes it again.
-      expect(insertAtMarkers(given.file, first.content, given.insertions)).toEqual({ changed: false, content: first.content });
+      expect(insertAtMarkers(given.file, first.content, given.insertions)).toEqual({
+        changed: false,
+        content: first.content,
+      });
     });
   }
 
@@ -101,5 +110,6 @@ async function main() {
   for (const { given, want } of markerCases) {
     it(`marker comment for ${given}`, () => expect(markerComment(given, 'x')).toBe(want));
   }
-  it('refuses markers in files without line comments', () => expect(() => markerComment('package.json', 'x')).toThrow(KopError));
+  it('refuses markers in files without line comments', () =>
+    expect(() => markerComment('package.json', 'x')).toThrow(KopError));
 });

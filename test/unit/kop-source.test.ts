@@ -57,19 +57,50 @@ describe('kop source', () => {
       const kopRoot = path.join(dir, kopPath);
       await mkdir(kopRoot, { recursive: true });
       if (entry !== undefined) {
-        await writeFile(path.join(dir, 'node_modules/.package-lock.json'), JSON.stringify({ lockfileVersion: 3, packages: { [kopPath]: entry } }));
+        await writeFile(
+          path.join(dir, 'node_modules/.package-lock.json'),
+          JSON.stringify({ lockfileVersion: 3, packages: { [kopPath]: entry } }),
+        );
       }
       return kopRoot;
     }
 
     const cases = [
-      { name: 'the registry tarball URL', given: { resolved: 'https://registry.npmjs.org/kop/-/kop-0.1.0.tgz', integrity: 'sha512-x', version: '0.1.0' }, want: true },
-      { name: 'a private registry URL', given: { resolved: 'https://npm.corp.example/repository/npm/kop/-/kop-0.1.0.tgz', integrity: 'sha512-x', version: '0.1.0' }, want: true },
-      { name: 'no URL (omit-lockfile-registry-resolved)', given: { integrity: 'sha512-x', version: '0.1.0' }, want: true },
-      { name: 'a tarball file', given: { resolved: 'file:../kop-0.1.0.tgz', integrity: 'sha512-x', version: '0.1.0' }, want: false },
+      {
+        name: 'the registry tarball URL',
+        given: { resolved: 'https://registry.npmjs.org/kop/-/kop-0.1.0.tgz', integrity: 'sha512-x', version: '0.1.0' },
+        want: true,
+      },
+      {
+        name: 'a private registry URL',
+        given: {
+          resolved: 'https://npm.corp.example/repository/npm/kop/-/kop-0.1.0.tgz',
+          integrity: 'sha512-x',
+          version: '0.1.0',
+        },
+        want: true,
+      },
+      {
+        name: 'no URL (omit-lockfile-registry-resolved)',
+        given: { integrity: 'sha512-x', version: '0.1.0' },
+        want: true,
+      },
+      {
+        name: 'a tarball file',
+        given: { resolved: 'file:../kop-0.1.0.tgz', integrity: 'sha512-x', version: '0.1.0' },
+        want: false,
+      },
       { name: 'a link to a folder', given: { resolved: '../kop', link: true }, want: false },
-      { name: 'a git URL', given: { resolved: 'git+ssh://git@github.com/example/kop.git#abc', version: '0.1.0' }, want: false },
-      { name: 'some other URL', given: { resolved: 'https://example.com/downloads/kop.tgz', integrity: 'sha512-x', version: '0.1.0' }, want: false },
+      {
+        name: 'a git URL',
+        given: { resolved: 'git+ssh://git@github.com/example/kop.git#abc', version: '0.1.0' },
+        want: false,
+      },
+      {
+        name: 'some other URL',
+        given: { resolved: 'https://example.com/downloads/kop.tgz', integrity: 'sha512-x', version: '0.1.0' },
+        want: false,
+      },
       { name: 'no lockfile (a global install)', given: undefined, want: false },
     ];
     for (const { name, given, want } of cases) {
@@ -80,7 +111,10 @@ describe('kop source', () => {
     }
 
     it('finds kop nested under another package in the top-level lockfile', async () => {
-      const kopRoot = await install('node_modules/tool/node_modules/kop', { resolved: 'https://registry.npmjs.org/kop/-/kop-0.1.0.tgz', version: '0.1.0' });
+      const kopRoot = await install('node_modules/tool/node_modules/kop', {
+        resolved: 'https://registry.npmjs.org/kop/-/kop-0.1.0.tgz',
+        version: '0.1.0',
+      });
       expect(await installedFromRegistry(kopRoot)).toBe(true);
     });
 
@@ -97,8 +131,8 @@ describe('kop source', () => {
   });
 
   it('packKop says what failed when npm pack fails', async () => {
-    await expect(packKop('/opt/kop', async () => ({ exitCode: 1, stdout: '', stderr: 'ENOENT: no package.json' }))).rejects.toThrow(
-      /npm pack \/opt\/kop failed with exit code 1: ENOENT: no package\.json/,
-    );
+    await expect(
+      packKop('/opt/kop', async () => ({ exitCode: 1, stdout: '', stderr: 'ENOENT: no package.json' })),
+    ).rejects.toThrow(/npm pack \/opt\/kop failed with exit code 1: ENOENT: no package\.json/);
   });
 });

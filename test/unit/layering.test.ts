@@ -34,14 +34,21 @@ const LIBRARY_FLOORS: readonly (readonly string[])[] = [['api'], ['runtime'], ['
  * built-in kinds (`create api --group apps --kind Deployment --no-resource`, `create webhook --group core
  * --kind Pod`) among kop/runtime's descriptors.
  */
-const CROSSINGS: Readonly<Record<string, readonly string[]>> = { commands: ['testing'], deploy: ['runtime'], dev: ['testing'], import: ['runtime'], project: ['runtime'] };
+const CROSSINGS: Readonly<Record<string, readonly string[]>> = {
+  commands: ['testing'],
+  deploy: ['runtime'],
+  dev: ['testing'],
+  import: ['runtime'],
+  project: ['runtime'],
+};
 
 /** Folder -> the folders it may import. */
 function allowedImports(): Map<string, Set<string>> {
   const allowed = new Map<string, Set<string>>();
   for (const floors of [GENERATOR_FLOORS, LIBRARY_FLOORS]) {
     floors.forEach((floor, level) => {
-      for (const folder of floor) allowed.set(folder, new Set([...floors.slice(0, level).flat(), ...(CROSSINGS[folder] ?? [])]));
+      for (const folder of floor)
+        allowed.set(folder, new Set([...floors.slice(0, level).flat(), ...(CROSSINGS[folder] ?? [])]));
     });
   }
   return allowed;
@@ -134,21 +141,42 @@ function sourceFiles(dir = 'src'): SourceFile[] {
 
 describe('layering of src/', () => {
   const cases: { name: string; given: SourceFile[]; want: string[] }[] = [
-    { name: 'an arrow down is allowed', given: [{ file: 'src/schema/crd.ts', text: "import { KopError } from '../base/errors.js';" }], want: [] },
-    { name: 'an import inside a folder is allowed', given: [{ file: 'src/schema/crd.ts', text: "import { a } from './model.js';" }], want: [] },
+    {
+      name: 'an arrow down is allowed',
+      given: [{ file: 'src/schema/crd.ts', text: "import { KopError } from '../base/errors.js';" }],
+      want: [],
+    },
+    {
+      name: 'an import inside a folder is allowed',
+      given: [{ file: 'src/schema/crd.ts', text: "import { a } from './model.js';" }],
+      want: [],
+    },
     {
       name: 'an arrow up is named with its file and import',
-      given: [{ file: 'src/schema/program.ts', text: "import { listSourceFiles } from '../generate/source-files.js';" }],
-      want: ["src/schema/program.ts: imports '../generate/source-files.js' (schema -> generate), which is not on a floor below schema"],
+      given: [
+        { file: 'src/schema/program.ts', text: "import { listSourceFiles } from '../generate/source-files.js';" },
+      ],
+      want: [
+        "src/schema/program.ts: imports '../generate/source-files.js' (schema -> generate), which is not on a floor below schema",
+      ],
     },
     {
       name: 'an arrow across one floor is refused (init does not import create-api)',
-      given: [{ file: 'src/init/run-init.ts', text: "import type { ResourceNames } from '../create-api/run-create-api.js';" }],
-      want: ["src/init/run-init.ts: imports '../create-api/run-create-api.js' (init -> create-api), which is not on a floor below init"],
+      given: [
+        { file: 'src/init/run-init.ts', text: "import type { ResourceNames } from '../create-api/run-create-api.js';" },
+      ],
+      want: [
+        "src/init/run-init.ts: imports '../create-api/run-create-api.js' (init -> create-api), which is not on a floor below init",
+      ],
     },
     {
       name: 'dynamic imports and re-exports count',
-      given: [{ file: 'src/base/x.ts', text: "export { a } from '../project/resource.js';\nconst m = await import('../cli/main.js');" }],
+      given: [
+        {
+          file: 'src/base/x.ts',
+          text: "export { a } from '../project/resource.js';\nconst m = await import('../cli/main.js');",
+        },
+      ],
       want: [
         "src/base/x.ts: imports '../cli/main.js' (base -> cli), which is not on a floor below base",
         "src/base/x.ts: imports '../project/resource.js' (base -> project), which is not on a floor below base",
@@ -156,13 +184,17 @@ describe('layering of src/', () => {
     },
     {
       name: 'imports in comments do not count',
-      given: [{ file: 'src/base/x.ts', text: "// then `await import('../init/run-init.js')`\n/* import '../cli/main.js' */" }],
+      given: [
+        { file: 'src/base/x.ts', text: "// then `await import('../init/run-init.js')`\n/* import '../cli/main.js' */" },
+      ],
       want: [],
     },
     {
       name: 'the library side imports nothing of the CLI',
       given: [{ file: 'src/runtime/client/x.ts', text: "import { KopError } from '../../base/errors.js';" }],
-      want: ["src/runtime/client/x.ts: imports '../../base/errors.js' (runtime -> base), which is not on a floor below runtime"],
+      want: [
+        "src/runtime/client/x.ts: imports '../../base/errors.js' (runtime -> base), which is not on a floor below runtime",
+      ],
     },
     {
       name: 'a folder on no floor is reported',

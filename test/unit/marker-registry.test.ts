@@ -21,7 +21,9 @@ describe('the shared marker registry', () => {
   it('refuses a name registered twice', () => {
     const registry = new MarkerRegistry();
     registry.register('crd', [{ name: 'x', targets: ['field'] }]);
-    expect(() => registry.register('rbac', [{ name: 'x', targets: ['package'] }])).toThrow('marker x is registered twice (crd, rbac)');
+    expect(() => registry.register('rbac', [{ name: 'x', targets: ['package'] }])).toThrow(
+      'marker x is registered twice (crd, rbac)',
+    );
   });
 
   const lookups: { given: string; want: string | undefined }[] = [
@@ -43,11 +45,15 @@ describe('the shared marker registry', () => {
     const crd = markerRegistry.parse('+kubebuilder:validation:Maximum=5', at, 'crd');
     expect(crd).toMatchObject({ name: 'kubebuilder:validation:Maximum', value: 5 });
     expect(() => markerRegistry.parse('+kubebuilder:rbac:groups=apps', at, 'rbac')).toThrow(MarkerSyntaxError);
-    expect(() => markerRegistry.parse('+kubebuilder:rbac:groups=apps', at, 'rbac')).toThrow(/missing argument verbs; write it as \+kubebuilder:rbac:\[groups=<stringList>\]/);
+    expect(() => markerRegistry.parse('+kubebuilder:rbac:groups=apps', at, 'rbac')).toThrow(
+      /missing argument verbs; write it as \+kubebuilder:rbac:\[groups=<stringList>\]/,
+    );
   });
 
   it('suggests the nearest name of the vocabulary, also when arguments follow a misspelt name', () => {
-    expect(markerRegistry.nearest('kubebuilder:validation:Maximun', 'crd')?.name).toBe('kubebuilder:validation:Maximum');
+    expect(markerRegistry.nearest('kubebuilder:validation:Maximun', 'crd')?.name).toBe(
+      'kubebuilder:validation:Maximum',
+    );
     expect(markerRegistry.nearest('kubebuilder:rbacs:groups', 'rbac')?.name).toBe('kubebuilder:rbac');
     expect(markerRegistry.nearest('kubebuilder:webhok:path', 'webhook')?.name).toBe('kubebuilder:webhook');
     expect(markerRegistry.nearest('kubebuilder:printcolum:name', 'crd')?.name).toBe('kubebuilder:printcolumn');

@@ -28,10 +28,19 @@ describe('kop multigroup golden files', () => {
       await runInit({ ...GOLDEN_INIT_OPTIONS, plugins: ['go/v4'], multigroup: true }, context());
       for (const group of ['foo', 'fiz']) {
         await runCreateApi({ group, version: 'v1', kind: 'Bar', resource: true, controller: true }, context());
-        await runCreateWebhook({ group, version: 'v1', kind: 'Bar', defaulting: true, programmaticValidation: true }, context());
+        await runCreateWebhook(
+          { group, version: 'v1', kind: 'Bar', defaulting: true, programmaticValidation: true },
+          context(),
+        );
       }
-      await runCreateApi({ group: 'apps', version: 'v1', kind: 'Deployment', resource: false, controller: true }, context());
-      await runDeployImage({ group: 'example.com', version: 'v1alpha1', kind: 'Busybox', image: 'busybox:1.36.1' }, context());
+      await runCreateApi(
+        { group: 'apps', version: 'v1', kind: 'Deployment', resource: false, controller: true },
+        context(),
+      );
+      await runDeployImage(
+        { group: 'example.com', version: 'v1alpha1', kind: 'Busybox', image: 'busybox:1.36.1' },
+        context(),
+      );
       await runGenerate({ check: false, generators }, context());
       const files = (await listFiles(dir)).filter(
         (file) =>

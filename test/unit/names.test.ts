@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/base/errors.js';
-import { checkDomain, checkGroup, checkKind, checkProjectName, checkVersion, pluralOf, requireValid, singularOf, type NameCheck } from '../../src/project/resource.js';
+import {
+  checkDomain,
+  checkGroup,
+  checkKind,
+  checkProjectName,
+  checkVersion,
+  pluralOf,
+  requireValid,
+  singularOf,
+  type NameCheck,
+} from '../../src/project/resource.js';
 
 const table: { check: NameCheck; name: string; valid: string[]; invalid: string[]; explains: RegExp }[] = [
   {
@@ -14,7 +24,16 @@ const table: { check: NameCheck; name: string; valid: string[]; invalid: string[
     check: checkDomain,
     name: 'domain (DNS-1123 subdomain)',
     valid: ['example.com', 'my.domain', 'a', 'x-1.y-2.io'],
-    invalid: ['Example.com', 'example..com', '.example.com', 'example.com.', 'ex_ample.com', '', `${'a'.repeat(64)}.com`, 'a/b'],
+    invalid: [
+      'Example.com',
+      'example..com',
+      '.example.com',
+      'example.com.',
+      'ex_ample.com',
+      '',
+      `${'a'.repeat(64)}.com`,
+      'a/b',
+    ],
     explains: /DNS-1123 subdomain/,
   },
   {
@@ -58,7 +77,9 @@ describe('name validation', () => {
   it('requireValid throws a UsageError that names the flag', () => {
     expect(requireValid(checkProjectName, 'ok', '--project-name')).toBe('ok');
     expect(() => requireValid(checkProjectName, 'Bad_Name', '--project-name')).toThrow(UsageError);
-    expect(() => requireValid(checkProjectName, 'Bad_Name', '--project-name')).toThrow(/^--project-name: invalid project name "Bad_Name"/);
+    expect(() => requireValid(checkProjectName, 'Bad_Name', '--project-name')).toThrow(
+      /^--project-name: invalid project name "Bad_Name"/,
+    );
   });
 });
 

@@ -33,7 +33,9 @@ const BUSYBOX: CreateApiWithPluginsOptions = {
 
 async function snapshot(dir: string): Promise<Record<string, string>> {
   const files = await listFiles(dir);
-  return Object.fromEntries(await Promise.all(files.map(async (file) => [file, await readFile(path.join(dir, file), 'utf8')] as const)));
+  return Object.fromEntries(
+    await Promise.all(files.map(async (file) => [file, await readFile(path.join(dir, file), 'utf8')] as const)),
+  );
 }
 
 describe('kop create api --plugins deploy-image/v1-alpha', () => {
@@ -89,9 +91,20 @@ describe('kop create api --plugins deploy-image/v1-alpha', () => {
                 group: 'example.com',
                 version: 'v1alpha1',
                 kind: 'Memcached',
-                options: { image: 'memcached:1.6.26-alpine3.19', containerCommand: 'memcached,--memory-limit=64,-o,modern,-v', containerPort: '11211', runAsUser: '1001' },
+                options: {
+                  image: 'memcached:1.6.26-alpine3.19',
+                  containerCommand: 'memcached,--memory-limit=64,-o,modern,-v',
+                  containerPort: '11211',
+                  runAsUser: '1001',
+                },
               },
-              { domain: 'testproject.org', group: 'example.com', version: 'v1alpha1', kind: 'Busybox', options: { image: 'busybox:1.36.1' } },
+              {
+                domain: 'testproject.org',
+                group: 'example.com',
+                version: 'v1alpha1',
+                kind: 'Busybox',
+                options: { image: 'busybox:1.36.1' },
+              },
             ],
           },
         });
@@ -113,7 +126,9 @@ describe('kop create api --plugins deploy-image/v1-alpha', () => {
         expect(controller).toContain("export const DEFAULT_MEMCACHED_IMAGE = 'memcached:1.6.26-alpine3.19';");
         expect(controller).toContain("command: ['memcached', '--memory-limit=64', '-o', 'modern', '-v'],");
         expect(controller).toContain('runAsUser: 1001,');
-        expect(controller).toContain('+kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;update;patch;delete');
+        expect(controller).toContain(
+          '+kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;update;patch;delete',
+        );
         expect(controller).toContain('+kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch');
         expect(controller).toContain('+kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch');
         const busybox = await read('src/controllers/busybox.controller.ts');
@@ -128,11 +143,19 @@ describe('kop create api --plugins deploy-image/v1-alpha', () => {
         const manager = await read('config/manager/manager.yaml');
         expect(manager).toContain('# +kop:scaffold:manager-env');
         const deployment = parseAllDocuments(manager)
-          .map((doc) => doc.toJS() as { kind: string; spec?: { template: { spec: { containers: { name: string; env?: unknown[] }[] } } } })
+          .map(
+            (doc) =>
+              doc.toJS() as {
+                kind: string;
+                spec?: { template: { spec: { containers: { name: string; env?: unknown[] }[] } } };
+              },
+          )
           .find((o) => o.kind === 'Deployment')!;
         const env = deployment.spec!.template.spec.containers.find((c) => c.name === 'manager')!.env;
         expect(env).toEqual([
-          ...(namespaced ? [{ name: 'WATCH_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } }] : []),
+          ...(namespaced
+            ? [{ name: 'WATCH_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } }]
+            : []),
           { name: 'MEMCACHED_IMAGE', value: 'memcached:1.6.26-alpine3.19' },
           { name: 'BUSYBOX_IMAGE', value: 'busybox:1.36.1' },
         ]);
@@ -140,17 +163,23 @@ describe('kop create api --plugins deploy-image/v1-alpha', () => {
         // --force scaffolds again with new options; PROJECT keeps one entry per kind, the env its first value (yours to change).
         await run({ ...BUSYBOX, image: 'busybox:1.37.0', force: true });
         const again = parseProjectFile(await read('PROJECT'));
-        expect(again.plugins!['deploy-image.go.kubebuilder.io/v1-alpha']!.resources.map((r) => `${r.kind} ${r.options.image}`)).toEqual([
-          'Memcached memcached:1.6.26-alpine3.19',
-          'Busybox busybox:1.37.0',
-        ]);
+        expect(
+          again.plugins!['deploy-image.go.kubebuilder.io/v1-alpha']!.resources.map(
+            (r) => `${r.kind} ${r.options.image}`,
+          ),
+        ).toEqual(['Memcached memcached:1.6.26-alpine3.19', 'Busybox busybox:1.37.0']);
         expect((await read('config/manager/manager.yaml')).match(/BUSYBOX_IMAGE/g)).toHaveLength(1);
       });
 
       it('names the image variable after a kind answered at the prompt', async () => {
-        await runCreateApiWithPlugins({ ...BUSYBOX, kind: undefined }, testContext({ cwd: dir, answers: { '--kind': 'Sleeper', '--resource': true, '--controller': true } }));
+        await runCreateApiWithPlugins(
+          { ...BUSYBOX, kind: undefined },
+          testContext({ cwd: dir, answers: { '--kind': 'Sleeper', '--resource': true, '--controller': true } }),
+        );
         expect(await read('config/manager/manager.yaml')).toContain('- name: SLEEPER_IMAGE\n');
-        expect(await read('src/controllers/sleeper.controller.ts')).toContain("export const SLEEPER_IMAGE = 'SLEEPER_IMAGE';");
+        expect(await read('src/controllers/sleeper.controller.ts')).toContain(
+          "export const SLEEPER_IMAGE = 'SLEEPER_IMAGE';",
+        );
       });
 
       it('refuses bad input and writes nothing', async () => {
@@ -180,7 +209,11 @@ describe('kop create api --plugins deploy-image/v1-alpha', () => {
 
   it('records the options as Kubebuilder does: strings, only the flags given', () => {
     expect(deployImageOptions({ image: 'busybox:1.36.1' })).toEqual({ image: 'busybox:1.36.1' });
-    expect(deployImageOptions({ image: 'a/b:c', imageContainerPort: '080', runAsUser: '1001' })).toEqual({ image: 'a/b:c', containerPort: '80', runAsUser: '1001' });
+    expect(deployImageOptions({ image: 'a/b:c', imageContainerPort: '080', runAsUser: '1001' })).toEqual({
+      image: 'a/b:c',
+      containerPort: '80',
+      runAsUser: '1001',
+    });
   });
 });
 

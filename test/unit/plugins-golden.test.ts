@@ -20,7 +20,8 @@ describe('plugins golden files', () => {
       await runInit(GOLDEN_INIT_OPTIONS, testContext({ cwd: dir, now: GOLDEN_NOW }));
       const touched = new Set<string>();
       const record = (changes: { action: string; path: string }[]) => {
-        for (const change of changes) if (change.action === 'create' || change.action === 'update') touched.add(change.path);
+        for (const change of changes)
+          if (change.action === 'create' || change.action === 'update') touched.add(change.path);
       };
       const context = () => testContext({ cwd: dir, now: GOLDEN_NOW });
       record(
@@ -41,8 +42,18 @@ describe('plugins golden files', () => {
         ).changes,
       );
       record(
-        (await runCreateApiWithPlugins({ group: 'example.com', version: 'v1alpha1', kind: 'Busybox', image: 'busybox:1.36.1', plugins: ['deploy-image/v1-alpha'] }, context()))
-          .changes,
+        (
+          await runCreateApiWithPlugins(
+            {
+              group: 'example.com',
+              version: 'v1alpha1',
+              kind: 'Busybox',
+              image: 'busybox:1.36.1',
+              plugins: ['deploy-image/v1-alpha'],
+            },
+            context(),
+          )
+        ).changes,
       );
       record((await runEdit({ plugins: ['grafana.kubebuilder.io/v1-alpha'] }, context())).changes);
       await expectGoldenFiles(dir, [...touched].sort(), GOLDEN);

@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { KopError } from '../../src/base/errors.js';
-import { LAYOUT, formatProjectFile, fullGroup, loadProjectFile, parseProjectFile, saveProjectFile, type ProjectFile } from '../../src/project/project-file.js';
+import {
+  LAYOUT,
+  formatProjectFile,
+  fullGroup,
+  loadProjectFile,
+  parseProjectFile,
+  saveProjectFile,
+  type ProjectFile,
+} from '../../src/project/project-file.js';
 import { VirtualTree } from '../../src/scaffold/tree.js';
 import { tempDir } from './helpers/fake-context.js';
 
@@ -12,8 +20,22 @@ const project: ProjectFile = {
   namespaced: false,
   kopSource: 'file:../kop',
   resources: [
-    { group: 'web', version: 'v1', kind: 'Site', plural: 'sites', domain: 'example.com', api: { crdVersion: 'v1', namespaced: true } },
-    { group: 'cache', version: 'v1alpha1', kind: 'Memcached', plural: 'memcacheds', domain: 'example.com', controller: true },
+    {
+      group: 'web',
+      version: 'v1',
+      kind: 'Site',
+      plural: 'sites',
+      domain: 'example.com',
+      api: { crdVersion: 'v1', namespaced: true },
+    },
+    {
+      group: 'cache',
+      version: 'v1alpha1',
+      kind: 'Memcached',
+      plural: 'memcacheds',
+      domain: 'example.com',
+      controller: true,
+    },
   ],
 };
 
@@ -31,7 +53,11 @@ describe('PROJECT file', () => {
     { name: 'not YAML', given: 'a: [', want: /not valid YAML/ },
     { name: 'empty', given: '', want: /empty or not a mapping/ },
     { name: 'no domain', given: `version: "1"\nlayout: [${LAYOUT}]\nprojectName: x\n`, want: /has no domain/ },
-    { name: 'foreign layout', given: 'version: "3"\nlayout: [go.kubebuilder.io/v4]\ndomain: a.b\nprojectName: x\n', want: /does not understand/ },
+    {
+      name: 'foreign layout',
+      given: 'version: "3"\nlayout: [go.kubebuilder.io/v4]\ndomain: a.b\nprojectName: x\n',
+      want: /does not understand/,
+    },
   ];
   for (const { name, given, want } of bad) {
     it(`rejects ${name}`, () => expect(() => parseProjectFile(given)).toThrow(want));
@@ -63,25 +89,67 @@ describe('PROJECT file', () => {
     return valid.replace(from, to);
   };
   const handEdits = [
-    { name: 'a lower-case kind', given: edited('kind: Memcached', 'kind: memcached'), want: /^PROJECT:11: resources\[0\]\.kind: invalid kind "memcached"/ },
-    { name: 'a group with a space', given: edited('group: cache', 'group: ca che'), want: /^PROJECT:9: resources\[0\]\.group: invalid group "ca che"/ },
-    { name: 'an upper-case plural', given: edited('plural: memcacheds', 'plural: Memcacheds'), want: /^PROJECT:12: resources\[0\]\.plural: invalid plural "Memcacheds"/ },
-    { name: 'a bad version', given: edited('version: v1alpha1', 'version: 1alpha'), want: /^PROJECT:10: resources\[0\]\.version: invalid version "1alpha"/ },
-    { name: 'a string for a boolean', given: edited('namespaced: false', 'namespaced: nope'), want: /^PROJECT:7: namespaced: must be true or false, not "nope"/ },
+    {
+      name: 'a lower-case kind',
+      given: edited('kind: Memcached', 'kind: memcached'),
+      want: /^PROJECT:11: resources\[0\]\.kind: invalid kind "memcached"/,
+    },
+    {
+      name: 'a group with a space',
+      given: edited('group: cache', 'group: ca che'),
+      want: /^PROJECT:9: resources\[0\]\.group: invalid group "ca che"/,
+    },
+    {
+      name: 'an upper-case plural',
+      given: edited('plural: memcacheds', 'plural: Memcacheds'),
+      want: /^PROJECT:12: resources\[0\]\.plural: invalid plural "Memcacheds"/,
+    },
+    {
+      name: 'a bad version',
+      given: edited('version: v1alpha1', 'version: 1alpha'),
+      want: /^PROJECT:10: resources\[0\]\.version: invalid version "1alpha"/,
+    },
+    {
+      name: 'a string for a boolean',
+      given: edited('namespaced: false', 'namespaced: nope'),
+      want: /^PROJECT:7: namespaced: must be true or false, not "nope"/,
+    },
     {
       name: 'a nested string for a boolean',
       given: edited('      namespaced: true', '      namespaced: "yes"'),
       want: /^PROJECT:16: resources\[0\]\.api\.namespaced: must be true or false/,
     },
-    { name: 'a misspelt key', given: edited('    controller: true', '    controler: true'), want: /^PROJECT:17: resources\[0\]: unknown key "controler"/ },
-    { name: 'a misspelt top-level key', given: edited('namespaced: false', 'namespace: false'), want: /^PROJECT:7: unknown key "namespace"/ },
-    { name: 'a format version it does not know', given: edited('version: "1"', 'version: "2"'), want: /^PROJECT:2: version: this kop reads PROJECT format "1", not "2"/ },
-    { name: 'an invalid domain', given: edited('domain: example.com\nprojectName', 'domain: Example.com\nprojectName'), want: /^PROJECT:5: domain: invalid domain "Example.com"/ },
+    {
+      name: 'a misspelt key',
+      given: edited('    controller: true', '    controler: true'),
+      want: /^PROJECT:17: resources\[0\]: unknown key "controler"/,
+    },
+    {
+      name: 'a misspelt top-level key',
+      given: edited('namespaced: false', 'namespace: false'),
+      want: /^PROJECT:7: unknown key "namespace"/,
+    },
+    {
+      name: 'a format version it does not know',
+      given: edited('version: "1"', 'version: "2"'),
+      want: /^PROJECT:2: version: this kop reads PROJECT format "1", not "2"/,
+    },
+    {
+      name: 'an invalid domain',
+      given: edited('domain: example.com\nprojectName', 'domain: Example.com\nprojectName'),
+      want: /^PROJECT:5: domain: invalid domain "Example.com"/,
+    },
     { name: 'a kind missing', given: edited('    kind: Memcached\n', ''), want: /^PROJECT:9: resources\[0\]: no kind/ },
-    { name: 'resources not a list', given: valid.slice(0, valid.indexOf('  - group')) + '  cache: {}\n', want: /^PROJECT:8: resources: must be a list/ },
+    {
+      name: 'resources not a list',
+      given: valid.slice(0, valid.indexOf('  - group')) + '  cache: {}\n',
+      want: /^PROJECT:8: resources: must be a list/,
+    },
     {
       name: 'the same kind and version twice',
-      given: valid + '  - group: cache\n    version: v1alpha1\n    kind: Memcached\n    plural: memcacheds\n    domain: example.com\n',
+      given:
+        valid +
+        '  - group: cache\n    version: v1alpha1\n    kind: Memcached\n    plural: memcacheds\n    domain: example.com\n',
       want: /^PROJECT:18: resources\[1\]: Memcached cache\.example\.com\/v1alpha1 is listed twice \(also resources\[0\]\)/,
     },
   ];

@@ -4,10 +4,31 @@ import { parse as parseYaml } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { KopError } from '../../src/base/errors.js';
 import { GENERATED_HEADER, SCAFFOLDED_NOTE, headerLine, isGenerated, withHeader } from '../../src/scaffold/header.js';
-import { jsonLiteral, renderTemplate, renderTemplateDir, templatePathToOutput, yamlScalar } from '../../src/scaffold/render.js';
+import {
+  jsonLiteral,
+  renderTemplate,
+  renderTemplateDir,
+  templatePathToOutput,
+  yamlScalar,
+} from '../../src/scaffold/render.js';
 import { tempDir } from './helpers/fake-context.js';
 
-const HOSTILE = ['a"b', "it's", 'x\ny: 1', '</script>', 'back\\slash', '${x}', '*/ evil /*', 'line\u2028sep', '# not a comment', ': colon', '- dash', 'true', '123', ''];
+const HOSTILE = [
+  'a"b',
+  "it's",
+  'x\ny: 1',
+  '</script>',
+  'back\\slash',
+  '${x}',
+  '*/ evil /*',
+  'line\u2028sep',
+  '# not a comment',
+  ': colon',
+  '- dash',
+  'true',
+  '123',
+  '',
+];
 
 describe('renderTemplate', () => {
   it('does not HTML-escape code', () => {
@@ -46,13 +67,22 @@ describe('renderTemplate', () => {
 
 describe('templatePathToOutput', () => {
   const cases = [
-    { given: 'api/__group__/__version__/types.ts.hbs', data: { group: 'cache', version: 'v1' }, want: 'api/cache/v1/types.ts' },
+    {
+      given: 'api/__group__/__version__/types.ts.hbs',
+      data: { group: 'cache', version: 'v1' },
+      want: 'api/cache/v1/types.ts',
+    },
     { given: '_gitignore.hbs', data: {}, want: '.gitignore' },
-    { given: 'config/samples/__group__-__version__.yaml', data: { group: 'g', version: 'v1' }, want: 'config/samples/g-v1.yaml' },
+    {
+      given: 'config/samples/__group__-__version__.yaml',
+      data: { group: 'g', version: 'v1' },
+      want: 'config/samples/g-v1.yaml',
+    },
     { given: '__group_____version__.yaml', data: { group: 'g', version: 'v1' }, want: 'g_v1.yaml' },
     { given: 'LICENSE', data: {}, want: 'LICENSE' },
   ];
-  for (const { given, data, want } of cases) it(`${given} -> ${want}`, () => expect(templatePathToOutput(given, data)).toBe(want));
+  for (const { given, data, want } of cases)
+    it(`${given} -> ${want}`, () => expect(templatePathToOutput(given, data)).toBe(want));
 
   for (const bad of ['..', '../x', 'a/b', '', undefined]) {
     it(`refuses placeholder value ${JSON.stringify(bad)}`, () => {
@@ -75,7 +105,12 @@ describe('renderTemplateDir', () => {
         { path: 'gen.yaml', content: `# ${GENERATED_HEADER}\nname: widget\n`, kind: 'generated', mode: undefined },
         { path: 'plain.txt', content: 'keep {{this}}\n', kind: 'scaffolded', mode: undefined },
         { path: 'run.sh', content: '#!/bin/sh\n', kind: 'scaffolded', mode: 0o755 },
-        { path: 'src/widget.ts', content: `// ${SCAFFOLDED_NOTE}\nexport const name = "widget";\n`, kind: 'scaffolded', mode: undefined },
+        {
+          path: 'src/widget.ts',
+          content: `// ${SCAFFOLDED_NOTE}\nexport const name = "widget";\n`,
+          kind: 'scaffolded',
+          mode: undefined,
+        },
       ]);
       await writeFile(path.join(dir, 'demo/bad.hbs'), '{{!-- kop: colour=blue --}}\n');
       await expect(renderTemplateDir('demo', { name: 'widget' }, dir)).rejects.toThrow(/unknown front matter/);
@@ -99,8 +134,12 @@ describe('headers', () => {
   }
 
   it('goes after a shebang and a Dockerfile directive, and is never added twice', () => {
-    expect(withHeader('x.mjs', '#!/usr/bin/env node\nrun();\n', 'generated')).toBe(`#!/usr/bin/env node\n// ${GENERATED_HEADER}\nrun();\n`);
-    expect(withHeader('Dockerfile', '# syntax=docker/dockerfile:1\nFROM x\n', 'scaffolded')).toBe(`# syntax=docker/dockerfile:1\n# ${SCAFFOLDED_NOTE}\nFROM x\n`);
+    expect(withHeader('x.mjs', '#!/usr/bin/env node\nrun();\n', 'generated')).toBe(
+      `#!/usr/bin/env node\n// ${GENERATED_HEADER}\nrun();\n`,
+    );
+    expect(withHeader('Dockerfile', '# syntax=docker/dockerfile:1\nFROM x\n', 'scaffolded')).toBe(
+      `# syntax=docker/dockerfile:1\n# ${SCAFFOLDED_NOTE}\nFROM x\n`,
+    );
     const once = withHeader('a.ts', 'x\n', 'generated');
     expect(withHeader('a.ts', once, 'generated')).toBe(once);
     expect(isGenerated(once)).toBe(true);

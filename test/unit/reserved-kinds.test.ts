@@ -36,17 +36,22 @@ describe('reserved kind names', () => {
   let cleanup: () => Promise<void>;
   beforeEach(async () => {
     ({ dir, cleanup } = await tempDir('demo'));
-    await runInit({ projectName: 'demo', domain: 'example.com', license: 'none', kopSource: 'file:../kop', skipInstall: true }, testContext({ cwd: dir }));
+    await runInit(
+      { projectName: 'demo', domain: 'example.com', license: 'none', kopSource: 'file:../kop', skipInstall: true },
+      testContext({ cwd: dir }),
+    );
   });
   afterEach(() => cleanup());
 
   it('cover every upper-case name the API templates and a generated client use', async () => {
     const used = new Set<string>();
     for (const file of await listFiles(templates)) {
-      if (file.endsWith('.ts.hbs')) for (const name of upperCaseNamesUsed(await readFile(path.join(templates, file), 'utf8'))) used.add(name);
+      if (file.endsWith('.ts.hbs'))
+        for (const name of upperCaseNamesUsed(await readFile(path.join(templates, file), 'utf8'))) used.add(name);
     }
     await runCreateApi({ group: 'cache', version: 'v1', kind: 'Widget' }, testContext({ cwd: dir }));
-    for (const file of generateClients(await loadApiModel(dir))) for (const name of upperCaseNamesUsed(file.content)) used.add(name);
+    for (const file of generateClients(await loadApiModel(dir)))
+      for (const name of upperCaseNamesUsed(file.content)) used.add(name);
     // The kind's own names (Widget, WidgetSpec, ...) come from the kind itself.
     const missing = [...used].filter((name) => !name.startsWith('Widget') && !RESERVED_KIND_NAMES.has(name));
     expect(missing).toEqual([]);
@@ -57,7 +62,9 @@ describe('reserved kind names', () => {
     it(`refuses kind ${kind}, writing nothing`, async () => {
       const before = await listFiles(dir);
       const project = await readFile(path.join(dir, 'PROJECT'), 'utf8');
-      await expect(runCreateApi({ group: 'cache', version: 'v1', kind }, testContext({ cwd: dir }))).rejects.toThrow(/already uses the name/);
+      await expect(runCreateApi({ group: 'cache', version: 'v1', kind }, testContext({ cwd: dir }))).rejects.toThrow(
+        /already uses the name/,
+      );
       expect(await listFiles(dir)).toEqual(before);
       expect(await readFile(path.join(dir, 'PROJECT'), 'utf8')).toBe(project);
     });
@@ -65,11 +72,16 @@ describe('reserved kind names', () => {
 
   it('refuses a kind whose plural is longer than 63 characters, and a CRD name over 253', async () => {
     const longKind = `A${'b'.repeat(62)}`; // 63 characters: a valid kind, with a 64-character plural
-    const error = await runCreateApi({ group: 'cache', version: 'v1', kind: longKind }, testContext({ cwd: dir })).catch((e: unknown) => e);
+    const error = await runCreateApi(
+      { group: 'cache', version: 'v1', kind: longKind },
+      testContext({ cwd: dir }),
+    ).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UsageError);
     expect((error as Error).message).toMatch(/the plural ".*" is 64 characters/);
     const longGroup = Array.from({ length: 4 }, () => 'g'.repeat(60)).join('.');
-    await expect(runCreateApi({ group: longGroup, version: 'v1', kind: 'Widget' }, testContext({ cwd: dir }))).rejects.toThrow(/would be \d+ characters; at most 253/);
+    await expect(
+      runCreateApi({ group: longGroup, version: 'v1', kind: 'Widget' }, testContext({ cwd: dir })),
+    ).rejects.toThrow(/would be \d+ characters; at most 253/);
     expect(await readdir(path.join(dir, 'api'))).toEqual(['.gitkeep']);
   });
 });

@@ -46,7 +46,9 @@ describe('VirtualTree', () => {
     const tree = new VirtualTree(dir);
     tree.writeBinary('.kop/kop-1.0.0.tgz', bytes);
     expect(await tree.exists('.kop/kop-1.0.0.tgz')).toBe(true);
-    await expect(tree.read('.kop/kop-1.0.0.tgz')).rejects.toThrow(/cannot read \.kop\/kop-1\.0\.0\.tgz as text: it is a binary file/);
+    await expect(tree.read('.kop/kop-1.0.0.tgz')).rejects.toThrow(
+      /cannot read \.kop\/kop-1\.0\.0\.tgz as text: it is a binary file/,
+    );
     expect((await tree.plan()).map((change) => change.action)).toEqual(['create']);
     await tree.flush();
     expect(new Uint8Array(await readFile(path.join(dir, '.kop/kop-1.0.0.tgz')))).toEqual(bytes);
@@ -66,7 +68,11 @@ describe('VirtualTree', () => {
 
   const scaffoldCases = [
     { name: 'new file', given: { file: 'src/x.ts', options: {} }, want: 'create' },
-    { name: 'existing file, skip', given: { file: 'src/old.ts', options: { ifExists: 'skip' as const } }, want: 'skip' },
+    {
+      name: 'existing file, skip',
+      given: { file: 'src/old.ts', options: { ifExists: 'skip' as const } },
+      want: 'skip',
+    },
     { name: 'existing file, force', given: { file: 'src/old.ts', options: { force: true } }, want: 'update' },
     { name: 'existing file, default is an error', given: { file: 'src/old.ts', options: {} }, want: FileExistsError },
   ];
@@ -163,10 +169,18 @@ describe('VirtualTree.flush is all or nothing', () => {
 
   it("writes PROJECT last, and keeps an updated file's mode", async () => {
     const renamed: string[] = [];
-    const recording: FlushFileSystem = { ...fsPromises, rename: async (from, to) => void (renamed.push(path.relative(dir, to)), await fsPromises.rename(from, to)) };
+    const recording: FlushFileSystem = {
+      ...fsPromises,
+      rename: async (from, to) => void (renamed.push(path.relative(dir, to)), await fsPromises.rename(from, to)),
+    };
     await staged(recording).flush();
     expect(renamed.filter((file) => !file.includes('.kop-')).at(-1)).toBe('PROJECT');
-    expect(await snapshot()).toEqual({ PROJECT: 'new project\n', 'config/kept.yaml': 'changed\n', 'config/deep/new.yaml': 'new\n', 'src/new.ts': 'new\n' });
+    expect(await snapshot()).toEqual({
+      PROJECT: 'new project\n',
+      'config/kept.yaml': 'changed\n',
+      'config/deep/new.yaml': 'new\n',
+      'src/new.ts': 'new\n',
+    });
     expect((await stat(path.join(dir, 'config/kept.yaml'))).mode & 0o777).toBe(0o640);
   });
 

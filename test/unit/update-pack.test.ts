@@ -16,20 +16,31 @@ describe('kop update-pack', () => {
   const read = (file: string) => readFile(path.join(dir, file), 'utf8');
 
   it('moves a project onto kop packed into .kop/: tarball, package.json, PROJECT, then npm install of that spec', async () => {
-    await runInit({ domain: 'example.com', owner: 'x', kopSource: 'file:../kop', skipInstall: true }, testContext({ cwd: dir }));
+    await runInit(
+      { domain: 'example.com', owner: 'x', kopSource: 'file:../kop', skipInstall: true },
+      testContext({ cwd: dir }),
+    );
     const pkgBefore = JSON.parse(await read('package.json'));
     const pack = fakeNpmPack('0.3.0', Uint8Array.from([5, 6, 7]));
     const context = testContext({ cwd: dir, exec: pack.exec });
     await runUpdatePack({}, context);
 
-    expect(context.out.lines).toEqual(expect.arrayContaining(['CREATE .kop/kop-0.3.0.tgz', 'UPDATE PROJECT', 'UPDATE package.json']));
+    expect(context.out.lines).toEqual(
+      expect.arrayContaining(['CREATE .kop/kop-0.3.0.tgz', 'UPDATE PROJECT', 'UPDATE package.json']),
+    );
     expect(new Uint8Array(await readFile(path.join(dir, '.kop/kop-0.3.0.tgz')))).toEqual(Uint8Array.from([5, 6, 7]));
     const pkg = JSON.parse(await read('package.json'));
     expect(pkg).toEqual({ ...pkgBefore, dependencies: { kop: 'file:.kop/kop-0.3.0.tgz' } });
     expect(parseProjectFile(await read('PROJECT')).kopSource).toBe('file:.kop/kop-0.3.0.tgz');
-    expect(pack.calls.at(-1)).toEqual({ file: 'npm', args: ['install', '--no-audit', '--no-fund', 'kop@file:.kop/kop-0.3.0.tgz'], cwd: dir });
+    expect(pack.calls.at(-1)).toEqual({
+      file: 'npm',
+      args: ['install', '--no-audit', '--no-fund', 'kop@file:.kop/kop-0.3.0.tgz'],
+      cwd: dir,
+    });
     // The Dockerfile scaffolded for the registry-less file:../kop does not copy .kop/: said, not edited.
-    expect(context.out.warnings.join('\n')).toMatch(/Dockerfile does not copy \.kop\/ into the image build[^]*add `COPY \.kop\/ \.kop\/` before its `RUN npm ci`/);
+    expect(context.out.warnings.join('\n')).toMatch(
+      /Dockerfile does not copy \.kop\/ into the image build[^]*add `COPY \.kop\/ \.kop\/` before its `RUN npm ci`/,
+    );
   });
 
   it('the same kop again is no change and runs nothing; a newer one replaces the old tarball', async () => {
@@ -52,11 +63,22 @@ describe('kop update-pack', () => {
   });
 
   it('keeps package.json as the user wrote it apart from the kop entry, in the list that has it', async () => {
-    await runInit({ domain: 'example.com', owner: 'x', kopSource: '^0.1.0', skipInstall: true }, testContext({ cwd: dir }));
-    const manifest = { name: 'demo', scripts: { x: 'y' }, dependencies: { zod: '^4.0.0' }, devDependencies: { kop: '^0.1.0' }, custom: [1, 2] };
+    await runInit(
+      { domain: 'example.com', owner: 'x', kopSource: '^0.1.0', skipInstall: true },
+      testContext({ cwd: dir }),
+    );
+    const manifest = {
+      name: 'demo',
+      scripts: { x: 'y' },
+      dependencies: { zod: '^4.0.0' },
+      devDependencies: { kop: '^0.1.0' },
+      custom: [1, 2],
+    };
     await writeFile(path.join(dir, 'package.json'), `${JSON.stringify(manifest, null, 4)}\n`);
     await runUpdatePack({ skipInstall: true }, testContext({ cwd: dir, exec: fakeNpmPack().exec }));
-    expect(await read('package.json')).toBe(`${JSON.stringify({ ...manifest, devDependencies: { kop: 'file:.kop/kop-0.1.0.tgz' } }, null, 4)}\n`);
+    expect(await read('package.json')).toBe(
+      `${JSON.stringify({ ...manifest, devDependencies: { kop: 'file:.kop/kop-0.1.0.tgz' } }, null, 4)}\n`,
+    );
   });
 
   it('outside a kop project it writes nothing and says so', async () => {

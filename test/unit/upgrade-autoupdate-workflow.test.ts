@@ -65,7 +65,11 @@ describe('the autoupdate workflow (.github/workflows/auto_update.yml)', () => {
     expect(workflow.on.schedule).toEqual([{ cron: '0 0 * * 2' }]);
     expect(workflow.permissions).toEqual({});
     expect(Object.keys(workflow.jobs)).toEqual(['auto-update']);
-    expect(workflow.jobs['auto-update']!.permissions).toEqual({ contents: 'write', 'pull-requests': 'write', issues: 'write' });
+    expect(workflow.jobs['auto-update']!.permissions).toEqual({
+      contents: 'write',
+      'pull-requests': 'write',
+      issues: 'write',
+    });
     // The token comes from the job's own permissions, never a personal secret.
     expect(text).not.toMatch(/secrets\./);
   });
@@ -74,7 +78,8 @@ describe('the autoupdate workflow (.github/workflows/auto_update.yml)', () => {
     const uses = steps.flatMap((step) => (step.uses === undefined ? [] : [step.uses]));
     expect(uses.length).toBeGreaterThan(1);
     for (const use of uses) expect(use).toMatch(/^[\w-]+\/[\w-]+@[0-9a-f]{40}$/);
-    for (const line of text.split('\n').filter((l) => l.includes('uses:'))) expect(line).toMatch(/@[0-9a-f]{40} # v\d+\.\d+\.\d+$/);
+    for (const line of text.split('\n').filter((l) => l.includes('uses:')))
+      expect(line).toMatch(/@[0-9a-f]{40} # v\d+\.\d+\.\d+$/);
   });
 
   it('installs kop from KOP_PACKAGE (kop@latest unless the repository variable names another spec)', () => {
@@ -90,12 +95,21 @@ describe('the autoupdate workflow (.github/workflows/auto_update.yml)', () => {
   });
 
   it("runs only kop commands and flags that exist in kop's CLI", () => {
-    const program = createProgram({ stdout: process.stdout, stderr: process.stderr, stdin: {}, env: {}, cwd: process.cwd() });
+    const program = createProgram({
+      stdout: process.stdout,
+      stderr: process.stderr,
+      stdin: {},
+      env: {},
+      cwd: process.cwd(),
+    });
     const invocations = kopInvocations();
-    expect(invocations.map((words) => words.filter((word) => !word.startsWith('--')).join(' '))).toEqual(expect.arrayContaining(['version', 'alpha update']));
+    expect(invocations.map((words) => words.filter((word) => !word.startsWith('--')).join(' '))).toEqual(
+      expect.arrayContaining(['version', 'alpha update']),
+    );
     for (const words of invocations) {
       const { flags } = resolveCommand(program, words);
-      for (const word of words.filter((w) => w.startsWith('--'))) expect(flags, `kop ${words.join(' ')}: ${word}`).toContain(word);
+      for (const word of words.filter((w) => w.startsWith('--')))
+        expect(flags, `kop ${words.join(' ')}: ${word}`).toContain(word);
     }
   });
 
@@ -108,10 +122,17 @@ describe('the autoupdate workflow (.github/workflows/auto_update.yml)', () => {
     it("PROJECT's cliVersion and `kop version`'s output", async () => {
       const versions = steps.find((step) => step.name === 'Compare versions')!.run!;
       const [fromSed, toSed] = [...versions.matchAll(/sed -n '([^']+)'/g)].map((match) => match[1]!);
-      await runInit({ projectName: 'demo', domain: 'example.com', license: 'none', kopSource: 'file:../kop', skipInstall: true }, testContext({ cwd: dir }));
+      await runInit(
+        { projectName: 'demo', domain: 'example.com', license: 'none', kopSource: 'file:../kop', skipInstall: true },
+        testContext({ cwd: dir }),
+      );
       expect(sed(fromSed!, await readFile(path.join(dir, 'PROJECT'), 'utf8'))).toBe(kopVersion());
       let out = '';
-      const code = await main(['node', 'kop', 'version'], { stdout: { write: (chunk: string) => ((out += chunk), true) } as never, env: { NO_COLOR: '1' }, cwd: dir });
+      const code = await main(['node', 'kop', 'version'], {
+        stdout: { write: (chunk: string) => ((out += chunk), true) } as never,
+        env: { NO_COLOR: '1' },
+        cwd: dir,
+      });
       expect(code).toBe(0);
       expect(sed(toSed!, out)).toBe(kopVersion());
     });
@@ -179,7 +200,10 @@ if [ "$1" = pr ] && [ -n "$FAKE_GH_PR_FAILS" ]; then echo "GraphQL: GitHub Actio
   afterEach(() => cleanup());
 
   /** Runs one step's script; returns its exit code and the outputs it wrote. */
-  function runStep(name: string, env: Record<string, string>): { code: number; outputs: Record<string, string>; stderr: string } {
+  function runStep(
+    name: string,
+    env: Record<string, string>,
+  ): { code: number; outputs: Record<string, string>; stderr: string } {
     const outputFile = path.join(root, `output-${name.replace(/\W+/g, '-')}`);
     execFileSync('touch', [outputFile]);
     let code = 0;
@@ -242,7 +266,12 @@ if [ "$1" = pr ] && [ -n "$FAKE_GH_PR_FAILS" ]; then echo "GraphQL: GitHub Actio
     const versions = runStep('Compare versions', env);
     expect(versions.code, versions.stderr).toBe(0);
     if (versions.outputs.update !== 'true') return { versions };
-    const stepEnv = { ...env, FROM: versions.outputs.from!, TO: versions.outputs.to!, BRANCH: versions.outputs.branch! };
+    const stepEnv = {
+      ...env,
+      FROM: versions.outputs.from!,
+      TO: versions.outputs.to!,
+      BRANCH: versions.outputs.branch!,
+    };
     const update = runStep('Run kop alpha update', stepEnv);
     if (update.code !== 0 || update.outputs.pushed !== 'true') return { versions, update };
     const open = runStep('Open a pull request, or an issue', { ...stepEnv, CONFLICTS: update.outputs.conflicts ?? '' });
@@ -256,7 +285,8 @@ if [ "$1" = pr ] && [ -n "$FAKE_GH_PR_FAILS" ]; then echo "GraphQL: GitHub Actio
     expect(versions.outputs).toMatchObject({ from: '0.0.9', to: '1.0.0', branch: BRANCH, update: 'true' });
     expect(update!.code, update!.stderr).toBe(0);
     expect(open!.code, open!.stderr).toBe(0);
-    const pushed = (file: string) => execFileSync('git', ['show', `${BRANCH}:${file}`], { cwd: path.join(root, 'origin.git'), encoding: 'utf8' });
+    const pushed = (file: string) =>
+      execFileSync('git', ['show', `${BRANCH}:${file}`], { cwd: path.join(root, 'origin.git'), encoding: 'utf8' });
     expect(pushed('src/a.ts')).toBe('export const a = 2;\n');
     expect(pushed('PROJECT')).toContain('cliVersion: 1.0.0');
     expect(pushed('.github/workflows/ci.yml')).toBe('name: ci\n');
@@ -277,7 +307,12 @@ if [ "$1" = pr ] && [ -n "$FAKE_GH_PR_FAILS" ]; then echo "GraphQL: GitHub Actio
     const body = calls[0]![calls[0]!.indexOf('--body') + 1]!;
     expect(body).toContain('- src/a.ts');
     expect(body).toContain(`https://github.com/acme/demo/compare/main...${BRANCH}?expand=1`);
-    expect(execFileSync('git', ['log', '-1', '--format=%s', BRANCH], { cwd: path.join(root, 'origin.git'), encoding: 'utf8' })).toContain('with conflicts to resolve');
+    expect(
+      execFileSync('git', ['log', '-1', '--format=%s', BRANCH], {
+        cwd: path.join(root, 'origin.git'),
+        encoding: 'utf8',
+      }),
+    ).toContain('with conflicts to resolve');
   });
 
   it('when Actions may not open pull requests, an issue with the link is opened instead', () => {
@@ -293,7 +328,9 @@ if [ "$1" = pr ] && [ -n "$FAKE_GH_PR_FAILS" ]; then echo "GraphQL: GitHub Actio
     const { update, open } = runJob({ FAKE_KOP_VERSION: '1.0.0', FAKE_MODE: 'fail' });
     expect(update!.code).toBe(1);
     expect(open).toBeUndefined();
-    expect(execFileSync('git', ['branch', '--list', BRANCH], { cwd: path.join(root, 'origin.git'), encoding: 'utf8' })).toBe('');
+    expect(
+      execFileSync('git', ['branch', '--list', BRANCH], { cwd: path.join(root, 'origin.git'), encoding: 'utf8' }),
+    ).toBe('');
     expect(ghCalls()).toEqual([]);
   });
 

@@ -29,7 +29,9 @@ describe('kop alpha generate replays every recorded feature', () => {
   const read = (file: string) => readFile(path.join(dir, file), 'utf8');
   const project = async () => parseProjectFile(await read('PROJECT'));
   const argvs = async () =>
-    (await replaySteps({ project: await project(), ...projectReader(dir), kopSource: 'file:../kop' })).map((step) => step.argv?.join(' ') ?? `(${step.title})`);
+    (await replaySteps({ project: await project(), ...projectReader(dir), kopSource: 'file:../kop' })).map(
+      (step) => step.argv?.join(' ') ?? `(${step.title})`,
+    );
 
   /** Rebuilds the project into a new folder and checks it is the project, file for file; returns the run's warnings. */
   async function expectRebuiltIdentical(): Promise<string[]> {
@@ -40,7 +42,8 @@ describe('kop alpha generate replays every recorded feature', () => {
     const original = await snapshotDir(dir);
     const rebuilt = await snapshotDir(output);
     expect([...rebuilt.keys()].sort()).toEqual([...original.keys()].sort());
-    for (const [file, bytes] of original) expect(rebuilt.get(file)?.toString('utf8'), file).toBe(bytes.toString('utf8'));
+    for (const [file, bytes] of original)
+      expect(rebuilt.get(file)?.toString('utf8'), file).toBe(bytes.toString('utf8'));
     return run.out.warnings;
   }
 
@@ -74,20 +77,37 @@ describe('kop alpha generate replays every recorded feature', () => {
     const original = await snapshotDir(dir);
     const rebuilt = await snapshotDir(output);
     expect([...rebuilt.keys()].sort()).toEqual([...original.keys()].sort());
-    for (const [file, bytes] of original) expect(rebuilt.get(file)?.toString('utf8'), file).toBe(bytes.toString('utf8'));
+    for (const [file, bytes] of original)
+      expect(rebuilt.get(file)?.toString('utf8'), file).toBe(bytes.toString('utf8'));
   }
 
   beforeEach(async () => {
     ({ dir, cleanup } = await tempDir('demo'));
-    await runInit({ projectName: 'demo', domain: 'example.com', owner: 'Example Corp', license: 'apache2', kopSource: 'file:../kop', skipInstall: true }, context());
+    await runInit(
+      {
+        projectName: 'demo',
+        domain: 'example.com',
+        owner: 'Example Corp',
+        license: 'apache2',
+        kopSource: 'file:../kop',
+        skipInstall: true,
+      },
+      context(),
+    );
   });
   afterEach(() => cleanup());
 
   it('named reconcilers (controllers:) and --ssa', async () => {
     await runCreateApi({ group: 'crew', version: 'v1', kind: 'Captain' }, context());
-    await runCreateApi({ group: 'crew', version: 'v1', kind: 'Captain', resource: false, controllerName: 'captain-backup' }, context());
+    await runCreateApi(
+      { group: 'crew', version: 'v1', kind: 'Captain', resource: false, controllerName: 'captain-backup' },
+      context(),
+    );
     await runCreateApi({ group: 'crew', version: 'v1', kind: 'Sailor', controllerName: 'sailor' }, context());
-    await runCreateApi({ group: 'ship', version: 'v1', kind: 'Frigate', ssa: true, controllerName: 'frigate-apply' }, context());
+    await runCreateApi(
+      { group: 'ship', version: 'v1', kind: 'Frigate', ssa: true, controllerName: 'frigate-apply' },
+      context(),
+    );
     const resources = (await project()).resources;
     expect(resources.map((r) => [r.kind, r.controller, r.controllers, r.api?.ssa])).toEqual([
       ['Captain', undefined, [{ name: 'captain' }, { name: 'captain-backup' }], undefined],
@@ -106,7 +126,10 @@ describe('kop alpha generate replays every recorded feature', () => {
   });
 
   it('built-in kinds (core: true) with reconcilers and webhooks, and webhooks on custom paths', async () => {
-    await runCreateApi({ group: 'apps', version: 'v1', kind: 'Deployment', resource: false, controller: true }, context());
+    await runCreateApi(
+      { group: 'apps', version: 'v1', kind: 'Deployment', resource: false, controller: true },
+      context(),
+    );
     await runCreateApi({ group: 'cache', version: 'v1', kind: 'Memcached' }, context());
     await runCreateWebhook(
       {
@@ -148,11 +171,35 @@ describe('kop alpha generate replays every recorded feature', () => {
       context(),
     );
     await copyFile(CRDS, path.join(dir, 'issuers.yaml'));
-    const issuer = { group: 'cert-manager', version: 'v1', kind: 'Issuer', resource: false, controller: true, externalApiPath: 'api/cert-manager/v1', externalApiDomain: 'io' };
+    const issuer = {
+      group: 'cert-manager',
+      version: 'v1',
+      kind: 'Issuer',
+      resource: false,
+      controller: true,
+      externalApiPath: 'api/cert-manager/v1',
+      externalApiDomain: 'io',
+    };
     await runCreateApi({ ...issuer, externalApiModule: './issuers.yaml' }, context());
-    await runCreateApi({ group: 'cert-manager', version: 'v1', kind: 'Issuer', resource: false, controllerName: 'issuer-audit' }, context());
-    await runCreateWebhook({ group: 'cert-manager', version: 'v1', kind: 'Issuer', defaulting: true, externalApiDomain: 'io', externalApiPath: 'api/cert-manager/v1' }, context());
-    expect((await project()).resources.find((r) => r.kind === 'ClusterIssuer')).toMatchObject({ external: true, module: './issuers.yaml' });
+    await runCreateApi(
+      { group: 'cert-manager', version: 'v1', kind: 'Issuer', resource: false, controllerName: 'issuer-audit' },
+      context(),
+    );
+    await runCreateWebhook(
+      {
+        group: 'cert-manager',
+        version: 'v1',
+        kind: 'Issuer',
+        defaulting: true,
+        externalApiDomain: 'io',
+        externalApiPath: 'api/cert-manager/v1',
+      },
+      context(),
+    );
+    expect((await project()).resources.find((r) => r.kind === 'ClusterIssuer')).toMatchObject({
+      external: true,
+      module: './issuers.yaml',
+    });
     expect((await argvs()).slice(1)).toEqual([
       'create api --group acme --version v1 --kind Widget --plural widgets --no-resource --controller --external-api-path @acme/widget-api/v1 --external-api-domain example.org --external-api-module @acme/widget-api@^1.2.0 --yes',
       '(copy ./issuers.yaml (the CRD that --external-api-module imports))',
@@ -167,13 +214,26 @@ describe('kop alpha generate replays every recorded feature', () => {
   it('webhooks added one call at a time (defaulting, then validation) are rebuilt by one call', async () => {
     await runCreateApi({ group: 'cache', version: 'v1', kind: 'Memcached' }, context());
     await runCreateWebhook({ group: 'cache', version: 'v1', kind: 'Memcached', defaulting: true }, context());
-    await runCreateWebhook({ group: 'cache', version: 'v1', kind: 'Memcached', programmaticValidation: true }, context());
-    expect((await argvs()).slice(2)).toEqual(['create webhook --group cache --version v1 --kind Memcached --defaulting --programmatic-validation --yes']);
+    await runCreateWebhook(
+      { group: 'cache', version: 'v1', kind: 'Memcached', programmaticValidation: true },
+      context(),
+    );
+    expect((await argvs()).slice(2)).toEqual([
+      'create webhook --group cache --version v1 --kind Memcached --defaulting --programmatic-validation --yes',
+    ]);
     await expectRebuiltIdentical();
   });
 
   it('an external kind whose CRD module is outside the project: its imported types are copied, with a warning that says why', async () => {
-    const issuer = { group: 'cert-manager', version: 'v1', kind: 'Issuer', resource: false, controller: true, externalApiPath: 'api/cert-manager/v1', externalApiDomain: 'io' };
+    const issuer = {
+      group: 'cert-manager',
+      version: 'v1',
+      kind: 'Issuer',
+      resource: false,
+      controller: true,
+      externalApiPath: 'api/cert-manager/v1',
+      externalApiDomain: 'io',
+    };
     await runCreateApi({ ...issuer, externalApiModule: CRDS }, context());
     const steps = await replaySteps({ project: await project(), ...projectReader(dir) });
     expect(steps.filter((step) => step.title.startsWith('copy')).map((step) => step.title)).toEqual([
@@ -192,7 +252,15 @@ describe('kop alpha generate replays every recorded feature', () => {
     json.dependencies['@acme/widget-api'] = '^1.2.0';
     await writeFile(file, `${JSON.stringify(json, null, 2)}\n`);
     await runCreateApi(
-      { group: 'acme', version: 'v1', kind: 'Widget', resource: false, controller: true, externalApiPath: '@acme/widget-api/v1', externalApiDomain: 'example.org' },
+      {
+        group: 'acme',
+        version: 'v1',
+        kind: 'Widget',
+        resource: false,
+        controller: true,
+        externalApiPath: '@acme/widget-api/v1',
+        externalApiDomain: 'example.org',
+      },
       context(),
     );
     expect((await argvs()).slice(1)).toEqual([
@@ -248,11 +316,27 @@ describe("controllerNamesToReplay: PROJECT's reconcilers as --controller-name ru
   const kind = { group: 'crew', version: 'v1', kind: 'Captain', plural: 'captains', domain: 'example.com' };
   it.each([
     { given: { controller: true }, multigroup: false, want: [undefined] },
-    { given: { controllers: [{ name: 'captain' }, { name: 'captain-backup' }] }, multigroup: false, want: [undefined, 'captain-backup'] },
-    { given: { controllers: [{ name: 'captain-backup' }, { name: 'captain' }] }, multigroup: false, want: ['captain-backup', undefined] },
+    {
+      given: { controllers: [{ name: 'captain' }, { name: 'captain-backup' }] },
+      multigroup: false,
+      want: [undefined, 'captain-backup'],
+    },
+    {
+      given: { controllers: [{ name: 'captain-backup' }, { name: 'captain' }] },
+      multigroup: false,
+      want: ['captain-backup', undefined],
+    },
     { given: { controllers: [{ name: 'captain' }] }, multigroup: false, want: ['captain'] },
-    { given: { controllers: [{ name: 'crew-captain' }, { name: 'captain-backup' }] }, multigroup: false, want: ['crew-captain', 'captain-backup'] },
-    { given: { controllers: [{ name: 'crew-captain' }, { name: 'captain-backup' }] }, multigroup: true, want: [undefined, 'captain-backup'] },
+    {
+      given: { controllers: [{ name: 'crew-captain' }, { name: 'captain-backup' }] },
+      multigroup: false,
+      want: ['crew-captain', 'captain-backup'],
+    },
+    {
+      given: { controllers: [{ name: 'crew-captain' }, { name: 'captain-backup' }] },
+      multigroup: true,
+      want: [undefined, 'captain-backup'],
+    },
     { given: {}, multigroup: false, want: [] },
   ])('$given (multigroup: $multigroup) -> $want', ({ given, multigroup, want }) => {
     expect(controllerNamesToReplay({ ...kind, ...given }, multigroup)).toEqual(want);

@@ -32,10 +32,23 @@ describe('kop alpha generate: the project rebuilt from PROJECT', () => {
   beforeEach(async () => {
     ({ dir, cleanup } = await tempDir('demo'));
     const context = () => testContext({ cwd: dir });
-    await runInit({ projectName: 'demo', domain: 'example.com', owner: 'Example Corp', license: 'apache2', kopSource: 'file:../kop', skipInstall: true }, context());
+    await runInit(
+      {
+        projectName: 'demo',
+        domain: 'example.com',
+        owner: 'Example Corp',
+        license: 'apache2',
+        kopSource: 'file:../kop',
+        skipInstall: true,
+      },
+      context(),
+    );
     await runCreateApi({ ...GROUP, version: 'v1', plural: 'redises' }, context());
     await runCreateApi({ ...GROUP, version: 'v2', controller: false }, context());
-    await runCreateApi({ group: 'ops', version: 'v1alpha1', kind: 'Backup', namespaced: false, controller: false }, context());
+    await runCreateApi(
+      { group: 'ops', version: 'v1alpha1', kind: 'Backup', namespaced: false, controller: false },
+      context(),
+    );
     await runCreateWebhook({ ...GROUP, version: 'v1', defaulting: true, programmaticValidation: true }, context());
     await runCreateWebhook({ ...GROUP, version: 'v1', conversion: true, spoke: ['v2'] }, context());
     await runGenerate({ check: false, allowDangerousTypes: false, generators }, context());
@@ -46,12 +59,19 @@ describe('kop alpha generate: the project rebuilt from PROJECT', () => {
     const project = parseProjectFile(await read('PROJECT'));
     expect(project.cliVersion).toBe(kopVersion());
     const text = await read('PROJECT');
-    expect(() => parseProjectFile(text.replace(/cliVersion: .*/, 'cliVersion: latest'))).toThrow(/PROJECT:\d+: cliVersion: must be the version of kop/);
+    expect(() => parseProjectFile(text.replace(/cliVersion: .*/, 'cliVersion: latest'))).toThrow(
+      /PROJECT:\d+: cliVersion: must be the version of kop/,
+    );
   });
 
   it('the replay is one step per recorded feature, as the command lines that made the project', async () => {
     const project = parseProjectFile(await read('PROJECT'));
-    const steps = await replaySteps({ project, read: async (file) => read(file).catch(() => undefined), kopSource: 'file:../kop', generators });
+    const steps = await replaySteps({
+      project,
+      read: async (file) => read(file).catch(() => undefined),
+      kopSource: 'file:../kop',
+      generators,
+    });
     expect(steps.map((step) => step.argv?.join(' '))).toEqual([
       'init --domain example.com --project-name demo --owner Example Corp --license apache2 --kop-source file:../kop --skip-install --yes',
       'create api --group cache --version v1 --kind RedisCluster --plural redises --namespaced --resource --controller --yes',
@@ -60,8 +80,16 @@ describe('kop alpha generate: the project rebuilt from PROJECT', () => {
       'create webhook --group cache --version v1 --kind RedisCluster --defaulting --programmatic-validation --conversion --spoke v2 --yes',
       'generate',
     ]);
-    expect(createApiOptions(project.resources[0]!)).toMatchObject({ resource: true, controller: true, namespaced: true });
-    expect(parseBoilerplate(await read('hack/boilerplate.txt'))).toEqual({ owner: 'Example Corp', license: 'apache2', year: 2026 });
+    expect(createApiOptions(project.resources[0]!)).toMatchObject({
+      resource: true,
+      controller: true,
+      namespaced: true,
+    });
+    expect(parseBoilerplate(await read('hack/boilerplate.txt'))).toEqual({
+      owner: 'Example Corp',
+      license: 'apache2',
+      year: 2026,
+    });
   });
 
   it('into an empty folder, the rebuilt project is the project, file for file', async () => {
@@ -72,26 +100,36 @@ describe('kop alpha generate: the project rebuilt from PROJECT', () => {
     const original = await snapshotDir(dir);
     const rebuilt = await snapshotDir(output);
     expect([...rebuilt.keys()].sort()).toEqual([...original.keys()].sort());
-    for (const [file, bytes] of original) expect(rebuilt.get(file)?.toString('utf8'), file).toBe(bytes.toString('utf8'));
+    for (const [file, bytes] of original)
+      expect(rebuilt.get(file)?.toString('utf8'), file).toBe(bytes.toString('utf8'));
     expect(rebuilt.modes).toEqual(original.modes);
   });
 
   it('refuses an output folder that is not empty, writing nothing', async () => {
     const context = testContext({ cwd: dir });
-    await expect(runAlphaGenerate({ outputDir: path.join(dir, 'src'), generators }, context)).rejects.toThrow(/--output-dir .*src is not empty/);
+    await expect(runAlphaGenerate({ outputDir: path.join(dir, 'src'), generators }, context)).rejects.toThrow(
+      /--output-dir .*src is not empty/,
+    );
   });
 
   it('in place, it replaces the scaffolded files after copying them to a backup, and leaves other files', async () => {
-    await writeFile(path.join(dir, 'src/controllers/rediscluster.controller.ts'), `${await read('src/controllers/rediscluster.controller.ts')}// my edit\n`);
+    await writeFile(
+      path.join(dir, 'src/controllers/rediscluster.controller.ts'),
+      `${await read('src/controllers/rediscluster.controller.ts')}// my edit\n`,
+    );
     await writeFile(path.join(dir, 'src/extra.ts'), 'export const mine = 1;\n');
     const context = testContext({ cwd: dir });
     const result = await runAlphaGenerate({ generators }, context);
     expect(result.backupDir).toBeDefined();
-    expect(result.changes.filter((change) => change.action !== 'unchanged').map((change) => `${change.action} ${change.path}`)).toEqual([
-      'update src/controllers/rediscluster.controller.ts',
-    ]);
+    expect(
+      result.changes
+        .filter((change) => change.action !== 'unchanged')
+        .map((change) => `${change.action} ${change.path}`),
+    ).toEqual(['update src/controllers/rediscluster.controller.ts']);
     expect(await read('src/controllers/rediscluster.controller.ts')).not.toContain('// my edit');
-    expect(await readFile(path.join(result.backupDir!, 'src/controllers/rediscluster.controller.ts'), 'utf8')).toContain('// my edit');
+    expect(
+      await readFile(path.join(result.backupDir!, 'src/controllers/rediscluster.controller.ts'), 'utf8'),
+    ).toContain('// my edit');
     expect(await read('src/extra.ts')).toBe('export const mine = 1;\n');
     await rm(result.backupDir!, { recursive: true, force: true });
   });
@@ -106,7 +144,8 @@ describe('kop alpha generate: the project rebuilt from PROJECT', () => {
 });
 
 describe('mergeProject: per file', () => {
-  const snap = (files: Record<string, string>) => snapshotOf(Object.entries(files).map(([file, text]) => [file, Buffer.from(text)]));
+  const snap = (files: Record<string, string>) =>
+    snapshotOf(Object.entries(files).map(([file, text]) => [file, Buffer.from(text)]));
   it('takes, keeps, merges, conflicts and regenerates', async () => {
     const generated = (text: string) => `# Code generated by kop. DO NOT EDIT.\n${text}`;
     const base = snap({
@@ -138,7 +177,15 @@ describe('mergeProject: per file', () => {
     });
     const outcomes = await mergeProject(base, theirs, async (file) => ours.get(file), 'kop 9.9.9');
     const byPath = Object.fromEntries(outcomes.map((outcome) => [outcome.path, outcome]));
-    expect(Object.keys(byPath).sort()).toEqual(['a.ts', 'both.ts', 'clash.ts', 'gen.yaml', 'gone.ts', 'mine.ts', 'new.ts']);
+    expect(Object.keys(byPath).sort()).toEqual([
+      'a.ts',
+      'both.ts',
+      'clash.ts',
+      'gen.yaml',
+      'gone.ts',
+      'mine.ts',
+      'new.ts',
+    ]);
     expect(byPath['a.ts']).toMatchObject({ outcome: 'taken' });
     expect(byPath['new.ts']).toMatchObject({ outcome: 'added' });
     expect(byPath['gone.ts']).toMatchObject({ outcome: 'removed', content: undefined });
@@ -146,7 +193,9 @@ describe('mergeProject: per file', () => {
     expect(byPath['both.ts']!.outcome).toBe('merged');
     expect((byPath['both.ts'] as { content: Buffer }).content.toString()).toBe('1\nTWO\n3\n4\nFIVE\n');
     expect(byPath['clash.ts']).toMatchObject({ outcome: 'conflict', conflicts: 1 });
-    expect((byPath['clash.ts'] as { content: Buffer }).content.toString()).toBe('<<<<<<< ours\nours\n=======\ntheirs\n>>>>>>> kop 9.9.9\n');
+    expect((byPath['clash.ts'] as { content: Buffer }).content.toString()).toBe(
+      '<<<<<<< ours\nours\n=======\ntheirs\n>>>>>>> kop 9.9.9\n',
+    );
     expect(byPath['gen.yaml']).toMatchObject({ outcome: 'regenerated' });
   });
 });
@@ -156,7 +205,17 @@ describe('kop alpha update: finding the kop that scaffolded the project', () => 
   let cleanup: () => Promise<void>;
   beforeEach(async () => {
     ({ dir, cleanup } = await tempDir('demo'));
-    await runInit({ projectName: 'demo', domain: 'example.com', owner: 'Demo', license: 'none', kopSource: 'file:../kop', skipInstall: true }, testContext({ cwd: dir }));
+    await runInit(
+      {
+        projectName: 'demo',
+        domain: 'example.com',
+        owner: 'Demo',
+        license: 'none',
+        kopSource: 'file:../kop',
+        skipInstall: true,
+      },
+      testContext({ cwd: dir }),
+    );
   });
   afterEach(() => cleanup());
 
@@ -171,15 +230,21 @@ describe('kop alpha update: finding the kop that scaffolded the project', () => 
     const file = path.join(dir, 'PROJECT');
     await writeFile(file, (await readFile(file, 'utf8')).replace(/^cliVersion: .*\n/m, ''));
     await expect(runAlphaUpdate({}, testContext({ cwd: dir }))).rejects.toThrow(/PROJECT records no cliVersion/);
-    await expect(findOldKop(dir, {}, testContext({ cwd: dir }))).rejects.toMatchObject({ hint: expect.stringContaining('--from-version') });
+    await expect(findOldKop(dir, {}, testContext({ cwd: dir }))).rejects.toMatchObject({
+      hint: expect.stringContaining('--from-version'),
+    });
   });
 
   it('names where it looked for an old version it cannot find', async () => {
     await expect(runAlphaUpdate({ fromVersion: '0.0.1' }, testContext({ cwd: dir }))).rejects.toThrow(
       /kop 0\.0\.1, which scaffolded the project, is neither in \.kop\/kop-0\.0\.1\.tgz nor installed in node_modules\/kop/,
     );
-    await expect(runAlphaUpdate({ from: 'missing.tgz' }, testContext({ cwd: dir }))).rejects.toThrow(/--from missing\.tgz: no such file or folder/);
-    await expect(runAlphaUpdate({ from: '.' }, testContext({ cwd: dir }))).rejects.toThrow(/--from \.: the folder is not a kop package/);
+    await expect(runAlphaUpdate({ from: 'missing.tgz' }, testContext({ cwd: dir }))).rejects.toThrow(
+      /--from missing\.tgz: no such file or folder/,
+    );
+    await expect(runAlphaUpdate({ from: '.' }, testContext({ cwd: dir }))).rejects.toThrow(
+      /--from \.: the folder is not a kop package/,
+    );
   });
 });
 
@@ -193,7 +258,17 @@ describe('kop alpha generate: imported kinds and the helm chart', () => {
     const kubectl = findControlPlaneBinaries().kubectl;
     expect(kubectl, 'kubectl from `kop setup-envtest`').toBeDefined();
     const context = () => Object.assign(testContext({ cwd: dir, exec: execaExec }), { env: { KUBECTL: kubectl } });
-    await runInit({ projectName: 'demo', domain: 'example.com', owner: 'Demo', license: 'apache2', kopSource: 'file:../kop', skipInstall: true }, context());
+    await runInit(
+      {
+        projectName: 'demo',
+        domain: 'example.com',
+        owner: 'Demo',
+        license: 'apache2',
+        kopSource: 'file:../kop',
+        skipInstall: true,
+      },
+      context(),
+    );
     await runCreateApi({ ...GROUP, version: 'v1' }, context());
     await runImportCrd({ sources: [path.join(IMPORT_FIXTURES, 'certificates.yaml')] }, context());
     await runGenerate({ check: false, allowDangerousTypes: false, generators }, context());
@@ -208,6 +283,7 @@ describe('kop alpha generate: imported kinds and the helm chart', () => {
     const rebuilt = await snapshotDir(output);
     expect([...original.keys()].filter((file) => file.startsWith('dist/chart/')).length).toBeGreaterThan(3);
     expect([...rebuilt.keys()].sort()).toEqual([...original.keys()].sort());
-    for (const [file, bytes] of original) expect(rebuilt.get(file)?.toString('utf8'), file).toBe(bytes.toString('utf8'));
+    for (const [file, bytes] of original)
+      expect(rebuilt.get(file)?.toString('utf8'), file).toBe(bytes.toString('utf8'));
   }, 120_000);
 });

@@ -19,10 +19,16 @@ export async function autoUpdateWorkflow(): Promise<string> {
  * merge left conflicts). Scaffolded once: the workflow is the user's, kept on later runs unless
  * `force` (`kop edit --force`).
  */
-export async function stageAutoUpdateWorkflow(tree: VirtualTree, options: { force: boolean }, context: Pick<Context, 'out'>): Promise<(result: ApplyResult) => void> {
+export async function stageAutoUpdateWorkflow(
+  tree: VirtualTree,
+  options: { force: boolean },
+  context: Pick<Context, 'out'>,
+): Promise<(result: ApplyResult) => void> {
   await tree.scaffold(AUTO_UPDATE_WORKFLOW, await autoUpdateWorkflow(), { ifExists: 'skip', force: options.force });
   return (result) => {
-    const written = result.changes.some((change) => change.path === AUTO_UPDATE_WORKFLOW && (change.action === 'create' || change.action === 'update'));
+    const written = result.changes.some(
+      (change) => change.path === AUTO_UPDATE_WORKFLOW && (change.action === 'create' || change.action === 'update'),
+    );
     if (!result.written || !written) return;
     context.out.info(
       `\nNext: commit ${AUTO_UPDATE_WORKFLOW}. It installs kop from the repository variable KOP_PACKAGE (default kop@latest; ` +

@@ -16,12 +16,19 @@ export const MANAGER_ENV_MARKER = 'manager-env';
  */
 export async function insertManagerEnv(tree: VirtualTree, name: string, value: string): Promise<void> {
   const text = await tree.read(MANAGER_YAML);
-  if (text === undefined) throw new KopError(`${MANAGER_YAML} does not exist, so kop cannot set ${name} for the manager`, 'restore it (kop init --force writes it again)');
+  if (text === undefined)
+    throw new KopError(
+      `${MANAGER_YAML} does not exist, so kop cannot set ${name} for the manager`,
+      'restore it (kop init --force writes it again)',
+    );
   const marker = markerComment(MANAGER_YAML, MANAGER_ENV_MARKER);
   const lines = text.split('\n');
   if (lines.some((line) => new RegExp(`^\\s*- name: ${name}\\s*$`).test(line))) return;
-  if (!lines.some((line) => line.trim() === marker)) await tree.update(MANAGER_YAML, (content) => withMarker(content, marker));
-  await insertIntoFile(tree, MANAGER_YAML, [{ marker: MANAGER_ENV_MARKER, code: `- name: ${name}\n  value: ${yamlScalar(value)}` }]);
+  if (!lines.some((line) => line.trim() === marker))
+    await tree.update(MANAGER_YAML, (content) => withMarker(content, marker));
+  await insertIntoFile(tree, MANAGER_YAML, [
+    { marker: MANAGER_ENV_MARKER, code: `- name: ${name}\n  value: ${yamlScalar(value)}` },
+  ]);
 }
 
 /** Adds the marker to the manager container's env (creating `env:` when there is none). */
@@ -29,7 +36,8 @@ function withMarker(content: string, marker: string): string {
   const lines = content.split('\n');
   const start = lines.findIndex((line) => /^\s*- name: manager\s*$/.test(line));
   const hint = `add \`env:\` with a line \`${marker}\` below it to the manager container, then re-run`;
-  if (start === -1) throw new KopError(`${MANAGER_YAML} has no container named manager to set the image variable in`, hint);
+  if (start === -1)
+    throw new KopError(`${MANAGER_YAML} has no container named manager to set the image variable in`, hint);
   const keyIndent = /^(\s*)-/.exec(lines[start]!)![1]!.length + 2;
   let env = -1;
   let ports = -1;
@@ -46,12 +54,17 @@ function withMarker(content: string, marker: string): string {
   if (env !== -1) {
     // After the last item of the list.
     let at = env + 1;
-    const inList = (line: string) => line.trim() === '' || /^\s*/.exec(line)![0].length > keyIndent || line.startsWith(`${pad}- `);
+    const inList = (line: string) =>
+      line.trim() === '' || /^\s*/.exec(line)![0].length > keyIndent || line.startsWith(`${pad}- `);
     while (at < lines.length && inList(lines[at]!)) at++;
     // Blank lines at the end of the list stay after the marker.
     while (at > env + 1 && lines[at - 1]!.trim() === '') at--;
     return [...lines.slice(0, at), `${pad}  ${marker}`, ...lines.slice(at)].join('\n');
   }
-  if (ports !== -1) return [...lines.slice(0, ports), `${pad}env:`, `${pad}  ${marker}`, ...lines.slice(ports)].join('\n');
-  throw new KopError(`${MANAGER_YAML}: the manager container has neither env: nor ports:, so kop cannot tell where to set the image variable`, hint);
+  if (ports !== -1)
+    return [...lines.slice(0, ports), `${pad}env:`, `${pad}  ${marker}`, ...lines.slice(ports)].join('\n');
+  throw new KopError(
+    `${MANAGER_YAML}: the manager container has neither env: nor ports:, so kop cannot tell where to set the image variable`,
+    hint,
+  );
 }

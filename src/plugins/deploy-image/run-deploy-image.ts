@@ -2,7 +2,12 @@ import type { Context } from '../../base/context.js';
 import { UsageError } from '../../base/errors.js';
 import { runCreateApi, type CreateApiOptions } from '../../create-api/run-create-api.js';
 import { parseImageReference } from '../../deploy/image-reference.js';
-import { fullGroup, type DeployImageOptions, type DeployImageResource, type ProjectFile } from '../../project/project-file.js';
+import {
+  fullGroup,
+  type DeployImageOptions,
+  type DeployImageResource,
+  type ProjectFile,
+} from '../../project/project-file.js';
 import type { ApplyResult } from '../../scaffold/apply.js';
 import { jsonLiteral } from '../../scaffold/render.js';
 import { DEPLOY_IMAGE_PLUGIN } from '../registry.js';
@@ -21,12 +26,22 @@ export interface DeployImageFlags {
 }
 
 /** Names the deploy-image templates import; a kind of that name would not compile. */
-export const RESERVED_BY_TEMPLATES = new Set(['Container', 'Deployment', 'DeploymentSpec', 'EventRecorder', 'Logger', 'PodSpec']);
+export const RESERVED_BY_TEMPLATES = new Set([
+  'Container',
+  'Deployment',
+  'DeploymentSpec',
+  'EventRecorder',
+  'Logger',
+  'PodSpec',
+]);
 
 /** Checks the flags and returns the options PROJECT records (Kubebuilder's: strings, absent when not given). */
 export function deployImageOptions(flags: DeployImageFlags): DeployImageOptions {
   if (flags.image === undefined || flags.image === '') {
-    throw new UsageError('--image: the deploy-image plugin needs the image the kind runs', 'pass --image <ref>, e.g. --image memcached:1.6.26-alpine3.19');
+    throw new UsageError(
+      '--image: the deploy-image plugin needs the image the kind runs',
+      'pass --image <ref>, e.g. --image memcached:1.6.26-alpine3.19',
+    );
   }
   const reference = parseImageReference(flags.image);
   if (typeof reference === 'string') throw new UsageError(`--image: ${reference}`);
@@ -50,7 +65,8 @@ export function deployImageOptions(flags: DeployImageFlags): DeployImageOptions 
   }
   if (flags.runAsUser !== undefined) {
     const user = Number(flags.runAsUser);
-    if (!/^\d+$/.test(flags.runAsUser) || user > 2147483647) throw new UsageError(`--run-as-user: "${flags.runAsUser}" is not a user id (0 to 2147483647)`);
+    if (!/^\d+$/.test(flags.runAsUser) || user > 2147483647)
+      throw new UsageError(`--run-as-user: "${flags.runAsUser}" is not a user id (0 to 2147483647)`);
     if (user === 0)
       throw new UsageError(
         '--run-as-user: 0 is root, and the pods run as non-root (the restricted Pod Security Standard)',
@@ -67,13 +83,22 @@ export function deployImageOptions(flags: DeployImageFlags): DeployImageOptions 
  * test against the control plane), the image's variable in the manager's Deployment, and the
  * options recorded in PROJECT under `plugins: deploy-image.go.kubebuilder.io/v1-alpha`.
  */
-export async function runDeployImage(options: CreateApiOptions & DeployImageFlags, context: Context): Promise<ApplyResult> {
+export async function runDeployImage(
+  options: CreateApiOptions & DeployImageFlags,
+  context: Context,
+): Promise<ApplyResult> {
   const recorded = deployImageOptions(options);
   if (options.resource === false || options.controller === false) {
-    throw new UsageError('--plugins deploy-image/v1-alpha scaffolds both the API types and the controller', 'leave out --resource=false and --controller=false');
+    throw new UsageError(
+      '--plugins deploy-image/v1-alpha scaffolds both the API types and the controller',
+      'leave out --resource=false and --controller=false',
+    );
   }
   if (options.namespaced === false) {
-    throw new UsageError('--plugins deploy-image/v1-alpha needs a namespaced kind: its Deployment lives in the namespace of each object', 'leave out --namespaced=false');
+    throw new UsageError(
+      '--plugins deploy-image/v1-alpha needs a namespaced kind: its Deployment lives in the namespace of each object',
+      'leave out --namespaced=false',
+    );
   }
   const command = recorded.containerCommand?.split(',');
   return runCreateApi({ ...options, resource: true, controller: true, namespaced: true }, context, {
@@ -84,7 +109,10 @@ export async function runDeployImage(options: CreateApiOptions & DeployImageFlag
     },
     data: ({ kind, kindLower }) => {
       if (RESERVED_BY_TEMPLATES.has(kind)) {
-        throw new UsageError(`--kind: the deploy-image controller already uses the name ${kind}`, `pick another kind, e.g. "App${kind}"`);
+        throw new UsageError(
+          `--kind: the deploy-image controller already uses the name ${kind}`,
+          `pick another kind, e.g. "App${kind}"`,
+        );
       }
       const imageEnvVar = `${kind.toUpperCase()}_IMAGE`;
       return {
@@ -106,7 +134,13 @@ export async function runDeployImage(options: CreateApiOptions & DeployImageFlag
     },
     extend: async ({ tree, project, data }) => {
       await insertManagerEnv(tree, String(data.imageEnvVar), recorded.image);
-      recordDeployImage(project, { domain: project.domain, group: String(data.group), version: String(data.version), kind: String(data.kind), options: recorded });
+      recordDeployImage(project, {
+        domain: project.domain,
+        group: String(data.group),
+        version: String(data.version),
+        kind: String(data.kind),
+        options: recorded,
+      });
     },
   });
 }
@@ -115,6 +149,7 @@ export async function runDeployImage(options: CreateApiOptions & DeployImageFlag
 export function recordDeployImage(project: ProjectFile, resource: DeployImageResource): void {
   const plugins = (project.plugins ??= {});
   const previous = plugins[DEPLOY_IMAGE_PLUGIN]?.resources ?? [];
-  const same = (r: DeployImageResource) => r.kind === resource.kind && r.version === resource.version && fullGroup(r) === fullGroup(resource);
+  const same = (r: DeployImageResource) =>
+    r.kind === resource.kind && r.version === resource.version && fullGroup(r) === fullGroup(resource);
   plugins[DEPLOY_IMAGE_PLUGIN] = { resources: [...previous.filter((r) => !same(r)), resource] };
 }

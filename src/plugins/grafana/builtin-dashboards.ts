@@ -26,7 +26,11 @@ export const CONTROLLER_RUNTIME_DASHBOARD: DashboardSpec = {
   description: 'Reconciles and work queues of a kop manager, per controller.',
   variables: [
     { name: 'job', label: 'Job', query: 'label_values(controller_runtime_reconcile_total, job)' },
-    { name: 'controller', label: 'Controller', query: `label_values(controller_runtime_reconcile_total{${JOB}}, controller)` },
+    {
+      name: 'controller',
+      label: 'Controller',
+      query: `label_values(controller_runtime_reconcile_total{${JOB}}, controller)`,
+    },
   ],
   rows: [
     {
@@ -34,17 +38,30 @@ export const CONTROLLER_RUNTIME_DASHBOARD: DashboardSpec = {
       panels: [
         {
           title: 'Reconciles per second, by result',
-          description: 'Finished reconciles: success, error, requeue (asked to look again) and requeue_after (asked to look again later).',
+          description:
+            'Finished reconciles: success, error, requeue (asked to look again) and requeue_after (asked to look again later).',
           unit: 'ops',
-          queries: [{ expr: `sum by (controller, result) (rate(controller_runtime_reconcile_total{${SCOPE}}${RATE}))`, legend: '{{controller}} {{result}}' }],
+          queries: [
+            {
+              expr: `sum by (controller, result) (rate(controller_runtime_reconcile_total{${SCOPE}}${RATE}))`,
+              legend: '{{controller}} {{result}}',
+            },
+          ],
         },
         {
           title: 'Reconcile errors per second',
-          description: 'Reconciles that threw (retried with backoff) and those that threw a TerminalError (not retried until the object changes).',
+          description:
+            'Reconciles that threw (retried with backoff) and those that threw a TerminalError (not retried until the object changes).',
           unit: 'ops',
           queries: [
-            { expr: `sum by (controller) (rate(controller_runtime_reconcile_errors_total{${SCOPE}}${RATE}))`, legend: '{{controller}} errors' },
-            { expr: `sum by (controller) (rate(controller_runtime_terminal_reconcile_errors_total{${SCOPE}}${RATE}))`, legend: '{{controller}} terminal' },
+            {
+              expr: `sum by (controller) (rate(controller_runtime_reconcile_errors_total{${SCOPE}}${RATE}))`,
+              legend: '{{controller}} errors',
+            },
+            {
+              expr: `sum by (controller) (rate(controller_runtime_terminal_reconcile_errors_total{${SCOPE}}${RATE}))`,
+              legend: '{{controller}} terminal',
+            },
           ],
         },
         {
@@ -58,8 +75,14 @@ export const CONTROLLER_RUNTIME_DASHBOARD: DashboardSpec = {
           description: 'Reconciles running now against the most that may run at once (maxConcurrentReconciles).',
           unit: 'short',
           queries: [
-            { expr: `sum by (controller) (controller_runtime_active_workers{${SCOPE}})`, legend: '{{controller}} busy' },
-            { expr: `max by (controller) (controller_runtime_max_concurrent_reconciles{${SCOPE}})`, legend: '{{controller}} allowed' },
+            {
+              expr: `sum by (controller) (controller_runtime_active_workers{${SCOPE}})`,
+              legend: '{{controller}} busy',
+            },
+            {
+              expr: `max by (controller) (controller_runtime_max_concurrent_reconciles{${SCOPE}})`,
+              legend: '{{controller}} allowed',
+            },
           ],
         },
       ],
@@ -78,8 +101,14 @@ export const CONTROLLER_RUNTIME_DASHBOARD: DashboardSpec = {
           description: 'Keys added to the queue (changes seen), and keys put back after an error (backoff).',
           unit: 'ops',
           queries: [
-            { expr: `sum by (controller) (rate(workqueue_adds_total{${SCOPE}}${RATE}))`, legend: '{{controller}} adds' },
-            { expr: `sum by (controller) (rate(workqueue_retries_total{${SCOPE}}${RATE}))`, legend: '{{controller}} retries' },
+            {
+              expr: `sum by (controller) (rate(workqueue_adds_total{${SCOPE}}${RATE}))`,
+              legend: '{{controller}} adds',
+            },
+            {
+              expr: `sum by (controller) (rate(workqueue_retries_total{${SCOPE}}${RATE}))`,
+              legend: '{{controller}} retries',
+            },
           ],
         },
         {
@@ -96,11 +125,18 @@ export const CONTROLLER_RUNTIME_DASHBOARD: DashboardSpec = {
         },
         {
           title: 'Work in flight',
-          description: 'Seconds of unfinished work summed over the keys being processed, and the age of the oldest: values that keep growing mean a stuck reconcile.',
+          description:
+            'Seconds of unfinished work summed over the keys being processed, and the age of the oldest: values that keep growing mean a stuck reconcile.',
           unit: 's',
           queries: [
-            { expr: `max by (controller) (workqueue_unfinished_work_seconds{${SCOPE}})`, legend: '{{controller}} unfinished' },
-            { expr: `max by (controller) (workqueue_longest_running_processor_seconds{${SCOPE}})`, legend: '{{controller}} longest' },
+            {
+              expr: `max by (controller) (workqueue_unfinished_work_seconds{${SCOPE}})`,
+              legend: '{{controller}} unfinished',
+            },
+            {
+              expr: `max by (controller) (workqueue_longest_running_processor_seconds{${SCOPE}})`,
+              legend: '{{controller}} longest',
+            },
           ],
         },
       ],
@@ -112,27 +148,46 @@ export const CONTROLLER_RUNTIME_DASHBOARD: DashboardSpec = {
           title: 'Leader',
           description: 'Which replica holds the leader Lease (1) and runs the controllers.',
           unit: 'short',
-          queries: [{ expr: `max by (instance, name) (leader_election_master_status{${JOB}})`, legend: '{{instance}}' }],
+          queries: [
+            { expr: `max by (instance, name) (leader_election_master_status{${JOB}})`, legend: '{{instance}}' },
+          ],
         },
         {
           title: 'Watch restarts per second',
-          description: 'Informers replacing their watch, by reason: closed, gone (410, relisted), silent (no event or bookmark in time) or error.',
+          description:
+            'Informers replacing their watch, by reason: closed, gone (410, relisted), silent (no event or bookmark in time) or error.',
           unit: 'ops',
-          queries: [{ expr: `sum by (informer, reason) (rate(kop_informer_watch_restarts_total{${JOB}}${RATE}))`, legend: '{{informer}} {{reason}}' }],
+          queries: [
+            {
+              expr: `sum by (informer, reason) (rate(kop_informer_watch_restarts_total{${JOB}}${RATE}))`,
+              legend: '{{informer}} {{reason}}',
+            },
+          ],
         },
         {
           title: 'Webhook requests per second, by code',
           description: 'Admission and conversion requests the webhook server answered, by HTTP status code.',
           unit: 'reqps',
-          queries: [{ expr: `sum by (webhook, code) (rate(controller_runtime_webhook_requests_total{${JOB}}${RATE}))`, legend: '{{webhook}} {{code}}' }],
+          queries: [
+            {
+              expr: `sum by (webhook, code) (rate(controller_runtime_webhook_requests_total{${JOB}}${RATE}))`,
+              legend: '{{webhook}} {{code}}',
+            },
+          ],
         },
         {
           title: 'Webhook latency p99 and requests in flight',
           description: 'How long the webhook server takes to answer, and requests being served now.',
           unit: 's',
           queries: [
-            { expr: `histogram_quantile(0.99, sum by (webhook, le) (rate(controller_runtime_webhook_latency_seconds_bucket{${JOB}}${RATE})))`, legend: '{{webhook}} p99' },
-            { expr: `sum by (webhook) (controller_runtime_webhook_requests_in_flight{${JOB}})`, legend: '{{webhook}} in flight' },
+            {
+              expr: `histogram_quantile(0.99, sum by (webhook, le) (rate(controller_runtime_webhook_latency_seconds_bucket{${JOB}}${RATE})))`,
+              legend: '{{webhook}} p99',
+            },
+            {
+              expr: `sum by (webhook) (controller_runtime_webhook_requests_in_flight{${JOB}})`,
+              legend: '{{webhook}} in flight',
+            },
           ],
         },
       ],
@@ -160,13 +215,20 @@ export const CONTROLLER_RESOURCES_DASHBOARD: DashboardSpec = {
           description: 'CPU seconds used per second (1 = one core), user and system.',
           unit: 'short',
           queries: [
-            { expr: `sum by (instance) (rate(process_cpu_user_seconds_total{${POD}}${RATE}))`, legend: '{{instance}} user' },
-            { expr: `sum by (instance) (rate(process_cpu_system_seconds_total{${POD}}${RATE}))`, legend: '{{instance}} system' },
+            {
+              expr: `sum by (instance) (rate(process_cpu_user_seconds_total{${POD}}${RATE}))`,
+              legend: '{{instance}} user',
+            },
+            {
+              expr: `sum by (instance) (rate(process_cpu_system_seconds_total{${POD}}${RATE}))`,
+              legend: '{{instance}} system',
+            },
           ],
         },
         {
           title: 'Memory',
-          description: "Resident memory of the process (compare with the container's limit), and the V8 heap in use and allocated.",
+          description:
+            "Resident memory of the process (compare with the container's limit), and the V8 heap in use and allocated.",
           unit: 'bytes',
           queries: [
             { expr: `process_resident_memory_bytes{${POD}}`, legend: '{{instance}} resident' },
@@ -208,7 +270,12 @@ export const CONTROLLER_RESOURCES_DASHBOARD: DashboardSpec = {
           title: 'Garbage collection',
           description: 'Seconds per second spent collecting garbage, by kind.',
           unit: 'short',
-          queries: [{ expr: `sum by (instance, kind) (rate(nodejs_gc_duration_seconds_sum{${POD}}${RATE}))`, legend: '{{instance}} {{kind}}' }],
+          queries: [
+            {
+              expr: `sum by (instance, kind) (rate(nodejs_gc_duration_seconds_sum{${POD}}${RATE}))`,
+              legend: '{{instance}} {{kind}}',
+            },
+          ],
         },
         {
           title: 'Active handles and requests',

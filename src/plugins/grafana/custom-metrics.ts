@@ -47,20 +47,37 @@ export function parseCustomMetrics(text: string): CustomMetric[] {
   if (data === null || data === undefined) return [];
   const list = (data as { customMetrics?: unknown }).customMetrics;
   if (list === undefined || list === null) return [];
-  if (!Array.isArray(list)) throw new KopError(`${CUSTOM_METRICS_CONFIG}: customMetrics must be a list`, 'see the comment at the top of the file');
+  if (!Array.isArray(list))
+    throw new KopError(
+      `${CUSTOM_METRICS_CONFIG}: customMetrics must be a list`,
+      'see the comment at the top of the file',
+    );
   return list.map((entry: unknown, index) => {
     const where = `${CUSTOM_METRICS_CONFIG}: customMetrics[${index}]`;
-    if (typeof entry !== 'object' || entry === null) throw new KopError(`${where} must be a mapping with metric and type`);
+    if (typeof entry !== 'object' || entry === null)
+      throw new KopError(`${where} must be a mapping with metric and type`);
     const { metric, type, expr, unit, ...rest } = entry as Record<string, unknown>;
     const unknown = Object.keys(rest)[0];
-    if (unknown !== undefined) throw new KopError(`${where}: unknown key "${unknown}"; the keys are metric, type, expr, unit`);
+    if (unknown !== undefined)
+      throw new KopError(`${where}: unknown key "${unknown}"; the keys are metric, type, expr, unit`);
     if (typeof metric !== 'string' || !METRIC_NAME.test(metric)) {
-      throw new KopError(`${where}: metric ${JSON.stringify(metric)} is not a Prometheus metric name`, 'use letters, digits, _ and :, not starting with a digit');
+      throw new KopError(
+        `${where}: metric ${JSON.stringify(metric)} is not a Prometheus metric name`,
+        'use letters, digits, _ and :, not starting with a digit',
+      );
     }
-    if (typeof type !== 'string' || !TYPES.includes(type)) throw new KopError(`${where}: type must be one of ${TYPES.join(', ')}, not ${JSON.stringify(type)}`);
-    if (expr !== undefined && (typeof expr !== 'string' || expr.trim() === '')) throw new KopError(`${where}: expr must be a PromQL expression (a string)`);
-    if (unit !== undefined && (typeof unit !== 'string' || !UNIT.test(unit))) throw new KopError(`${where}: unit must be a Grafana unit id such as s, bytes or percent`);
-    return { metric, type: type as CustomMetric['type'], ...(expr !== undefined ? { expr: expr as string } : {}), ...(unit !== undefined ? { unit: unit as string } : {}) };
+    if (typeof type !== 'string' || !TYPES.includes(type))
+      throw new KopError(`${where}: type must be one of ${TYPES.join(', ')}, not ${JSON.stringify(type)}`);
+    if (expr !== undefined && (typeof expr !== 'string' || expr.trim() === ''))
+      throw new KopError(`${where}: expr must be a PromQL expression (a string)`);
+    if (unit !== undefined && (typeof unit !== 'string' || !UNIT.test(unit)))
+      throw new KopError(`${where}: unit must be a Grafana unit id such as s, bytes or percent`);
+    return {
+      metric,
+      type: type as CustomMetric['type'],
+      ...(expr !== undefined ? { expr: expr as string } : {}),
+      ...(unit !== undefined ? { unit: unit as string } : {}),
+    };
   });
 }
 

@@ -52,7 +52,14 @@ export function renderDashboard(spec: DashboardSpec): string {
   let id = 1;
   let y = 0;
   for (const row of spec.rows) {
-    panels.push({ id: id++, type: 'row', title: row.title, collapsed: false, gridPos: { x: 0, y, w: 24, h: 1 }, panels: [] });
+    panels.push({
+      id: id++,
+      type: 'row',
+      title: row.title,
+      collapsed: false,
+      gridPos: { x: 0, y, w: 24, h: 1 },
+      panels: [],
+    });
     y += 1;
     row.panels.forEach((panel, index) => {
       const x = (index % 2) * PANEL_WIDTH;
@@ -106,11 +113,26 @@ function renderPanel(panel: PanelSpec, id: number, gridPos: { x: number; y: numb
     description: panel.description,
     datasource: DATASOURCE,
     gridPos,
-    fieldConfig: { defaults: { unit: panel.unit, ...(kind === 'timeseries' ? { custom: { lineWidth: 1, fillOpacity: 10, showPoints: 'never' } } : {}) }, overrides: [] },
+    fieldConfig: {
+      defaults: {
+        unit: panel.unit,
+        ...(kind === 'timeseries' ? { custom: { lineWidth: 1, fillOpacity: 10, showPoints: 'never' } } : {}),
+      },
+      overrides: [],
+    },
     options:
       kind === 'stat'
         ? { reduceOptions: { calcs: ['lastNotNull'], fields: '', values: false }, colorMode: 'value' }
-        : { legend: { displayMode: 'table', placement: 'bottom', calcs: ['mean', 'max', 'lastNotNull'] }, tooltip: { mode: 'multi', sort: 'desc' } },
-    targets: panel.queries.map((query, index) => ({ refId: String.fromCharCode(65 + index), datasource: DATASOURCE, expr: query.expr, legendFormat: query.legend, range: true })),
+        : {
+            legend: { displayMode: 'table', placement: 'bottom', calcs: ['mean', 'max', 'lastNotNull'] },
+            tooltip: { mode: 'multi', sort: 'desc' },
+          },
+    targets: panel.queries.map((query, index) => ({
+      refId: String.fromCharCode(65 + index),
+      datasource: DATASOURCE,
+      expr: query.expr,
+      legendFormat: query.legend,
+      range: true,
+    })),
   };
 }

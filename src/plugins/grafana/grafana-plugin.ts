@@ -1,6 +1,12 @@
 import type { VirtualTree } from '../../scaffold/tree.js';
 import { CONTROLLER_RESOURCES_DASHBOARD, CONTROLLER_RUNTIME_DASHBOARD } from './builtin-dashboards.js';
-import { CUSTOM_METRICS_CONFIG, CUSTOM_METRICS_DASHBOARD, CUSTOM_METRICS_TEMPLATE, customMetricsDashboard, parseCustomMetrics } from './custom-metrics.js';
+import {
+  CUSTOM_METRICS_CONFIG,
+  CUSTOM_METRICS_DASHBOARD,
+  CUSTOM_METRICS_TEMPLATE,
+  customMetricsDashboard,
+  parseCustomMetrics,
+} from './custom-metrics.js';
 import { renderDashboard } from './dashboard.js';
 
 /** The dashboards' files, as Kubebuilder's grafana plugin names them. */
@@ -23,7 +29,9 @@ export async function stageGrafanaDashboards(tree: VirtualTree): Promise<void> {
   const config = await tree.read(GRAFANA_FILES.customMetricsConfig);
   const metrics = parseCustomMetrics(config ?? '');
   if (metrics.length > 0) {
-    tree.write(GRAFANA_FILES.customMetricsDashboard, renderDashboard(customMetricsDashboard(metrics)), { kind: 'generated' });
+    tree.write(GRAFANA_FILES.customMetricsDashboard, renderDashboard(customMetricsDashboard(metrics)), {
+      kind: 'generated',
+    });
   } else if (await tree.exists(GRAFANA_FILES.customMetricsDashboard)) {
     // The list was emptied: its dashboard goes too.
     tree.remove(GRAFANA_FILES.customMetricsDashboard);

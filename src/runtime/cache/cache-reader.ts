@@ -1,4 +1,12 @@
-import type { ClientGetOptions, ClientListOptions, KubernetesObject, ObjectKey, ObjectList, ObjectReader, ResourceType } from '../client/index.js';
+import type {
+  ClientGetOptions,
+  ClientListOptions,
+  KubernetesObject,
+  ObjectKey,
+  ObjectList,
+  ObjectReader,
+  ResourceType,
+} from '../client/index.js';
 import { ApiError, apiVersionOf } from '../client/index.js';
 import { listOf } from '../client/client.js';
 import { resourcePath } from '../client/resource/resource-client.js';
@@ -26,7 +34,11 @@ export interface CacheSource {
 export class CacheReader implements ObjectReader {
   constructor(private readonly source: CacheSource) {}
 
-  async get<T extends KubernetesObject>(type: ResourceType<T>, key: ObjectKey, options: ClientGetOptions = {}): Promise<T> {
+  async get<T extends KubernetesObject>(
+    type: ResourceType<T>,
+    key: ObjectKey,
+    options: ClientGetOptions = {},
+  ): Promise<T> {
     if (!this.cached(type, options)) return this.source.live.get(type, key, options);
     const informer = this.source.informerFor(type);
     if (!informer.hasSynced()) await informer.waitForSync(options.signal);
@@ -35,10 +47,15 @@ export class CacheReader implements ObjectReader {
     return object;
   }
 
-  async list<T extends KubernetesObject>(type: ResourceType<T>, options: ClientListOptions = {}): Promise<ObjectList<T>> {
+  async list<T extends KubernetesObject>(
+    type: ResourceType<T>,
+    options: ClientListOptions = {},
+  ): Promise<ObjectList<T>> {
     if (!this.cached(type, options)) return this.source.live.list(type, options);
     if (options.fieldSelector !== undefined) {
-      throw new TypeError(`list ${type.kind}: field selectors are not served from the cache; pass { live: true } to ask the apiserver`);
+      throw new TypeError(
+        `list ${type.kind}: field selectors are not served from the cache; pass { live: true } to ask the apiserver`,
+      );
     }
     const informer = this.source.informerFor(type);
     if (!informer.hasSynced()) await informer.waitForSync(options.signal);

@@ -1,7 +1,23 @@
 // kop/runtime/cache: informers and what reads them (controller-runtime's cache package). A manager
 // makes one informer per kind; use these directly for a cache outside a manager.
-export { Informer, stripManagedFields, type DeleteInfo, type InformerEventHandler, type InformerOptions, type ListerWatcher, type WatchRestartReason } from './informer.js';
+export {
+  Informer,
+  stripManagedFields,
+  type DeleteInfo,
+  type InformerEventHandler,
+  type InformerOptions,
+  type ListerWatcher,
+  type WatchRestartReason,
+} from './informer.js';
 export { Indexer, NAMESPACE_INDEX, type IndexFunction } from './indexer.js';
 export { Lister, CacheNotSyncedError, CacheScopeError, type ListerListOptions } from './lister.js';
 export { parseLabelSelector, type LabelMatcher } from './label-selector.js';
-export { objectKey, parseKey, requestFor, requestKey, type ControllerObjectMeta, type OwnerReference, type Request } from './object-meta.js';
+export {
+  objectKey,
+  parseKey,
+  requestFor,
+  requestKey,
+  type ControllerObjectMeta,
+  type OwnerReference,
+  type Request,
+} from './object-meta.js';

@@ -247,7 +247,10 @@ export class Informer<T extends KubernetesObject> {
         const delay = this.backoff(failures++);
         if (needList && isNotFound(err)) {
           // Said plainly: "404 page not found" on every retry does not tell a user the CRD is missing.
-          this.logger.warn(`${this.options.notServedMessage ?? `the API of ${this.name} is not served by this cluster`}; retrying`, { retryInMs: delay });
+          this.logger.warn(
+            `${this.options.notServedMessage ?? `the API of ${this.name} is not served by this cluster`}; retrying`,
+            { retryInMs: delay },
+          );
         } else {
           this.logger.warn(needList ? 'list failed, retrying' : 'watch failed, retrying', { err, retryInMs: delay });
         }

@@ -1,7 +1,8 @@
 /** Tests the labels of an object against a parsed label selector. */
 export type LabelMatcher = (labels: Readonly<Record<string, string>>) => boolean;
 
-const KEY = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
+const KEY =
+  /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
 const VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 
 /** Splits on commas outside parentheses: `a in (x,y),b` is two requirements. */
@@ -37,7 +38,9 @@ function requirement(text: string, selector: string): LabelMatcher {
   if (set) {
     const key = checkKey(set[1]!, selector);
     const values = new Set(set[3]!.split(',').map((v) => checkValue(v.trim(), selector)));
-    return set[2] === 'in' ? (labels) => key in labels && values.has(labels[key]!) : (labels) => !(key in labels) || !values.has(labels[key]!);
+    return set[2] === 'in'
+      ? (labels) => key in labels && values.has(labels[key]!)
+      : (labels) => !(key in labels) || !values.has(labels[key]!);
   }
   const compare = /^([^=!\s]+)\s*(==|=|!=)\s*(\S*)$/.exec(text);
   if (compare) {

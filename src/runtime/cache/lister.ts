@@ -24,7 +24,9 @@ export interface ListerListOptions {
  */
 export class CacheScopeError extends Error {
   constructor(requested: string, cached: string) {
-    super(`the cache holds namespace "${cached}" only; "${requested}" is not cached (read it with a client, or widen the manager's namespace)`);
+    super(
+      `the cache holds namespace "${cached}" only; "${requested}" is not cached (read it with a client, or widen the manager's namespace)`,
+    );
     this.name = 'CacheScopeError';
   }
 }
@@ -36,7 +38,9 @@ export class CacheScopeError extends Error {
  */
 export class CacheNotSyncedError extends Error {
   constructor(cache: string) {
-    super(`the cache of ${cache} has not synced yet; retry once it has (a reconcile that throws this is retried with backoff)`);
+    super(
+      `the cache of ${cache} has not synced yet; retry once it has (a reconcile that throws this is retried with backoff)`,
+    );
     this.name = 'CacheNotSyncedError';
   }
 }
@@ -74,7 +78,9 @@ export class Lister<T extends KubernetesObject> {
   get(namespaceOrName: string, name?: string): T | undefined {
     if (name !== undefined) this.checkScope(namespaceOrName);
     this.checkSynced();
-    const object = this.indexer.get(name === undefined ? namespaceOrName : namespaceOrName ? `${namespaceOrName}/${name}` : name);
+    const object = this.indexer.get(
+      name === undefined ? namespaceOrName : namespaceOrName ? `${namespaceOrName}/${name}` : name,
+    );
     return object === undefined ? undefined : deepCopy(object);
   }
 
@@ -82,7 +88,8 @@ export class Lister<T extends KubernetesObject> {
   list(options: ListerListOptions = {}): T[] {
     if (options.namespace !== undefined) this.checkScope(options.namespace);
     this.checkSynced();
-    const objects = options.namespace !== undefined ? this.indexer.byIndex(NAMESPACE_INDEX, options.namespace) : this.indexer.list();
+    const objects =
+      options.namespace !== undefined ? this.indexer.byIndex(NAMESPACE_INDEX, options.namespace) : this.indexer.list();
     const wanted = options.labels ? Object.entries(options.labels) : [];
     const selector = options.labelSelector ? parseLabelSelector(options.labelSelector) : undefined;
     const matching =

@@ -47,16 +47,27 @@ export interface DeleteAllOfOptions extends DeleteOptions, Omit<ListOptions, 'li
 }
 
 /** A server-side apply configuration: a partial object that names itself. */
-export type ApplyConfiguration<T extends KubernetesObject> = DeepPartial<T> & { metadata: { name: string; namespace?: string } };
+export type ApplyConfiguration<T extends KubernetesObject> = DeepPartial<T> & {
+  metadata: { name: string; namespace?: string };
+};
 
 /** Writes of the status subresource. */
 export interface StatusWriter {
   /** Replaces the status; the object's resourceVersion guards against lost updates (409 `isConflict`). */
   update<T extends KubernetesObject>(type: ResourceType<T>, object: T, options?: WriteOptions): Promise<T>;
   /** Patches the status (JSON, merge, or for built-in kinds strategic merge). */
-  patch<T extends KubernetesObject>(type: ResourceType<T>, key: ObjectKey, patch: Patch<T>, options?: PatchOptions): Promise<T>;
+  patch<T extends KubernetesObject>(
+    type: ResourceType<T>,
+    key: ObjectKey,
+    patch: Patch<T>,
+    options?: PatchOptions,
+  ): Promise<T>;
   /** Server-side apply of the status fields `fieldManager` owns. */
-  apply<T extends KubernetesObject>(type: ResourceType<T>, object: ApplyConfiguration<T>, options: ApplyOptions): Promise<T>;
+  apply<T extends KubernetesObject>(
+    type: ResourceType<T>,
+    object: ApplyConfiguration<T>,
+    options: ApplyOptions,
+  ): Promise<T>;
 }
 
 /** Reads and writes of the scale subresource (`kubectl scale`). */
@@ -86,9 +97,18 @@ export interface Client extends ObjectReader {
   /** Replaces an object (not its status); its resourceVersion guards against lost updates (409 `isConflict`). */
   update<T extends KubernetesObject>(type: ResourceType<T>, object: T, options?: WriteOptions): Promise<T>;
   /** Patches an object: JSON Patch, merge patch, or for built-in kinds strategic merge patch. */
-  patch<T extends KubernetesObject>(type: ResourceType<T>, key: ObjectKey, patch: Patch<T>, options?: PatchOptions): Promise<T>;
+  patch<T extends KubernetesObject>(
+    type: ResourceType<T>,
+    key: ObjectKey,
+    patch: Patch<T>,
+    options?: PatchOptions,
+  ): Promise<T>;
   /** Server-side apply: the apiserver merges the fields `fieldManager` owns into the object, creating it when missing. */
-  apply<T extends KubernetesObject>(type: ResourceType<T>, object: ApplyConfiguration<T>, options: ApplyOptions): Promise<T>;
+  apply<T extends KubernetesObject>(
+    type: ResourceType<T>,
+    object: ApplyConfiguration<T>,
+    options: ApplyOptions,
+  ): Promise<T>;
   /** Deletes an object; finalizers may keep it until they ran. Preconditions fail with `isConflict`. */
   delete(type: ResourceType, key: ObjectKey, options?: DeleteOptions): Promise<void>;
   /** Deletes every object of a kind matching the selectors, in one namespace (namespaced kinds) or the cluster. */
@@ -122,8 +142,17 @@ export class ApiClient implements Client {
     this.statusWriter = {
       update: (type, object, options) => resource(type, object.metadata?.namespace).updateStatus(object, options),
       patch: (type, key, patch, options) => resource(type, key.namespace).patchStatus(key.name, patch, options),
-      apply<T extends KubernetesObject>(type: ResourceType<T>, object: ApplyConfiguration<T>, options: ApplyOptions): Promise<T> {
-        const patch: Patch<T> = { type: 'apply', patch: object as DeepPartial<T>, fieldManager: options.fieldManager, force: options.force };
+      apply<T extends KubernetesObject>(
+        type: ResourceType<T>,
+        object: ApplyConfiguration<T>,
+        options: ApplyOptions,
+      ): Promise<T> {
+        const patch: Patch<T> = {
+          type: 'apply',
+          patch: object as DeepPartial<T>,
+          fieldManager: options.fieldManager,
+          force: options.force,
+        };
         return resource(type, object.metadata.namespace).patchStatus(object.metadata.name, patch, options);
       },
     };
@@ -151,11 +180,20 @@ export class ApiClient implements Client {
     return this.resource(type, object.metadata?.namespace).update(object, options);
   }
 
-  patch<T extends KubernetesObject>(type: ResourceType<T>, key: ObjectKey, patch: Patch<T>, options?: PatchOptions): Promise<T> {
+  patch<T extends KubernetesObject>(
+    type: ResourceType<T>,
+    key: ObjectKey,
+    patch: Patch<T>,
+    options?: PatchOptions,
+  ): Promise<T> {
     return this.resource(type, key.namespace).patch(key.name, patch, options);
   }
 
-  apply<T extends KubernetesObject>(type: ResourceType<T>, object: ApplyConfiguration<T>, options: ApplyOptions): Promise<T> {
+  apply<T extends KubernetesObject>(
+    type: ResourceType<T>,
+    object: ApplyConfiguration<T>,
+    options: ApplyOptions,
+  ): Promise<T> {
     return this.resource(type, object.metadata.namespace).apply(object as DeepPartial<T>, options);
   }
 
@@ -165,7 +203,9 @@ export class ApiClient implements Client {
 
   deleteAllOf(type: ResourceType, options: DeleteAllOfOptions = {}): Promise<void> {
     if (type.namespaced && !options.namespace) {
-      throw new TypeError(`deleteAllOf ${type.kind}: name the namespace to empty (namespaced kinds are never emptied across all namespaces at once)`);
+      throw new TypeError(
+        `deleteAllOf ${type.kind}: name the namespace to empty (namespaced kinds are never emptied across all namespaces at once)`,
+      );
     }
     return this.resource(type, options.namespace).deleteCollection(options);
   }
@@ -179,7 +219,10 @@ export class ApiClient implements Client {
   }
 
   /** The resource client of a kind in one scope, built on first use. */
-  private resource<T extends KubernetesObject>(type: ResourceType<T>, namespace: string | undefined): ScalableResourceClient<T> {
+  private resource<T extends KubernetesObject>(
+    type: ResourceType<T>,
+    namespace: string | undefined,
+  ): ScalableResourceClient<T> {
     const scope = type.namespaced ? (namespace ?? '') : '';
     let byScope = this.resources.get(type);
     if (!byScope) {
@@ -196,7 +239,11 @@ export class ApiClient implements Client {
 }
 
 /** A list object as the apiserver would send it, for reads served from a cache. */
-export function listOf<T extends KubernetesObject>(type: ResourceType<T>, items: T[], resourceVersion?: string): ObjectList<T> {
+export function listOf<T extends KubernetesObject>(
+  type: ResourceType<T>,
+  items: T[],
+  resourceVersion?: string,
+): ObjectList<T> {
   return {
     apiVersion: apiVersionOf(type),
     kind: type.listKind ?? `${type.kind}List`,

@@ -14,7 +14,16 @@ export {
   type ScaleClient,
   type StatusWriter,
 } from './client.js';
-export { RestClient, type CallOptions, type HttpMethod, type Query, type QueryValue, type RawWatchEvent, type RestClientOptions, type RestRequest } from './rest/rest-client.js';
+export {
+  RestClient,
+  type CallOptions,
+  type HttpMethod,
+  type Query,
+  type QueryValue,
+  type RawWatchEvent,
+  type RestClientOptions,
+  type RestRequest,
+} from './rest/rest-client.js';
 export { Transport, type AuthHeaders, type TransportOptions } from './rest/transport.js';
 export {
   clientConfigFromString,
@@ -33,7 +42,14 @@ export {
   type ExecCredentialProviderOptions,
   type ExecInteractiveMode,
 } from './config/exec-credential.js';
-export type { Kubeconfig, KubeconfigAuthProvider, KubeconfigCluster, KubeconfigContext, KubeconfigExecConfig, KubeconfigUser } from './config/kubeconfig.js';
+export type {
+  Kubeconfig,
+  KubeconfigAuthProvider,
+  KubeconfigCluster,
+  KubeconfigContext,
+  KubeconfigExecConfig,
+  KubeconfigUser,
+} from './config/kubeconfig.js';
 export {
   ApiError,
   RequestTimeoutError,
@@ -75,10 +91,32 @@ export {
   namespacedResource,
   namespacedScalableResource,
 } from './resource/resource-client.js';
-export { listComplete, DEFAULT_LIST_PAGE_SIZE, UnendingListError, type ListCompleteOptions, type ListPageFunction } from './resource/list-pager.js';
+export {
+  listComplete,
+  DEFAULT_LIST_PAGE_SIZE,
+  UnendingListError,
+  type ListCompleteOptions,
+  type ListPageFunction,
+} from './resource/list-pager.js';
 export { retryOnConflict, DEFAULT_CONFLICT_BACKOFF, type Backoff } from './retry/retry-on-conflict.js';
-export { DiscoveryClient, type DiscoveredGroup, type DiscoveredResource, type DiscoverySnapshot, type ServerVersion } from './discovery/discovery-client.js';
+export {
+  DiscoveryClient,
+  type DiscoveredGroup,
+  type DiscoveredResource,
+  type DiscoverySnapshot,
+  type ServerVersion,
+} from './discovery/discovery-client.js';
 export { RestMapper, NoMatchError, type GroupKind, type GroupResource } from './discovery/rest-mapper.js';
 export { DynamicClient, DynamicResourceClient, type GroupVersionResource } from './dynamic/dynamic-client.js';
 export * from './typed/builtin-types.js';
-export type { KubernetesObject, ListMetaFields, ObjectList, ObjectMetaFields, Scale, Status, StatusCause, StatusDetails, UnstructuredObject } from './types/meta.js';
+export type {
+  KubernetesObject,
+  ListMetaFields,
+  ObjectList,
+  ObjectMetaFields,
+  Scale,
+  Status,
+  StatusCause,
+  StatusDetails,
+  UnstructuredObject,
+} from './types/meta.js';

@@ -18,7 +18,10 @@ import type { RateLimiter } from '../queue/rate-limiter.js';
 export interface ControllerHost {
   readonly client: Client;
   readonly logger: Logger;
-  readonly metrics: { controller(name: string, workers: number): ControllerMetrics; queue(name: string): WorkQueueMetrics };
+  readonly metrics: {
+    controller(name: string, workers: number): ControllerMetrics;
+    queue(name: string): WorkQueueMetrics;
+  };
   informerFor<T extends KubernetesObject>(type: ResourceType<T>): Informer<T>;
   eventRecorder(component: string): EventRecorder;
   checkControllerName(name: string): void;
@@ -74,7 +77,11 @@ export class ControllerBuilder {
 
   /** Any other kind: `map` turns each changed object into the requests to enqueue. */
   watches<T extends KubernetesObject>(type: ResourceType<T>, map: MapFunction<T>, options: ForOptions<T> = {}): this {
-    this.others.push({ type, map: map as MapFunction<KubernetesObject>, predicates: (options.predicates ?? []) as Predicate<KubernetesObject>[] });
+    this.others.push({
+      type,
+      map: map as MapFunction<KubernetesObject>,
+      predicates: (options.predicates ?? []) as Predicate<KubernetesObject>[],
+    });
     return this;
   }
 
@@ -105,7 +112,11 @@ export class ControllerBuilder {
       metrics: this.manager.metrics.controller(this.name, this.maxConcurrentReconciles),
       queueMetrics: this.manager.metrics.queue(this.name),
     });
-    const owner = { group: this.primary.type.group, kind: this.primary.type.kind, namespaced: this.primary.type.namespaced };
+    const owner = {
+      group: this.primary.type.group,
+      kind: this.primary.type.kind,
+      namespaced: this.primary.type.namespaced,
+    };
     for (const watch of [this.primary, ...this.others]) {
       const map = watch.map === 'owner' ? mapToControllerOwner(owner) : watch.map;
       controller.watch(this.manager.informerFor(watch.type), map, [...this.globalPredicates, ...watch.predicates]);

@@ -72,7 +72,10 @@ export interface ReconcileContext {
  * A reconcile function: make the world match the object named by `request`. Throw to retry with
  * backoff; throw a {@link TerminalError} to give up until the object changes.
  */
-export type ReconcileFunction = (request: Request, context: ReconcileContext) => Promise<ReconcileResult> | ReconcileResult;
+export type ReconcileFunction = (
+  request: Request,
+  context: ReconcileContext,
+) => Promise<ReconcileResult> | ReconcileResult;
 
 /** An object with a reconcile method (a reconciler class instance). */
 export interface Reconciler {
@@ -125,7 +128,8 @@ export class Controller {
     private readonly options: ControllerOptions,
   ) {
     this.name = options.name;
-    this.reconcileFunction = typeof reconciler === 'function' ? reconciler : (request, context) => reconciler.reconcile(request, context);
+    this.reconcileFunction =
+      typeof reconciler === 'function' ? reconciler : (request, context) => reconciler.reconcile(request, context);
     this.clock = options.clock ?? systemClock;
     this.logger = (options.logger ?? silentLogger).child({ controller: options.name });
     this.maxConcurrent = Math.max(1, options.maxConcurrentReconciles ?? 1);
@@ -136,7 +140,10 @@ export class Controller {
   watch<T extends KubernetesObject>(informer: Informer<T>, map: MapFunction<T>, predicates: Predicate<T>[] = []): void {
     const source = { informer, map, predicates } as unknown as Source;
     this.sources.push(source);
-    if (this.started) source.remove = source.informer.addEventHandler(requestHandler(source.map, source.predicates, (r) => this.enqueue(r)));
+    if (this.started)
+      source.remove = source.informer.addEventHandler(
+        requestHandler(source.map, source.predicates, (r) => this.enqueue(r)),
+      );
   }
 
   /** The informers this controller reads; the manager waits for them to sync before `start`. */
@@ -159,7 +166,9 @@ export class Controller {
     if (this.started) return;
     this.started = true;
     for (const source of this.sources) {
-      source.remove = source.informer.addEventHandler(requestHandler(source.map, source.predicates, (r) => this.enqueue(r)));
+      source.remove = source.informer.addEventHandler(
+        requestHandler(source.map, source.predicates, (r) => this.enqueue(r)),
+      );
     }
     for (let i = 0; i < this.maxConcurrent; i++) this.workers.push(this.work());
     this.logger.info('controller started', { workers: this.maxConcurrent });
@@ -205,7 +214,12 @@ export class Controller {
 
   private async process(key: string): Promise<void> {
     const request = parseKey(key);
-    const logger = this.logger.child({ key, namespace: request.namespace || undefined, name: request.name, reconcileID: randomUUID() });
+    const logger = this.logger.child({
+      key,
+      namespace: request.namespace || undefined,
+      name: request.name,
+      reconcileID: randomUUID(),
+    });
     const started = this.clock.now();
     let outcome: ReconcileOutcome = 'success';
     let terminal = false;
@@ -239,7 +253,9 @@ export class Controller {
         // reconcile before): routine for an optimistic writer, so retried with backoff like any
         // error, and counted as one, but not logged as a failure.
         this.queue.addRateLimited(key);
-        logger.info('the object changed since it was read (409 Conflict); retrying with the newer version', { retries: this.queue.numRequeues(key) });
+        logger.info('the object changed since it was read (409 Conflict); retrying with the newer version', {
+          retries: this.queue.numRequeues(key),
+        });
       } else {
         this.queue.addRateLimited(key);
         logger.error('reconcile failed', { err, retries: this.queue.numRequeues(key) });

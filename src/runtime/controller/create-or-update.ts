@@ -27,7 +27,9 @@ export async function createOrUpdate<T extends KubernetesObject>(
   mutate: (object: T) => void | Promise<void>,
 ): Promise<{ object: T; operation: CreateOrUpdateOperation }>;
 export async function createOrUpdate<T extends KubernetesObject>(
-  ...args: [ResourceClient<T>, string, (object: T) => void | Promise<void>] | [Client, ResourceType<T>, ObjectKey, (object: T) => void | Promise<void>]
+  ...args:
+    | [ResourceClient<T>, string, (object: T) => void | Promise<void>]
+    | [Client, ResourceType<T>, ObjectKey, (object: T) => void | Promise<void>]
 ): Promise<{ object: T; operation: CreateOrUpdateOperation }> {
   if (args.length === 4) {
     const [manager, type, key, mutate] = args;
@@ -80,7 +82,11 @@ function upsert<T extends KubernetesObject>(
       if (!isNotFound(err)) throw err;
     }
     if (!existing) {
-      const fresh = { apiVersion: client.apiVersion, kind: client.kind, metadata: { name, ...(client.namespace ? { namespace: client.namespace } : {}) } } as T;
+      const fresh = {
+        apiVersion: client.apiVersion,
+        kind: client.kind,
+        metadata: { name, ...(client.namespace ? { namespace: client.namespace } : {}) },
+      } as T;
       await mutate(fresh);
       checkIdentity(fresh, name, client.namespace);
       return { object: await client.create(fresh), operation: 'created' as const };

@@ -45,7 +45,11 @@ export function groupOf(apiVersion: string): string {
  * requests to `enqueue`. Updates enqueue the requests of both the old and the new object, so a
  * changed owner reference wakes the previous owner too.
  */
-export function requestHandler<T extends KubernetesObject>(map: MapFunction<T>, predicates: Predicate<T>[], enqueue: (request: Request) => void): InformerEventHandler<T> {
+export function requestHandler<T extends KubernetesObject>(
+  map: MapFunction<T>,
+  predicates: Predicate<T>[],
+  enqueue: (request: Request) => void,
+): InformerEventHandler<T> {
   const send = (requests: Request[]): void => {
     for (const request of requests) if (request.name) enqueue(request);
   };

@@ -32,7 +32,14 @@ interface EventsV1Event {
   reason?: string;
   note?: string;
   type?: string;
-  regarding?: { apiVersion?: string; kind?: string; name?: string; namespace?: string; uid?: string; resourceVersion?: string };
+  regarding?: {
+    apiVersion?: string;
+    kind?: string;
+    name?: string;
+    namespace?: string;
+    uid?: string;
+    resourceVersion?: string;
+  };
 }
 
 interface SeriesState {
@@ -75,7 +82,8 @@ function microTime(ms: number): string {
   return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 }
 
-const QUALIFIED_NAME = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
+const QUALIFIED_NAME =
+  /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
 
 /**
  * The apiserver rejects every Event whose reportingController is not a qualified name
@@ -128,7 +136,9 @@ export class EventRecorder {
     const note = truncateUtf8(input.note, 1024);
     // client-go's key: the regarding reference (so a new resourceVersion starts a new Event), type,
     // reason and action, but not the note, so a message that varies per attempt still aggregates.
-    const key = [meta.uid ?? `${namespace}/${meta.name}`, meta.resourceVersion ?? '', input.type, reason, action].join('\u0000');
+    const key = [meta.uid ?? `${namespace}/${meta.name}`, meta.resourceVersion ?? '', input.type, reason, action].join(
+      '\u0000',
+    );
     const now = Date.now();
     const state = this.series.get(key);
     const events = new ResourceClient<EventsV1Event>(this.options.rest, eventType, namespace);
@@ -153,7 +163,14 @@ export class EventRecorder {
         reason,
         note,
         type: input.type,
-        regarding: { apiVersion: object.apiVersion, kind: object.kind, name: meta.name, namespace: meta.namespace, uid: meta.uid, resourceVersion: meta.resourceVersion },
+        regarding: {
+          apiVersion: object.apiVersion,
+          kind: object.kind,
+          name: meta.name,
+          namespace: meta.namespace,
+          uid: meta.uid,
+          resourceVersion: meta.resourceVersion,
+        },
       });
     } catch (err) {
       this.series.delete(key);
@@ -165,7 +182,10 @@ export class EventRecorder {
     try {
       while (state.dirty) {
         state.dirty = false;
-        await events.patch(state.name, { type: 'merge', patch: { series: { count: state.count, lastObservedTime: microTime(state.lastObserved) } } });
+        await events.patch(state.name, {
+          type: 'merge',
+          patch: { series: { count: state.count, lastObservedTime: microTime(state.lastObserved) } },
+        });
       }
     } catch (err) {
       this.logger.warn('could not update event series', { err, event: state.name });

@@ -14,7 +14,11 @@ interface ObjectEditor<T extends KubernetesObject> {
  * with the kind's descriptor (the object's namespace is its own). The re-read after a refused
  * patch is live: the cache may not have seen the change that made the patch fail yet.
  */
-function editorOf<T extends KubernetesObject>(client: ResourceClient<T> | Client, type: ResourceType<T> | undefined, object: T): ObjectEditor<T> {
+function editorOf<T extends KubernetesObject>(
+  client: ResourceClient<T> | Client,
+  type: ResourceType<T> | undefined,
+  object: T,
+): ObjectEditor<T> {
   if (!type) return client as ResourceClient<T>;
   const manager = client as Client;
   const namespace = object.metadata?.namespace ?? undefined;
@@ -42,14 +46,27 @@ const ATTEMPTS = 5;
  * patch fails and is recomputed from a fresh read. Returns the patched object (or `object` when
  * the finalizer was already there).
  */
-export async function addFinalizer<T extends KubernetesObject>(client: ResourceClient<T>, object: T, finalizer: string): Promise<T>;
-export async function addFinalizer<T extends KubernetesObject>(client: Client, type: ResourceType<T>, object: T, finalizer: string): Promise<T>;
-export async function addFinalizer<T extends KubernetesObject>(...args: [ResourceClient<T>, T, string] | [Client, ResourceType<T>, T, string]): Promise<T> {
+export async function addFinalizer<T extends KubernetesObject>(
+  client: ResourceClient<T>,
+  object: T,
+  finalizer: string,
+): Promise<T>;
+export async function addFinalizer<T extends KubernetesObject>(
+  client: Client,
+  type: ResourceType<T>,
+  object: T,
+  finalizer: string,
+): Promise<T>;
+export async function addFinalizer<T extends KubernetesObject>(
+  ...args: [ResourceClient<T>, T, string] | [Client, ResourceType<T>, T, string]
+): Promise<T> {
   const [editor, object, finalizer] = editorArgs(args);
   return editFinalizers(editor, object, (list) => (list.includes(finalizer) ? undefined : [...list, finalizer]));
 }
 
-function editorArgs<T extends KubernetesObject>(args: [ResourceClient<T>, T, string] | [Client, ResourceType<T>, T, string]): [ObjectEditor<T>, T, string] {
+function editorArgs<T extends KubernetesObject>(
+  args: [ResourceClient<T>, T, string] | [Client, ResourceType<T>, T, string],
+): [ObjectEditor<T>, T, string] {
   if (args.length === 4) return [editorOf(args[0], args[1], args[2]), args[2], args[3]];
   return [editorOf(args[0], undefined, args[1]), args[1], args[2]];
 }
@@ -59,11 +76,23 @@ function editorArgs<T extends KubernetesObject>(args: [ResourceClient<T>, T, str
  * An object that is already gone needs no removal: its last known state is returned without the
  * finalizer instead of a NotFound error (another reconcile or a person may have removed it first).
  */
-export async function removeFinalizer<T extends KubernetesObject>(client: ResourceClient<T>, object: T, finalizer: string): Promise<T>;
-export async function removeFinalizer<T extends KubernetesObject>(client: Client, type: ResourceType<T>, object: T, finalizer: string): Promise<T>;
-export async function removeFinalizer<T extends KubernetesObject>(...args: [ResourceClient<T>, T, string] | [Client, ResourceType<T>, T, string]): Promise<T> {
+export async function removeFinalizer<T extends KubernetesObject>(
+  client: ResourceClient<T>,
+  object: T,
+  finalizer: string,
+): Promise<T>;
+export async function removeFinalizer<T extends KubernetesObject>(
+  client: Client,
+  type: ResourceType<T>,
+  object: T,
+  finalizer: string,
+): Promise<T>;
+export async function removeFinalizer<T extends KubernetesObject>(
+  ...args: [ResourceClient<T>, T, string] | [Client, ResourceType<T>, T, string]
+): Promise<T> {
   const [client, object, finalizer] = editorArgs(args);
-  const without = (list: string[]): string[] | undefined => (list.includes(finalizer) ? list.filter((f) => f !== finalizer) : undefined);
+  const without = (list: string[]): string[] | undefined =>
+    list.includes(finalizer) ? list.filter((f) => f !== finalizer) : undefined;
   try {
     return await editFinalizers(client, object, without);
   } catch (err) {
@@ -73,7 +102,11 @@ export async function removeFinalizer<T extends KubernetesObject>(...args: [Reso
   }
 }
 
-async function editFinalizers<T extends KubernetesObject>(client: ObjectEditor<T>, object: T, change: (list: string[]) => string[] | undefined): Promise<T> {
+async function editFinalizers<T extends KubernetesObject>(
+  client: ObjectEditor<T>,
+  object: T,
+  change: (list: string[]) => string[] | undefined,
+): Promise<T> {
   const name = metaOf(object).name;
   if (!name) throw new TypeError('finalizers: the object needs metadata.name');
   let current = object;

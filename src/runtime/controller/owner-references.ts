@@ -19,7 +19,9 @@ function describe(object: KubernetesObject): string {
 function referenceTo(owner: KubernetesObject): OwnerReference {
   const meta = metaOf(owner);
   if (!owner.apiVersion || !owner.kind || !meta.name || !meta.uid) {
-    throw new TypeError(`owner ${describe(owner)} needs apiVersion, kind, metadata.name and metadata.uid (read it from the API first)`);
+    throw new TypeError(
+      `owner ${describe(owner)} needs apiVersion, kind, metadata.name and metadata.uid (read it from the API first)`,
+    );
   }
   return { apiVersion: owner.apiVersion, kind: owner.kind, name: meta.name, uid: meta.uid };
 }
@@ -28,7 +30,9 @@ function checkScope(owner: KubernetesObject, object: KubernetesObject): void {
   const ownerNs = metaOf(owner).namespace ?? '';
   const objectNs = metaOf(object).namespace ?? '';
   if (ownerNs && ownerNs !== objectNs) {
-    throw new TypeError(`${describe(owner)} cannot own ${describe(object)}: a namespaced owner must be in the same namespace`);
+    throw new TypeError(
+      `${describe(owner)} cannot own ${describe(object)}: a namespaced owner must be in the same namespace`,
+    );
   }
 }
 
@@ -60,7 +64,10 @@ export function setOwnerReference<O extends KubernetesObject>(owner: KubernetesO
   const meta = (object.metadata ??= {}) as ReturnType<typeof metaOf>;
   const refs = meta.ownerReferences ?? [];
   const existing = refs.find((r) => sameOwner(r, ref));
-  meta.ownerReferences = [...refs.filter((r) => !sameOwner(r, ref)), { ...ref, controller: existing?.controller, blockOwnerDeletion: existing?.blockOwnerDeletion }];
+  meta.ownerReferences = [
+    ...refs.filter((r) => !sameOwner(r, ref)),
+    { ...ref, controller: existing?.controller, blockOwnerDeletion: existing?.blockOwnerDeletion },
+  ];
   return object;
 }
 

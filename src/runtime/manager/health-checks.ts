@@ -15,13 +15,19 @@ export interface HealthAnswer {
 }
 
 /** Answers a request for `url` under `basePath` (`/healthz` or `/readyz`) from `checks`. */
-export async function answerHealthChecks(checks: ReadonlyMap<string, HealthCheck>, basePath: string, url: URL): Promise<HealthAnswer> {
+export async function answerHealthChecks(
+  checks: ReadonlyMap<string, HealthCheck>,
+  basePath: string,
+  url: URL,
+): Promise<HealthAnswer> {
   const sub = url.pathname.slice(basePath.length).replace(/^\/+/, '');
   if (sub !== '') {
     const check = checks.get(sub);
     if (!check) return { status: 404, body: `no check named "${sub}"\n` };
     const failure = await runCheck(check);
-    return failure === undefined ? { status: 200, body: 'ok' } : { status: 500, body: `internal server error: ${failure}\n` };
+    return failure === undefined
+      ? { status: 200, body: 'ok' }
+      : { status: 500, body: `internal server error: ${failure}\n` };
   }
   const excluded = new Set(url.searchParams.getAll('exclude'));
   const lines: string[] = [];
@@ -39,7 +45,10 @@ export async function answerHealthChecks(checks: ReadonlyMap<string, HealthCheck
     }
   }
   // Names that matched no check are told, not silently ignored: a typo would hide nothing.
-  if (excluded.size > 0) lines.push(`warn: some health checks cannot be excluded: no matches for ${[...excluded].map((n) => `"${n}"`).join(', ')}`);
+  if (excluded.size > 0)
+    lines.push(
+      `warn: some health checks cannot be excluded: no matches for ${[...excluded].map((n) => `"${n}"`).join(', ')}`,
+    );
   const verbose = url.searchParams.has('verbose');
   if (!failed) return { status: 200, body: verbose ? `${lines.join('\n')}\ncheck passed\n` : 'ok' };
   return { status: 500, body: `${lines.join('\n')}\ncheck failed\n` };

@@ -11,7 +11,8 @@ export type RouteHandler = (url: URL) => Promise<{ status: number; contentType?:
 export function parseBindAddress(address: string): { host: string | undefined; port: number } | undefined {
   if (address === '' || address === '0') return undefined;
   const match = /^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/.exec(address);
-  if (!match) throw new RangeError(`bind address "${address}" is not host:port (e.g. ":8080" or "127.0.0.1:8080"); "0" disables`);
+  if (!match)
+    throw new RangeError(`bind address "${address}" is not host:port (e.g. ":8080" or "127.0.0.1:8080"); "0" disables`);
   return { host: match[1] ?? (match[2] || undefined), port: Number(match[3]) };
 }
 
@@ -30,7 +31,10 @@ export class ProbeServer {
         return;
       }
       route(url).then(
-        (answer) => res.writeHead(answer.status, { 'content-type': answer.contentType ?? 'text/plain; charset=utf-8' }).end(answer.body),
+        (answer) =>
+          res
+            .writeHead(answer.status, { 'content-type': answer.contentType ?? 'text/plain; charset=utf-8' })
+            .end(answer.body),
         (err: unknown) => res.writeHead(500, { 'content-type': 'text/plain' }).end(`${String(err)}\n`),
       );
     });

@@ -74,9 +74,13 @@ export class LeaderElector {
     this.leaseDurationMs = options.leaseDurationMs ?? 15_000;
     this.renewDeadlineMs = options.renewDeadlineMs ?? 10_000;
     this.retryPeriodMs = options.retryPeriodMs ?? 2_000;
-    if (this.renewDeadlineMs >= this.leaseDurationMs) throw new RangeError('renewDeadline must be shorter than leaseDuration');
+    if (this.renewDeadlineMs >= this.leaseDurationMs)
+      throw new RangeError('renewDeadline must be shorter than leaseDuration');
     this.clock = options.clock ?? systemClock;
-    this.logger = (options.logger ?? silentLogger).child({ lease: `${options.namespace}/${options.name}`, identity: this.identity });
+    this.logger = (options.logger ?? silentLogger).child({
+      lease: `${options.namespace}/${options.name}`,
+      identity: this.identity,
+    });
   }
 
   /** True while this candidate holds the lease. */
@@ -129,7 +133,10 @@ export class LeaderElector {
           }, remaining);
         });
         try {
-          renewed = await Promise.race([this.tryAcquireOrRenew(attempt.signal, remaining).catch(() => false), deadlinePassed]);
+          renewed = await Promise.race([
+            this.tryAcquireOrRenew(attempt.signal, remaining).catch(() => false),
+            deadlinePassed,
+          ]);
         } finally {
           cancelDeadline();
           signal.removeEventListener('abort', onStop);
@@ -155,7 +162,10 @@ export class LeaderElector {
       if (lease.spec?.holderIdentity !== this.identity) return;
       const now = microTime(this.clock.now());
       await this.leases.update(
-        { ...lease, spec: { ...lease.spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: now, acquireTime: now } },
+        {
+          ...lease,
+          spec: { ...lease.spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: now, acquireTime: now },
+        },
         { timeoutMs: this.renewDeadlineMs },
       );
       this.logger.info('released the leader lease');
@@ -167,7 +177,13 @@ export class LeaderElector {
   /** One attempt: create the lease, renew ours, or take one that is free or expired. */
   private async tryAcquireOrRenew(signal: AbortSignal, maxTimeoutMs = Infinity): Promise<boolean> {
     const now = this.clock.now();
-    const call = { signal, timeoutMs: Math.max(1, Math.min(maxTimeoutMs, Math.max(1000, Math.min(this.renewDeadlineMs, this.retryPeriodMs * 2)))) };
+    const call = {
+      signal,
+      timeoutMs: Math.max(
+        1,
+        Math.min(maxTimeoutMs, Math.max(1000, Math.min(this.renewDeadlineMs, this.retryPeriodMs * 2))),
+      ),
+    };
     const durationSeconds = Math.max(1, Math.ceil(this.leaseDurationMs / 1000));
     let lease: LeaseObject;
     try {
@@ -177,9 +193,18 @@ export class LeaderElector {
         this.logger.warn('reading the leader lease failed', { err });
         return false;
       }
-      const spec: LeaseSpec = { holderIdentity: this.identity, leaseDurationSeconds: durationSeconds, acquireTime: microTime(now), renewTime: microTime(now), leaseTransitions: 0 };
+      const spec: LeaseSpec = {
+        holderIdentity: this.identity,
+        leaseDurationSeconds: durationSeconds,
+        acquireTime: microTime(now),
+        renewTime: microTime(now),
+        leaseTransitions: 0,
+      };
       try {
-        await this.leases.create({ metadata: { name: this.options.name, namespace: this.options.namespace }, spec }, call);
+        await this.leases.create(
+          { metadata: { name: this.options.name, namespace: this.options.namespace }, spec },
+          call,
+        );
         this.observe(spec, now);
         return true;
       } catch (createErr) {
@@ -218,5 +243,9 @@ export class LeaderElector {
 }
 
 function sameSpec(a: LeaseSpec, b: LeaseSpec): boolean {
-  return a.holderIdentity === b.holderIdentity && a.renewTime === b.renewTime && a.leaseDurationSeconds === b.leaseDurationSeconds;
+  return (
+    a.holderIdentity === b.holderIdentity &&
+    a.renewTime === b.renewTime &&
+    a.leaseDurationSeconds === b.leaseDurationSeconds
+  );
 }

@@ -92,7 +92,10 @@ export interface ManagerOptions {
    * to 10% jitter per informer, controller-runtime's SyncPeriod: every object is reconciled again
    * that often, a safety net for drift no event reports; 0 turns it off.
    */
-  informerDefaults?: Pick<InformerOptions<KubernetesObject>, 'resyncPeriodMs' | 'silentWatchTimeoutMs' | 'watchTimeoutSeconds' | 'listPageSize'>;
+  informerDefaults?: Pick<
+    InformerOptions<KubernetesObject>,
+    'resyncPeriodMs' | 'silentWatchTimeoutMs' | 'watchTimeoutSeconds' | 'listPageSize'
+  >;
   /**
    * The webhook server (admission and conversion webhooks): where it listens (default all
    * interfaces, port 9443) and where the serving certificate is (default
@@ -203,7 +206,9 @@ export class Manager {
     this.readyChecks.set('informers-healthy', () => {
       const failing = [...this.informers.values()].filter((i) => i.failingForMs >= failingAfterMs);
       if (failing.length > 0) {
-        throw new Error(`list or watch failing for over ${failingAfterMs / 1000} s: ${failing.map((i) => `${i.name} (${errorText(i.lastError)})`).join(', ')}`);
+        throw new Error(
+          `list or watch failing for over ${failingAfterMs / 1000} s: ${failing.map((i) => `${i.name} (${errorText(i.lastError)})`).join(', ')}`,
+        );
       }
     });
   }
@@ -234,7 +239,8 @@ export class Manager {
         get informersStarted() {
           return manager.startedInformers;
         },
-        isUncached: (type) => uncached.some((t) => t.group === type.group && t.version === type.version && t.resource === type.resource),
+        isUncached: (type) =>
+          uncached.some((t) => t.group === type.group && t.version === type.version && t.resource === type.resource),
         live: this.apiReader,
       });
       this.cachedClient = new ApiClient(this.rest, reader);
@@ -263,7 +269,8 @@ export class Manager {
       const name = `${type.kind}.${type.group || 'core'}`;
       informer = new Informer<KubernetesObject>(source, {
         ...this.options.informerDefaults,
-        resyncPeriodMs: this.options.informerDefaults?.resyncPeriodMs ?? Math.round(DEFAULT_RESYNC_MS * (1 + Math.random() / 10)),
+        resyncPeriodMs:
+          this.options.informerDefaults?.resyncPeriodMs ?? Math.round(DEFAULT_RESYNC_MS * (1 + Math.random() / 10)),
         transform: this.options.cacheManagedFields ? undefined : stripManagedFields,
         namespace,
         name,
@@ -308,14 +315,21 @@ export class Manager {
     return {
       registerWebhooks: (routes: ReadonlyArray<readonly [string, WebhookHandler]>) => {
         const server = this.webhookServerForRegistration();
-        const taken = routes.filter(([path], i) => server.paths.includes(path) || routes.findIndex(([p]) => p === path) !== i);
-        if (taken.length > 0) throw new Error(`webhook path ${taken[0]![0]} is registered already; give each webhook its own path`);
+        const taken = routes.filter(
+          ([path], i) => server.paths.includes(path) || routes.findIndex(([p]) => p === path) !== i,
+        );
+        if (taken.length > 0)
+          throw new Error(`webhook path ${taken[0]![0]} is registered already; give each webhook its own path`);
         for (const [path, handler] of routes) server.register(path, handler);
       },
-      registerConversion: (hub: ResourceType, spokes: ReadonlyMap<ResourceType, SpokeConversion<AnyObject, AnyObject>>) => {
+      registerConversion: (
+        hub: ResourceType,
+        spokes: ReadonlyMap<ResourceType, SpokeConversion<AnyObject, AnyObject>>,
+      ) => {
         const server = this.webhookServerForRegistration();
         if (!this.conversions) {
-          if (server.paths.includes('/convert')) throw new Error('webhook path /convert is registered already; it is where conversions are served');
+          if (server.paths.includes('/convert'))
+            throw new Error('webhook path /convert is registered already; it is where conversions are served');
           const registry = new ConversionRegistry();
           registry.register(hub, spokes);
           this.conversions = registry;
@@ -328,8 +342,14 @@ export class Manager {
   }
 
   private webhookServerForRegistration(): WebhookServer {
-    if (this.started) throw new Error('register webhooks and conversions before manager.start(): the webhook server starts with the manager');
-    this.webhooks ??= new WebhookServer(this.options.webhookServer, { logger: this.logger.child({ component: 'webhook-server' }), metrics: this.metrics });
+    if (this.started)
+      throw new Error(
+        'register webhooks and conversions before manager.start(): the webhook server starts with the manager',
+      );
+    this.webhooks ??= new WebhookServer(this.options.webhookServer, {
+      logger: this.logger.child({ component: 'webhook-server' }),
+      metrics: this.metrics,
+    });
     return this.webhooks;
   }
 
@@ -345,7 +365,8 @@ export class Manager {
    * logs, so two controllers with one name would be indistinguishable (controller-runtime refuses them too).
    */
   checkControllerName(name: string): void {
-    if (this.controllers.some((c) => c.name === name)) throw new Error(`a controller named "${name}" is registered already; give each controller its own name`);
+    if (this.controllers.some((c) => c.name === name))
+      throw new Error(`a controller named "${name}" is registered already; give each controller its own name`);
   }
 
   /** An event recorder that reports as `component` (e.g. `rediscluster-controller`). */
@@ -417,7 +438,9 @@ export class Manager {
       }
       this.controllersStarted = true;
       for (const controller of this.controllers) controller.start();
-      const stopped = new Promise<'stopped'>((resolve) => signal.addEventListener('abort', () => resolve('stopped'), { once: true }));
+      const stopped = new Promise<'stopped'>((resolve) =>
+        signal.addEventListener('abort', () => resolve('stopped'), { once: true }),
+      );
       const outcome = await Promise.race([stopped, ...(lost ? [lost] : [])]);
       if (outcome === 'lost') {
         this.metrics.setLeader(this.leaderMetricName, false);
@@ -434,7 +457,8 @@ export class Manager {
   }
 
   private throwIfAbandoned(): void {
-    if (this.abandoned.length > 0) throw new GracefulShutdownTimeoutError(this.options.gracefulShutdownTimeoutMs ?? 30_000, this.abandoned);
+    if (this.abandoned.length > 0)
+      throw new GracefulShutdownTimeoutError(this.options.gracefulShutdownTimeoutMs ?? 30_000, this.abandoned);
   }
 
   /** Stops taking work, waits for reconciles in flight (up to the deadline), releases the lease, stops informers and servers. */
@@ -484,9 +508,13 @@ export class Manager {
         return { controller: c.name, finished, inFlight: c.inFlight };
       }),
     );
-    const abandoned = results.filter((r) => !r.finished).map((r) => ({ controller: r.controller, reconciles: Math.max(1, r.inFlight) }));
+    const abandoned = results
+      .filter((r) => !r.finished)
+      .map((r) => ({ controller: r.controller, reconciles: Math.max(1, r.inFlight) }));
     if (abandoned.length > 0) {
-      this.logger.warn('graceful shutdown deadline passed with reconciles in flight; their signals were aborted', { abandoned });
+      this.logger.warn('graceful shutdown deadline passed with reconciles in flight; their signals were aborted', {
+        abandoned,
+      });
       // After a lost lease the deadline is 0 on purpose and LeaderElectionLostError says why.
       if (!this.skipGracefulShutdown) this.abandoned = abandoned;
     }
@@ -529,7 +557,10 @@ export class Manager {
       });
       this.servers.push(server);
       this.healthProbeAddress = await server.listen(probes);
-      this.logger.info('serving health probes', { address: this.healthProbeAddress, port: portOf(this.healthProbeAddress) });
+      this.logger.info('serving health probes', {
+        address: this.healthProbeAddress,
+        port: portOf(this.healthProbeAddress),
+      });
     }
     if (metrics) {
       const secure = this.options.metricsSecure ?? true;
@@ -573,6 +604,8 @@ function portOf(address: string): number {
 /** What a user reads when the apiserver does not serve a watched kind: built-in APIs are switched on, others come with a CRD. */
 function notServedMessage(type: ResourceType): string {
   const builtIn = type.group === '' || !type.group.includes('.') || type.group.endsWith('.k8s.io');
-  const fix = builtIn ? 'this Kubernetes version does not serve it or has it turned off' : 'install its CRD (kubectl apply -k config/crd)';
+  const fix = builtIn
+    ? 'this Kubernetes version does not serve it or has it turned off'
+    : 'install its CRD (kubectl apply -k config/crd)';
   return `the API ${apiVersionOf(type)} ${type.kind} is not served by this cluster: ${fix}`;
 }

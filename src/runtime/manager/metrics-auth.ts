@@ -13,7 +13,12 @@ export interface AuthenticatedUser {
 
 /** The two reviews the filter asks the apiserver for; the manager's REST client posts them. */
 export interface AccessReviewer {
-  post<T>(path: string, body: unknown, query?: undefined, options?: { timeoutMs?: number; signal?: AbortSignal }): Promise<T>;
+  post<T>(
+    path: string,
+    body: unknown,
+    query?: undefined,
+    options?: { timeoutMs?: number; signal?: AbortSignal },
+  ): Promise<T>;
 }
 
 /** Options of {@link MetricsAccessFilter}; the defaults are controller-runtime's. */
@@ -137,24 +142,41 @@ export class MetricsAccessFilter {
     });
   }
 
-  private authorize(user: AuthenticatedUser, verb: string, path: string): Promise<{ allowed: boolean; reason: string }> {
-    const key = JSON.stringify([user.username, user.uid ?? '', [...(user.groups ?? [])].sort(), sortedExtra(user.extra), verb, path]);
+  private authorize(
+    user: AuthenticatedUser,
+    verb: string,
+    path: string,
+  ): Promise<{ allowed: boolean; reason: string }> {
+    const key = JSON.stringify([
+      user.username,
+      user.uid ?? '',
+      [...(user.groups ?? [])].sort(),
+      sortedExtra(user.extra),
+      verb,
+      path,
+    ]);
     return this.decisions.getOrLoad(key, async () => {
-      const review = await this.review<{ status?: SubjectAccessReviewStatus }>('/apis/authorization.k8s.io/v1/subjectaccessreviews', {
-        apiVersion: 'authorization.k8s.io/v1',
-        kind: 'SubjectAccessReview',
-        spec: {
-          user: user.username,
-          ...(user.uid ? { uid: user.uid } : {}),
-          ...(user.groups ? { groups: user.groups } : {}),
-          ...(user.extra ? { extra: user.extra } : {}),
-          nonResourceAttributes: { path, verb },
+      const review = await this.review<{ status?: SubjectAccessReviewStatus }>(
+        '/apis/authorization.k8s.io/v1/subjectaccessreviews',
+        {
+          apiVersion: 'authorization.k8s.io/v1',
+          kind: 'SubjectAccessReview',
+          spec: {
+            user: user.username,
+            ...(user.uid ? { uid: user.uid } : {}),
+            ...(user.groups ? { groups: user.groups } : {}),
+            ...(user.extra ? { extra: user.extra } : {}),
+            nonResourceAttributes: { path, verb },
+          },
         },
-      });
+      );
       const status = review.status ?? {};
       const allowed = status.allowed === true && status.denied !== true;
       const reason = status.reason || status.evaluationError || '';
-      return { value: { allowed, reason }, ttlMs: allowed ? this.options.allowCacheTtlMs : this.options.denyCacheTtlMs };
+      return {
+        value: { allowed, reason },
+        ttlMs: allowed ? this.options.allowCacheTtlMs : this.options.denyCacheTtlMs,
+      };
     });
   }
 

@@ -72,7 +72,9 @@ export class MetricsServer {
     if (this.config.secure) {
       const pair = await this.loadCertificate();
       server = https.createServer(secureContextOptions(pair), handler);
-      server.on('tlsClientError', (error: Error) => this.logger.debug('metrics: TLS handshake failed', { error: error.message }));
+      server.on('tlsClientError', (error: Error) =>
+        this.logger.debug('metrics: TLS handshake failed', { error: error.message }),
+      );
     } else {
       server = http.createServer(handler);
     }
@@ -129,7 +131,8 @@ export class MetricsServer {
   private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://metrics.local');
     if (url.pathname !== '/metrics') return this.reply(res, 404, 'not found\n');
-    if (req.method !== 'GET' && req.method !== 'HEAD') return this.reply(res, 405, 'method not allowed\n', { allow: 'GET, HEAD' });
+    if (req.method !== 'GET' && req.method !== 'HEAD')
+      return this.reply(res, 405, 'method not allowed\n', { allow: 'GET, HEAD' });
     try {
       if (this.config.filter) {
         const decision = await this.config.filter.check(req.headers.authorization, req.method, url.pathname);
@@ -145,7 +148,13 @@ export class MetricsServer {
 
   private reply(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
     if (res.destroyed || res.headersSent) return;
-    res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff', ...headers }).end(res.req.method === 'HEAD' ? undefined : body);
+    res
+      .writeHead(status, {
+        'content-type': 'text/plain; charset=utf-8',
+        'x-content-type-options': 'nosniff',
+        ...headers,
+      })
+      .end(res.req.method === 'HEAD' ? undefined : body);
   }
 }
 

@@ -65,16 +65,36 @@ export class ManagerMetrics {
       buckets: latencyBuckets,
       registers,
     });
-    this.workers = new Gauge({ name: 'controller_runtime_active_workers', help: 'Number of currently used workers per controller', labelNames: ['controller'], registers });
+    this.workers = new Gauge({
+      name: 'controller_runtime_active_workers',
+      help: 'Number of currently used workers per controller',
+      labelNames: ['controller'],
+      registers,
+    });
     this.maxConcurrent = new Gauge({
       name: 'controller_runtime_max_concurrent_reconciles',
       help: 'Maximum number of concurrent reconciles per controller',
       labelNames: ['controller'],
       registers,
     });
-    this.depth = new Gauge({ name: 'workqueue_depth', help: 'Current depth of workqueue', labelNames: ['name', 'controller'], registers });
-    this.adds = new Counter({ name: 'workqueue_adds_total', help: 'Total number of adds handled by workqueue', labelNames: ['name', 'controller'], registers });
-    this.retries = new Counter({ name: 'workqueue_retries_total', help: 'Total number of retries handled by workqueue', labelNames: ['name', 'controller'], registers });
+    this.depth = new Gauge({
+      name: 'workqueue_depth',
+      help: 'Current depth of workqueue',
+      labelNames: ['name', 'controller'],
+      registers,
+    });
+    this.adds = new Counter({
+      name: 'workqueue_adds_total',
+      help: 'Total number of adds handled by workqueue',
+      labelNames: ['name', 'controller'],
+      registers,
+    });
+    this.retries = new Counter({
+      name: 'workqueue_retries_total',
+      help: 'Total number of retries handled by workqueue',
+      labelNames: ['name', 'controller'],
+      registers,
+    });
     this.queueDuration = new Histogram({
       name: 'workqueue_queue_duration_seconds',
       help: 'How long in seconds an item stays in workqueue before being requested',
@@ -96,7 +116,8 @@ export class ManagerMetrics {
       labelNames: ['name', 'controller'],
       registers,
       collect() {
-        for (const [controller, probe] of probes) this.set({ name: controller, controller }, probe.unfinishedWorkSeconds());
+        for (const [controller, probe] of probes)
+          this.set({ name: controller, controller }, probe.unfinishedWorkSeconds());
       },
     });
     new Gauge({
@@ -105,7 +126,8 @@ export class ManagerMetrics {
       labelNames: ['name', 'controller'],
       registers,
       collect() {
-        for (const [controller, probe] of probes) this.set({ name: controller, controller }, probe.longestRunningProcessorSeconds());
+        for (const [controller, probe] of probes)
+          this.set({ name: controller, controller }, probe.longestRunningProcessorSeconds());
       },
     });
     this.watchRestarts = new Counter({

@@ -133,7 +133,9 @@ function distinguishedName(commonName: string): Buffer {
 function time(date: Date): Buffer {
   const iso = date.toISOString(); // 2026-05-01T12:00:00.000Z
   const digits = `${iso.slice(0, 4)}${iso.slice(5, 7)}${iso.slice(8, 10)}${iso.slice(11, 13)}${iso.slice(14, 16)}${iso.slice(17, 19)}Z`;
-  return date.getUTCFullYear() < 2050 ? tlv(0x17, Buffer.from(digits.slice(2), 'ascii')) : tlv(0x18, Buffer.from(digits, 'ascii'));
+  return date.getUTCFullYear() < 2050
+    ? tlv(0x17, Buffer.from(digits.slice(2), 'ascii'))
+    : tlv(0x18, Buffer.from(digits, 'ascii'));
 }
 
 function extension(oid: string, critical: boolean, value: Buffer): Buffer {
@@ -155,7 +157,11 @@ function ipv6Bytes(address: string): Buffer {
   const right = groups(tail);
   // An embedded IPv4 tail (::ffff:1.2.3.4) counts as two groups.
   const expand = (list: string[]) =>
-    list.flatMap((g) => (g.includes('.') ? (([a, b, c, d]) => [((a! << 8) | b!).toString(16), ((c! << 8) | d!).toString(16)])(g.split('.').map(Number)) : [g]));
+    list.flatMap((g) =>
+      g.includes('.')
+        ? (([a, b, c, d]) => [((a! << 8) | b!).toString(16), ((c! << 8) | d!).toString(16)])(g.split('.').map(Number))
+        : [g],
+    );
   const l = expand(left);
   const r = expand(right);
   const all = tail === undefined ? l : [...l, ...Array<string>(8 - l.length - r.length).fill('0'), ...r];

@@ -24,7 +24,8 @@ function copy(value: unknown): unknown {
     const member = copy((value as Record<string, unknown>)[key]);
     // JSON.parse makes `__proto__` an ordinary key (a ConfigMap may have one); an assignment would
     // set the copy's prototype instead, so that key is defined as the own property it is.
-    if (key === '__proto__') Object.defineProperty(out, key, { value: member, enumerable: true, writable: true, configurable: true });
+    if (key === '__proto__')
+      Object.defineProperty(out, key, { value: member, enumerable: true, writable: true, configurable: true });
     else out[key] = member;
   }
   return out;

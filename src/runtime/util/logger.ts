@@ -41,7 +41,9 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const env = options.env ?? process.env;
   const stream = options.stream ?? process.stdout;
   const requested = options.format ?? (env.KOP_LOG_FORMAT as LoggerOptions['format']) ?? 'auto';
-  const json = requested === 'json' || (requested !== 'text' && (!stream.isTTY || env.KUBERNETES_SERVICE_HOST !== undefined || existsSync('/.dockerenv')));
+  const json =
+    requested === 'json' ||
+    (requested !== 'text' && (!stream.isTTY || env.KUBERNETES_SERVICE_HOST !== undefined || existsSync('/.dockerenv')));
   const level = options.level ?? (env.KOP_LOG_LEVEL as LogLevel | undefined) ?? 'info';
   const threshold = LEVELS[level] ?? LEVELS.info;
   return new StreamLogger(stream, json, threshold, options.fields ?? {});
@@ -98,7 +100,8 @@ class StreamLogger implements Logger {
     if (LEVELS[level] < this.threshold) return;
     const all: LogFields = { ...this.fields, ...fields };
     for (const [key, value] of Object.entries(all)) {
-      if (value instanceof Error) all[key] = this.threshold <= LEVELS.debug ? (value.stack ?? value.message) : value.message;
+      if (value instanceof Error)
+        all[key] = this.threshold <= LEVELS.debug ? (value.stack ?? value.message) : value.message;
     }
     const time = new Date().toISOString();
     if (this.json) {

@@ -1,9 +1,24 @@
 import type { KubernetesObject } from '../client/types/meta.js';
 import type { ResourceType } from '../client/resource/options.js';
-import type { AdmissionContext, AdmissionOperation, AdmissionRequest, AdmissionResponse, AdmissionStatus, Defaulter, Validator } from './admission.js';
+import type {
+  AdmissionContext,
+  AdmissionOperation,
+  AdmissionRequest,
+  AdmissionResponse,
+  AdmissionStatus,
+  Defaulter,
+  Validator,
+} from './admission.js';
 import { ValidationError, invalidMessage } from './field-error.js';
 import { createJsonPatch } from './json-patch.js';
-import { errorMessage, isPlainObject, statusReply, type WebhookCall, type WebhookHandler, type WebhookReply } from './webhook-handler.js';
+import {
+  errorMessage,
+  isPlainObject,
+  statusReply,
+  type WebhookCall,
+  type WebhookHandler,
+  type WebhookReply,
+} from './webhook-handler.js';
 
 const OPERATIONS: readonly AdmissionOperation[] = ['CREATE', 'UPDATE', 'DELETE', 'CONNECT'];
 
@@ -12,19 +27,28 @@ const OPERATIONS: readonly AdmissionOperation[] = ['CREATE', 'UPDATE', 'DELETE',
  * object and answers with the JSON patch from the original to the defaulted copy (none when
  * nothing changed). DELETE and CONNECT are admitted unchanged: there is no new object to default.
  */
-export function defaultingHandler<T extends KubernetesObject>(type: ResourceType<T>, defaulter: Defaulter<T>): WebhookHandler {
+export function defaultingHandler<T extends KubernetesObject>(
+  type: ResourceType<T>,
+  defaulter: Defaulter<T>,
+): WebhookHandler {
   return (call) =>
     admit(type, call, async (request, context) => {
       if (request.operation !== 'CREATE' && request.operation !== 'UPDATE') return { uid: request.uid, allowed: true };
       const original = request.object;
-      if (!isPlainObject(original)) return denial(request.uid, 400, 'BadRequest', `${request.operation} review has no object`);
+      if (!isPlainObject(original))
+        return denial(request.uid, 400, 'BadRequest', `${request.operation} review has no object`);
       const copy = structuredClone(original) as T;
       await defaulter.default(copy, context);
       // Through JSON, as the apiserver will read it: undefined properties vanish, Dates become strings.
       const defaulted = JSON.parse(JSON.stringify(copy)) as unknown;
       const patch = createJsonPatch(original, defaulted);
       if (patch.length === 0) return { uid: request.uid, allowed: true };
-      return { uid: request.uid, allowed: true, patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(patch)).toString('base64') };
+      return {
+        uid: request.uid,
+        allowed: true,
+        patchType: 'JSONPatch',
+        patch: Buffer.from(JSON.stringify(patch)).toString('base64'),
+      };
     });
 }
 
@@ -33,7 +57,10 @@ export function defaultingHandler<T extends KubernetesObject>(type: ResourceType
  * `validateUpdate(oldObject, object)`, DELETE `validateDelete(oldObject)`; CONNECT is admitted.
  * Returned warnings go back to the client.
  */
-export function validatingHandler<T extends KubernetesObject>(type: ResourceType<T>, validator: Validator<T>): WebhookHandler {
+export function validatingHandler<T extends KubernetesObject>(
+  type: ResourceType<T>,
+  validator: Validator<T>,
+): WebhookHandler {
   return (call) =>
     admit(type, call, async (request, context) => {
       const object = request.object;
@@ -45,11 +72,13 @@ export function validatingHandler<T extends KubernetesObject>(type: ResourceType
           warnings = await validator.validateCreate(object as T, context);
           break;
         case 'UPDATE':
-          if (!isPlainObject(object) || !isPlainObject(oldObject)) return denial(request.uid, 400, 'BadRequest', 'UPDATE review needs object and oldObject');
+          if (!isPlainObject(object) || !isPlainObject(oldObject))
+            return denial(request.uid, 400, 'BadRequest', 'UPDATE review needs object and oldObject');
           warnings = await validator.validateUpdate(oldObject as T, object as T, context);
           break;
         case 'DELETE':
-          if (!isPlainObject(oldObject)) return denial(request.uid, 400, 'BadRequest', 'DELETE review has no oldObject');
+          if (!isPlainObject(oldObject))
+            return denial(request.uid, 400, 'BadRequest', 'DELETE review has no oldObject');
           warnings = await validator.validateDelete(oldObject as T, context);
           break;
         default:
@@ -67,10 +96,18 @@ export function validatingHandler<T extends KubernetesObject>(type: ResourceType
  * A body that is no AdmissionReview v1 (or has no request uid to answer to) is an HTTP 400; a
  * throw in `decide` (user code) is a denial: 422 for a ValidationError, 403 for anything else.
  */
-async function admit(type: ResourceType, call: WebhookCall, decide: (request: AdmissionRequest, context: AdmissionContext) => Promise<AdmissionResponse>): Promise<WebhookReply> {
+async function admit(
+  type: ResourceType,
+  call: WebhookCall,
+  decide: (request: AdmissionRequest, context: AdmissionContext) => Promise<AdmissionResponse>,
+): Promise<WebhookReply> {
   const { body } = call;
   if (!isPlainObject(body) || body.apiVersion !== 'admission.k8s.io/v1' || body.kind !== 'AdmissionReview') {
-    return statusReply(400, 'BadRequest', "expected an admission.k8s.io/v1 AdmissionReview; list only v1 in the webhook configuration's admissionReviewVersions");
+    return statusReply(
+      400,
+      'BadRequest',
+      "expected an admission.k8s.io/v1 AdmissionReview; list only v1 in the webhook configuration's admissionReviewVersions",
+    );
   }
   const request = body.request;
   if (!isPlainObject(request) || typeof request.uid !== 'string' || request.uid === '') {
@@ -89,11 +126,17 @@ async function answer(
   decide: (request: AdmissionRequest, context: AdmissionContext) => Promise<AdmissionResponse>,
 ): Promise<AdmissionResponse> {
   const operation = raw.operation as AdmissionOperation;
-  if (!OPERATIONS.includes(operation)) return denial(uid, 400, 'BadRequest', `unknown operation ${JSON.stringify(raw.operation)}`);
+  if (!OPERATIONS.includes(operation))
+    return denial(uid, 400, 'BadRequest', `unknown operation ${JSON.stringify(raw.operation)}`);
   const kind = raw.kind;
   if (!isPlainObject(kind) || kind.kind !== type.kind || (kind.group ?? '') !== type.group) {
     const got = isPlainObject(kind) ? `${String(kind.kind)}.${String(kind.group ?? '')}` : 'no kind';
-    return denial(uid, 400, 'BadRequest', `this webhook serves ${type.kind}.${type.group}, not ${got}; check the rules of the webhook configuration`);
+    return denial(
+      uid,
+      400,
+      'BadRequest',
+      `this webhook serves ${type.kind}.${type.group}, not ${got}; check the rules of the webhook configuration`,
+    );
   }
   const request = raw as unknown as AdmissionRequest;
   const context: AdmissionContext = {
@@ -118,7 +161,12 @@ async function answer(
         code: 422,
         reason: 'Invalid',
         message: invalidMessage({ group: type.group, kind: type.kind }, name, error.errors),
-        details: { name, group: type.group, kind: type.kind, causes: error.errors.map((e) => ({ reason: e.type, message: e.message, field: e.field })) },
+        details: {
+          name,
+          group: type.group,
+          kind: type.kind,
+          causes: error.errors.map((e) => ({ reason: e.type, message: e.message, field: e.field })),
+        },
       };
       return { uid, allowed: false, status };
     }
@@ -130,7 +178,11 @@ async function answer(
 /** The object's name as apierrors would name it: the request's name, else the object's. */
 function objectName(request: AdmissionRequest): string {
   if (request.name) return request.name;
-  const object = isPlainObject(request.object) ? request.object : isPlainObject(request.oldObject) ? request.oldObject : undefined;
+  const object = isPlainObject(request.object)
+    ? request.object
+    : isPlainObject(request.oldObject)
+      ? request.oldObject
+      : undefined;
   const metadata = object?.metadata;
   const name = isPlainObject(metadata) ? metadata.name : undefined;
   return typeof name === 'string' ? name : '';

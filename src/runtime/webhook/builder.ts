@@ -10,7 +10,10 @@ export interface WebhookRegistrar {
   /** Registers every route or none: throws when a path is taken. */
   registerWebhooks(routes: ReadonlyArray<readonly [path: string, handler: WebhookHandler]>): void;
   /** Registers one kind's conversions; throws when the kind has them already. */
-  registerConversion(hub: ResourceType, spokes: ReadonlyMap<ResourceType, SpokeConversion<KubernetesObject, KubernetesObject>>): void;
+  registerConversion(
+    hub: ResourceType,
+    spokes: ReadonlyMap<ResourceType, SpokeConversion<KubernetesObject, KubernetesObject>>,
+  ): void;
 }
 
 /** The part of a default webhook path after `/mutate` or `/validate`: `-<group with dots as dashes>-<version>-<lower-case kind>`. */
@@ -72,12 +75,19 @@ export class WebhookBuilder<T extends KubernetesObject> {
   /** Registers the webhooks; throws when there is neither defaulter nor validator, or a path is taken. */
   complete(): void {
     if (this.completed) throw new Error(`the webhooks of ${this.type.kind} are complete already`);
-    if (!this.defaulter && !this.validator) throw new Error(`webhook for ${this.type.kind}: give withDefaulter(...) or withValidator(...) (or both) before complete()`);
-    if (this.defaulterPath !== undefined && !this.defaulter) throw new Error(`webhook for ${this.type.kind}: withDefaulterPath needs withDefaulter`);
-    if (this.validatorPath !== undefined && !this.validator) throw new Error(`webhook for ${this.type.kind}: withValidatorPath needs withValidator`);
+    if (!this.defaulter && !this.validator)
+      throw new Error(
+        `webhook for ${this.type.kind}: give withDefaulter(...) or withValidator(...) (or both) before complete()`,
+      );
+    if (this.defaulterPath !== undefined && !this.defaulter)
+      throw new Error(`webhook for ${this.type.kind}: withDefaulterPath needs withDefaulter`);
+    if (this.validatorPath !== undefined && !this.validator)
+      throw new Error(`webhook for ${this.type.kind}: withValidatorPath needs withValidator`);
     const routes: [string, WebhookHandler][] = [];
-    if (this.defaulter) routes.push([this.defaulterPath ?? defaultingPath(this.type), defaultingHandler(this.type, this.defaulter)]);
-    if (this.validator) routes.push([this.validatorPath ?? validatingPath(this.type), validatingHandler(this.type, this.validator)]);
+    if (this.defaulter)
+      routes.push([this.defaulterPath ?? defaultingPath(this.type), defaultingHandler(this.type, this.defaulter)]);
+    if (this.validator)
+      routes.push([this.validatorPath ?? validatingPath(this.type), validatingHandler(this.type, this.validator)]);
     this.registrar.registerWebhooks(routes);
     this.completed = true;
   }

@@ -72,7 +72,10 @@ export class CertificateWatcher {
     try {
       checkPair(pair);
     } catch (error) {
-      throw new Error(`${this.server}: the serving certificate ${this.certPath} and key ${this.keyPath} do not load: ${(error as Error).message}`, { cause: error });
+      throw new Error(
+        `${this.server}: the serving certificate ${this.certPath} and key ${this.keyPath} do not load: ${(error as Error).message}`,
+        { cause: error },
+      );
     }
     this.current = pair;
     return pair;
@@ -83,12 +86,18 @@ export class CertificateWatcher {
     try {
       this.watcher = watch(this.options.certDir, { persistent: false }, () => this.schedule());
       this.watcher.on('error', (error) => {
-        this.options.logger.warn('cannot watch the certificate directory; polling only', { dir: this.options.certDir, error: error.message });
+        this.options.logger.warn('cannot watch the certificate directory; polling only', {
+          dir: this.options.certDir,
+          error: error.message,
+        });
         this.watcher?.close();
         this.watcher = undefined;
       });
     } catch (error) {
-      this.options.logger.warn('cannot watch the certificate directory; polling only', { dir: this.options.certDir, error: (error as Error).message });
+      this.options.logger.warn('cannot watch the certificate directory; polling only', {
+        dir: this.options.certDir,
+        error: (error as Error).message,
+      });
     }
     this.timer = setInterval(() => void this.check(), this.options.pollIntervalMs ?? 10_000);
     this.timer.unref();
@@ -145,7 +154,11 @@ export class CertificateWatcher {
     const id = `${reason}\n${content}`;
     if (this.rejected === id) return;
     this.rejected = id;
-    this.options.logger.error('new serving certificate does not load; still serving the previous one', { cert: this.certPath, key: this.keyPath, error: reason });
+    this.options.logger.error('new serving certificate does not load; still serving the previous one', {
+      cert: this.certPath,
+      key: this.keyPath,
+      error: reason,
+    });
   }
 
   private async read(): Promise<KeyPair> {

@@ -39,18 +39,29 @@ export class ConversionRegistry {
   private readonly kinds = new Map<string, KindConversions>();
 
   /** Registers the conversions of `hub`'s kind; throws when the kind has them already, or when a spoke is the hub's version or of another kind. */
-  register(hub: ResourceType, spokes: ReadonlyMap<ResourceType, SpokeConversion<KubernetesObject, KubernetesObject>>): void {
+  register(
+    hub: ResourceType,
+    spokes: ReadonlyMap<ResourceType, SpokeConversion<KubernetesObject, KubernetesObject>>,
+  ): void {
     const key = kindKey(hub.group, hub.kind);
-    if (this.kinds.has(key)) throw new Error(`conversion of ${hub.kind}.${hub.group} is registered already; register each kind once, with all its spokes`);
+    if (this.kinds.has(key))
+      throw new Error(
+        `conversion of ${hub.kind}.${hub.group} is registered already; register each kind once, with all its spokes`,
+      );
     const byVersion = new Map<string, SpokeConversion<KubernetesObject, KubernetesObject>>();
     for (const [spoke, conversion] of spokes) {
       if (spoke.group !== hub.group || spoke.kind !== hub.kind)
-        throw new Error(`spoke ${spoke.kind}.${spoke.group}/${spoke.version} is not a version of the hub's kind ${hub.kind}.${hub.group}`);
-      if (spoke.version === hub.version) throw new Error(`${hub.kind}.${hub.group} ${hub.version} is the hub; a spoke must be another version`);
-      if (byVersion.has(spoke.version)) throw new Error(`spoke ${spoke.version} of ${hub.kind}.${hub.group} is given twice`);
+        throw new Error(
+          `spoke ${spoke.kind}.${spoke.group}/${spoke.version} is not a version of the hub's kind ${hub.kind}.${hub.group}`,
+        );
+      if (spoke.version === hub.version)
+        throw new Error(`${hub.kind}.${hub.group} ${hub.version} is the hub; a spoke must be another version`);
+      if (byVersion.has(spoke.version))
+        throw new Error(`spoke ${spoke.version} of ${hub.kind}.${hub.group} is given twice`);
       byVersion.set(spoke.version, conversion);
     }
-    if (byVersion.size === 0) throw new Error(`conversion of ${hub.kind}.${hub.group} needs at least one spoke version`);
+    if (byVersion.size === 0)
+      throw new Error(`conversion of ${hub.kind}.${hub.group} needs at least one spoke version`);
     this.kinds.set(key, { hub, spokes: byVersion });
   }
 
@@ -61,10 +72,12 @@ export class ConversionRegistry {
 
   /** Converts one object to `desiredAPIVersion`; throws what the user's function threw, or why it cannot. */
   async convert(object: KubernetesObject, desiredAPIVersion: string): Promise<KubernetesObject> {
-    if (!isPlainObject(object) || typeof object.apiVersion !== 'string' || typeof object.kind !== 'string') throw new Error('object has no apiVersion and kind');
+    if (!isPlainObject(object) || typeof object.apiVersion !== 'string' || typeof object.kind !== 'string')
+      throw new Error('object has no apiVersion and kind');
     const from = splitApiVersion(object.apiVersion);
     const to = splitApiVersion(desiredAPIVersion);
-    if (from.group !== to.group) throw new Error(`cannot convert ${object.kind} from group "${from.group}" to "${to.group}"`);
+    if (from.group !== to.group)
+      throw new Error(`cannot convert ${object.kind} from group "${from.group}" to "${to.group}"`);
     if (from.version === to.version) return { ...object, apiVersion: desiredAPIVersion };
     const conversions = this.kinds.get(kindKey(from.group, object.kind));
     if (!conversions) throw new Error(`no conversion registered for kind ${object.kind}.${from.group}`);
@@ -72,12 +85,15 @@ export class ConversionRegistry {
     const spokeOf = (version: string): SpokeConversion<KubernetesObject, KubernetesObject> => {
       const spoke = conversions.spokes.get(version);
       if (!spoke)
-        throw new Error(`${String(object.kind)}.${from.group} has no version ${version} registered (hub ${hub.version}, spokes ${[...conversions.spokes.keys()].join(', ')})`);
+        throw new Error(
+          `${String(object.kind)}.${from.group} has no version ${version} registered (hub ${hub.version}, spokes ${[...conversions.spokes.keys()].join(', ')})`,
+        );
       return spoke;
     };
     let asHub: KubernetesObject;
     if (from.version === hub.version) asHub = structuredClone(object);
-    else asHub = withMetadata(await spokeOf(from.version).convertTo(structuredClone(object)), object, apiVersionOf(hub));
+    else
+      asHub = withMetadata(await spokeOf(from.version).convertTo(structuredClone(object)), object, apiVersionOf(hub));
     if (to.version === hub.version) return withMetadata(asHub, object, desiredAPIVersion);
     return withMetadata(await spokeOf(to.version).convertFrom(asHub), object, desiredAPIVersion);
   }
@@ -86,17 +102,24 @@ export class ConversionRegistry {
   async handle(call: WebhookCall): Promise<WebhookReply> {
     const { body } = call;
     if (!isPlainObject(body) || body.apiVersion !== 'apiextensions.k8s.io/v1' || body.kind !== 'ConversionReview') {
-      return statusReply(400, 'BadRequest', "expected an apiextensions.k8s.io/v1 ConversionReview; list only v1 in the CRD's conversionReviewVersions");
+      return statusReply(
+        400,
+        'BadRequest',
+        "expected an apiextensions.k8s.io/v1 ConversionReview; list only v1 in the CRD's conversionReviewVersions",
+      );
     }
     const request = body.request;
-    if (!isPlainObject(request) || typeof request.uid !== 'string' || request.uid === '') return statusReply(400, 'BadRequest', 'ConversionReview has no request with a uid');
+    if (!isPlainObject(request) || typeof request.uid !== 'string' || request.uid === '')
+      return statusReply(400, 'BadRequest', 'ConversionReview has no request with a uid');
     const uid = request.uid;
     const reply = (response: NonNullable<ConversionReview['response']>): WebhookReply => ({
       status: 200,
       body: { apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview', response } satisfies ConversionReview,
     });
-    const failure = (message: string): WebhookReply => reply({ uid, convertedObjects: [], result: { status: 'Failure', message } });
-    if (typeof request.desiredAPIVersion !== 'string' || request.desiredAPIVersion === '') return failure('ConversionReview has no desiredAPIVersion');
+    const failure = (message: string): WebhookReply =>
+      reply({ uid, convertedObjects: [], result: { status: 'Failure', message } });
+    if (typeof request.desiredAPIVersion !== 'string' || request.desiredAPIVersion === '')
+      return failure('ConversionReview has no desiredAPIVersion');
     if (!Array.isArray(request.objects)) return failure('ConversionReview has no objects');
     const desired = request.desiredAPIVersion;
     const converted: KubernetesObject[] = [];
@@ -124,7 +147,9 @@ function withMetadata(result: KubernetesObject, input: KubernetesObject, apiVers
 
 function splitApiVersion(apiVersion: string): { group: string; version: string } {
   const slash = apiVersion.indexOf('/');
-  return slash < 0 ? { group: '', version: apiVersion } : { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1) };
+  return slash < 0
+    ? { group: '', version: apiVersion }
+    : { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1) };
 }
 
 function kindKey(group: string, kind: string): string {

@@ -22,7 +22,12 @@ const TYPE_WORDS = {
 export type FieldErrorType = keyof typeof TYPE_WORDS;
 
 /** Types whose message never shows the value (apimachinery omits it for these). */
-const VALUE_HIDDEN = new Set<FieldErrorType>(['FieldValueRequired', 'FieldValueForbidden', 'FieldValueTooLong', 'InternalError']);
+const VALUE_HIDDEN = new Set<FieldErrorType>([
+  'FieldValueRequired',
+  'FieldValueForbidden',
+  'FieldValueTooLong',
+  'InternalError',
+]);
 
 /** Marks "no value to show" (a Required error has none). */
 const NO_VALUE: unique symbol = Symbol('no value');
@@ -56,7 +61,8 @@ export class FieldError {
 
   /** The value is not one of `supported`: `<field>: Unsupported value: <json>: supported values: "a", "b"`. */
   static notSupported(field: string, value: unknown, supported: readonly string[]): FieldError {
-    const detail = supported.length > 0 ? `supported values: ${supported.map((s) => JSON.stringify(s)).join(', ')}` : '';
+    const detail =
+      supported.length > 0 ? `supported values: ${supported.map((s) => JSON.stringify(s)).join(', ')}` : '';
     return new FieldError('FieldValueNotSupported', field, value, detail);
   }
 
@@ -109,7 +115,8 @@ export class ValidationError extends Error {
 
   constructor(errors: FieldError | readonly FieldError[]) {
     const list = errors instanceof FieldError ? [errors] : [...errors];
-    if (list.length === 0) throw new TypeError('ValidationError needs at least one FieldError; return normally when the object is valid');
+    if (list.length === 0)
+      throw new TypeError('ValidationError needs at least one FieldError; return normally when the object is valid');
     super(aggregateMessage(list));
     this.name = 'ValidationError';
     this.errors = list;
@@ -126,7 +133,11 @@ export function aggregateMessage(errors: readonly FieldError[]): string {
 }
 
 /** apierrors.NewInvalid's message: `Kind.group "name" is invalid: <errors>` (no `.group` for the core group). */
-export function invalidMessage(kind: { group: string; kind: string }, name: string, errors: readonly FieldError[]): string {
+export function invalidMessage(
+  kind: { group: string; kind: string },
+  name: string,
+  errors: readonly FieldError[],
+): string {
   const qualified = kind.group ? `${kind.kind}.${kind.group}` : kind.kind;
   return `${qualified} ${JSON.stringify(name)} is invalid: ${aggregateMessage(errors)}`;
 }

@@ -21,4 +21,10 @@ export { ConversionRegistry, type ConversionReview, type SpokeConversion } from 
 export { FieldError, ValidationError, type FieldErrorType } from './field-error.js';
 export { createJsonPatch, type JsonPatchOperation } from './json-patch.js';
 export type { WebhookCall, WebhookHandler, WebhookReply } from './webhook-handler.js';
-export { DEFAULT_CERT_DIR, WebhookServer, type WebhookMetrics, type WebhookPathMetrics, type WebhookServerOptions } from './webhook-server.js';
+export {
+  DEFAULT_CERT_DIR,
+  WebhookServer,
+  type WebhookMetrics,
+  type WebhookPathMetrics,
+  type WebhookServerOptions,
+} from './webhook-server.js';

@@ -1,5 +1,8 @@
 /** One RFC 6902 operation, as a mutating webhook answers them (only these three are ever produced). */
-export type JsonPatchOperation = { op: 'add'; path: string; value: unknown } | { op: 'replace'; path: string; value: unknown } | { op: 'remove'; path: string };
+export type JsonPatchOperation =
+  | { op: 'add'; path: string; value: unknown }
+  | { op: 'replace'; path: string; value: unknown }
+  | { op: 'remove'; path: string };
 
 /** Escapes one key for a JSON Pointer (RFC 6901): `~` as `~0`, then `/` as `~1`. */
 export function escapePointerToken(key: string): string {
@@ -29,7 +32,8 @@ function diff(from: unknown, to: unknown, path: string, out: JsonPatchOperation[
   }
   if (isObject(from) && isObject(to)) {
     for (const key of Object.keys(from)) {
-      if (!Object.prototype.hasOwnProperty.call(to, key)) out.push({ op: 'remove', path: `${path}/${escapePointerToken(key)}` });
+      if (!Object.prototype.hasOwnProperty.call(to, key))
+        out.push({ op: 'remove', path: `${path}/${escapePointerToken(key)}` });
     }
     for (const key of Object.keys(to)) {
       const child = `${path}/${escapePointerToken(key)}`;
@@ -51,7 +55,10 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((item, i) => jsonEqual(item, b[i]));
   if (isObject(a) && isObject(b)) {
     const keys = Object.keys(a);
-    return keys.length === Object.keys(b).length && keys.every((key) => Object.prototype.hasOwnProperty.call(b, key) && jsonEqual(a[key], b[key]));
+    return (
+      keys.length === Object.keys(b).length &&
+      keys.every((key) => Object.prototype.hasOwnProperty.call(b, key) && jsonEqual(a[key], b[key]))
+    );
   }
   return false;
 }

@@ -87,8 +87,13 @@ export class WebhookServer {
   /** Serves `handler` on `path` (exact match); throws when the path is taken. */
   register(path: string, handler: WebhookHandler): void {
     if (!path.startsWith('/')) throw new Error(`webhook path "${path}" must start with "/"`);
-    if (this.routes.has(path)) throw new Error(`webhook path ${path} is registered already; give each webhook its own path`);
-    this.routes.set(path, { handler, metrics: this.metrics?.webhook(path), logger: this.logger.child({ webhook: path }) });
+    if (this.routes.has(path))
+      throw new Error(`webhook path ${path} is registered already; give each webhook its own path`);
+    this.routes.set(path, {
+      handler,
+      metrics: this.metrics?.webhook(path),
+      logger: this.logger.child({ webhook: path }),
+    });
   }
 
   /** The registered paths. */
@@ -147,7 +152,13 @@ export class WebhookServer {
     const host = bound.address === '0.0.0.0' ? '127.0.0.1' : bound.address === '::' ? '::1' : bound.address;
     return new Promise((resolve, reject) => {
       // Whether the certificate is trusted is the apiserver's business (caBundle); this checks the server answers TLS.
-      const socket = tls.connect({ host, port: bound.port, rejectUnauthorized: false, servername: undefined, timeout: timeoutMs });
+      const socket = tls.connect({
+        host,
+        port: bound.port,
+        rejectUnauthorized: false,
+        servername: undefined,
+        timeout: timeoutMs,
+      });
       socket.once('secureConnect', () => {
         socket.end();
         resolve();
@@ -188,7 +199,9 @@ export class WebhookServer {
       timer = setTimeout(() => resolve('timeout'), timeoutMs);
     });
     if ((await Promise.race([closed, deadline])) === 'timeout') {
-      this.logger.warn('webhook requests still in flight at the shutdown deadline; closing their connections', { inFlight: this.inFlight });
+      this.logger.warn('webhook requests still in flight at the shutdown deadline; closing their connections', {
+        inFlight: this.inFlight,
+      });
       for (const controller of this.requestControllers) controller.abort(new Error('webhook server stopped'));
       server.closeAllConnections();
       await closed;
@@ -207,7 +220,10 @@ export class WebhookServer {
     const url = new URL(req.url ?? '/', 'https://webhook.local');
     const route = this.routes.get(url.pathname);
     if (!route) {
-      this.write(res, statusReply(404, 'NotFound', `no webhook is served on ${url.pathname}; served paths: ${this.paths.join(', ')}`));
+      this.write(
+        res,
+        statusReply(404, 'NotFound', `no webhook is served on ${url.pathname}; served paths: ${this.paths.join(', ')}`),
+      );
       return;
     }
     route.metrics?.inFlight(1);
@@ -241,7 +257,8 @@ export class WebhookServer {
     try {
       text = await readBody(req, max);
     } catch (error) {
-      if (error instanceof BodyTooLargeError) return statusReply(413, 'RequestEntityTooLarge', `request body is larger than ${max} bytes`);
+      if (error instanceof BodyTooLargeError)
+        return statusReply(413, 'RequestEntityTooLarge', `request body is larger than ${max} bytes`);
       // The client went away mid-body: there is no one to answer.
       return statusReply(400, 'BadRequest', `cannot read the request body: ${(error as Error).message}`);
     }
@@ -256,7 +273,10 @@ export class WebhookServer {
     // over a hundred thousand at a busy server's rate.
     const controller = new AbortController();
     const timeoutMs = timeoutOf(url);
-    const timer = setTimeout(() => controller.abort(new DOMException(`the request's timeout of ${timeoutMs} ms passed`, 'TimeoutError')), timeoutMs);
+    const timer = setTimeout(
+      () => controller.abort(new DOMException(`the request's timeout of ${timeoutMs} ms passed`, 'TimeoutError')),
+      timeoutMs,
+    );
     this.requestControllers.add(controller);
     try {
       return await route.handler({ body, url, signal: controller.signal, logger: route.logger });
@@ -269,7 +289,10 @@ export class WebhookServer {
   private write(res: ServerResponse, reply: WebhookReply): void {
     if (res.destroyed || res.headersSent) return;
     const text = JSON.stringify(reply.body);
-    const headers: Record<string, string | number> = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) };
+    const headers: Record<string, string | number> = {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(text),
+    };
     // While stopping (and after refusing a body it did not read), the connection is not reused.
     if (this.closing || reply.status === 413) headers.connection = 'close';
     res.writeHead(reply.status, headers).end(text);

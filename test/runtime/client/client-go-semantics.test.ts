@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startControlPlane, type ControlPlane, type CustomResourceDefinition } from '../../../src/testing/index.js';
-import { ApiError, RestClient, isNotFound, loadClientConfig, type KubernetesObject, configMapType, namespaceType } from '../../../src/runtime/index.js';
+import {
+  ApiError,
+  RestClient,
+  isNotFound,
+  loadClientConfig,
+  type KubernetesObject,
+  configMapType,
+  namespaceType,
+} from '../../../src/runtime/index.js';
 import { DynamicClient } from '../../../src/runtime/client/dynamic/dynamic-client.js';
 import { isResourceVersionTooLarge, isTimeout } from '../../../src/runtime/client/errors/api-error.js';
 import { namespacedResource, clusterResource } from '../../../src/runtime/client/resource/resource-client.js';
@@ -22,7 +30,12 @@ const widgetCrd: CustomResourceDefinition = {
         name: 'v1',
         served: true,
         storage: true,
-        schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { target: { type: 'string' } } } } } },
+        schema: {
+          openAPIV3Schema: {
+            type: 'object',
+            properties: { spec: { type: 'object', properties: { target: { type: 'string' } } } },
+          },
+        },
         selectableFields: [{ jsonPath: '.spec.target' }],
       },
     ],
@@ -68,7 +81,9 @@ describe('names and namespaces that are not path segments', () => {
     for (const name of ['.', '..', 'a/b', '../keep', '100%']) {
       await expect(attempt(() => cms.get(name))).rejects.toThrow(TypeError);
       await expect(attempt(() => cms.delete(name))).rejects.toThrow(TypeError);
-      await expect(attempt(() => cms.patch(name, { type: 'merge', patch: { data: { b: '2' } } }))).rejects.toThrow(TypeError);
+      await expect(attempt(() => cms.patch(name, { type: 'merge', patch: { data: { b: '2' } } }))).rejects.toThrow(
+        TypeError,
+      );
     }
     await expect(attempt(() => cms.update({ metadata: { name: '..' } }))).rejects.toThrow(TypeError);
     const namespace = await clusterResource(rest, namespaceType).get(ns);
@@ -79,7 +94,9 @@ describe('names and namespaces that are not path segments', () => {
     expect(() => namespacedResource(rest, configMapType).inNamespace('..')).toThrow(TypeError);
     expect(() => namespacedResource(rest, configMapType).inNamespace('a/b')).toThrow(TypeError);
     const dynamic = new DynamicClient(rest);
-    expect(() => dynamic.resource({ group: '', version: 'v1', resource: 'configmaps' }).inNamespace('.')).toThrow(TypeError);
+    expect(() => dynamic.resource({ group: '', version: 'v1', resource: 'configmaps' }).inNamespace('.')).toThrow(
+      TypeError,
+    );
     // Names the apiserver allows that need escaping still work.
     await expect(cms.get('no:such')).rejects.toSatisfy((e: unknown) => isNotFound(e) && e instanceof ApiError);
   });
@@ -97,9 +114,16 @@ describe('the default User-Agent', () => {
 describe('field selectors given as a map', () => {
   it('escapes ",", "=" and "\\" in values, as client-go does, so a selectable field matches its exact value', async () => {
     const ns = await freshNamespace('field-escape');
-    const widgets = namespacedResource<Widget>(rest, { group: 'audit.kop.dev', version: 'v1', resource: 'widgets', kind: 'Widget', namespaced: true }).inNamespace(ns);
+    const widgets = namespacedResource<Widget>(rest, {
+      group: 'audit.kop.dev',
+      version: 'v1',
+      resource: 'widgets',
+      kind: 'Widget',
+      namespaced: true,
+    }).inNamespace(ns);
     const targets = { plain: 'a', comma: 'a,b=c', slash: 'x\\y' };
-    for (const [name, target] of Object.entries(targets)) await widgets.create({ metadata: { name }, spec: { target } });
+    for (const [name, target] of Object.entries(targets))
+      await widgets.create({ metadata: { name }, spec: { target } });
     for (const [name, target] of Object.entries(targets)) {
       const list = await widgets.list({ fieldSelector: { 'spec.target': target } });
       expect(list.items.map((w) => w.metadata?.name)).toEqual([name]);
@@ -111,11 +135,16 @@ describe('a resourceVersion newer than the server has', () => {
   it('fails as isTimeout and isResourceVersionTooLarge (client-go: IsTooLargeResourceVersion)', async () => {
     // The apiserver waits 3 s for its cache to catch up, then answers 504 with Retry-After: 1,
     // which the client would retry; this client gives up at once.
-    const impatient = new RestClient(loadClientConfig({ kubeconfig: plane.kubeconfigPath }), { qps: Infinity, maxThrottleRetries: 0 });
+    const impatient = new RestClient(loadClientConfig({ kubeconfig: plane.kubeconfigPath }), {
+      qps: Infinity,
+      maxThrottleRetries: 0,
+    });
     const ns = await freshNamespace('too-large');
     const cms = namespacedResource(impatient, configMapType).inNamespace(ns);
     const future = String(Number((await cms.list()).metadata.resourceVersion) + 100_000);
-    const listError = await cms.list({ resourceVersion: future, resourceVersionMatch: 'NotOlderThan' }).catch((e: unknown) => e);
+    const listError = await cms
+      .list({ resourceVersion: future, resourceVersionMatch: 'NotOlderThan' })
+      .catch((e: unknown) => e);
     expect(isTimeout(listError)).toBe(true);
     expect(isResourceVersionTooLarge(listError)).toBe(true);
     expect(isResourceVersionTooLarge(await cms.get('missing').catch((e: unknown) => e))).toBe(false);

@@ -1,7 +1,14 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { RestClient, configMapType, isNotFound, loadClientConfig, type KubernetesObject, type ResourceType } from '../../../src/runtime/index.js';
+import {
+  RestClient,
+  configMapType,
+  isNotFound,
+  loadClientConfig,
+  type KubernetesObject,
+  type ResourceType,
+} from '../../../src/runtime/index.js';
 import { ApiClient } from '../../../src/runtime/client/client.js';
 import { Indexer } from '../../../src/runtime/cache/indexer.js';
 import { Lister } from '../../../src/runtime/cache/lister.js';
@@ -24,7 +31,14 @@ beforeAll(async () => {
       sent.push(`${req.method} ${url.pathname}${url.search}`);
       res.writeHead(200, { 'content-type': 'application/json' });
       if (req.method === 'GET' && url.pathname.endsWith('/configmaps')) {
-        res.end(JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMapList', metadata: { resourceVersion: '9' }, items: [cm('ns', 'live')] }));
+        res.end(
+          JSON.stringify({
+            apiVersion: 'v1',
+            kind: 'ConfigMapList',
+            metadata: { resourceVersion: '9' },
+            items: [cm('ns', 'live')],
+          }),
+        );
       } else res.end(JSON.stringify(cm('ns', url.pathname.split('/').at(-1)!, 'from-apiserver')));
     });
   });
@@ -37,7 +51,12 @@ beforeEach(() => {
 });
 
 function cm(namespace: string, name: string, value = 'from-cache', labels: Record<string, string> = {}): ConfigMap {
-  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace, name, labels, resourceVersion: '1' }, data: { value } };
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { namespace, name, labels, resourceVersion: '1' },
+    data: { value },
+  };
 }
 
 /** An informer stand-in over a real Indexer and Lister; `sync()` completes its first list. */
@@ -137,9 +156,16 @@ describe('manager client routing', () => {
     it(`reads from the apiserver for ${name}`, async () => {
       const { client, informer, informersAsked, rest } = setup(setupOptions);
       informer.sync();
-      expect((await client.get(configMapType, { namespace: 'ns', name: 'a' }, readOptions)).data).toEqual({ value: 'from-apiserver' });
-      expect((await client.list(configMapType, { namespace: 'ns', ...readOptions })).items.map((o) => o.metadata?.name)).toEqual(['live']);
-      expect(sent).toEqual(['GET /api/v1/namespaces/ns/configmaps/a', 'GET /api/v1/namespaces/ns/configmaps?limit=500']);
+      expect((await client.get(configMapType, { namespace: 'ns', name: 'a' }, readOptions)).data).toEqual({
+        value: 'from-apiserver',
+      });
+      expect(
+        (await client.list(configMapType, { namespace: 'ns', ...readOptions })).items.map((o) => o.metadata?.name),
+      ).toEqual(['live']);
+      expect(sent).toEqual([
+        'GET /api/v1/namespaces/ns/configmaps/a',
+        'GET /api/v1/namespaces/ns/configmaps?limit=500',
+      ]);
       expect(informersAsked).toEqual([]);
       rest.close();
     });
@@ -148,7 +174,9 @@ describe('manager client routing', () => {
   it('refuses a field selector on a cached list instead of ignoring it', async () => {
     const { client, informer, rest } = setup();
     informer.sync();
-    await expect(client.list(configMapType, { fieldSelector: 'metadata.name=a' })).rejects.toThrow(/field selectors are not served from the cache/);
+    await expect(client.list(configMapType, { fieldSelector: 'metadata.name=a' })).rejects.toThrow(
+      /field selectors are not served from the cache/,
+    );
     rest.close();
   });
 
@@ -159,7 +187,11 @@ describe('manager client routing', () => {
     await client.create(configMapType, object);
     await client.update(configMapType, object);
     await client.patch(configMapType, { namespace: 'ns', name: 'a' }, { type: 'merge', patch: { data: { x: 'y' } } });
-    await client.apply(configMapType, { metadata: { namespace: 'ns', name: 'a' }, data: { x: 'y' } }, { fieldManager: 'test', force: true });
+    await client.apply(
+      configMapType,
+      { metadata: { namespace: 'ns', name: 'a' }, data: { x: 'y' } },
+      { fieldManager: 'test', force: true },
+    );
     await client.status().update(configMapType, object);
     await client.delete(configMapType, { namespace: 'ns', name: 'a' });
     await client.deleteAllOf(configMapType, { namespace: 'ns', labelSelector: 'tier=web' });

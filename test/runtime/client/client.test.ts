@@ -56,7 +56,10 @@ async function loadGeneratedClient(model: ApiModel): Promise<(rest: RestClient) 
   const file = generateClients(model).find((f) => f.path.endsWith('/rediscluster.client.ts'))!;
   const source = file.content
     .replace(`from 'kop/runtime'`, `from ${JSON.stringify(path.join(repo, 'src/runtime/index.ts'))}`)
-    .replace(`from './rediscluster.types.js'`, `from ${JSON.stringify(path.join(fixtureProject, 'api/cache/v1alpha1/rediscluster.types.ts'))}`);
+    .replace(
+      `from './rediscluster.types.js'`,
+      `from ${JSON.stringify(path.join(fixtureProject, 'api/cache/v1alpha1/rediscluster.types.ts'))}`,
+    );
   const dir = mkdtempSync(path.join(tmpdir(), 'kop-generated-client-'));
   temps.push(dir);
   const target = path.join(dir, 'rediscluster.client.ts');
@@ -73,7 +76,8 @@ beforeAll(async () => {
   const model = await loadApiModel(fixtureProject);
   const crdDir = mkdtempSync(path.join(tmpdir(), 'kop-client-crds-'));
   temps.push(crdDir);
-  for (const generated of buildCrds(model)) writeFileSync(path.join(crdDir, generated.fileName), formatCrd(generated.crd));
+  for (const generated of buildCrds(model))
+    writeFileSync(path.join(crdDir, generated.fileName), formatCrd(generated.crd));
   plane = await startControlPlane({
     crds: [crdDir],
     // Secrets bypass the watch cache, so reads from a compacted revision reach etcd and get 410.
@@ -130,7 +134,10 @@ describe('generated typed client: CRUD, status and scale on RedisCluster', () =>
     });
     expect(jsonPatched.spec?.image).toBe('redis:7.2');
 
-    const withStatus = await rc.updateStatus({ ...jsonPatched, status: { replicas: 2, selector: 'app=redis', phase: 'Running' } });
+    const withStatus = await rc.updateStatus({
+      ...jsonPatched,
+      status: { replicas: 2, selector: 'app=redis', phase: 'Running' },
+    });
     expect(withStatus.status?.phase).toBe('Running');
 
     const statusPatched = await rc.patchStatus('alpha', { type: 'merge', patch: { status: { phase: 'Scaling' } } });
@@ -152,11 +159,19 @@ describe('generated typed client: CRUD, status and scale on RedisCluster', () =>
     const rc = redisClusterClient(rest).inNamespace(ns);
     const created = await rc.create(redis('beta', 1));
 
-    const afterStatus = await rc.updateStatus({ ...created, spec: { image: 'changed', replicas: 9 }, status: { phase: 'Ready', replicas: 1 } });
+    const afterStatus = await rc.updateStatus({
+      ...created,
+      spec: { image: 'changed', replicas: 9 },
+      status: { phase: 'Ready', replicas: 1 },
+    });
     expect(afterStatus.spec).toEqual({ image: 'redis:7', replicas: 1 });
     expect(afterStatus.status?.phase).toBe('Ready');
 
-    const afterUpdate = await rc.update({ ...afterStatus, spec: { image: 'redis:8', replicas: 1 }, status: { phase: 'Broken' } });
+    const afterUpdate = await rc.update({
+      ...afterStatus,
+      spec: { image: 'redis:8', replicas: 1 },
+      status: { phase: 'Broken' },
+    });
     expect(afterUpdate.spec?.image).toBe('redis:8');
     expect(afterUpdate.status?.phase).toBe('Ready');
   });
@@ -167,13 +182,17 @@ describe('generated typed client: CRUD, status and scale on RedisCluster', () =>
     const obj = await rc.create(redis('gamma'));
     const err = await rc.delete('gamma', { preconditions: { uid: 'not-the-uid' } }).catch((e: unknown) => e);
     expect(isConflict(err)).toBe(true);
-    await rc.delete('gamma', { preconditions: { uid: obj.metadata!.uid, resourceVersion: obj.metadata!.resourceVersion }, propagationPolicy: 'Foreground' });
+    await rc.delete('gamma', {
+      preconditions: { uid: obj.metadata!.uid, resourceVersion: obj.metadata!.resourceVersion },
+      propagationPolicy: 'Foreground',
+    });
     // Foreground deletion parks the object behind a finalizer for the garbage collector (not run by the test control plane).
     const parked = await rc.get('gamma');
     expect(parked.metadata?.deletionTimestamp).toBeTruthy();
     expect(parked.metadata?.finalizers).toEqual(['foregroundDeletion']);
 
-    for (const name of ['d1', 'd2', 'd3']) await rc.create({ ...redis(name), metadata: { name, labels: { batch: name === 'd3' ? 'keep' : 'drop' } } });
+    for (const name of ['d1', 'd2', 'd3'])
+      await rc.create({ ...redis(name), metadata: { name, labels: { batch: name === 'd3' ? 'keep' : 'drop' } } });
     await rc.deleteCollection({ labelSelector: { batch: 'drop' } });
     expect((await rc.list({ labelSelector: 'batch' })).items.map((i) => i.metadata?.name)).toEqual(['d3']);
   });
@@ -211,7 +230,10 @@ describe('built-in typed clients', () => {
       type: 'strategic-merge',
       patch: { spec: { template: { spec: { containers: [{ name: 'app', image: 'nginx:2' }] } } } },
     });
-    expect(patched.spec?.template.spec?.containers.map((c) => `${c.name}=${c.image}`)).toEqual(['app=nginx:2', 'sidecar=busybox']);
+    expect(patched.spec?.template.spec?.containers.map((c) => `${c.name}=${c.image}`)).toEqual([
+      'app=nginx:2',
+      'sidecar=busybox',
+    ]);
   });
 });
 
@@ -221,7 +243,13 @@ describe('list: selectors and pagination', () => {
     const cms = namespacedResource(rest, configMapType).inNamespace(ns);
     await Promise.all(
       Array.from({ length: 250 }, (_, i) =>
-        cms.create({ metadata: { name: `cm-${String(i).padStart(3, '0')}`, labels: { parity: i % 2 === 0 ? 'even' : 'odd', bucket: String(i % 5) } }, data: { i: String(i) } }),
+        cms.create({
+          metadata: {
+            name: `cm-${String(i).padStart(3, '0')}`,
+            labels: { parity: i % 2 === 0 ? 'even' : 'odd', bucket: String(i % 5) },
+          },
+          data: { i: String(i) },
+        }),
       ),
     );
 
@@ -256,7 +284,11 @@ describe('list: selectors and pagination', () => {
     expect(one.items.map((c) => c.data?.i)).toEqual(['42']);
 
     // Across all namespaces from the un-scoped client.
-    const everywhere = await namespacedResource(rest, configMapType).list({ labelSelector: 'parity=even', fieldSelector: `metadata.namespace=${ns}`, limit: 10 });
+    const everywhere = await namespacedResource(rest, configMapType).list({
+      labelSelector: 'parity=even',
+      fieldSelector: `metadata.namespace=${ns}`,
+      limit: 10,
+    });
     expect(everywhere.items).toHaveLength(10);
     expect(everywhere.metadata.continue).toBeTruthy();
   });
@@ -306,14 +338,21 @@ describe('watch', () => {
       }
     }
     expect(events).toEqual(['ADDED:one', 'ADDED:two', 'BOOKMARK']);
-    expect(bookmark?.type === 'BOOKMARK' && bookmark.object.metadata).toMatchObject({ annotations: { 'k8s.io/initial-events-end': 'true' } });
-    expect(Number(bookmark?.type === 'BOOKMARK' ? bookmark.object.metadata.resourceVersion : 0)).toBeGreaterThan(Number(list.metadata.resourceVersion));
+    expect(bookmark?.type === 'BOOKMARK' && bookmark.object.metadata).toMatchObject({
+      annotations: { 'k8s.io/initial-events-end': 'true' },
+    });
+    expect(Number(bookmark?.type === 'BOOKMARK' ? bookmark.object.metadata.resourceVersion : 0)).toBeGreaterThan(
+      Number(list.metadata.resourceVersion),
+    );
   });
 
   it('watches across namespaces and ends cleanly on break', async () => {
     const ns = await freshNamespace('watchall');
     const list = await namespacedResource(rest, configMapType).list({ limit: 1 });
-    const watch = namespacedResource(rest, configMapType).watch({ resourceVersion: list.metadata.resourceVersion, fieldSelector: `metadata.namespace=${ns}` });
+    const watch = namespacedResource(rest, configMapType).watch({
+      resourceVersion: list.metadata.resourceVersion,
+      fieldSelector: `metadata.namespace=${ns}`,
+    });
     await namespacedResource(rest, configMapType)
       .inNamespace(ns)
       .create({ metadata: { name: 'x' } });
@@ -361,9 +400,14 @@ describe('optimistic concurrency', () => {
   it('server-side apply by two field managers conflicts unless forced', async () => {
     const ns = await freshNamespace('ssa');
     const rc = redisClusterClient(rest).inNamespace(ns);
-    const mine = await rc.apply({ metadata: { name: 'applied' }, spec: { image: 'redis:7', replicas: 1 } }, { fieldManager: 'alice' });
+    const mine = await rc.apply(
+      { metadata: { name: 'applied' }, spec: { image: 'redis:7', replicas: 1 } },
+      { fieldManager: 'alice' },
+    );
     expect(mine.spec?.replicas).toBe(1);
-    const err = await rc.apply({ metadata: { name: 'applied' }, spec: { image: 'redis:7', replicas: 4 } }, { fieldManager: 'bob' }).catch((e: unknown) => e);
+    const err = await rc
+      .apply({ metadata: { name: 'applied' }, spec: { image: 'redis:7', replicas: 4 } }, { fieldManager: 'bob' })
+      .catch((e: unknown) => e);
     expect(isConflict(err)).toBe(true);
     expect((err as ApiError).causes.map((c) => c.field)).toContain('.spec.replicas');
     const forced = await rc.patch('applied', {
@@ -373,7 +417,9 @@ describe('optimistic concurrency', () => {
       force: true,
     });
     expect(forced.spec?.replicas).toBe(4);
-    const managers = (forced.metadata as { managedFields?: { manager: string }[] }).managedFields?.map((m) => m.manager);
+    const managers = (forced.metadata as { managedFields?: { manager: string }[] }).managedFields?.map(
+      (m) => m.manager,
+    );
     expect(managers).toEqual(expect.arrayContaining(['alice', 'bob']));
   });
 });
@@ -382,13 +428,17 @@ describe('field validation and warnings', () => {
   it('reports unknown fields as warnings (Warn) or refuses them (Strict)', async () => {
     const ns = await freshNamespace('warn');
     const warnings: string[] = [];
-    const warned = new RestClient(loadClientConfig({ kubeconfig: plane.kubeconfigPath }), { onWarning: (w) => warnings.push(w) });
+    const warned = new RestClient(loadClientConfig({ kubeconfig: plane.kubeconfigPath }), {
+      onWarning: (w) => warnings.push(w),
+    });
     try {
       const spec = { image: 'redis', bogus: 1 } as RedisCluster['spec'];
       const rc = redisClusterClient(warned).inNamespace(ns);
       await rc.create({ metadata: { name: 'lenient' }, spec }, { fieldValidation: 'Warn' });
       expect(warnings).toEqual(['unknown field "spec.bogus"']);
-      const strict = await rc.create({ metadata: { name: 'strict' }, spec }, { fieldValidation: 'Strict' }).catch((e: unknown) => e);
+      const strict = await rc
+        .create({ metadata: { name: 'strict' }, spec }, { fieldValidation: 'Strict' })
+        .catch((e: unknown) => e);
       expect(isBadRequest(strict)).toBe(true);
       expect((strict as ApiError).message).toContain('unknown field "spec.bogus"');
     } finally {
@@ -412,7 +462,9 @@ describe('error helpers classify real responses', () => {
     expect(isConflict(exists)).toBe(false);
     expect((exists as ApiError).code).toBe(409);
 
-    const invalid = await rc.create({ metadata: { name: 'bad' }, spec: { image: 'redis', replicas: -1 } }).catch((e: unknown) => e);
+    const invalid = await rc
+      .create({ metadata: { name: 'bad' }, spec: { image: 'redis', replicas: -1 } })
+      .catch((e: unknown) => e);
     expect(isInvalid(invalid)).toBe(true);
     expect((invalid as ApiError).code).toBe(422);
     expect((invalid as ApiError).causes.map((c) => c.field)).toContain('spec.replicas');
@@ -491,7 +543,14 @@ describe('dynamic and discovery clients', () => {
         group: 'late.example.com',
         names: { kind: 'Widget', listKind: 'WidgetList', plural: 'widgets', singular: 'widget' },
         scope: 'Cluster',
-        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+          },
+        ],
       },
     });
     const mapping = await mapper.mapping({ group: 'late.example.com', kind: 'Widget' });
@@ -510,19 +569,35 @@ describe('authentication', () => {
       kind: 'ExecCredential',
       status: { clientCertificateData: plane.admin.certData, clientKeyData: plane.admin.keyData },
     };
-    writeFileSync(plugin, `require('node:fs').appendFileSync(${JSON.stringify(counter)}, 'x');\nprocess.stdout.write(${JSON.stringify(JSON.stringify(credential))});\n`);
+    writeFileSync(
+      plugin,
+      `require('node:fs').appendFileSync(${JSON.stringify(counter)}, 'x');\nprocess.stdout.write(${JSON.stringify(JSON.stringify(credential))});\n`,
+    );
     const cluster = plane.kubeconfig.clusters[0]!.cluster;
     const kubeconfig = {
       apiVersion: 'v1',
       kind: 'Config',
       clusters: [{ name: 'plane', cluster }],
-      users: [{ name: 'exec-user', user: { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: process.execPath, args: [plugin], interactiveMode: 'Never' } } }],
+      users: [
+        {
+          name: 'exec-user',
+          user: {
+            exec: {
+              apiVersion: 'client.authentication.k8s.io/v1',
+              command: process.execPath,
+              args: [plugin],
+              interactiveMode: 'Never',
+            },
+          },
+        },
+      ],
       contexts: [{ name: 'exec', context: { cluster: 'plane', user: 'exec-user' } }],
       'current-context': 'exec',
     };
     const execRest = new RestClient(clientConfigFromString(JSON.stringify(kubeconfig)));
     try {
-      for (let i = 0; i < 10; i++) expect((await clusterResource(execRest, namespaceType).get('default')).metadata?.name).toBe('default');
+      for (let i = 0; i < 10; i++)
+        expect((await clusterResource(execRest, namespaceType).get('default')).metadata?.name).toBe('default');
     } finally {
       execRest.close();
     }

@@ -6,7 +6,11 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { stringify } from 'yaml';
 import { loadClientConfig } from '../../../src/runtime/index.js';
-import { InvalidConfigurationError, NoConfigurationError, clientConfigFromString } from '../../../src/runtime/client/config/client-config.js';
+import {
+  InvalidConfigurationError,
+  NoConfigurationError,
+  clientConfigFromString,
+} from '../../../src/runtime/client/config/client-config.js';
 import { Transport } from '../../../src/runtime/client/rest/transport.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -16,7 +20,10 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 let n = 0;
 /** Writes a kubeconfig with one context per entry; the first is current unless `current` says otherwise. */
-function kubeconfig(entries: { name: string; server: string; token?: string; namespace?: string }[], current?: string): string {
+function kubeconfig(
+  entries: { name: string; server: string; token?: string; namespace?: string }[],
+  current?: string,
+): string {
   const file = path.join(root, `kubeconfig-${++n}`);
   writeFileSync(
     file,
@@ -25,7 +32,10 @@ function kubeconfig(entries: { name: string; server: string; token?: string; nam
       kind: 'Config',
       clusters: entries.map((e) => ({ name: e.name, cluster: { server: e.server } })),
       users: entries.map((e) => ({ name: e.name, user: e.token ? { token: e.token } : {} })),
-      contexts: entries.map((e) => ({ name: e.name, context: { cluster: e.name, user: e.name, namespace: e.namespace } })),
+      contexts: entries.map((e) => ({
+        name: e.name,
+        context: { cluster: e.name, user: e.name, namespace: e.namespace },
+      })),
       'current-context': current ?? entries[0]?.name ?? '',
     }),
   );
@@ -70,7 +80,11 @@ describe('loadClientConfig: loading order', () => {
   const homeDir = home(kubeconfig([{ name: 'home', server: 'https://home.example' }]));
   const sa = serviceAccount('sa-token', 'operators');
 
-  const cases: { name: string; given: Parameters<typeof loadClientConfig>[0]; want: { server: string; source: string; namespace?: string } }[] = [
+  const cases: {
+    name: string;
+    given: Parameters<typeof loadClientConfig>[0];
+    want: { server: string; source: string; namespace?: string };
+  }[] = [
     {
       name: 'an explicit kubeconfig wins over everything',
       given: { kubeconfig: explicit, env: { KUBECONFIG: envA, ...inClusterEnv }, homeDir, serviceAccountDir: sa },
@@ -88,7 +102,11 @@ describe('loadClientConfig: loading order', () => {
     },
     {
       name: 'KUBECONFIG before ~/.kube/config; several files merge, first one wins per name and for current-context',
-      given: { env: { KUBECONFIG: [path.join(root, 'missing'), envA, envB].join(path.delimiter), ...inClusterEnv }, homeDir, serviceAccountDir: sa },
+      given: {
+        env: { KUBECONFIG: [path.join(root, 'missing'), envA, envB].join(path.delimiter), ...inClusterEnv },
+        homeDir,
+        serviceAccountDir: sa,
+      },
       want: { server: 'https://shared-from-a.example', source: 'KUBECONFIG' },
     },
     {
@@ -110,12 +128,19 @@ describe('loadClientConfig: loading order', () => {
   for (const c of cases) {
     it(c.name, () => {
       const config = loadClientConfig(c.given);
-      expect({ server: config.server, source: config.source, namespace: config.namespace }).toEqual({ namespace: undefined, ...c.want });
+      expect({ server: config.server, source: config.source, namespace: config.namespace }).toEqual({
+        namespace: undefined,
+        ...c.want,
+      });
     });
   }
 
   it('in-cluster authenticates with the mounted token', async () => {
-    const config = loadClientConfig({ env: { ...inClusterEnv, KUBERNETES_SERVICE_HOST: 'fd00::1' }, homeDir: home(), serviceAccountDir: serviceAccount('secret-token', 'x') });
+    const config = loadClientConfig({
+      env: { ...inClusterEnv, KUBERNETES_SERVICE_HOST: 'fd00::1' },
+      homeDir: home(),
+      serviceAccountDir: serviceAccount('secret-token', 'x'),
+    });
     expect(config.server).toBe('https://[fd00::1]:443');
     const transport = new Transport(config);
     expect((await transport.authHeaders()).authorization).toBe('Bearer secret-token');
@@ -123,7 +148,9 @@ describe('loadClientConfig: loading order', () => {
   });
 
   it('a static token becomes a bearer header', async () => {
-    const transport = new Transport(loadClientConfig({ kubeconfig: kubeconfig([{ name: 't', server: 'https://t.example', token: 'abc' }]) }));
+    const transport = new Transport(
+      loadClientConfig({ kubeconfig: kubeconfig([{ name: 't', server: 'https://t.example', token: 'abc' }]) }),
+    );
     expect(await transport.authHeaders()).toEqual({ authorization: 'Bearer abc' });
     // Fixed credentials are there without awaiting (the RestClient's fast path).
     expect(transport.staticAuthHeaders).toEqual({ authorization: 'Bearer abc' });
@@ -133,7 +160,11 @@ describe('loadClientConfig: loading order', () => {
   it('fails clearly when nothing applies, never falling back to localhost:8080', () => {
     let err: unknown;
     try {
-      loadClientConfig({ env: { KUBECONFIG: path.join(root, 'nope') }, homeDir: home(), serviceAccountDir: path.join(root, 'no-sa') });
+      loadClientConfig({
+        env: { KUBECONFIG: path.join(root, 'nope') },
+        homeDir: home(),
+        serviceAccountDir: path.join(root, 'no-sa'),
+      });
     } catch (e) {
       err = e;
     }
@@ -152,7 +183,9 @@ describe('loadClientConfig: loading order', () => {
 
   it('re-reads a rotated service-account token (after the refresh period, or at once after a 401)', async () => {
     const sa = serviceAccount('first', 'x');
-    const transport = new Transport(loadClientConfig({ env: { ...inClusterEnv }, homeDir: home(), serviceAccountDir: sa }));
+    const transport = new Transport(
+      loadClientConfig({ env: { ...inClusterEnv }, homeDir: home(), serviceAccountDir: sa }),
+    );
     expect(transport.hasDynamicCredentials).toBe(true);
     // A rotating token is never handed out as fixed.
     expect(transport.staticAuthHeaders).toBeUndefined();
@@ -162,7 +195,10 @@ describe('loadClientConfig: loading order', () => {
     transport.invalidateCredentials();
     expect((await transport.authHeaders()).authorization).toBe('Bearer second');
     transport.close();
-    const uncached = new Transport(loadClientConfig({ env: { ...inClusterEnv }, homeDir: home(), serviceAccountDir: sa }), { credentialRefreshMs: 0 });
+    const uncached = new Transport(
+      loadClientConfig({ env: { ...inClusterEnv }, homeDir: home(), serviceAccountDir: sa }),
+      { credentialRefreshMs: 0 },
+    );
     writeFileSync(path.join(sa, 'token'), 'third');
     expect((await uncached.authHeaders()).authorization).toBe('Bearer third');
     uncached.close();
@@ -175,8 +211,22 @@ describe('loadClientConfig: loading order', () => {
     writeFileSync(
       file,
       stringify({
-        clusters: [{ name: 'c', cluster: { server: 'https://c.example/', 'certificate-authority': 'pki/ca.crt', 'tls-server-name': 'api.internal' } }],
-        users: [{ name: 'u', user: { 'client-certificate': 'pki/client.crt', 'client-key': '/abs/client.key', tokenFile: 'token' } }],
+        clusters: [
+          {
+            name: 'c',
+            cluster: {
+              server: 'https://c.example/',
+              'certificate-authority': 'pki/ca.crt',
+              'tls-server-name': 'api.internal',
+            },
+          },
+        ],
+        users: [
+          {
+            name: 'u',
+            user: { 'client-certificate': 'pki/client.crt', 'client-key': '/abs/client.key', tokenFile: 'token' },
+          },
+        ],
         contexts: [{ name: 'ctx', context: { cluster: 'c', user: 'u', namespace: 'ns' } }],
         'current-context': 'ctx',
       }),
@@ -187,7 +237,12 @@ describe('loadClientConfig: loading order', () => {
       context: 'ctx',
       namespace: 'ns',
       cluster: { name: 'c', caFile: path.join(dir, 'pki/ca.crt'), tlsServerName: 'api.internal', skipTLSVerify: false },
-      user: { name: 'u', certFile: path.join(dir, 'pki/client.crt'), keyFile: '/abs/client.key', tokenFile: path.join(dir, 'token') },
+      user: {
+        name: 'u',
+        certFile: path.join(dir, 'pki/client.crt'),
+        keyFile: '/abs/client.key',
+        tokenFile: path.join(dir, 'token'),
+      },
     });
   });
 
@@ -220,7 +275,9 @@ describe('loadClientConfig: loading order', () => {
         clientConfigFromString(JSON.stringify(doc));
     expect(bad({ clusters: [{ name: 'c', cluster: {} }] })).toThrow(/clusters\[0\]\.cluster\.server is missing/);
     expect(bad({ users: [{ user: {} }] })).toThrow(/users\[0\]\.name is missing/);
-    expect(bad({ contexts: [{ name: 'x', context: { user: 'u' } }] })).toThrow(/contexts\[0\]\.context\.cluster is missing/);
+    expect(bad({ contexts: [{ name: 'x', context: { user: 'u' } }] })).toThrow(
+      /contexts\[0\]\.context\.cluster is missing/,
+    );
     expect(bad({ clusters: [null] })).toThrow(/clusters\[0\] is not a mapping/);
     expect(() => clientConfigFromString('clusters: [')).toThrow(InvalidConfigurationError);
   });
@@ -254,7 +311,14 @@ describe('loadClientConfig: loading order', () => {
 
 /** An exec credential plugin (this Node binary running `script`) in a kubeconfig user. */
 function execUser(script: string): object {
-  return { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: process.execPath, args: ['-e', script], interactiveMode: 'Never' } };
+  return {
+    exec: {
+      apiVersion: 'client.authentication.k8s.io/v1',
+      command: process.execPath,
+      args: ['-e', script],
+      interactiveMode: 'Never',
+    },
+  };
 }
 
 /** A kubeconfig (as text) whose only context uses `user`. */
@@ -273,7 +337,9 @@ describe('exec plugins (kop) and token-file auth providers (client-node FileAuth
     writeFileSync(counter, '');
     const script = `const fs = require('node:fs'); fs.appendFileSync(${JSON.stringify(counter)}, 'x'); const runs = fs.readFileSync(${JSON.stringify(counter)}, 'utf8').length;
       console.log(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: { token: 'run-' + runs, expirationTimestamp: '2999-01-01T00:00:00Z' } }));`;
-    const transport = new Transport(clientConfigFromString(kubeconfigWithUser(execUser(script))), { credentialRefreshMs: 0 });
+    const transport = new Transport(clientConfigFromString(kubeconfigWithUser(execUser(script))), {
+      credentialRefreshMs: 0,
+    });
     expect(transport.hasDynamicCredentials).toBe(true);
     expect((await transport.authHeaders()).authorization).toBe('Bearer run-1');
     expect((await transport.authHeaders()).authorization).toBe('Bearer run-1');
@@ -285,7 +351,9 @@ describe('exec plugins (kop) and token-file auth providers (client-node FileAuth
   it('reads an auth provider token file, without its trailing newline', async () => {
     const file = path.join(root, `provider-token-${++n}`);
     writeFileSync(file, 'provider-token\n');
-    const transport = new Transport(clientConfigFromString(kubeconfigWithUser({ 'auth-provider': { name: 'file', config: { tokenFile: file } } })));
+    const transport = new Transport(
+      clientConfigFromString(kubeconfigWithUser({ 'auth-provider': { name: 'file', config: { tokenFile: file } } })),
+    );
     expect((await transport.authHeaders()).authorization).toBe('Bearer provider-token');
     transport.close();
   });
@@ -297,9 +365,11 @@ describe('exec plugins (kop) and token-file auth providers (client-node FileAuth
 // are run by kop itself). A module hook
 // in a child process running the built runtime logs each client-node module loaded and makes
 // loading any other fail.
-describe.skipIf(!existsSync(path.join(ROOT, 'dist/runtime/index.js')))('loading @kubernetes/client-node modules on demand only', () => {
-  const hook = `data:text/javascript,${encodeURIComponent(
-    `import { appendFileSync } from 'node:fs';
+describe.skipIf(!existsSync(path.join(ROOT, 'dist/runtime/index.js')))(
+  'loading @kubernetes/client-node modules on demand only',
+  () => {
+    const hook = `data:text/javascript,${encodeURIComponent(
+      `import { appendFileSync } from 'node:fs';
      let options;
      export function initialize(data) { options = data; }
      export async function load(url, context, next) {
@@ -311,31 +381,35 @@ describe.skipIf(!existsSync(path.join(ROOT, 'dist/runtime/index.js')))('loading 
        }
        return next(url, context);
      }`,
-  )}`;
-  /** Runs `script` under the hook; returns its output and the client-node modules it loaded. */
-  const run = (script: string, allowed: string[]): { out: string; loaded: string[] } => {
-    const log = path.join(root, `loaded-${++n}`);
-    writeFileSync(log, '');
-    const data = JSON.stringify({ log, allowed });
-    const out = execFileSync(
-      process.execPath,
-      ['--input-type=module', '-e', `import { register } from 'node:module'; register(${JSON.stringify(hook)}, { data: ${data} }); ${script}`],
-      {
-        encoding: 'utf8',
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    return { out, loaded: [...new Set(readFileSync(log, 'utf8').split('\n').filter(Boolean))].sort() };
-  };
-  const runtime = JSON.stringify(pathToFileURL(path.join(ROOT, 'dist/runtime/index.js')).href);
-  const runtimeClient = JSON.stringify(pathToFileURL(path.join(ROOT, 'dist/runtime/client/index.js')).href);
-  const small = ['dist/config_types.js', 'dist/file_auth.js'];
+    )}`;
+    /** Runs `script` under the hook; returns its output and the client-node modules it loaded. */
+    const run = (script: string, allowed: string[]): { out: string; loaded: string[] } => {
+      const log = path.join(root, `loaded-${++n}`);
+      writeFileSync(log, '');
+      const data = JSON.stringify({ log, allowed });
+      const out = execFileSync(
+        process.execPath,
+        [
+          '--input-type=module',
+          '-e',
+          `import { register } from 'node:module'; register(${JSON.stringify(hook)}, { data: ${data} }); ${script}`,
+        ],
+        {
+          encoding: 'utf8',
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
+      return { out, loaded: [...new Set(readFileSync(log, 'utf8').split('\n').filter(Boolean))].sort() };
+    };
+    const runtime = JSON.stringify(pathToFileURL(path.join(ROOT, 'dist/runtime/index.js')).href);
+    const runtimeClient = JSON.stringify(pathToFileURL(path.join(ROOT, 'dist/runtime/client/index.js')).href);
+    const small = ['dist/config_types.js', 'dist/file_auth.js'];
 
-  it('loads only the kubeconfig entry parser for tokens, certificates, token files, or a manager', () => {
-    const sa = serviceAccount('sa-token', 'ns');
-    const tokenConfig = kubeconfig([{ name: 't', server: 'https://t.example', token: 'abc' }]);
-    const { out, loaded } = run(
-      `
+    it('loads only the kubeconfig entry parser for tokens, certificates, token files, or a manager', () => {
+      const sa = serviceAccount('sa-token', 'ns');
+      const tokenConfig = kubeconfig([{ name: 't', server: 'https://t.example', token: 'abc' }]);
+      const { out, loaded } = run(
+        `
       const { Manager } = await import(${runtime});
       const { RestClient, Transport, loadClientConfig } = await import(${runtimeClient});
       const inCluster = new Transport(loadClientConfig({ env: ${JSON.stringify(inClusterEnv)}, homeDir: ${JSON.stringify(home())}, serviceAccountDir: ${JSON.stringify(sa)} }));
@@ -344,39 +418,49 @@ describe.skipIf(!existsSync(path.join(ROOT, 'dist/runtime/index.js')))('loading 
       console.log((await inCluster.authHeaders()).authorization, (await token.authHeaders()).authorization, typeof manager.start);
       process.exit(0);
     `,
-      ['dist/config_types.js'],
-    );
-    expect(out.trim()).toBe('Bearer sa-token Bearer abc function');
-    expect(loaded).toEqual(['dist/config_types.js']);
-  });
+        ['dist/config_types.js'],
+      );
+      expect(out.trim()).toBe('Bearer sa-token Bearer abc function');
+      expect(loaded).toEqual(['dist/config_types.js']);
+    });
 
-  it('runs an exec plugin with no client-node module beyond the entry parser', () => {
-    const credential = { apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: { token: 'exec-token' } };
-    const doc = kubeconfigWithUser(execUser(`console.log(${JSON.stringify(JSON.stringify(credential))})`));
-    const { out, loaded } = run(
-      `
+    it('runs an exec plugin with no client-node module beyond the entry parser', () => {
+      const credential = {
+        apiVersion: 'client.authentication.k8s.io/v1',
+        kind: 'ExecCredential',
+        status: { token: 'exec-token' },
+      };
+      const doc = kubeconfigWithUser(execUser(`console.log(${JSON.stringify(JSON.stringify(credential))})`));
+      const { out, loaded } = run(
+        `
       const { Transport, clientConfigFromString } = await import(${runtimeClient});
       console.log((await new Transport(clientConfigFromString(${JSON.stringify(doc)})).authHeaders()).authorization);
     `,
-      ['dist/config_types.js'],
-    );
-    expect(out.trim()).toBe('Bearer exec-token');
-    expect(loaded).toEqual(['dist/config_types.js']);
-  });
+        ['dist/config_types.js'],
+      );
+      expect(out.trim()).toBe('Bearer exec-token');
+      expect(loaded).toEqual(['dist/config_types.js']);
+    });
 
-  it('loads the index for an auth provider such as oidc (and so fails under the hook)', () => {
-    const doc = kubeconfigWithUser({ 'auth-provider': { name: 'oidc', config: { 'client-id': 'kop', 'id-token': 'x', 'idp-issuer-url': 'https://issuer.invalid' } } });
-    expect(() =>
-      run(
-        `
+    it('loads the index for an auth provider such as oidc (and so fails under the hook)', () => {
+      const doc = kubeconfigWithUser({
+        'auth-provider': {
+          name: 'oidc',
+          config: { 'client-id': 'kop', 'id-token': 'x', 'idp-issuer-url': 'https://issuer.invalid' },
+        },
+      });
+      expect(() =>
+        run(
+          `
         const { Transport, clientConfigFromString } = await import(${runtimeClient});
         await new Transport(clientConfigFromString(${JSON.stringify(doc)})).authHeaders();
       `,
-        small,
-      ),
-    ).toThrow(/client-node loaded: dist\/index\.js/);
-  });
-});
+          small,
+        ),
+      ).toThrow(/client-node loaded: dist\/index\.js/);
+    });
+  },
+);
 
 describe('loadClientConfig: TLS verification', () => {
   const insecure = (extra: string): string => {
@@ -392,12 +476,15 @@ describe('loadClientConfig: TLS verification', () => {
     expect(() => loadClientConfig({ kubeconfig: insecure('    certificate-authority-data: Zm9v\n'), env: {} })).toThrow(
       /insecure-skip-tls-verify together with a certificate authority/,
     );
-    expect(() => loadClientConfig({ kubeconfig: insecure('    certificate-authority: /etc/ca.crt\n'), env: {} })).toThrow(/remove one of them/);
+    expect(() =>
+      loadClientConfig({ kubeconfig: insecure('    certificate-authority: /etc/ca.crt\n'), env: {} }),
+    ).toThrow(/remove one of them/);
   });
 
   it('warns once per process when verification is off', async () => {
     const warnings: string[] = [];
-    const onWarning = (warning: Error & { code?: string }): void => void (warning.code === 'KOP_INSECURE_TLS' && warnings.push(warning.message));
+    const onWarning = (warning: Error & { code?: string }): void =>
+      void (warning.code === 'KOP_INSECURE_TLS' && warnings.push(warning.message));
     process.on('warning', onWarning);
     try {
       // A fresh copy of the module: whether this worker warned already is not this test's business.
@@ -406,7 +493,9 @@ describe('loadClientConfig: TLS verification', () => {
       fresh.loadClientConfig({ kubeconfig: insecure(''), env: {} });
       fresh.loadClientConfig({ kubeconfig: insecure(''), env: {} });
       await new Promise((resolve) => setImmediate(resolve));
-      expect(warnings).toEqual(['cluster "c" is used with insecure-skip-tls-verify: the apiserver\'s certificate is not checked']);
+      expect(warnings).toEqual([
+        'cluster "c" is used with insecure-skip-tls-verify: the apiserver\'s certificate is not checked',
+      ]);
     } finally {
       process.off('warning', onWarning);
     }

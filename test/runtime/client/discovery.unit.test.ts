@@ -16,13 +16,26 @@ const bodies: Record<string, unknown> = {
   '/api': { kind: 'APIVersions', versions: ['v1'] },
   '/apis': {
     kind: 'APIGroupList',
-    groups: [{ name: 'apps', versions: [{ groupVersion: 'apps/v1', version: 'v1' }], preferredVersion: { groupVersion: 'apps/v1', version: 'v1' } }],
+    groups: [
+      {
+        name: 'apps',
+        versions: [{ groupVersion: 'apps/v1', version: 'v1' }],
+        preferredVersion: { groupVersion: 'apps/v1', version: 'v1' },
+      },
+    ],
   },
   '/api/v1': {
     kind: 'APIResourceList',
     groupVersion: 'v1',
     resources: [
-      { name: 'namespaces', singularName: 'namespace', namespaced: false, kind: 'Namespace', verbs: ['get', 'list'], shortNames: ['ns'] },
+      {
+        name: 'namespaces',
+        singularName: 'namespace',
+        namespaced: false,
+        kind: 'Namespace',
+        verbs: ['get', 'list'],
+        shortNames: ['ns'],
+      },
       { name: 'pods', singularName: 'pod', namespaced: true, kind: 'Pod', verbs: ['get'] },
       { name: 'pods/status', singularName: '', namespaced: true, kind: 'Pod', verbs: ['get'] },
     ],
@@ -31,7 +44,14 @@ const bodies: Record<string, unknown> = {
     kind: 'APIResourceList',
     groupVersion: 'apps/v1',
     resources: [
-      { name: 'deployments', singularName: 'deployment', namespaced: true, kind: 'Deployment', verbs: ['get'], shortNames: ['deploy'] },
+      {
+        name: 'deployments',
+        singularName: 'deployment',
+        namespaced: true,
+        kind: 'Deployment',
+        verbs: ['get'],
+        shortNames: ['deploy'],
+      },
       { name: 'deployments/scale', singularName: '', namespaced: true, kind: 'Scale', verbs: ['get'] },
     ],
   },
@@ -45,10 +65,14 @@ beforeAll(async () => {
     if (url === '/apis' && widgetsServed) {
       body = {
         kind: 'APIGroupList',
-        groups: [...(bodies['/apis'] as { groups: unknown[] }).groups, { name: 'late.example.com', versions: [{ version: 'v1' }], preferredVersion: { version: 'v1' } }],
+        groups: [
+          ...(bodies['/apis'] as { groups: unknown[] }).groups,
+          { name: 'late.example.com', versions: [{ version: 'v1' }], preferredVersion: { version: 'v1' } },
+        ],
       };
     }
-    if (url === '/apis/late.example.com/v1') body = { kind: 'APIResourceList', resources: [{ name: 'widgets', namespaced: false, kind: 'Widget' }] };
+    if (url === '/apis/late.example.com/v1')
+      body = { kind: 'APIResourceList', resources: [{ name: 'widgets', namespaced: false, kind: 'Widget' }] };
     if (!body) {
       res.writeHead(404);
       res.end();
@@ -58,7 +82,9 @@ beforeAll(async () => {
     res.end(JSON.stringify(body));
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  rest = new RestClient(loadClientConfig({ server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, env: {} }));
+  rest = new RestClient(
+    loadClientConfig({ server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, env: {} }),
+  );
 });
 afterAll(async () => {
   rest.close();
@@ -72,7 +98,11 @@ describe('discovery without aggregated discovery', () => {
       { name: '', versions: ['v1'], preferredVersion: 'v1' },
       { name: 'apps', versions: ['v1'], preferredVersion: 'v1' },
     ]);
-    expect(snapshot.resources.map((r) => `${r.group}/${r.version}/${r.resource}:${r.kind}:${r.namespaced}:${r.subresources.join('+')}`)).toEqual([
+    expect(
+      snapshot.resources.map(
+        (r) => `${r.group}/${r.version}/${r.resource}:${r.kind}:${r.namespaced}:${r.subresources.join('+')}`,
+      ),
+    ).toEqual([
       '/v1/namespaces:Namespace:false:',
       '/v1/pods:Pod:true:status',
       'apps/v1/deployments:Deployment:true:scale',
@@ -81,14 +111,22 @@ describe('discovery without aggregated discovery', () => {
 
   it('maps kinds and short names, caches, and refreshes once on a miss', async () => {
     const mapper = new RestMapper(new DiscoveryClient(rest));
-    expect(await mapper.mapping({ group: 'apps', kind: 'Deployment' })).toMatchObject({ resource: 'deployments', namespaced: true });
+    expect(await mapper.mapping({ group: 'apps', kind: 'Deployment' })).toMatchObject({
+      resource: 'deployments',
+      namespaced: true,
+    });
     const before = requests;
     expect((await mapper.resourceFor({ group: '', resource: 'ns' })).kind).toBe('Namespace');
     expect(requests).toBe(before); // served from the cache
 
     await expect(mapper.mapping({ group: 'late.example.com', kind: 'Widget' })).rejects.toBeInstanceOf(NoMatchError);
     widgetsServed = true;
-    expect(await mapper.mapping({ group: 'late.example.com', kind: 'Widget' })).toMatchObject({ resource: 'widgets', namespaced: false });
-    await expect(mapper.mapping({ group: 'apps', kind: 'Deployment', version: 'v2' })).rejects.toBeInstanceOf(NoMatchError);
+    expect(await mapper.mapping({ group: 'late.example.com', kind: 'Widget' })).toMatchObject({
+      resource: 'widgets',
+      namespaced: false,
+    });
+    await expect(mapper.mapping({ group: 'apps', kind: 'Deployment', version: 'v2' })).rejects.toBeInstanceOf(
+      NoMatchError,
+    );
   });
 });

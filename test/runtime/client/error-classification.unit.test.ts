@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError, isAlreadyExists, isConflict, isForbidden, isInvalid, isNotFound } from '../../../src/runtime/index.js';
+import {
+  ApiError,
+  isAlreadyExists,
+  isConflict,
+  isForbidden,
+  isInvalid,
+  isNotFound,
+} from '../../../src/runtime/index.js';
 import { isTimeout, statusFromResponse } from '../../../src/runtime/client/errors/api-error.js';
 import { type Status } from '../../../src/runtime/client/types/meta.js';
 
@@ -36,7 +43,17 @@ describe('error bodies in messages', () => {
     const raw = statusFromResponse(502, page);
     expect(raw.message!.length).toBeLessThan(1100);
     expect(raw.message).toMatch(/^<html>x+… \(\d+ more characters\)$/);
-    const status = statusFromResponse(422, JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', code: 422, reason: 'Invalid', message: 'y'.repeat(100_000) }));
+    const status = statusFromResponse(
+      422,
+      JSON.stringify({
+        kind: 'Status',
+        apiVersion: 'v1',
+        status: 'Failure',
+        code: 422,
+        reason: 'Invalid',
+        message: 'y'.repeat(100_000),
+      }),
+    );
     expect(status.message!.length).toBeLessThan(17_000);
     expect(status.reason).toBe('Invalid');
     expect(statusFromResponse(500, 'short').message).toBe('short');

@@ -1,10 +1,23 @@
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { loadClientConfig } from '../../../src/runtime/index.js';
-import { ExecCredentialProvider, ExecPluginError, parseExecCredential } from '../../../src/runtime/client/config/exec-credential.js';
+import {
+  ExecCredentialProvider,
+  ExecPluginError,
+  parseExecCredential,
+} from '../../../src/runtime/client/config/exec-credential.js';
 import { InvalidConfigurationError, clientConfigFromString } from '../../../src/runtime/client/config/client-config.js';
 import { Transport } from '../../../src/runtime/client/rest/transport.js';
 import { type KubeconfigExecConfig } from '../../../src/runtime/client/config/kubeconfig.js';
@@ -55,7 +68,10 @@ function tempFile(name: string): string {
 }
 
 /** An exec entry running the plugin script with these variables. */
-function plugin(vars: Record<string, string> = {}, overrides: Partial<KubeconfigExecConfig> = {}): KubeconfigExecConfig {
+function plugin(
+  vars: Record<string, string> = {},
+  overrides: Partial<KubeconfigExecConfig> = {},
+): KubeconfigExecConfig {
   return {
     apiVersion: V1,
     command: process.execPath,
@@ -97,7 +113,12 @@ describe('exec credential plugins: what the plugin is given', () => {
   it('passes the exec env to the plugin on top of a copy of the process environment, and leaves process.env alone', async () => {
     const before = { ...process.env };
     const dump = tempFile('dump');
-    const transport = transportFor(plugin({ DUMP_FILE: dump, KOP_PLUGIN_GREETING: 'hello', PATH: '/plugin/path' }, { args: [pluginScript, '--flag', 'a b;c'] }));
+    const transport = transportFor(
+      plugin(
+        { DUMP_FILE: dump, KOP_PLUGIN_GREETING: 'hello', PATH: '/plugin/path' },
+        { args: [pluginScript, '--flag', 'a b;c'] },
+      ),
+    );
     expect((await transport.authHeaders()).authorization).toBe('Bearer run-1');
     transport.close();
     const seen = JSON.parse(readFileSync(dump, 'utf8')) as { env: Record<string, string>; argv: string[] };
@@ -118,7 +139,11 @@ describe('exec credential plugins: what the plugin is given', () => {
     await transport.authHeaders();
     transport.close();
     const { env } = JSON.parse(readFileSync(dump, 'utf8')) as { env: Record<string, string> };
-    expect(JSON.parse(env.KUBERNETES_EXEC_INFO!)).toEqual({ apiVersion: V1, kind: 'ExecCredential', spec: { interactive: false } });
+    expect(JSON.parse(env.KUBERNETES_EXEC_INFO!)).toEqual({
+      apiVersion: V1,
+      kind: 'ExecCredential',
+      spec: { interactive: false },
+    });
   });
 
   it('describes the cluster, with its exec extension as config, when provideClusterInfo is true', async () => {
@@ -127,7 +152,12 @@ describe('exec credential plugins: what the plugin is given', () => {
     writeFileSync(caFile, 'CA PEM');
     const config = clientConfigFromString(
       kubeconfigText(
-        { exec: plugin({ DUMP_FILE: dump }, { provideClusterInfo: true, apiVersion: V1BETA1, interactiveMode: undefined }) },
+        {
+          exec: plugin(
+            { DUMP_FILE: dump },
+            { provideClusterInfo: true, apiVersion: V1BETA1, interactiveMode: undefined },
+          ),
+        },
         {
           server: 'https://c.example:6443',
           'certificate-authority': caFile,
@@ -140,9 +170,17 @@ describe('exec credential plugins: what the plugin is given', () => {
         },
       ),
     );
-    expect(config.cluster.extensions).toEqual({ 'client.authentication.k8s.io/exec': { audience: 'kop', nested: { list: [1, 2] } }, other: { ignored: true } });
+    expect(config.cluster.extensions).toEqual({
+      'client.authentication.k8s.io/exec': { audience: 'kop', nested: { list: [1, 2] } },
+      other: { ignored: true },
+    });
     // The Transport refuses proxy-url, so the provider is driven on its own here.
-    const provider = new ExecCredentialProvider({ user: 'u', exec: config.user.exec!, cluster: config.cluster, stdinIsTerminal: () => false });
+    const provider = new ExecCredentialProvider({
+      user: 'u',
+      exec: config.user.exec!,
+      cluster: config.cluster,
+      stdinIsTerminal: () => false,
+    });
     expect(provider.interactiveMode).toBe('IfAvailable');
     expect(await provider.credential()).toEqual({ token: 'run-1' });
     const { env } = JSON.parse(readFileSync(dump, 'utf8')) as { env: Record<string, string> };
@@ -165,15 +203,27 @@ describe('exec credential plugins: what the plugin is given', () => {
   it('is interactive only with a terminal and a mode other than Never; Always without a terminal is an error', async () => {
     const interactiveOf = async (mode: string, terminal: boolean): Promise<unknown> => {
       const dump = tempFile('dump');
-      const provider = new ExecCredentialProvider({ user: 'u', exec: plugin({ DUMP_FILE: dump }, { interactiveMode: mode }), stdinIsTerminal: () => terminal });
+      const provider = new ExecCredentialProvider({
+        user: 'u',
+        exec: plugin({ DUMP_FILE: dump }, { interactiveMode: mode }),
+        stdinIsTerminal: () => terminal,
+      });
       await provider.credential();
-      return (JSON.parse(JSON.parse(readFileSync(dump, 'utf8')).env.KUBERNETES_EXEC_INFO) as { spec: { interactive: boolean } }).spec.interactive;
+      return (
+        JSON.parse(JSON.parse(readFileSync(dump, 'utf8')).env.KUBERNETES_EXEC_INFO) as {
+          spec: { interactive: boolean };
+        }
+      ).spec.interactive;
     };
     expect(await interactiveOf('Never', true)).toBe(false);
     expect(await interactiveOf('IfAvailable', true)).toBe(true);
     expect(await interactiveOf('IfAvailable', false)).toBe(false);
     expect(await interactiveOf('Always', true)).toBe(true);
-    const always = new ExecCredentialProvider({ user: 'robot', exec: plugin({}, { interactiveMode: 'Always' }), stdinIsTerminal: () => false });
+    const always = new ExecCredentialProvider({
+      user: 'robot',
+      exec: plugin({}, { interactiveMode: 'Always' }),
+      stdinIsTerminal: () => false,
+    });
     const err = await rejection(always.credential());
     expect(err).toBeInstanceOf(ExecPluginError);
     expect(err.message).toMatch(/user "robot".*interactiveMode: Always.*standard input is not one/);
@@ -198,7 +248,9 @@ describe('exec credential plugins: caching', () => {
     const runs = tempFile('runs');
     writeFileSync(runs, '');
     // credentialRefreshMs applies to token files and auth providers, not to exec plugins.
-    const transport = new Transport(clientConfigFromString(kubeconfigText({ exec: plugin({ RUNS_FILE: runs }) })), { credentialRefreshMs: 0 });
+    const transport = new Transport(clientConfigFromString(kubeconfigText({ exec: plugin({ RUNS_FILE: runs }) })), {
+      credentialRefreshMs: 0,
+    });
     expect(transport.hasDynamicCredentials).toBe(true);
     for (let i = 0; i < 3; i++) expect((await transport.authHeaders()).authorization).toBe('Bearer run-1');
     expect(runsOf(runs)).toBe(1);
@@ -221,7 +273,10 @@ describe('exec credential plugins: caching', () => {
     const afterFirst401 = transport.authHeaders();
     transport.invalidateCredentials();
     const afterSecond401 = transport.authHeaders();
-    expect([(await afterFirst401).authorization, (await afterSecond401).authorization]).toEqual(['Bearer run-2', 'Bearer run-2']);
+    expect([(await afterFirst401).authorization, (await afterSecond401).authorization]).toEqual([
+      'Bearer run-2',
+      'Bearer run-2',
+    ]);
     expect(runsOf(runs)).toBe(2);
     transport.close();
   });
@@ -230,7 +285,11 @@ describe('exec credential plugins: caching', () => {
     const runs = tempFile('runs');
     writeFileSync(runs, '');
     const dump = tempFile('dump');
-    const provider = new ExecCredentialProvider({ user: 'u', exec: plugin({ RUNS_FILE: runs, DUMP_FILE: dump, SLEEP_MS: '60000' }), timeoutMs: 2000 });
+    const provider = new ExecCredentialProvider({
+      user: 'u',
+      exec: plugin({ RUNS_FILE: runs, DUMP_FILE: dump, SLEEP_MS: '60000' }),
+      timeoutMs: 2000,
+    });
     const started = Date.now();
     const err = await rejection(provider.credential());
     expect(err).toBeInstanceOf(ExecPluginError);
@@ -271,7 +330,11 @@ describe('exec credential plugins: errors', () => {
   };
 
   it('names a command that is not found, with its install hint', async () => {
-    const err = await failure({ ...plugin(), command: 'kop-test-no-such-plugin', installHint: 'Install it with: brew install kop-test-no-such-plugin\n' });
+    const err = await failure({
+      ...plugin(),
+      command: 'kop-test-no-such-plugin',
+      installHint: 'Install it with: brew install kop-test-no-such-plugin\n',
+    });
     expect(err.message).toContain('exec plugin "kop-test-no-such-plugin" of user "dev": executable not found');
     expect(err.message).toMatch(/\nInstall it with: brew install kop-test-no-such-plugin$/);
   });
@@ -285,26 +348,52 @@ describe('exec credential plugins: errors', () => {
 
   it("gives the exit code and the plugin's stderr, trimmed and bounded", async () => {
     const err = await failure(plugin({ PLUGIN_MODE: 'fail' }));
-    expect(err.message).toBe(`exec plugin "${process.execPath}" of user "dev" failed with exit code 3; it said:\nlogin required:  run kop-login first`);
+    expect(err.message).toBe(
+      `exec plugin "${process.execPath}" of user "dev" failed with exit code 3; it said:\nlogin required:  run kop-login first`,
+    );
     const long = await failure(plugin({ PLUGIN_MODE: 'fail', STDERR_PAD: '5000' }));
     expect(long.message.length).toBeLessThan(2300);
     expect(long.message).toMatch(/it said:\n….*x run kop-login first$/s);
   });
 
   const badOutputs: { name: string; given: Record<string, string>; want: RegExp }[] = [
-    { name: 'text that is not JSON', given: { PLUGIN_MODE: 'garbage' }, want: /printed \d+ bytes that are not JSON on stdout \(not shown/ },
+    {
+      name: 'text that is not JSON',
+      given: { PLUGIN_MODE: 'garbage' },
+      want: /printed \d+ bytes that are not JSON on stdout \(not shown/,
+    },
     { name: 'nothing', given: { PLUGIN_MODE: 'nothing' }, want: /printed nothing on stdout \(not shown/ },
-    { name: 'another kind', given: { PLUGIN_MODE: 'wrong-kind' }, want: /printed kind "Credential", not ExecCredential/ },
+    {
+      name: 'another kind',
+      given: { PLUGIN_MODE: 'wrong-kind' },
+      want: /printed kind "Credential", not ExecCredential/,
+    },
     {
       name: 'another apiVersion',
       given: { PRINT_API_VERSION: V1BETA1 },
       want: /configured with apiVersion client.authentication.k8s.io\/v1 but printed apiVersion "client.authentication.k8s.io\/v1beta1"/,
     },
     { name: 'no status', given: { PLUGIN_MODE: 'no-status' }, want: /without a status/ },
-    { name: 'an empty status', given: { PLUGIN_MODE: 'empty-status' }, want: /neither status.token nor status.clientCertificateData and status.clientKeyData/ },
-    { name: 'a certificate without a key', given: { PLUGIN_MODE: 'cert-only' }, want: /a client certificate without status.clientKeyData; both are needed/ },
-    { name: 'a key without a certificate', given: { PLUGIN_MODE: 'key-only' }, want: /a client key without status.clientCertificateData; both are needed/ },
-    { name: 'an expiry that is not RFC 3339', given: { PLUGIN_MODE: 'bad-expiry' }, want: /status.expirationTimestamp "tomorrow", which is not an RFC 3339 time/ },
+    {
+      name: 'an empty status',
+      given: { PLUGIN_MODE: 'empty-status' },
+      want: /neither status.token nor status.clientCertificateData and status.clientKeyData/,
+    },
+    {
+      name: 'a certificate without a key',
+      given: { PLUGIN_MODE: 'cert-only' },
+      want: /a client certificate without status.clientKeyData; both are needed/,
+    },
+    {
+      name: 'a key without a certificate',
+      given: { PLUGIN_MODE: 'key-only' },
+      want: /a client key without status.clientCertificateData; both are needed/,
+    },
+    {
+      name: 'an expiry that is not RFC 3339',
+      given: { PLUGIN_MODE: 'bad-expiry' },
+      want: /status.expirationTimestamp "tomorrow", which is not an RFC 3339 time/,
+    },
   ];
   for (const c of badOutputs) {
     it(`says what is wrong when the plugin prints ${c.name}`, async () => {
@@ -330,11 +419,21 @@ describe('exec credential plugins: errors', () => {
         JSON.stringify({
           apiVersion: V1,
           kind: 'ExecCredential',
-          status: { token: 't', clientCertificateData: 'C', clientKeyData: 'K', expirationTimestamp: '2030-01-02T03:04:05+01:00' },
+          status: {
+            token: 't',
+            clientCertificateData: 'C',
+            clientKeyData: 'K',
+            expirationTimestamp: '2030-01-02T03:04:05+01:00',
+          },
         }),
         V1,
       ),
-    ).toEqual({ token: 't', clientCertificateData: 'C', clientKeyData: 'K', expiresAt: new Date('2030-01-02T02:04:05Z') });
+    ).toEqual({
+      token: 't',
+      clientCertificateData: 'C',
+      clientKeyData: 'K',
+      expiresAt: new Date('2030-01-02T02:04:05Z'),
+    });
   });
 
   const badConfigs: { name: string; given: Partial<KubeconfigExecConfig>; want: RegExp }[] = [
@@ -348,15 +447,27 @@ describe('exec credential plugins: errors', () => {
       given: { apiVersion: 'example.com/v1' },
       want: /user "dev": exec.apiVersion "example.com\/v1" is not one of client.authentication.k8s.io\/v1, client.authentication.k8s.io\/v1beta1/,
     },
-    { name: 'no apiVersion', given: { apiVersion: undefined }, want: /user "dev": exec.apiVersion is missing; write apiVersion: client.authentication.k8s.io\/v1/ },
+    {
+      name: 'no apiVersion',
+      given: { apiVersion: undefined },
+      want: /user "dev": exec.apiVersion is missing; write apiVersion: client.authentication.k8s.io\/v1/,
+    },
     {
       name: 'v1 without interactiveMode',
       given: { interactiveMode: undefined },
       want: /user "dev": exec.interactiveMode is required with client.authentication.k8s.io\/v1; write interactiveMode: Never/,
     },
-    { name: 'an unknown interactiveMode', given: { interactiveMode: 'Sometimes' }, want: /exec.interactiveMode "Sometimes" is not one of Never, IfAvailable, Always/ },
+    {
+      name: 'an unknown interactiveMode',
+      given: { interactiveMode: 'Sometimes' },
+      want: /exec.interactiveMode "Sometimes" is not one of Never, IfAvailable, Always/,
+    },
     { name: 'no command', given: { command: '' }, want: /user "dev": exec.command is missing/ },
-    { name: 'an env entry without a name', given: { env: [{ name: '', value: 'x' }] }, want: /user "dev": exec.env\[0\] has no name/ },
+    {
+      name: 'an env entry without a name',
+      given: { env: [{ name: '', value: 'x' }] },
+      want: /user "dev": exec.env\[0\] has no name/,
+    },
   ];
   for (const c of badConfigs) {
     it(`refuses an exec entry with ${c.name} when the transport is made`, () => {
@@ -415,10 +526,14 @@ describe('exec credential plugins: where the command is', () => {
 
 describe("client-node's exec auth provider convention", () => {
   it('runs the exec entry of an auth provider config with the same provider, and refuses an exec provider without one', async () => {
-    const transport = new Transport(clientConfigFromString(kubeconfigText({ 'auth-provider': { name: 'custom', config: { exec: plugin() } } })));
+    const transport = new Transport(
+      clientConfigFromString(kubeconfigText({ 'auth-provider': { name: 'custom', config: { exec: plugin() } } })),
+    );
     expect((await transport.authHeaders()).authorization).toBe('Bearer run-1');
     transport.close();
-    expect(() => new Transport(clientConfigFromString(kubeconfigText({ 'auth-provider': { name: 'exec', config: {} } })))).toThrow(
+    expect(
+      () => new Transport(clientConfigFromString(kubeconfigText({ 'auth-provider': { name: 'exec', config: {} } }))),
+    ).toThrow(
       /user "u": auth-provider "exec" has no exec entry in its config; configure the credential plugin as users\[\]\.user\.exec/,
     );
   });
@@ -452,7 +567,10 @@ describe('impersonation headers', () => {
     const runs = tempFile('runs');
     for (const [user, expected] of [
       [{ token: 'inline', exec: plugin({ RUNS_FILE: runs }) }, 'Bearer inline'],
-      [{ username: 'ann', password: 'pw', exec: plugin({ RUNS_FILE: runs }) }, `Basic ${Buffer.from('ann:pw').toString('base64')}`],
+      [
+        { username: 'ann', password: 'pw', exec: plugin({ RUNS_FILE: runs }) },
+        `Basic ${Buffer.from('ann:pw').toString('base64')}`,
+      ],
     ] as const) {
       const transport = new Transport(clientConfigFromString(kubeconfigText(user)));
       expect(transport.hasDynamicCredentials).toBe(false);
@@ -465,15 +583,23 @@ describe('impersonation headers', () => {
   it('keeps impersonation headers next to an exec plugin token', async () => {
     const config = clientConfigFromString(kubeconfigText({ exec: plugin(), as: 'bob', 'as-groups': ['g'] }));
     const transport = new Transport(config);
-    expect(await transport.authHeaders()).toEqual({ authorization: 'Bearer run-1', 'impersonate-user': 'bob', 'impersonate-group': ['g'] });
+    expect(await transport.authHeaders()).toEqual({
+      authorization: 'Bearer run-1',
+      'impersonate-user': 'bob',
+      'impersonate-group': ['g'],
+    });
     transport.close();
   });
 
   it('refuses groups, uid or extras without a user to impersonate, and malformed fields', () => {
-    expect(() => new Transport(clientConfigFromString(kubeconfigText({ token: 't', 'as-groups': ['team-a'] })))).toThrow(
-      /user "u" sets as-uid, as-groups or as-user-extra without as/,
+    expect(
+      () => new Transport(clientConfigFromString(kubeconfigText({ token: 't', 'as-groups': ['team-a'] }))),
+    ).toThrow(/user "u" sets as-uid, as-groups or as-user-extra without as/);
+    expect(() => clientConfigFromString(kubeconfigText({ as: 'a', 'as-groups': 'team-a' }))).toThrow(
+      /users\[0\]\.user\.as-groups must be a list of strings/,
     );
-    expect(() => clientConfigFromString(kubeconfigText({ as: 'a', 'as-groups': 'team-a' }))).toThrow(/users\[0\]\.user\.as-groups must be a list of strings/);
-    expect(() => clientConfigFromString(kubeconfigText({ as: 'a', 'as-user-extra': { k: 'v' } }))).toThrow(/users\[0\]\.user\.as-user-extra\.k must be a list of strings/);
+    expect(() => clientConfigFromString(kubeconfigText({ as: 'a', 'as-user-extra': { k: 'v' } }))).toThrow(
+      /users\[0\]\.user\.as-user-extra\.k must be a list of strings/,
+    );
   });
 });

@@ -51,7 +51,12 @@ console.log(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind
 `,
   );
   return {
-    exec: { apiVersion: 'client.authentication.k8s.io/v1', command: process.execPath, args: [script], interactiveMode: 'Never' },
+    exec: {
+      apiVersion: 'client.authentication.k8s.io/v1',
+      command: process.execPath,
+      args: [script],
+      interactiveMode: 'Never',
+    },
     runs: () => readFileSync(runsFile, 'utf8').length,
   };
 }

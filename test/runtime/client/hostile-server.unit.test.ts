@@ -43,7 +43,8 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-const client = (options: ConstructorParameters<typeof RestClient>[1] = {}): RestClient => new RestClient(loadClientConfig({ server: base, env: {} }), options);
+const client = (options: ConstructorParameters<typeof RestClient>[1] = {}): RestClient =>
+  new RestClient(loadClientConfig({ server: base, env: {} }), options);
 
 describe('limits against a hostile server', () => {
   it('refuses a response body over maxResponseBytes', async () => {

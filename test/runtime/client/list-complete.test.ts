@@ -1,7 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startControlPlane, type ControlPlane } from '../../../src/testing/index.js';
-import { ApiError, RestClient, isGone, loadClientConfig, type KubernetesObject, type ObjectList, configMapType, namespaceType } from '../../../src/runtime/index.js';
-import { ResourceClient, clusterResource, namespacedResource } from '../../../src/runtime/client/resource/resource-client.js';
+import {
+  ApiError,
+  RestClient,
+  isGone,
+  loadClientConfig,
+  type KubernetesObject,
+  type ObjectList,
+  configMapType,
+  namespaceType,
+} from '../../../src/runtime/index.js';
+import {
+  ResourceClient,
+  clusterResource,
+  namespacedResource,
+} from '../../../src/runtime/client/resource/resource-client.js';
 import { type ListOptions } from '../../../src/runtime/client/resource/options.js';
 
 interface ConfigMapObject extends KubernetesObject {
@@ -25,7 +38,9 @@ class RecordingConfigMaps extends ResourceClient<ConfigMapObject> {
   }
 
   sent(): string[] {
-    return this.calls.map((o) => [o.limit ? `limit=${o.limit}` : 'no limit', o.continue ? 'continue' : ''].filter(Boolean).join(' '));
+    return this.calls.map((o) =>
+      [o.limit ? `limit=${o.limit}` : 'no limit', o.continue ? 'continue' : ''].filter(Boolean).join(' '),
+    );
   }
 }
 
@@ -50,7 +65,8 @@ async function namespaceWith30ConfigMaps(): Promise<string> {
   const namespace = `paged-${++namespaceCounter}`;
   await clusterResource(rest, namespaceType).create({ metadata: { name: namespace } });
   const cms = namespacedResource(rest, configMapType).inNamespace(namespace);
-  for (let i = 0; i < 30; i++) await cms.create({ metadata: { name: cmName(i), labels: { set: 'paged' } }, data: { v: '0' } });
+  for (let i = 0; i < 30; i++)
+    await cms.create({ metadata: { name: cmName(i), labels: { set: 'paged' } }, data: { v: '0' } });
   return namespace;
 }
 
@@ -67,7 +83,9 @@ async function modify(namespace: string): Promise<void> {
 }
 
 function contents(list: ObjectList<ConfigMapObject>): Record<string, string> {
-  return Object.fromEntries(list.items.map((cm) => [cm.metadata!.name!, `${cm.data?.v}@${cm.metadata!.resourceVersion}`]));
+  return Object.fromEntries(
+    list.items.map((cm) => [cm.metadata!.name!, `${cm.data?.v}@${cm.metadata!.resourceVersion}`]),
+  );
 }
 
 describe('listComplete against a real apiserver', () => {
@@ -124,7 +142,10 @@ describe('listComplete against a real apiserver', () => {
     expect(contents(list)['cm-25']).toMatch(/^0@/);
     expect(new Set(recording.versions)).toEqual(new Set([list.metadata.resourceVersion]));
 
-    const everywhere = await namespacedResource(rest, configMapType).listComplete({ limit: 4, labelSelector: { set: 'paged' } });
+    const everywhere = await namespacedResource(rest, configMapType).listComplete({
+      limit: 4,
+      labelSelector: { set: 'paged' },
+    });
     expect(everywhere.items.filter((cm) => cm.metadata?.namespace === namespace)).toHaveLength(30);
   });
 
@@ -135,7 +156,9 @@ describe('listComplete against a real apiserver', () => {
     await modify(namespace);
     await plane.compactEtcd();
     const recording = new RecordingConfigMaps(rest, configMapType, namespace);
-    const err = await recording.listComplete({ limit: 10, resourceVersion: old.metadata.resourceVersion, resourceVersionMatch: 'Exact' }).catch((e: unknown) => e);
+    const err = await recording
+      .listComplete({ limit: 10, resourceVersion: old.metadata.resourceVersion, resourceVersionMatch: 'Exact' })
+      .catch((e: unknown) => e);
     expect(isGone(err)).toBe(true);
     expect(recording.sent()).toEqual(['limit=10']);
   });

@@ -33,7 +33,10 @@ class FakePagedApi {
   put(name: string, value: number): void {
     this.history[this.revision] = new Map(this.current);
     this.revision++;
-    this.current = new Map(this.current).set(name, { metadata: { name, resourceVersion: String(this.revision) }, value });
+    this.current = new Map(this.current).set(name, {
+      metadata: { name, resourceVersion: String(this.revision) },
+      value,
+    });
   }
 
   /** Like etcd, keeps the current revision readable: only revisions before it expire. */
@@ -60,7 +63,9 @@ class FakePagedApi {
     let start = '';
     if (options.continue) ({ revision, start } = JSON.parse(options.continue) as { revision: number; start: string });
     else if (options.resourceVersion && options.resourceVersion !== '0') revision = Number(options.resourceVersion);
-    const all = [...this.stateAt(revision).values()].filter((item) => item.metadata.name > start).sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
+    const all = [...this.stateAt(revision).values()]
+      .filter((item) => item.metadata.name > start)
+      .sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
     const items = options.limit ? all.slice(0, options.limit) : all;
     const more = items.length < all.length;
     const page: ObjectList<Item> = {
@@ -78,7 +83,13 @@ class FakePagedApi {
   /** The list options the pager sent, in a compact form for comparisons. */
   sent(): string[] {
     return this.calls.map((o) =>
-      [o.limit ? `limit=${o.limit}` : 'no limit', o.continue ? 'continue' : '', o.resourceVersion ? `rv=${o.resourceVersion}` : ''].filter(Boolean).join(' '),
+      [
+        o.limit ? `limit=${o.limit}` : 'no limit',
+        o.continue ? 'continue' : '',
+        o.resourceVersion ? `rv=${o.resourceVersion}` : '',
+      ]
+        .filter(Boolean)
+        .join(' '),
     );
   }
 }
@@ -88,7 +99,10 @@ function names(list: ObjectList<Item>): string[] {
 }
 
 function expected(api: FakePagedApi): string[] {
-  return names({ metadata: {}, items: [...api.current.values()].sort((a, b) => a.metadata.name.localeCompare(b.metadata.name)) });
+  return names({
+    metadata: {},
+    items: [...api.current.values()].sort((a, b) => a.metadata.name.localeCompare(b.metadata.name)),
+  });
 }
 
 describe('listComplete: paging and the fallback to one full list', () => {
@@ -105,7 +119,11 @@ describe('listComplete: paging and the fallback to one full list', () => {
     const firstRevision = api.revision;
     // A write between pages must not show up: every page reads the first page's revision.
     api.afterCall.set(0, () => api.put('item-05', 1));
-    const list = await listComplete(api.list, { limit: 3, resourceVersion: String(firstRevision), resourceVersionMatch: 'Exact' });
+    const list = await listComplete(api.list, {
+      limit: 3,
+      resourceVersion: String(firstRevision),
+      resourceVersionMatch: 'Exact',
+    });
     expect(api.sent()).toEqual([`limit=3 rv=${firstRevision}`, 'limit=3 continue', 'limit=3 continue']);
     expect(list.items).toHaveLength(7);
     expect(names(list)).toContain('item-05=0');
@@ -121,7 +139,11 @@ describe('listComplete: paging and the fallback to one full list', () => {
 
   const expiredCases = [
     { name: 'on the second page', expireAfterCall: 0, wantSent: ['limit=4', 'limit=4 continue', 'no limit'] },
-    { name: 'on the third page', expireAfterCall: 1, wantSent: ['limit=4', 'limit=4 continue', 'limit=4 continue', 'no limit'] },
+    {
+      name: 'on the third page',
+      expireAfterCall: 1,
+      wantSent: ['limit=4', 'limit=4 continue', 'limit=4 continue', 'no limit'],
+    },
   ];
   for (const { name, expireAfterCall, wantSent } of expiredCases) {
     it(`a continue token that expires ${name} ends in one list without limit, the current state`, async () => {
@@ -146,8 +168,16 @@ describe('listComplete: paging and the fallback to one full list', () => {
   it('the full list after an expired continue token keeps the selectors and the requested resourceVersion', async () => {
     const api = new FakePagedApi(6);
     api.afterCall.set(0, () => api.writeAndCompact());
-    await listComplete(api.list, { limit: 2, labelSelector: 'app=web', fieldSelector: { 'metadata.name': 'x' }, resourceVersion: '0', timeoutSeconds: 9 });
-    expect(api.calls.map((c) => [c.labelSelector, c.fieldSelector, c.timeoutSeconds])).toEqual(Array(3).fill(['app=web', { 'metadata.name': 'x' }, 9]));
+    await listComplete(api.list, {
+      limit: 2,
+      labelSelector: 'app=web',
+      fieldSelector: { 'metadata.name': 'x' },
+      resourceVersion: '0',
+      timeoutSeconds: 9,
+    });
+    expect(api.calls.map((c) => [c.labelSelector, c.fieldSelector, c.timeoutSeconds])).toEqual(
+      Array(3).fill(['app=web', { 'metadata.name': 'x' }, 9]),
+    );
     expect(api.calls.map((c) => c.resourceVersion)).toEqual(['0', undefined, '0']);
   });
 
@@ -179,7 +209,11 @@ describe('listComplete: paging and the fallback to one full list', () => {
       const api = new FakePagedApi(8);
       setup(api);
       const expiries: ApiError[] = [];
-      const err = await listComplete(api.list, { limit: 3, resourceVersion: '0', onContinueExpired: (e) => expiries.push(e) }).catch((e: unknown) => e);
+      const err = await listComplete(api.list, {
+        limit: 3,
+        resourceVersion: '0',
+        onContinueExpired: (e) => expiries.push(e),
+      }).catch((e: unknown) => e);
       expect(want(err)).toBe(true);
       expect(api.sent()).toEqual(wantSent);
       expect(expiries).toHaveLength(wantSent.includes('no limit rv=0') ? 1 : 0);

@@ -9,7 +9,9 @@ const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../.
 const clientDir = path.join(repo, 'src/runtime/client');
 
 function sources(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sources(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sources(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : [],
+  );
 }
 
 describe('kop/runtime client public API', () => {
@@ -29,7 +31,8 @@ describe('kop/runtime client public API', () => {
       if (!fileName.includes(`${path.sep}runtime${path.sep}client${path.sep}`)) return;
       const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.ES2022, true);
       const visit = (node: ts.Node): void => {
-        if (node.kind === ts.SyntaxKind.AnyKeyword) offenders.push(`${path.basename(fileName)}: ${node.parent.getText(source)}`);
+        if (node.kind === ts.SyntaxKind.AnyKeyword)
+          offenders.push(`${path.basename(fileName)}: ${node.parent.getText(source)}`);
         ts.forEachChild(node, visit);
       };
       visit(source);
@@ -43,7 +46,8 @@ describe('kop/runtime client public API', () => {
       for (const { specifier: target, typeOnly } of moduleImports(file)) {
         if (target.startsWith('.')) {
           const resolved = path.resolve(path.dirname(file), target);
-          if (!resolved.startsWith(path.join(repo, 'src/runtime') + path.sep) && !typeOnly) problems.push(`${path.relative(repo, file)} imports ${target}`);
+          if (!resolved.startsWith(path.join(repo, 'src/runtime') + path.sep) && !typeOnly)
+            problems.push(`${path.relative(repo, file)} imports ${target}`);
         } else if (target.startsWith('@kubernetes/client-node')) {
           // client-node's index costs ~65 MB of memory once loaded: it is imported only through
           // import() when an auth provider needs it (the transport's pluginAuthenticator). Of its

@@ -29,21 +29,48 @@ beforeAll(async () => {
       } else if (path === '/unavailable-then-ok') {
         if (n === 1) {
           res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '0' });
-          res.end(JSON.stringify({ kind: 'Status', status: 'Failure', code: 503, reason: 'ServiceUnavailable', message: 'try later' }));
+          res.end(
+            JSON.stringify({
+              kind: 'Status',
+              status: 'Failure',
+              code: 503,
+              reason: 'ServiceUnavailable',
+              message: 'try later',
+            }),
+          );
         } else ok();
       } else if (path === '/server-timeout-then-ok') {
         if (n === 1) {
           res.writeHead(500, { 'content-type': 'application/json', 'retry-after': '0' });
-          res.end(JSON.stringify({ kind: 'Status', status: 'Failure', code: 500, reason: 'ServerTimeout', message: 'still processing', details: { retryAfterSeconds: 0 } }));
+          res.end(
+            JSON.stringify({
+              kind: 'Status',
+              status: 'Failure',
+              code: 500,
+              reason: 'ServerTimeout',
+              message: 'still processing',
+              details: { retryAfterSeconds: 0 },
+            }),
+          );
         } else ok();
       } else if (path === '/reset-always') {
         req.socket.destroy();
       } else if (path === '/unavailable-long') {
         res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '5' });
-        res.end(JSON.stringify({ kind: 'Status', status: 'Failure', code: 503, reason: 'ServiceUnavailable', message: 'try much later' }));
+        res.end(
+          JSON.stringify({
+            kind: 'Status',
+            status: 'Failure',
+            code: 503,
+            reason: 'ServiceUnavailable',
+            message: 'try much later',
+          }),
+        );
       } else if (path === '/internal-error') {
         res.writeHead(500, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ kind: 'Status', status: 'Failure', code: 500, reason: 'InternalError', message: 'boom' }));
+        res.end(
+          JSON.stringify({ kind: 'Status', status: 'Failure', code: 500, reason: 'InternalError', message: 'boom' }),
+        );
       } else ok();
     });
   });

@@ -44,7 +44,11 @@ beforeAll(async () => {
       } else if (url.pathname === '/needs-new-token') {
         const ok = req.headers.authorization === 'Bearer new';
         res.writeHead(ok ? 200 : 401, { 'content-type': 'application/json' });
-        res.end(ok ? '{"ok":true}' : JSON.stringify({ kind: 'Status', code: 401, reason: 'Unauthorized', message: 'Unauthorized' }));
+        res.end(
+          ok
+            ? '{"ok":true}'
+            : JSON.stringify({ kind: 'Status', code: 401, reason: 'Unauthorized', message: 'Unauthorized' }),
+        );
       } else if (url.pathname === '/throttled') {
         const n = seen.filter((s) => s.url === '/throttled').length;
         if (n < 2) {
@@ -53,14 +57,20 @@ beforeAll(async () => {
         } else res.end('{"ok":true}');
       } else if (url.searchParams.get('watch') === 'true') {
         res.writeHead(200, { 'content-type': 'application/json' });
-        const ev = (type: string, name: string, rv: string): string => JSON.stringify({ type, object: { kind: 'ConfigMap', metadata: { name, resourceVersion: rv } } }) + '\n';
+        const ev = (type: string, name: string, rv: string): string =>
+          JSON.stringify({ type, object: { kind: 'ConfigMap', metadata: { name, resourceVersion: rv } } }) + '\n';
         // Split one event across two writes to exercise line framing.
         const first = ev('ADDED', 'a', '1');
         res.write(first.slice(0, 10));
         setTimeout(() => {
           res.write(first.slice(10) + ev('MODIFIED', 'a', '2'));
           if (url.pathname.endsWith('/gone')) {
-            res.end(JSON.stringify({ type: 'ERROR', object: { kind: 'Status', code: 410, reason: 'Expired', message: 'too old resource version' } }) + '\n');
+            res.end(
+              JSON.stringify({
+                type: 'ERROR',
+                object: { kind: 'Status', code: 410, reason: 'Expired', message: 'too old resource version' },
+              }) + '\n',
+            );
           } else if (url.pathname.endsWith('/drop')) {
             setTimeout(() => res.socket?.destroy(), 30);
           } else if (url.pathname.endsWith('/forever')) {
@@ -87,7 +97,13 @@ function client(options = {}): RestClient {
 describe('RestClient against an in-memory server', () => {
   it('builds paths and repeats array query values, leaving out empty ones', async () => {
     const c = client();
-    const got = await c.get<{ path: string; query: string }>('/api/v1/pods', { labelSelector: 'a=b', limit: 5, x: undefined, e: '', m: ['1', '2'] });
+    const got = await c.get<{ path: string; query: string }>('/api/v1/pods', {
+      labelSelector: 'a=b',
+      limit: 5,
+      x: undefined,
+      e: '',
+      m: ['1', '2'],
+    });
     expect(got.path).toBe('/api/v1/pods');
     expect(got.query).toBe('?labelSelector=a%3Db&limit=5&m=1&m=2');
     c.close();
@@ -296,7 +312,19 @@ describe('dynamic credentials', () => {
       apiVersion: 'v1',
       kind: 'Config',
       clusters: [{ name: 'c', cluster: { server: base } }],
-      users: [{ name: 'u', user: { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: process.execPath, args: [plugin], interactiveMode: 'Never' } } }],
+      users: [
+        {
+          name: 'u',
+          user: {
+            exec: {
+              apiVersion: 'client.authentication.k8s.io/v1',
+              command: process.execPath,
+              args: [plugin],
+              interactiveMode: 'Never',
+            },
+          },
+        },
+      ],
       contexts: [{ name: 'x', context: { cluster: 'c', user: 'u' } }],
       'current-context': 'x',
     };

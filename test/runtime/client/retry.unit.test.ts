@@ -2,8 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { ApiError, retryOnConflict } from '../../../src/runtime/index.js';
 import { DEFAULT_CONFLICT_BACKOFF, backoffDelay } from '../../../src/runtime/client/retry/retry-on-conflict.js';
 
-const conflict = (): ApiError => new ApiError({ kind: 'Status', code: 409, reason: 'Conflict', message: 'the object has been modified' }, 'PUT', '/x');
-const alreadyExists = (): ApiError => new ApiError({ kind: 'Status', code: 409, reason: 'AlreadyExists', message: 'exists' }, 'POST', '/x');
+const conflict = (): ApiError =>
+  new ApiError({ kind: 'Status', code: 409, reason: 'Conflict', message: 'the object has been modified' }, 'PUT', '/x');
+const alreadyExists = (): ApiError =>
+  new ApiError({ kind: 'Status', code: 409, reason: 'AlreadyExists', message: 'exists' }, 'POST', '/x');
 const fast = { initialMs: 1, capMs: 2 };
 
 describe('retryOnConflict', () => {

@@ -55,7 +55,10 @@ afterAll(() => {
 });
 
 const malformedKubeconfigs = [
-  { name: 'a bad indentation next to the token', text: `apiVersion: v1\nusers:\n- name: u\n  user:\n    token: ${SECRET}\n   bad: [\n` },
+  {
+    name: 'a bad indentation next to the token',
+    text: `apiVersion: v1\nusers:\n- name: u\n  user:\n    token: ${SECRET}\n   bad: [\n`,
+  },
   { name: 'an unclosed quote in the token', text: `users:\n- name: u\n  user:\n    token: "${SECRET}\n` },
   { name: 'a tab in the token line', text: `users:\n- name: u\n  user:\n\ttoken: ${SECRET}\n` },
   { name: 'a duplicate key', text: `users:\n- name: u\n  user:\n    token: ${SECRET}\n    token: ${SECRET}\n` },
@@ -100,9 +103,20 @@ describe('no credential in errors', () => {
     { name: 'a JSON document cut short', stdout: `{"kind":"ExecCredential","status":{"token":"${SECRET}"` },
     {
       name: 'a credential of another apiVersion',
-      stdout: JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1beta1', kind: 'ExecCredential', status: { token: SECRET } }),
+      stdout: JSON.stringify({
+        apiVersion: 'client.authentication.k8s.io/v1beta1',
+        kind: 'ExecCredential',
+        status: { token: SECRET },
+      }),
     },
-    { name: 'a token that is not a string', stdout: JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: { token: [SECRET] } }) },
+    {
+      name: 'a token that is not a string',
+      stdout: JSON.stringify({
+        apiVersion: 'client.authentication.k8s.io/v1',
+        kind: 'ExecCredential',
+        status: { token: [SECRET] },
+      }),
+    },
   ];
   for (const { name, stdout } of outputs) {
     it(`an exec plugin that prints ${name}`, async () => {

@@ -30,12 +30,24 @@ beforeAll(async () => {
       };
       next();
     } else if (path === '/long') {
-      const bytes = Buffer.concat([line('ADDED', { metadata: { name: 'big' }, data: { v: bigValue } }), line('DELETED', { metadata: { name: 'big' } })]);
+      const bytes = Buffer.concat([
+        line('ADDED', { metadata: { name: 'big' }, data: { v: bigValue } }),
+        line('DELETED', { metadata: { name: 'big' } }),
+      ]);
       for (let i = 0; i < bytes.length; i += 16 * 1024) res.write(bytes.subarray(i, i + 16 * 1024));
       res.end();
     } else if (path === '/error-500') {
       res.write(line('ADDED', { metadata: { name: 'a' } }));
-      res.end(line('ERROR', { kind: 'Status', apiVersion: 'v1', status: 'Failure', code: 500, reason: 'InternalError', message: 'etcd is sad' }));
+      res.end(
+        line('ERROR', {
+          kind: 'Status',
+          apiVersion: 'v1',
+          status: 'Failure',
+          code: 500,
+          reason: 'InternalError',
+          message: 'etcd is sad',
+        }),
+      );
     } else {
       // Ends cleanly in the middle of an event.
       res.write(line('ADDED', { metadata: { name: 'a' } }));
@@ -47,7 +59,9 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
-async function collect(path: string): Promise<{ events: RawWatchEvent<{ data?: Record<string, string> }>[]; error?: unknown }> {
+async function collect(
+  path: string,
+): Promise<{ events: RawWatchEvent<{ data?: Record<string, string> }>[]; error?: unknown }> {
   const c = new RestClient(loadClientConfig({ server: base, env: {} }), { qps: Infinity });
   const events: RawWatchEvent<{ data?: Record<string, string> }>[] = [];
   try {

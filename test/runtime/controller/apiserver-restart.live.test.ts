@@ -16,37 +16,49 @@ describe('informer across a kube-apiserver restart', () => {
   it.each([
     ['is killed and restarted', true],
     ['stops gracefully and restarts', false],
-  ])('reaches the server state after the apiserver %s mid-watch, with changes made while it was down', async (_how, force) => {
-    const ns = await freshNamespace(admin, 'restart');
-    const cms = namespacedResource(admin, configMapType).inNamespace(ns);
-    for (const name of ['keep', 'change', 'drop']) await cms.create({ metadata: { name }, data: { v: '1' } });
+  ])(
+    'reaches the server state after the apiserver %s mid-watch, with changes made while it was down',
+    async (_how, force) => {
+      const ns = await freshNamespace(admin, 'restart');
+      const cms = namespacedResource(admin, configMapType).inNamespace(ns);
+      for (const name of ['keep', 'change', 'drop']) await cms.create({ metadata: { name }, data: { v: '1' } });
 
-    const rest = restFor(plane);
-    const restarts: WatchRestartReason[] = [];
-    const informer = new Informer(new ResourceClient<{ metadata?: { name?: string; resourceVersion?: string }; data?: Record<string, string> }>(rest, configMapType, ns), {
-      initialBackoffMs: 200,
-      maxBackoffMs: 1000,
-      onWatchRestart: (reason) => restarts.push(reason),
-    });
-    informer.start();
-    await informer.waitForSync();
+      const rest = restFor(plane);
+      const restarts: WatchRestartReason[] = [];
+      const informer = new Informer(
+        new ResourceClient<{ metadata?: { name?: string; resourceVersion?: string }; data?: Record<string, string> }>(
+          rest,
+          configMapType,
+          ns,
+        ),
+        {
+          initialBackoffMs: 200,
+          maxBackoffMs: 1000,
+          onWatchRestart: (reason) => restarts.push(reason),
+        },
+      );
+      informer.start();
+      await informer.waitForSync();
 
-    // force: killed hard, like a crashed or OOM-killed apiserver, so its watches just break;
-    // otherwise a graceful stop, which ends the watches cleanly.
-    await plane.restartApiServer({ force });
-    // Changes while the informer's watch is gone, written as soon as the new apiserver answers.
-    await waitFor(async () => (await cms.list()).items.length === 3, 60_000, 'restarted apiserver');
-    await cms.delete('drop');
-    await cms.patch('change', { type: 'merge', patch: { data: { v: '2' } } });
-    await cms.create({ metadata: { name: 'new' }, data: { v: '1' } });
+      // force: killed hard, like a crashed or OOM-killed apiserver, so its watches just break;
+      // otherwise a graceful stop, which ends the watches cleanly.
+      await plane.restartApiServer({ force });
+      // Changes while the informer's watch is gone, written as soon as the new apiserver answers.
+      await waitFor(async () => (await cms.list()).items.length === 3, 60_000, 'restarted apiserver');
+      await cms.delete('drop');
+      await cms.patch('change', { type: 'merge', patch: { data: { v: '2' } } });
+      await cms.create({ metadata: { name: 'new' }, data: { v: '1' } });
 
-    const server = async () => Object.fromEntries((await cms.list()).items.map((c) => [c.metadata!.name!, c.metadata!.resourceVersion!]));
-    const cached = () => Object.fromEntries(informer.lister.list().map((c) => [c.metadata!.name!, c.metadata!.resourceVersion!]));
-    await waitFor(async () => JSON.stringify(cached()) === JSON.stringify(await server()), 30_000, 'cache = server');
-    expect(informer.lister.get(ns, 'change')?.data).toEqual({ v: '2' });
-    expect(restarts.length).toBeGreaterThan(0);
-    await delay(100);
-    await informer.stop();
-    rest.close();
-  });
+      const server = async () =>
+        Object.fromEntries((await cms.list()).items.map((c) => [c.metadata!.name!, c.metadata!.resourceVersion!]));
+      const cached = () =>
+        Object.fromEntries(informer.lister.list().map((c) => [c.metadata!.name!, c.metadata!.resourceVersion!]));
+      await waitFor(async () => JSON.stringify(cached()) === JSON.stringify(await server()), 30_000, 'cache = server');
+      expect(informer.lister.get(ns, 'change')?.data).toEqual({ v: '2' });
+      expect(restarts.length).toBeGreaterThan(0);
+      await delay(100);
+      await informer.stop();
+      rest.close();
+    },
+  );
 });

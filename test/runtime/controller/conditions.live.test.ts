@@ -11,13 +11,21 @@ import { ResourceClient } from '../../../src/runtime/client/resource/resource-cl
 import { freshNamespace, useTestControlPlane } from './helpers.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const coreTypes = JSON.parse(readFileSync(path.join(here, '../../../src/schema/core-types/k8s-1.36.json'), 'utf8')) as { schemas: Record<string, object> };
+const coreTypes = JSON.parse(readFileSync(path.join(here, '../../../src/schema/core-types/k8s-1.36.json'), 'utf8')) as {
+  schemas: Record<string, object>;
+};
 
 let plane: ControlPlane;
 let admin: RestClient;
 useTestControlPlane((started) => ({ plane, admin } = started));
 
-const gadgetResource: ResourceType = { group: 'test.kop.dev', version: 'v1', resource: 'gadgets', kind: 'Gadget', namespaced: true };
+const gadgetResource: ResourceType = {
+  group: 'test.kop.dev',
+  version: 'v1',
+  resource: 'gadgets',
+  kind: 'Gadget',
+  namespaced: true,
+};
 
 interface Gadget {
   apiVersion?: string;
@@ -51,7 +59,12 @@ describe('conditions against a CRD with the meta/v1 Condition schema', () => {
                   status: {
                     type: 'object',
                     properties: {
-                      conditions: { type: 'array', items: coreTypes.schemas.Condition, 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] },
+                      conditions: {
+                        type: 'array',
+                        items: coreTypes.schemas.Condition,
+                        'x-kubernetes-list-type': 'map',
+                        'x-kubernetes-list-map-keys': ['type'],
+                      },
                     },
                   },
                 },
@@ -67,7 +80,13 @@ describe('conditions against a CRD with the meta/v1 Condition schema', () => {
     const conditions: Condition[] = [];
     // An error message that embeds a huge response body, in characters outside the BMP too.
     const message = `backend said: ${'😀'.repeat(40_000)}`;
-    setCondition(conditions, { type: 'Ready', status: 'False', reason: 'BackendFailed', message, observedGeneration: gadget.metadata?.generation });
+    setCondition(conditions, {
+      type: 'Ready',
+      status: 'False',
+      reason: 'BackendFailed',
+      message,
+      observedGeneration: gadget.metadata?.generation,
+    });
     const written = await gadgets.updateStatus({ ...gadget, status: { conditions } });
     const stored = written.status?.conditions?.[0];
     expect(stored?.reason).toBe('BackendFailed');

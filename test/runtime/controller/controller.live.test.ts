@@ -133,7 +133,10 @@ describe('controllers against a real apiserver', () => {
     manager
       .controller('widget')
       .for(widgetResource)
-      .withOptions({ maxConcurrentReconciles: 2, rateLimiter: new ExponentialBackoffRateLimiter({ baseDelayMs: 100, maxDelayMs: 10_000 }) })
+      .withOptions({
+        maxConcurrentReconciles: 2,
+        rateLimiter: new ExponentialBackoffRateLimiter({ baseDelayMs: 100, maxDelayMs: 10_000 }),
+      })
       .complete(reconciler);
     await run(manager);
     await widgets(ns).create({ metadata: { name: 'failing' }, spec: { size: 1 } });
@@ -182,15 +185,26 @@ describe('controllers against a real apiserver', () => {
         }
         const widget = await addFinalizer(client, cached, finalizer);
         const conditions = ((widget.status?.conditions as Condition[] | undefined) ?? []).map((c) => ({ ...c }));
-        setCondition(conditions, { type: 'Ready', status: 'True', reason: 'Reconciled', message: 'ok', observedGeneration: widget.metadata?.generation });
-        await client.updateStatus({ ...widget, status: { ...widget.status, conditions, observedGeneration: widget.metadata?.generation } });
+        setCondition(conditions, {
+          type: 'Ready',
+          status: 'True',
+          reason: 'Reconciled',
+          message: 'ok',
+          observedGeneration: widget.metadata?.generation,
+        });
+        await client.updateStatus({
+          ...widget,
+          status: { ...widget.status, conditions, observedGeneration: widget.metadata?.generation },
+        });
       });
     await run(manager);
     await client.create({ metadata: { name: 'fin' }, spec: { size: 1 } });
     const ready = await waitFor(
       async () => {
         const w = await client.get('fin');
-        return (w.status?.conditions as Condition[] | undefined)?.find((c) => c.type === 'Ready' && c.status === 'True') ? w : undefined;
+        return (w.status?.conditions as Condition[] | undefined)?.find((c) => c.type === 'Ready' && c.status === 'True')
+          ? w
+          : undefined;
       },
       10_000,
       'Ready condition',
@@ -237,7 +251,14 @@ describe('controllers against a real apiserver', () => {
     const cm = await waitFor(() => cms.get('owner-config').catch(() => undefined), 10_000, 'owned ConfigMap');
     const owner = await widgets(ns).get('owner');
     expect(cm.metadata?.ownerReferences).toEqual([
-      { apiVersion: 'test.kop.dev/v1', kind: 'Widget', name: 'owner', uid: owner.metadata!.uid, controller: true, blockOwnerDeletion: true },
+      {
+        apiVersion: 'test.kop.dev/v1',
+        kind: 'Widget',
+        name: 'owner',
+        uid: owner.metadata!.uid,
+        controller: true,
+        blockOwnerDeletion: true,
+      },
     ]);
     expect(cm.data).toEqual({ size: '3' });
     await waitFor(() => reconciles.length >= 2, 5_000, 'reconcile caused by the ConfigMap create');
@@ -335,7 +356,12 @@ describe('event recorder and createOrUpdate against a real apiserver', () => {
     const list = (await events.list()).items;
     expect(list).toHaveLength(2);
     const failed = list.find((e) => e.reason === 'ReconcileFailed')!;
-    expect(failed).toMatchObject({ type: 'Warning', note: 'backend unreachable', reportingController: 'widget-controller', series: { count: 3 } });
+    expect(failed).toMatchObject({
+      type: 'Warning',
+      note: 'backend unreachable',
+      reportingController: 'widget-controller',
+      series: { count: 3 },
+    });
     expect(failed.regarding?.uid).toBe(widget.metadata?.uid);
     expect(list.find((e) => e.reason === 'Created')?.series).toBeUndefined();
   });

@@ -11,13 +11,26 @@ describe('deepCopy', () => {
       given: {
         apiVersion: 'cache.example.com/v1alpha1',
         kind: 'RedisCluster',
-        metadata: { name: 'a', namespace: 'ns', generation: 2, finalizers: ['x/y'], labels: { app: 'web' }, ownerReferences: [{ uid: 'u', controller: true }] },
+        metadata: {
+          name: 'a',
+          namespace: 'ns',
+          generation: 2,
+          finalizers: ['x/y'],
+          labels: { app: 'web' },
+          ownerReferences: [{ uid: 'u', controller: true }],
+        },
         spec: { replicas: 3, nested: [[1, 2], [{ deep: { deeper: [null] } }]] },
         status: { conditions: [{ type: 'Ready', status: 'True', observedGeneration: 2 }] },
       },
     },
-    { name: 'an object without a prototype and undefined members', given: Object.assign(Object.create(null) as object, { a: 1, b: undefined, c: { d: [] } }) },
-    { name: 'a Date and a Map (structuredClone copies them)', given: { at: new Date(0), map: new Map([['k', { v: 1 }]]) } },
+    {
+      name: 'an object without a prototype and undefined members',
+      given: Object.assign(Object.create(null) as object, { a: 1, b: undefined, c: { d: [] } }),
+    },
+    {
+      name: 'a Date and a Map (structuredClone copies them)',
+      given: { at: new Date(0), map: new Map([['k', { v: 1 }]]) },
+    },
   ];
   for (const { name, given } of cases) {
     it(`copies ${name} as structuredClone does`, () => {
@@ -28,7 +41,10 @@ describe('deepCopy', () => {
   }
 
   it('keeps a `__proto__` key from JSON as an own property, not as the prototype', () => {
-    const given = JSON.parse('{"data":{"__proto__":{"polluted":true},"plain":"x"},"text":{"__proto__":"y"}}') as { data: Record<string, unknown>; text: Record<string, unknown> };
+    const given = JSON.parse('{"data":{"__proto__":{"polluted":true},"plain":"x"},"text":{"__proto__":"y"}}') as {
+      data: Record<string, unknown>;
+      text: Record<string, unknown>;
+    };
     const got = deepCopy(given);
     expect(Object.keys(got.data)).toEqual(['__proto__', 'plain']);
     expect(Object.getPrototypeOf(got.data)).toBe(Object.prototype);

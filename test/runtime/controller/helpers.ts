@@ -31,7 +31,14 @@ export interface Widget {
 }
 
 /** The test CRD: test.kop.dev/v1 Widget with a status subresource. */
-export const widgetResource: ResourceType<Widget> = { group: 'test.kop.dev', version: 'v1', resource: 'widgets', kind: 'Widget', listKind: 'WidgetList', namespaced: true };
+export const widgetResource: ResourceType<Widget> = {
+  group: 'test.kop.dev',
+  version: 'v1',
+  resource: 'widgets',
+  kind: 'Widget',
+  listKind: 'WidgetList',
+  namespaced: true,
+};
 
 /** A control plane with the Widget CRD; Secrets bypass the watch cache so etcd compaction yields 410. */
 export function startTestControlPlane(): Promise<ControlPlane> {
@@ -75,7 +82,11 @@ export async function freshNamespace(rest: RestClient, prefix: string): Promise<
 }
 
 /** Polls `check` until it returns a truthy value or `timeoutMs` passes. */
-export async function waitFor<T>(check: () => T | Promise<T>, timeoutMs = 10_000, what = 'condition'): Promise<NonNullable<T>> {
+export async function waitFor<T>(
+  check: () => T | Promise<T>,
+  timeoutMs = 10_000,
+  what = 'condition',
+): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -85,7 +96,8 @@ export async function waitFor<T>(check: () => T | Promise<T>, timeoutMs = 10_000
     } catch (err) {
       last = err;
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
     await delay(25);
   }
 }
@@ -185,13 +197,26 @@ export class TcpProxy {
  * `kubectl create token`) and whose context namespace is `namespace`: what a pod's in-cluster
  * config amounts to, so a manager run with it keeps its leader-election Lease there.
  */
-export async function writeTokenKubeconfig(file: string, plane: ControlPlane, token: string, namespace: string): Promise<void> {
+export async function writeTokenKubeconfig(
+  file: string,
+  plane: ControlPlane,
+  token: string,
+  namespace: string,
+): Promise<void> {
   await writeFile(
     file,
     JSON.stringify({
       apiVersion: 'v1',
       kind: 'Config',
-      clusters: [{ name: 'envtest', cluster: { server: plane.server, 'certificate-authority-data': Buffer.from(plane.caData!).toString('base64') } }],
+      clusters: [
+        {
+          name: 'envtest',
+          cluster: {
+            server: plane.server,
+            'certificate-authority-data': Buffer.from(plane.caData!).toString('base64'),
+          },
+        },
+      ],
       users: [{ name: 'manager', user: { token } }],
       contexts: [{ name: 'manager', context: { cluster: 'envtest', user: 'manager', namespace } }],
       'current-context': 'manager',

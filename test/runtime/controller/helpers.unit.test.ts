@@ -27,17 +27,72 @@ function obj(name: string, meta: Record<string, unknown> = {}): KubernetesObject
 }
 
 describe('predicates', () => {
-  const cases: Array<{ name: string; predicate: ReturnType<typeof generationChanged>; given: [KubernetesObject, KubernetesObject]; want: boolean }> = [
-    { name: 'generation same', predicate: generationChanged(), given: [obj('a', { generation: 1 }), obj('a', { generation: 1 })], want: false },
-    { name: 'generation bumped', predicate: generationChanged(), given: [obj('a', { generation: 1 }), obj('a', { generation: 2 })], want: true },
-    { name: 'labels same (order differs)', predicate: labelsChanged(), given: [obj('a', { labels: { x: '1', y: '2' } }), obj('a', { labels: { y: '2', x: '1' } })], want: false },
-    { name: 'label value changed', predicate: labelsChanged(), given: [obj('a', { labels: { x: '1' } }), obj('a', { labels: { x: '2' } })], want: true },
-    { name: 'label added', predicate: labelsChanged(), given: [obj('a'), obj('a', { labels: { x: '1' } })], want: true },
-    { name: 'annotation removed', predicate: annotationsChanged(), given: [obj('a', { annotations: { x: '1' } }), obj('a', { annotations: {} })], want: true },
-    { name: 'annotations same', predicate: annotationsChanged(), given: [obj('a', { annotations: { x: '1' } }), obj('a', { annotations: { x: '1' } })], want: false },
-    { name: 'or', predicate: or(generationChanged(), labelsChanged()), given: [obj('a', { generation: 1 }), obj('a', { generation: 1, labels: { l: 'v' } })], want: true },
-    { name: 'and', predicate: and(generationChanged(), labelsChanged()), given: [obj('a', { generation: 1 }), obj('a', { generation: 2 })], want: false },
-    { name: 'not', predicate: not(generationChanged()), given: [obj('a', { generation: 1 }), obj('a', { generation: 2 })], want: false },
+  const cases: Array<{
+    name: string;
+    predicate: ReturnType<typeof generationChanged>;
+    given: [KubernetesObject, KubernetesObject];
+    want: boolean;
+  }> = [
+    {
+      name: 'generation same',
+      predicate: generationChanged(),
+      given: [obj('a', { generation: 1 }), obj('a', { generation: 1 })],
+      want: false,
+    },
+    {
+      name: 'generation bumped',
+      predicate: generationChanged(),
+      given: [obj('a', { generation: 1 }), obj('a', { generation: 2 })],
+      want: true,
+    },
+    {
+      name: 'labels same (order differs)',
+      predicate: labelsChanged(),
+      given: [obj('a', { labels: { x: '1', y: '2' } }), obj('a', { labels: { y: '2', x: '1' } })],
+      want: false,
+    },
+    {
+      name: 'label value changed',
+      predicate: labelsChanged(),
+      given: [obj('a', { labels: { x: '1' } }), obj('a', { labels: { x: '2' } })],
+      want: true,
+    },
+    {
+      name: 'label added',
+      predicate: labelsChanged(),
+      given: [obj('a'), obj('a', { labels: { x: '1' } })],
+      want: true,
+    },
+    {
+      name: 'annotation removed',
+      predicate: annotationsChanged(),
+      given: [obj('a', { annotations: { x: '1' } }), obj('a', { annotations: {} })],
+      want: true,
+    },
+    {
+      name: 'annotations same',
+      predicate: annotationsChanged(),
+      given: [obj('a', { annotations: { x: '1' } }), obj('a', { annotations: { x: '1' } })],
+      want: false,
+    },
+    {
+      name: 'or',
+      predicate: or(generationChanged(), labelsChanged()),
+      given: [obj('a', { generation: 1 }), obj('a', { generation: 1, labels: { l: 'v' } })],
+      want: true,
+    },
+    {
+      name: 'and',
+      predicate: and(generationChanged(), labelsChanged()),
+      given: [obj('a', { generation: 1 }), obj('a', { generation: 2 })],
+      want: false,
+    },
+    {
+      name: 'not',
+      predicate: not(generationChanged()),
+      given: [obj('a', { generation: 1 }), obj('a', { generation: 2 })],
+      want: false,
+    },
     { name: 'custom', predicate: matching((o) => o.metadata?.name === 'a'), given: [obj('b'), obj('a')], want: true },
   ];
   for (const c of cases) {
@@ -53,14 +108,45 @@ describe('conditions', () => {
   it('sets lastTransitionTime only when the status changes', () => {
     const conditions: Condition[] = [];
     const t1 = new Date('2026-01-01T00:00:00.123Z');
-    expect(setCondition(conditions, { type: 'Ready', status: 'False', reason: 'Pending', message: 'wait', observedGeneration: 1 }, t1)).toBe(true);
-    expect(conditions[0]).toEqual({ type: 'Ready', status: 'False', reason: 'Pending', message: 'wait', observedGeneration: 1, lastTransitionTime: '2026-01-01T00:00:00Z' });
+    expect(
+      setCondition(
+        conditions,
+        { type: 'Ready', status: 'False', reason: 'Pending', message: 'wait', observedGeneration: 1 },
+        t1,
+      ),
+    ).toBe(true);
+    expect(conditions[0]).toEqual({
+      type: 'Ready',
+      status: 'False',
+      reason: 'Pending',
+      message: 'wait',
+      observedGeneration: 1,
+      lastTransitionTime: '2026-01-01T00:00:00Z',
+    });
     const t2 = new Date('2026-01-01T00:05:00Z');
-    expect(setCondition(conditions, { type: 'Ready', status: 'False', reason: 'StillPending', message: 'wait', observedGeneration: 2 }, t2)).toBe(true);
-    expect(conditions[0]).toMatchObject({ reason: 'StillPending', observedGeneration: 2, lastTransitionTime: '2026-01-01T00:00:00Z' });
-    expect(setCondition(conditions, { type: 'Ready', status: 'False', reason: 'StillPending', message: 'wait', observedGeneration: 2 }, t2)).toBe(false);
+    expect(
+      setCondition(
+        conditions,
+        { type: 'Ready', status: 'False', reason: 'StillPending', message: 'wait', observedGeneration: 2 },
+        t2,
+      ),
+    ).toBe(true);
+    expect(conditions[0]).toMatchObject({
+      reason: 'StillPending',
+      observedGeneration: 2,
+      lastTransitionTime: '2026-01-01T00:00:00Z',
+    });
+    expect(
+      setCondition(
+        conditions,
+        { type: 'Ready', status: 'False', reason: 'StillPending', message: 'wait', observedGeneration: 2 },
+        t2,
+      ),
+    ).toBe(false);
     const t3 = new Date('2026-01-01T00:10:00Z');
-    expect(setCondition(conditions, { type: 'Ready', status: 'True', reason: 'Ok', message: '', observedGeneration: 2 }, t3)).toBe(true);
+    expect(
+      setCondition(conditions, { type: 'Ready', status: 'True', reason: 'Ok', message: '', observedGeneration: 2 }, t3),
+    ).toBe(true);
     expect(conditions[0]?.lastTransitionTime).toBe('2026-01-01T00:10:00Z');
     expect(findCondition(conditions, 'Ready')?.status).toBe('True');
     expect(removeCondition(conditions, 'Ready')).toBe(true);
@@ -69,30 +155,49 @@ describe('conditions', () => {
 });
 
 describe('owner references', () => {
-  const owner = { apiVersion: 'cache.example.com/v1alpha1', kind: 'RedisCluster', metadata: { name: 'r', namespace: 'ns', uid: 'u1' } };
+  const owner = {
+    apiVersion: 'cache.example.com/v1alpha1',
+    kind: 'RedisCluster',
+    metadata: { name: 'r', namespace: 'ns', uid: 'u1' },
+  };
   it('adds a controller reference once and routes events to the owner', () => {
     const owned = obj('cm');
     setControllerReference(owner, owned);
     setControllerReference(owner, owned);
     expect((owned.metadata as { ownerReferences: unknown[] }).ownerReferences).toEqual([
-      { apiVersion: 'cache.example.com/v1alpha1', kind: 'RedisCluster', name: 'r', uid: 'u1', controller: true, blockOwnerDeletion: true },
+      {
+        apiVersion: 'cache.example.com/v1alpha1',
+        kind: 'RedisCluster',
+        name: 'r',
+        uid: 'u1',
+        controller: true,
+        blockOwnerDeletion: true,
+      },
     ]);
     expect(getControllerOf(owned)?.name).toBe('r');
-    expect(mapToControllerOwner({ group: 'cache.example.com', kind: 'RedisCluster' })(owned)).toEqual([{ namespace: 'ns', name: 'r' }]);
+    expect(mapToControllerOwner({ group: 'cache.example.com', kind: 'RedisCluster' })(owned)).toEqual([
+      { namespace: 'ns', name: 'r' },
+    ]);
     expect(mapToControllerOwner({ group: 'other.example.com', kind: 'RedisCluster' })(owned)).toEqual([]);
   });
   it('refuses a second controller and cross-namespace owners', () => {
     const owned = obj('cm');
     setControllerReference(owner, owned);
-    expect(() => setControllerReference({ ...owner, metadata: { ...owner.metadata, name: 'other', uid: 'u2' } }, owned)).toThrow(AlreadyOwnedError);
-    expect(() => setControllerReference(owner, { metadata: { name: 'x', namespace: 'elsewhere' } })).toThrow(/same namespace/);
+    expect(() =>
+      setControllerReference({ ...owner, metadata: { ...owner.metadata, name: 'other', uid: 'u2' } }, owned),
+    ).toThrow(AlreadyOwnedError);
+    expect(() => setControllerReference(owner, { metadata: { name: 'x', namespace: 'elsewhere' } })).toThrow(
+      /same namespace/,
+    );
     expect(() => setControllerReference({ metadata: { name: 'no-uid' } }, obj('y'))).toThrow(/uid/);
   });
 });
 
 describe('indexer and lister', () => {
   it('keeps namespace and custom indexes in step with changes', () => {
-    const indexer = new Indexer<KubernetesObject>({ byApp: (o) => (o.metadata?.labels?.app ? [o.metadata.labels.app] : []) });
+    const indexer = new Indexer<KubernetesObject>({
+      byApp: (o) => (o.metadata?.labels?.app ? [o.metadata.labels.app] : []),
+    });
     indexer.upsert({ metadata: { name: 'a', namespace: 'n1', labels: { app: 'web' } } });
     indexer.upsert({ metadata: { name: 'b', namespace: 'n2', labels: { app: 'web' } } });
     indexer.upsert({ metadata: { name: 'c' } });
@@ -121,8 +226,14 @@ describe('request handler', () => {
       (r) => seen.push(r.name),
     );
     handler.onAdd?.(obj('x', { labels: { owner: 'first' } }), false);
-    handler.onUpdate?.(obj('x', { generation: 1, labels: { owner: 'first' } }), obj('x', { generation: 1, labels: { owner: 'second' } }));
-    handler.onUpdate?.(obj('x', { generation: 1, labels: { owner: 'first' } }), obj('x', { generation: 2, labels: { owner: 'second' } }));
+    handler.onUpdate?.(
+      obj('x', { generation: 1, labels: { owner: 'first' } }),
+      obj('x', { generation: 1, labels: { owner: 'second' } }),
+    );
+    handler.onUpdate?.(
+      obj('x', { generation: 1, labels: { owner: 'first' } }),
+      obj('x', { generation: 2, labels: { owner: 'second' } }),
+    );
     handler.onDelete?.(obj('x', { labels: { owner: 'second' } }), { finalStateUnknown: true });
     expect(seen).toEqual(['first', 'second', 'first', 'second']);
   });
@@ -142,7 +253,13 @@ describe('logger and bind addresses', () => {
       .info('reconciled', { err: new Error('boom') } as LogFields);
     logger.debug('hidden');
     expect(lines).toHaveLength(1);
-    expect(JSON.parse(lines[0]!)).toMatchObject({ level: 'info', msg: 'reconciled', controller: 'widget', key: 'ns/a', err: 'boom' });
+    expect(JSON.parse(lines[0]!)).toMatchObject({
+      level: 'info',
+      msg: 'reconciled',
+      controller: 'widget',
+      key: 'ns/a',
+      err: 'boom',
+    });
   });
   it('writes readable text on a terminal and picks JSON when not a TTY', () => {
     const { logger, lines } = capture('text');

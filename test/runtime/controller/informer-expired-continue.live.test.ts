@@ -11,7 +11,13 @@ import { freshNamespace, useTestControlPlane, waitFor } from './helpers.js';
 interface SecretObject {
   apiVersion?: string;
   kind?: string;
-  metadata?: { name?: string; namespace?: string; resourceVersion?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  metadata?: {
+    name?: string;
+    namespace?: string;
+    resourceVersion?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+  };
   stringData?: Record<string, string>;
   data?: Record<string, string>;
 }
@@ -55,7 +61,11 @@ describe('informer whose list meets an expired continue token', () => {
   it('ends synced after exactly one full list, with its selector and transform, then watches from that list', async () => {
     const namespace = await freshNamespace(admin, 'expired-continue');
     const secrets = new ResourceClient<SecretObject>(admin, secretType, namespace);
-    for (let i = 0; i < 30; i++) await secrets.create({ metadata: { name: `secret-${String(i).padStart(2, '0')}`, labels: { set: 'cached' } }, stringData: { v: '0' } });
+    for (let i = 0; i < 30; i++)
+      await secrets.create({
+        metadata: { name: `secret-${String(i).padStart(2, '0')}`, labels: { set: 'cached' } },
+        stringData: { v: '0' },
+      });
     for (let i = 0; i < 3; i++) await secrets.create({ metadata: { name: `other-${i}` } });
 
     const source = new CompactingBetweenPages(secrets, plane);
@@ -63,7 +73,10 @@ describe('informer whose list meets an expired continue token', () => {
       name: 'secrets',
       listPageSize: 5,
       labelSelector: 'set=cached',
-      transform: (s) => ({ ...s, metadata: { ...s.metadata, annotations: { ...s.metadata?.annotations, transformed: 'yes' } } }),
+      transform: (s) => ({
+        ...s,
+        metadata: { ...s.metadata, annotations: { ...s.metadata?.annotations, transformed: 'yes' } },
+      }),
       initialBackoffMs: 100,
       maxBackoffMs: 500,
     });
@@ -74,7 +87,8 @@ describe('informer whose list meets an expired continue token', () => {
       expect(source.lists).toEqual(['limit=5', 'limit=5 continue', 'no limit']);
 
       const server = await secrets.list({ labelSelector: 'set=cached' });
-      const byName = (items: SecretObject[]) => Object.fromEntries(items.map((s) => [s.metadata!.name!, s.metadata!.resourceVersion!]));
+      const byName = (items: SecretObject[]) =>
+        Object.fromEntries(items.map((s) => [s.metadata!.name!, s.metadata!.resourceVersion!]));
       expect(Object.keys(byName(informer.lister.list()))).toHaveLength(30);
       expect(byName(informer.lister.list())).toEqual(byName(server.items));
       // The write made between the pages is in the cache: the full list is the current state.
@@ -84,7 +98,12 @@ describe('informer whose list meets an expired continue token', () => {
 
       // The watch runs from the full list's resourceVersion: a later change arrives without a relist.
       const changed = await secrets.patch('secret-29', { type: 'merge', patch: { stringData: { v: 'after-sync' } } });
-      await waitFor(() => informer.lister.get(namespace, 'secret-29')?.metadata?.resourceVersion === changed.metadata?.resourceVersion, 10_000, 'the watched change');
+      await waitFor(
+        () =>
+          informer.lister.get(namespace, 'secret-29')?.metadata?.resourceVersion === changed.metadata?.resourceVersion,
+        10_000,
+        'the watched change',
+      );
       expect(informer.lister.get(namespace, 'secret-29')?.metadata?.annotations?.transformed).toBe('yes');
       expect(source.lists).toHaveLength(3);
     } finally {

@@ -34,7 +34,11 @@ async function watchedSecrets(namespace: string, options: { silentWatchTimeoutMs
   });
   informer.addEventHandler({
     onDelete: (object, info) =>
-      deletes.push({ name: object.metadata!.name!, finalStateUnknown: info.finalStateUnknown, value: object.data?.v && Buffer.from(object.data.v, 'base64').toString() }),
+      deletes.push({
+        name: object.metadata!.name!,
+        finalStateUnknown: info.finalStateUnknown,
+        value: object.data?.v && Buffer.from(object.data.v, 'base64').toString(),
+      }),
   });
   informer.start();
   await informer.waitForSync();
@@ -71,7 +75,11 @@ describe('informer against a real apiserver', () => {
       await client.create({ metadata: { name: 'after' }, stringData: { v: '1' } });
       await client.patch('before', { type: 'merge', patch: { stringData: { v: '2' } } });
       await client.delete('after');
-      await waitFor(async () => JSON.stringify(cacheState(watched.informer)) === JSON.stringify(await serverState(ns)), 10_000, 'cache = server');
+      await waitFor(
+        async () => JSON.stringify(cacheState(watched.informer)) === JSON.stringify(await serverState(ns)),
+        10_000,
+        'cache = server',
+      );
       expect(watched.informer.lister.list({ namespace: ns }).map((s) => s.metadata!.name)).toEqual(['before']);
       expect(watched.deletes).toEqual([{ name: 'after', finalStateUnknown: false, value: '1' }]);
     } finally {
@@ -92,7 +100,11 @@ describe('informer against a real apiserver', () => {
       await client.create({ metadata: { name: 'd' }, stringData: { v: '1' } });
       await delay(1500);
       watched.proxy.restore();
-      await waitFor(async () => JSON.stringify(cacheState(watched.informer)) === JSON.stringify(await serverState(ns)), 15_000, 'cache = server');
+      await waitFor(
+        async () => JSON.stringify(cacheState(watched.informer)) === JSON.stringify(await serverState(ns)),
+        15_000,
+        'cache = server',
+      );
       expect(watched.restarts).toContain('error');
       // The re-watch from the last resourceVersion replays the delete with its final state.
       expect(watched.deletes).toEqual([{ name: 'a', finalStateUnknown: false, value: '1' }]);
@@ -114,7 +126,11 @@ describe('informer against a real apiserver', () => {
       // Make the informer's resourceVersion too old: its re-watch must get 410.
       await plane.compactEtcd();
       watched.proxy.restore();
-      await waitFor(async () => JSON.stringify(cacheState(watched.informer)) === JSON.stringify(await serverState(ns)), 15_000, 'cache = server');
+      await waitFor(
+        async () => JSON.stringify(cacheState(watched.informer)) === JSON.stringify(await serverState(ns)),
+        15_000,
+        'cache = server',
+      );
       expect(watched.restarts).toContain('gone');
       expect(watched.deletes).toEqual([{ name: 'a', finalStateUnknown: true, value: 'last-seen' }]);
     } finally {
@@ -130,7 +146,11 @@ describe('informer against a real apiserver', () => {
       await waitFor(() => watched.proxy.connections > 0, 5000, 'watch connection');
       watched.proxy.freeze();
       await client.create({ metadata: { name: 'during-silence' }, stringData: { v: '1' } });
-      await waitFor(() => watched.informer.lister.get(ns, 'during-silence'), 10_000, 'object created during the silence');
+      await waitFor(
+        () => watched.informer.lister.get(ns, 'during-silence'),
+        10_000,
+        'object created during the silence',
+      );
       expect(watched.restarts).toContain('silent');
     } finally {
       await watched.close();

@@ -9,7 +9,10 @@ import type { ListerWatcher } from '../../../src/runtime/cache/informer.js';
 import { FakeClock } from './fake-clock.js';
 import { waitFor } from './helpers.js';
 
-type Obj = KubernetesObject & { metadata: { name: string; namespace?: string; resourceVersion?: string; managedFields?: unknown[] }; value?: number };
+type Obj = KubernetesObject & {
+  metadata: { name: string; namespace?: string; resourceVersion?: string; managedFields?: unknown[] };
+  value?: number;
+};
 
 /** An in-memory API: objects with a revision counter, an event log, lists and watches from a revision, and compaction. */
 class FakeApi implements ListerWatcher<Obj> {
@@ -26,7 +29,10 @@ class FakeApi implements ListerWatcher<Obj> {
   put(name: string, value: number): void {
     const rev = ++this.revision;
     const existed = this.objects.has(name);
-    const object: Obj = { metadata: { name, namespace: 'ns', resourceVersion: String(rev), managedFields: [{ manager: 'x' }] }, value };
+    const object: Obj = {
+      metadata: { name, namespace: 'ns', resourceVersion: String(rev), managedFields: [{ manager: 'x' }] },
+      value,
+    };
     this.objects.set(name, object);
     this.emit(rev, { type: existed ? 'MODIFIED' : 'ADDED', object });
   }
@@ -35,7 +41,10 @@ class FakeApi implements ListerWatcher<Obj> {
     const object = this.objects.get(name)!;
     this.objects.delete(name);
     const rev = ++this.revision;
-    this.emit(rev, { type: 'DELETED', object: { ...object, metadata: { ...object.metadata, resourceVersion: String(rev) } } });
+    this.emit(rev, {
+      type: 'DELETED',
+      object: { ...object, metadata: { ...object.metadata, resourceVersion: String(rev) } },
+    });
   }
 
   compact(): void {
@@ -50,7 +59,8 @@ class FakeApi implements ListerWatcher<Obj> {
   async *watch(options: WatchOptions): AsyncGenerator<WatchEvent<Obj>> {
     this.watches.push(options.resourceVersion ?? '');
     let from = Number(options.resourceVersion);
-    if (from < this.compactedThrough) throw new ApiError({ kind: 'Status', code: 410, reason: 'Expired', message: 'too old' }, 'WATCH', '/fake');
+    if (from < this.compactedThrough)
+      throw new ApiError({ kind: 'Status', code: 410, reason: 'Expired', message: 'too old' }, 'WATCH', '/fake');
     for (;;) {
       const pending = this.log.filter((entry) => entry.rev > from);
       for (const entry of pending) {
@@ -79,7 +89,8 @@ function record(informer: Informer<Obj>) {
   informer.addEventHandler({
     onAdd: (o, initial) => events.push(`add ${o.metadata.name}${initial ? ' (initial)' : ''}`),
     onUpdate: (a, b) => events.push(`update ${b.metadata.name} ${a.value}->${b.value}`),
-    onDelete: (o, info) => events.push(`delete ${o.metadata.name} ${o.value}${info.finalStateUnknown ? ' (final state unknown)' : ''}`),
+    onDelete: (o, info) =>
+      events.push(`delete ${o.metadata.name} ${o.value}${info.finalStateUnknown ? ' (final state unknown)' : ''}`),
   });
   return events;
 }
@@ -121,7 +132,9 @@ describe('Informer (in-memory API)', () => {
     api.put('c', 1);
     api.compact();
     await waitFor(() => api.lists === 2 && events.length >= 5, 3000);
-    expect(events.slice(2)).toEqual(expect.arrayContaining(['update a 1->2', 'delete b 1 (final state unknown)', 'add c']));
+    expect(events.slice(2)).toEqual(
+      expect.arrayContaining(['update a 1->2', 'delete b 1 (final state unknown)', 'add c']),
+    );
     expect(
       informer.lister
         .list()
@@ -146,7 +159,12 @@ describe('Informer (in-memory API)', () => {
     api.put('a', 1);
     const clock = new FakeClock();
     const restarts: string[] = [];
-    const informer = new Informer<Obj>(api, { clock, silentWatchTimeoutMs: 1000, initialBackoffMs: 10, onWatchRestart: (r) => restarts.push(r) });
+    const informer = new Informer<Obj>(api, {
+      clock,
+      silentWatchTimeoutMs: 1000,
+      initialBackoffMs: 10,
+      onWatchRestart: (r) => restarts.push(r),
+    });
     const events = record(informer);
     informer.start();
     await informer.waitForSync();

@@ -132,9 +132,20 @@ describe('leader election through a Lease', () => {
       ].join('\n'),
     );
     const kubeconfig = parseYaml(await readFile(plane.kubeconfigPath, 'utf8')) as { users: Array<{ user: unknown }> };
-    kubeconfig.users[0]!.user = { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: process.execPath, args: [plugin], interactiveMode: 'Never' } };
+    kubeconfig.users[0]!.user = {
+      exec: {
+        apiVersion: 'client.authentication.k8s.io/v1',
+        command: process.execPath,
+        args: [plugin],
+        interactiveMode: 'Never',
+      },
+    };
     try {
-      const a = candidate(ns, 'a', new RestClient(clientConfigFromString(JSON.stringify(kubeconfig)), { execPluginTimeoutMs: 30_000 }));
+      const a = candidate(
+        ns,
+        'a',
+        new RestClient(clientConfigFromString(JSON.stringify(kubeconfig)), { execPluginTimeoutMs: 30_000 }),
+      );
       await waitFor(() => a.manager.isLeader, 15_000, 'a leads');
       const b = candidate(ns, 'b');
       await delay(500);

@@ -5,7 +5,10 @@ import type { KubernetesObject } from '../../../src/runtime/index.js';
 import { Indexer } from '../../../src/runtime/cache/indexer.js';
 import { Lister } from '../../../src/runtime/cache/lister.js';
 
-type Labelled = KubernetesObject & { metadata: { name: string; namespace: string; labels: Record<string, string> }; status?: { phase?: string } };
+type Labelled = KubernetesObject & {
+  metadata: { name: string; namespace: string; labels: Record<string, string> };
+  status?: { phase?: string };
+};
 
 describe('lister copies', () => {
   it('objects from get, list and byIndex can be changed without touching the cache or its indexes', () => {

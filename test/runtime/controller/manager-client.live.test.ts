@@ -46,7 +46,13 @@ beforeAll(async () => {
   admin = restFor(plane);
   ns = await freshNamespace(admin, 'client');
   rest = new CountingRestClient(loadClientConfig({ kubeconfig: plane.kubeconfigPath }));
-  manager = new Manager({ rest, metricsBindAddress: '0', healthProbeBindAddress: '0', logger: silentLogger, uncachedTypes: [secretType] });
+  manager = new Manager({
+    rest,
+    metricsBindAddress: '0',
+    healthProbeBindAddress: '0',
+    logger: silentLogger,
+    uncachedTypes: [secretType],
+  });
   client = manager.client;
   // Watched before start, as a controller's for() would.
   manager.informerFor(widgetResource);
@@ -83,7 +89,10 @@ describe("the manager's client", () => {
   });
 
   it('starts the informer of a kind on its first read and waits for it to sync', async () => {
-    await createClient(admin).create(configMapType, { metadata: { name: 'settings', namespace: ns }, data: { a: '1' } });
+    await createClient(admin).create(configMapType, {
+      metadata: { name: 'settings', namespace: ns },
+      data: { a: '1' },
+    });
     const settings = await client.get(configMapType, { namespace: ns, name: 'settings' });
     expect(settings.data).toEqual({ a: '1' });
     expect(rest.count('GET', `/namespaces/${ns}/configmaps/settings`)).toBe(0);
@@ -91,52 +100,89 @@ describe("the manager's client", () => {
     const listed = await client.list(configMapType, { namespace: ns });
     expect(listed.kind).toBe('ConfigMapList');
     expect(listed.items.map((c) => c.metadata?.name)).toContain('settings');
-    await expect(client.list(configMapType, { namespace: ns, fieldSelector: 'metadata.name=settings' })).rejects.toThrow(/live: true/);
-    const live = await client.list(configMapType, { namespace: ns, fieldSelector: 'metadata.name=settings', live: true });
+    await expect(
+      client.list(configMapType, { namespace: ns, fieldSelector: 'metadata.name=settings' }),
+    ).rejects.toThrow(/live: true/);
+    const live = await client.list(configMapType, {
+      namespace: ns,
+      fieldSelector: 'metadata.name=settings',
+      live: true,
+    });
     expect(live.items.map((c) => c.metadata?.name)).toEqual(['settings']);
   });
 
   it('reads uncached kinds from the apiserver', async () => {
-    await createClient(admin).create(secretType, { metadata: { name: 'token', namespace: ns }, stringData: { t: 'x' } });
+    await createClient(admin).create(secretType, {
+      metadata: { name: 'token', namespace: ns },
+      stringData: { t: 'x' },
+    });
     const secret = await client.get(secretType, { namespace: ns, name: 'token' });
     expect(secret.data?.t).toBe(Buffer.from('x').toString('base64'));
     expect(rest.count('GET', `/namespaces/${ns}/secrets/token`)).toBe(1);
   });
 
   it('creates, updates (guarded by resourceVersion), patches, applies and deletes', async () => {
-    const created = await client.create(widgetResource, { metadata: { name: 'w', namespace: ns, labels: { tier: 'a' } }, spec: { size: 1 } });
+    const created = await client.create(widgetResource, {
+      metadata: { name: 'w', namespace: ns, labels: { tier: 'a' } },
+      spec: { size: 1 },
+    });
     const updated = await client.update(widgetResource, { ...created, spec: { size: 2 } });
     expect(updated.spec?.size).toBe(2);
-    const stale = await client.update(widgetResource, { ...created, spec: { size: 3 } }).catch((error: unknown) => error);
+    const stale = await client
+      .update(widgetResource, { ...created, spec: { size: 3 } })
+      .catch((error: unknown) => error);
     expect(isConflict(stale)).toBe(true);
-    const merged = await client.patch(widgetResource, { namespace: ns, name: 'w' }, { type: 'merge', patch: { spec: { size: 4 } } });
+    const merged = await client.patch(
+      widgetResource,
+      { namespace: ns, name: 'w' },
+      { type: 'merge', patch: { spec: { size: 4 } } },
+    );
     expect(merged.spec?.size).toBe(4);
-    const json = await client.patch(widgetResource, { namespace: ns, name: 'w' }, { type: 'json', operations: [{ op: 'replace', path: '/spec/size', value: 5 }] });
+    const json = await client.patch(
+      widgetResource,
+      { namespace: ns, name: 'w' },
+      { type: 'json', operations: [{ op: 'replace', path: '/spec/size', value: 5 }] },
+    );
     expect(json.spec?.size).toBe(5);
     const applied = await client.apply(
       widgetResource,
-      { apiVersion: 'test.kop.dev/v1', kind: 'Widget', metadata: { name: 'applied', namespace: ns }, spec: { size: 7 } },
+      {
+        apiVersion: 'test.kop.dev/v1',
+        kind: 'Widget',
+        metadata: { name: 'applied', namespace: ns },
+        spec: { size: 7 },
+      },
       { fieldManager: 'client-test' },
     );
     expect(applied.spec?.size).toBe(7);
     expect(applied.metadata?.managedFields?.some((f) => f.manager === 'client-test')).toBe(true);
 
     await client.delete(widgetResource, { namespace: ns, name: 'w' });
-    await expect(client.get(widgetResource, { namespace: ns, name: 'w' }, { live: true })).rejects.toSatisfy(isNotFound);
+    await expect(client.get(widgetResource, { namespace: ns, name: 'w' }, { live: true })).rejects.toSatisfy(
+      isNotFound,
+    );
   });
 
   it('writes status through the status subresource, and scale through the scale subresource', async () => {
     const widget = await client.create(widgetResource, { metadata: { name: 's', namespace: ns }, spec: { size: 1 } });
-    const withStatus = await client.status().update(widgetResource, { ...widget, status: { phase: 'Up' }, spec: { size: 9 } });
+    const withStatus = await client
+      .status()
+      .update(widgetResource, { ...widget, status: { phase: 'Up' }, spec: { size: 9 } });
     expect(withStatus.status).toEqual({ phase: 'Up' });
     expect(withStatus.spec?.size).toBe(1);
-    const patched = await client.status().patch(widgetResource, { namespace: ns, name: 's' }, { type: 'merge', patch: { status: { phase: 'Down' } } });
+    const patched = await client
+      .status()
+      .patch(widgetResource, { namespace: ns, name: 's' }, { type: 'merge', patch: { status: { phase: 'Down' } } });
     expect(patched.status).toEqual({ phase: 'Down' });
 
     const labels = { app: 'web' };
     await client.create(deploymentType, {
       metadata: { name: 'web', namespace: ns },
-      spec: { replicas: 1, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'web', image: 'nginx' }] } } },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: labels },
+        template: { metadata: { labels }, spec: { containers: [{ name: 'web', image: 'nginx' }] } },
+      },
     });
     const key = { namespace: ns, name: 'web' };
     const scale = await client.scale().get(deploymentType, key);
@@ -152,7 +198,9 @@ describe("the manager's client", () => {
 
   it('deleteAllOf empties one namespace by label, and refuses to span every namespace of a namespaced kind', async () => {
     for (const name of ['keep', 'drop-1', 'drop-2']) {
-      await client.create(configMapType, { metadata: { name, namespace: ns, labels: { drop: String(name.startsWith('drop')) } } });
+      await client.create(configMapType, {
+        metadata: { name, namespace: ns, labels: { drop: String(name.startsWith('drop')) } },
+      });
     }
     await client.deleteAllOf(configMapType, { namespace: ns, labelSelector: { drop: 'true' } });
     const left = await client.list(configMapType, { namespace: ns, live: true });
@@ -169,7 +217,13 @@ describe("the manager's client", () => {
       apply: (object: Widget) => void seen.push(`apply ${object.metadata?.finalizers?.join(',')}`),
       cleanup: () => void seen.push('cleanup'),
     };
-    await finalizer(client, widgetResource, await client.get(widgetResource, key, { live: true }), 'test.kop.dev/cleanup', handlers);
+    await finalizer(
+      client,
+      widgetResource,
+      await client.get(widgetResource, key, { live: true }),
+      'test.kop.dev/cleanup',
+      handlers,
+    );
     expect(seen).toEqual(['apply test.kop.dev/cleanup']);
     await client.delete(widgetResource, key);
     const deleting = await client.get(widgetResource, key, { live: true });
@@ -180,13 +234,23 @@ describe("the manager's client", () => {
   });
 
   it('a namespaced manager refuses cached reads of other namespaces instead of answering "not found"', async () => {
-    const scoped = new Manager({ rest: restFor(plane), namespace: ns, metricsBindAddress: '0', healthProbeBindAddress: '0', logger: silentLogger });
+    const scoped = new Manager({
+      rest: restFor(plane),
+      namespace: ns,
+      metricsBindAddress: '0',
+      healthProbeBindAddress: '0',
+      logger: silentLogger,
+    });
     scoped.informerFor(widgetResource);
     const started = scoped.start();
     try {
       await waitFor(() => scoped.informersStarted && scoped.informerFor(widgetResource).hasSynced());
-      await expect(scoped.client.get(widgetResource, { namespace: 'default', name: 'x' })).rejects.toBeInstanceOf(CacheScopeError);
-      expect((await scoped.client.get(widgetResource, { namespace: ns, name: 'before' })).metadata?.name).toBe('before');
+      await expect(scoped.client.get(widgetResource, { namespace: 'default', name: 'x' })).rejects.toBeInstanceOf(
+        CacheScopeError,
+      );
+      expect((await scoped.client.get(widgetResource, { namespace: ns, name: 'before' })).metadata?.name).toBe(
+        'before',
+      );
     } finally {
       await scoped.stop();
       await started.catch(() => undefined);

@@ -8,7 +8,13 @@ const HOUR = 3_600_000;
 function manager(options: ConstructorParameters<typeof Manager>[0] = {}): Manager {
   // No request is made: informers are only created, never started.
   const server = 'https://127.0.0.1:1';
-  const rest = new RestClient({ server, context: 'test', cluster: { name: 'test', server }, user: { name: '' }, source: 'explicit' } as never);
+  const rest = new RestClient({
+    server,
+    context: 'test',
+    cluster: { name: 'test', server },
+    user: { name: '' },
+    source: 'explicit',
+  } as never);
   return new Manager({ rest, logger: silentLogger, metricsBindAddress: '0', healthProbeBindAddress: '0', ...options });
 }
 
@@ -23,6 +29,8 @@ describe('manager defaults', () => {
     }
     expect(periods.size).toBeGreaterThan(1);
     expect(manager({ informerDefaults: { resyncPeriodMs: 0 } }).informerFor(widgetResource).resyncPeriodMs).toBe(0);
-    expect(manager({ informerDefaults: { resyncPeriodMs: 60_000 } }).informerFor(widgetResource).resyncPeriodMs).toBe(60_000);
+    expect(manager({ informerDefaults: { resyncPeriodMs: 60_000 } }).informerFor(widgetResource).resyncPeriodMs).toBe(
+      60_000,
+    );
   });
 });

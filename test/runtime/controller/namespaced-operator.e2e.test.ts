@@ -24,9 +24,16 @@ describe('a namespaced operator, deployed with its own RBAC', () => {
   let plane: ControlPlane | undefined;
   let manager: ResultPromise | undefined;
   const run = (file: string, args: string[], input?: string) =>
-    execa(file, args, { cwd: project, reject: false, input, stdin: input === undefined ? 'ignore' : undefined, env: { NO_COLOR: '1', CI: 'true' } });
+    execa(file, args, {
+      cwd: project,
+      reject: false,
+      input,
+      stdin: input === undefined ? 'ignore' : undefined,
+      env: { NO_COLOR: '1', CI: 'true' },
+    });
   const kop = (args: string[]) => run('node', [KOP_BIN, ...args]);
-  const kubectl = (args: string[], input?: string) => run(findControlPlaneBinaries().kubectl!, ['--kubeconfig', plane!.kubeconfigPath, ...args], input);
+  const kubectl = (args: string[], input?: string) =>
+    run(findControlPlaneBinaries().kubectl!, ['--kubeconfig', plane!.kubeconfigPath, ...args], input);
 
   beforeAll(async () => {
     ({ parent, project } = await initLinkedProject('shop', 'kop-e2e-namespaced-', ['--namespaced']));
@@ -41,7 +48,17 @@ describe('a namespaced operator, deployed with its own RBAC', () => {
   it(
     'reconciles in WATCH_NAMESPACE only, with Roles instead of ClusterRoles',
     async () => {
-      const api = await kop(['create', 'api', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'RedisCluster', '--yes']);
+      const api = await kop([
+        'create',
+        'api',
+        '--group',
+        'cache',
+        '--version',
+        'v1alpha1',
+        '--kind',
+        'RedisCluster',
+        '--yes',
+      ]);
       expect(api.exitCode, api.stderr).toBe(0);
       const generate = await kop(['generate']);
       expect(generate.exitCode, generate.stderr + generate.stdout).toBe(0);
@@ -58,7 +75,16 @@ describe('a namespaced operator, deployed with its own RBAC', () => {
       expect(established.exitCode, established.stderr).toBe(0);
 
       const canI = async (verb: string, resource: string, ...scope: string[]) =>
-        (await kubectl(['auth', 'can-i', verb, resource, `--as=system:serviceaccount:${NAMESPACE}:${SERVICE_ACCOUNT}`, ...scope])).stdout.trim();
+        (
+          await kubectl([
+            'auth',
+            'can-i',
+            verb,
+            resource,
+            `--as=system:serviceaccount:${NAMESPACE}:${SERVICE_ACCOUNT}`,
+            ...scope,
+          ])
+        ).stdout.trim();
       expect(await canI('watch', CRD, '-n', NAMESPACE)).toBe('yes');
       expect(await canI('watch', CRD, '-n', 'default')).toBe('no');
       expect(await canI('list', CRD, '--all-namespaces')).toBe('no');
@@ -70,7 +96,16 @@ describe('a namespaced operator, deployed with its own RBAC', () => {
       // What the Deployment gives the pod: WATCH_NAMESPACE from its own namespace.
       manager = execa(
         'node',
-        ['dist/src/main.js', '--kubeconfig', kubeconfigPath, '--leader-elect', '--metrics-bind-address', '127.0.0.1:0', '--health-probe-bind-address', '127.0.0.1:0'],
+        [
+          'dist/src/main.js',
+          '--kubeconfig',
+          kubeconfigPath,
+          '--leader-elect',
+          '--metrics-bind-address',
+          '127.0.0.1:0',
+          '--health-probe-bind-address',
+          '127.0.0.1:0',
+        ],
         { cwd: project, reject: false, stdin: 'ignore', env: { NO_COLOR: '1', WATCH_NAMESPACE: NAMESPACE } },
       );
       let logs = '';
@@ -83,11 +118,27 @@ describe('a namespaced operator, deployed with its own RBAC', () => {
         expect(applied.exitCode, applied.stderr).toBe(0);
       }
       const readyIn = async (namespace: string) =>
-        (await kubectl(['get', CRD, 'rediscluster-sample', '-n', namespace, '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}'])).stdout;
-      await waitFor(async () => ((await readyIn(NAMESPACE)) === 'True' ? true : undefined), 60_000, 'the sample in the watched namespace Ready');
+        (
+          await kubectl([
+            'get',
+            CRD,
+            'rediscluster-sample',
+            '-n',
+            namespace,
+            '-o',
+            'jsonpath={.status.conditions[?(@.type=="Ready")].status}',
+          ])
+        ).stdout;
+      await waitFor(
+        async () => ((await readyIn(NAMESPACE)) === 'True' ? true : undefined),
+        60_000,
+        'the sample in the watched namespace Ready',
+      );
       expect(logs).toMatch(/"msg":"watching one namespace".*"namespace":"shop-system"/);
       // The other namespace's sample was never touched: no status, no finalizer.
-      const other = JSON.parse((await kubectl(['get', CRD, 'rediscluster-sample', '-n', 'default', '-o', 'json'])).stdout) as {
+      const other = JSON.parse(
+        (await kubectl(['get', CRD, 'rediscluster-sample', '-n', 'default', '-o', 'json'])).stdout,
+      ) as {
         status?: unknown;
         metadata: { finalizers?: string[] };
       };
@@ -95,7 +146,15 @@ describe('a namespaced operator, deployed with its own RBAC', () => {
       expect(other.metadata.finalizers).toBeUndefined();
       expect(logs).not.toContain('"namespace":"default"');
 
-      const deleted = await kubectl(['delete', CRD, 'rediscluster-sample', '-n', NAMESPACE, '--wait=true', '--timeout=30s']);
+      const deleted = await kubectl([
+        'delete',
+        CRD,
+        'rediscluster-sample',
+        '-n',
+        NAMESPACE,
+        '--wait=true',
+        '--timeout=30s',
+      ]);
       expect(deleted.exitCode, deleted.stderr + logs).toBe(0);
       expect(logs).toMatch(/"msg":"finalized".*"key":"shop-system\/rediscluster-sample"/);
       expect(logs).not.toMatch(/forbidden/i);

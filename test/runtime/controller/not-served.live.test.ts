@@ -39,9 +39,15 @@ describe('a watched kind that is not served', () => {
     const informer = manager.informerFor(widgetResource);
     const running = manager.start();
     try {
-      await waitFor(() => lines.some((l) => l.message.startsWith('the API test.kop.dev/v1 Widget is not served')), 15_000, 'the not-served warning');
+      await waitFor(
+        () => lines.some((l) => l.message.startsWith('the API test.kop.dev/v1 Widget is not served')),
+        15_000,
+        'the not-served warning',
+      );
       const line = lines.find((l) => l.message.startsWith('the API test.kop.dev/v1 Widget is not served'))!;
-      expect(line.message).toBe('the API test.kop.dev/v1 Widget is not served by this cluster: install its CRD (kubectl apply -k config/crd); retrying');
+      expect(line.message).toBe(
+        'the API test.kop.dev/v1 Widget is not served by this cluster: install its CRD (kubectl apply -k config/crd); retrying',
+      );
       expect(line.fields?.retryInMs).toBeGreaterThan(0);
       expect(informer.hasSynced()).toBe(false);
 

@@ -28,12 +28,24 @@ describe('a scaffolded operator, end to end', () => {
   /** Starts the built manager (what `npm start --` runs, minus npm, so SIGTERM reaches it); its output collects in `text`. */
   const startManager = (args: string[]): { text: string } => {
     const output = { text: '' };
-    manager = execa('node', ['--max-semi-space-size=1', 'dist/src/main.js', ...args, '--metrics-bind-address', '127.0.0.1:0', '--health-probe-bind-address', '127.0.0.1:0'], {
-      cwd: project,
-      reject: false,
-      stdin: 'ignore',
-      env: { NO_COLOR: '1' },
-    });
+    manager = execa(
+      'node',
+      [
+        '--max-semi-space-size=1',
+        'dist/src/main.js',
+        ...args,
+        '--metrics-bind-address',
+        '127.0.0.1:0',
+        '--health-probe-bind-address',
+        '127.0.0.1:0',
+      ],
+      {
+        cwd: project,
+        reject: false,
+        stdin: 'ignore',
+        env: { NO_COLOR: '1' },
+      },
+    );
     manager.stdout!.on('data', (chunk: Buffer) => (output.text += chunk.toString()));
     manager.stderr!.on('data', (chunk: Buffer) => (output.text += chunk.toString()));
     return output;
@@ -52,13 +64,23 @@ describe('a scaffolded operator, end to end', () => {
   it(
     'npm start reconciles the sample to Ready, deletion completes, SIGTERM exits 0',
     async () => {
-      const api = await kop(['create', 'api', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'RedisCluster', '--yes']);
+      const api = await kop([
+        'create',
+        'api',
+        '--group',
+        'cache',
+        '--version',
+        'v1alpha1',
+        '--kind',
+        'RedisCluster',
+        '--yes',
+      ]);
       expect(api.exitCode, api.stderr).toBe(0);
       const generate = await kop(['generate']);
       expect(generate.exitCode, generate.stderr + generate.stdout).toBe(0);
-      expect(await import('node:fs/promises').then((fs) => fs.readFile(path.join(project, 'config/rbac/role.yaml'), 'utf8'))).toMatch(
-        /redisclusters\/finalizers[^]*events\.k8s\.io|events\.k8s\.io[^]*redisclusters\/finalizers/,
-      );
+      expect(
+        await import('node:fs/promises').then((fs) => fs.readFile(path.join(project, 'config/rbac/role.yaml'), 'utf8')),
+      ).toMatch(/redisclusters\/finalizers[^]*events\.k8s\.io|events\.k8s\.io[^]*redisclusters\/finalizers/);
       const build = await run('npm', ['run', 'build']);
       expect(build.exitCode, build.stdout + build.stderr).toBe(0);
 
@@ -66,25 +88,42 @@ describe('a scaffolded operator, end to end', () => {
       const missing = await run('node', ['dist/src/main.js', '--kubeconfig', path.join(parent, 'missing.kubeconfig')]);
       expect(missing.exitCode).toBe(1);
       const lines = `${missing.stdout}\n${missing.stderr}`.split('\n').filter((line) => line.trim() !== '');
-      expect(lines.at(-1)).toMatch(/"level":"error","msg":"cannot set up the controllers".*missing\.kubeconfig does not exist/);
+      expect(lines.at(-1)).toMatch(
+        /"level":"error","msg":"cannot set up the controllers".*missing\.kubeconfig does not exist/,
+      );
       expect(missing.stderr).not.toMatch(/^\s+at /m);
 
       plane = await startControlPlane({ crds: [path.join(project, 'config/crd/bases')] });
-      const kubectl = (args: string[]) => run(findControlPlaneBinaries().kubectl!, ['--kubeconfig', plane!.kubeconfigPath, ...args]);
+      const kubectl = (args: string[]) =>
+        run(findControlPlaneBinaries().kubectl!, ['--kubeconfig', plane!.kubeconfigPath, ...args]);
 
       // What `npm start --` runs (startManager runs the same), without npm in between so SIGTERM reaches the manager.
-      expect(JSON.parse(await import('node:fs/promises').then((fs) => fs.readFile(path.join(project, 'package.json'), 'utf8'))).scripts.start).toBe(
-        'node --max-semi-space-size=1 dist/src/main.js',
-      );
+      expect(
+        JSON.parse(
+          await import('node:fs/promises').then((fs) => fs.readFile(path.join(project, 'package.json'), 'utf8')),
+        ).scripts.start,
+      ).toBe('node --max-semi-space-size=1 dist/src/main.js');
       const output = startManager(['--kubeconfig', plane.kubeconfigPath]);
-      const probes = await waitFor(() => /"msg":"serving health probes".*"port":(\d+)/.exec(output.text)?.[1], 30_000, 'probe server');
+      const probes = await waitFor(
+        () => /"msg":"serving health probes".*"port":(\d+)/.exec(output.text)?.[1],
+        30_000,
+        'probe server',
+      );
       await waitFor(async () => (await fetch(`http://127.0.0.1:${probes}/readyz`)).ok, 30_000, 'readyz');
 
       const applied = await kubectl(['apply', '-k', 'config/samples']);
       expect(applied.exitCode, applied.stderr).toBe(0);
       const ready = await waitFor(
         async () => {
-          const got = await kubectl(['get', 'redisclusters.cache.example.com', 'rediscluster-sample', '-n', 'default', '-o', 'json']);
+          const got = await kubectl([
+            'get',
+            'redisclusters.cache.example.com',
+            'rediscluster-sample',
+            '-n',
+            'default',
+            '-o',
+            'json',
+          ]);
           const object = JSON.parse(got.stdout || '{}') as {
             status?: { conditions?: Array<{ type: string; status: string; observedGeneration?: number }> };
             metadata?: { generation?: number; finalizers?: string[] };
@@ -119,7 +158,12 @@ describe('a scaffolded operator, end to end', () => {
     async () => {
       expect(plane, 'the previous test started the control plane').toBeDefined();
       const kubectl = (args: string[], input?: string) =>
-        execa(findControlPlaneBinaries().kubectl!, ['--kubeconfig', plane!.kubeconfigPath, ...args], { cwd: project, reject: false, input, env: { NO_COLOR: '1' } });
+        execa(findControlPlaneBinaries().kubectl!, ['--kubeconfig', plane!.kubeconfigPath, ...args], {
+          cwd: project,
+          reject: false,
+          input,
+          env: { NO_COLOR: '1' },
+        });
       const namespace = 'redis-operator-system';
       const serviceAccount = 'redis-operator-controller-manager';
 
@@ -130,21 +174,36 @@ describe('a scaffolded operator, end to end', () => {
 
       // No kubelet runs here, so make the Deployment's pod by hand (server dry run): admitted as is,
       // and refused once it asks for the host network, which shows the namespace really enforces.
-      const deployment = JSON.parse((await kubectl(['get', 'deployment', `${serviceAccount}`, '-n', namespace, '-o', 'json'])).stdout) as {
+      const deployment = JSON.parse(
+        (await kubectl(['get', 'deployment', `${serviceAccount}`, '-n', namespace, '-o', 'json'])).stdout,
+      ) as {
         spec: { template: { spec: { containers: Array<{ securityContext?: Record<string, unknown> }> } } };
       };
-      const pod = (spec: unknown) => JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'manager-template', namespace }, spec });
+      const pod = (spec: unknown) =>
+        JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'manager-template', namespace }, spec });
       const admitted = await kubectl(['create', '--dry-run=server', '-f', '-'], pod(deployment.spec.template.spec));
       expect(admitted.exitCode, admitted.stderr).toBe(0);
       expect(admitted.stderr).not.toMatch(/PodSecurity/);
-      const refused = await kubectl(['create', '--dry-run=server', '-f', '-'], pod({ ...deployment.spec.template.spec, hostNetwork: true }));
+      const refused = await kubectl(
+        ['create', '--dry-run=server', '-f', '-'],
+        pod({ ...deployment.spec.template.spec, hostNetwork: true }),
+      );
       expect(refused.exitCode).not.toBe(0);
       expect(refused.stderr).toMatch(/violates PodSecurity "restricted/);
 
       // Least privilege, and enough: the service account may not read Secrets, yet the manager
       // (leader election on) reconciles the sample with nothing but that account's token.
       const canI = async (verb: string, resource: string, ns?: string) =>
-        (await kubectl(['auth', 'can-i', verb, resource, `--as=system:serviceaccount:${namespace}:${serviceAccount}`, ...(ns ? ['-n', ns] : [])])).stdout.trim();
+        (
+          await kubectl([
+            'auth',
+            'can-i',
+            verb,
+            resource,
+            `--as=system:serviceaccount:${namespace}:${serviceAccount}`,
+            ...(ns ? ['-n', ns] : []),
+          ])
+        ).stdout.trim();
       expect(await canI('list', 'redisclusters.cache.example.com')).toBe('yes');
       expect(await canI('get', 'secrets', 'default')).toBe('no');
       expect(await canI('create', 'leases.coordination.k8s.io', namespace)).toBe('yes');
@@ -173,13 +232,30 @@ describe('a scaffolded operator, end to end', () => {
         60_000,
         `sample Ready with the service account's rights (manager logs:\n${output.text})`,
       );
-      const lease = await kubectl(['get', 'leases.coordination.k8s.io', '-n', namespace, '-o', 'jsonpath={.items[*].spec.holderIdentity}']);
+      const lease = await kubectl([
+        'get',
+        'leases.coordination.k8s.io',
+        '-n',
+        namespace,
+        '-o',
+        'jsonpath={.items[*].spec.holderIdentity}',
+      ]);
       expect(lease.stdout, lease.stderr).not.toBe('');
       // Secure metrics with the deployed RBAC: the manager reviews tokens with its own account's
       // rights (metrics-auth-role), and only a subject of metrics-reader may read.
-      const metricsPort = await waitFor(() => /"msg":"serving metrics".*"port":(\d+).*"secure":true/.exec(output.text)?.[1], 10_000, 'metrics server');
+      const metricsPort = await waitFor(
+        () => /"msg":"serving metrics".*"port":(\d+).*"secure":true/.exec(output.text)?.[1],
+        10_000,
+        'metrics server',
+      );
       expect((await kubectl(['create', 'serviceaccount', 'scraper', '-n', 'default'])).exitCode).toBe(0);
-      const bound = await kubectl(['create', 'clusterrolebinding', 'scraper-metrics', '--clusterrole=redis-operator-metrics-reader', '--serviceaccount=default:scraper']);
+      const bound = await kubectl([
+        'create',
+        'clusterrolebinding',
+        'scraper-metrics',
+        '--clusterrole=redis-operator-metrics-reader',
+        '--serviceaccount=default:scraper',
+      ]);
       expect(bound.exitCode, bound.stderr).toBe(0);
       const scraperToken = (await kubectl(['create', 'token', 'scraper', '-n', 'default'])).stdout.trim();
       expect(await scrapeMetrics(Number(metricsPort), scraperToken)).toMatchObject({
@@ -195,7 +271,9 @@ describe('a scaffolded operator, end to end', () => {
 
       manager!.kill('SIGTERM');
       expect((await manager!).exitCode, output.text).toBe(0);
-      expect(JSON.parse(await readFile(path.join(project, 'package.json'), 'utf8')).scripts.deploy).toBe('kop generate manifests && kop deploy');
+      expect(JSON.parse(await readFile(path.join(project, 'package.json'), 'utf8')).scripts.deploy).toBe(
+        'kop generate manifests && kop deploy',
+      );
     },
     TIMEOUT,
   );
@@ -219,7 +297,11 @@ describe('a scaffolded operator, end to end', () => {
       );
       const build = await run('npm', ['run', 'build']);
       expect(build.exitCode, build.stdout + build.stderr).toBe(0);
-      const kubectl = (args: string[], input?: string) => execa(findControlPlaneBinaries().kubectl!, ['--kubeconfig', plane!.kubeconfigPath, ...args], { reject: false, input });
+      const kubectl = (args: string[], input?: string) =>
+        execa(findControlPlaneBinaries().kubectl!, ['--kubeconfig', plane!.kubeconfigPath, ...args], {
+          reject: false,
+          input,
+        });
 
       const output = startManager(['--kubeconfig', plane!.kubeconfigPath, '--graceful-shutdown-timeout=1s']);
       const created = await kubectl(
@@ -232,13 +314,19 @@ describe('a scaffolded operator, end to end', () => {
         }),
       );
       expect(created.exitCode, created.stderr).toBe(0);
-      await waitFor(() => output.text.includes('hanging'), 30_000, `the reconcile to start (manager logs:\n${output.text})`);
+      await waitFor(
+        () => output.text.includes('hanging'),
+        30_000,
+        `the reconcile to start (manager logs:\n${output.text})`,
+      );
       const signalledAt = Date.now();
       manager!.kill('SIGTERM');
       const exit = await manager!;
       expect(exit.exitCode, output.text).toBe(3);
       expect(Date.now() - signalledAt).toBeLessThan(15_000);
-      expect(output.text).toMatch(/"level":"error","msg":"manager stopped, abandoning reconciles in flight".*"abandoned":\[\{"controller":"rediscluster","reconciles":1\}\]/);
+      expect(output.text).toMatch(
+        /"level":"error","msg":"manager stopped, abandoning reconciles in flight".*"abandoned":\[\{"controller":"rediscluster","reconciles":1\}\]/,
+      );
     },
     TIMEOUT,
   );
@@ -248,11 +336,20 @@ describe('a scaffolded operator, end to end', () => {
 function scrapeMetrics(port: number, token?: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     https
-      .get({ host: '127.0.0.1', port, path: '/metrics', rejectUnauthorized: false, headers: token ? { authorization: `Bearer ${token}` } : {} }, (res) => {
-        let body = '';
-        res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-      })
+      .get(
+        {
+          host: '127.0.0.1',
+          port,
+          path: '/metrics',
+          rejectUnauthorized: false,
+          headers: token ? { authorization: `Bearer ${token}` } : {},
+        },
+        (res) => {
+          let body = '';
+          res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        },
+      )
       .on('error', reject);
   });
 }

@@ -18,7 +18,9 @@ async function settle(): Promise<void> {
 }
 
 async function sample(metrics: ManagerMetrics, name: string): Promise<number | undefined> {
-  const line = (await metrics.render()).split('\n').find((l) => l.startsWith(`${name}{`) && l.includes('controller="widget"'));
+  const line = (await metrics.render())
+    .split('\n')
+    .find((l) => l.startsWith(`${name}{`) && l.includes('controller="widget"'));
   return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
 }
 
@@ -33,7 +35,13 @@ describe('reconcile results', () => {
       if (name === 'wrapped') throw new Error('could not reconcile', { cause: new TerminalError('bad spec') });
       throw new Error('backend unreachable');
     };
-    const controller = new Controller(reconcile, { ...handed, name: 'widget', clock, metrics: metrics.controller('widget', 1), queueMetrics: metrics.queue('widget') });
+    const controller = new Controller(reconcile, {
+      ...handed,
+      name: 'widget',
+      clock,
+      metrics: metrics.controller('widget', 1),
+      queueMetrics: metrics.queue('widget'),
+    });
     controller.start();
     for (const name of ['terminal', 'wrapped', 'transient']) controller.enqueue({ namespace: 'ns', name });
     for (let i = 0; i < 10; i++) {
@@ -67,10 +75,22 @@ describe('reconcile results', () => {
     let calls = 0;
     const reconcile: ReconcileFunction = () => {
       calls++;
-      if (calls === 1) throw new ApiError({ code: 409, reason: 'Conflict', message: 'the object has been modified' }, 'PUT', '/apis/x/v1/namespaces/ns/widgets/w/status');
+      if (calls === 1)
+        throw new ApiError(
+          { code: 409, reason: 'Conflict', message: 'the object has been modified' },
+          'PUT',
+          '/apis/x/v1/namespaces/ns/widgets/w/status',
+        );
       if (calls === 2) throw new Error('backend unreachable');
     };
-    const controller = new Controller(reconcile, { ...handed, name: 'widget', clock, logger, metrics: metrics.controller('widget', 1), queueMetrics: metrics.queue('widget') });
+    const controller = new Controller(reconcile, {
+      ...handed,
+      name: 'widget',
+      clock,
+      logger,
+      metrics: metrics.controller('widget', 1),
+      queueMetrics: metrics.queue('widget'),
+    });
     controller.start();
     controller.enqueue({ namespace: 'ns', name: 'w' });
     for (let i = 0; i < 5; i++) {

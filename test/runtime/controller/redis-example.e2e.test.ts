@@ -30,7 +30,13 @@ describe('the RedisCluster example operator', () => {
   let plane: ControlPlane | undefined;
   let manager: ResultPromise | undefined;
   const run = (file: string, args: string[], input?: string) =>
-    execa(file, args, { cwd: project, reject: false, stdin: input === undefined ? 'ignore' : undefined, input, env: { NO_COLOR: '1', CI: 'true' } });
+    execa(file, args, {
+      cwd: project,
+      reject: false,
+      stdin: input === undefined ? 'ignore' : undefined,
+      input,
+      env: { NO_COLOR: '1', CI: 'true' },
+    });
   const kop = (args: string[]) => run('node', [KOP_BIN, ...args]);
 
   beforeAll(async () => {
@@ -61,7 +67,8 @@ describe('the RedisCluster example operator', () => {
         await copyFile(path.join(EXAMPLE, file), path.join(project, file));
       }
       // The scaffolded tests exercise the scaffolded code; this example is tested here.
-      for (const test of ['test/controllers', 'test/webhooks/cache']) await rm(path.join(project, test), { recursive: true });
+      for (const test of ['test/controllers', 'test/webhooks/cache'])
+        await rm(path.join(project, test), { recursive: true });
       const generate = await kop(['generate']);
       expect(generate.exitCode, generate.stderr + generate.stdout).toBe(0);
       const role = await readFile(path.join(project, 'config/rbac/role.yaml'), 'utf8');
@@ -71,27 +78,52 @@ describe('the RedisCluster example operator', () => {
 
       plane = await startControlPlane({
         crds: [path.join(project, 'config/crd/bases')],
-        webhooks: { paths: [path.join(project, 'config/webhook')], conversionPatches: [path.join(project, 'config/crd/patches')] },
+        webhooks: {
+          paths: [path.join(project, 'config/webhook')],
+          conversionPatches: [path.join(project, 'config/crd/patches')],
+        },
       });
       const serving = plane.webhook!;
-      const kubectl = (args: string[], input?: string) => run(findControlPlaneBinaries().kubectl!, ['--kubeconfig', plane!.kubeconfigPath, '-n', 'default', ...args], input);
+      const kubectl = (args: string[], input?: string) =>
+        run(
+          findControlPlaneBinaries().kubectl!,
+          ['--kubeconfig', plane!.kubeconfigPath, '-n', 'default', ...args],
+          input,
+        );
       const getJson = async (what: string): Promise<Json | undefined> => {
         const got = await kubectl(['get', what, '-o', 'json']);
         return got.exitCode === 0 ? (JSON.parse(got.stdout) as Json) : undefined;
       };
 
       const webhookFlags = ['--webhook-port', String(serving.port), '--webhook-cert-path', serving.certDir];
-      manager = execa('node', ['dist/src/main.js', '--kubeconfig', plane.kubeconfigPath, '--metrics-bind-address', '0', '--health-probe-bind-address', '0', ...webhookFlags], {
-        cwd: project,
-        reject: false,
-        stdin: 'ignore',
-      });
+      manager = execa(
+        'node',
+        [
+          'dist/src/main.js',
+          '--kubeconfig',
+          plane.kubeconfigPath,
+          '--metrics-bind-address',
+          '0',
+          '--health-probe-bind-address',
+          '0',
+          ...webhookFlags,
+        ],
+        {
+          cwd: project,
+          reject: false,
+          stdin: 'ignore',
+        },
+      );
       let logs = '';
       manager.stdout!.on('data', (chunk: Buffer) => (logs += chunk.toString()));
       manager.stderr!.on('data', (chunk: Buffer) => (logs += chunk.toString()));
 
       // The apiserver refuses writes while the webhooks do not answer: wait for the manager's server.
-      const applyCache = () => kubectl(['apply', '-f', '-'], 'apiVersion: cache.example.com/v1alpha1\nkind: RedisCluster\nmetadata:\n  name: cache\nspec:\n  replicas: 3\n');
+      const applyCache = () =>
+        kubectl(
+          ['apply', '-f', '-'],
+          'apiVersion: cache.example.com/v1alpha1\nkind: RedisCluster\nmetadata:\n  name: cache\nspec:\n  replicas: 3\n',
+        );
       const applied = await waitFor(
         async () => {
           const attempt = await applyCache();
@@ -102,7 +134,9 @@ describe('the RedisCluster example operator', () => {
       );
       expect(applied.exitCode, applied.stderr).toBe(0);
       // Defaulting: the image the spec left out is pinned in it.
-      expect(((await getJson('redisclusters.v1alpha1.cache.example.com/cache')) as { spec: { image?: string } }).spec.image).toBe('redis:7.4');
+      expect(
+        ((await getJson('redisclusters.v1alpha1.cache.example.com/cache')) as { spec: { image?: string } }).spec.image,
+      ).toBe('redis:7.4');
       // Validation: an unpinned image is refused with the validator's field error.
       const unpinned = await kubectl(
         ['apply', '-f', '-'],
@@ -110,34 +144,71 @@ describe('the RedisCluster example operator', () => {
       );
       expect(unpinned.exitCode).not.toBe(0);
       // kubectl prints a 422 Invalid denial as it prints the apiserver's own validation errors.
-      expect(unpinned.stderr).toMatch(/The RedisCluster "bad" is invalid: spec\.image: Invalid value: "redis:latest": pin a tag other than latest/);
+      expect(unpinned.stderr).toMatch(
+        /The RedisCluster "bad" is invalid: spec\.image: Invalid value: "redis:latest": pin a tag other than latest/,
+      );
       // Conversion: the stored v1alpha1 object read as v1beta1, and a v1beta1 object read as v1alpha1.
-      const asBeta = (await getJson('redisclusters.v1beta1.cache.example.com/cache')) as { apiVersion: string; spec: unknown };
-      expect(asBeta).toMatchObject({ apiVersion: 'cache.example.com/v1beta1', spec: { size: 3, redis: { image: 'redis:7.4' } } });
+      const asBeta = (await getJson('redisclusters.v1beta1.cache.example.com/cache')) as {
+        apiVersion: string;
+        spec: unknown;
+      };
+      expect(asBeta).toMatchObject({
+        apiVersion: 'cache.example.com/v1beta1',
+        spec: { size: 3, redis: { image: 'redis:7.4' } },
+      });
       const beta = await kubectl(
         ['apply', '-f', '-'],
         'apiVersion: cache.example.com/v1beta1\nkind: RedisCluster\nmetadata:\n  name: beta\nspec:\n  size: 2\n  redis:\n    image: redis:7.2\n',
       );
       expect(beta.exitCode, beta.stderr).toBe(0);
-      expect(((await getJson('redisclusters.v1alpha1.cache.example.com/beta')) as { spec: unknown }).spec).toEqual({ replicas: 2, image: 'redis:7.2' });
-      expect(((await getJson('redisclusters.v1beta1.cache.example.com/beta')) as { spec: unknown }).spec).toEqual({ size: 2, redis: { image: 'redis:7.2' } });
-      expect((await kubectl(['delete', 'redisclusters.v1beta1.cache.example.com/beta', '--wait=true', '--timeout=30s'])).exitCode).toBe(0);
-      const cluster = (await waitFor(() => getJson('redisclusters.cache.example.com/cache'), 10_000)) as { metadata: { uid: string } };
+      expect(((await getJson('redisclusters.v1alpha1.cache.example.com/beta')) as { spec: unknown }).spec).toEqual({
+        replicas: 2,
+        image: 'redis:7.2',
+      });
+      expect(((await getJson('redisclusters.v1beta1.cache.example.com/beta')) as { spec: unknown }).spec).toEqual({
+        size: 2,
+        redis: { image: 'redis:7.2' },
+      });
+      expect(
+        (await kubectl(['delete', 'redisclusters.v1beta1.cache.example.com/beta', '--wait=true', '--timeout=30s']))
+          .exitCode,
+      ).toBe(0);
+      const cluster = (await waitFor(() => getJson('redisclusters.cache.example.com/cache'), 10_000)) as {
+        metadata: { uid: string };
+      };
 
       const sts = (await waitFor(() => getJson('statefulsets/cache'), 20_000, `StatefulSet (logs:\n${logs})`)) as {
         metadata: { ownerReferences: unknown[] };
         spec: { replicas: number; serviceName: string };
       };
       expect(sts.spec).toMatchObject({ replicas: 3, serviceName: 'cache' });
-      const ownerRef = { apiVersion: 'cache.example.com/v1alpha1', kind: 'RedisCluster', name: 'cache', uid: cluster.metadata.uid, controller: true, blockOwnerDeletion: true };
+      const ownerRef = {
+        apiVersion: 'cache.example.com/v1alpha1',
+        kind: 'RedisCluster',
+        name: 'cache',
+        uid: cluster.metadata.uid,
+        controller: true,
+        blockOwnerDeletion: true,
+      };
       expect(sts.metadata.ownerReferences).toEqual([ownerRef]);
-      const svc = (await waitFor(() => getJson('services/cache'), 10_000)) as { metadata: { ownerReferences: unknown[] }; spec: { clusterIP: string } };
+      const svc = (await waitFor(() => getJson('services/cache'), 10_000)) as {
+        metadata: { ownerReferences: unknown[] };
+        spec: { clusterIP: string };
+      };
       expect(svc.spec.clusterIP).toBe('None');
       expect(svc.metadata.ownerReferences).toEqual([ownerRef]);
 
       const clusterStatus = async () =>
-        ((await getJson('redisclusters.cache.example.com/cache')) as { status?: { readyReplicas?: number; conditions?: Array<{ type: string; status: string }> } }).status;
-      await waitFor(async () => (await clusterStatus())?.conditions?.find((c) => c.type === 'Ready')?.status === 'False', 10_000, 'Ready False at first');
+        (
+          (await getJson('redisclusters.cache.example.com/cache')) as {
+            status?: { readyReplicas?: number; conditions?: Array<{ type: string; status: string }> };
+          }
+        ).status;
+      await waitFor(
+        async () => (await clusterStatus())?.conditions?.find((c) => c.type === 'Ready')?.status === 'False',
+        10_000,
+        'Ready False at first',
+      );
 
       // Play the StatefulSet controller: three pods ready. The owner is reconciled and copies it.
       const ready = (n: number) =>
@@ -163,20 +234,48 @@ describe('the RedisCluster example operator', () => {
       // kubectl scale goes through the scale subresource of the CRD.
       const scaled = await kubectl(['scale', 'redisclusters.cache.example.com/cache', '--replicas=5']);
       expect(scaled.exitCode, scaled.stderr).toBe(0);
-      await waitFor(async () => ((await getJson('statefulsets/cache')) as { spec: { replicas: number } }).spec.replicas === 5, 10_000, 'StatefulSet scaled to 5');
-      const scale = JSON.parse((await kubectl(['get', '--raw', '/apis/cache.example.com/v1alpha1/namespaces/default/redisclusters/cache/scale'])).stdout) as {
+      await waitFor(
+        async () => ((await getJson('statefulsets/cache')) as { spec: { replicas: number } }).spec.replicas === 5,
+        10_000,
+        'StatefulSet scaled to 5',
+      );
+      const scale = JSON.parse(
+        (
+          await kubectl([
+            'get',
+            '--raw',
+            '/apis/cache.example.com/v1alpha1/namespaces/default/redisclusters/cache/scale',
+          ])
+        ).stdout,
+      ) as {
         spec: { replicas: number };
         status: { replicas: number; selector: string };
       };
       expect(scale.spec.replicas).toBe(5);
-      expect(scale.status).toEqual({ replicas: 3, selector: 'app.kubernetes.io/name=redis,app.kubernetes.io/instance=cache' });
+      expect(scale.status).toEqual({
+        replicas: 3,
+        selector: 'app.kubernetes.io/name=redis,app.kubernetes.io/instance=cache',
+      });
 
       // A shrink through the spec (not the scale subresource, which the webhooks do not cover) is admitted with a warning.
-      const shrunk = await kubectl(['patch', 'redisclusters.v1alpha1.cache.example.com/cache', '--type=merge', '-p', '{"spec":{"replicas":4}}']);
+      const shrunk = await kubectl([
+        'patch',
+        'redisclusters.v1alpha1.cache.example.com/cache',
+        '--type=merge',
+        '-p',
+        '{"spec":{"replicas":4}}',
+      ]);
       expect(shrunk.exitCode, shrunk.stderr).toBe(0);
-      expect(shrunk.stderr).toContain('Warning: spec.replicas: scaling from 5 to 4 nodes removes the data of 1 of them');
+      expect(shrunk.stderr).toContain(
+        'Warning: spec.replicas: scaling from 5 to 4 nodes removes the data of 1 of them',
+      );
 
-      const deleted = await kubectl(['delete', 'redisclusters.cache.example.com/cache', '--wait=true', '--timeout=30s']);
+      const deleted = await kubectl([
+        'delete',
+        'redisclusters.cache.example.com/cache',
+        '--wait=true',
+        '--timeout=30s',
+      ]);
       expect(deleted.exitCode, deleted.stderr + logs).toBe(0);
       manager.kill('SIGTERM');
       expect((await manager).exitCode, logs).toBe(0);

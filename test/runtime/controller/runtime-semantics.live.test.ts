@@ -18,7 +18,11 @@ import {
   namespaceType,
 } from '../../../src/runtime/index.js';
 import { LeaderElector } from '../../../src/runtime/manager/leader-election.js';
-import { ResourceClient, clusterResource, namespacedResource } from '../../../src/runtime/client/resource/resource-client.js';
+import {
+  ResourceClient,
+  clusterResource,
+  namespacedResource,
+} from '../../../src/runtime/client/resource/resource-client.js';
 import type { Widget } from './helpers.js';
 import { delay, freshNamespace, restFor, useTestControlPlane, waitFor, widgetResource } from './helpers.js';
 
@@ -27,7 +31,13 @@ let admin: RestClient;
 useTestControlPlane((started) => ({ plane, admin } = started));
 
 function newManager(options: ConstructorParameters<typeof Manager>[0] = {}): Manager {
-  return new Manager({ rest: restFor(plane), metricsBindAddress: '0', healthProbeBindAddress: '0', logger: silentLogger, ...options });
+  return new Manager({
+    rest: restFor(plane),
+    metricsBindAddress: '0',
+    healthProbeBindAddress: '0',
+    logger: silentLogger,
+    ...options,
+  });
 }
 
 describe('controller-runtime semantics against a real apiserver', () => {
@@ -59,12 +69,23 @@ describe('controller-runtime semantics against a real apiserver', () => {
     let failure: unknown;
     done.catch((err: unknown) => (failure = err));
     await waitFor(() => manager.isLeader, 15_000, 'leads');
-    await new ResourceClient<Widget>(admin, widgetResource, ns).create({ metadata: { name: 'slow' }, spec: { size: 1 } });
+    await new ResourceClient<Widget>(admin, widgetResource, ns).create({
+      metadata: { name: 'slow' },
+      spec: { size: 1 },
+    });
     await waitFor(() => started, 10_000, 'reconcile started');
     // Another replica takes the lease for a long time: renewals fail until the renew deadline.
     const leases = new ResourceClient<LeaseObject>(admin, leaseType, ns);
     const lease = await leases.get('lost-leader');
-    await leases.update({ ...lease, spec: { ...lease.spec, holderIdentity: 'b', leaseDurationSeconds: 3600, renewTime: new Date().toISOString().replace('Z', '000Z') } });
+    await leases.update({
+      ...lease,
+      spec: {
+        ...lease.spec,
+        holderIdentity: 'b',
+        leaseDurationSeconds: 3600,
+        renewTime: new Date().toISOString().replace('Z', '000Z'),
+      },
+    });
     const takenAt = Date.now();
     await waitFor(() => failure, 10_000, 'start rejects');
     expect(failure).toBeInstanceOf(LeaderElectionLostError);
@@ -88,7 +109,10 @@ describe('controller-runtime semantics against a real apiserver', () => {
       });
     const done = manager.start();
     await waitFor(() => requests.length > 0, 15_000, 'first reconcile');
-    const cm: KubernetesObject & { data?: Record<string, string> } = { metadata: { name: 'owned', namespace: ns }, data: { a: '1' } };
+    const cm: KubernetesObject & { data?: Record<string, string> } = {
+      metadata: { name: 'owned', namespace: ns },
+      data: { a: '1' },
+    };
     setControllerReference({ apiVersion: 'v1', kind: 'Namespace', ...owner }, cm);
     const before = requests.length;
     await namespacedResource(admin, configMapType).inNamespace(ns).create(cm);
@@ -107,7 +131,10 @@ describe('controller-runtime semantics against a real apiserver', () => {
     const added = await addFinalizer(widgets, stale, 'test.kop.dev/cleanup');
     expect(added.metadata?.finalizers).toEqual(['other.dev/x', 'test.kop.dev/cleanup']);
     // The list changes again behind our back, then we remove ours from the stale copy.
-    await widgets.patch('race', { type: 'merge', patch: { metadata: { finalizers: ['other.dev/x', 'test.kop.dev/cleanup', 'third.dev/y'] } } });
+    await widgets.patch('race', {
+      type: 'merge',
+      patch: { metadata: { finalizers: ['other.dev/x', 'test.kop.dev/cleanup', 'third.dev/y'] } },
+    });
     const removed = await removeFinalizer(widgets, added, 'test.kop.dev/cleanup');
     expect(removed.metadata?.finalizers).toEqual(['other.dev/x', 'third.dev/y']);
     expect((await widgets.get('race')).metadata?.finalizers).toEqual(['other.dev/x', 'third.dev/y']);
@@ -130,7 +157,10 @@ describe('controller-runtime semantics against a real apiserver', () => {
   it('records an event whose note has multi-byte characters beyond 1024 bytes (the apiserver counts bytes)', async () => {
     const ns = await freshNamespace(admin, 'event-bytes');
     const manager = newManager();
-    const widget = await new ResourceClient<Widget>(admin, widgetResource, ns).create({ metadata: { name: 'w' }, spec: { size: 1 } });
+    const widget = await new ResourceClient<Widget>(admin, widgetResource, ns).create({
+      metadata: { name: 'w' },
+      spec: { size: 1 },
+    });
     const recorder = manager.eventRecorder('widget-controller');
     const note = 'é'.repeat(800); // 800 characters, 1600 bytes
     await recorder.warning(widget, 'Degraded', note);
@@ -148,7 +178,10 @@ describe('controller-runtime semantics against a real apiserver', () => {
     const manager = newManager();
     expect(() => manager.eventRecorder('Widget Controller')).toThrow(TypeError);
     expect(() => manager.eventRecorder('w'.repeat(64))).toThrow(TypeError);
-    const widget = await new ResourceClient<Widget>(admin, widgetResource, ns).create({ metadata: { name: 'w' }, spec: { size: 1 } });
+    const widget = await new ResourceClient<Widget>(admin, widgetResource, ns).create({
+      metadata: { name: 'w' },
+      spec: { size: 1 },
+    });
     await manager.eventRecorder('test.kop.dev/widget-controller').normal(widget, 'Created', 'made');
     const events = new ResourceClient<KubernetesObject & { reportingController?: string }>(admin, eventType, ns);
     expect((await events.list()).items.map((e) => e.reportingController)).toEqual(['test.kop.dev/widget-controller']);
@@ -166,11 +199,19 @@ describe('controller-runtime semantics against a real apiserver', () => {
     expect(first.renewTime).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
     const holding = a.holdLease(signal.signal);
     await waitFor(async () => (await leases.get('fields')).spec?.renewTime !== first.renewTime, 5000, 'a renews');
-    expect((await leases.get('fields')).spec).toMatchObject({ holderIdentity: 'a', acquireTime: first.acquireTime, leaseTransitions: 0 });
+    expect((await leases.get('fields')).spec).toMatchObject({
+      holderIdentity: 'a',
+      acquireTime: first.acquireTime,
+      leaseTransitions: 0,
+    });
     signal.abort();
     expect(await holding).toBe('stopped');
     await a.release();
-    expect((await leases.get('fields')).spec).toMatchObject({ holderIdentity: '', leaseDurationSeconds: 1, leaseTransitions: 0 });
+    expect((await leases.get('fields')).spec).toMatchObject({
+      holderIdentity: '',
+      leaseDurationSeconds: 1,
+      leaseTransitions: 0,
+    });
     const b = new LeaderElector({ rest: admin, namespace: ns, name: 'fields', identity: 'b', ...timing });
     const startedAt = Date.now();
     await b.acquire(new AbortController().signal);
@@ -274,8 +315,13 @@ describe('controller-runtime semantics against a real apiserver', () => {
     const widget = await widgets.create({ metadata: { name: 'w' }, spec: { size: 1 } });
     const recorder = newManager().eventRecorder('widget-controller');
     // A failing reconcile loop whose error text changes each time must not create an Event per attempt.
-    for (let attempt = 1; attempt <= 3; attempt++) await recorder.warning(widget, 'ReconcileFailed', `attempt ${attempt}: backend unreachable`, 'Reconcile');
-    const events = new ResourceClient<KubernetesObject & { note?: string; series?: { count: number } }>(admin, eventType, ns);
+    for (let attempt = 1; attempt <= 3; attempt++)
+      await recorder.warning(widget, 'ReconcileFailed', `attempt ${attempt}: backend unreachable`, 'Reconcile');
+    const events = new ResourceClient<KubernetesObject & { note?: string; series?: { count: number } }>(
+      admin,
+      eventType,
+      ns,
+    );
     let list = (await events.list()).items;
     expect(list).toHaveLength(1);
     expect(list[0]).toMatchObject({ note: 'attempt 1: backend unreachable', series: { count: 3 } });

@@ -56,7 +56,9 @@ function startChild(namespace: string, env: Record<string, string>) {
   });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const exited = new Promise<{ code: number | null; at: number }>((resolve) => child.on('exit', (code) => resolve({ code, at: Date.now() })));
+  const exited = new Promise<{ code: number | null; at: number }>((resolve) =>
+    child.on('exit', (code) => resolve({ code, at: Date.now() })),
+  );
   return { child, lines, exited, stderr: () => stderr, has: (text: string) => lines.find((l) => l.line === text) };
 }
 
@@ -91,7 +93,10 @@ describe('graceful shutdown on SIGTERM', () => {
     const run = startChild(ns, { RECONCILE_MS: '60000', SHUTDOWN_MS: '1000' });
     try {
       await waitFor(() => run.has('manager-starting'), 30_000, `child start (${run.stderr()})`);
-      await new ResourceClient<Widget>(admin, widgetResource, ns).create({ metadata: { name: 'stuck' }, spec: { size: 1 } });
+      await new ResourceClient<Widget>(admin, widgetResource, ns).create({
+        metadata: { name: 'stuck' },
+        spec: { size: 1 },
+      });
       await waitFor(() => run.has('reconcile-start stuck'), 20_000, 'reconcile start');
       const signalledAt = Date.now();
       run.child.kill('SIGTERM');
@@ -99,7 +104,10 @@ describe('graceful shutdown on SIGTERM', () => {
       expect(exit.code).toBe(3);
       expect(exit.at - signalledAt).toBeLessThan(10_000);
       expect(run.has('reconcile-aborted stuck')).toBeDefined();
-      expect(run.has('abandoned [{"controller":"widget","reconciles":1}]'), run.lines.map((l) => l.line).join('\n')).toBeDefined();
+      expect(
+        run.has('abandoned [{"controller":"widget","reconciles":1}]'),
+        run.lines.map((l) => l.line).join('\n'),
+      ).toBeDefined();
     } finally {
       run.child.kill('SIGKILL');
     }

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { WorkQueue } from '../../../src/runtime/queue/work-queue.js';
-import { ExponentialBackoffRateLimiter, MaxOfRateLimiter, TokenBucketRateLimiter } from '../../../src/runtime/queue/rate-limiter.js';
+import {
+  ExponentialBackoffRateLimiter,
+  MaxOfRateLimiter,
+  TokenBucketRateLimiter,
+} from '../../../src/runtime/queue/rate-limiter.js';
 import { FakeClock } from './fake-clock.js';
 
 function makeQueue(clock = new FakeClock()) {

@@ -6,25 +6,39 @@
 import { X509Certificate } from 'node:crypto';
 import tls from 'node:tls';
 import { describe, expect, it } from 'vitest';
-import { MetricsAccessFilter, bearerToken, createSelfSignedCertificate, type AccessReviewer } from '../../../src/runtime/manager/index.js';
+import {
+  MetricsAccessFilter,
+  bearerToken,
+  createSelfSignedCertificate,
+  type AccessReviewer,
+} from '../../../src/runtime/manager/index.js';
 import { ApiError, TransportError } from '../../../src/runtime/client/index.js';
 import { FakeClock } from '../controller/fake-clock.js';
 
 type Answer = { status: Record<string, unknown> } | Error;
 
 /** A reviewer that answers TokenReviews and SubjectAccessReviews from tables and records calls. */
-function scriptedReviewer(answers: { token: (token: string) => Answer; access: (spec: Record<string, unknown>) => Answer }) {
+function scriptedReviewer(answers: {
+  token: (token: string) => Answer;
+  access: (spec: Record<string, unknown>) => Answer;
+}) {
   const calls: { path: string; body: { spec: Record<string, unknown> } }[] = [];
   const reviewer: AccessReviewer = {
     async post<T>(path: string, body: unknown): Promise<T> {
       const review = body as { spec: Record<string, unknown> };
       calls.push({ path, body: review });
-      const answer = path.endsWith('/tokenreviews') ? answers.token(review.spec.token as string) : answers.access(review.spec);
+      const answer = path.endsWith('/tokenreviews')
+        ? answers.token(review.spec.token as string)
+        : answers.access(review.spec);
       if (answer instanceof Error) throw answer;
       return answer as T;
     },
   };
-  return { reviewer, calls, count: (kind: 'tokenreviews' | 'subjectaccessreviews') => calls.filter((c) => c.path.endsWith(kind)).length };
+  return {
+    reviewer,
+    calls,
+    count: (kind: 'tokenreviews' | 'subjectaccessreviews') => calls.filter((c) => c.path.endsWith(kind)).length,
+  };
 }
 
 const users: Record<string, { username: string; groups: string[] }> = {
@@ -34,7 +48,10 @@ const users: Record<string, { username: string; groups: string[] }> = {
 
 function standardReviewer() {
   return scriptedReviewer({
-    token: (token) => (users[token] ? { status: { authenticated: true, user: users[token] } } : { status: { authenticated: false, error: 'invalid bearer token' } }),
+    token: (token) =>
+      users[token]
+        ? { status: { authenticated: true, user: users[token] } }
+        : { status: { authenticated: false, error: 'invalid bearer token' } },
     access: (spec) => ({ status: { allowed: spec.user === users.reader!.username, reason: 'RBAC' } }),
   });
 }
@@ -42,9 +59,17 @@ function standardReviewer() {
 describe('MetricsAccessFilter', () => {
   const cases = [
     { name: 'no Authorization header', header: undefined, want: { status: 401, message: 'Unauthorized' } },
-    { name: 'a scheme other than Bearer', header: 'Basic dXNlcjpwYXNz', want: { status: 401, message: 'Unauthorized' } },
+    {
+      name: 'a scheme other than Bearer',
+      header: 'Basic dXNlcjpwYXNz',
+      want: { status: 401, message: 'Unauthorized' },
+    },
     { name: 'an unknown token', header: 'Bearer nobody', want: { status: 401, message: 'Unauthorized' } },
-    { name: 'a user without the right', header: 'Bearer other', want: { status: 403, message: 'Authorization denied for user system:serviceaccount:default:other' } },
+    {
+      name: 'a user without the right',
+      header: 'Bearer other',
+      want: { status: 403, message: 'Authorization denied for user system:serviceaccount:default:other' },
+    },
     { name: 'a metrics reader', header: 'bearer reader', want: { status: 200, user: users.reader } },
   ];
   for (const { name, header, want } of cases) {
@@ -62,7 +87,11 @@ describe('MetricsAccessFilter', () => {
       {
         apiVersion: 'authorization.k8s.io/v1',
         kind: 'SubjectAccessReview',
-        spec: { user: users.reader!.username, groups: users.reader!.groups, nonResourceAttributes: { path: '/metrics', verb: 'get' } },
+        spec: {
+          user: users.reader!.username,
+          groups: users.reader!.groups,
+          nonResourceAttributes: { path: '/metrics', verb: 'get' },
+        },
       },
     ]);
   });
@@ -100,7 +129,9 @@ describe('MetricsAccessFilter', () => {
   it('shares one review among concurrent requests with one token', async () => {
     const { reviewer, count } = standardReviewer();
     const filter = new MetricsAccessFilter(() => reviewer);
-    const decisions = await Promise.all(Array.from({ length: 20 }, () => filter.check('Bearer reader', 'GET', '/metrics')));
+    const decisions = await Promise.all(
+      Array.from({ length: 20 }, () => filter.check('Bearer reader', 'GET', '/metrics')),
+    );
     expect(decisions.every((d) => d.status === 200)).toBe(true);
     expect([count('tokenreviews'), count('subjectaccessreviews')]).toEqual([1, 1]);
   });
@@ -123,19 +154,37 @@ describe('MetricsAccessFilter', () => {
       access: () => ({ status: { allowed: true } }),
     });
     const failing = new MetricsAccessFilter(() => down.reviewer, { retryInitialMs: 1, reviewAttempts: 3 });
-    expect(await failing.check('Bearer reader', 'GET', '/metrics')).toEqual({ status: 500, message: 'Authentication failed' });
-    expect(await failing.check('Bearer reader', 'GET', '/metrics')).toEqual({ status: 500, message: 'Authentication failed' });
+    expect(await failing.check('Bearer reader', 'GET', '/metrics')).toEqual({
+      status: 500,
+      message: 'Authentication failed',
+    });
+    expect(await failing.check('Bearer reader', 'GET', '/metrics')).toEqual({
+      status: 500,
+      message: 'Authentication failed',
+    });
     expect(down.count('tokenreviews')).toBe(6);
   });
 
   it('does not retry a review the apiserver refused (the manager lacks the role): 500 at once', async () => {
     const forbidden = new ApiError(
-      { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Forbidden', code: 403, message: 'tokenreviews.authentication.k8s.io is forbidden' },
+      {
+        kind: 'Status',
+        apiVersion: 'v1',
+        status: 'Failure',
+        reason: 'Forbidden',
+        code: 403,
+        message: 'tokenreviews.authentication.k8s.io is forbidden',
+      },
       'POST',
       '/apis/authentication.k8s.io/v1/tokenreviews',
     );
-    const { reviewer, count } = scriptedReviewer({ token: () => forbidden, access: () => ({ status: { allowed: true } }) });
-    expect(await new MetricsAccessFilter(() => reviewer, { retryInitialMs: 1 }).check('Bearer reader', 'GET', '/metrics')).toEqual({
+    const { reviewer, count } = scriptedReviewer({
+      token: () => forbidden,
+      access: () => ({ status: { allowed: true } }),
+    });
+    expect(
+      await new MetricsAccessFilter(() => reviewer, { retryInitialMs: 1 }).check('Bearer reader', 'GET', '/metrics'),
+    ).toEqual({
       status: 500,
       message: 'Authentication failed',
     });

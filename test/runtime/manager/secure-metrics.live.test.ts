@@ -28,11 +28,14 @@ const namespace = 'metrics-test';
 
 /** A token of ServiceAccount `name` from the TokenRequest API. */
 async function tokenOf(name: string): Promise<string> {
-  const request = await admin.post<{ status: { token: string } }>(`/api/v1/namespaces/${namespace}/serviceaccounts/${name}/token`, {
-    apiVersion: 'authentication.k8s.io/v1',
-    kind: 'TokenRequest',
-    spec: { expirationSeconds: 600 },
-  });
+  const request = await admin.post<{ status: { token: string } }>(
+    `/api/v1/namespaces/${namespace}/serviceaccounts/${name}/token`,
+    {
+      apiVersion: 'authentication.k8s.io/v1',
+      kind: 'TokenRequest',
+      spec: { expirationSeconds: 600 },
+    },
+  );
   return request.status.token;
 }
 
@@ -100,7 +103,10 @@ afterAll(async () => {
 /** A REST client authenticated as the manager's ServiceAccount: only what metrics_auth_role grants. */
 async function managerRest(): Promise<RestClient> {
   const config = loadClientConfig({ kubeconfig: plane.kubeconfigPath });
-  return new RestClient({ ...config, user: { name: 'controller-manager', token: await tokenOf('controller-manager') } }, { qps: Infinity });
+  return new RestClient(
+    { ...config, user: { name: 'controller-manager', token: await tokenOf('controller-manager') } },
+    { qps: Infinity },
+  );
 }
 
 describe('secure metrics (the default)', () => {
@@ -117,7 +123,12 @@ describe('secure metrics (the default)', () => {
       if (p.includes('tokenreviews') || p.includes('subjectaccessreviews')) reviews++;
       return post(p, ...rest);
     }) as typeof rest.post;
-    manager = new Manager({ rest, logger: silentLogger, metricsBindAddress: '127.0.0.1:0', healthProbeBindAddress: '127.0.0.1:0' });
+    manager = new Manager({
+      rest,
+      logger: silentLogger,
+      metricsBindAddress: '127.0.0.1:0',
+      healthProbeBindAddress: '127.0.0.1:0',
+    });
     started = manager.start();
     await new Promise((resolve) => setTimeout(resolve, 0));
     for (let i = 0; i < 100 && !manager.metricsUrl; i++) await new Promise((resolve) => setTimeout(resolve, 20));
@@ -146,7 +157,10 @@ describe('secure metrics (the default)', () => {
 
   it('answers 403 to a ServiceAccount without the metrics-reader role', async () => {
     const answer = await scrape(manager.metricsUrl!, { token: await tokenOf('someone-else') });
-    expect(answer).toMatchObject({ status: 403, body: `Authorization denied for user system:serviceaccount:${namespace}:someone-else\n` });
+    expect(answer).toMatchObject({
+      status: 403,
+      body: `Authorization denied for user system:serviceaccount:${namespace}:someone-else\n`,
+    });
   });
 
   it('serves the metrics to a ServiceAccount bound to metrics-reader, and caches the decision', async () => {
@@ -209,13 +223,21 @@ describe('secure metrics with a certificate from a folder', () => {
       healthProbeBindAddress: '0',
       metricsServer: { certDir: path.join(certs.dir, 'missing') },
     });
-    await expect(broken.start()).rejects.toThrow(/metrics server: cannot read the serving certificate.*--metrics-cert-path/);
+    await expect(broken.start()).rejects.toThrow(
+      /metrics server: cannot read the serving certificate.*--metrics-cert-path/,
+    );
   });
 });
 
 describe('plain metrics (metricsSecure: false)', () => {
   it('serves HTTP to anyone, without asking the apiserver', async () => {
-    const manager = new Manager({ rest: admin, logger: silentLogger, metricsSecure: false, metricsBindAddress: '127.0.0.1:0', healthProbeBindAddress: '0' });
+    const manager = new Manager({
+      rest: admin,
+      logger: silentLogger,
+      metricsSecure: false,
+      metricsBindAddress: '127.0.0.1:0',
+      healthProbeBindAddress: '0',
+    });
     const started = manager.start();
     try {
       for (let i = 0; i < 100 && !manager.metricsUrl; i++) await new Promise((resolve) => setTimeout(resolve, 20));
@@ -230,7 +252,12 @@ describe('plain metrics (metricsSecure: false)', () => {
   });
 
   it('serves nothing with bind address 0', async () => {
-    const manager = new Manager({ rest: admin, logger: silentLogger, metricsBindAddress: '0', healthProbeBindAddress: '0' });
+    const manager = new Manager({
+      rest: admin,
+      logger: silentLogger,
+      metricsBindAddress: '0',
+      healthProbeBindAddress: '0',
+    });
     const started = manager.start();
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(manager.metricsUrl).toBeUndefined();

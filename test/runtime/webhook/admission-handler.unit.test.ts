@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { ResourceType } from '../../../src/runtime/index.js';
 import { silentLogger } from '../../../src/runtime/index.js';
-import type { AdmissionContext, AdmissionResponse, Defaulter, Validator } from '../../../src/runtime/webhook/admission.js';
+import type {
+  AdmissionContext,
+  AdmissionResponse,
+  Defaulter,
+  Validator,
+} from '../../../src/runtime/webhook/admission.js';
 import { defaultingHandler, validatingHandler } from '../../../src/runtime/webhook/admission-handler.js';
 import { FieldError, ValidationError } from '../../../src/runtime/webhook/field-error.js';
 import type { WebhookHandler, WebhookReply } from '../../../src/runtime/webhook/webhook-handler.js';
@@ -13,7 +18,13 @@ interface Widget {
   metadata?: { name?: string; namespace?: string; labels?: Record<string, string> };
   spec?: { size?: number; mode?: string; tags?: string[] };
 }
-const widgetType: ResourceType<Widget> = { group: 'test.kop.dev', version: 'v1', resource: 'widgets', kind: 'Widget', namespaced: true };
+const widgetType: ResourceType<Widget> = {
+  group: 'test.kop.dev',
+  version: 'v1',
+  resource: 'widgets',
+  kind: 'Widget',
+  namespaced: true,
+};
 
 function review(request: Record<string, unknown>): unknown {
   return {
@@ -31,7 +42,11 @@ function review(request: Record<string, unknown>): unknown {
   };
 }
 
-async function call(handler: WebhookHandler, body: unknown, signal = new AbortController().signal): Promise<WebhookReply> {
+async function call(
+  handler: WebhookHandler,
+  body: unknown,
+  signal = new AbortController().signal,
+): Promise<WebhookReply> {
   return handler({ body, url: new URL('https://x/validate?timeout=10s'), signal, logger: silentLogger });
 }
 
@@ -45,10 +60,19 @@ function responseOf(reply: WebhookReply): AdmissionResponse {
 
 function patchOf(response: AdmissionResponse): { op: string; path: string; value?: unknown }[] {
   expect(response.patchType).toBe('JSONPatch');
-  return JSON.parse(Buffer.from(response.patch!, 'base64').toString('utf8')) as { op: string; path: string; value?: unknown }[];
+  return JSON.parse(Buffer.from(response.patch!, 'base64').toString('utf8')) as {
+    op: string;
+    path: string;
+    value?: unknown;
+  }[];
 }
 
-const widget: Widget = { apiVersion: 'test.kop.dev/v1', kind: 'Widget', metadata: { name: 'w', namespace: 'ns' }, spec: { tags: ['a'] } };
+const widget: Widget = {
+  apiVersion: 'test.kop.dev/v1',
+  kind: 'Widget',
+  metadata: { name: 'w', namespace: 'ns' },
+  spec: { tags: ['a'] },
+};
 
 describe('defaultingHandler', () => {
   const defaulter: Defaulter<Widget> = {
@@ -61,7 +85,9 @@ describe('defaultingHandler', () => {
   };
 
   it('answers the patch from the object to the defaulted copy, which applied gives the defaulted object', async () => {
-    const response = responseOf(await call(defaultingHandler(widgetType, defaulter), review({ operation: 'CREATE', object: widget })));
+    const response = responseOf(
+      await call(defaultingHandler(widgetType, defaulter), review({ operation: 'CREATE', object: widget })),
+    );
     expect(response).toMatchObject({ uid: 'uid-1', allowed: true });
     const patch = patchOf(response);
     expect(patch).toEqual([
@@ -77,13 +103,17 @@ describe('defaultingHandler', () => {
   });
 
   it('defaults a copy: the request object is left as it came', async () => {
-    const body = review({ operation: 'UPDATE', object: structuredClone(widget), oldObject: widget }) as { request: { object: Widget } };
+    const body = review({ operation: 'UPDATE', object: structuredClone(widget), oldObject: widget }) as {
+      request: { object: Widget };
+    };
     await call(defaultingHandler(widgetType, defaulter), body);
     expect(body.request.object).toEqual(widget);
   });
 
   it('no change means no patch', async () => {
-    const response = responseOf(await call(defaultingHandler(widgetType, { default() {} }), review({ operation: 'CREATE', object: widget })));
+    const response = responseOf(
+      await call(defaultingHandler(widgetType, { default() {} }), review({ operation: 'CREATE', object: widget })),
+    );
     expect(response).toEqual({ uid: 'uid-1', allowed: true });
   });
 
@@ -116,7 +146,14 @@ describe('defaultingHandler', () => {
       ),
     );
     expect(patchOf(response)).toEqual([{ op: 'add', path: '/spec/mode', value: 'dry' }]);
-    expect(seen).toMatchObject({ operation: 'CREATE', uid: 'uid-1', dryRun: true, namespace: 'ns', name: 'w', userInfo: { username: 'alice' } });
+    expect(seen).toMatchObject({
+      operation: 'CREATE',
+      uid: 'uid-1',
+      dryRun: true,
+      namespace: 'ns',
+      name: 'w',
+      userInfo: { username: 'alice' },
+    });
     expect(seen?.request.uid).toBe('uid-1');
   });
 
@@ -126,8 +163,14 @@ describe('defaultingHandler', () => {
         throw new Error('must not run');
       },
     });
-    expect(responseOf(await call(handler, review({ operation: 'DELETE', oldObject: widget })))).toEqual({ uid: 'uid-1', allowed: true });
-    expect(responseOf(await call(handler, review({ operation: 'CONNECT', object: {} })))).toEqual({ uid: 'uid-1', allowed: true });
+    expect(responseOf(await call(handler, review({ operation: 'DELETE', oldObject: widget })))).toEqual({
+      uid: 'uid-1',
+      allowed: true,
+    });
+    expect(responseOf(await call(handler, review({ operation: 'CONNECT', object: {} })))).toEqual({
+      uid: 'uid-1',
+      allowed: true,
+    });
   });
 
   it('a throw in the defaulter is a 403 denial with its message; a ValidationError a 422', async () => {
@@ -146,7 +189,10 @@ describe('defaultingHandler', () => {
         throw new ValidationError(FieldError.required('spec.size'));
       },
     });
-    expect(responseOf(await call(invalid, review({ operation: 'CREATE', object: widget }))).status).toMatchObject({ code: 422, reason: 'Invalid' });
+    expect(responseOf(await call(invalid, review({ operation: 'CREATE', object: widget }))).status).toMatchObject({
+      code: 422,
+      reason: 'Invalid',
+    });
   });
 });
 
@@ -155,12 +201,17 @@ describe('validatingHandler', () => {
   const validator: Validator<Widget> = {
     validateCreate(object) {
       calls.push(`create ${object.spec?.size}`);
-      if ((object.spec?.size ?? 1) < 1) throw new ValidationError([FieldError.invalid('spec.size', object.spec?.size, 'must be at least 1'), FieldError.required('spec.mode')]);
+      if ((object.spec?.size ?? 1) < 1)
+        throw new ValidationError([
+          FieldError.invalid('spec.size', object.spec?.size, 'must be at least 1'),
+          FieldError.required('spec.mode'),
+        ]);
       return ['size is small'];
     },
     validateUpdate(oldObject, newObject) {
       calls.push(`update ${oldObject.spec?.size}->${newObject.spec?.size}`);
-      if (newObject.spec?.size !== oldObject.spec?.size) throw new ValidationError(FieldError.forbidden('spec.size', 'may not change'));
+      if (newObject.spec?.size !== oldObject.spec?.size)
+        throw new ValidationError(FieldError.forbidden('spec.size', 'may not change'));
     },
     validateDelete(object) {
       calls.push(`delete ${object.metadata?.name}`);
@@ -168,7 +219,11 @@ describe('validatingHandler', () => {
     },
   };
   const handler = validatingHandler(widgetType, validator);
-  const cases: { name: string; given: Record<string, unknown>; want: { response: AdmissionResponse; calls: string[] } }[] = [
+  const cases: {
+    name: string;
+    given: Record<string, unknown>;
+    want: { response: AdmissionResponse; calls: string[] };
+  }[] = [
     {
       name: 'CREATE of a valid object: allowed with the warnings',
       given: { operation: 'CREATE', object: { ...widget, spec: { size: 2 } } },
@@ -185,7 +240,8 @@ describe('validatingHandler', () => {
             status: 'Failure',
             code: 422,
             reason: 'Invalid',
-            message: 'Widget.test.kop.dev "w" is invalid: [spec.size: Invalid value: 0: must be at least 1, spec.mode: Required value]',
+            message:
+              'Widget.test.kop.dev "w" is invalid: [spec.size: Invalid value: 0: must be at least 1, spec.mode: Required value]',
             details: {
               name: 'w',
               group: 'test.kop.dev',
@@ -202,12 +258,20 @@ describe('validatingHandler', () => {
     },
     {
       name: 'UPDATE gets old and new in that order',
-      given: { operation: 'UPDATE', object: { ...widget, spec: { size: 5 } }, oldObject: { ...widget, spec: { size: 5 } } },
+      given: {
+        operation: 'UPDATE',
+        object: { ...widget, spec: { size: 5 } },
+        oldObject: { ...widget, spec: { size: 5 } },
+      },
       want: { response: { uid: 'uid-1', allowed: true }, calls: ['update 5->5'] },
     },
     {
       name: 'UPDATE denied',
-      given: { operation: 'UPDATE', object: { ...widget, spec: { size: 6 } }, oldObject: { ...widget, spec: { size: 5 } } },
+      given: {
+        operation: 'UPDATE',
+        object: { ...widget, spec: { size: 6 } },
+        oldObject: { ...widget, spec: { size: 5 } },
+      },
       want: {
         response: {
           uid: 'uid-1',
@@ -217,7 +281,12 @@ describe('validatingHandler', () => {
             code: 422,
             reason: 'Invalid',
             message: 'Widget.test.kop.dev "w" is invalid: spec.size: Forbidden: may not change',
-            details: { name: 'w', group: 'test.kop.dev', kind: 'Widget', causes: [{ reason: 'FieldValueForbidden', message: 'Forbidden: may not change', field: 'spec.size' }] },
+            details: {
+              name: 'w',
+              group: 'test.kop.dev',
+              kind: 'Widget',
+              causes: [{ reason: 'FieldValueForbidden', message: 'Forbidden: may not change', field: 'spec.size' }],
+            },
           },
         },
         calls: ['update 5->6'],
@@ -226,31 +295,72 @@ describe('validatingHandler', () => {
     {
       name: 'DELETE validates oldObject; another throw is 403 with its message',
       given: { operation: 'DELETE', oldObject: widget, object: null },
-      want: { response: { uid: 'uid-1', allowed: false, status: { status: 'Failure', code: 403, reason: 'Forbidden', message: 'widgets are forever' } }, calls: ['delete w'] },
+      want: {
+        response: {
+          uid: 'uid-1',
+          allowed: false,
+          status: { status: 'Failure', code: 403, reason: 'Forbidden', message: 'widgets are forever' },
+        },
+        calls: ['delete w'],
+      },
     },
-    { name: 'CONNECT is admitted', given: { operation: 'CONNECT', object: {} }, want: { response: { uid: 'uid-1', allowed: true }, calls: [] } },
+    {
+      name: 'CONNECT is admitted',
+      given: { operation: 'CONNECT', object: {} },
+      want: { response: { uid: 'uid-1', allowed: true }, calls: [] },
+    },
     {
       name: 'CREATE with no object is a 400 denial, the validator not called',
       given: { operation: 'CREATE', object: null },
-      want: { response: { uid: 'uid-1', allowed: false, status: { status: 'Failure', code: 400, reason: 'BadRequest', message: 'CREATE review has no object' } }, calls: [] },
+      want: {
+        response: {
+          uid: 'uid-1',
+          allowed: false,
+          status: { status: 'Failure', code: 400, reason: 'BadRequest', message: 'CREATE review has no object' },
+        },
+        calls: [],
+      },
     },
     {
       name: 'UPDATE without oldObject is a 400 denial',
       given: { operation: 'UPDATE', object: widget },
       want: {
-        response: { uid: 'uid-1', allowed: false, status: { status: 'Failure', code: 400, reason: 'BadRequest', message: 'UPDATE review needs object and oldObject' } },
+        response: {
+          uid: 'uid-1',
+          allowed: false,
+          status: {
+            status: 'Failure',
+            code: 400,
+            reason: 'BadRequest',
+            message: 'UPDATE review needs object and oldObject',
+          },
+        },
         calls: [],
       },
     },
     {
       name: 'DELETE without oldObject is a 400 denial',
       given: { operation: 'DELETE' },
-      want: { response: { uid: 'uid-1', allowed: false, status: { status: 'Failure', code: 400, reason: 'BadRequest', message: 'DELETE review has no oldObject' } }, calls: [] },
+      want: {
+        response: {
+          uid: 'uid-1',
+          allowed: false,
+          status: { status: 'Failure', code: 400, reason: 'BadRequest', message: 'DELETE review has no oldObject' },
+        },
+        calls: [],
+      },
     },
     {
       name: 'an unknown operation is a 400 denial',
       given: { operation: 'EXPLODE', object: widget },
-      want: { response: { uid: 'uid-1', allowed: false, status: { status: 'Failure', code: 400, reason: 'BadRequest', message: 'unknown operation "EXPLODE"' } }, calls: [] },
+      want: {
+        response: {
+          uid: 'uid-1',
+          allowed: false,
+          status: { status: 'Failure', code: 400, reason: 'BadRequest', message: 'unknown operation "EXPLODE"' },
+        },
+        calls: [],
+      },
     },
     {
       name: 'another kind than the webhook serves is a 400 denial',
@@ -263,7 +373,8 @@ describe('validatingHandler', () => {
             status: 'Failure',
             code: 400,
             reason: 'BadRequest',
-            message: 'this webhook serves Widget.test.kop.dev, not Deployment.apps; check the rules of the webhook configuration',
+            message:
+              'this webhook serves Widget.test.kop.dev, not Deployment.apps; check the rules of the webhook configuration',
           },
         },
         calls: [],
@@ -271,7 +382,11 @@ describe('validatingHandler', () => {
     },
     {
       name: 'the name for the message comes from the object when the request has none (generateName)',
-      given: { operation: 'CREATE', name: '', object: { ...widget, metadata: { name: 'from-object' }, spec: { size: -1 } } },
+      given: {
+        operation: 'CREATE',
+        name: '',
+        object: { ...widget, metadata: { name: 'from-object' }, spec: { size: -1 } },
+      },
       want: {
         response: {
           uid: 'uid-1',
@@ -280,7 +395,8 @@ describe('validatingHandler', () => {
             status: 'Failure',
             code: 422,
             reason: 'Invalid',
-            message: 'Widget.test.kop.dev "from-object" is invalid: [spec.size: Invalid value: -1: must be at least 1, spec.mode: Required value]',
+            message:
+              'Widget.test.kop.dev "from-object" is invalid: [spec.size: Invalid value: -1: must be at least 1, spec.mode: Required value]',
             details: {
               name: 'from-object',
               group: 'test.kop.dev',
@@ -343,17 +459,36 @@ describe('validatingHandler', () => {
 });
 
 describe('a body that is not an AdmissionReview v1', () => {
-  const handler = validatingHandler(widgetType, { validateCreate: () => undefined, validateUpdate: () => undefined, validateDelete: () => undefined });
+  const handler = validatingHandler(widgetType, {
+    validateCreate: () => undefined,
+    validateUpdate: () => undefined,
+    validateDelete: () => undefined,
+  });
   it.each([
     { name: 'null', given: null },
     { name: 'an array', given: [1, 2] },
     { name: 'a string', given: 'AdmissionReview' },
-    { name: 'v1beta1', given: { apiVersion: 'admission.k8s.io/v1beta1', kind: 'AdmissionReview', request: { uid: 'x' } } },
-    { name: 'another kind', given: { apiVersion: 'admission.k8s.io/v1', kind: 'ConversionReview', request: { uid: 'x' } } },
+    {
+      name: 'v1beta1',
+      given: { apiVersion: 'admission.k8s.io/v1beta1', kind: 'AdmissionReview', request: { uid: 'x' } },
+    },
+    {
+      name: 'another kind',
+      given: { apiVersion: 'admission.k8s.io/v1', kind: 'ConversionReview', request: { uid: 'x' } },
+    },
     { name: 'no request', given: { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview' } },
-    { name: 'a request without uid', given: { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { operation: 'CREATE' } } },
-    { name: 'a uid that is no string', given: { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 42 } } },
-    { name: 'a request that is a list', given: { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: [] } },
+    {
+      name: 'a request without uid',
+      given: { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { operation: 'CREATE' } },
+    },
+    {
+      name: 'a uid that is no string',
+      given: { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 42 } },
+    },
+    {
+      name: 'a request that is a list',
+      given: { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: [] },
+    },
   ])('$name: HTTP 400 with a Status', async ({ given }) => {
     const reply = await call(handler, given);
     expect(reply.status).toBe(400);

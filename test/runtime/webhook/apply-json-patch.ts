@@ -3,7 +3,10 @@
  * patch is checked by what it does, not by how it looks. Strict as the apiserver's: a path that
  * does not exist, an index out of range, a bad escape all throw.
  */
-export function applyJsonPatch(document: unknown, operations: readonly { op: string; path: string; value?: unknown }[]): unknown {
+export function applyJsonPatch(
+  document: unknown,
+  operations: readonly { op: string; path: string; value?: unknown }[],
+): unknown {
   let root = structuredClone(document);
   for (const operation of operations) {
     if (operation.path === '') {
@@ -54,7 +57,8 @@ function child(parent: unknown, token: string, path: string): unknown {
     if (index >= parent.length) throw new Error(`index out of range in ${path}`);
     return parent[index];
   }
-  if (typeof parent === 'object' && parent !== null && Object.prototype.hasOwnProperty.call(parent, token)) return (parent as Record<string, unknown>)[token];
+  if (typeof parent === 'object' && parent !== null && Object.prototype.hasOwnProperty.call(parent, token))
+    return (parent as Record<string, unknown>)[token];
   throw new Error(`${path}: ${token} does not exist`);
 }
 

@@ -45,35 +45,59 @@ function registry(): ConversionRegistry {
 const meta = { name: 'g', namespace: 'ns', uid: 'u1', resourceVersion: '7' };
 
 function reviewOf(desiredAPIVersion: unknown, objects: unknown): unknown {
-  return { apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview', request: { uid: 'c-1', desiredAPIVersion, objects } };
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'ConversionReview',
+    request: { uid: 'c-1', desiredAPIVersion, objects },
+  };
 }
 
-async function handle(
-  body: unknown,
-): Promise<{ status: number; body: { response?: { uid: string; convertedObjects: unknown[]; result: { status: string; message?: string } } } & Record<string, unknown> }> {
-  return (await registry().handle({ body, url: new URL('https://x/convert'), signal: new AbortController().signal, logger: silentLogger })) as never;
+async function handle(body: unknown): Promise<{
+  status: number;
+  body: {
+    response?: { uid: string; convertedObjects: unknown[]; result: { status: string; message?: string } };
+  } & Record<string, unknown>;
+}> {
+  return (await registry().handle({
+    body,
+    url: new URL('https://x/convert'),
+    signal: new AbortController().signal,
+    logger: silentLogger,
+  })) as never;
 }
 
 describe('ConversionRegistry', () => {
   const cases: { name: string; given: { desired: string; object: KubernetesObject }; want: KubernetesObject }[] = [
     {
       name: 'spoke to hub (convertTo)',
-      given: { desired: 'test.kop.dev/v2', object: { apiVersion: 'test.kop.dev/v1', kind: 'Gadget', metadata: meta, spec: { size: 3 } } as V1 },
+      given: {
+        desired: 'test.kop.dev/v2',
+        object: { apiVersion: 'test.kop.dev/v1', kind: 'Gadget', metadata: meta, spec: { size: 3 } } as V1,
+      },
       want: { apiVersion: 'test.kop.dev/v2', kind: 'Gadget', metadata: meta, spec: { replicas: 3 } } as V2,
     },
     {
       name: 'hub to spoke (convertFrom), metadata from the input',
-      given: { desired: 'test.kop.dev/v1', object: { apiVersion: 'test.kop.dev/v2', kind: 'Gadget', metadata: meta, spec: { replicas: 4 } } as V2 },
+      given: {
+        desired: 'test.kop.dev/v1',
+        object: { apiVersion: 'test.kop.dev/v2', kind: 'Gadget', metadata: meta, spec: { replicas: 4 } } as V2,
+      },
       want: { apiVersion: 'test.kop.dev/v1', kind: 'Gadget', metadata: meta, spec: { size: 4 } } as V1,
     },
     {
       name: 'spoke to spoke through the hub',
-      given: { desired: 'test.kop.dev/v3', object: { apiVersion: 'test.kop.dev/v1', kind: 'Gadget', metadata: meta, spec: { size: 5 } } as V1 },
+      given: {
+        desired: 'test.kop.dev/v3',
+        object: { apiVersion: 'test.kop.dev/v1', kind: 'Gadget', metadata: meta, spec: { size: 5 } } as V1,
+      },
       want: { apiVersion: 'test.kop.dev/v3', kind: 'Gadget', metadata: meta, spec: { count: '5' } } as V3,
     },
     {
       name: 'same version unchanged',
-      given: { desired: 'test.kop.dev/v1', object: { apiVersion: 'test.kop.dev/v1', kind: 'Gadget', metadata: meta, spec: { size: 6 } } as V1 },
+      given: {
+        desired: 'test.kop.dev/v1',
+        object: { apiVersion: 'test.kop.dev/v1', kind: 'Gadget', metadata: meta, spec: { size: 6 } } as V1,
+      },
       want: { apiVersion: 'test.kop.dev/v1', kind: 'Gadget', metadata: meta, spec: { size: 6 } } as V1,
     },
   ];
@@ -95,7 +119,12 @@ describe('ConversionRegistry', () => {
   });
 
   it('converts every object of a review in order', async () => {
-    const objects = Array.from({ length: 5 }, (_, i) => ({ apiVersion: 'test.kop.dev/v1', kind: 'Gadget', metadata: { name: `g${i}` }, spec: { size: i } }));
+    const objects = Array.from({ length: 5 }, (_, i) => ({
+      apiVersion: 'test.kop.dev/v1',
+      kind: 'Gadget',
+      metadata: { name: `g${i}` },
+      spec: { size: i },
+    }));
     const reply = await handle(reviewOf('test.kop.dev/v2', objects));
     expect(reply.body.response?.convertedObjects.map((o) => (o as V2).spec?.replicas)).toEqual([0, 1, 2, 3, 4]);
   });
@@ -103,7 +132,12 @@ describe('ConversionRegistry', () => {
   const failures: { name: string; given: { desired: unknown; objects: unknown }; want: RegExp }[] = [
     {
       name: 'a throw in user code',
-      given: { desired: 'test.kop.dev/v3', objects: [{ apiVersion: 'test.kop.dev/v2', kind: 'Gadget', metadata: { name: 'big' }, spec: { replicas: 500 } }] },
+      given: {
+        desired: 'test.kop.dev/v3',
+        objects: [
+          { apiVersion: 'test.kop.dev/v2', kind: 'Gadget', metadata: { name: 'big' }, spec: { replicas: 500 } },
+        ],
+      },
       want: /^converting object 0 \(big\) to test\.kop\.dev\/v3: v3 holds at most 100 replicas$/,
     },
     {
@@ -121,8 +155,16 @@ describe('ConversionRegistry', () => {
       given: { desired: 'other.dev/v2', objects: [{ apiVersion: 'test.kop.dev/v1', kind: 'Gadget' }] },
       want: /cannot convert Gadget from group "test\.kop\.dev" to "other\.dev"/,
     },
-    { name: 'an object without apiVersion', given: { desired: 'test.kop.dev/v2', objects: [{ kind: 'Gadget' }] }, want: /object has no apiVersion and kind/ },
-    { name: 'an object that is no object', given: { desired: 'test.kop.dev/v2', objects: ['Gadget'] }, want: /object has no apiVersion and kind/ },
+    {
+      name: 'an object without apiVersion',
+      given: { desired: 'test.kop.dev/v2', objects: [{ kind: 'Gadget' }] },
+      want: /object has no apiVersion and kind/,
+    },
+    {
+      name: 'an object that is no object',
+      given: { desired: 'test.kop.dev/v2', objects: ['Gadget'] },
+      want: /object has no apiVersion and kind/,
+    },
     { name: 'no desiredAPIVersion', given: { desired: undefined, objects: [] }, want: /no desiredAPIVersion/ },
     { name: 'objects not a list', given: { desired: 'test.kop.dev/v2', objects: { a: 1 } }, want: /no objects/ },
     {
@@ -148,24 +190,46 @@ describe('ConversionRegistry', () => {
 
   it.each([
     { name: 'not JSON object', given: 'x' },
-    { name: 'v1beta1', given: { apiVersion: 'apiextensions.k8s.io/v1beta1', kind: 'ConversionReview', request: { uid: 'a' } } },
-    { name: 'an AdmissionReview', given: { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'a' } } },
-    { name: 'no uid', given: { apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview', request: { desiredAPIVersion: 'x' } } },
+    {
+      name: 'v1beta1',
+      given: { apiVersion: 'apiextensions.k8s.io/v1beta1', kind: 'ConversionReview', request: { uid: 'a' } },
+    },
+    {
+      name: 'an AdmissionReview',
+      given: { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'a' } },
+    },
+    {
+      name: 'no uid',
+      given: { apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview', request: { desiredAPIVersion: 'x' } },
+    },
   ])('HTTP 400 for a body that is no ConversionReview v1: $name', async ({ given }) => {
     const reply = await handle(given);
     expect(reply.status).toBe(400);
     expect(reply.body).toMatchObject({ kind: 'Status', code: 400 });
   });
 
-  const bad = (hub: ResourceType, spokes: [ResourceType, SpokeConversion<KubernetesObject, KubernetesObject>][]) => () => {
-    const r = registry();
-    r.register(hub, new Map(spokes));
-  };
+  const bad =
+    (hub: ResourceType, spokes: [ResourceType, SpokeConversion<KubernetesObject, KubernetesObject>][]) => () => {
+      const r = registry();
+      r.register(hub, new Map(spokes));
+    };
   const noop: SpokeConversion<KubernetesObject, KubernetesObject> = { convertTo: (o) => o, convertFrom: (o) => o };
   it.each([
-    { name: 'a kind registered twice', given: bad(v2, [[v1, noop]]), want: /conversion of Gadget\.test\.kop\.dev is registered already/ },
-    { name: 'a spoke of another kind', given: bad({ ...v2, kind: 'Other' }, [[v1, noop]]), want: /spoke Gadget\.test\.kop\.dev\/v1 is not a version of the hub's kind Other/ },
-    { name: 'the hub as its own spoke', given: bad({ ...v2, kind: 'Other' }, [[{ ...v2, kind: 'Other' }, noop]]), want: /v2 is the hub; a spoke must be another version/ },
+    {
+      name: 'a kind registered twice',
+      given: bad(v2, [[v1, noop]]),
+      want: /conversion of Gadget\.test\.kop\.dev is registered already/,
+    },
+    {
+      name: 'a spoke of another kind',
+      given: bad({ ...v2, kind: 'Other' }, [[v1, noop]]),
+      want: /spoke Gadget\.test\.kop\.dev\/v1 is not a version of the hub's kind Other/,
+    },
+    {
+      name: 'the hub as its own spoke',
+      given: bad({ ...v2, kind: 'Other' }, [[{ ...v2, kind: 'Other' }, noop]]),
+      want: /v2 is the hub; a spoke must be another version/,
+    },
     { name: 'no spoke', given: bad({ ...v2, kind: 'Other' }, []), want: /needs at least one spoke version/ },
   ])('register refuses $name', ({ given, want }) => {
     expect(given).toThrow(want);

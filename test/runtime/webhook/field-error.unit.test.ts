@@ -3,11 +3,20 @@ import { FieldError, ValidationError, invalidMessage } from '../../../src/runtim
 
 describe('FieldError', () => {
   // The lines apimachinery's field.Error.Error() writes for the same calls.
-  const cases: { name: string; given: FieldError; want: { type: string; field: string; message: string; line: string } }[] = [
+  const cases: {
+    name: string;
+    given: FieldError;
+    want: { type: string; field: string; message: string; line: string };
+  }[] = [
     {
       name: 'invalid number',
       given: FieldError.invalid('spec.replicas', 0, 'must be at least 1'),
-      want: { type: 'FieldValueInvalid', field: 'spec.replicas', message: 'Invalid value: 0: must be at least 1', line: 'spec.replicas: Invalid value: 0: must be at least 1' },
+      want: {
+        type: 'FieldValueInvalid',
+        field: 'spec.replicas',
+        message: 'Invalid value: 0: must be at least 1',
+        line: 'spec.replicas: Invalid value: 0: must be at least 1',
+      },
     },
     {
       name: 'invalid string is quoted',
@@ -22,7 +31,12 @@ describe('FieldError', () => {
     {
       name: 'required without detail',
       given: FieldError.required('spec.image'),
-      want: { type: 'FieldValueRequired', field: 'spec.image', message: 'Required value', line: 'spec.image: Required value' },
+      want: {
+        type: 'FieldValueRequired',
+        field: 'spec.image',
+        message: 'Required value',
+        line: 'spec.image: Required value',
+      },
     },
     {
       name: 'required with detail',
@@ -57,7 +71,12 @@ describe('FieldError', () => {
     {
       name: 'duplicate',
       given: FieldError.duplicate('spec.ports[1].name', 'http'),
-      want: { type: 'FieldValueDuplicate', field: 'spec.ports[1].name', message: 'Duplicate value: "http"', line: 'spec.ports[1].name: Duplicate value: "http"' },
+      want: {
+        type: 'FieldValueDuplicate',
+        field: 'spec.ports[1].name',
+        message: 'Duplicate value: "http"',
+        line: 'spec.ports[1].name: Duplicate value: "http"',
+      },
     },
     {
       name: 'too long shows the limit, not the value',
@@ -72,7 +91,12 @@ describe('FieldError', () => {
     {
       name: 'too long, one byte',
       given: FieldError.tooLong('spec.flag', 'ab', 1),
-      want: { type: 'FieldValueTooLong', field: 'spec.flag', message: 'Too long: may not be more than 1 byte', line: 'spec.flag: Too long: may not be more than 1 byte' },
+      want: {
+        type: 'FieldValueTooLong',
+        field: 'spec.flag',
+        message: 'Too long: may not be more than 1 byte',
+        line: 'spec.flag: Too long: may not be more than 1 byte',
+      },
     },
     {
       name: 'an object value is written as JSON',
@@ -113,7 +137,11 @@ describe('ValidationError', () => {
   });
 
   it('several errors: in brackets, joined with ", ", the same line once', () => {
-    const error = new ValidationError([FieldError.required('spec.a'), FieldError.forbidden('spec.b', 'no'), FieldError.required('spec.a')]);
+    const error = new ValidationError([
+      FieldError.required('spec.a'),
+      FieldError.forbidden('spec.b', 'no'),
+      FieldError.required('spec.a'),
+    ]);
     expect(error.message).toBe('[spec.a: Required value, spec.b: Forbidden: no]');
     expect(error.errors).toHaveLength(3);
   });
@@ -129,9 +157,17 @@ describe('invalidMessage (apierrors.NewInvalid)', () => {
       given: { group: 'cache.example.com', kind: 'RedisCluster', name: 'r1' },
       want: 'RedisCluster.cache.example.com "r1" is invalid: spec.replicas: Invalid value: 0: must be at least 1',
     },
-    { given: { group: '', kind: 'Pod', name: 'p' }, want: 'Pod "p" is invalid: spec.replicas: Invalid value: 0: must be at least 1' },
-    { given: { group: 'x.io', kind: 'A', name: '' }, want: 'A.x.io "" is invalid: spec.replicas: Invalid value: 0: must be at least 1' },
+    {
+      given: { group: '', kind: 'Pod', name: 'p' },
+      want: 'Pod "p" is invalid: spec.replicas: Invalid value: 0: must be at least 1',
+    },
+    {
+      given: { group: 'x.io', kind: 'A', name: '' },
+      want: 'A.x.io "" is invalid: spec.replicas: Invalid value: 0: must be at least 1',
+    },
   ])('$want', ({ given, want }) => {
-    expect(invalidMessage(given, given.name, [FieldError.invalid('spec.replicas', 0, 'must be at least 1')])).toBe(want);
+    expect(invalidMessage(given, given.name, [FieldError.invalid('spec.replicas', 0, 'must be at least 1')])).toBe(
+      want,
+    );
   });
 });

@@ -4,23 +4,54 @@ import { applyJsonPatch } from './apply-json-patch.js';
 
 describe('createJsonPatch', () => {
   const cases: { name: string; given: { from: unknown; to: unknown }; want: unknown[] }[] = [
-    { name: 'equal documents need no operation', given: { from: { a: 1, b: [1, { c: null }] }, to: { b: [1, { c: null }], a: 1 } }, want: [] },
-    { name: 'an added key', given: { from: { spec: {} }, to: { spec: { replicas: 3 } } }, want: [{ op: 'add', path: '/spec/replicas', value: 3 }] },
-    { name: 'a removed key', given: { from: { spec: { a: 1, b: 2 } }, to: { spec: { b: 2 } } }, want: [{ op: 'remove', path: '/spec/a' }] },
-    { name: 'a changed scalar', given: { from: { spec: { a: 'x' } }, to: { spec: { a: 'y' } } }, want: [{ op: 'replace', path: '/spec/a', value: 'y' }] },
+    {
+      name: 'equal documents need no operation',
+      given: { from: { a: 1, b: [1, { c: null }] }, to: { b: [1, { c: null }], a: 1 } },
+      want: [],
+    },
+    {
+      name: 'an added key',
+      given: { from: { spec: {} }, to: { spec: { replicas: 3 } } },
+      want: [{ op: 'add', path: '/spec/replicas', value: 3 }],
+    },
+    {
+      name: 'a removed key',
+      given: { from: { spec: { a: 1, b: 2 } }, to: { spec: { b: 2 } } },
+      want: [{ op: 'remove', path: '/spec/a' }],
+    },
+    {
+      name: 'a changed scalar',
+      given: { from: { spec: { a: 'x' } }, to: { spec: { a: 'y' } } },
+      want: [{ op: 'replace', path: '/spec/a', value: 'y' }],
+    },
     {
       name: 'keys with / and ~ are escaped as ~1 and ~0',
-      given: { from: { metadata: { labels: {} } }, to: { metadata: { labels: { 'app.kubernetes.io/name': 'r', 'a~b': 'c', '~1': 'd' } } } },
+      given: {
+        from: { metadata: { labels: {} } },
+        to: { metadata: { labels: { 'app.kubernetes.io/name': 'r', 'a~b': 'c', '~1': 'd' } } },
+      },
       want: [
         { op: 'add', path: '/metadata/labels/app.kubernetes.io~1name', value: 'r' },
         { op: 'add', path: '/metadata/labels/a~0b', value: 'c' },
         { op: 'add', path: '/metadata/labels/~01', value: 'd' },
       ],
     },
-    { name: 'null to a value is a replace', given: { from: { a: null }, to: { a: { b: 1 } } }, want: [{ op: 'replace', path: '/a', value: { b: 1 } }] },
-    { name: 'a value to null is a replace', given: { from: { a: [1] }, to: { a: null } }, want: [{ op: 'replace', path: '/a', value: null }] },
+    {
+      name: 'null to a value is a replace',
+      given: { from: { a: null }, to: { a: { b: 1 } } },
+      want: [{ op: 'replace', path: '/a', value: { b: 1 } }],
+    },
+    {
+      name: 'a value to null is a replace',
+      given: { from: { a: [1] }, to: { a: null } },
+      want: [{ op: 'replace', path: '/a', value: null }],
+    },
     { name: 'an added null key', given: { from: {}, to: { a: null } }, want: [{ op: 'add', path: '/a', value: null }] },
-    { name: 'an object becoming an array is replaced whole', given: { from: { a: { 0: 1 } }, to: { a: [1] } }, want: [{ op: 'replace', path: '/a', value: [1] }] },
+    {
+      name: 'an object becoming an array is replaced whole',
+      given: { from: { a: { 0: 1 } }, to: { a: [1] } },
+      want: [{ op: 'replace', path: '/a', value: [1] }],
+    },
     {
       name: 'elements appended to an array',
       given: { from: { a: [1] }, to: { a: [1, 2, 3] } },
@@ -39,14 +70,21 @@ describe('createJsonPatch', () => {
     },
     {
       name: 'a changed field inside an array element',
-      given: { from: { containers: [{ name: 'a', image: 'x' }] }, to: { containers: [{ name: 'a', image: 'y', imagePullPolicy: 'Always' }] } },
+      given: {
+        from: { containers: [{ name: 'a', image: 'x' }] },
+        to: { containers: [{ name: 'a', image: 'y', imagePullPolicy: 'Always' }] },
+      },
       want: [
         { op: 'replace', path: '/containers/0/image', value: 'y' },
         { op: 'add', path: '/containers/0/imagePullPolicy', value: 'Always' },
       ],
     },
     { name: 'an empty key', given: { from: { '': 1 }, to: { '': 2 } }, want: [{ op: 'replace', path: '/', value: 2 }] },
-    { name: 'a number that differs only in type', given: { from: { a: 1 }, to: { a: '1' } }, want: [{ op: 'replace', path: '/a', value: '1' }] },
+    {
+      name: 'a number that differs only in type',
+      given: { from: { a: 1 }, to: { a: '1' } },
+      want: [{ op: 'replace', path: '/a', value: '1' }],
+    },
   ];
   it.each(cases)('$name', ({ given, want }) => {
     const patch = createJsonPatch(given.from, given.to);

@@ -51,7 +51,9 @@ describe("a request's signal", () => {
   });
 
   it('is not aborted for a request answered in time', async () => {
-    expect(JSON.parse((await post(address, '/quick?timeout=1s', {}, { ca: certs.ca.certPem })).body)).toEqual({ aborted: false });
+    expect(JSON.parse((await post(address, '/quick?timeout=1s', {}, { ca: certs.ca.certPem })).body)).toEqual({
+      aborted: false,
+    });
   });
 
   it('a path is registered once', () => {

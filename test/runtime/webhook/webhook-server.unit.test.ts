@@ -7,15 +7,34 @@ import https from 'node:https';
 import * as path from 'node:path';
 import tls from 'node:tls';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { Manager, silentLogger, type KubernetesObject, type Logger, type ResourceType, type Validator } from '../../../src/runtime/index.js';
+import {
+  Manager,
+  silentLogger,
+  type KubernetesObject,
+  type Logger,
+  type ResourceType,
+  type Validator,
+} from '../../../src/runtime/index.js';
 import { CertificateAuthority } from '../../../src/testing/certificates.js';
-import { DEFAULT_CERT_DIR, FieldError, ValidationError, defaultingPath, validatingPath } from '../../../src/runtime/webhook/index.js';
+import {
+  DEFAULT_CERT_DIR,
+  FieldError,
+  ValidationError,
+  defaultingPath,
+  validatingPath,
+} from '../../../src/runtime/webhook/index.js';
 import { makeCertDir, post, writePair, type CertDir } from './helpers.js';
 
 interface Widget extends KubernetesObject {
   spec?: { size?: number; slow?: boolean };
 }
-const widgetType: ResourceType<Widget> = { group: 'test.kop.dev', version: 'v1', resource: 'widgets', kind: 'Widget', namespaced: true };
+const widgetType: ResourceType<Widget> = {
+  group: 'test.kop.dev',
+  version: 'v1',
+  resource: 'widgets',
+  kind: 'Widget',
+  namespaced: true,
+};
 
 /** A logger that keeps its lines, to check what the server says. */
 function recordingLogger(lines: string[] = []): Logger & { lines: string[] } {
@@ -34,11 +53,25 @@ function review(operation: string, object: unknown, extra: Record<string, unknow
   return {
     apiVersion: 'admission.k8s.io/v1',
     kind: 'AdmissionReview',
-    request: { uid: `uid-${Math.random()}`, kind: { group: 'test.kop.dev', version: 'v1', kind: 'Widget' }, operation, object, name: 'w', namespace: 'ns', userInfo: {}, ...extra },
+    request: {
+      uid: `uid-${Math.random()}`,
+      kind: { group: 'test.kop.dev', version: 'v1', kind: 'Widget' },
+      operation,
+      object,
+      name: 'w',
+      namespace: 'ns',
+      userInfo: {},
+      ...extra,
+    },
   };
 }
 
-const widget: Widget = { apiVersion: 'test.kop.dev/v1', kind: 'Widget', metadata: { name: 'w', namespace: 'ns' }, spec: { size: 2 } };
+const widget: Widget = {
+  apiVersion: 'test.kop.dev/v1',
+  kind: 'Widget',
+  metadata: { name: 'w', namespace: 'ns' },
+  spec: { size: 2 },
+};
 
 let certs: CertDir;
 let manager: Manager;
@@ -56,7 +89,8 @@ const validator: Validator<Widget> = {
       slowStarted?.();
       await new Promise<void>((resolve) => (releaseSlow = resolve));
     }
-    if ((object.spec?.size ?? 0) < 1) throw new ValidationError(FieldError.invalid('spec.size', object.spec?.size, 'must be at least 1'));
+    if ((object.spec?.size ?? 0) < 1)
+      throw new ValidationError(FieldError.invalid('spec.size', object.spec?.size, 'must be at least 1'));
     return [];
   },
   validateUpdate: () => undefined,
@@ -71,7 +105,13 @@ beforeAll(async () => {
     healthProbeBindAddress: '127.0.0.1:0',
     logger,
     gracefulShutdownTimeoutMs: 5_000,
-    webhookServer: { host: '127.0.0.1', port: 0, certDir: certs.dir, maxRequestBytes: 64 * 1024, certPollIntervalMs: 200 },
+    webhookServer: {
+      host: '127.0.0.1',
+      port: 0,
+      certDir: certs.dir,
+      maxRequestBytes: 64 * 1024,
+      certPollIntervalMs: 200,
+    },
   });
   manager
     .webhook(widgetType)
@@ -107,14 +147,32 @@ describe('the webhook server in the manager', () => {
     expect(defaultingPath(widgetType)).toBe('/mutate-test-kop-dev-v1-widget');
     expect(validatingPath(widgetType)).toBe('/validate-test-kop-dev-v1-widget');
     expect(defaultingPath({ group: '', version: 'v1', kind: 'Pod' })).toBe('/mutate--v1-pod');
-    const mutated = await post(address, '/mutate-test-kop-dev-v1-widget?timeout=10s', review('CREATE', { ...widget, spec: {} }), { ca: certs.ca.certPem });
+    const mutated = await post(
+      address,
+      '/mutate-test-kop-dev-v1-widget?timeout=10s',
+      review('CREATE', { ...widget, spec: {} }),
+      { ca: certs.ca.certPem },
+    );
     expect(mutated.status).toBe(200);
     const response = (JSON.parse(mutated.body) as { response: { allowed: boolean; patch: string } }).response;
     expect(response.allowed).toBe(true);
-    expect(JSON.parse(Buffer.from(response.patch, 'base64').toString())).toEqual([{ op: 'add', path: '/spec/size', value: 1 }]);
-    const denied = await post(address, '/validate-test-kop-dev-v1-widget', review('CREATE', { ...widget, spec: { size: 0 } }), { ca: certs.ca.certPem });
+    expect(JSON.parse(Buffer.from(response.patch, 'base64').toString())).toEqual([
+      { op: 'add', path: '/spec/size', value: 1 },
+    ]);
+    const denied = await post(
+      address,
+      '/validate-test-kop-dev-v1-widget',
+      review('CREATE', { ...widget, spec: { size: 0 } }),
+      { ca: certs.ca.certPem },
+    );
     expect(JSON.parse(denied.body)).toMatchObject({
-      response: { allowed: false, status: { code: 422, message: 'Widget.test.kop.dev "w" is invalid: spec.size: Invalid value: 0: must be at least 1' } },
+      response: {
+        allowed: false,
+        status: {
+          code: 422,
+          message: 'Widget.test.kop.dev "w" is invalid: spec.size: Invalid value: 0: must be at least 1',
+        },
+      },
     });
   });
 
@@ -136,17 +194,27 @@ describe('the webhook server in the manager', () => {
     await post(address, '/validate-test-kop-dev-v1-widget', review('CREATE', widget), { ca: certs.ca.certPem });
     await post(address, '/validate-test-kop-dev-v1-widget', 'not json', { ca: certs.ca.certPem });
     const text = await manager.metrics.render();
-    expect(text).toMatch(/controller_runtime_webhook_requests_total\{webhook="\/validate-test-kop-dev-v1-widget",code="200"\} [1-9]/);
-    expect(text).toMatch(/controller_runtime_webhook_requests_total\{webhook="\/validate-test-kop-dev-v1-widget",code="400"\} [1-9]/);
-    expect(text).toMatch(/controller_runtime_webhook_latency_seconds_count\{webhook="\/validate-test-kop-dev-v1-widget"\} [1-9]/);
-    expect(text).toMatch(/controller_runtime_webhook_requests_in_flight\{webhook="\/mutate-test-kop-dev-v1-widget"\} 0/);
+    expect(text).toMatch(
+      /controller_runtime_webhook_requests_total\{webhook="\/validate-test-kop-dev-v1-widget",code="200"\} [1-9]/,
+    );
+    expect(text).toMatch(
+      /controller_runtime_webhook_requests_total\{webhook="\/validate-test-kop-dev-v1-widget",code="400"\} [1-9]/,
+    );
+    expect(text).toMatch(
+      /controller_runtime_webhook_latency_seconds_count\{webhook="\/validate-test-kop-dev-v1-widget"\} [1-9]/,
+    );
+    expect(text).toMatch(
+      /controller_runtime_webhook_requests_in_flight\{webhook="\/mutate-test-kop-dev-v1-widget"\} 0/,
+    );
   });
 
   it('refuses registrations after start, and a path twice', () => {
     expect(() => manager.webhook(widgetType).withValidator(validator).complete()).toThrow(/before manager.start\(\)/);
     const other = new Manager({ logger: silentLogger });
     other.webhook(widgetType).withValidator(validator).complete();
-    expect(() => other.webhook(widgetType).withValidator(validator).complete()).toThrow(/webhook path \/validate-test-kop-dev-v1-widget is registered already/);
+    expect(() => other.webhook(widgetType).withValidator(validator).complete()).toThrow(
+      /webhook path \/validate-test-kop-dev-v1-widget is registered already/,
+    );
     // All or nothing: the defaulter of a refused builder was not registered either.
     expect(() =>
       other
@@ -160,12 +228,18 @@ describe('the webhook server in the manager', () => {
       .withDefaulter({ default() {} })
       .complete();
     expect(() => other.webhook(widgetType).complete()).toThrow(/withDefaulter\(\.\.\.\) or withValidator/);
-    expect(() => other.webhook(widgetType).withValidator(validator).withValidatorPath('/a').withDefaulterPath('/b').complete()).toThrow(/withDefaulterPath needs withDefaulter/);
+    expect(() =>
+      other.webhook(widgetType).withValidator(validator).withValidatorPath('/a').withDefaulterPath('/b').complete(),
+    ).toThrow(/withDefaulterPath needs withDefaulter/);
   });
 });
 
 describe('hostile and malformed requests', () => {
-  const cases: { name: string; given: { path?: string; body: unknown; headers?: Record<string, string>; method?: string }; want: { status: number; reason?: string } }[] = [
+  const cases: {
+    name: string;
+    given: { path?: string; body: unknown; headers?: Record<string, string>; method?: string };
+    want: { status: number; reason?: string };
+  }[] = [
     { name: 'not JSON', given: { body: '{"apiVersion": ' }, want: { status: 400, reason: 'BadRequest' } },
     { name: 'JSON but not a review', given: { body: [1, 2, 3] }, want: { status: 400, reason: 'BadRequest' } },
     {
@@ -173,19 +247,42 @@ describe('hostile and malformed requests', () => {
       given: { body: { apiVersion: 'admission.k8s.io/v1beta1', kind: 'AdmissionReview', request: { uid: 'a' } } },
       want: { status: 400, reason: 'BadRequest' },
     },
-    { name: 'no uid', given: { body: { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: {} } }, want: { status: 400, reason: 'BadRequest' } },
-    { name: 'another content type', given: { body: '{}', headers: { 'content-type': 'text/plain' } }, want: { status: 400, reason: 'BadRequest' } },
+    {
+      name: 'no uid',
+      given: { body: { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: {} } },
+      want: { status: 400, reason: 'BadRequest' },
+    },
+    {
+      name: 'another content type',
+      given: { body: '{}', headers: { 'content-type': 'text/plain' } },
+      want: { status: 400, reason: 'BadRequest' },
+    },
     { name: 'GET', given: { body: '', method: 'GET' }, want: { status: 405, reason: 'MethodNotAllowed' } },
-    { name: 'a path nobody serves', given: { path: '/mutate-nothing', body: review('CREATE', widget) }, want: { status: 404, reason: 'NotFound' } },
-    { name: 'a body over maxRequestBytes', given: { body: review('CREATE', { ...widget, data: 'x'.repeat(100 * 1024) }) }, want: { status: 413, reason: 'RequestEntityTooLarge' } },
+    {
+      name: 'a path nobody serves',
+      given: { path: '/mutate-nothing', body: review('CREATE', widget) },
+      want: { status: 404, reason: 'NotFound' },
+    },
+    {
+      name: 'a body over maxRequestBytes',
+      given: { body: review('CREATE', { ...widget, data: 'x'.repeat(100 * 1024) }) },
+      want: { status: 413, reason: 'RequestEntityTooLarge' },
+    },
     {
       name: 'a body over maxRequestBytes sent chunked (no Content-Length)',
-      given: { body: JSON.stringify(review('CREATE', { ...widget, data: 'x'.repeat(100 * 1024) })), headers: { 'transfer-encoding': 'chunked' } },
+      given: {
+        body: JSON.stringify(review('CREATE', { ...widget, data: 'x'.repeat(100 * 1024) })),
+        headers: { 'transfer-encoding': 'chunked' },
+      },
       want: { status: 413, reason: 'RequestEntityTooLarge' },
     },
   ];
   it.each(cases)('$name: HTTP $want.status', async ({ given, want }) => {
-    const answer = await post(address, given.path ?? '/validate-test-kop-dev-v1-widget', given.body, { ca: certs.ca.certPem, headers: given.headers, method: given.method });
+    const answer = await post(address, given.path ?? '/validate-test-kop-dev-v1-widget', given.body, {
+      ca: certs.ca.certPem,
+      headers: given.headers,
+      method: given.method,
+    });
     expect(answer.status).toBe(want.status);
     expect(answer.headers['content-type']).toBe('application/json');
     expect(JSON.parse(answer.body)).toMatchObject({ kind: 'Status', code: want.status, reason: want.reason });
@@ -195,7 +292,12 @@ describe('hostile and malformed requests', () => {
     let nested = '1';
     for (let i = 0; i < 20_000; i++) nested = `[${nested}]`;
     const body = `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"deep","kind":{"group":"test.kop.dev","version":"v1","kind":"Widget"},"operation":"CREATE","object":{"spec":{"deep":${nested}}}}}`;
-    const big = new Manager({ logger: silentLogger, metricsBindAddress: '0', healthProbeBindAddress: '0', webhookServer: { host: '127.0.0.1', port: 0, certDir: certs.dir } });
+    const big = new Manager({
+      logger: silentLogger,
+      metricsBindAddress: '0',
+      healthProbeBindAddress: '0',
+      webhookServer: { host: '127.0.0.1', port: 0, certDir: certs.dir },
+    });
     big
       .webhook(widgetType)
       .withDefaulter({
@@ -209,11 +311,18 @@ describe('hostile and malformed requests', () => {
       while (!big.webhookAddress) await new Promise((r) => setTimeout(r, 10));
       const answer = await post(big.webhookAddress, '/mutate-test-kop-dev-v1-widget', body, { ca: certs.ca.certPem });
       expect(answer.status).toBe(200);
-      const response = (JSON.parse(answer.body) as { response: { uid: string; allowed: boolean; patch?: string } }).response;
+      const response = (JSON.parse(answer.body) as { response: { uid: string; allowed: boolean; patch?: string } })
+        .response;
       expect(response.uid).toBe('deep');
       // Either defaulted (the diff reached the bottom) or denied with a message; the server lives on.
       if (!response.allowed) expect(response).toMatchObject({ status: { code: 403 } });
-      expect((await post(big.webhookAddress, '/mutate-test-kop-dev-v1-widget', review('CREATE', widget), { ca: certs.ca.certPem })).status).toBe(200);
+      expect(
+        (
+          await post(big.webhookAddress, '/mutate-test-kop-dev-v1-widget', review('CREATE', widget), {
+            ca: certs.ca.certPem,
+          })
+        ).status,
+      ).toBe(200);
     } finally {
       await big.stop();
       await run;
@@ -239,15 +348,24 @@ describe('hostile and malformed requests', () => {
         resolve();
       }, 50);
     });
-    const after = await post(address, '/validate-test-kop-dev-v1-widget', review('CREATE', widget), { ca: certs.ca.certPem });
+    const after = await post(address, '/validate-test-kop-dev-v1-widget', review('CREATE', widget), {
+      ca: certs.ca.certPem,
+    });
     expect(after.status).toBe(200);
   });
 
   it('plain HTTP gets no answer as a webhook (TLS only)', async () => {
     const { hostname, port } = new URL(`https://${address}`);
     const outcome = await new Promise<string>((resolve) => {
-      const req = http.request({ host: hostname, port, path: '/validate-test-kop-dev-v1-widget', method: 'POST', headers: { 'content-type': 'application/json' } }, (res) =>
-        resolve(`status ${res.statusCode}`),
+      const req = http.request(
+        {
+          host: hostname,
+          port,
+          path: '/validate-test-kop-dev-v1-widget',
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+        },
+        (res) => resolve(`status ${res.statusCode}`),
       );
       req.on('error', (e) => resolve(`error ${e.message}`));
       req.end(JSON.stringify(review('CREATE', widget)));
@@ -260,7 +378,14 @@ describe('TLS', () => {
   /** Handshakes with TLS 1.1 only (the client allows it with SECLEVEL=0), resolving to the protocol or the error. */
   function dialTls11(port: number, ca: string): Promise<string> {
     return new Promise((resolve) => {
-      const socket = tls.connect({ host: '127.0.0.1', port, ca, minVersion: 'TLSv1.1', maxVersion: 'TLSv1.1', ciphers: 'DEFAULT@SECLEVEL=0' });
+      const socket = tls.connect({
+        host: '127.0.0.1',
+        port,
+        ca,
+        minVersion: 'TLSv1.1',
+        maxVersion: 'TLSv1.1',
+        ciphers: 'DEFAULT@SECLEVEL=0',
+      });
       socket.on('secureConnect', () => {
         resolve(`connected ${socket.getProtocol()}`);
         socket.end();
@@ -270,7 +395,10 @@ describe('TLS', () => {
   }
 
   it('refuses TLS 1.1 (a server that allows it lets the same client in, so the client really offers it)', async () => {
-    const pair = { cert: await readFile(path.join(certs.dir, 'tls.crt'), 'utf8'), key: await readFile(path.join(certs.dir, 'tls.key'), 'utf8') };
+    const pair = {
+      cert: await readFile(path.join(certs.dir, 'tls.crt'), 'utf8'),
+      key: await readFile(path.join(certs.dir, 'tls.key'), 'utf8'),
+    };
     const lenient = tls.createServer({ ...pair, minVersion: 'TLSv1.1', ciphers: 'DEFAULT@SECLEVEL=0' }, (s) => s.end());
     await new Promise<void>((resolve) => lenient.listen(0, '127.0.0.1', resolve));
     try {
@@ -278,16 +406,27 @@ describe('TLS', () => {
     } finally {
       lenient.close();
     }
-    expect(await dialTls11(Number(new URL(`https://${address}`).port), certs.ca.certPem)).toMatch(/^refused: .*(protocol version|unsupported protocol)/);
+    expect(await dialTls11(Number(new URL(`https://${address}`).port), certs.ca.certPem)).toMatch(
+      /^refused: .*(protocol version|unsupported protocol)/,
+    );
   });
 
   it('speaks TLS 1.2 and 1.3', async () => {
     for (const version of ['TLSv1.2', 'TLSv1.3'] as const) {
       const protocol = await new Promise<string | null>((resolve, reject) => {
-        const socket = tls.connect({ host: '127.0.0.1', port: Number(new URL(`https://${address}`).port), ca: certs.ca.certPem, minVersion: version, maxVersion: version }, () => {
-          resolve(socket.getProtocol());
-          socket.end();
-        });
+        const socket = tls.connect(
+          {
+            host: '127.0.0.1',
+            port: Number(new URL(`https://${address}`).port),
+            ca: certs.ca.certPem,
+            minVersion: version,
+            maxVersion: version,
+          },
+          () => {
+            resolve(socket.getProtocol());
+            socket.end();
+          },
+        );
         socket.on('error', reject);
       });
       expect(protocol).toBe(version);
@@ -303,7 +442,9 @@ describe('certificate rotation', () => {
     const deadline = Date.now() + 5_000;
     let answer: string | undefined;
     while (Date.now() < deadline) {
-      answer = await post(address, '/validate-test-kop-dev-v1-widget', review('CREATE', widget), { ca: newCa.certPem }).then(
+      answer = await post(address, '/validate-test-kop-dev-v1-widget', review('CREATE', widget), {
+        ca: newCa.certPem,
+      }).then(
         (a) => `status ${a.status}`,
         (e: Error) => `error ${e.message}`,
       );
@@ -311,20 +452,32 @@ describe('certificate rotation', () => {
       await new Promise((r) => setTimeout(r, 50));
     }
     expect(answer).toBe('status 200');
-    await expect(post(address, '/validate-test-kop-dev-v1-widget', review('CREATE', widget), { ca: oldCa.certPem })).rejects.toThrow(/certificate/);
+    await expect(
+      post(address, '/validate-test-kop-dev-v1-widget', review('CREATE', widget), { ca: oldCa.certPem }),
+    ).rejects.toThrow(/certificate/);
     expect(logger.lines).toContain('info serving certificate reloaded');
   });
 
   it('a pair that does not load keeps the old one and is logged', async () => {
     const before = logger.lines.length;
     // A key of another certificate: the new pair does not match.
-    const stranger = await (await CertificateAuthority.create('stranger')).issue({ commonName: 'x', hosts: ['127.0.0.1'], usage: 'server' });
+    const stranger = await (
+      await CertificateAuthority.create('stranger')
+    ).issue({ commonName: 'x', hosts: ['127.0.0.1'], usage: 'server' });
     await writeFile(path.join(certs.dir, 'tls.key'), stranger.keyPem);
     const deadline = Date.now() + 5_000;
-    while (Date.now() < deadline && !logger.lines.slice(before).some((l) => l.startsWith('error new serving certificate does not load')))
+    while (
+      Date.now() < deadline &&
+      !logger.lines.slice(before).some((l) => l.startsWith('error new serving certificate does not load'))
+    )
       await new Promise((r) => setTimeout(r, 50));
-    expect(logger.lines.slice(before).filter((l) => l.startsWith('error new serving certificate does not load'))).toHaveLength(1);
-    expect((await post(address, '/validate-test-kop-dev-v1-widget', review('CREATE', widget), { ca: certs.ca.certPem })).status).toBe(200);
+    expect(
+      logger.lines.slice(before).filter((l) => l.startsWith('error new serving certificate does not load')),
+    ).toHaveLength(1);
+    expect(
+      (await post(address, '/validate-test-kop-dev-v1-widget', review('CREATE', widget), { ca: certs.ca.certPem }))
+        .status,
+    ).toBe(200);
     // Fixed on disk (a new leaf of the same CA): loaded again.
     const reloads = (): number => logger.lines.filter((l) => l === 'info serving certificate reloaded').length;
     const reloadsBefore = reloads();
@@ -332,13 +485,21 @@ describe('certificate rotation', () => {
     const until = Date.now() + 5_000;
     while (Date.now() < until && reloads() === reloadsBefore) await new Promise((r) => setTimeout(r, 50));
     expect(reloads()).toBe(reloadsBefore + 1);
-    expect((await post(address, '/validate-test-kop-dev-v1-widget', review('CREATE', widget), { ca: certs.ca.certPem })).status).toBe(200);
+    expect(
+      (await post(address, '/validate-test-kop-dev-v1-widget', review('CREATE', widget), { ca: certs.ca.certPem }))
+        .status,
+    ).toBe(200);
   });
 });
 
 describe('starting and stopping', () => {
   it('a manager without webhooks starts no webhook server and no readiness check', async () => {
-    const plain = new Manager({ logger: silentLogger, metricsBindAddress: '0', healthProbeBindAddress: '0', webhookServer: { certDir: '/nonexistent' } });
+    const plain = new Manager({
+      logger: silentLogger,
+      metricsBindAddress: '0',
+      healthProbeBindAddress: '0',
+      webhookServer: { certDir: '/nonexistent' },
+    });
     const run = plain.start();
     await new Promise((r) => setTimeout(r, 50));
     expect(plain.webhookAddress).toBeUndefined();
@@ -347,12 +508,21 @@ describe('starting and stopping', () => {
   });
 
   it('missing certificate files fail start with what to do, and nothing stays listening', async () => {
-    const broken = new Manager({ logger: silentLogger, metricsBindAddress: '127.0.0.1:0', healthProbeBindAddress: '0', webhookServer: { port: 0 } });
+    const broken = new Manager({
+      logger: silentLogger,
+      metricsBindAddress: '127.0.0.1:0',
+      healthProbeBindAddress: '0',
+      webhookServer: { port: 0 },
+    });
     broken.webhook(widgetType).withValidator(validator).complete();
     expect(DEFAULT_CERT_DIR).toBe('/tmp/k8s-webhook-server/serving-certs');
-    await expect(broken.start()).rejects.toThrow(/cannot read the serving certificate and key \(\/tmp\/k8s-webhook-server\/serving-certs\/tls\.crt.*--webhook-cert-path/);
+    await expect(broken.start()).rejects.toThrow(
+      /cannot read the serving certificate and key \(\/tmp\/k8s-webhook-server\/serving-certs\/tls\.crt.*--webhook-cert-path/,
+    );
     const metrics = broken.metricsAddress!;
-    await expect(new Promise((resolve, reject) => http.get(`http://${metrics}/metrics`, resolve).on('error', reject))).rejects.toThrow(/ECONNREFUSED/);
+    await expect(
+      new Promise((resolve, reject) => http.get(`http://${metrics}/metrics`, resolve).on('error', reject)),
+    ).rejects.toThrow(/ECONNREFUSED/);
   });
 
   it('stops gracefully: a request in flight is answered, then nothing new is accepted', async () => {
@@ -369,11 +539,18 @@ describe('starting and stopping', () => {
     const at = graceful.webhookAddress;
     const started = new Promise<void>((resolve) => (slowStarted = resolve));
     const agent = new https.Agent({ keepAlive: true, ca: certs.ca.certPem });
-    const inFlight = post(at, '/validate-test-kop-dev-v1-widget', review('CREATE', { ...widget, spec: { size: 1, slow: true } }), { ca: certs.ca.certPem, agent });
+    const inFlight = post(
+      at,
+      '/validate-test-kop-dev-v1-widget',
+      review('CREATE', { ...widget, spec: { size: 1, slow: true } }),
+      { ca: certs.ca.certPem, agent },
+    );
     await started;
     const stopped = graceful.stop();
     await new Promise((r) => setTimeout(r, 100));
-    await expect(post(at, '/validate-test-kop-dev-v1-widget', review('CREATE', widget), { ca: certs.ca.certPem })).rejects.toThrow(/ECONNREFUSED/);
+    await expect(
+      post(at, '/validate-test-kop-dev-v1-widget', review('CREATE', widget), { ca: certs.ca.certPem }),
+    ).rejects.toThrow(/ECONNREFUSED/);
     releaseSlow!();
     const answer = await inFlight;
     expect(answer.status).toBe(200);
@@ -400,7 +577,14 @@ describe('starting and stopping', () => {
     await new Promise((resolve) => silent.once('secureConnect', resolve));
     // ...and a keep-alive connection back to idle after one request.
     const agent = new https.Agent({ keepAlive: true, ca: certs.ca.certPem });
-    expect((await post(quick.webhookAddress, '/validate-test-kop-dev-v1-widget', review('CREATE', widget), { ca: certs.ca.certPem, agent })).status).toBe(200);
+    expect(
+      (
+        await post(quick.webhookAddress, '/validate-test-kop-dev-v1-widget', review('CREATE', widget), {
+          ca: certs.ca.certPem,
+          agent,
+        })
+      ).status,
+    ).toBe(200);
     const began = Date.now();
     await quick.stop();
     await run;

@@ -29,8 +29,20 @@ interface GadgetV1 extends KubernetesObject {
   spec?: { size?: number; colour?: string };
 }
 const GROUP = 'webhook.kop.dev';
-const gadgetV2: ResourceType<GadgetV2> = { group: GROUP, version: 'v2', resource: 'gadgets', kind: 'Gadget', namespaced: true };
-const gadgetV1: ResourceType<GadgetV1> = { group: GROUP, version: 'v1', resource: 'gadgets', kind: 'Gadget', namespaced: true };
+const gadgetV2: ResourceType<GadgetV2> = {
+  group: GROUP,
+  version: 'v2',
+  resource: 'gadgets',
+  kind: 'Gadget',
+  namespaced: true,
+};
+const gadgetV1: ResourceType<GadgetV1> = {
+  group: GROUP,
+  version: 'v1',
+  resource: 'gadgets',
+  kind: 'Gadget',
+  namespaced: true,
+};
 
 interface WebhookConfiguration extends KubernetesObject {
   webhooks?: ({ name: string; clientConfig: { url?: string; caBundle?: string } } & Record<string, unknown>)[];
@@ -72,7 +84,9 @@ function caBundle(ca: CertificateAuthority): string {
 }
 
 function gadgetCRD(ca: CertificateAuthority): CustomResourceDefinition {
-  const schema = (spec: Record<string, unknown>) => ({ openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: spec } } } });
+  const schema = (spec: Record<string, unknown>) => ({
+    openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: spec } } },
+  });
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
@@ -82,10 +96,23 @@ function gadgetCRD(ca: CertificateAuthority): CustomResourceDefinition {
       names: { kind: 'Gadget', listKind: 'GadgetList', plural: 'gadgets', singular: 'gadget' },
       scope: 'Namespaced',
       versions: [
-        { name: 'v1', served: true, storage: false, schema: schema({ size: { type: 'integer' }, colour: { type: 'string' } }) },
-        { name: 'v2', served: true, storage: true, schema: schema({ replicas: { type: 'integer' }, color: { type: 'string' } }) },
+        {
+          name: 'v1',
+          served: true,
+          storage: false,
+          schema: schema({ size: { type: 'integer' }, colour: { type: 'string' } }),
+        },
+        {
+          name: 'v2',
+          served: true,
+          storage: true,
+          schema: schema({ replicas: { type: 'integer' }, color: { type: 'string' } }),
+        },
       ],
-      conversion: { strategy: 'Webhook', webhook: { clientConfig: { url: `${base}/convert`, caBundle: caBundle(ca) }, conversionReviewVersions: ['v1'] } },
+      conversion: {
+        strategy: 'Webhook',
+        webhook: { clientConfig: { url: `${base}/convert`, caBundle: caBundle(ca) }, conversionReviewVersions: ['v1'] },
+      },
     },
   } as unknown as CustomResourceDefinition;
 }
@@ -99,8 +126,18 @@ function configuration(kind: 'Mutating' | 'Validating', ca: CertificateAuthority
     webhooks: [
       {
         name: `${mutating ? 'm' : 'v'}gadget.${GROUP}`,
-        clientConfig: { url: `${base}/${mutating ? 'mutate' : 'validate'}-webhook-kop-dev-v2-gadget`, caBundle: caBundle(ca) },
-        rules: [{ apiGroups: [GROUP], apiVersions: ['v2'], operations: mutating ? ['CREATE', 'UPDATE'] : ['CREATE', 'UPDATE', 'DELETE'], resources: ['gadgets'] }],
+        clientConfig: {
+          url: `${base}/${mutating ? 'mutate' : 'validate'}-webhook-kop-dev-v2-gadget`,
+          caBundle: caBundle(ca),
+        },
+        rules: [
+          {
+            apiGroups: [GROUP],
+            apiVersions: ['v2'],
+            operations: mutating ? ['CREATE', 'UPDATE'] : ['CREATE', 'UPDATE', 'DELETE'],
+            resources: ['gadgets'],
+          },
+        ],
         admissionReviewVersions: ['v1'],
         sideEffects: 'None',
         failurePolicy: 'Fail',
@@ -128,7 +165,10 @@ async function eventually<T>(check: () => Promise<T | undefined>, what: string, 
 
 beforeAll(async () => {
   plane = await startControlPlane();
-  rest = new RestClient(loadClientConfig({ kubeconfig: plane.kubeconfigPath }), { qps: Infinity, onWarning: (w) => void warnings.push(w) });
+  rest = new RestClient(loadClientConfig({ kubeconfig: plane.kubeconfigPath }), {
+    qps: Infinity,
+    onWarning: (w) => void warnings.push(w),
+  });
   client = createClient(rest);
   certs = await makeCertDir();
   manager = new Manager({
@@ -150,17 +190,20 @@ beforeAll(async () => {
     .withValidator({
       validateCreate(gadget) {
         const errors: FieldError[] = [];
-        if ((gadget.spec?.replicas ?? 0) > 10) errors.push(FieldError.invalid('spec.replicas', gadget.spec?.replicas, 'must be at most 10'));
+        if ((gadget.spec?.replicas ?? 0) > 10)
+          errors.push(FieldError.invalid('spec.replicas', gadget.spec?.replicas, 'must be at most 10'));
         if (gadget.spec?.color !== undefined && !['red', 'blue'].includes(gadget.spec.color))
           errors.push(FieldError.notSupported('spec.color', gadget.spec.color, ['red', 'blue']));
         if (errors.length > 0) throw new ValidationError(errors);
         return (gadget.spec?.replicas ?? 0) > 5 ? [`${gadget.spec?.replicas} replicas is a lot`] : [];
       },
       validateUpdate(oldGadget, newGadget) {
-        if (oldGadget.spec?.color && newGadget.spec?.color !== oldGadget.spec.color) throw new ValidationError(FieldError.forbidden('spec.color', 'may not change'));
+        if (oldGadget.spec?.color && newGadget.spec?.color !== oldGadget.spec.color)
+          throw new ValidationError(FieldError.forbidden('spec.color', 'may not change'));
       },
       validateDelete(gadget) {
-        if (gadget.metadata?.labels?.['webhook.kop.dev/keep'] === 'true') throw new Error(`${gadget.metadata.name} is labelled keep`);
+        if (gadget.metadata?.labels?.['webhook.kop.dev/keep'] === 'true')
+          throw new Error(`${gadget.metadata.name} is labelled keep`);
       },
     })
     .complete();
@@ -179,12 +222,18 @@ beforeAll(async () => {
   await client.create(validatingConfigurations, configuration('Validating', certs.ca));
   // Both webhooks are in force once a dry-run create is both defaulted and validated.
   await eventually(async () => {
-    const probe = await client.create(gadgetV2, { metadata: { name: 'probe', namespace: NS }, spec: {} }, { dryRun: true });
-    if (probe.spec?.replicas !== 1) return undefined;
-    const refused = await client.create(gadgetV2, { metadata: { name: 'probe', namespace: NS }, spec: { replicas: 99 } }, { dryRun: true }).then(
-      () => false,
-      () => true,
+    const probe = await client.create(
+      gadgetV2,
+      { metadata: { name: 'probe', namespace: NS }, spec: {} },
+      { dryRun: true },
     );
+    if (probe.spec?.replicas !== 1) return undefined;
+    const refused = await client
+      .create(gadgetV2, { metadata: { name: 'probe', namespace: NS }, spec: { replicas: 99 } }, { dryRun: true })
+      .then(
+        () => false,
+        () => true,
+      );
     return refused || undefined;
   }, 'the webhook configurations to take effect');
 });
@@ -199,7 +248,10 @@ afterAll(async () => {
 
 describe('admission webhooks through the apiserver', () => {
   it('a create is defaulted', async () => {
-    const created = await client.create(gadgetV2, { metadata: { name: 'plain', namespace: NS }, spec: { color: 'red' } });
+    const created = await client.create(gadgetV2, {
+      metadata: { name: 'plain', namespace: NS },
+      spec: { color: 'red' },
+    });
     expect(created.spec).toEqual({ color: 'red', replicas: 1 });
     expect(created.metadata?.labels).toEqual({ 'webhook.kop.dev/defaulted': 'true' });
     const read = await client.get(gadgetV2, { namespace: NS, name: 'plain' });
@@ -207,7 +259,9 @@ describe('admission webhooks through the apiserver', () => {
   });
 
   it("an invalid object is refused with the validator's message and causes", async () => {
-    const error = await client.create(gadgetV2, { metadata: { name: 'big', namespace: NS }, spec: { replicas: 50, color: 'green' } }).catch((e: unknown) => e);
+    const error = await client
+      .create(gadgetV2, { metadata: { name: 'big', namespace: NS }, spec: { replicas: 50, color: 'green' } })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
     const apiError = error as ApiError;
     expect(apiError.code).toBe(422);
@@ -218,25 +272,41 @@ describe('admission webhooks through the apiserver', () => {
     expect(apiError.status.details).toMatchObject({ name: 'big', group: GROUP, kind: 'Gadget' });
     expect(apiError.causes).toEqual([
       { reason: 'FieldValueInvalid', message: 'Invalid value: 50: must be at most 10', field: 'spec.replicas' },
-      { reason: 'FieldValueNotSupported', message: 'Unsupported value: "green": supported values: "red", "blue"', field: 'spec.color' },
+      {
+        reason: 'FieldValueNotSupported',
+        message: 'Unsupported value: "green": supported values: "red", "blue"',
+        field: 'spec.color',
+      },
     ]);
   });
 
   it('warnings reach the client; update and delete are validated with the old object', async () => {
     warnings.length = 0;
-    const created = await client.create(gadgetV2, { metadata: { name: 'many', namespace: NS, labels: { 'webhook.kop.dev/keep': 'true' } }, spec: { replicas: 7, color: 'blue' } });
+    const created = await client.create(gadgetV2, {
+      metadata: { name: 'many', namespace: NS, labels: { 'webhook.kop.dev/keep': 'true' } },
+      spec: { replicas: 7, color: 'blue' },
+    });
     expect(warnings).toContain('7 replicas is a lot');
-    const changed = await client.update(gadgetV2, { ...created, spec: { ...created.spec, color: 'red' } }).catch((e: unknown) => e);
-    expect((changed as ApiError).status.message).toContain(`Gadget.${GROUP} "many" is invalid: spec.color: Forbidden: may not change`);
+    const changed = await client
+      .update(gadgetV2, { ...created, spec: { ...created.spec, color: 'red' } })
+      .catch((e: unknown) => e);
+    expect((changed as ApiError).status.message).toContain(
+      `Gadget.${GROUP} "many" is invalid: spec.color: Forbidden: may not change`,
+    );
     const deleted = await client.delete(gadgetV2, { namespace: NS, name: 'many' }).catch((e: unknown) => e);
     expect((deleted as ApiError).code).toBe(403);
-    expect((deleted as ApiError).status.message).toBe(`admission webhook "vgadget.${GROUP}" denied the request: many is labelled keep`);
+    expect((deleted as ApiError).status.message).toBe(
+      `admission webhook "vgadget.${GROUP}" denied the request: many is labelled keep`,
+    );
   });
 });
 
 describe('conversion through the apiserver', () => {
   it('an object written as the spoke version reads back as the hub, and round-trips', async () => {
-    const written = await client.create(gadgetV1, { metadata: { name: 'old-style', namespace: NS }, spec: { size: 3, colour: 'blue' } });
+    const written = await client.create(gadgetV1, {
+      metadata: { name: 'old-style', namespace: NS },
+      spec: { size: 3, colour: 'blue' },
+    });
     // Written through v1: converted to the hub v2 for the webhooks and storage, then back for the answer.
     expect(written.apiVersion).toBe(`${GROUP}/v1`);
     expect(written.spec).toEqual({ size: 3, colour: 'blue' });
@@ -255,7 +325,11 @@ describe('conversion through the apiserver', () => {
 describe('the serving certificate', () => {
   it('a rotated certificate on disk is picked up without a restart: a client trusting only the new CA connects', async () => {
     const newCa = await certs.rotate();
-    await eventually(async () => (await post(manager.webhookAddress!, '/convert', {}, { ca: newCa.certPem })).status === 400, 'the server to present the new certificate', 10_000);
+    await eventually(
+      async () => (await post(manager.webhookAddress!, '/convert', {}, { ca: newCa.certPem })).status === 400,
+      'the server to present the new certificate',
+      10_000,
+    );
     // The apiserver, told to trust only the new CA, reaches every webhook again.
     const crd = await client.get(crdType, { name: `gadgets.${GROUP}` });
     await client.update(crdType, { ...crd, spec: gadgetCRD(newCa).spec } as CustomResourceDefinition);
@@ -271,13 +345,22 @@ describe('the serving certificate', () => {
       'a create through all webhooks with the new CA',
     );
     expect(created.spec).toEqual({ size: 1, colour: 'red' });
-    expect((await client.get(gadgetV2, { namespace: NS, name: 'after-rotation' })).metadata?.labels).toEqual({ 'webhook.kop.dev/defaulted': 'true' });
+    expect((await client.get(gadgetV2, { namespace: NS, name: 'after-rotation' })).metadata?.labels).toEqual({
+      'webhook.kop.dev/defaulted': 'true',
+    });
   });
 
   it('refuses TLS 1.1', async () => {
     const port = Number(new URL(base).port);
     const outcome = await new Promise<string>((resolve) => {
-      const socket = tls.connect({ host: '127.0.0.1', port, ca: certs.ca.certPem, minVersion: 'TLSv1.1', maxVersion: 'TLSv1.1', ciphers: 'DEFAULT@SECLEVEL=0' });
+      const socket = tls.connect({
+        host: '127.0.0.1',
+        port,
+        ca: certs.ca.certPem,
+        minVersion: 'TLSv1.1',
+        maxVersion: 'TLSv1.1',
+        ciphers: 'DEFAULT@SECLEVEL=0',
+      });
       socket.on('secureConnect', () => {
         resolve(`connected ${socket.getProtocol()}`);
         socket.end();

@@ -15,7 +15,10 @@ export interface FakeNpmPack {
  * `<dest>/kop-<version>.tgz` (here: the given bytes) and prints npm's JSON report. Any other
  * command succeeds without doing anything, recorded in `calls`.
  */
-export function fakeNpmPack(version = '0.1.0', bytes: Uint8Array = Uint8Array.from([0x1f, 0x8b, 8, 0, 1, 2, 3, 0xff])): FakeNpmPack {
+export function fakeNpmPack(
+  version = '0.1.0',
+  bytes: Uint8Array = Uint8Array.from([0x1f, 0x8b, 8, 0, 1, 2, 3, 0xff]),
+): FakeNpmPack {
   let current = { version, bytes };
   const calls: FakeNpmPack['calls'] = [];
   const exec: Exec = async (file, args, options) => {
@@ -24,7 +27,15 @@ export function fakeNpmPack(version = '0.1.0', bytes: Uint8Array = Uint8Array.fr
       const destination = args[args.indexOf('--pack-destination') + 1]!;
       const filename = `kop-${current.version}.tgz`;
       await writeFile(path.join(destination, filename), current.bytes);
-      return { exitCode: 0, stdout: JSON.stringify([{ id: `kop@${current.version}`, name: 'kop', version: current.version, filename }], null, 2), stderr: '' };
+      return {
+        exitCode: 0,
+        stdout: JSON.stringify(
+          [{ id: `kop@${current.version}`, name: 'kop', version: current.version, filename }],
+          null,
+          2,
+        ),
+        stderr: '',
+      };
     }
     return { exitCode: 0, stdout: '', stderr: '' };
   };

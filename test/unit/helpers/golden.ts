@@ -35,6 +35,9 @@ export async function expectGoldenFiles(dir: string, files: readonly string[], g
   expect(files, 'file list differs; run with KOP_UPDATE_GOLDEN=1 to update').toEqual(await listFiles(golden));
   for (const file of files) {
     const want = await readFile(path.join(golden, file), 'utf8');
-    expect(await readFile(path.join(dir, file), 'utf8'), `${file} differs; run with KOP_UPDATE_GOLDEN=1 to update`).toBe(want);
+    expect(
+      await readFile(path.join(dir, file), 'utf8'),
+      `${file} differs; run with KOP_UPDATE_GOLDEN=1 to update`,
+    ).toBe(want);
   }
 }

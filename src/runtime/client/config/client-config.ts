@@ -6,7 +6,8 @@ import { parseKubeconfig, readKubeconfigFile } from './kubeconfig.js';
 import type { Kubeconfig, KubeconfigCluster, KubeconfigContext, KubeconfigUser } from './kubeconfig.js';
 
 /** Where a ClientConfig came from, in the order they are tried. */
-export type ConfigSource = 'explicit-kubeconfig' | 'explicit-server' | 'KUBECONFIG' | 'home-kubeconfig' | 'in-cluster' | 'kubeconfig-string';
+export type ConfigSource =
+  'explicit-kubeconfig' | 'explicit-server' | 'KUBECONFIG' | 'home-kubeconfig' | 'in-cluster' | 'kubeconfig-string';
 
 /**
  * Everything needed to talk to one apiserver: its URL and the cluster and user of one
@@ -109,7 +110,11 @@ export function loadClientConfig(options: LoadClientConfigOptions = {}): ClientC
   if (host && port && existsSync(join(saDir, 'token'))) {
     return finish(inClusterKubeconfig(host, port, saDir), 'in-cluster', options);
   }
-  tried.push(host && port ? `in-cluster: ${join(saDir, 'token')} does not exist` : 'in-cluster: KUBERNETES_SERVICE_HOST/KUBERNETES_SERVICE_PORT not set');
+  tried.push(
+    host && port
+      ? `in-cluster: ${join(saDir, 'token')} does not exist`
+      : 'in-cluster: KUBERNETES_SERVICE_HOST/KUBERNETES_SERVICE_PORT not set',
+  );
   const home = options.homeDir ?? safeHomedir();
   if (home) {
     const file = join(home, '.kube', 'config');
@@ -163,7 +168,12 @@ function loadFiles(files: string[]): Kubeconfig {
     for (const c of kc.contexts) if (!contexts.has(c.name)) contexts.set(c.name, c);
     if (!currentContext && kc.currentContext) currentContext = kc.currentContext;
   }
-  return { clusters: [...clusters.values()], users: [...users.values()], contexts: [...contexts.values()], currentContext };
+  return {
+    clusters: [...clusters.values()],
+    users: [...users.values()],
+    contexts: [...contexts.values()],
+    currentContext,
+  };
 }
 
 function inClusterKubeconfig(host: string, port: string, saDir: string): Kubeconfig {
@@ -171,7 +181,14 @@ function inClusterKubeconfig(host: string, port: string, saDir: string): Kubecon
   const namespaceFile = join(saDir, 'namespace');
   const namespace = existsSync(namespaceFile) ? readFileSync(namespaceFile, 'utf8').trim() : undefined;
   return {
-    clusters: [{ name: 'in-cluster', server: `https://${serverHost}:${port}`, caFile: join(saDir, 'ca.crt'), skipTLSVerify: false }],
+    clusters: [
+      {
+        name: 'in-cluster',
+        server: `https://${serverHost}:${port}`,
+        caFile: join(saDir, 'ca.crt'),
+        skipTLSVerify: false,
+      },
+    ],
     // A token file is re-read as it changes: the kubelet rotates the projected token.
     users: [{ name: 'in-cluster', tokenFile: join(saDir, 'token') }],
     contexts: [{ name: 'in-cluster', cluster: 'in-cluster', user: 'in-cluster', namespace }],
@@ -184,7 +201,10 @@ let insecureWarned = false;
 function warnInsecureOnce(cluster: string): void {
   if (insecureWarned) return;
   insecureWarned = true;
-  process.emitWarning(`cluster "${cluster}" is used with insecure-skip-tls-verify: the apiserver's certificate is not checked`, { code: 'KOP_INSECURE_TLS' });
+  process.emitWarning(
+    `cluster "${cluster}" is used with insecure-skip-tls-verify: the apiserver's certificate is not checked`,
+    { code: 'KOP_INSECURE_TLS' },
+  );
 }
 
 function finish(kc: Kubeconfig, source: ConfigSource, options: { context?: string; server?: string }): ClientConfig {
@@ -196,13 +216,18 @@ function finish(kc: Kubeconfig, source: ConfigSource, options: { context?: strin
   const context = kc.contexts.find((c) => c.name === contextName);
   if (!context) throw new InvalidConfigurationError(`current-context "${contextName}" is not defined (${source})`);
   let cluster = kc.clusters.find((c) => c.name === context.cluster);
-  if (!cluster) throw new InvalidConfigurationError(`context "${contextName}" refers to unknown cluster "${context.cluster}" (${source})`);
+  if (!cluster)
+    throw new InvalidConfigurationError(
+      `context "${contextName}" refers to unknown cluster "${context.cluster}" (${source})`,
+    );
   // An explicit server overrides the kubeconfig's, keeping its credentials (client-go's ClusterDefaults override).
   if (options.server) cluster = { ...cluster, server: options.server };
   if (!cluster.server) throw new InvalidConfigurationError(`cluster "${cluster.name}" has no server URL (${source})`);
   if (cluster.skipTLSVerify && (cluster.caData || cluster.caFile)) {
     // client-go refuses the combination too: which of the two did the user mean?
-    throw new InvalidConfigurationError(`cluster "${cluster.name}" sets insecure-skip-tls-verify together with a certificate authority (${source}); remove one of them`);
+    throw new InvalidConfigurationError(
+      `cluster "${cluster.name}" sets insecure-skip-tls-verify together with a certificate authority (${source}); remove one of them`,
+    );
   }
   if (cluster.skipTLSVerify) warnInsecureOnce(cluster.name);
   // A context naming an undefined user, or none, talks to the server without credentials (as kubectl does).

@@ -4,7 +4,10 @@ import { InvalidConfigurationError } from './client-config.js';
 import type { KubeconfigCluster, KubeconfigExecConfig } from './kubeconfig.js';
 
 /** The API versions of client.authentication.k8s.io that exec plugins may speak (client-go dropped v1alpha1 in 1.24). */
-export const EXEC_CREDENTIAL_API_VERSIONS = ['client.authentication.k8s.io/v1', 'client.authentication.k8s.io/v1beta1'] as const;
+export const EXEC_CREDENTIAL_API_VERSIONS = [
+  'client.authentication.k8s.io/v1',
+  'client.authentication.k8s.io/v1beta1',
+] as const;
 
 /** The environment variable that carries the ExecCredential request to a plugin. */
 export const EXEC_INFO_ENV = 'KUBERNETES_EXEC_INFO';
@@ -90,7 +93,9 @@ export class ExecCredentialProvider {
       );
     }
     if (!(EXEC_CREDENTIAL_API_VERSIONS as readonly string[]).includes(apiVersion)) {
-      throw new InvalidConfigurationError(`${where}: exec.apiVersion "${apiVersion}" is not one of ${EXEC_CREDENTIAL_API_VERSIONS.join(', ')}`);
+      throw new InvalidConfigurationError(
+        `${where}: exec.apiVersion "${apiVersion}" is not one of ${EXEC_CREDENTIAL_API_VERSIONS.join(', ')}`,
+      );
     }
     this.apiVersion = apiVersion;
     const mode = exec.interactiveMode;
@@ -105,7 +110,9 @@ export class ExecCredentialProvider {
     } else if (mode === 'Never' || mode === 'IfAvailable' || mode === 'Always') {
       this.interactiveMode = mode;
     } else {
-      throw new InvalidConfigurationError(`${where}: exec.interactiveMode "${String(mode)}" is not one of Never, IfAvailable, Always`);
+      throw new InvalidConfigurationError(
+        `${where}: exec.interactiveMode "${String(mode)}" is not one of Never, IfAvailable, Always`,
+      );
     }
     if (exec.args !== undefined && (!Array.isArray(exec.args) || exec.args.some((a) => typeof a !== 'string'))) {
       throw new InvalidConfigurationError(`${where}: exec.args must be a list of strings`);
@@ -196,7 +203,13 @@ export class ExecCredentialProvider {
       child.on('close', (exitCode, exitSignal) => {
         if (timer) clearTimeout(timer);
         process.off('exit', killOnExit);
-        resolve({ stdout: Buffer.concat(out).toString('utf8'), stderrTail: tail, code: exitCode, signal: exitSignal, error: spawnError });
+        resolve({
+          stdout: Buffer.concat(out).toString('utf8'),
+          stderrTail: tail,
+          code: exitCode,
+          signal: exitSignal,
+          error: spawnError,
+        });
       });
     });
 
@@ -204,11 +217,15 @@ export class ExecCredentialProvider {
     if (error) {
       if (error.code === 'ENOENT') {
         const hint = exec.installHint ? `\n${exec.installHint.trim()}` : '';
-        throw new ExecPluginError(`${name}: executable not found (looked up in PATH unless it contains a path separator); install it or fix users[].user.exec.command${hint}`, {
-          cause: error,
-        });
+        throw new ExecPluginError(
+          `${name}: executable not found (looked up in PATH unless it contains a path separator); install it or fix users[].user.exec.command${hint}`,
+          {
+            cause: error,
+          },
+        );
       }
-      if (error.code === 'EACCES') throw new ExecPluginError(`${name}: permission denied; is the file executable?`, { cause: error });
+      if (error.code === 'EACCES')
+        throw new ExecPluginError(`${name}: permission denied; is the file executable?`, { cause: error });
       throw new ExecPluginError(`${name}: could not start: ${error.message}`, { cause: error });
     }
     if (timedOut) {
@@ -279,12 +296,18 @@ export function parseExecCredential(stdout: string, apiVersion: string, name = '
     // Never echo the output: a plugin that prints its credential in the wrong form would have it logged.
     void cause;
     const shown = stdout.trim() === '' ? 'nothing' : `${Buffer.byteLength(stdout)} bytes that are not JSON`;
-    throw new ExecPluginError(`${name} printed ${shown} on stdout (not shown: it may hold a credential); it must print an ExecCredential as JSON`);
+    throw new ExecPluginError(
+      `${name} printed ${shown} on stdout (not shown: it may hold a credential); it must print an ExecCredential as JSON`,
+    );
   }
-  if (!isRecord(document)) throw new ExecPluginError(`${name} printed JSON that is not an object; it must print an ExecCredential`);
-  if (document.kind !== 'ExecCredential') throw new ExecPluginError(`${name} printed kind ${JSON.stringify(document.kind ?? null)}, not ExecCredential`);
+  if (!isRecord(document))
+    throw new ExecPluginError(`${name} printed JSON that is not an object; it must print an ExecCredential`);
+  if (document.kind !== 'ExecCredential')
+    throw new ExecPluginError(`${name} printed kind ${JSON.stringify(document.kind ?? null)}, not ExecCredential`);
   if (document.apiVersion !== apiVersion) {
-    throw new ExecPluginError(`${name} is configured with apiVersion ${apiVersion} but printed apiVersion ${JSON.stringify(document.apiVersion ?? null)}`);
+    throw new ExecPluginError(
+      `${name} is configured with apiVersion ${apiVersion} but printed apiVersion ${JSON.stringify(document.apiVersion ?? null)}`,
+    );
   }
   const status = document.status;
   if (!isRecord(status)) throw new ExecPluginError(`${name} printed an ExecCredential without a status`);
@@ -298,18 +321,24 @@ export function parseExecCredential(stdout: string, apiVersion: string, name = '
   const clientCertificateData = field('clientCertificateData');
   const clientKeyData = field('clientKeyData');
   if (!token && !clientCertificateData && !clientKeyData) {
-    throw new ExecPluginError(`${name} printed an ExecCredential with neither status.token nor status.clientCertificateData and status.clientKeyData`);
+    throw new ExecPluginError(
+      `${name} printed an ExecCredential with neither status.token nor status.clientCertificateData and status.clientKeyData`,
+    );
   }
   if (!clientCertificateData !== !clientKeyData) {
     const missing = clientCertificateData ? 'clientKeyData' : 'clientCertificateData';
-    throw new ExecPluginError(`${name} printed a client ${clientCertificateData ? 'certificate' : 'key'} without status.${missing}; both are needed`);
+    throw new ExecPluginError(
+      `${name} printed a client ${clientCertificateData ? 'certificate' : 'key'} without status.${missing}; both are needed`,
+    );
   }
   const expiry = field('expirationTimestamp');
   let expiresAt: Date | undefined;
   if (expiry !== undefined) {
     expiresAt = RFC3339.test(expiry) ? new Date(expiry) : undefined;
     if (!expiresAt || Number.isNaN(expiresAt.getTime())) {
-      throw new ExecPluginError(`${name} printed status.expirationTimestamp ${JSON.stringify(expiry)}, which is not an RFC 3339 time such as 2030-01-02T15:04:05Z`);
+      throw new ExecPluginError(
+        `${name} printed status.expirationTimestamp ${JSON.stringify(expiry)}, which is not an RFC 3339 time such as 2030-01-02T15:04:05Z`,
+      );
     }
   }
   return {
@@ -331,7 +360,10 @@ function clusterInfo(cluster: KubeconfigCluster): Record<string, unknown> {
     try {
       ca = readFileSync(cluster.caFile).toString('base64');
     } catch (cause) {
-      throw new InvalidConfigurationError(`cannot read certificate authority ${cluster.caFile} for the exec plugin: ${(cause as Error).message}`, { cause });
+      throw new InvalidConfigurationError(
+        `cannot read certificate authority ${cluster.caFile} for the exec plugin: ${(cause as Error).message}`,
+        { cause },
+      );
     }
   }
   if (ca) info['certificate-authority-data'] = ca;

@@ -73,7 +73,11 @@ export interface Kubeconfig {
  * YAML 1.2's core schema with merge keys, as client-go's YAML reader accepts them: timestamps
  * stay strings (js-yaml's default schema would make them Dates), as they do for client-go.
  */
-const KUBECONFIG_YAML = CORE_SCHEMA.extend({ implicit: [new Type('tag:yaml.org,2002:merge', { kind: 'scalar', resolve: (data: unknown) => data === '<<' || data === null })] });
+const KUBECONFIG_YAML = CORE_SCHEMA.extend({
+  implicit: [
+    new Type('tag:yaml.org,2002:merge', { kind: 'scalar', resolve: (data: unknown) => data === '<<' || data === null }),
+  ],
+});
 
 /**
  * Parses kubeconfig text (YAML or JSON) with client-node's entry parsing. Relative file paths
@@ -100,7 +104,8 @@ export function parseKubeconfig(text: string, baseDir?: string): Kubeconfig {
   }
   if (document === undefined || document === null) return { clusters: [], users: [], contexts: [], currentContext: '' };
   if (!isRecord(document)) throw new Error('a kubeconfig must be a mapping');
-  const path = <T extends string | undefined | null>(file: T): T | string => (file && baseDir && !isAbsolute(file) ? join(baseDir, file) : file);
+  const path = <T extends string | undefined | null>(file: T): T | string =>
+    file && baseDir && !isAbsolute(file) ? join(baseDir, file) : file;
 
   const rawClusters = entries(document.clusters, 'clusters');
   const clusters: KubeconfigCluster[] = newClusters(rawClusters).map((cluster, i) => {
@@ -129,7 +134,9 @@ export function parseKubeconfig(text: string, baseDir?: string): Kubeconfig {
       ...(tokenFile ? { tokenFile: path(tokenFile) } : {}),
       // As client-go's loader does: a command with a path separator is a path, and a relative
       // one is relative to the kubeconfig that names it; a bare name is looked up in PATH.
-      ...(exec && typeof exec.command === 'string' && exec.command.includes(sep) ? { exec: { ...exec, command: path(exec.command) } } : {}),
+      ...(exec && typeof exec.command === 'string' && exec.command.includes(sep)
+        ? { exec: { ...exec, command: path(exec.command) } }
+        : {}),
       ...impersonation(raw, i),
     };
   });
@@ -139,14 +146,18 @@ export function parseKubeconfig(text: string, baseDir?: string): Kubeconfig {
 }
 
 /** The impersonation fields of a raw user entry besides `as`, checked for their shapes. */
-function impersonation(raw: Record<string, unknown>, i: number): Pick<KubeconfigUser, 'impersonateUid' | 'impersonateGroups' | 'impersonateUserExtra'> {
+function impersonation(
+  raw: Record<string, unknown>,
+  i: number,
+): Pick<KubeconfigUser, 'impersonateUid' | 'impersonateGroups' | 'impersonateUserExtra'> {
   const where = `users[${i}].user`;
   const result: Pick<KubeconfigUser, 'impersonateUid' | 'impersonateGroups' | 'impersonateUserExtra'> = {};
   const uid = optionalString(raw['as-uid']);
   if (uid) result.impersonateUid = uid;
   const groups = raw['as-groups'];
   if (groups !== undefined && groups !== null) {
-    if (!Array.isArray(groups) || groups.some((g) => typeof g !== 'string')) throw new Error(`${where}.as-groups must be a list of strings`);
+    if (!Array.isArray(groups) || groups.some((g) => typeof g !== 'string'))
+      throw new Error(`${where}.as-groups must be a list of strings`);
     if (groups.length > 0) result.impersonateGroups = [...(groups as string[])];
   }
   const extra = raw['as-user-extra'];
@@ -170,7 +181,8 @@ function clusterExtensions(cluster: unknown, i: number): Record<string, unknown>
   if (!Array.isArray(cluster.extensions)) throw new Error(`clusters[${i}].cluster.extensions must be a list`);
   const byName: Record<string, unknown> = {};
   cluster.extensions.forEach((entry: unknown, j) => {
-    if (!isRecord(entry) || typeof entry.name !== 'string') throw new Error(`clusters[${i}].cluster.extensions[${j}] needs a name`);
+    if (!isRecord(entry) || typeof entry.name !== 'string')
+      throw new Error(`clusters[${i}].cluster.extensions[${j}] needs a name`);
     byName[entry.name] = entry.extension;
   });
   return byName;

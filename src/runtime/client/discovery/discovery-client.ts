@@ -65,7 +65,15 @@ interface LegacyGroupList {
 }
 
 interface LegacyResourceList {
-  resources: { name: string; singularName?: string; namespaced: boolean; kind: string; verbs?: string[]; shortNames?: string[]; categories?: string[] }[];
+  resources: {
+    name: string;
+    singularName?: string;
+    namespaced: boolean;
+    kind: string;
+    verbs?: string[];
+    shortNames?: string[];
+    categories?: string[];
+  }[];
 }
 
 /**
@@ -92,7 +100,11 @@ export class DiscoveryClient {
   }
 
   /** The resources of one group/version (GET /api/v1 or /apis/<group>/<version>). */
-  async serverResourcesForGroupVersion(group: string, version: string, options: CallOptions = {}): Promise<DiscoveredResource[]> {
+  async serverResourcesForGroupVersion(
+    group: string,
+    version: string,
+    options: CallOptions = {},
+  ): Promise<DiscoveredResource[]> {
     const path = group ? `/apis/${group}/${version}` : `/api/${version}`;
     const list = await this.rest.get<LegacyResourceList>(path, undefined, options);
     return fromLegacyResources(group, version, list);
@@ -101,8 +113,18 @@ export class DiscoveryClient {
   /** Groups and resources in one snapshot. */
   async discover(options: CallOptions = {}): Promise<DiscoverySnapshot> {
     const [core, named] = await Promise.all([
-      this.rest.request<AggregatedList & LegacyGroupList>({ method: 'GET', path: '/api', accept: AGGREGATED_ACCEPT, ...options }),
-      this.rest.request<AggregatedList & LegacyGroupList>({ method: 'GET', path: '/apis', accept: AGGREGATED_ACCEPT, ...options }),
+      this.rest.request<AggregatedList & LegacyGroupList>({
+        method: 'GET',
+        path: '/api',
+        accept: AGGREGATED_ACCEPT,
+        ...options,
+      }),
+      this.rest.request<AggregatedList & LegacyGroupList>({
+        method: 'GET',
+        path: '/apis',
+        accept: AGGREGATED_ACCEPT,
+        ...options,
+      }),
     ]);
     if (core.kind === 'APIGroupDiscoveryList' && named.kind === 'APIGroupDiscoveryList') {
       return fromAggregated([...(core.items ?? []), ...(named.items ?? [])]);
@@ -110,7 +132,11 @@ export class DiscoveryClient {
     return this.discoverLegacy(core, named, options);
   }
 
-  private async discoverLegacy(core: LegacyGroupList, named: LegacyGroupList, options: CallOptions): Promise<DiscoverySnapshot> {
+  private async discoverLegacy(
+    core: LegacyGroupList,
+    named: LegacyGroupList,
+    options: CallOptions,
+  ): Promise<DiscoverySnapshot> {
     const groups: DiscoveredGroup[] = [];
     const coreVersions = core.versions ?? ['v1'];
     groups.push({ name: '', versions: coreVersions, preferredVersion: coreVersions[0] ?? 'v1' });
@@ -119,7 +145,9 @@ export class DiscoveryClient {
       const versions = [preferred, ...g.versions.map((v) => v.version).filter((v) => v !== preferred)];
       groups.push({ name: g.name, versions, preferredVersion: preferred });
     }
-    const lists = await Promise.all(groups.flatMap((g) => g.versions.map((v) => this.serverResourcesForGroupVersion(g.name, v, options))));
+    const lists = await Promise.all(
+      groups.flatMap((g) => g.versions.map((v) => this.serverResourcesForGroupVersion(g.name, v, options))),
+    );
     return { groups, resources: lists.flat() };
   }
 }

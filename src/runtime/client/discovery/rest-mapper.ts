@@ -42,7 +42,13 @@ export class RestMapper {
   async resourceFor(gr: GroupResource, options: CallOptions = {}): Promise<DiscoveredResource> {
     const what = `resource ${gr.resource} in group "${gr.group}"${gr.version ? ` version ${gr.version}` : ''}`;
     const name = gr.resource.toLowerCase();
-    return this.find((r) => r.group === gr.group && (r.resource === name || r.singular === name || r.shortNames.includes(name)), gr.group, gr.version, what, options);
+    return this.find(
+      (r) => r.group === gr.group && (r.resource === name || r.singular === name || r.shortNames.includes(name)),
+      gr.group,
+      gr.version,
+      what,
+      options,
+    );
   }
 
   /** Drops the cache; the next lookup re-runs discovery. */
@@ -50,7 +56,13 @@ export class RestMapper {
     this.snapshot = undefined;
   }
 
-  private async find(match: (r: DiscoveredResource) => boolean, group: string, version: string | undefined, what: string, options: CallOptions): Promise<DiscoveredResource> {
+  private async find(
+    match: (r: DiscoveredResource) => boolean,
+    group: string,
+    version: string | undefined,
+    what: string,
+    options: CallOptions,
+  ): Promise<DiscoveredResource> {
     for (let pass = 0; pass < 2; pass++) {
       if (pass === 1) this.reset();
       const fresh = !this.snapshot;

@@ -48,6 +48,12 @@ export class DynamicClient {
   /** A client for a kind, resolved to its resource (and scope) through discovery. */
   async forKind(gk: GroupKind): Promise<DynamicResourceClient> {
     const m = await this.mapper.mapping(gk);
-    return new DynamicResourceClient(this.rest, { group: m.group, version: m.version, resource: m.resource, kind: m.kind, namespaced: m.namespaced });
+    return new DynamicResourceClient(this.rest, {
+      group: m.group,
+      version: m.version,
+      resource: m.resource,
+      kind: m.kind,
+      namespaced: m.namespaced,
+    });
   }
 }

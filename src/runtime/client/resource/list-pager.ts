@@ -45,7 +45,10 @@ export class UnendingListError extends Error {
  *
  * The result's `metadata.resourceVersion` is the snapshot's revision: watch from it.
  */
-export async function listComplete<T>(listPage: ListPageFunction<T>, options: ListCompleteOptions = {}): Promise<ObjectList<T>> {
+export async function listComplete<T>(
+  listPage: ListPageFunction<T>,
+  options: ListCompleteOptions = {},
+): Promise<ObjectList<T>> {
   // eslint-disable-next-line @typescript-eslint/unbound-method -- a caller's callback, called as a plain function
   const { onContinueExpired, maxPages = 10_000, ...listOptions } = options;
   const limit = listOptions.limit ?? DEFAULT_LIST_PAGE_SIZE;
@@ -63,7 +66,13 @@ export async function listComplete<T>(listPage: ListPageFunction<T>, options: Li
     let page: ObjectList<T>;
     try {
       // A continue token carries the revision; the apiserver refuses a resourceVersion next to it.
-      page = await listPage({ ...listOptions, resourceVersion: undefined, resourceVersionMatch: undefined, limit, continue: token });
+      page = await listPage({
+        ...listOptions,
+        resourceVersion: undefined,
+        resourceVersionMatch: undefined,
+        limit,
+        continue: token,
+      });
     } catch (err) {
       if (!isGone(err)) throw err;
       onContinueExpired?.(err);

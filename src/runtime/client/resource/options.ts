@@ -110,11 +110,17 @@ export interface DeleteOptions extends CallOptions {
 }
 
 /** Recursively optional version of T, the shape of merge patches. */
-export type DeepPartial<T> = T extends readonly (infer E)[] ? DeepPartial<E>[] : T extends object ? { [K in keyof T]?: DeepPartial<T[K]> | null } : T;
+export type DeepPartial<T> = T extends readonly (infer E)[]
+  ? DeepPartial<E>[]
+  : T extends object
+    ? { [K in keyof T]?: DeepPartial<T[K]> | null }
+    : T;
 
 /** One RFC 6902 JSON Patch operation. `test` makes the patch fail (422) unless the value matches. */
 export type JsonPatchOperation =
-  { op: 'add' | 'replace' | 'test'; path: string; value: unknown } | { op: 'remove'; path: string } | { op: 'move' | 'copy'; from: string; path: string };
+  | { op: 'add' | 'replace' | 'test'; path: string; value: unknown }
+  | { op: 'remove'; path: string }
+  | { op: 'move' | 'copy'; from: string; path: string };
 
 /** A patch for `patch`/`patchStatus`: JSON Patch, JSON merge patch, strategic merge (built-in kinds only) or server-side apply. */
 export type Patch<T extends KubernetesObject> =
@@ -148,7 +154,8 @@ export interface PatchOptions extends CallOptions {
 }
 
 /** A watch event with a typed object. BOOKMARK events carry only the new resourceVersion. */
-export type WatchEvent<T> = { type: 'ADDED' | 'MODIFIED' | 'DELETED'; object: T } | { type: 'BOOKMARK'; object: BookmarkObject };
+export type WatchEvent<T> =
+  { type: 'ADDED' | 'MODIFIED' | 'DELETED'; object: T } | { type: 'BOOKMARK'; object: BookmarkObject };
 
 /** The object of a BOOKMARK event: kind/apiVersion and metadata.resourceVersion (and annotations, e.g. the initial-events-end marker). */
 export interface BookmarkObject {

@@ -5,7 +5,8 @@
  * because the apiserver never accepts them in a name; client-go refuses the same values.
  */
 export function pathSegment(value: string, what: string): string {
-  if (value === '.' || value === '..') throw new TypeError(`${what} ${JSON.stringify(value)} is not allowed: it may not be "." or ".."`);
+  if (value === '.' || value === '..')
+    throw new TypeError(`${what} ${JSON.stringify(value)} is not allowed: it may not be "." or ".."`);
   const bad = /[/%]/.exec(value);
   if (bad) throw new TypeError(`${what} ${JSON.stringify(value)} is not allowed: it may not contain "${bad[0]}"`);
   return encodeURIComponent(value);

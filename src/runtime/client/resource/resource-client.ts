@@ -23,7 +23,9 @@ import { pathSegment } from './path-segment.js';
 export function resourcePath(type: ResourceType, namespace?: string): string {
   const prefix = type.group ? `/apis/${type.group}/${type.version}` : `/api/${type.version}`;
   const resource = pathSegment(type.resource, `${type.kind || 'resource'}: resource`);
-  return namespace ? `${prefix}/namespaces/${pathSegment(namespace, `${type.kind || type.resource}: namespace`)}/${resource}` : `${prefix}/${resource}`;
+  return namespace
+    ? `${prefix}/namespaces/${pathSegment(namespace, `${type.kind || type.resource}: namespace`)}/${resource}`
+    : `${prefix}/${resource}`;
 }
 
 function listQuery(options: ListOptions): Query {
@@ -130,7 +132,11 @@ export class ResourceClient<T extends KubernetesObject> {
     };
     // The RestClient's generator itself (lazy as well: nothing is sent before the first read),
     // not one more generator around it that every event would pass through.
-    return this.rest.watch<T>(this.collectionPath, query, { signal: options.signal }) as AsyncGenerator<WatchEvent<T>, void, undefined>;
+    return this.rest.watch<T>(this.collectionPath, query, { signal: options.signal }) as AsyncGenerator<
+      WatchEvent<T>,
+      void,
+      undefined
+    >;
   }
 
   /** Creates an object; apiVersion and kind are filled in when missing. Throws `isAlreadyExists` on a taken name. */
@@ -143,12 +149,22 @@ export class ResourceClient<T extends KubernetesObject> {
    * stale read fails with `isConflict`; wrap read-modify-update in `retryOnConflict`.
    */
   update(object: T, options: WriteOptions = {}): Promise<T> {
-    return this.rest.put<T>(this.objectPath(nameOf(object, this.type)), this.withTypeMeta(object), writeQuery(options), call(options));
+    return this.rest.put<T>(
+      this.objectPath(nameOf(object, this.type)),
+      this.withTypeMeta(object),
+      writeQuery(options),
+      call(options),
+    );
   }
 
   /** Replaces the status subresource; the spec in `object` is ignored by the server. */
   updateStatus(object: T, options: WriteOptions = {}): Promise<T> {
-    return this.rest.put<T>(this.objectPath(nameOf(object, this.type), 'status'), this.withTypeMeta(object), writeQuery(options), call(options));
+    return this.rest.put<T>(
+      this.objectPath(nameOf(object, this.type), 'status'),
+      this.withTypeMeta(object),
+      writeQuery(options),
+      call(options),
+    );
   }
 
   /** Patches an object with JSON Patch, merge patch, strategic merge patch or server-side apply. */
@@ -168,7 +184,11 @@ export class ResourceClient<T extends KubernetesObject> {
   apply(object: DeepPartial<T>, options: PatchOptions & { fieldManager: string; force?: boolean }): Promise<T> {
     const name = (object as { metadata?: { name?: string | null } }).metadata?.name;
     if (!name) throw new TypeError(`${this.type.kind}: apply needs metadata.name`);
-    return this.patch(name, { type: 'apply', patch: object, fieldManager: options.fieldManager, force: options.force }, options);
+    return this.patch(
+      name,
+      { type: 'apply', patch: object, fieldManager: options.fieldManager, force: options.force },
+      options,
+    );
   }
 
   /**
@@ -181,7 +201,12 @@ export class ResourceClient<T extends KubernetesObject> {
 
   /** Deletes every object matching the selectors in this scope. */
   async deleteCollection(options: DeleteOptions & ListOptions = {}): Promise<void> {
-    await this.rest.delete<ObjectList<T> | Status>(this.collectionPath, deleteBody(options), listQuery(options), call(options));
+    await this.rest.delete<ObjectList<T> | Status>(
+      this.collectionPath,
+      deleteBody(options),
+      listQuery(options),
+      call(options),
+    );
   }
 
   private sendPatch(path: string, patch: Patch<T>, options: PatchOptions): Promise<T> {
@@ -216,12 +241,21 @@ export class ResourceClient<T extends KubernetesObject> {
 export class ScalableResourceClient<T extends KubernetesObject> extends ResourceClient<T> {
   /** Reads the autoscaling/v1 Scale of an object. */
   getScale(name: string, options: GetOptions = {}): Promise<Scale> {
-    return this.rest.get<Scale>(this.objectPath(name, 'scale'), { resourceVersion: options.resourceVersion }, call(options));
+    return this.rest.get<Scale>(
+      this.objectPath(name, 'scale'),
+      { resourceVersion: options.resourceVersion },
+      call(options),
+    );
   }
 
   /** Writes the Scale (spec.replicas); carries its resourceVersion like `update`. */
   updateScale(name: string, scale: Scale, options: WriteOptions = {}): Promise<Scale> {
-    const body: Scale = { apiVersion: 'autoscaling/v1', kind: 'Scale', ...scale, metadata: { name, namespace: this.namespace, ...scale.metadata } };
+    const body: Scale = {
+      apiVersion: 'autoscaling/v1',
+      kind: 'Scale',
+      ...scale,
+      metadata: { name, namespace: this.namespace, ...scale.metadata },
+    };
     return this.rest.put<Scale>(this.objectPath(name, 'scale'), body, writeQuery(options), call(options));
   }
 }
@@ -269,22 +303,38 @@ export class NamespacedResourceClient<T extends KubernetesObject, C extends Reso
 }
 
 /** Client for a namespaced kind without a scale subresource. */
-export function namespacedResource<T extends KubernetesObject>(rest: RestClient, type: ResourceType<T>): NamespacedResourceClient<T> {
+export function namespacedResource<T extends KubernetesObject>(
+  rest: RestClient,
+  type: ResourceType<T>,
+): NamespacedResourceClient<T> {
   return new NamespacedResourceClient<T>(rest, type, (ns) => new ResourceClient<T>(rest, type, ns));
 }
 
 /** Client for a namespaced kind with a scale subresource. */
-export function namespacedScalableResource<T extends KubernetesObject>(rest: RestClient, type: ResourceType<T>): NamespacedResourceClient<T, ScalableResourceClient<T>> {
-  return new NamespacedResourceClient<T, ScalableResourceClient<T>>(rest, type, (ns) => new ScalableResourceClient<T>(rest, type, ns));
+export function namespacedScalableResource<T extends KubernetesObject>(
+  rest: RestClient,
+  type: ResourceType<T>,
+): NamespacedResourceClient<T, ScalableResourceClient<T>> {
+  return new NamespacedResourceClient<T, ScalableResourceClient<T>>(
+    rest,
+    type,
+    (ns) => new ScalableResourceClient<T>(rest, type, ns),
+  );
 }
 
 /** Client for a cluster-scoped kind. */
-export function clusterResource<T extends KubernetesObject>(rest: RestClient, type: ResourceType<T>): ResourceClient<T> {
+export function clusterResource<T extends KubernetesObject>(
+  rest: RestClient,
+  type: ResourceType<T>,
+): ResourceClient<T> {
   return new ResourceClient<T>(rest, type);
 }
 
 /** Client for a cluster-scoped kind with a scale subresource. */
-export function clusterScalableResource<T extends KubernetesObject>(rest: RestClient, type: ResourceType<T>): ScalableResourceClient<T> {
+export function clusterScalableResource<T extends KubernetesObject>(
+  rest: RestClient,
+  type: ResourceType<T>,
+): ScalableResourceClient<T> {
   return new ScalableResourceClient<T>(rest, type);
 }
 

@@ -1,7 +1,13 @@
 import http from 'node:http';
 import https from 'node:https';
 import { urlToHttpOptions } from 'node:url';
-import { ApiError, RequestTimeoutError, TransportError, isStatusObject, statusFromResponse } from '../errors/api-error.js';
+import {
+  ApiError,
+  RequestTimeoutError,
+  TransportError,
+  isStatusObject,
+  statusFromResponse,
+} from '../errors/api-error.js';
 import { loadClientConfig, type ClientConfig, type LoadClientConfigOptions } from '../config/client-config.js';
 import { Transport, type AuthHeaders, type TransportOptions } from './transport.js';
 import { Deadlines } from './deadlines.js';
@@ -117,11 +123,15 @@ export class RestClient {
     // Whether credentials are dynamic is settled by the config, once.
     this.staticAuth = this.transport.staticAuthHeaders;
     const qps = options.qps ?? 0;
-    this.limiter = Number.isFinite(qps) && qps > 0 ? new TokenBucket(qps, options.burst ?? Math.max(1, Math.ceil(qps * 2))) : undefined;
+    this.limiter =
+      Number.isFinite(qps) && qps > 0
+        ? new TokenBucket(qps, options.burst ?? Math.max(1, Math.ceil(qps * 2)))
+        : undefined;
     this.rateLimit = this.limiter && { qps: this.limiter.qps, burst: this.limiter.burst };
     this.timeoutMs = options.timeoutMs ?? 60_000;
     // The apiserver names writes without a fieldManager after the part before the first '/'.
-    this.userAgent = options.userAgent ?? `kop-runtime/unknown (${process.platform}/${process.arch}) node/${process.versions.node}`;
+    this.userAgent =
+      options.userAgent ?? `kop-runtime/unknown (${process.platform}/${process.arch}) node/${process.versions.node}`;
     this.maxThrottleRetries = options.maxThrottleRetries ?? 3;
     this.maxResponseBytes = options.maxResponseBytes ?? 512 * 1024 * 1024;
     this.maxWatchEventBytes = options.maxWatchEventBytes ?? 64 * 1024 * 1024;
@@ -146,7 +156,12 @@ export class RestClient {
     } catch (cause) {
       // A sign-in page or proxy answer rather than the apiserver's: say which request got it.
       const start = text.length > 200 ? `${text.slice(0, 200)}...` : text;
-      throw new TransportError(`the server answered with a body that is not JSON (is the server URL the apiserver's?): ${start}`, req.method, req.path, { cause });
+      throw new TransportError(
+        `the server answered with a body that is not JSON (is the server URL the apiserver's?): ${start}`,
+        req.method,
+        req.path,
+        { cause },
+      );
     }
   }
 
@@ -159,7 +174,9 @@ export class RestClient {
     for (let attempt = 0; ; attempt++) {
       const remainingMs = deadline - performance.now();
       try {
-        return await this.once(deadline === Infinity ? req : { ...req, timeoutMs: Math.max(1, Math.ceil(remainingMs)) });
+        return await this.once(
+          deadline === Infinity ? req : { ...req, timeoutMs: Math.max(1, Math.ceil(remainingMs)) },
+        );
       } catch (err) {
         let waitSeconds = attempt < this.maxThrottleRetries ? retryWaitSeconds(err, req) : undefined;
         if (waitSeconds !== undefined && performance.now() + waitSeconds * 1000 >= deadline) waitSeconds = undefined;
@@ -209,7 +226,11 @@ export class RestClient {
    * aborts; breaking out of a `for await` closes the connection. An ERROR event is thrown as an
    * ApiError: a 410 (`isGone`) means the resourceVersion is too old and the caller must relist.
    */
-  async *watch<T>(path: string, query: Query = {}, options: { signal?: AbortSignal } = {}): AsyncGenerator<RawWatchEvent<T>, void, undefined> {
+  async *watch<T>(
+    path: string,
+    query: Query = {},
+    options: { signal?: AbortSignal } = {},
+  ): AsyncGenerator<RawWatchEvent<T>, void, undefined> {
     const signal = options.signal;
     if (signal?.aborted) return;
     const method = 'GET';
@@ -233,7 +254,11 @@ export class RestClient {
         if (!chunk.includes('\n')) {
           // A line that never ends (a hostile or broken server) must not grow without bound.
           if (buffered.length > this.maxWatchEventBytes) {
-            throw new TransportError(`a watch event is larger than ${this.maxWatchEventBytes} bytes (maxWatchEventBytes); closing the watch`, 'WATCH', path);
+            throw new TransportError(
+              `a watch event is larger than ${this.maxWatchEventBytes} bytes (maxWatchEventBytes); closing the watch`,
+              'WATCH',
+              path,
+            );
           }
           continue;
         }
@@ -242,7 +267,11 @@ export class RestClient {
         for (const line of lines) {
           if (line.trim() === '') continue;
           if (line.length > this.maxWatchEventBytes) {
-            throw new TransportError(`a watch event is larger than ${this.maxWatchEventBytes} bytes (maxWatchEventBytes); closing the watch`, 'WATCH', path);
+            throw new TransportError(
+              `a watch event is larger than ${this.maxWatchEventBytes} bytes (maxWatchEventBytes); closing the watch`,
+              'WATCH',
+              path,
+            );
           }
           yield decodeWatchEvent<T>(line, path);
         }
@@ -307,7 +336,9 @@ export class RestClient {
       body = await readBody(res, this.maxResponseBytes, req.method, req.path);
     } catch (err) {
       if (req.signal?.aborted || err instanceof TransportError) throw err;
-      throw new TransportError(`reading the response failed: ${(err as Error).message}`, req.method, req.path, { cause: err });
+      throw new TransportError(`reading the response failed: ${(err as Error).message}`, req.method, req.path, {
+        cause: err,
+      });
     }
     const code = res.statusCode ?? 0;
     if (code < 200 || code >= 300) {
@@ -340,7 +371,8 @@ export class RestClient {
     const budgetMs = req.timeoutMs ?? this.timeoutMs;
     // The timeout and the abort signal hold from the start: a hung exec plugin or a long limiter
     // wait must not keep a call (a leader's lease renewal) waiting past its deadline.
-    const bounded = <T>(work: Promise<T>): Promise<T> => withinDeadline(work, req, budgetMs > 0 ? budgetMs - (performance.now() - started) : 0);
+    const bounded = <T>(work: Promise<T>): Promise<T> =>
+      withinDeadline(work, req, budgetMs > 0 ? budgetMs - (performance.now() - started) : 0);
     // A token that is there is taken synchronously: no timer, no promise. Only an empty bucket
     // makes the request wait, bounded by the call's timeout and signal; a call that gives up
     // leaves the queue instead of taking a token later that no request would use.
@@ -372,7 +404,13 @@ export class RestClient {
     const timeoutMs = budgetMs > 0 ? Math.max(1, Math.ceil(budgetMs - (performance.now() - started))) : 0;
     const lib = this.transport.isHttps ? https : http;
     return new Promise<http.IncomingMessage>((resolve, reject) => {
-      const httpReq = lib.request({ ...this.target, path: this.requestPath(req.path, req.query), method: req.method, headers, agent: this.transport.agent });
+      const httpReq = lib.request({
+        ...this.target,
+        path: this.requestPath(req.path, req.query),
+        method: req.method,
+        headers,
+        agent: this.transport.agent,
+      });
       let response: http.IncomingMessage | undefined;
       let failure: Error | undefined;
       // One failure path for abort and timeout, before or after the headers arrived: destroying
@@ -384,7 +422,10 @@ export class RestClient {
         response?.destroy(err);
       };
       const onAbort = (): void => fail(abortReason(req.signal));
-      const timer = timeoutMs > 0 ? this.deadlines.schedule(() => fail(new RequestTimeoutError(req.method, req.path, timeoutMs)), timeoutMs) : undefined;
+      const timer =
+        timeoutMs > 0
+          ? this.deadlines.schedule(() => fail(new RequestTimeoutError(req.method, req.path, timeoutMs)), timeoutMs)
+          : undefined;
       const cleanup = (): void => {
         timer?.cancel();
         req.signal?.removeEventListener('abort', onAbort);
@@ -419,7 +460,13 @@ function retryWaitSeconds(err: unknown, req: RestRequest): number | undefined {
     if (err.code === 429) return err.retryAfterSeconds ?? 1;
     return serverAskedToRetry.get(err);
   }
-  if (req.method !== 'GET' || !(err instanceof TransportError) || err instanceof RequestTimeoutError || req.signal?.aborted) return undefined;
+  if (
+    req.method !== 'GET' ||
+    !(err instanceof TransportError) ||
+    err instanceof RequestTimeoutError ||
+    req.signal?.aborted
+  )
+    return undefined;
   const code = (err.cause as { code?: unknown } | undefined)?.code;
   return typeof code === 'string' && RESET_CODES.has(code) ? 1 : undefined;
 }
@@ -433,7 +480,12 @@ function withinDeadline<T>(work: Promise<T>, req: RestRequest, remainingMs: numb
   return new Promise<T>((resolve, reject) => {
     const onAbort = (): void => finish(() => reject(abortReason(req.signal)));
     const timer =
-      remainingMs !== 0 ? setTimeout(() => finish(() => reject(new RequestTimeoutError(req.method, req.path, req.timeoutMs ?? remainingMs))), Math.max(1, remainingMs)) : undefined;
+      remainingMs !== 0
+        ? setTimeout(
+            () => finish(() => reject(new RequestTimeoutError(req.method, req.path, req.timeoutMs ?? remainingMs))),
+            Math.max(1, remainingMs),
+          )
+        : undefined;
     let done = false;
     const finish = (settle: () => void): void => {
       if (done) return;
@@ -463,14 +515,20 @@ function readBody(res: http.IncomingMessage, maxBytes: number, method: string, p
     res.on('data', (c: Buffer) => {
       size += c.length;
       if (size > maxBytes) {
-        const error = new TransportError(`the response body is larger than ${maxBytes} bytes (maxResponseBytes)`, method, path);
+        const error = new TransportError(
+          `the response body is larger than ${maxBytes} bytes (maxResponseBytes)`,
+          method,
+          path,
+        );
         reject(error);
         res.destroy(error);
         return;
       }
       chunks.push(c);
     });
-    res.on('end', () => resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8')));
+    res.on('end', () =>
+      resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8')),
+    );
     res.on('error', reject);
     res.on('close', () => {
       if (!res.complete) reject(res.errored ?? new Error('connection closed before the response completed'));
@@ -509,6 +567,8 @@ function decodeWatchEvent<T>(line: string, path: string): RawWatchEvent<T> {
 }
 
 function watchError(object: unknown, path: string): ApiError {
-  const status: Status = isStatusObject(object) ? object : { kind: 'Status', status: 'Failure', code: 500, reason: 'InternalError', message: JSON.stringify(object) };
+  const status: Status = isStatusObject(object)
+    ? object
+    : { kind: 'Status', status: 'Failure', code: 500, reason: 'InternalError', message: JSON.stringify(object) };
   return new ApiError(status, 'WATCH', path);
 }

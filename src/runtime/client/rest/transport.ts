@@ -67,7 +67,9 @@ export class Transport {
     const { cluster, user } = config;
     if (!cluster) throw new InvalidConfigurationError('the configuration has no current cluster');
     if (cluster.proxyUrl) {
-      throw new InvalidConfigurationError(`cluster "${cluster.name}" sets proxy-url, which kop's client does not support`);
+      throw new InvalidConfigurationError(
+        `cluster "${cluster.name}" sets proxy-url, which kop's client does not support`,
+      );
     }
     this.isHttps = config.server.startsWith('https:');
     this.agentOptions = options;
@@ -86,7 +88,12 @@ export class Transport {
     this.pluginUser = user && !inline && (user.exec || user.authProvider) ? credentialsOnly(user) : undefined;
     this.pluginAuthKind = pluginAuthKind(this.pluginUser);
     if (this.pluginUser && this.pluginAuthKind === 'exec') {
-      this.execProvider = new ExecCredentialProvider({ user: this.pluginUser.name, exec: execConfigOf(this.pluginUser), cluster, timeoutMs: options.execPluginTimeoutMs });
+      this.execProvider = new ExecCredentialProvider({
+        user: this.pluginUser.name,
+        exec: execConfigOf(this.pluginUser),
+        cluster,
+        timeoutMs: options.execPluginTimeoutMs,
+      });
     }
     // As in client-go, a token given inline wins over a token file.
     this.tokenFile = !this.pluginUser && !user?.token && !user?.username ? user?.tokenFile : undefined;
@@ -156,9 +163,12 @@ export class Transport {
       } catch (cause) {
         // Run the plugin again next time rather than failing on the same output forever.
         provider.invalidate();
-        throw new ExecPluginError(`exec plugin of user "${this.pluginUser?.name ?? ''}" printed a client certificate and key that cannot be used: ${(cause as Error).message}`, {
-          cause,
-        });
+        throw new ExecPluginError(
+          `exec plugin of user "${this.pluginUser?.name ?? ''}" printed a client certificate and key that cannot be used: ${(cause as Error).message}`,
+          {
+            cause,
+          },
+        );
       }
     }
     const headers: AuthHeaders = { ...this.staticHeaders };
@@ -192,12 +202,17 @@ export class Transport {
       case 'exec':
         throw new Error('exec plugins are run by ExecCredentialProvider');
       case 'file':
-        this.pluginAuth ??= import('@kubernetes/client-node/dist/file_auth.js').then(({ FileAuth }) => fromAuthenticator(new FileAuth()));
+        this.pluginAuth ??= import('@kubernetes/client-node/dist/file_auth.js').then(({ FileAuth }) =>
+          fromAuthenticator(new FileAuth()),
+        );
         break;
       case 'kubeconfig':
         this.pluginAuth ??= import('@kubernetes/client-node').then(({ KubeConfig }) => {
           const kc = new KubeConfig();
-          kc.loadFromClusterAndUser({ name: 'auth-only', server: 'https://auth-only.invalid', skipTLSVerify: false }, user);
+          kc.loadFromClusterAndUser(
+            { name: 'auth-only', server: 'https://auth-only.invalid', skipTLSVerify: false },
+            user,
+          );
           return (opts) => kc.applyToHTTPSOptions(opts);
         });
         break;
@@ -261,7 +276,8 @@ function pluginAuthKind(user: KubeconfigUser | undefined): 'exec' | 'file' | 'ku
 function execConfigOf(user: KubeconfigUser): KubeconfigExecConfig {
   if (user.exec) return user.exec;
   const fromProvider: unknown = user.authProvider?.config?.exec;
-  if (typeof fromProvider === 'object' && fromProvider !== null && !Array.isArray(fromProvider)) return fromProvider as KubeconfigExecConfig;
+  if (typeof fromProvider === 'object' && fromProvider !== null && !Array.isArray(fromProvider))
+    return fromProvider as KubeconfigExecConfig;
   throw new InvalidConfigurationError(
     `user "${user.name}": auth-provider "${user.authProvider?.name ?? ''}" has no exec entry in its config; configure the credential plugin as users[].user.exec`,
   );
@@ -272,7 +288,8 @@ function headerKeyEscape(key: string): string {
   let escaped = '';
   for (const byte of Buffer.from(key, 'utf8')) {
     const char = String.fromCharCode(byte);
-    escaped += byte < 0x80 && HEADER_TOKEN_CHAR.test(char) ? char : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+    escaped +=
+      byte < 0x80 && HEADER_TOKEN_CHAR.test(char) ? char : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
   }
   return escaped;
 }
@@ -288,7 +305,9 @@ function impersonationHeaders(user: KubeconfigUser): AuthHeaders {
   if (!user.impersonateUser) {
     // The apiserver refuses these without a user to impersonate; say so before any request.
     if (user.impersonateUid || groups.length > 0 || extra.length > 0) {
-      throw new InvalidConfigurationError(`user "${user.name}" sets as-uid, as-groups or as-user-extra without as; name the user to impersonate with as`);
+      throw new InvalidConfigurationError(
+        `user "${user.name}" sets as-uid, as-groups or as-user-extra without as; name the user to impersonate with as`,
+      );
     }
     return headers;
   }
@@ -338,6 +357,16 @@ function tlsOptions(cluster: KubeconfigCluster, user: KubeconfigUser | undefined
 
 /** The user with only its plugin credentials, so applying it through client-node reads no files and dials nothing. */
 function credentialsOnly(user: KubeconfigUser): KubeconfigUser {
-  const { certFile: _cf, keyFile: _kf, certData: _cd, keyData: _kd, token: _t, tokenFile: _tf, username: _u, password: _p, ...rest } = user;
+  const {
+    certFile: _cf,
+    keyFile: _kf,
+    certData: _cd,
+    keyData: _kd,
+    token: _t,
+    tokenFile: _tf,
+    username: _u,
+    password: _p,
+    ...rest
+  } = user;
   return rest;
 }

@@ -35,7 +35,10 @@ export function backoffDelay(backoff: Backoff, attempt: number, random: () => nu
  *     await configMaps.update(cm);
  *   });
  */
-export async function retryOnConflict<R>(fn: (attempt: number) => Promise<R>, backoff: Partial<Backoff> & { signal?: AbortSignal } = {}): Promise<R> {
+export async function retryOnConflict<R>(
+  fn: (attempt: number) => Promise<R>,
+  backoff: Partial<Backoff> & { signal?: AbortSignal } = {},
+): Promise<R> {
   const b: Backoff = { ...DEFAULT_CONFLICT_BACKOFF, ...backoff };
   for (let attempt = 0; ; attempt++) {
     try {
