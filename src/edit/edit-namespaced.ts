@@ -14,7 +14,7 @@ import { parseRbacMarkers, RBAC_SCAN_PREFIX } from '../rbac/rbac-markers.js';
 import { mergeLines } from '../scaffold/line-diff.js';
 import { renderTemplateDir } from '../scaffold/render.js';
 import type { VirtualTree } from '../scaffold/tree.js';
-import { collectCommentMarkers } from '../schema/source-files.js';
+import { collectCommentMarkers } from '../markers/collect.js';
 import type { Obstacles } from './edit-multigroup.js';
 
 /** The manager's Deployment, whose container sets WATCH_NAMESPACE in a namespaced project. */

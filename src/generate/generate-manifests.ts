@@ -6,7 +6,7 @@
  */
 import { buildRoles, formatRoles } from '../rbac/role.js';
 import { parseRbacMarkers, RBAC_SCAN_PREFIX } from '../rbac/rbac-markers.js';
-import { collectCommentMarkers } from '../schema/source-files.js';
+import { collectCommentMarkers } from '../markers/collect.js';
 import {
   buildWebhookConfigurations,
   formatWebhookConfigurations,
@@ -27,10 +27,11 @@ import {
 import { fullGroup, type ProjectFile } from '../project/project-file.js';
 import { conversionPatchFile } from '../project/webhook-layout.js';
 import type { VirtualTree } from '../scaffold/tree.js';
-import { GENERATED_HEADER, isGenerated } from '../scaffold/header.js';
+import { isGenerated } from '../scaffold/header.js';
+import { generatedYaml } from '../scaffold/yaml.js';
 import { removeLeftoverGeneratedFiles } from './leftovers.js';
 import type { GeneratorInput } from './generator.js';
-import { buildCrds, formatCrd, stringifyYaml } from '../schema/crd.js';
+import { buildCrds, formatCrd } from '../schema/crd.js';
 import { loadApiModel } from '../schema/model.js';
 
 export const CRD_BASES_DIR = 'config/crd/bases';
@@ -126,7 +127,7 @@ export function formatCrdKustomization(resources: readonly string[], patches: re
         }
       : {}),
   };
-  return `# ${GENERATED_HEADER}\n${stringifyYaml(kustomization)}`;
+  return generatedYaml(kustomization);
 }
 
 /** True when PROJECT records the kind as another project's (`kop import crd` without --own). */

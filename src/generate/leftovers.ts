@@ -8,7 +8,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { isGenerated } from '../scaffold/header.js';
 import type { VirtualTree } from '../scaffold/tree.js';
-import { listSourceFiles } from '../schema/source-files.js';
+import { listSourceFiles } from '../markers/collect.js';
 
 /**
  * Stages the removal of every generated file under `dir` (project-relative, searched

@@ -3,9 +3,8 @@
  * source (reconcilers, main.ts): the permissions the manager needs. Read from comment
  * lines of src/**\/*.ts without a TypeScript program; they are plain text.
  */
-import { collectCommentMarkers, commentMarkersInText, type CommentMarker } from '../schema/source-files.js';
-import { MarkerSyntaxError, type SourceLocation } from '../markers/errors.js';
-import { parseEach } from '../schema/errors.js';
+import { collectCommentMarkers, commentMarkersInText, type CommentMarker } from '../markers/collect.js';
+import { MarkerSyntaxError, parseEach, type SourceLocation } from '../markers/errors.js';
 import type { ArgumentSpecs } from '../markers/arguments.js';
 import { markerRegistry, markerUsage, type MarkerDefinition } from '../markers/registry.js';
 

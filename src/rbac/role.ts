@@ -5,7 +5,7 @@
  * rules differing only in resources, then only in groups, then only in URLs are joined —
  * de-duplicated and sorted, and `core` means the core group "".
  */
-import { formatGeneratedDocuments } from '../schema/crd.js';
+import { generatedYamlDocuments } from '../scaffold/yaml.js';
 import type { RbacMarker } from './rbac-markers.js';
 
 /** The default role name, as Kubebuilder's config/rbac expects. */
@@ -132,5 +132,5 @@ export function buildRoles(markers: readonly RbacMarker[], roleName = MANAGER_RO
 
 /** config/rbac/role.yaml: the generated-file header, then one document per role. */
 export function formatRoles(roles: readonly RoleObject[]): string {
-  return formatGeneratedDocuments(roles);
+  return generatedYamlDocuments(roles);
 }

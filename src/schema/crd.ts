@@ -4,7 +4,7 @@
  * versions), subresources, printer columns, selectable fields, CRD labels and
  * annotations — and its deterministic YAML.
  */
-import { GENERATED_HEADER } from '../scaffold/header.js';
+import { generatedYamlDocuments } from '../scaffold/yaml.js';
 import { MarkerPlacementError, SchemaErrors, type SourceLocation } from './errors.js';
 import { KopError } from '../base/errors.js';
 import type { JSONSchemaProps, JSONValue } from './json-schema.js';
@@ -12,7 +12,6 @@ import { findMarker, markersNamed, type Marker } from './markers.js';
 import type { ApiKind, ApiKindVersion, ApiModel } from './model.js';
 import { assertStructural, topLevelMetadata, truncateDescriptions } from './structural.js';
 import { OpenApiConverter, type OpenApiOptions } from './to-openapi.js';
-import { toYaml } from './yaml.js';
 
 export interface CrdOptions extends OpenApiOptions {
   /** Cap on every description, in bytes (controller-gen's `crd:maxDescLen`); 0 drops descriptions. */
@@ -244,15 +243,5 @@ function keyValues(marker: Marker | undefined, key: string): Record<string, stri
 
 /** The YAML file of one CRD: the generated-file header, then the document with sorted keys. */
 export function formatCrd(crd: CustomResourceDefinition): string {
-  return formatGeneratedDocuments([crd]);
-}
-
-/** A generated YAML file: the generated-file header, then each object as a `---` document with sorted keys. */
-export function formatGeneratedDocuments(documents: readonly unknown[]): string {
-  return `# ${GENERATED_HEADER}\n${documents.map((document) => `---\n${stringifyYaml(document)}`).join('')}`;
-}
-
-/** YAML with sorted keys, no line folding and block scalars for multi-line strings: stable bytes. */
-export function stringifyYaml(value: unknown): string {
-  return toYaml(value);
+  return generatedYamlDocuments([crd]);
 }

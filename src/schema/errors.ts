@@ -5,32 +5,14 @@ import { KopError } from '../base/errors.js';
 import { formatLocation, SchemaError, type SourceLocation } from '../markers/errors.js';
 export {
   formatLocation,
+  MarkerPlacementError,
   MarkerSyntaxError,
+  parseEach,
   SchemaError,
+  SchemaErrors,
   UnknownMarkerError,
   type SourceLocation,
 } from '../markers/errors.js';
-
-/**
- * Runs `parse` on each item and returns the results; a SchemaError of any item does not stop
- * the others, and all of them are thrown together at the end (one alone as itself), so a run
- * names every bad marker at once.
- */
-export function parseEach<T, R>(items: readonly T[], parse: (item: T) => R, where: string): R[] {
-  const results: R[] = [];
-  const errors: SchemaError[] = [];
-  for (const item of items) {
-    try {
-      results.push(parse(item));
-    } catch (error) {
-      if (!(error instanceof SchemaError)) throw error;
-      errors.push(error);
-    }
-  }
-  if (errors.length === 1) throw errors[0];
-  if (errors.length > 1) throw new SchemaErrors(errors, 20, where);
-  return results;
-}
 
 /** A union that is neither string literals (an enum) nor `T | undefined`. */
 export class UnsupportedUnionError extends SchemaError {}
@@ -42,28 +24,12 @@ export class RecursiveTypeError extends SchemaError {}
 export class UnresolvedTypeError extends SchemaError {}
 /** `number`, a float, which controller-gen refuses unless dangerous types are allowed. */
 export class FloatTypeError extends SchemaError {}
-/** A known marker placed where it has no meaning (on a type instead of a field, on a number instead of a string, ...). */
-export class MarkerPlacementError extends SchemaError {}
 /** A root kind without a `spec` property. */
 export class KindWithoutSpecError extends SchemaError {}
 /** Several versions of a kind and not exactly one of them marked as the storage version. */
 export class StorageVersionError extends SchemaError {}
 /** An API package (directory) without a group, with conflicting groups, or not named like a version. */
 export class ApiPackageError extends SchemaError {}
-/** Several problems in the API types, reported together (the first 20, then a count of the rest). */
-export class SchemaErrors extends KopError {
-  readonly errors: readonly KopError[];
-  constructor(errors: readonly KopError[], listed = 20, where = 'the API types') {
-    errors = errors.flatMap((e) => (e instanceof SchemaErrors ? e.errors : [e]));
-    const shown = errors.slice(0, listed).map((e) => `  ${e.message}`);
-    if (errors.length > listed) shown.push(`  ... and ${errors.length - listed} more`);
-    super(
-      `${errors.length} problems in ${where}:\n${shown.join('\n')}`,
-      'fix each place listed; nothing was generated',
-    );
-    this.errors = errors;
-  }
-}
 
 /** API files that do not parse: every syntax error with file:line:column (the parser would recover and mislead the later stages). */
 export class ApiSyntaxError extends KopError {

@@ -5,8 +5,8 @@
  * name, served by the Service `webhook-service` in `system` (Kubebuilder's config/default
  * kustomization renames both). No webhook markers: no configuration and no file.
  */
-import { formatGeneratedDocuments } from '../schema/crd.js';
-import { formatLocation, MarkerPlacementError } from '../schema/errors.js';
+import { generatedYamlDocuments } from '../scaffold/yaml.js';
+import { formatLocation, MarkerPlacementError } from '../markers/errors.js';
 import type { WebhookConfigurationMarker, WebhookMarker, WebhookOperation } from './webhook-markers.js';
 
 /** Where generated webhook configurations go. */
@@ -129,5 +129,5 @@ export function buildWebhookConfigurations(
 
 /** config/webhook/manifests.yaml: the generated-file header, then one document per configuration. */
 export function formatWebhookConfigurations(objects: readonly WebhookConfigurationObject[]): string {
-  return formatGeneratedDocuments(objects);
+  return generatedYamlDocuments(objects);
 }

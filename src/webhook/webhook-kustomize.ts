@@ -7,8 +7,7 @@
  */
 import { KopError } from '../base/errors.js';
 import type { GeneratedCrd } from '../schema/crd.js';
-import { stringifyYaml } from '../schema/crd.js';
-import { GENERATED_HEADER } from '../scaffold/header.js';
+import { generatedYaml } from '../scaffold/yaml.js';
 import { WEBHOOK_SERVICE, type WebhookConfigurationObject } from './webhook-configuration.js';
 
 /** The certificate config/certmanager scaffolds for the webhook server. */
@@ -84,7 +83,9 @@ export function formatConversionPatch(crdName: string): string {
       },
     },
   };
-  return `# ${GENERATED_HEADER}\n# Enables the conversion webhook of the CRD; the CA comes from cert-manager (config/default).\n${stringifyYaml(patch)}`;
+  return generatedYaml(patch, [
+    'Enables the conversion webhook of the CRD; the CA comes from cert-manager (config/default).',
+  ]);
 }
 
 /** Teaches kustomize that a CRD's conversion webhook names a Service, so namePrefix renames it there too. */
@@ -114,13 +115,13 @@ export function formatCrdKustomizeConfig(): string {
       },
     ],
   };
-  return `# ${GENERATED_HEADER}\n${stringifyYaml(config)}`;
+  return generatedYaml(config);
 }
 
 /** config/webhook/kustomization.yaml: the generated configurations (when there are any) and the Service. */
 export function formatWebhookKustomization(hasManifests: boolean): string {
   const resources = [...(hasManifests ? ['manifests.yaml'] : []), 'service.yaml'];
-  return `# ${GENERATED_HEADER}\n${stringifyYaml({ apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources })}`;
+  return generatedYaml({ apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources });
 }
 
 interface Replacement {
@@ -165,5 +166,5 @@ export function formatWebhookReplacements(
     service('.metadata.namespace', 1),
     ...(caTargets.length > 0 ? [injection('.metadata.namespace', 0), injection('.metadata.name', 1)] : []),
   ];
-  return `# ${GENERATED_HEADER}\n${stringifyYaml(replacements)}`;
+  return generatedYaml(replacements);
 }

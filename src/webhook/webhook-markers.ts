@@ -7,9 +7,8 @@
  * some unknown values through (failurePolicy, verbs) or drops them (reinvocationPolicy),
  * and the apiserver or the user finds out later.
  */
-import type { CommentMarker } from '../schema/source-files.js';
-import { MarkerSyntaxError, type SourceLocation } from '../markers/errors.js';
-import { parseEach } from '../schema/errors.js';
+import type { CommentMarker } from '../markers/collect.js';
+import { MarkerSyntaxError, parseEach, type SourceLocation } from '../markers/errors.js';
 import type { ArgumentSpecs, JSONValue } from '../markers/arguments.js';
 import { markerRegistry, markerUsage, type MarkerDefinition } from '../markers/registry.js';
 

@@ -8,7 +8,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { commentMarkersInText } from '../../src/schema/source-files.js';
+import { commentMarkersInText } from '../../src/markers/collect.js';
 import { buildWebhookConfigurations, formatWebhookConfigurations } from '../../src/webhook/webhook-configuration.js';
 import { parseWebhookMarkers, WEBHOOK_SCAN_PREFIX } from '../../src/webhook/webhook-markers.js';
 import { controllerGenOnMarkers, goAvailable, parseDocuments } from './controller-gen-tool.js';

@@ -15,7 +15,7 @@ import type { JSONSchemaProps } from '../../src/schema/json-schema.js';
 import { re2PatternProblem } from '../../src/schema/re2-pattern.js';
 import { DEFAULT_CASES, JUNCTOR_KEYS_SCHEMA, JUNCTOR_KEYS_WANT } from './default-cases.js';
 import { CASES_DIR, listCaseDirs } from './run-case.js';
-import { commentMarkersInText } from '../../src/schema/source-files.js';
+import { commentMarkersInText } from '../../src/markers/collect.js';
 import {
   buildWebhookConfigurations,
   type WebhookConfigurationObject,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { commentMarkersInText } from '../../src/schema/source-files.js';
+import { commentMarkersInText } from '../../src/markers/collect.js';
 import { MarkerPlacementError, MarkerSyntaxError } from '../../src/schema/errors.js';
 import { buildWebhookConfigurations, formatWebhookConfigurations } from '../../src/webhook/webhook-configuration.js';
 import {

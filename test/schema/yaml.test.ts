@@ -2,7 +2,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { parse, parseAllDocuments, stringify } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { toYaml } from '../../src/schema/yaml.js';
+import { toYaml } from '../../src/scaffold/yaml.js';
 import { CASES_DIR, listCaseDirs } from './run-case.js';
 
 const tricky = [

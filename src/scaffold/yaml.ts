@@ -1,10 +1,13 @@
 /**
- * A small YAML emitter for JSON data (CRDs, roles, kustomizations): sorted keys, block
+ * The one YAML writer of kop's generators: CRDs, roles, webhook configurations, the
+ * kustomize files `kop generate` writes. A small emitter for JSON data: sorted keys, block
  * sequences at the parent's indentation (as controller-gen writes them), `|-` blocks for
  * multi-line text, plain scalars where YAML reads them back as the same string and JSON
  * double quotes otherwise. It exists because CRDs embedding core types run to megabytes
  * and a general YAML library spends most of `kop generate manifests` formatting them.
  */
+
+import { GENERATED_HEADER } from './header.js';
 
 type Json = string | number | boolean | null | Json[] | { [key: string]: Json } | undefined;
 
@@ -13,6 +16,19 @@ export function toYaml(value: unknown): string {
   const out: string[] = [];
   emitValue(value as Json, '', out, 'top');
   return out.join('');
+}
+
+/**
+ * A generated YAML file of one document: the generated-file header, then `notes` as comment
+ * lines (what the file is for), then the document, with no `---`.
+ */
+export function generatedYaml(value: unknown, notes: readonly string[] = []): string {
+  return `# ${GENERATED_HEADER}\n${notes.map((note) => `# ${note}\n`).join('')}${toYaml(value)}`;
+}
+
+/** A generated YAML file of several objects: the generated-file header, then each object as a `---` document. */
+export function generatedYamlDocuments(documents: readonly unknown[]): string {
+  return `# ${GENERATED_HEADER}\n${documents.map((document) => `---\n${toYaml(document)}`).join('')}`;
 }
 
 function emitValue(value: Json, indent: string, out: string[], position: 'top' | 'mapValue' | 'seqItem'): void {

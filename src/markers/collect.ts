@@ -1,8 +1,12 @@
 /**
- * Finding a project's TypeScript sources and the marker lines in their comments. The
- * schema pipeline walks api/ for types; the rbac and webhook generators walk src/ for
- * `+kubebuilder:rbac:` / `+kubebuilder:webhook:` lines, which are plain comment text
- * and need no TypeScript program.
+ * Marker collection, the one every generator uses (as controller-tools' markers.Collector
+ * serves the CRD, rbac and webhook generators alike): finding a project's TypeScript sources
+ * and the marker lines in their comments. The schema pipeline walks api/ for types (their
+ * comments are read with the TypeScript program, which knows what each comment is attached
+ * to); the rbac and webhook generators walk src/ for `+kubebuilder:rbac:` /
+ * `+kubebuilder:webhook:` lines, which are plain comment text and need no program. What is
+ * found is parsed with the one registry (registry.ts), and `parseEach` (errors.ts) reports
+ * every bad marker at once.
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
