@@ -33,6 +33,8 @@ export interface MarkerDefinition {
   args?: ArgumentSpecs;
   /** True when the marker may appear several times on one declaration. */
   repeatable?: boolean;
+  /** True when saying the marker again on one declaration means the same as saying it once (controller-gen's flags). */
+  idempotent?: boolean;
   /** Markers of other tools that kop accepts and ignores (they carry no meaning for kop's output). */
   ignored?: boolean;
 }

@@ -273,7 +273,11 @@ export class CommentReader {
     if (target !== 'package') {
       const seen = new Set<string>();
       for (const marker of markers) {
-        if (seen.has(marker.name) && !markerDefinition(marker.name)!.repeatable) {
+        if (
+          seen.has(marker.name) &&
+          !markerDefinition(marker.name)!.repeatable &&
+          !markerDefinition(marker.name)!.idempotent
+        ) {
           throw new MarkerPlacementError(
             marker.location,
             subject ? `${subject} (+${marker.name})` : `+${marker.name}`,

@@ -61,3 +61,8 @@ export type JSONValue = string | number | boolean | null | JSONValue[] | { [key:
 export function cloneSchema<T>(value: T): T {
   return structuredClone(value);
 }
+
+/** True for `{}`: an object with no keys. */
+export function isEmptyObject(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0;
+}

@@ -8,7 +8,7 @@ import type { ProjectFile } from '../project/project-file.js';
 import { fullGroup } from '../project/project-file.js';
 import { pluralOfKind } from '../project/plural.js';
 import { KindWithoutSpecError, MarkerPlacementError, StorageVersionError } from './errors.js';
-import { findMarker, type Marker } from './markers.js';
+import { crdMarker, findMarker, type Marker } from './markers.js';
 
 /** What the apiserver requires of a CRD's plural, singular, short names and categories. */
 const DNS1035_LABEL = /^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/;
@@ -127,8 +127,7 @@ function kindVersion(pkg: ApiPackage, declaration: TypeDeclaration): ApiKindVers
       `add "spec?: ${declaration.name}Spec" (and an interface ${declaration.name}Spec with the desired state), or drop the root marker if it is not a kind`,
     );
   }
-  const deprecated = findMarker(declaration.markers, 'kubebuilder:deprecatedversion');
-  return {
+  const version: ApiKindVersion = {
     version: pkg.version,
     package: pkg,
     declaration,
@@ -136,11 +135,12 @@ function kindVersion(pkg: ApiPackage, declaration: TypeDeclaration): ApiKindVers
     status: fields.find((f) => f.name === 'status'),
     fields,
     storage: false,
-    served: findMarker(declaration.markers, 'kubebuilder:unservedversion') === undefined,
-    deprecated: deprecated !== undefined,
-    deprecationWarning: stringValue(deprecated?.args.warning),
-    skipped: findMarker(declaration.markers, 'kubebuilder:skipversion') !== undefined,
+    served: true,
+    deprecated: false,
+    skipped: false,
   };
+  for (const marker of declaration.markers) crdMarker(marker).applyToKindVersion?.(version, marker);
+  return version;
 }
 
 /** Orders Kubernetes versions: v2 > v1 > v1beta2 > v1beta1 > v1alpha1; others alphabetically after. */

@@ -2,18 +2,19 @@
  * The CRD vocabulary: controller-gen's CRD markers (`+name`, `+name=value`,
  * `+name:key=value,key2=value2`) in API types, registered into the shared marker registry
  * (markers/registry.ts), which parses them the way controller-gen does so Go API types port
- * to TypeScript by changing syntax only. Every marker keeps its file and line, for errors.
+ * to TypeScript by changing syntax only. Each definition carries its effect on the schema or
+ * the CRD (schema/markers/*.ts); the stages run those effects. Every marker keeps its file and
+ * line, for errors.
  */
-import {
-  markerRegistry,
-  type Marker,
-  type MarkerDefinition,
-  type MarkerTarget,
-  type RegisteredMarker,
-} from '../markers/registry.js';
+import { markerRegistry, type Marker, type RegisteredMarker } from '../markers/registry.js';
 import type { SourceLocation } from '../markers/errors.js';
+import type { CrdMarkerDefinition } from './markers/definition.js';
+import { DOC_MARKERS, PRESENCE_MARKERS, TOPOLOGY_MARKERS } from './markers/fields.js';
+import { KIND_MARKERS, PACKAGE_MARKERS } from './markers/kind.js';
+import { VALIDATION_MARKERS } from './markers/validation.js';
 
 export { isMarkerLine, type Marker, type MarkerDefinition, type MarkerTarget } from '../markers/registry.js';
+export type { CrdMarkerDefinition } from './markers/definition.js';
 export {
   argumentsUsage,
   guessValue,
@@ -24,136 +25,35 @@ export {
   type ArgumentType,
 } from '../markers/arguments.js';
 
-const NUMBER_MARKERS = ['Minimum', 'Maximum', 'MultipleOf'] as const;
-const INT_MARKERS = ['MinLength', 'MaxLength', 'MinItems', 'MaxItems', 'MinProperties', 'MaxProperties'] as const;
-const BOOL_MARKERS = [
-  'ExclusiveMinimum',
-  'ExclusiveMaximum',
-  'UniqueItems',
-  'XPreserveUnknownFields',
-  'XEmbeddedResource',
-  'XIntOrString',
-] as const;
-
-const XVALIDATION_ARGS = {
-  rule: { type: 'string' },
-  message: { type: 'string', optional: true },
-  messageExpression: { type: 'string', optional: true },
-  reason: { type: 'string', optional: true },
-  fieldPath: { type: 'string', optional: true },
-  optionalOldSelf: { type: 'bool', optional: true },
-} as const;
-
-function validationMarkers(prefix: string): MarkerDefinition[] {
-  const both: MarkerTarget[] = ['type', 'field'];
-  return [
-    ...NUMBER_MARKERS.map((n) => ({ name: `${prefix}${n}`, targets: both, value: 'number' as const })),
-    ...INT_MARKERS.map((n) => ({ name: `${prefix}${n}`, targets: both, value: 'int' as const })),
-    ...BOOL_MARKERS.map((n) => ({ name: `${prefix}${n}`, targets: both, value: 'bool' as const })),
-    { name: `${prefix}Pattern`, targets: both, value: 'string' },
-    { name: `${prefix}Format`, targets: both, value: 'string' },
-    { name: `${prefix}Type`, targets: both, value: 'string' },
-    { name: `${prefix}Enum`, targets: both, value: 'anyList' },
-    { name: `${prefix}XValidation`, targets: both, args: XVALIDATION_ARGS, repeatable: true },
-  ];
-}
-
-/** The whole vocabulary: controller-gen's CRD markers plus the few kop reads for kinds and packages. */
-export const MARKER_DEFINITIONS: readonly MarkerDefinition[] = [
-  // package level
-  { name: 'groupName', targets: ['package'], value: 'string' },
-  { name: 'versionName', targets: ['package'], value: 'string' },
-  { name: 'kubebuilder:skip', targets: ['package'] },
-  { name: 'kubebuilder:object:generate', targets: ['package', 'type'], value: 'bool', ignored: true },
-  { name: 'kubebuilder:validation:Optional', targets: ['package', 'field'] },
-  { name: 'kubebuilder:validation:Required', targets: ['package', 'field'] },
-  // field presence
-  { name: 'optional', targets: ['field'] },
-  { name: 'required', targets: ['field'] },
-  { name: 'k8s:optional', targets: ['field'] },
-  { name: 'k8s:required', targets: ['field'] },
-  { name: 'nullable', targets: ['field'] },
-  // validation
-  ...validationMarkers('kubebuilder:validation:'),
-  ...validationMarkers('kubebuilder:validation:items:'),
-  { name: 'kubebuilder:validation:ExactlyOneOf', targets: ['type'], value: 'stringList', repeatable: true },
-  { name: 'kubebuilder:validation:AtMostOneOf', targets: ['type'], value: 'stringList', repeatable: true },
-  { name: 'kubebuilder:validation:AtLeastOneOf', targets: ['type'], value: 'stringList', repeatable: true },
-  { name: 'kubebuilder:validation:Schemaless', targets: ['field'] },
-  { name: 'kubebuilder:validation:EmbeddedResource', targets: ['field'] },
-  { name: 'kubebuilder:pruning:PreserveUnknownFields', targets: ['type', 'field'] },
-  { name: 'k8s:immutable', targets: ['field'] },
-  // kop's own: a schema given verbatim, for what no marker expresses (kop import crd --raw-schema)
-  { name: 'kop:schema', targets: ['type', 'field'], value: 'json' },
-  { name: 'k8s:enum', targets: ['type'] },
-  // defaults, docs
-  { name: 'kubebuilder:default', targets: ['field'], value: 'any' },
-  { name: 'default', targets: ['field'], value: 'json' },
-  { name: 'kubebuilder:example', targets: ['field'], value: 'any' },
-  { name: 'kubebuilder:title', targets: ['type', 'field'], value: 'string' },
-  {
-    name: 'kubebuilder:externalDocs',
-    targets: ['type', 'field'],
-    args: { url: { type: 'string' }, description: { type: 'string', optional: true } },
-  },
-  // topology
-  { name: 'listType', targets: ['type', 'field'], value: 'string' },
-  { name: 'listMapKey', targets: ['type', 'field'], value: 'string', repeatable: true },
-  { name: 'mapType', targets: ['type', 'field'], value: 'string' },
-  { name: 'structType', targets: ['type', 'field'], value: 'string' },
-  // the kind
-  { name: 'kubebuilder:object:root', targets: ['type'], value: 'bool' },
-  {
-    name: 'kubebuilder:resource',
-    targets: ['type'],
-    args: {
-      path: { type: 'string', optional: true },
-      singular: { type: 'string', optional: true },
-      shortName: { type: 'stringList', optional: true },
-      categories: { type: 'stringList', optional: true },
-      scope: { type: 'string', optional: true },
-    },
-  },
-  { name: 'kubebuilder:subresource:status', targets: ['type'] },
-  {
-    name: 'kubebuilder:subresource:scale',
-    targets: ['type'],
-    args: {
-      specpath: { type: 'string' },
-      statuspath: { type: 'string' },
-      selectorpath: { type: 'string', optional: true },
-    },
-  },
-  {
-    name: 'kubebuilder:printcolumn',
-    targets: ['type'],
-    repeatable: true,
-    args: {
-      name: { type: 'string' },
-      type: { type: 'string' },
-      JSONPath: { type: 'string' },
-      description: { type: 'string', optional: true },
-      format: { type: 'string', optional: true },
-      priority: { type: 'int', optional: true },
-    },
-  },
-  { name: 'kubebuilder:storageversion', targets: ['type'] },
-  { name: 'kubebuilder:deprecatedversion', targets: ['type'], args: { warning: { type: 'string', optional: true } } },
-  { name: 'kubebuilder:unservedversion', targets: ['type'] },
-  { name: 'kubebuilder:skipversion', targets: ['type'] },
-  { name: 'kubebuilder:selectablefield', targets: ['type'], repeatable: true, args: { JSONPath: { type: 'string' } } },
-  {
-    name: 'kubebuilder:metadata',
-    targets: ['type'],
-    args: { annotations: { type: 'stringList', optional: true }, labels: { type: 'stringList', optional: true } },
-  },
+/**
+ * The whole vocabulary: controller-gen's CRD markers plus the few kop reads for kinds and
+ * packages, each with its effect (markers/*.ts), in the order "did you mean" prefers.
+ */
+export const MARKER_DEFINITIONS: readonly CrdMarkerDefinition[] = [
+  ...PACKAGE_MARKERS,
+  ...PRESENCE_MARKERS,
+  ...VALIDATION_MARKERS,
+  ...DOC_MARKERS,
+  ...TOPOLOGY_MARKERS,
+  ...KIND_MARKERS,
 ];
+
+const byName = new Map(
+  MARKER_DEFINITIONS.map((definition) => [definition.name, { ...definition, vocabulary: 'crd' as const }]),
+);
 
 markerRegistry.register('crd', MARKER_DEFINITIONS);
 
-/** The definition of a CRD marker name, if kop knows it. */
-export function markerDefinition(name: string): RegisteredMarker | undefined {
-  return markerRegistry.definition(name, 'crd');
+/** The definition of a CRD marker name, with its effect, if kop knows it. */
+export function markerDefinition(name: string): (CrdMarkerDefinition & RegisteredMarker) | undefined {
+  return byName.get(name);
+}
+
+/** The effect-carrying definition of a parsed CRD marker (every parsed CRD marker has one). */
+export function crdMarker(marker: Marker): CrdMarkerDefinition {
+  const definition = byName.get(marker.name);
+  if (!definition) throw new Error(`+${marker.name} is not a CRD marker`);
+  return definition;
 }
 
 /**

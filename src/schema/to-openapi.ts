@@ -6,7 +6,6 @@
  * CEL rules come before the type's).
  */
 import { coreTypeSchema } from './core-types.js';
-import { re2PatternProblem } from './re2-pattern.js';
 import {
   FloatTypeError,
   MarkerPlacementError,
@@ -19,8 +18,9 @@ import {
   UntypedValueError,
   type SourceLocation,
 } from './errors.js';
-import { cloneSchema, type JSONSchemaProps, type JSONValue, type ValidationRule } from './json-schema.js';
-import { findMarker, type Marker } from './markers.js';
+import { cloneSchema, type JSONSchemaProps, type ValidationRule } from './json-schema.js';
+import { crdMarker, findMarker, type Marker } from './markers.js';
+import { RULE_ORDER, type Presence, type RuleGroup, type SchemaApplication } from './markers/definition.js';
 import {
   allFields,
   WELL_KNOWN_MODULE,
@@ -294,11 +294,11 @@ export class OpenApiConverter {
         continue;
       }
       if (isRequired(field, defaultOptional)) required.push(field.name);
-      else if (findMarker(field.markers, 'k8s:immutable')) {
-        onceSet.push({
-          message: `field ${field.name} is immutable once set`,
-          rule: `!has(oldSelf.${field.name}) || has(self.${field.name})`,
-        });
+      else {
+        for (const marker of field.markers) {
+          const rule = crdMarker(marker).ownerRule?.(field.name);
+          if (rule) onceSet.push(rule);
+        }
       }
     }
     // An empty struct is `type: object` alone in controller-gen's output, with no `properties: {}`.
@@ -359,7 +359,7 @@ export class OpenApiConverter {
         'write the schema as one JSON object, e.g. +kop:schema={"type":"string"}',
       );
     }
-    const other = markers.find((m) => m !== marker && !PRESENCE_MARKERS.has(m.name));
+    const other = markers.find((m) => m !== marker && crdMarker(m).presence === undefined);
     if (other) {
       throw new MarkerPlacementError(
         other.location,
@@ -374,12 +374,12 @@ export class OpenApiConverter {
   }
 
   /**
-   * Applies validation, default, topology and documentation markers. Field rules go
-   * before the rules the field's type brought; a type's own rules go after the rules
-   * generated from its fields, in controller-gen's order (XValidation, AtMostOneOf,
-   * ExactlyOneOf, AtLeastOneOf). When the elements of an array are a named type,
-   * `items:` markers form a layer of their own that is flattened over the element
-   * type's schema, as controller-gen flattens markers placed beside a `$ref`.
+   * Runs the schema effect of each marker (schema/markers/*.ts). Field rules go before the
+   * rules the field's type brought; a type's own rules go after the rules generated from its
+   * fields, in controller-gen's order (XValidation, immutability, AtMostOneOf, ExactlyOneOf,
+   * AtLeastOneOf). When the elements of an array are a named type, `items:` markers form a
+   * layer of their own that is flattened over the element type's schema, as controller-gen
+   * flattens markers placed beside a `$ref`.
    */
   private applyMarkers(
     schema: JSONSchemaProps,
@@ -389,82 +389,42 @@ export class OpenApiConverter {
     site: Site,
     namedItems = false,
   ): void {
-    const rules: ValidationRule[] = [];
+    const rules = new Map<RuleGroup, ValidationRule[]>(RULE_ORDER.map((group) => [group, []]));
     const itemRules: ValidationRule[] = [];
     const itemsLayer: JSONSchemaProps = {};
-    const oneOfRules: Record<string, ValidationRule[]> = { AtMostOneOf: [], ExactlyOneOf: [], AtLeastOneOf: [] };
-    let immutable = false;
+    const addTo =
+      (collected: (group: RuleGroup) => ValidationRule[]) =>
+      (group: RuleGroup, rule: ValidationRule): void => {
+        const list = collected(group);
+        // The immutability rule is one rule however often the marker is said.
+        if (group !== 'immutable' || !list.includes(rule)) list.push(rule);
+      };
     for (const marker of markers) {
-      const itemsPrefix = 'kubebuilder:validation:items:';
-      if (marker.name.startsWith(itemsPrefix)) {
-        if (fit.type !== 'array' || !fit.items) this.misplaced(marker, site, 'arrays', fit);
-        const short = marker.name.slice(itemsPrefix.length);
-        schema.items ??= {};
-        if (short === 'XValidation') itemRules.push(this.celRule(marker, site));
-        else this.applyValidation(namedItems ? itemsLayer : schema.items, fit.items!, short, marker, site);
-        continue;
-      }
-      const validationPrefix = 'kubebuilder:validation:';
-      if (marker.name.startsWith(validationPrefix)) {
-        const short = marker.name.slice(validationPrefix.length);
-        if (short === 'XValidation') rules.push(this.celRule(marker, site));
-        else if (short in oneOfRules) oneOfRules[short]!.push(this.oneOfRule(short, marker, fit, site));
-        else this.applyValidation(schema, fit, short, marker, site);
-        continue;
-      }
-      switch (marker.name) {
-        case 'nullable':
-          schema.nullable = true;
-          break;
-        case 'kubebuilder:default':
-        case 'default':
-          schema.default = isEmptyObject(marker.value) && fit.type === 'array' ? [] : marker.value;
-          break;
-        case 'kubebuilder:example':
-          schema.example = marker.value;
-          break;
-        case 'kubebuilder:title':
-          schema.title = String(marker.value);
-          break;
-        case 'kubebuilder:externalDocs':
-          schema.externalDocs = {
-            ...(marker.args.description !== undefined ? { description: String(marker.args.description) } : {}),
-            url: String(marker.args.url),
+      const effect = crdMarker(marker).applyToSchema;
+      if (!effect) continue;
+      const application: SchemaApplication = {
+        marker,
+        site,
+        schema,
+        fit,
+        addRule: addTo((group) => rules.get(group)!),
+        misplaced: (fits) => this.misplaced(marker, site, fits, fit),
+        badValue: (allowed) => this.badValue(marker, site, allowed),
+        items: () => {
+          if (fit.type !== 'array' || !fit.items) this.misplaced(marker, site, 'arrays', fit);
+          schema.items ??= {};
+          return {
+            ...application,
+            schema: namedItems ? itemsLayer : schema.items,
+            fit: fit.items!,
+            addRule: addTo(() => itemRules),
+            misplaced: (fits) => this.misplaced(marker, site, fits, fit.items!),
           };
-          break;
-        case 'kubebuilder:pruning:PreserveUnknownFields':
-          schema['x-kubernetes-preserve-unknown-fields'] = true;
-          break;
-        case 'listType': {
-          if (fit.type !== 'array') this.misplaced(marker, site, 'arrays', fit);
-          if (!['atomic', 'set', 'map'].includes(String(marker.value)))
-            this.badValue(marker, site, 'atomic, set or map');
-          schema['x-kubernetes-list-type'] = String(marker.value);
-          break;
-        }
-        case 'listMapKey':
-          if (fit.type !== 'array') this.misplaced(marker, site, 'arrays', fit);
-          schema['x-kubernetes-list-map-keys'] = [
-            ...(schema['x-kubernetes-list-map-keys'] ?? []),
-            String(marker.value),
-          ];
-          break;
-        case 'mapType':
-        case 'structType':
-          if (fit.type !== 'object') this.misplaced(marker, site, marker.name === 'mapType' ? 'maps' : 'objects', fit);
-          if (!['atomic', 'granular'].includes(String(marker.value))) this.badValue(marker, site, 'atomic or granular');
-          schema['x-kubernetes-map-type'] = String(marker.value);
-          break;
-        case 'k8s:immutable':
-          immutable = true;
-          break;
-        default:
-          // presence markers are read by structSchema; kind and package markers by crd.ts and model.ts
-          break;
-      }
+        },
+      };
+      effect(application);
     }
-    if (immutable) rules.push({ message: 'field is immutable', rule: 'self == oldSelf' });
-    const generated = [...rules, ...oneOfRules.AtMostOneOf!, ...oneOfRules.ExactlyOneOf!, ...oneOfRules.AtLeastOneOf!];
+    const generated = RULE_ORDER.flatMap((group) => rules.get(group)!);
     if (generated.length > 0) {
       const existing = schema['x-kubernetes-validations'] ?? [];
       schema['x-kubernetes-validations'] =
@@ -476,117 +436,6 @@ export class OpenApiConverter {
     } else if (itemRules.length > 0) {
       schema.items!['x-kubernetes-validations'] = [...(schema.items!['x-kubernetes-validations'] ?? []), ...itemRules];
     }
-  }
-
-  private applyValidation(
-    schema: JSONSchemaProps,
-    fit: JSONSchemaProps,
-    short: string,
-    marker: Marker,
-    site: Site,
-  ): void {
-    const numeric = fit.type === 'integer' || fit.type === 'number';
-    const value = marker.value;
-    switch (short) {
-      case 'Minimum':
-      case 'Maximum':
-      case 'MultipleOf':
-        if (!numeric) this.misplaced(marker, site, 'numbers', fit);
-        schema[(short.charAt(0).toLowerCase() + short.slice(1)) as 'minimum' | 'maximum' | 'multipleOf'] =
-          value as number;
-        break;
-      case 'ExclusiveMinimum':
-      case 'ExclusiveMaximum':
-        if (!numeric) this.misplaced(marker, site, 'numbers', fit);
-        if (value === true) schema[short === 'ExclusiveMinimum' ? 'exclusiveMinimum' : 'exclusiveMaximum'] = true;
-        break;
-      case 'MinLength':
-      case 'MaxLength':
-      case 'Pattern':
-        if (fit.type !== 'string') this.misplaced(marker, site, 'strings', fit);
-        if (short === 'Pattern') {
-          const problem = re2PatternProblem(String(value));
-          if (problem) {
-            throw new MarkerSyntaxError(
-              marker.location,
-              `+${marker.name}`,
-              `the apiserver cannot compile this pattern: ${problem}`,
-              'write it in RE2 syntax (Go regexp), which the apiserver uses; lookarounds and backreferences have no RE2 form',
-            );
-          }
-          schema.pattern = String(value);
-        } else schema[short === 'MinLength' ? 'minLength' : 'maxLength'] = value as number;
-        break;
-      case 'MinItems':
-      case 'MaxItems':
-      case 'UniqueItems':
-        if (fit.type !== 'array') this.misplaced(marker, site, 'arrays', fit);
-        if (short === 'UniqueItems') {
-          if (value === true) schema.uniqueItems = true;
-        } else schema[short === 'MinItems' ? 'minItems' : 'maxItems'] = value as number;
-        break;
-      case 'MinProperties':
-      case 'MaxProperties':
-        if (fit.type !== 'object') this.misplaced(marker, site, 'objects and maps', fit);
-        schema[short === 'MinProperties' ? 'minProperties' : 'maxProperties'] = value as number;
-        break;
-      case 'Format':
-        schema.format = String(value);
-        break;
-      case 'Type':
-        schema.type = String(value);
-        break;
-      case 'Enum':
-        schema.enum = value as JSONValue[];
-        break;
-      case 'XPreserveUnknownFields':
-        if (value === true) schema['x-kubernetes-preserve-unknown-fields'] = true;
-        break;
-      case 'XEmbeddedResource':
-      case 'EmbeddedResource':
-        if (value === true) schema['x-kubernetes-embedded-resource'] = true;
-        break;
-      case 'XIntOrString':
-        if (value === true) schema['x-kubernetes-int-or-string'] = true;
-        break;
-      default:
-        // Optional, Required and Schemaless are read where fields are assembled.
-        break;
-    }
-  }
-
-  private celRule(marker: Marker, site: Site): ValidationRule {
-    const reason = marker.args.reason;
-    if (reason !== undefined && !CEL_REASONS.includes(String(reason))) {
-      throw new MarkerPlacementError(
-        marker.location,
-        `${site.subject} (+${marker.name})`,
-        `reason "${String(reason)}" is not one the apiserver accepts`,
-        `use ${CEL_REASONS.join(', ')}`,
-      );
-    }
-    return celRule(marker);
-  }
-
-  private oneOfRule(short: string, marker: Marker, schema: JSONSchemaProps, site: Site): ValidationRule {
-    const fields = (marker.value as JSONValue[]).map(String);
-    for (const field of fields) {
-      if (!schema.properties?.[field]) {
-        throw new MarkerPlacementError(
-          marker.location,
-          `${site.subject} (+${marker.name})`,
-          `names field "${field}", which the type does not have`,
-          `list fields of ${site.subject}: ${Object.keys(schema.properties ?? {}).join(', ')}`,
-        );
-      }
-    }
-    const has = `[${fields.map((f) => `has(self.${f})`).join(',')}].filter(x,x==true).size()`;
-    const list = `[${fields.join(' ')}]`;
-    if (short === 'ExactlyOneOf')
-      return { message: `exactly one of the fields in ${list} must be set`, rule: `${has} == 1` };
-    if (short === 'AtMostOneOf')
-      return { message: `at most one of the fields in ${list} may be set`, rule: `${has} <= 1` };
-    return { message: `at least one of the fields in ${list} must be set`, rule: `${has} >= 1` };
   }
 
   private misplaced(marker: Marker, site: Site, fits: string, schema: JSONSchemaProps): never {
@@ -609,41 +458,19 @@ export class OpenApiConverter {
   }
 }
 
-/** Optional/required per controller-gen: explicit markers first, then `?`, then the package default. */
+/**
+ * Optional/required per controller-gen: the presence markers by their precedence
+ * (schema/markers/fields.ts), then `?`, then the package default.
+ */
 export function isRequired(field: FieldModel, defaultOptional: boolean): boolean {
-  const has = (name: string) => findMarker(field.markers, name) !== undefined;
-  if (has('kubebuilder:validation:Optional')) return false;
-  if (has('kubebuilder:validation:Required')) return true;
-  if (has('optional') || has('k8s:optional')) return false;
-  if (has('required') || has('k8s:required')) return true;
+  let stated: Presence | undefined;
+  for (const marker of field.markers) {
+    const presence = crdMarker(marker).presence;
+    if (presence && (!stated || presence.precedence < stated.precedence)) stated = presence;
+  }
+  if (stated) return stated.required;
   if (defaultOptional) return false;
   return !field.optional;
-}
-
-/** Markers that say whether a field is required, which structSchema reads beside any schema. */
-const PRESENCE_MARKERS = new Set([
-  'optional',
-  'required',
-  'k8s:optional',
-  'k8s:required',
-  'kubebuilder:validation:Optional',
-  'kubebuilder:validation:Required',
-]);
-
-/** The reasons the apiserver accepts on a CEL rule. */
-export const CEL_REASONS = ['FieldValueRequired', 'FieldValueInvalid', 'FieldValueForbidden', 'FieldValueDuplicate'];
-
-function isEmptyObject(value: JSONValue): boolean {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0;
-}
-
-function celRule(marker: Marker): ValidationRule {
-  const rule: ValidationRule = { rule: String(marker.args.rule) };
-  for (const key of ['message', 'messageExpression', 'reason', 'fieldPath'] as const) {
-    if (marker.args[key] !== undefined && marker.args[key] !== '') rule[key] = String(marker.args[key]);
-  }
-  if (marker.args.optionalOldSelf === true) rule.optionalOldSelf = true;
-  return rule;
 }
 
 function enumSchema(values: (string | number | boolean)[], text: string, site: Site): JSONSchemaProps {

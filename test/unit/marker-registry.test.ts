@@ -74,3 +74,31 @@ describe('the shared marker registry', () => {
     );
   });
 });
+
+describe('a CRD marker carries its effect', () => {
+  it('applies itself to a schema through its definition, refusing a type it does not fit', async () => {
+    const { markerDefinition } = await import('../../src/schema/markers.js');
+    const marker = markerRegistry.parse('+kubebuilder:validation:Maximum=5', at, 'crd');
+    const schema: Record<string, unknown> = {};
+    const refused: string[] = [];
+    const application = (fit: { type: string }) => ({
+      marker,
+      site: { subject: 'T: field "n"', location: at },
+      schema,
+      fit,
+      addRule: () => undefined,
+      items: () => application(fit),
+      misplaced: (fits: string): never => {
+        refused.push(fits);
+        throw new Error(fits);
+      },
+      badValue: (allowed: string): never => {
+        throw new Error(allowed);
+      },
+    });
+    markerDefinition(marker.name)!.applyToSchema!(application({ type: 'integer' }));
+    expect(schema).toEqual({ maximum: 5 });
+    expect(() => markerDefinition(marker.name)!.applyToSchema!(application({ type: 'string' }))).toThrow('numbers');
+    expect(refused).toEqual(['numbers']);
+  });
+});
