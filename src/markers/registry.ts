@@ -61,6 +61,14 @@ export function isMarkerLine(text: string): boolean {
   return /^\+[A-Za-z]/.test(text.trim());
 }
 
+/**
+ * True when the marker text continues after the name `raw.slice(0, end)` with `:=`, controller-gen's
+ * alternate spelling of `=` for a marker with one value (`+kubebuilder:default:=Allow`).
+ */
+function isAlternateValue(raw: string, end: number, definition: MarkerDefinition): boolean {
+  return definition.value !== undefined && raw.startsWith(':=', end);
+}
+
 /** How to write a marker, for hints: `+name`, `+name=<type>` or `+name:key=<type>,[optional=<type>]`. */
 export function markerUsage(definition: MarkerDefinition): string {
   if (definition.args) return `+${definition.name}:${argumentsUsage(definition.args)}`;
@@ -103,7 +111,7 @@ export class MarkerRegistry {
     const head = raw.split('=', 1)[0]!;
     for (let end = head.length; end > 0; end = head.lastIndexOf(':', end - 1)) {
       const found = this.definition(head.slice(0, end), vocabulary);
-      if (found && (found.args !== undefined || end === head.length)) return found;
+      if (found && (found.args !== undefined || end === head.length || isAlternateValue(raw, end, found))) return found;
     }
     return undefined;
   }
@@ -137,10 +145,11 @@ export class MarkerRegistry {
       if (definition.value !== undefined && definition.value !== 'bool') fail('missing value');
       return marker;
     }
-    if (!rest.startsWith('=')) fail(`unexpected "${rest}"`);
+    if (!rest.startsWith('=') && !isAlternateValue(raw, definition.name.length, definition))
+      fail(`unexpected "${rest}"`);
     if (definition.value === undefined) fail('this marker is a flag and takes no value');
     try {
-      marker.value = parseArgument(rest.slice(1), definition.value!);
+      marker.value = parseArgument(rest.slice(rest.indexOf('=') + 1), definition.value!);
     } catch (error) {
       fail((error as Error).message);
     }

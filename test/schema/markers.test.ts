@@ -34,6 +34,9 @@ describe('parseMarker', () => {
     },
     { given: '+default={"a":[1,2]}', want: { name: 'default', value: { a: [1, 2] } } },
     { given: '+listMapKey=name', want: { name: 'listMapKey', value: 'name' } },
+    // controller-gen's alternate spelling of a single value, as the CronJob tutorial writes it.
+    { given: '+kubebuilder:default:=Allow', want: { name: 'kubebuilder:default', value: 'Allow' } },
+    { given: '+kubebuilder:validation:Minimum:=2', want: { name: 'kubebuilder:validation:Minimum', value: 2 } },
     {
       given: '+kubebuilder:validation:XValidation:rule="self.a, self.b",message="no, not that",optionalOldSelf=true',
       want: {
