@@ -6,7 +6,7 @@
  */
 import { KopError } from '../base/errors.js';
 import { checkVersion } from '../project/resource.js';
-import type { CrdVersion, CustomResourceDefinition } from '../schema/crd.js';
+import { GENERATOR_ANNOTATION, type CrdVersion, type CustomResourceDefinition } from '../schema/crd.js';
 import type { JSONSchemaProps } from '../schema/json-schema.js';
 import { checkStructural } from '../schema/structural.js';
 import type { CrdDocument } from './crd-documents.js';
@@ -28,6 +28,7 @@ export class ImportError extends KopError {
 /** Annotations tools write on the CRDs they generate, which say nothing about the API (the generator annotation aside). */
 export const TOOL_ANNOTATIONS = new Set([
   'controller-gen.kubebuilder.io/version',
+  GENERATOR_ANNOTATION,
   'kubectl.kubernetes.io/last-applied-configuration',
 ]);
 

@@ -7,6 +7,7 @@
 import { generatedYamlDocuments } from '../scaffold/yaml.js';
 import { MarkerPlacementError, SchemaErrors, type SourceLocation } from './errors.js';
 import { KopError } from '../base/errors.js';
+import { kopVersion } from '../base/paths.js';
 import type { JSONSchemaProps } from './json-schema.js';
 import { crdMarker, type Marker } from './markers.js';
 import type { ApiKind, ApiKindVersion, ApiModel } from './model.js';
@@ -30,7 +31,13 @@ export interface GeneratedCrd {
   crd: CustomResourceDefinition;
 }
 
-/** Builds the CRD of every kind in the model, sorted by file name. */
+/**
+ * The annotation on every CRD kop writes, naming the generator and its version, as controller-gen
+ * writes `controller-gen.kubebuilder.io/version`: a cluster admin can tell which tool made a CRD.
+ */
+export const GENERATOR_ANNOTATION = 'kop.dev/version';
+
+/** Builds the CRD of every kind in the model, sorted by file name, each annotated with kop's version. */
 export function buildCrds(model: ApiModel, options: CrdOptions = {}): GeneratedCrd[] {
   const converter = new OpenApiConverter(model, options);
   // Every kind is tried, so one run reports the problems of all of them.
@@ -38,7 +45,9 @@ export function buildCrds(model: ApiModel, options: CrdOptions = {}): GeneratedC
   const errors: KopError[] = [...model.problems];
   for (const kind of model.kinds) {
     try {
-      crds.push({ kind, fileName: `${kind.group}_${kind.plural}.yaml`, crd: buildCrd(kind, converter, options) });
+      const crd = buildCrd(kind, converter, options);
+      crd.metadata.annotations = { [GENERATOR_ANNOTATION]: kopVersion(), ...crd.metadata.annotations };
+      crds.push({ kind, fileName: `${kind.group}_${kind.plural}.yaml`, crd });
     } catch (error) {
       if (!(error instanceof KopError)) throw error;
       errors.push(...(error instanceof SchemaErrors ? error.errors : [error]));

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { runCreateApi } from '../../src/create-api/run-create-api.js';
 import { runGenerate } from '../../src/generate/run-generate.js';
 import { runInit } from '../../src/init/run-init.js';
+import { GENERATOR_ANNOTATION } from '../../src/schema/crd.js';
 import { tempDir, testContext } from '../unit/helpers/fake-context.js';
 
 /**
@@ -140,6 +141,7 @@ const EXTRA_TYPES = [
 function withoutControllerGenAnnotation(crd: { metadata: { annotations?: Record<string, string> } }): unknown {
   const annotations = { ...crd.metadata.annotations };
   delete annotations['controller-gen.kubebuilder.io/version'];
+  delete annotations[GENERATOR_ANNOTATION];
   const metadata: Record<string, unknown> = { ...crd.metadata };
   if (Object.keys(annotations).length === 0) delete metadata.annotations;
   else metadata.annotations = annotations;

@@ -1,17 +1,22 @@
 /**
  * Conformance: for every schema case with Go types, controller-gen v0.21.0 run over
  * `types.go` must produce the same CRDs as kop's expected `crd.yaml` (compared as parsed
- * objects, after removing controller-gen's version annotation; kop's header is a comment).
+ * objects, after removing each generator's version annotation, controller-gen's and kop's, from
+ * both sides; kop's header is a comment).
  * Needs Go; where Go is absent the test says so and skips — in CI (CI=true) it must run.
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
+import { GENERATOR_ANNOTATION } from '../../src/schema/crd.js';
 import { CASES_DIR, caseGoFiles, caseOptions, listCaseDirs } from '../schema/run-case.js';
 import { CONTROLLER_GEN_VERSION, controllerGenCaseYaml, goAvailable } from './controller-gen-tool.js';
 
-/** Parsed CRD documents sorted by name, without the tool-specific version annotation. */
+/** The annotations that name the generator and its version: they differ by design, and are set aside. */
+const GENERATOR_ANNOTATIONS = ['controller-gen.kubebuilder.io/version', GENERATOR_ANNOTATION];
+
+/** Parsed CRD documents sorted by name, without the generators' version annotations. */
 function normalise(yamlText: string): unknown[] {
   const crds = parseAllDocuments(yamlText)
     .map((doc) => doc.toJS() as { metadata?: { name?: string; annotations?: Record<string, string> } } | null)
@@ -19,7 +24,7 @@ function normalise(yamlText: string): unknown[] {
   for (const crd of crds) {
     const annotations = crd.metadata?.annotations;
     if (annotations) {
-      delete annotations['controller-gen.kubebuilder.io/version'];
+      for (const key of GENERATOR_ANNOTATIONS) delete annotations[key];
       if (Object.keys(annotations).length === 0) delete crd.metadata!.annotations;
     }
   }

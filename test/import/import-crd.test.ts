@@ -7,7 +7,8 @@ import { generators } from '../../src/commands/generate.js';
 import { runGenerate } from '../../src/generate/run-generate.js';
 import { runImportCrd } from '../../src/import/run-import-crd.js';
 import { parseProjectFile } from '../../src/project/project-file.js';
-import { formatCrd, type CustomResourceDefinition } from '../../src/schema/crd.js';
+import { kopVersion } from '../../src/base/paths.js';
+import { formatCrd, GENERATOR_ANNOTATION, type CustomResourceDefinition } from '../../src/schema/crd.js';
 import { testContext } from '../unit/helpers/fake-context.js';
 import { bareProject, comparable, importAndGenerate, listFiles, yamlDocuments } from './import-helpers.js';
 
@@ -79,7 +80,9 @@ describe('kop import crd', () => {
     await importAndGenerate(project.dir, { sources: [CERTIFICATES], own: true });
     const crdFile = 'config/crd/bases/pki.example.org_certificates.yaml';
     const [input] = yamlDocuments(certificates) as CustomResourceDefinition[];
-    expect(await read(crdFile)).toBe(formatCrd(input!));
+    // The same bytes as the CRD imported, and kop's generator annotation.
+    const annotations = { [GENERATOR_ANNOTATION]: kopVersion(), ...input!.metadata.annotations };
+    expect(await read(crdFile)).toBe(formatCrd({ ...input!, metadata: { ...input!.metadata, annotations } }));
     const typesFile = 'api/pki/v1/certificate.types.ts';
     const types = await read(typesFile);
     expect(types.split('\n')[0]).toBe('// Scaffolded by kop. This file is yours to edit; kop does not overwrite it.');

@@ -6,6 +6,7 @@ import { generators } from '../../src/commands/generate.js';
 import { runGenerate } from '../../src/generate/run-generate.js';
 import { runImportCrd, type ImportCrdOptions, type ImportCrdResult } from '../../src/import/run-import-crd.js';
 import { canonicalJson } from '../../src/import/canonical-json.js';
+import { GENERATOR_ANNOTATION } from '../../src/schema/crd.js';
 import { testContext, tempDir } from '../unit/helpers/fake-context.js';
 
 export const PROJECT_TEXT = `version: "1"
@@ -42,10 +43,11 @@ export function yamlDocuments(text: string): unknown[] {
     .filter((d) => d !== null);
 }
 
-/** A CRD as kop compares it: without the generator annotation, `required` sorted. */
+/** A CRD as kop compares it: without the generators' version annotations (controller-gen's, kop's), `required` sorted. */
 export function comparable(crd: unknown): string {
   const copy = structuredClone(crd) as { metadata: { annotations?: Record<string, string> } };
   delete copy.metadata.annotations?.['controller-gen.kubebuilder.io/version'];
+  delete copy.metadata.annotations?.[GENERATOR_ANNOTATION];
   if (copy.metadata.annotations && Object.keys(copy.metadata.annotations).length === 0)
     delete copy.metadata.annotations;
   const sortRequired = (node: unknown): unknown => {
