@@ -155,6 +155,22 @@ export class Manager {
   readonly cluster: Cluster;
   /** Bound address of the metrics server once started (`host:port`). */
   metricsAddress: string | undefined;
+
+  /**
+   * The URL of the metrics endpoint once started: `https://<host>:<port>/metrics` by default,
+   * `http://` with `metricsSecure: false`; undefined when metrics are off.
+   */
+  get metricsUrl(): string | undefined {
+    const server = this.metricsServerInstance;
+    if (!server?.address) return undefined;
+    return `${server.scheme}://${server.address.replace(/^0\.0\.0\.0:/, '127.0.0.1:').replace(/^\[::\]:/, '[::1]:')}/metrics`;
+  }
+
+  /** Reads the metrics certificate files now and serves a changed valid pair (a watcher does this on its own too). */
+  async reloadMetricsCertificate(): Promise<void> {
+    await this.metricsServerInstance?.reloadCertificate();
+  }
+
   /** Bound address of the probe server once started (`host:port`). */
   healthProbeAddress: string | undefined;
   /** Bound address of the webhook server once started (`host:port`); undefined when no webhook is registered. */
@@ -225,21 +241,6 @@ export class Manager {
         );
       }
     });
-  }
-
-  /**
-   * The URL of the metrics endpoint once started: `https://<host>:<port>/metrics` by default,
-   * `http://` with `metricsSecure: false`; undefined when metrics are off.
-   */
-  get metricsUrl(): string | undefined {
-    const server = this.metricsServerInstance;
-    if (!server?.address) return undefined;
-    return `${server.scheme}://${server.address.replace(/^0\.0\.0\.0:/, '127.0.0.1:').replace(/^\[::\]:/, '[::1]:')}/metrics`;
-  }
-
-  /** Reads the metrics certificate files now and serves a changed valid pair (a watcher does this on its own too). */
-  async reloadMetricsCertificate(): Promise<void> {
-    await this.metricsServerInstance?.reloadCertificate();
   }
 
   /**
