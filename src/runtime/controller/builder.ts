@@ -12,8 +12,9 @@ import type { RateLimiter } from '../queue/rate-limiter.js';
 
 /**
  * What a builder needs of the manager that runs its controller: the shared informers, the
- * client, an event recorder, logging and metrics, and registration. The Manager is one; the
- * builder depends on this shape only, so the manager may import the builder and not the reverse.
+ * client, an event recorder, logging and metrics, and registration (a name check before the
+ * controller is made, then the controller). `manager.controller(name)` hands its builder one;
+ * the builder depends on this shape only, so the manager may import the builder and not the reverse.
  */
 export interface ControllerHost {
   readonly client: Client;

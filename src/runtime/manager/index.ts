@@ -1,12 +1,14 @@
-// kop/runtime/manager: running controllers (controller-runtime's manager, leaderelection, healthz
-// and metrics packages). Manager itself is also on kop/runtime.
+// kop/runtime/manager: running controllers (controller-runtime's manager, cluster, leaderelection,
+// healthz and metrics packages). Manager itself is also on kop/runtime.
 export {
   Manager,
   GracefulShutdownTimeoutError,
   LeaderElectionLostError,
   type HealthCheck,
   type ManagerOptions,
+  type Runnable,
 } from './manager.js';
+export { Cluster, type ClusterOptions } from '../cluster/index.js';
 export { MetricsServer, type MetricsServerConfig, type MetricsServerOptions } from './metrics-server.js';
 export {
   MetricsAccessFilter,

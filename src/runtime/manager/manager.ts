@@ -1,29 +1,29 @@
-import type { Client, KubernetesObject, ResourceType, RestClientOptions } from '../client/index.js';
-import { ResourceClient, RestClient, apiVersionOf } from '../client/index.js';
-import { ApiClient } from '../client/client.js';
-import { CacheReader } from '../cache/cache-reader.js';
-import type { Controller } from '../controller/controller.js';
-import { ControllerBuilder } from '../controller/builder.js';
-import { EventRecorder } from '../controller/event-recorder.js';
-import { ProbeServer, parseBindAddress } from './http-server.js';
-import type { InformerOptions } from '../cache/informer.js';
-import { Informer, stripManagedFields } from '../cache/informer.js';
-import { LeaderElector } from './leader-election.js';
+import type { Client, KubernetesObject, ResourceType, RestClient, RestClientOptions } from '../client/index.js';
+import type { KubernetesObject as AnyObject } from '../client/types/meta.js';
+import type { Informer, InformerOptions } from '../cache/informer.js';
 import type { Lister } from '../cache/lister.js';
+import { Cluster } from '../cluster/index.js';
+import { Controller } from '../controller/controller.js';
+import { ControllerBuilder, type ControllerHost } from '../controller/builder.js';
+import { EventRecorder } from '../controller/event-recorder.js';
 import type { Logger } from '../util/logger.js';
 import { createLogger } from '../util/logger.js';
-import { ManagerMetrics } from './metrics.js';
-import { MetricsAccessFilter } from './metrics-auth.js';
-import { MetricsServer, type MetricsServerOptions } from './metrics-server.js';
-import type { KubernetesObject as AnyObject } from '../client/types/meta.js';
 import { ConversionBuilder, WebhookBuilder, type WebhookRegistrar } from '../webhook/builder.js';
 import { ConversionRegistry, type SpokeConversion } from '../webhook/conversion.js';
 import type { WebhookHandler } from '../webhook/webhook-handler.js';
 import { WebhookServer, type WebhookServerOptions } from '../webhook/webhook-server.js';
-
+import { ControllerRunnable, type AbandonedReconciles } from './controller-runnable.js';
 import { answerHealthChecks, type HealthCheck } from './health-checks.js';
+import { ProbeServer, parseBindAddress } from './http-server.js';
+import { LeaderElector } from './leader-election.js';
+import { MetricsAccessFilter } from './metrics-auth.js';
+import { MetricsServer, type MetricsServerOptions } from './metrics-server.js';
+import { ManagerMetrics } from './metrics.js';
+import { RunnableGroup, type Runnable } from './runnable-group.js';
+import { ServerRunnable } from './server-runnable.js';
 
 export type { HealthCheck } from './health-checks.js';
+export type { Runnable } from './runnable-group.js';
 
 /** Options of {@link Manager}. */
 export interface ManagerOptions {
@@ -107,9 +107,6 @@ export interface ManagerOptions {
   metrics?: ManagerMetrics;
 }
 
-/** controller-runtime's default SyncPeriod. */
-const DEFAULT_RESYNC_MS = 10 * 3_600_000;
-
 /** The manager lost its lease: another replica may be reconciling now, so this one must exit. */
 export class LeaderElectionLostError extends Error {
   constructor(lease: string) {
@@ -138,38 +135,27 @@ export class GracefulShutdownTimeoutError extends Error {
   }
 }
 
+/** Where a manager is in its life. */
+type ManagerState = 'new' | 'starting' | 'running' | 'stopping' | 'stopped';
+
 /**
- * Runs an operator: one shared informer per kind, the controllers, leader election, probes and
- * metrics. `start` serves /healthz, /readyz and /metrics, starts and syncs the caches, waits for
- * the lease when leader election is on (a standby never reconciles), starts the controllers, and
- * runs until `stop` (or SIGTERM with `handleSignals`), then shuts down gracefully: no new work,
- * reconciles in flight finish within the deadline, the lease is released.
+ * Runs an operator, after controller-runtime's manager: it owns a {@link Cluster} (REST client,
+ * informer cache, cache-backed client, API reader) and runs groups of {@link Runnable}s in one
+ * order. `start` serves /healthz, /readyz, /metrics and the webhooks, starts and syncs the
+ * caches, starts the runnables every replica runs, waits for the lease when leader election is
+ * on (a standby never reconciles), then starts the controllers and the other leader-gated
+ * runnables; it runs until `stop` (or SIGTERM with `handleSignals`), or until a runnable fails,
+ * and stops in the reverse order: no new work, reconciles in flight finish within the deadline,
+ * the lease is released, the caches and the servers stop last.
  */
 export class Manager {
   readonly logger: Logger;
   readonly metrics: ManagerMetrics;
-  private readonly informers = new Map<string, Informer<KubernetesObject>>();
-  private readonly controllers: Controller[] = [];
-  private readonly healthChecks = new Map<string, HealthCheck>([['ping', () => true]]);
-  private readonly readyChecks = new Map<string, HealthCheck>();
-  private readonly servers: Array<{ close(): Promise<void> }> = [];
-  private readonly stopController = new AbortController();
-  private elector: LeaderElector | undefined;
-  private started = false;
-  private startedInformers = false;
-  private controllersStarted = false;
-  private stopping: Promise<void> | undefined;
-  private signalsHandled = false;
-  /** Set when the lease was lost: another replica may already reconcile, so in-flight work is not waited for. */
-  private skipGracefulShutdown = false;
-  private restClient: RestClient | undefined;
-  private cachedClient: Client | undefined;
-  private liveClient: Client | undefined;
+  /** The cluster this manager reconciles: its cache starts with the manager, before the controllers. */
+  readonly cluster: Cluster;
   /** Bound address of the metrics server once started (`host:port`). */
   metricsAddress: string | undefined;
-  private metricsServerInstance: MetricsServer | undefined;
-  /** Reconciles abandoned at the shutdown deadline, per controller; set by the shutdown. */
-  private abandoned: Array<{ controller: string; reconciles: number }> = [];
+
   /**
    * The URL of the metrics endpoint once started: `https://<host>:<port>/metrics` by default,
    * `http://` with `metricsSecure: false`; undefined when metrics are off.
@@ -189,22 +175,66 @@ export class Manager {
   healthProbeAddress: string | undefined;
   /** Bound address of the webhook server once started (`host:port`); undefined when no webhook is registered. */
   webhookAddress: string | undefined;
+  private state: ManagerState = 'new';
+  /** Started in this order, stopped in the reverse one. */
+  private readonly runnables: {
+    servers: RunnableGroup;
+    caches: RunnableGroup;
+    others: RunnableGroup;
+    leaderElection: RunnableGroup;
+  };
+  private readonly controllers: ControllerRunnable[] = [];
+  private readonly healthChecks = new Map<string, HealthCheck>([['ping', () => true]]);
+  private readonly readyChecks = new Map<string, HealthCheck>();
+  /** Aborted when the stop begins. */
+  private readonly stopController = new AbortController();
+  private stopping: Promise<void> | undefined;
+  /** The first error that stopped the manager (a runnable's, a lost lease); `start()` rejects with it. */
+  private failure: { error: unknown } | undefined;
+  private elector: LeaderElector | undefined;
+  private metricsServerInstance: MetricsServer | undefined;
   private webhooks: WebhookServer | undefined;
   private conversions: ConversionRegistry | undefined;
+  private signalHandler: ((signal: NodeJS.Signals) => void) | undefined;
+  /** When the graceful shutdown must be over; set when the stop begins. */
+  private shutdownDeadline: number | undefined;
+  /** Filled by the controllers as they stop at the deadline. */
+  private readonly abandonedNow: AbandonedReconciles[] = [];
+  /** Reconciles abandoned at the shutdown deadline, per controller, when that is an error (not after a lost lease). */
+  private abandoned: AbandonedReconciles[] = [];
 
   constructor(private readonly options: ManagerOptions = {}) {
-    this.restClient = options.rest;
     this.logger = options.logger ?? createLogger();
     this.metrics = options.metrics ?? new ManagerMetrics();
+    this.cluster = new Cluster({
+      rest: options.rest,
+      kubeconfig: options.kubeconfig,
+      clientOptions: options.clientOptions,
+      namespace: options.namespace,
+      uncachedTypes: options.uncachedTypes,
+      cacheManagedFields: options.cacheManagedFields,
+      informerDefaults: options.informerDefaults,
+      cacheSyncTimeoutMs: options.cacheSyncTimeoutMs,
+      logger: this.logger,
+      onWatchRestart: (informer, reason) => this.metrics.watchRestarted(informer, reason),
+    });
+    const group = (name: string): RunnableGroup => new RunnableGroup(name, (err) => this.fail(err), this.logger);
+    this.runnables = {
+      servers: group('servers'),
+      caches: group('caches'),
+      others: group('others'),
+      leaderElection: group('leader election'),
+    };
+    this.add(this.cluster);
     this.readyChecks.set('informers-synced', () => {
-      const pending = [...this.informers.values()].filter((i) => !i.hasSynced()).map((i) => i.name);
+      const pending = this.cluster.informers.filter((i) => !i.hasSynced()).map((i) => i.name);
       if (pending.length > 0) throw new Error(`caches not synced: ${pending.join(', ')}`);
     });
     // Retries hide a watch that keeps failing (malformed events, a list that never ends, an
     // apiserver gone): readiness says so after a while. Liveness stays a plain ping.
     const failingAfterMs = options.informerFailureReadinessMs ?? 120_000;
     this.readyChecks.set('informers-healthy', () => {
-      const failing = [...this.informers.values()].filter((i) => i.failingForMs >= failingAfterMs);
+      const failing = this.cluster.informers.filter((i) => i.failingForMs >= failingAfterMs);
       if (failing.length > 0) {
         throw new Error(
           `list or watch failing for over ${failingAfterMs / 1000} s: ${failing.map((i) => `${i.name} (${errorText(i.lastError)})`).join(', ')}`,
@@ -214,13 +244,12 @@ export class Manager {
   }
 
   /**
-   * The REST client of this manager: the one given, or one loaded from `kubeconfig` (then
-   * KUBECONFIG, in-cluster, ~/.kube/config) on first use, so a manager without controllers can
-   * serve its probes with no cluster configured.
+   * The REST client of this manager's cluster: the one given, or one loaded from `kubeconfig`
+   * (then KUBECONFIG, in-cluster, ~/.kube/config) on first use, so a manager without controllers
+   * can serve its probes with no cluster configured.
    */
   get rest(): RestClient {
-    this.restClient ??= RestClient.load({ kubeconfig: this.options.kubeconfig }, this.options.clientOptions);
-    return this.restClient;
+    return this.cluster.rest;
   }
 
   /**
@@ -230,68 +259,32 @@ export class Manager {
    * apiserver), writes go to the apiserver.
    */
   get client(): Client {
-    if (!this.cachedClient) {
-      // eslint-disable-next-line @typescript-eslint/no-this-alias -- the client's callbacks name the manager they read from
-      const manager = this;
-      const uncached = this.options.uncachedTypes ?? [];
-      const reader = new CacheReader({
-        informerFor: (type) => manager.informerFor(type),
-        get informersStarted() {
-          return manager.startedInformers;
-        },
-        isUncached: (type) =>
-          uncached.some((t) => t.group === type.group && t.version === type.version && t.resource === type.resource),
-        live: this.apiReader,
-      });
-      this.cachedClient = new ApiClient(this.rest, reader);
-    }
-    return this.cachedClient;
+    return this.cluster.client;
   }
 
   /** A client that always reads from the apiserver (controller-runtime's `GetAPIReader()`), for reads that must not be stale. */
   get apiReader(): Client {
-    this.liveClient ??= new ApiClient(this.rest);
-    return this.liveClient;
+    return this.cluster.apiReader;
   }
 
-  /** True once `start` has started the informers: cached reads are served from then on. */
+  /** True while the cache runs (from the start of the manager until it stops): cached reads are served then. */
   get informersStarted(): boolean {
-    return this.startedInformers;
+    return this.cluster.started;
   }
 
   /** The shared informer of a kind (created on first use; started with the manager). */
   informerFor<T extends KubernetesObject>(type: ResourceType<T>): Informer<T> {
-    const id = `${apiVersionOf(type)}/${type.resource}`;
-    let informer = this.informers.get(id);
-    if (!informer) {
-      const namespace = type.namespaced ? this.options.namespace : undefined;
-      const source = new ResourceClient<KubernetesObject>(this.rest, type, namespace);
-      const name = `${type.kind}.${type.group || 'core'}`;
-      informer = new Informer<KubernetesObject>(source, {
-        ...this.options.informerDefaults,
-        resyncPeriodMs:
-          this.options.informerDefaults?.resyncPeriodMs ?? Math.round(DEFAULT_RESYNC_MS * (1 + Math.random() / 10)),
-        transform: this.options.cacheManagedFields ? undefined : stripManagedFields,
-        namespace,
-        name,
-        notServedMessage: notServedMessage(type),
-        logger: this.logger,
-        onWatchRestart: (reason) => this.metrics.watchRestarted(name, reason),
-      });
-      this.informers.set(id, informer);
-      if (this.startedInformers) informer.start();
-    }
-    return informer as unknown as Informer<T>;
+    return this.cluster.informerFor(type);
   }
 
   /** Cached read access to a kind. */
   lister<T extends KubernetesObject>(type: ResourceType<T>): Lister<T> {
-    return this.informerFor<T>(type).lister;
+    return this.cluster.lister(type);
   }
 
   /** Starts building a controller named `name` (lower-case kind, by convention). */
   controller(name: string): ControllerBuilder {
-    return new ControllerBuilder(this, name);
+    return new ControllerBuilder(this.controllerHost(), name);
   }
 
   /**
@@ -309,6 +302,186 @@ export class Manager {
    */
   conversion<Hub extends KubernetesObject>(hub: ResourceType<Hub>): ConversionBuilder<Hub> {
     return new ConversionBuilder(hub, this.webhookRegistrar);
+  }
+
+  /**
+   * Adds a runnable, as controller-runtime's `mgr.Add`: a {@link Cluster} joins the caches (the
+   * controllers wait for it to sync); a runnable with `needLeaderElection: false` starts on every
+   * replica once the caches are synced; any other (a controller, a runnable without the flag)
+   * starts once this replica holds the lease, or with them without leader election. Added while
+   * the manager runs, it starts at once if its group has started. Its failure stops the manager,
+   * and `start()` rejects with the error.
+   */
+  add(runnable: Runnable): void {
+    if (runnable instanceof Controller) return this.addController(runnable);
+    if (runnable instanceof Cluster) {
+      this.runnables.caches.add(runnable, { ready: (signal) => runnable.waitForCacheSync(signal) });
+      return;
+    }
+    const group = runnable.needLeaderElection === false ? this.runnables.others : this.runnables.leaderElection;
+    group.add(runnable);
+  }
+
+  /** An event recorder that reports as `component` (e.g. `rediscluster-controller`). */
+  eventRecorder(component: string): EventRecorder {
+    return new EventRecorder({ rest: this.rest, component, logger: this.logger });
+  }
+
+  /** Adds a liveness check served on /healthz. */
+  addHealthCheck(name: string, check: HealthCheck): void {
+    this.healthChecks.set(name, check);
+  }
+
+  /** Adds a readiness check served on /readyz (caches synced is built in). */
+  addReadyCheck(name: string, check: HealthCheck): void {
+    this.readyChecks.set(name, check);
+  }
+
+  /** True while this manager's controllers may run (leader, or leader election off). */
+  get isLeader(): boolean {
+    return this.runnables.leaderElection.running;
+  }
+
+  /** Stops gracefully on SIGTERM and SIGINT; a second signal exits at once. */
+  handleSignals(): void {
+    if (this.signalHandler) return;
+    this.signalHandler = (signal: NodeJS.Signals): void => {
+      if (this.stopping) {
+        this.logger.warn('second signal, exiting immediately', { signal });
+        process.exit(1);
+      }
+      this.logger.info('shutting down', { signal });
+      void this.stop();
+    };
+    process.on('SIGTERM', this.signalHandler);
+    process.on('SIGINT', this.signalHandler);
+  }
+
+  /**
+   * Runs the manager until stopped. Resolves after a graceful shutdown; rejects when a server
+   * cannot listen, caches do not sync in time, a runnable fails or the leader lease is lost (the
+   * process should then exit and restart), or when reconciles outlived the shutdown deadline.
+   */
+  async start(): Promise<void> {
+    if (this.state !== 'new') throw new Error('a manager can be started once');
+    this.state = 'starting';
+    const signal = this.stopController.signal;
+    let lease: Promise<'lost' | 'stopped'> | undefined;
+    try {
+      this.addServers();
+      // Servers first: every replica answers probes and the apiserver's webhook calls, leader or not.
+      await this.runnables.servers.start();
+      if (!signal.aborted) await this.runnables.caches.start();
+      if (!signal.aborted) {
+        this.logger.info('caches synced', { informers: this.cluster.informers.map((i) => i.name) });
+        await this.runnables.others.start();
+      }
+      if (!signal.aborted && this.options.leaderElection) lease = (await this.acquireLease(signal)).holdLease(signal);
+      if (!signal.aborted) {
+        this.state = 'running';
+        await this.runnables.leaderElection.start();
+      }
+    } catch (err) {
+      // Stopping meanwhile aborts what start waited for; anything else is a failure to start.
+      if (!signal.aborted) this.fail(err);
+    }
+    const stopped = untilAborted(signal).then(() => 'stopped' as const);
+    if ((await Promise.race([stopped, ...(lease ? [lease] : [])])) === 'lost') {
+      this.metrics.setLeader(this.leaderMetricName, false);
+      this.fail(new LeaderElectionLostError(this.leaseName));
+    }
+    await this.stop();
+    if (this.failure) throw this.failure.error;
+    if (this.abandoned.length > 0)
+      throw new GracefulShutdownTimeoutError(this.options.gracefulShutdownTimeoutMs ?? 30_000, this.abandoned);
+  }
+
+  /**
+   * Stops the runnables in the reverse order of their start: the controllers and other leader-gated
+   * runnables (reconciles in flight finish, up to the deadline), then the lease is released, then
+   * the other runnables, the caches, and the servers last. One deadline bounds it all.
+   */
+  stop(): Promise<void> {
+    this.stopping ??= this.shutdown();
+    return this.stopping;
+  }
+
+  /** Stops the manager because of `error` (the first one wins): `start()` rejects with it. */
+  private fail(error: unknown): void {
+    if (this.failure || this.stopping) {
+      this.logger.error('a runnable failed while the manager stopped', { err: error });
+      return;
+    }
+    this.failure = { error };
+    void this.stop();
+  }
+
+  private async shutdown(): Promise<void> {
+    this.state = 'stopping';
+    this.stopController.abort(new Error('manager stopped'));
+    this.shutdownDeadline = Date.now() + (this.options.gracefulShutdownTimeoutMs ?? 30_000);
+    const remaining = (): number => this.shutdownRemainingMs();
+    await this.runnables.leaderElection.stop(remaining());
+    const abandoned = this.abandonedNow;
+    if (abandoned.length > 0) {
+      this.logger.warn('graceful shutdown deadline passed with reconciles in flight; their signals were aborted', {
+        abandoned,
+      });
+      // After a lost lease the deadline is 0 on purpose and LeaderElectionLostError says why.
+      if (!this.leaseLost) this.abandoned = abandoned;
+    }
+    if (this.elector) {
+      await this.elector.release();
+      this.metrics.setLeader(this.leaderMetricName, false);
+    }
+    await this.runnables.others.stop(remaining());
+    await this.runnables.caches.stop(remaining());
+    await this.runnables.servers.stop(remaining());
+    this.state = 'stopped';
+    this.logger.info('manager stopped');
+  }
+
+  /** What is left of the shutdown deadline (all of it before the stop begins). */
+  private shutdownRemainingMs(): number {
+    const timeoutMs = this.options.gracefulShutdownTimeoutMs ?? 30_000;
+    return this.shutdownDeadline === undefined ? timeoutMs : Math.max(0, this.shutdownDeadline - Date.now());
+  }
+
+  private get leaseLost(): boolean {
+    return this.failure?.error instanceof LeaderElectionLostError;
+  }
+
+  /** Throws when a controller named `name` is registered already: names label metrics and logs (controller-runtime refuses them too). */
+  private checkControllerName(name: string): void {
+    if (this.controllers.some((c) => c.controller.name === name))
+      throw new Error(`a controller named "${name}" is registered already; give each controller its own name`);
+  }
+
+  private addController(controller: Controller): void {
+    this.checkControllerName(controller.name);
+    const runnable = new ControllerRunnable(controller, {
+      // Another replica may reconcile already once the lease is lost: in-flight work is not waited for then.
+      deadlineMs: () => (this.leaseLost ? 0 : (this.options.gracefulShutdownTimeoutMs ?? 30_000)),
+      onAbandoned: (abandoned) => this.abandonedNow.push(abandoned),
+    });
+    this.runnables.leaderElection.add(runnable, { stopsByDeadline: true });
+    this.controllers.push(runnable);
+  }
+
+  /** What the controller builder needs of this manager: the seam through which it registers a controller. */
+  private controllerHost(): ControllerHost {
+    const cluster = this.cluster;
+    return {
+      get client() {
+        return cluster.client;
+      },
+      logger: this.logger,
+      metrics: this.metrics,
+      informerFor: (type) => cluster.informerFor(type),
+      eventRecorder: (component) => this.eventRecorder(component),
+      checkControllerName: (name) => this.checkControllerName(name),
+      add: (controller) => this.addController(controller),
+    };
   }
 
   private get webhookRegistrar(): WebhookRegistrar {
@@ -342,7 +515,7 @@ export class Manager {
   }
 
   private webhookServerForRegistration(): WebhookServer {
-    if (this.started)
+    if (this.state !== 'new')
       throw new Error(
         'register webhooks and conversions before manager.start(): the webhook server starts with the manager',
       );
@@ -351,120 +524,6 @@ export class Manager {
       metrics: this.metrics,
     });
     return this.webhooks;
-  }
-
-  /** Registers a controller to start once caches are synced (and the lease is held). Names must be unique. */
-  add(controller: Controller): void {
-    this.checkControllerName(controller.name);
-    this.controllers.push(controller);
-    if (this.controllersStarted) controller.start();
-  }
-
-  /**
-   * Throws when a controller named `name` is registered already: names label the metrics and
-   * logs, so two controllers with one name would be indistinguishable (controller-runtime refuses them too).
-   */
-  checkControllerName(name: string): void {
-    if (this.controllers.some((c) => c.name === name))
-      throw new Error(`a controller named "${name}" is registered already; give each controller its own name`);
-  }
-
-  /** An event recorder that reports as `component` (e.g. `rediscluster-controller`). */
-  eventRecorder(component: string): EventRecorder {
-    return new EventRecorder({ rest: this.rest, component, logger: this.logger });
-  }
-
-  /** Adds a liveness check served on /healthz. */
-  addHealthCheck(name: string, check: HealthCheck): void {
-    this.healthChecks.set(name, check);
-  }
-
-  /** Adds a readiness check served on /readyz (caches synced is built in). */
-  addReadyCheck(name: string, check: HealthCheck): void {
-    this.readyChecks.set(name, check);
-  }
-
-  /** True while this manager's controllers may run (leader, or leader election off). */
-  get isLeader(): boolean {
-    return this.controllersStarted;
-  }
-
-  /** Stops gracefully on SIGTERM and SIGINT; a second signal exits at once. */
-  handleSignals(): void {
-    if (this.signalsHandled) return;
-    this.signalsHandled = true;
-    const onSignal = (signal: NodeJS.Signals): void => {
-      if (this.stopping) {
-        this.logger.warn('second signal, exiting immediately', { signal });
-        process.exit(1);
-      }
-      this.logger.info('shutting down', { signal });
-      void this.stop();
-    };
-    process.on('SIGTERM', onSignal);
-    process.on('SIGINT', onSignal);
-  }
-
-  /**
-   * Runs the manager until stopped. Resolves after a graceful shutdown; rejects when caches do
-   * not sync in time or the leader lease is lost (the process should then exit and restart).
-   */
-  async start(): Promise<void> {
-    if (this.started || this.stopping) throw new Error('a manager can be started once');
-    this.started = true;
-    const signal = this.stopController.signal;
-    try {
-      await this.startServers();
-    } catch (err) {
-      await this.stop();
-      throw err;
-    }
-    this.startedInformers = true;
-    for (const informer of this.informers.values()) informer.start();
-    try {
-      await this.waitForCaches(signal);
-      if (signal.aborted) return await this.stopping; // eslint-disable-line @typescript-eslint/await-thenable -- set by stop() meanwhile; TS keeps start()'s narrowing to undefined
-      this.logger.info('caches synced', { informers: [...this.informers.values()].map((i) => i.name) });
-      let lost: Promise<'lost' | 'stopped'> | undefined;
-      if (this.options.leaderElection) {
-        const elector = this.createElector();
-        try {
-          await elector.acquire(signal);
-        } catch {
-          return await this.stopping; // eslint-disable-line @typescript-eslint/await-thenable -- set by stop() meanwhile; TS keeps start()'s narrowing to undefined
-        }
-        this.metrics.setLeader(this.leaderMetricName, true);
-        lost = elector.holdLease(signal);
-      }
-      this.controllersStarted = true;
-      for (const controller of this.controllers) controller.start();
-      const stopped = new Promise<'stopped'>((resolve) =>
-        signal.addEventListener('abort', () => resolve('stopped'), { once: true }),
-      );
-      const outcome = await Promise.race([stopped, ...(lost ? [lost] : [])]);
-      if (outcome === 'lost') {
-        this.metrics.setLeader(this.leaderMetricName, false);
-        this.skipGracefulShutdown = true;
-        await this.stop();
-        throw new LeaderElectionLostError(this.leaseName);
-      }
-      await this.stopping; // eslint-disable-line @typescript-eslint/await-thenable -- set by stop() meanwhile; TS keeps start()'s narrowing to undefined
-    } catch (err) {
-      await this.stop();
-      throw err;
-    }
-    this.throwIfAbandoned();
-  }
-
-  private throwIfAbandoned(): void {
-    if (this.abandoned.length > 0)
-      throw new GracefulShutdownTimeoutError(this.options.gracefulShutdownTimeoutMs ?? 30_000, this.abandoned);
-  }
-
-  /** Stops taking work, waits for reconciles in flight (up to the deadline), releases the lease, stops informers and servers. */
-  stop(): Promise<void> {
-    this.stopping ??= this.shutdown();
-    return this.stopping;
   }
 
   private get leaseName(): string {
@@ -480,7 +539,8 @@ export class Manager {
     return this.options.leaderElectionNamespace ?? this.rest.config.namespace ?? 'default';
   }
 
-  private createElector(): LeaderElector {
+  /** Waits until this replica holds the lease. */
+  private async acquireLease(signal: AbortSignal): Promise<LeaderElector> {
     if (!this.options.leaderElectionId) throw new TypeError('leader election needs leaderElectionId (the Lease name)');
     this.elector = new LeaderElector({
       rest: this.rest,
@@ -493,61 +553,17 @@ export class Manager {
       logger: this.logger,
     });
     this.metrics.setLeader(this.leaderMetricName, false);
+    await this.elector.acquire(signal);
+    this.metrics.setLeader(this.leaderMetricName, true);
     return this.elector;
   }
 
-  private async shutdown(): Promise<void> {
-    this.stopController.abort(new Error('manager stopped'));
-    const deadline = this.skipGracefulShutdown ? 0 : (this.options.gracefulShutdownTimeoutMs ?? 30_000);
-    // Admission requests do not depend on the controllers: the webhook server drains alongside them.
-    const webhooksStopped = this.webhooks?.stop(this.options.gracefulShutdownTimeoutMs ?? 30_000);
-    const results = await Promise.all(
-      this.controllers.map(async (c) => {
-        const finished = await c.stop(deadline);
-        // Read at once: the aborted reconciles have not returned yet, so this is the count at the deadline.
-        return { controller: c.name, finished, inFlight: c.inFlight };
-      }),
-    );
-    const abandoned = results
-      .filter((r) => !r.finished)
-      .map((r) => ({ controller: r.controller, reconciles: Math.max(1, r.inFlight) }));
-    if (abandoned.length > 0) {
-      this.logger.warn('graceful shutdown deadline passed with reconciles in flight; their signals were aborted', {
-        abandoned,
-      });
-      // After a lost lease the deadline is 0 on purpose and LeaderElectionLostError says why.
-      if (!this.skipGracefulShutdown) this.abandoned = abandoned;
-    }
-    this.controllersStarted = false;
-    if (this.elector) {
-      await this.elector.release();
-      this.metrics.setLeader(this.leaderMetricName, false);
-    }
-    await Promise.all([...this.informers.values()].map((i) => i.stop()));
-    await webhooksStopped;
-    await Promise.all(this.servers.map((s) => s.close()));
-    this.logger.info('manager stopped');
-  }
-
-  private async waitForCaches(signal: AbortSignal): Promise<void> {
-    const timeoutMs = this.options.cacheSyncTimeoutMs ?? 120_000;
-    const timeout = AbortSignal.timeout(timeoutMs);
-    const both = AbortSignal.any([signal, timeout]);
-    try {
-      await Promise.all([...this.informers.values()].map((i) => i.waitForSync(both)));
-    } catch (err) {
-      if (signal.aborted) return;
-      if (timeout.aborted) {
-        const pending = [...this.informers.values()].filter((i) => !i.hasSynced()).map((i) => i.name);
-        throw new Error(`caches did not sync within ${timeoutMs} ms: ${pending.join(', ')}`, { cause: err });
-      }
-      throw err;
-    }
-  }
-
-  private async startServers(): Promise<void> {
+  /** The probe, metrics and webhook servers, as runnables of the servers group. */
+  private addServers(): void {
     const probes = parseBindAddress(this.options.healthProbeBindAddress ?? ':8081');
     const metrics = parseBindAddress(this.options.metricsBindAddress ?? ':8443');
+    const addServer = (server: ServerRunnable, stopsByDeadline = false): void =>
+      this.runnables.servers.add(server, { ready: () => server.listening, stopsByDeadline });
     if (probes) {
       const server = new ProbeServer({
         '/healthz': (url) => answerHealthChecks(this.healthChecks, '/healthz', url),
@@ -555,12 +571,14 @@ export class Manager {
         '/readyz': (url) => answerHealthChecks(this.readyChecks, '/readyz', url),
         '/readyz/*': (url) => answerHealthChecks(this.readyChecks, '/readyz', url),
       });
-      this.servers.push(server);
-      this.healthProbeAddress = await server.listen(probes);
-      this.logger.info('serving health probes', {
-        address: this.healthProbeAddress,
-        port: portOf(this.healthProbeAddress),
-      });
+      const listen = async (): Promise<void> => {
+        this.healthProbeAddress = await server.listen(probes);
+        this.logger.info('serving health probes', {
+          address: this.healthProbeAddress,
+          port: portOf(this.healthProbeAddress),
+        });
+      };
+      addServer(new ServerRunnable(listen, () => server.close()));
     }
     if (metrics) {
       const secure = this.options.metricsSecure ?? true;
@@ -574,22 +592,32 @@ export class Manager {
         logger,
       });
       this.metricsServerInstance = server;
-      this.servers.push(server);
-      this.metricsAddress = await server.listen(metrics);
-      this.logger.info('serving metrics', {
-        address: this.metricsAddress,
-        port: portOf(this.metricsAddress),
-        secure,
-        ...(secure ? { certificate: server.certificate, authorization: 'TokenReview + SubjectAccessReview' } : {}),
-      });
+      const listen = async (): Promise<void> => {
+        this.metricsAddress = await server.listen(metrics);
+        this.logger.info('serving metrics', {
+          address: this.metricsAddress,
+          port: portOf(this.metricsAddress),
+          secure,
+          ...(secure ? { certificate: server.certificate, authorization: 'TokenReview + SubjectAccessReview' } : {}),
+        });
+      };
+      addServer(new ServerRunnable(listen, () => server.close()));
     }
-    // Before caches and leader election: every replica answers the apiserver's webhook calls.
     const webhooks = this.webhooks;
     if (webhooks) {
-      this.webhookAddress = await webhooks.start();
-      this.readyChecks.set('webhook', () => webhooks.checkServing());
+      const listen = async (): Promise<void> => {
+        this.webhookAddress = await webhooks.start();
+        this.readyChecks.set('webhook', () => webhooks.checkServing());
+      };
+      // Admission requests in flight finish within what is left of the shutdown deadline.
+      addServer(new ServerRunnable(listen, () => webhooks.stop(this.shutdownRemainingMs())), true);
     }
   }
+}
+
+function untilAborted(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
 }
 
 function errorText(error: unknown): string {
@@ -599,13 +627,4 @@ function errorText(error: unknown): string {
 
 function portOf(address: string): number {
   return Number(address.slice(address.lastIndexOf(':') + 1));
-}
-
-/** What a user reads when the apiserver does not serve a watched kind: built-in APIs are switched on, others come with a CRD. */
-function notServedMessage(type: ResourceType): string {
-  const builtIn = type.group === '' || !type.group.includes('.') || type.group.endsWith('.k8s.io');
-  const fix = builtIn
-    ? 'this Kubernetes version does not serve it or has it turned off'
-    : 'install its CRD (kubectl apply -k config/crd)';
-  return `the API ${apiVersionOf(type)} ${type.kind} is not served by this cluster: ${fix}`;
 }

@@ -1,0 +1,190 @@
+import type { Client, KubernetesObject, ResourceType, RestClientOptions } from '../client/index.js';
+import { ResourceClient, RestClient, apiVersionOf } from '../client/index.js';
+import { ApiClient } from '../client/client.js';
+import { CacheReader } from '../cache/cache-reader.js';
+import type { InformerOptions, WatchRestartReason } from '../cache/informer.js';
+import { Informer, stripManagedFields } from '../cache/informer.js';
+import type { Lister } from '../cache/lister.js';
+import type { Logger } from '../util/logger.js';
+import { silentLogger } from '../util/logger.js';
+
+/** Options of {@link Cluster}: how to reach the apiserver and what to cache. */
+export interface ClusterOptions {
+  /** REST client to use; otherwise one is loaded from `kubeconfig` (or the usual loading order). */
+  rest?: RestClient;
+  /** Kubeconfig path (the `--kubeconfig` flag). */
+  kubeconfig?: string;
+  /** Options of the REST client loaded from `kubeconfig` (ignored when `rest` is given). */
+  clientOptions?: RestClientOptions;
+  /** Cache only this namespace; default all namespaces. */
+  namespace?: string;
+  /** Kinds `client` always reads from the apiserver instead of the cache (controller-runtime's `Client.Cache.DisableFor`). */
+  uncachedTypes?: readonly ResourceType[];
+  /** Keep `metadata.managedFields` in cached objects; default false (see stripManagedFields). */
+  cacheManagedFields?: boolean;
+  /**
+   * Informer defaults. `resyncPeriodMs` defaults to 10 hours plus up to 10% jitter per informer,
+   * controller-runtime's SyncPeriod; 0 turns it off.
+   */
+  informerDefaults?: Pick<
+    InformerOptions<KubernetesObject>,
+    'resyncPeriodMs' | 'silentWatchTimeoutMs' | 'watchTimeoutSeconds' | 'listPageSize'
+  >;
+  /** How long {@link Cluster.waitForCacheSync} waits before failing; default 2 min. */
+  cacheSyncTimeoutMs?: number;
+  /** Told each time an informer's watch restarts (the manager counts them in its metrics). */
+  onWatchRestart?: (informer: string, reason: WatchRestartReason) => void;
+  logger?: Logger;
+}
+
+/** controller-runtime's default SyncPeriod. */
+const DEFAULT_RESYNC_MS = 10 * 3_600_000;
+
+/**
+ * One Kubernetes cluster as an operator sees it, after controller-runtime's `cluster.Cluster`:
+ * the REST client, one shared informer per kind (the cache), the cache-backed client
+ * reconcilers use and the uncached API reader. A Manager owns one; another (a second cluster)
+ * is added with `manager.add(cluster)`, which starts its cache with the manager's and waits for
+ * it to sync before the controllers start.
+ */
+export class Cluster {
+  readonly logger: Logger;
+  private readonly informerMap = new Map<string, Informer<KubernetesObject>>();
+  private phase: 'new' | 'started' | 'stopped' = 'new';
+  private restClient: RestClient | undefined;
+  private cachedClient: Client | undefined;
+  private liveClient: Client | undefined;
+
+  constructor(private readonly options: ClusterOptions = {}) {
+    this.restClient = options.rest;
+    this.logger = options.logger ?? silentLogger;
+  }
+
+  /**
+   * The REST client: the one given, or one loaded from `kubeconfig` (then KUBECONFIG,
+   * in-cluster, ~/.kube/config) on first use, so a manager without controllers can serve its
+   * probes with no cluster configured.
+   */
+  get rest(): RestClient {
+    this.restClient ??= RestClient.load({ kubeconfig: this.options.kubeconfig }, this.options.clientOptions);
+    return this.restClient;
+  }
+
+  /** The namespace the cache is limited to; undefined when it holds all namespaces. */
+  get namespace(): string | undefined {
+    return this.options.namespace;
+  }
+
+  /**
+   * The cache-backed client, as controller-runtime's `cluster.GetClient()`: reads of a kind come
+   * from the shared informer cache (the first read of a kind starts its informer and waits for
+   * it to sync; before the cache starts, after it stops, and for `uncachedTypes`, reads go to the
+   * apiserver), writes go to the apiserver.
+   */
+  get client(): Client {
+    if (!this.cachedClient) {
+      // eslint-disable-next-line @typescript-eslint/no-this-alias -- the reader's callbacks name the cluster they read from
+      const cluster = this;
+      const uncached = this.options.uncachedTypes ?? [];
+      const reader = new CacheReader({
+        informerFor: (type) => cluster.informerFor(type),
+        get informersStarted() {
+          return cluster.started;
+        },
+        isUncached: (type) =>
+          uncached.some((t) => t.group === type.group && t.version === type.version && t.resource === type.resource),
+        live: this.apiReader,
+      });
+      this.cachedClient = new ApiClient(this.rest, reader);
+    }
+    return this.cachedClient;
+  }
+
+  /** A client that always reads from the apiserver (controller-runtime's `GetAPIReader()`), for reads that must not be stale. */
+  get apiReader(): Client {
+    this.liveClient ??= new ApiClient(this.rest);
+    return this.liveClient;
+  }
+
+  /** True while the cache runs: from {@link start} until its signal aborts. Cached reads are served only then. */
+  get started(): boolean {
+    return this.phase === 'started';
+  }
+
+  /** The informers made so far, one per kind. */
+  get informers(): ReadonlyArray<Informer<KubernetesObject>> {
+    return [...this.informerMap.values()];
+  }
+
+  /** The shared informer of a kind (created on first use; started with the cache, or at once when it runs). */
+  informerFor<T extends KubernetesObject>(type: ResourceType<T>): Informer<T> {
+    const id = `${apiVersionOf(type)}/${type.resource}`;
+    let informer = this.informerMap.get(id);
+    if (!informer) {
+      const namespace = type.namespaced ? this.options.namespace : undefined;
+      const source = new ResourceClient<KubernetesObject>(this.rest, type, namespace);
+      const name = `${type.kind}.${type.group || 'core'}`;
+      const onWatchRestart = this.options.onWatchRestart;
+      informer = new Informer<KubernetesObject>(source, {
+        ...this.options.informerDefaults,
+        resyncPeriodMs:
+          this.options.informerDefaults?.resyncPeriodMs ?? Math.round(DEFAULT_RESYNC_MS * (1 + Math.random() / 10)),
+        transform: this.options.cacheManagedFields ? undefined : stripManagedFields,
+        namespace,
+        name,
+        notServedMessage: notServedMessage(type),
+        logger: this.logger,
+        onWatchRestart: onWatchRestart && ((reason) => onWatchRestart(name, reason)),
+      });
+      this.informerMap.set(id, informer);
+      if (this.phase === 'started') informer.start();
+    }
+    return informer as unknown as Informer<T>;
+  }
+
+  /** Cached read access to a kind. */
+  lister<T extends KubernetesObject>(type: ResourceType<T>): Lister<T> {
+    return this.informerFor<T>(type).lister;
+  }
+
+  /**
+   * Runs the cache (a Runnable of the manager's cache group): starts every informer, and each
+   * one made later, until `signal` aborts; then stops them and resolves.
+   */
+  async start(signal: AbortSignal): Promise<void> {
+    if (this.phase !== 'new') throw new Error('a cluster can be started once');
+    this.phase = 'started';
+    for (const informer of this.informerMap.values()) informer.start();
+    if (!signal.aborted) await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+    this.phase = 'stopped';
+    await Promise.all([...this.informerMap.values()].map((i) => i.stop()));
+  }
+
+  /**
+   * Resolves once every informer made so far holds its first list; rejects after
+   * `cacheSyncTimeoutMs` naming the informers still listing, or with the signal's reason.
+   */
+  async waitForCacheSync(signal: AbortSignal): Promise<void> {
+    const timeoutMs = this.options.cacheSyncTimeoutMs ?? 120_000;
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const either = AbortSignal.any([signal, timeout]);
+    try {
+      await Promise.all(this.informers.map((i) => i.waitForSync(either)));
+    } catch (err) {
+      if (!signal.aborted && timeout.aborted) {
+        const pending = this.informers.filter((i) => !i.hasSynced()).map((i) => i.name);
+        throw new Error(`caches did not sync within ${timeoutMs} ms: ${pending.join(', ')}`, { cause: err });
+      }
+      throw err;
+    }
+  }
+}
+
+/** What a user reads when the apiserver does not serve a watched kind: built-in APIs are switched on, others come with a CRD. */
+function notServedMessage(type: ResourceType): string {
+  const builtIn = type.group === '' || !type.group.includes('.') || type.group.endsWith('.k8s.io');
+  const fix = builtIn
+    ? 'this Kubernetes version does not serve it or has it turned off'
+    : 'install its CRD (kubectl apply -k config/crd)';
+  return `the API ${apiVersionOf(type)} ${type.kind} is not served by this cluster: ${fix}`;
+}
