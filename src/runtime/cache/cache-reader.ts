@@ -23,6 +23,15 @@ export interface CacheSource {
   isUncached(type: ResourceType): boolean;
   /** Reads from the apiserver. */
   readonly live: ObjectReader;
+  /**
+   * The index lookups that answer `matchingFields` in `namespace` (all namespaces when undefined);
+   * throws for a field without an index. Without it, `matchingFields` is refused.
+   */
+  fieldIndexes?(
+    type: ResourceType,
+    namespace: string | undefined,
+    fields: Readonly<Record<string, string>>,
+  ): Array<{ index: string; value: string }>;
 }
 
 /**
@@ -51,6 +60,7 @@ export class CacheReader implements ObjectReader {
     type: ResourceType<T>,
     options: ClientListOptions = {},
   ): Promise<ObjectList<T>> {
+    if (options.matchingFields && !this.cached(type, options)) throw this.notFromCache(type, options);
     if (!this.cached(type, options)) return this.source.live.list(type, options);
     if (options.fieldSelector !== undefined) {
       throw new TypeError(
@@ -59,11 +69,35 @@ export class CacheReader implements ObjectReader {
     }
     const informer = this.source.informerFor(type);
     if (!informer.hasSynced()) await informer.waitForSync(options.signal);
+    const namespace = type.namespaced ? options.namespace : undefined;
+    const fields = options.matchingFields;
     const items = informer.lister.list({
-      namespace: type.namespaced ? options.namespace : undefined,
+      namespace,
       labelSelector: selectorString(options.labelSelector),
+      indexed: fields && this.fieldIndexes(type, namespace, fields),
     });
     return listOf(type, items, informer.lastSyncResourceVersion || undefined);
+  }
+
+  private fieldIndexes(
+    type: ResourceType,
+    namespace: string | undefined,
+    fields: Readonly<Record<string, string>>,
+  ): Array<{ index: string; value: string }> {
+    if (!this.source.fieldIndexes) throw new TypeError(`list ${type.kind}: this cache has no field indexes`);
+    return this.source.fieldIndexes(type, namespace, fields);
+  }
+
+  /** Why a list with `matchingFields` cannot be answered: only the cache has field indexes. */
+  private notFromCache(type: ResourceType, options: ClientListOptions): TypeError {
+    const why = options.live
+      ? 'it asks for a live read'
+      : this.source.isUncached(type)
+        ? `${type.kind} is not cached (uncachedTypes)`
+        : 'the cache has not started (start the manager first)';
+    return new TypeError(
+      `list ${type.kind} with matchingFields (${Object.keys(options.matchingFields ?? {}).join(', ')}): field indexes live in the cache and ${why}; use fieldSelector for an apiserver read`,
+    );
   }
 
   private cached(type: ResourceType, options: { live?: boolean }): boolean {

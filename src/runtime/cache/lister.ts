@@ -16,6 +16,8 @@ export interface ListerListOptions {
    * `env in (prod,staging)`, `!legacy`), with the same meaning as in a server-side list.
    */
   labelSelector?: string;
+  /** Only objects every one of these custom indexes lists under the value given (the lookup replaces a scan). */
+  indexed?: ReadonlyArray<{ index: string; value: string }>;
 }
 
 /**
@@ -88,8 +90,11 @@ export class Lister<T extends KubernetesObject> {
   list(options: ListerListOptions = {}): T[] {
     if (options.namespace !== undefined) this.checkScope(options.namespace);
     this.checkSynced();
-    const objects =
-      options.namespace !== undefined ? this.indexer.byIndex(NAMESPACE_INDEX, options.namespace) : this.indexer.list();
+    const objects = options.indexed?.length
+      ? this.byIndexes(options.indexed, options.namespace)
+      : options.namespace !== undefined
+        ? this.indexer.byIndex(NAMESPACE_INDEX, options.namespace)
+        : this.indexer.list();
     const wanted = options.labels ? Object.entries(options.labels) : [];
     const selector = options.labelSelector ? parseLabelSelector(options.labelSelector) : undefined;
     const matching =
@@ -100,6 +105,16 @@ export class Lister<T extends KubernetesObject> {
             return wanted.every(([key, value]) => labels[key] === value) && (selector?.(labels) ?? true);
           });
     return matching.map((object) => deepCopy(object));
+  }
+
+  /** The objects every index lists under its value, in `namespace` when given. */
+  private byIndexes(indexed: ReadonlyArray<{ index: string; value: string }>, namespace: string | undefined): T[] {
+    const [first, ...rest] = indexed.map(({ index, value }) => this.indexer.byIndex(index, value));
+    const others = rest.map((objects) => new Set(objects));
+    return first!.filter(
+      (object) =>
+        others.every((set) => set.has(object)) && (namespace === undefined || metaOf(object).namespace === namespace),
+    );
   }
 
   /** Copies of the objects whose custom index `indexName` contains `value`. */

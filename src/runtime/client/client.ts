@@ -31,6 +31,11 @@ export interface ClientListOptions extends ListOptions {
   namespace?: string;
   /** Read from the apiserver even when the kind is served from the cache. */
   live?: boolean;
+  /**
+   * Only objects whose field indexes hold these values (controller-runtime's `MatchingFields`),
+   * served from a manager's cache; each field needs `manager.indexField` before the manager starts.
+   */
+  matchingFields?: Readonly<Record<string, string>>;
 }
 
 /** Options of {@link Client.apply}: server-side apply always names its field manager. */
@@ -169,6 +174,12 @@ export class ApiClient implements Client {
 
   list<T extends KubernetesObject>(type: ResourceType<T>, options: ClientListOptions = {}): Promise<ObjectList<T>> {
     if (this.reader && !options.live) return this.reader.list(type, options);
+    if (options.matchingFields)
+      return Promise.reject(
+        new TypeError(
+          `list ${type.kind}: matchingFields is answered from a manager's cache (manager.client), not by the apiserver; use fieldSelector here`,
+        ),
+      );
     return this.resource(type, options.namespace).listComplete(options);
   }
 

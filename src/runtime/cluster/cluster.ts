@@ -7,6 +7,7 @@ import { Informer, stripManagedFields } from '../cache/informer.js';
 import type { Lister } from '../cache/lister.js';
 import type { Logger } from '../util/logger.js';
 import { silentLogger } from '../util/logger.js';
+import { fieldIndexFunction, fieldIndexKey, fieldIndexName, missingIndexMessage } from './field-indexes.js';
 
 /** Options of {@link Cluster}: how to reach the apiserver and what to cache. */
 export interface ClusterOptions {
@@ -50,6 +51,8 @@ const DEFAULT_RESYNC_MS = 10 * 3_600_000;
 export class Cluster {
   readonly logger: Logger;
   private readonly informerMap = new Map<string, Informer<KubernetesObject>>();
+  /** The indexed fields per kind (by the informer's id). */
+  private readonly indexedFields = new Map<string, Set<string>>();
   private phase: 'new' | 'started' | 'stopped' = 'new';
   private restClient: RestClient | undefined;
   private cachedClient: Client | undefined;
@@ -94,6 +97,7 @@ export class Cluster {
         isUncached: (type) =>
           uncached.some((t) => t.group === type.group && t.version === type.version && t.resource === type.resource),
         live: this.apiReader,
+        fieldIndexes: (type, namespace, fields) => cluster.fieldIndexes(type, namespace, fields),
       });
       this.cachedClient = new ApiClient(this.rest, reader);
     }
@@ -118,7 +122,7 @@ export class Cluster {
 
   /** The shared informer of a kind (created on first use; started with the cache, or at once when it runs). */
   informerFor<T extends KubernetesObject>(type: ResourceType<T>): Informer<T> {
-    const id = `${apiVersionOf(type)}/${type.resource}`;
+    const id = typeId(type);
     let informer = this.informerMap.get(id);
     if (!informer) {
       const namespace = type.namespaced ? this.options.namespace : undefined;
@@ -140,6 +144,42 @@ export class Cluster {
       if (this.phase === 'started') informer.start();
     }
     return informer as unknown as Informer<T>;
+  }
+
+  /**
+   * Indexes the cached objects of a kind by a field, as controller-runtime's
+   * `IndexField(ctx, obj, field, extract)`: `extract` returns the values an object is found
+   * under. Then `client.list(type, { namespace, matchingFields: { [field]: value } })` answers
+   * from the cache, in one namespace or in all of them. Before the cache starts only.
+   */
+  indexField<T extends KubernetesObject>(
+    type: ResourceType<T>,
+    field: string,
+    extract: (object: T) => readonly string[],
+  ): void {
+    if (this.phase !== 'new')
+      throw new Error(`index ${type.kind} field "${field}" before the manager starts: the cache is running already`);
+    const id = typeId(type);
+    const fields = this.indexedFields.get(id) ?? new Set<string>();
+    if (fields.has(field)) throw new Error(`${type.kind} field "${field}" is indexed already`);
+    this.informerFor(type).indexer.addIndex(fieldIndexName(field), fieldIndexFunction(extract));
+    fields.add(field);
+    this.indexedFields.set(id, fields);
+  }
+
+  /** The index lookups of `matchingFields`; throws naming a field without an index. */
+  private fieldIndexes(
+    type: ResourceType,
+    namespace: string | undefined,
+    fields: Readonly<Record<string, string>>,
+  ): Array<{ index: string; value: string }> {
+    const indexed = this.indexedFields.get(typeId(type));
+    const entries = Object.entries(fields);
+    if (entries.length === 0) throw new TypeError(`list ${type.kind}: matchingFields names no field`);
+    return entries.map(([field, value]) => {
+      if (!indexed?.has(field)) throw new Error(missingIndexMessage(type, field));
+      return { index: fieldIndexName(field), value: fieldIndexKey(namespace, value) };
+    });
   }
 
   /** Cached read access to a kind. */
@@ -178,6 +218,10 @@ export class Cluster {
       throw err;
     }
   }
+}
+
+function typeId(type: ResourceType): string {
+  return `${apiVersionOf(type)}/${type.resource}`;
 }
 
 /** What a user reads when the apiserver does not serve a watched kind: built-in APIs are switched on, others come with a CRD. */

@@ -282,6 +282,20 @@ export class Manager {
     return this.cluster.lister(type);
   }
 
+  /**
+   * Indexes the cached objects of a kind by a field (controller-runtime's
+   * `mgr.GetFieldIndexer().IndexField`), before `start`: `extract` returns the values an object is
+   * found under, and `manager.client.list(type, { namespace, matchingFields: { [field]: value } })`
+   * answers from the cache, per namespace or across all.
+   */
+  indexField<T extends KubernetesObject>(
+    type: ResourceType<T>,
+    field: string,
+    extract: (object: T) => readonly string[],
+  ): void {
+    this.cluster.indexField(type, field, extract);
+  }
+
   /** Starts building a controller named `name` (lower-case kind, by convention). */
   controller(name: string): ControllerBuilder {
     return new ControllerBuilder(this.controllerHost(), name);
