@@ -1,5 +1,10 @@
-import type { Client, KubernetesObject, ResourceType, RestClientOptions } from '../client/index.js';
-import { ResourceClient, RestClient, apiVersionOf } from '../client/index.js';
+import type { Client } from '../client/client.js';
+import type { KubernetesObject } from '../client/types/meta.js';
+import type { ResourceType } from '../client/resource/options.js';
+import type { RestClientOptions } from '../client/rest/rest-client.js';
+import { RestClient } from '../client/rest/rest-client.js';
+import { apiVersionOf } from '../client/resource/options.js';
+import { ResourceClient } from '../client/resource/resource-client.js';
 import { ApiClient } from '../client/client.js';
 import { CacheReader } from '../cache/cache-reader.js';
 import type { Controller } from '../controller/controller.js';
