@@ -5,8 +5,8 @@
 // and list-1000 latency (p50). Aim: kop no slower than client-node.
 // Needs `npm run build` and the binaries (`node bin/kop.js setup-envtest`).
 import * as k8s from '@kubernetes/client-node';
-import { RestClient, loadClientConfig, configMapType, namespaceType } from '../dist/runtime/index.js';
-import { clusterResource, namespacedResource } from '../dist/runtime/client/index.js';
+import { RestClient, loadClientConfig, DynamicClient } from '../dist/runtime/client/index.js';
+import { coreV1ConfigMapType, coreV1NamespaceType } from '../dist/runtime/builtin/index.js';
 import { startControlPlane } from '../dist/testing/index.js';
 
 const OBJECTS = Number(process.env.OBJECTS ?? 1000);
@@ -28,12 +28,14 @@ const plane = await startControlPlane();
 try {
   // kop: the client-side limiter is turned off, since client-node has none.
   const rest = new RestClient(loadClientConfig({ kubeconfig: plane.kubeconfigPath }), { qps: Infinity });
-  const kop = namespacedResource(rest, configMapType).inNamespace(NS);
+  const kop = new DynamicClient(rest).resource(coreV1ConfigMapType, coreV1ConfigMapType.kind).inNamespace(NS);
   const kc = new k8s.KubeConfig();
   kc.loadFromFile(plane.kubeconfigPath);
   const objects = k8s.KubernetesObjectApi.makeApiClient(kc);
 
-  await clusterResource(rest, namespaceType).create({ metadata: { name: NS } });
+  await new DynamicClient(rest)
+    .resource(coreV1NamespaceType, coreV1NamespaceType.kind)
+    .create({ metadata: { name: NS } });
   const payload = { config: 'x'.repeat(200) };
   for (let i = 0; i < OBJECTS; i += 50) {
     await Promise.all(

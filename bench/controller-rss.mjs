@@ -15,7 +15,8 @@ const OBJECTS = Number(process.env.OBJECTS ?? 10_000);
 
 if (process.argv[2] === 'manager') {
   // The measured process: only the manager lives here.
-  const { Manager, configMapType, silentLogger } = await import('../dist/runtime/index.js');
+  const { Manager, silentLogger } = await import('../dist/runtime/index.js');
+  const { coreV1ConfigMapType } = await import('../dist/runtime/builtin/index.js');
   globalThis.gc?.();
   const baseline = process.memoryUsage().rss;
   const manager = new Manager({
@@ -29,14 +30,14 @@ if (process.argv[2] === 'manager') {
   const seen = new Set();
   manager
     .controller('configmaps')
-    .for(configMapType)
+    .for(coreV1ConfigMapType)
     .withOptions({ maxConcurrentReconciles: 4 })
     .complete((req) => {
       seen.add(req.name);
     });
   const running = manager.start();
   while (seen.size < Number(process.argv[4])) await new Promise((r) => setTimeout(r, 50));
-  const cached = manager.lister(configMapType).list().length;
+  const cached = manager.lister(coreV1ConfigMapType).list().length;
   // One scrape, as Prometheus would do.
   await fetch(`http://${manager.metricsAddress}/metrics`).then((r) => r.text());
   globalThis.gc?.();
@@ -61,14 +62,17 @@ function scaffoldNodeFlags() {
 const nodeFlags =
   process.env.NODE_FLAGS !== undefined ? process.env.NODE_FLAGS.split(' ').filter(Boolean) : scaffoldNodeFlags();
 
-const { RestClient, configMapType, loadClientConfig, namespaceType } = await import('../dist/runtime/index.js');
-const { clusterResource, namespacedResource } = await import('../dist/runtime/client/index.js');
+const { RestClient, loadClientConfig } = await import('../dist/runtime/client/index.js');
+const { coreV1ConfigMapType, coreV1NamespaceType } = await import('../dist/runtime/builtin/index.js');
+const { DynamicClient } = await import('../dist/runtime/client/index.js');
 const { startControlPlane } = await import('../dist/testing/index.js');
 const plane = await startControlPlane();
 const rest = new RestClient(loadClientConfig({ kubeconfig: plane.kubeconfigPath }), { qps: Infinity });
 try {
-  await clusterResource(rest, namespaceType).create({ metadata: { name: 'rss' } });
-  const client = namespacedResource(rest, configMapType).inNamespace('rss');
+  await new DynamicClient(rest)
+    .resource(coreV1NamespaceType, coreV1NamespaceType.kind)
+    .create({ metadata: { name: 'rss' } });
+  const client = new DynamicClient(rest).resource(coreV1ConfigMapType, coreV1ConfigMapType.kind).inNamespace('rss');
   let next = 0;
   const started = Date.now();
   await Promise.all(

@@ -14,16 +14,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import {
-  Manager,
-  generationChanged,
-  RestClient,
-  loadClientConfig,
-  setCondition,
-  silentLogger,
-  namespaceType,
-} from '../dist/runtime/index.js';
-import { ResourceClient, clusterResource } from '../dist/runtime/client/index.js';
+import { Manager, setCondition, silentLogger } from '../dist/runtime/index.js';
+import { coreV1NamespaceType } from '../dist/runtime/builtin/index.js';
+import { generationChanged } from '../dist/runtime/controller/index.js';
+import { RestClient, loadClientConfig, DynamicClient } from '../dist/runtime/client/index.js';
 import { stripManagedFields } from '../dist/runtime/cache/index.js';
 import { startControlPlane } from '../dist/testing/index.js';
 
@@ -115,7 +109,7 @@ async function runBacklog(namespace) {
     logger: silentLogger,
   });
   const lister = manager.lister(widgetResource);
-  const writer = new ResourceClient(manager.rest, widgetResource, namespace);
+  const writer = new DynamicClient(manager.rest).resource(widgetResource, widgetResource.kind).inNamespace(namespace);
   let reconciles = 0;
   const readyNames = new Set();
   // Status writes do not change the generation: the predicate keeps them from waking the
@@ -149,7 +143,7 @@ async function runBacklog(namespace) {
 
 /** The ceiling: the same status writes by a tight loop over objects listed beforehand. */
 async function runCeiling(namespace) {
-  const client = new ResourceClient(rest(), widgetResource, namespace);
+  const client = new DynamicClient(rest()).resource(widgetResource, widgetResource.kind).inNamespace(namespace);
   // Without managedFields, as the manager's cache holds them: both sides send the same bodies.
   const listed = (await client.list()).items.map(stripManagedFields);
   const cpuBefore = apiserverCpuMs();
@@ -169,7 +163,9 @@ const rest = () => new RestClient(loadClientConfig({ kubeconfig: plane.kubeconfi
 const admin = rest();
 try {
   for (const ns of ['latency', 'controller', 'ceiling'])
-    await clusterResource(admin, namespaceType).create({ metadata: { name: ns } });
+    await new DynamicClient(admin)
+      .resource(coreV1NamespaceType, coreV1NamespaceType.kind)
+      .create({ metadata: { name: ns } });
 
   // 1. Latency at idle.
   {
@@ -195,7 +191,7 @@ try {
         }
       });
     const running = manager.start();
-    const client = new ResourceClient(admin, widgetResource, 'latency');
+    const client = new DynamicClient(admin).resource(widgetResource, widgetResource.kind).inNamespace('latency');
     await client.create({ metadata: { name: 'probe' }, spec: { size: 0 } });
     while (!manager.isLeader) await new Promise((r) => setTimeout(r, 10));
     for (let i = 1; i <= WRITES; i++) {
@@ -222,7 +218,9 @@ try {
       logger: silentLogger,
     });
     const lister = manager.lister(widgetResource);
-    const writer = new ResourceClient(manager.rest, widgetResource, 'controller');
+    const writer = new DynamicClient(manager.rest)
+      .resource(widgetResource, widgetResource.kind)
+      .inNamespace('controller');
     let reconciles = 0;
     const readyNames = new Set();
     manager
@@ -242,11 +240,18 @@ try {
     const running = manager.start();
     while (!manager.isLeader) await new Promise((r) => setTimeout(r, 10));
     const start = now();
-    await createAll(new ResourceClient(admin, widgetResource, 'controller'), 'w', OBJECTS);
+    await createAll(
+      new DynamicClient(admin).resource(widgetResource, widgetResource.kind).inNamespace('controller'),
+      'w',
+      OBJECTS,
+    );
     const created = now() - start;
     while (readyNames.size < OBJECTS) await new Promise((r) => setTimeout(r, 5));
     controllerMs = now() - start;
-    const check = await new ResourceClient(admin, widgetResource, 'controller').list();
+    const check = await new DynamicClient(admin)
+      .resource(widgetResource, widgetResource.kind)
+      .inNamespace('controller')
+      .list();
     const ready = check.items.filter(isReady).length;
     console.log(
       `${OBJECTS} CRs created (${created.toFixed(0)} ms for the creates) -> all Ready in ${controllerMs.toFixed(0)} ms (${ready}/${OBJECTS} Ready on the server); ` +
@@ -263,8 +268,14 @@ try {
     const backlogNs = `backlog-${round}`;
     const ceilingNs = `ceiling-${round}`;
     for (const ns of [backlogNs, ceilingNs]) {
-      await clusterResource(admin, namespaceType).create({ metadata: { name: ns } });
-      await createAll(new ResourceClient(admin, widgetResource, ns), 'w', OBJECTS);
+      await new DynamicClient(admin)
+        .resource(coreV1NamespaceType, coreV1NamespaceType.kind)
+        .create({ metadata: { name: ns } });
+      await createAll(
+        new DynamicClient(admin).resource(widgetResource, widgetResource.kind).inNamespace(ns),
+        'w',
+        OBJECTS,
+      );
     }
     const phases = [() => runBacklog(backlogNs), () => runCeiling(ceilingNs)];
     if (round % 2 === 1) phases.reverse();

@@ -17,8 +17,8 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:https';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Manager, RestClient, loadClientConfig, silentLogger } from '../dist/runtime/index.js';
-import { ResourceClient } from '../dist/runtime/client/index.js';
+import { Manager, silentLogger } from '../dist/runtime/index.js';
+import { RestClient, loadClientConfig, DynamicClient } from '../dist/runtime/client/index.js';
 import { startControlPlane } from '../dist/testing/index.js';
 
 const OBJECTS = Number(process.env.OBJECTS ?? 1000);
@@ -123,8 +123,8 @@ async function measure(apiServerArgs, bare = false) {
     }
 
     const rest = new RestClient(loadClientConfig({ kubeconfig: plane.kubeconfigPath }), { qps: Infinity });
-    const hub = new ResourceClient(rest, hubType, NS);
-    const spoke = new ResourceClient(rest, spokeType, NS);
+    const hub = new DynamicClient(rest).resource(hubType, hubType.kind).inNamespace(NS);
+    const spoke = new DynamicClient(rest).resource(spokeType, spokeType.kind).inNamespace(NS);
     let next = 0;
     await Promise.all(
       Array.from({ length: 16 }, async () => {

@@ -16,15 +16,8 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import {
-  Manager,
-  FieldError,
-  ValidationError,
-  RestClient,
-  loadClientConfig,
-  silentLogger,
-} from '../dist/runtime/index.js';
-import { ResourceClient } from '../dist/runtime/client/index.js';
+import { Manager, FieldError, ValidationError, silentLogger } from '../dist/runtime/index.js';
+import { RestClient, loadClientConfig, DynamicClient } from '../dist/runtime/client/index.js';
 import { startControlPlane } from '../dist/testing/index.js';
 import { createServer } from 'node:net';
 
@@ -214,7 +207,7 @@ try {
     ]);
     await pointAnchorAt(rest, anchorPort);
   }
-  const gizmos = new ResourceClient(rest, gizmoType, NS);
+  const gizmos = new DynamicClient(rest).resource(gizmoType, gizmoType.kind).inNamespace(NS);
   let serial = 0;
   /** One create through `side`'s webhooks ('none': no webhook matches), in ms. */
   const create = async (side) => {

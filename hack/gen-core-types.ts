@@ -569,25 +569,29 @@ function main(): void {
   }
 
   const resources = KINDS.map((id) => resourceOf(documents.get(PACKAGES[packageOf(id)]!.document)!, id));
-  // One typed descriptor per built-in kind, in kop/runtime (which the runtime itself uses for
-  // Leases and Events); the object types come from kop/api as type-only imports.
-  const descriptorName = (kind: string): string => `${kind[0]!.toLowerCase()}${kind.slice(1)}Type`;
+  // One typed descriptor per built-in kind, in kop/runtime/builtin (which the runtime itself uses
+  // for Leases and Events); the object types come from kop/api as type-only imports. The names
+  // carry the group and version (`batchV1CronJobType`), so that a project's own CronJob, whose
+  // generated descriptor is `cronJobType`, never shares a name with batch/v1's.
+  const descriptorName = (r: { group: string; version: string; kind: string }): string =>
+    `${r.group === '' ? 'core' : r.group.replace(/\..*$/, '')}${r.version[0]!.toUpperCase()}${r.version.slice(1)}${r.kind}Type`;
   outputs.set(
-    path.join(repoRoot, 'src', 'runtime', 'client', 'typed', 'builtin-types.ts'),
+    path.join(repoRoot, 'src', 'runtime', 'builtin', 'index.ts'),
     [
       `// ${HEADER}`,
       `// From the OpenAPI v3 of kube-apiserver ${KUBERNETES_VERSION} (hack/gen-core-types.ts).`,
+      '// kop/runtime/builtin: the descriptors of the built-in kinds, named by group, version and kind.',
       '// Type-only imports: kop/runtime loads nothing from outside src/runtime at run time.',
       '',
       `import type { ${resources
         .map((r) => r.kind)
         .sort()
-        .join(', ')} } from '../../../api/index.js';`,
-      "import type { ResourceType } from '../resource/options.js';",
+        .join(', ')} } from '../../api/index.js';`,
+      "import type { ResourceType } from '../client/resource/options.js';",
       '',
       ...resources.flatMap((r) => [
         `/** ${r.apiVersion} ${r.kind}: ${r.namespaced ? 'namespaced' : 'cluster-scoped'}, served as \`${r.plural}\`. */`,
-        `export const ${descriptorName(r.kind)}: ResourceType<${r.kind}> = { group: '${r.group}', version: '${r.version}', kind: '${r.kind}', listKind: '${r.listKind}', resource: '${r.plural}', namespaced: ${r.namespaced} };`,
+        `export const ${descriptorName(r)}: ResourceType<${r.kind}> = { group: '${r.group}', version: '${r.version}', kind: '${r.kind}', listKind: '${r.listKind}', resource: '${r.plural}', namespaced: ${r.namespaced} };`,
         '',
       ]),
     ].join('\n'),

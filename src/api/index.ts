@@ -1,7 +1,7 @@
 /**
  * `kop/api`: the types API files and controllers import. Everything here is a type, so
  * importing it costs nothing at run time; the descriptors of the built-in kinds
- * (`deploymentType`, ...) are values and live in kop/runtime.
+ * (`appsV1DeploymentType`, ...) are values and live in kop/runtime/builtin.
  *
  * The Kubernetes types are plain JSON shapes — what the API server sends and accepts
  * (timestamps are strings, quantities strings or numbers) — generated from the OpenAPI

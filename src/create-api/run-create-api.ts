@@ -653,7 +653,7 @@ async function createUnownedController(
     ownerNote: builtin
       ? 'a built-in kind of Kubernetes'
       : `a kind another project owns (${entry.module ?? entry.path})`,
-    descriptorModule: modules?.descriptorModule ?? 'kop/runtime',
+    descriptorModule: modules?.descriptorModule ?? 'kop/runtime/builtin',
     typesModule: modules?.typesModule ?? 'kop/api',
     namespaced: namespaced ?? true,
     sampleObject: builtin ? builtinSampleLiteral(builtin.type, singularOf(kind)) : '',

@@ -362,8 +362,8 @@ function resolveTarget(
       namespaced: builtin.type.namespaced,
       imports: {
         descriptor: builtin.descriptor,
-        descriptorModule: 'kop/runtime',
-        descriptorTestModule: 'kop/runtime',
+        descriptorModule: 'kop/runtime/builtin',
+        descriptorTestModule: 'kop/runtime/builtin',
         typesModule: 'kop/api',
       },
       sampleFields: BUILTIN_SAMPLES[kind] ?? '',

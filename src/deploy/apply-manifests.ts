@@ -1,11 +1,5 @@
-import {
-  DynamicClient,
-  NoMatchError,
-  isConflict,
-  isNotFound,
-  type RestClient,
-  type UnstructuredObject,
-} from '../runtime/client/index.js';
+import { DynamicClient, NoMatchError, type RestClient, type UnstructuredObject } from '../runtime/client/index.js';
+import { isConflict, isNotFound } from '../runtime/index.js';
 import { describeObject, type ManifestObject } from './render-kustomization.js';
 
 /** The field manager kop's server-side applies use; a later apply by the same manager takes back its fields. */

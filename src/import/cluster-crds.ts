@@ -13,7 +13,10 @@ export interface ClusterOptions {
 
 /** GETs each named CRD from the apiserver; a missing one is an error naming it. */
 export async function readClusterCrds(names: readonly string[], options: ClusterOptions): Promise<CrdDocument[]> {
-  const { RestClient, isNotFound } = await import('../runtime/client/index.js');
+  const [{ RestClient }, { isNotFound }] = await Promise.all([
+    import('../runtime/client/index.js'),
+    import('../runtime/index.js'),
+  ]);
   let rest;
   try {
     rest = RestClient.load({ kubeconfig: options.kubeconfig, context: options.context });

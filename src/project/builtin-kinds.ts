@@ -1,20 +1,20 @@
 /**
  * Built-in Kubernetes kinds as Kubebuilder names them on the command line (`--group core
- * --version v1 --kind Pod`, `--group apps ... --kind Deployment`), found among kop/runtime's
- * descriptors: kop keeps no table of its own, so a kind is built-in exactly when kop/runtime
+ * --version v1 --kind Pod`, `--group apps ... --kind Deployment`), found among kop/runtime/builtin's
+ * descriptors: kop keeps no table of its own, so a kind is built-in exactly when kop/runtime/builtin
  * exports a descriptor for it (and kop/api its type).
  */
-import * as descriptors from '../runtime/client/typed/builtin-types.js';
+import * as descriptors from '../runtime/builtin/index.js';
 import type { ResourceType } from '../runtime/client/resource/options.js';
 
 /** The domain Kubebuilder gives a core group (its `coreGroups`): empty for the legacy and unsuffixed groups, `k8s.io` for the others. */
 const UNSUFFIXED_GROUPS = new Set(['core', 'apps', 'autoscaling', 'batch', 'extensions', 'policy']);
 
-/** A built-in kind: its kop/runtime descriptor and what PROJECT records for it. */
+/** A built-in kind: its kop/runtime/builtin descriptor and what PROJECT records for it. */
 export interface BuiltinKind {
-  /** The kop/runtime descriptor (its `group` is the API group: `""` for core). */
+  /** The kop/runtime/builtin descriptor (its `group` is the API group: `""` for core). */
   type: ResourceType;
-  /** The descriptor's exported name in kop/runtime (podType). */
+  /** The descriptor's exported name in kop/runtime/builtin (coreV1PodType). */
   descriptor: string;
   /** The kind's type name in kop/api (Pod). */
   typeName: string;
@@ -22,7 +22,7 @@ export interface BuiltinKind {
   project: { group: string; domain: string; path: string; core: true };
 }
 
-/** Every descriptor kop/runtime exports for a built-in kind, by its exported name. */
+/** Every descriptor kop/runtime/builtin exports for a built-in kind, by its exported name. */
 export function builtinTypes(): [name: string, type: ResourceType][] {
   return Object.entries(descriptors as Record<string, unknown>).filter((entry): entry is [string, ResourceType] =>
     isResourceType(entry[1]),
@@ -33,7 +33,7 @@ export function builtinTypes(): [name: string, type: ResourceType][] {
  * The built-in kind for Kubebuilder's `--group/--version/--kind`, where `group` is `core` for the
  * legacy group, `apps`/`batch` for those, and the first label of the `*.k8s.io` groups
  * (`coordination`, `events`); the full group (`events.k8s.io`) is accepted too. Undefined when
- * kop/runtime has no descriptor for it.
+ * kop/runtime/builtin has no descriptor for it.
  */
 export function findBuiltinKind(group: string, version: string, kind: string): BuiltinKind | undefined {
   const apiGroups = group === 'core' ? [''] : [group, `${group}.k8s.io`];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import * as api from '../../src/api/index.js';
-import * as runtime from '../../src/runtime/index.js';
+import * as builtin from '../../src/runtime/builtin/index.js';
 import type { ResourceType } from '../../src/runtime/index.js';
 import type {
   Condition,
@@ -19,8 +19,8 @@ describe('kop/api', () => {
     expect(Object.keys(api)).toEqual([]);
   });
 
-  it('has a typed descriptor in kop/runtime for each built-in kind, as the apiserver serves it', () => {
-    expect(runtime.deploymentType).toEqual({
+  it('has a typed descriptor in kop/runtime/builtin for each built-in kind, named by group and version, as the apiserver serves it', () => {
+    expect(builtin.appsV1DeploymentType).toEqual({
       group: 'apps',
       version: 'v1',
       kind: 'Deployment',
@@ -28,11 +28,11 @@ describe('kop/api', () => {
       resource: 'deployments',
       namespaced: true,
     });
-    expect(runtime.namespaceType.namespaced).toBe(false);
-    expect(runtime.eventType.group).toBe('events.k8s.io');
-    expect(runtime.leaseType.resource).toBe('leases');
+    expect(builtin.coreV1NamespaceType.namespaced).toBe(false);
+    expect(builtin.eventsV1EventType.group).toBe('events.k8s.io');
+    expect(builtin.coordinationV1LeaseType.resource).toBe('leases');
     // The descriptor carries the object type: this assignment is checked by tsc.
-    const deployments: ResourceType<Deployment> = runtime.deploymentType;
+    const deployments: ResourceType<Deployment> = builtin.appsV1DeploymentType;
     expect(deployments.kind).toBe('Deployment');
   });
 

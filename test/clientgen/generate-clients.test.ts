@@ -37,27 +37,23 @@ describe('kop generate client', () => {
     }
   });
 
-  it('gives getScale/updateScale only to kinds with a scale subresource, and namespaces only to namespaced kinds', async () => {
+  it('emits the descriptor only: its scope, and no per-kind client or factory', async () => {
     const byPath = new Map(generateClients(await loadApiModel(fixture)).map((f) => [f.path, f.content]));
-    expect(byPath.get('api/cache/v1alpha1/rediscluster.client.ts')).toContain(
-      'NamespacedResourceClient<RedisCluster, ScalableResourceClient<RedisCluster>>',
-    );
-    expect(byPath.get('api/cache/v1alpha1/backuppolicy.client.ts')).toContain(
-      'export type BackupPolicyClient = ResourceClient<BackupPolicy>;',
-    );
+    expect(byPath.get('api/cache/v1alpha1/rediscluster.client.ts')).toContain('  namespaced: true,');
+    expect(byPath.get('api/cache/v1alpha1/backuppolicy.client.ts')).toContain('  namespaced: false,');
+    for (const content of byPath.values()) {
+      expect(content).not.toMatch(/RestClient|ResourceClient|export function|export type/);
+      expect(content.match(/^export /gm)).toHaveLength(1);
+    }
   });
 
-  it('imports only the runtime types a client names (a namespaced kind without /scale needs no ResourceClient)', async () => {
-    // The golden project of `kop create api`: two namespaced kinds without a scale subresource.
+  it('imports only ResourceType, as a type, from kop/runtime', async () => {
     const files = generateClients(await loadApiModel(path.join(repo, 'test/golden/create-api')));
     expect(files.length).toBeGreaterThan(0);
     for (const file of files) {
-      const imports = /^import \{ ([^}]+) \} from 'kop\/runtime\/client';$/m
-        .exec(file.content)![1]!
-        .split(', ')
-        .map((name) => name.replace(/^type /, ''));
-      const body = file.content.replace(/^import .*$/gm, '');
-      for (const name of imports) expect(body, `${file.path} imports ${name}`).toMatch(new RegExp(`\\b${name}\\b`));
+      expect(file.content.match(/^import .* from 'kop\/runtime[^']*';$/gm)).toEqual([
+        "import type { ResourceType } from 'kop/runtime';",
+      ]);
     }
   });
 
@@ -70,23 +66,19 @@ describe('kop generate client', () => {
     // A user's code: what the editor must know about the generated client.
     writeFileSync(
       path.join(dir, 'use.ts'),
-      `import { RestClient } from 'kop/runtime';
-import { redisClusterClient } from './api/cache/v1alpha1/rediscluster.client.js';
-import { backupPolicyClient } from './api/cache/v1alpha1/backuppolicy.client.js';
-export async function use(rest: RestClient): Promise<number> {
-  const redis = redisClusterClient(rest).inNamespace('default');
-  const rc = await redis.get('a');
+      `import type { Client } from 'kop/runtime';
+import { redisClusterType } from './api/cache/v1alpha1/rediscluster.client.js';
+import { backupPolicyType } from './api/cache/v1alpha1/backuppolicy.client.js';
+export async function use(client: Client): Promise<number> {
+  const rc = await client.get(redisClusterType, { namespace: 'default', name: 'a' });
   const replicas: number | undefined = rc.spec?.replicas;
   const phase: string | undefined = rc.status?.phase;
   // @ts-expect-error spec has no such field
   void rc.spec?.notAField;
-  const scale = await redis.getScale('a');
-  // @ts-expect-error cluster-scoped kinds have no namespace
-  backupPolicyClient(rest).inNamespace('x');
-  // @ts-expect-error BackupPolicy has no scale subresource
-  void backupPolicyClient(rest).getScale;
-  // @ts-expect-error namespaced kinds need a namespace before get
-  void redisClusterClient(rest).get;
+  const scale = await client.scale().get(redisClusterType, { namespace: 'default', name: 'a' });
+  const policies = await client.list(backupPolicyType);
+  // @ts-expect-error a BackupPolicy is not a RedisCluster
+  await client.update(redisClusterType, policies.items[0]!);
   return (replicas ?? 0) + (phase?.length ?? 0) + (scale.spec?.replicas ?? 0);
 }
 `,
@@ -94,7 +86,7 @@ export async function use(rest: RestClient): Promise<number> {
     await expectCompilesWithoutAny(dir, ['rediscluster', 'backuppolicy']);
   }, 120_000);
 
-  it('generates compiling clients for the kinds `kop create api` scaffolds', async () => {
+  it('generates compiling descriptors for the kinds `kop create api` scaffolds', async () => {
     const project = path.join(repo, 'test/golden/create-api');
     const dir = mkdtempSync(path.join(tmpdir(), 'kop-clientgen-scaffolded-'));
     temps.push(dir);
@@ -110,11 +102,11 @@ export async function use(rest: RestClient): Promise<number> {
     for (const file of files) writeFileSync(path.join(dir, file.path), file.content);
     writeFileSync(
       path.join(dir, 'use.ts'),
-      `import type { RestClient } from 'kop/runtime';
-import { redisClusterClient } from './api/cache/v1alpha1/rediscluster.client.js';
-export async function use(rest: RestClient): Promise<string | undefined> {
-  const rc = await redisClusterClient(rest).inNamespace('default').create({ metadata: { name: 'a' }, spec: { foo: 'bar' } });
-  await redisClusterClient(rest).inNamespace('default').updateStatus({ ...rc, status: { conditions: [] } });
+      `import type { Client } from 'kop/runtime';
+import { redisClusterType } from './api/cache/v1alpha1/rediscluster.client.js';
+export async function use(client: Client): Promise<string | undefined> {
+  const rc = await client.create(redisClusterType, { metadata: { name: 'a', namespace: 'default' }, spec: { foo: 'bar' } });
+  await client.status().update(redisClusterType, { ...rc, status: { conditions: [] } });
   return rc.spec.foo;
 }
 `,

@@ -10,7 +10,9 @@ import {
   CONTROLLER_RUNTIME_DASHBOARD,
 } from '../../src/plugins/grafana/builtin-dashboards.js';
 import { renderDashboard } from '../../src/plugins/grafana/dashboard.js';
-import { configMapType, Manager, RestClient, loadClientConfig, silentLogger } from '../../src/runtime/index.js';
+import { Manager, silentLogger } from '../../src/runtime/index.js';
+import { RestClient, loadClientConfig } from '../../src/runtime/client/index.js';
+import { coreV1ConfigMapType } from '../../src/runtime/builtin/index.js';
 import { startControlPlane, type ControlPlane } from '../../src/testing/index.js';
 import { dashboardQueries, exportedSeriesNames, metricNamesOf } from '../helpers/promql-metrics.js';
 
@@ -33,7 +35,7 @@ describe('grafana dashboards against a running manager', () => {
     });
     manager
       .controller('configmap')
-      .for(configMapType)
+      .for(coreV1ConfigMapType)
       .complete(async () => undefined);
     started = manager.start();
     for (let i = 0; i < 200 && !manager.metricsUrl; i++) await new Promise((resolve) => setTimeout(resolve, 25));

@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 const benchDir = fileURLToPath(new URL('../../bench/', import.meta.url));
 const entryPoints: Record<string, () => Promise<Record<string, unknown>>> = {
   '../dist/runtime/index.js': () => import('../../src/runtime/index.js'),
+  '../dist/runtime/builtin/index.js': () => import('../../src/runtime/builtin/index.js'),
   '../dist/runtime/client/index.js': () => import('../../src/runtime/client/index.js'),
   '../dist/runtime/cache/index.js': () => import('../../src/runtime/cache/index.js'),
   '../dist/runtime/queue/index.js': () => import('../../src/runtime/queue/index.js'),

@@ -102,13 +102,14 @@ describe('kop create api for kinds the project does not own, and named reconcile
       ]);
       const controller = await read('src/controllers/deployment.controller.ts');
       expect(controller).toContain(
-        "import { deploymentType, isNotFound, type Manager, type ReconcileContext, type ReconcileResult, type Request } from 'kop/runtime';",
+        "import { isNotFound, type Manager, type ReconcileContext, type ReconcileResult, type Request } from 'kop/runtime';",
       );
+      expect(controller).toContain("import { appsV1DeploymentType } from 'kop/runtime/builtin';");
       expect(controller).toContain("import type { Deployment } from 'kop/api';");
       expect(controller).toContain(
         '// +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;update;patch;delete',
       );
-      expect(controller).toContain("manager.controller('deployment').for(deploymentType)");
+      expect(controller).toContain("manager.controller('deployment').for(appsV1DeploymentType)");
       expect(controller).not.toContain('finalizer(');
       const main = await read('src/main.ts');
       expect(main).toContain("import { DeploymentReconciler } from './controllers/deployment.controller.js';");
@@ -153,25 +154,25 @@ describe('kop create api for kinds the project does not own, and named reconcile
       },
     );
 
-    it('knows exactly the descriptors kop/runtime exports, and has a sample of each for the test', async () => {
+    it('knows exactly the descriptors kop/runtime/builtin exports, and has a sample of each for the test', async () => {
       expect(
         builtinKinds()
           .map(({ descriptor }) => descriptor)
           .sort(),
       ).toEqual([
-        'configMapType',
-        'cronJobType',
-        'deploymentType',
-        'eventType',
-        'jobType',
-        'leaseType',
-        'namespaceType',
-        'persistentVolumeClaimType',
-        'podType',
-        'secretType',
-        'serviceAccountType',
-        'serviceType',
-        'statefulSetType',
+        'appsV1DeploymentType',
+        'appsV1StatefulSetType',
+        'batchV1CronJobType',
+        'batchV1JobType',
+        'coordinationV1LeaseType',
+        'coreV1ConfigMapType',
+        'coreV1NamespaceType',
+        'coreV1PersistentVolumeClaimType',
+        'coreV1PodType',
+        'coreV1SecretType',
+        'coreV1ServiceAccountType',
+        'coreV1ServiceType',
+        'eventsV1EventType',
       ]);
       expect(findBuiltinKind('apps', 'v1beta1', 'Deployment')).toBeUndefined();
       for (const { type } of builtinKinds()) {

@@ -372,13 +372,12 @@ describe('kop create webhook', () => {
     expect(await read('config/webhook/manifests.yaml')).toContain('path: /custom-mutate\n');
   });
 
-  it('scaffolds a built-in kind against kop/runtime and kop/api, and records it as Kubebuilder does', async () => {
+  it('scaffolds a built-in kind against kop/runtime/builtin and kop/api, and records it as Kubebuilder does', async () => {
     await create({ group: 'core', version: 'v1', kind: 'Pod', defaulting: true }).run;
     await create({ group: 'events', version: 'v1', kind: 'Event', programmaticValidation: true }).run;
     const pod = await read('src/webhooks/core/v1/pod.defaulter.ts');
-    expect(pod).toContain(
-      "import { podType, type AdmissionContext, type Defaulter, type Manager } from 'kop/runtime';",
-    );
+    expect(pod).toContain("import type { AdmissionContext, Defaulter, Manager } from 'kop/runtime';");
+    expect(pod).toContain("import { coreV1PodType } from 'kop/runtime/builtin';");
     expect(pod).toContain("import type { Pod } from 'kop/api';");
     expect(pod).toContain(
       '+kubebuilder:webhook:path=/mutate--v1-pod,mutating=true,failurePolicy=fail,sideEffects=None,groups="",resources=pods,',

@@ -1,13 +1,8 @@
-import type {
-  ClientGetOptions,
-  ClientListOptions,
-  KubernetesObject,
-  ObjectKey,
-  ObjectList,
-  ObjectReader,
-  ResourceType,
-} from '../client/index.js';
-import { ApiError, apiVersionOf } from '../client/index.js';
+import type { ClientGetOptions, ClientListOptions, ObjectKey, ObjectReader } from '../client/client.js';
+import type { KubernetesObject, ObjectList } from '../client/types/meta.js';
+import type { ResourceType } from '../client/resource/options.js';
+import { ApiError } from '../client/errors/api-error.js';
+import { apiVersionOf } from '../client/resource/options.js';
 import { listOf } from '../client/client.js';
 import { resourcePath } from '../client/resource/resource-client.js';
 import { selectorString } from '../client/resource/options.js';

@@ -7,17 +7,8 @@ export {
   type InformerEventHandler,
   type InformerOptions,
   type ListerWatcher,
-  type WatchRestartReason,
 } from './informer.js';
 export { Indexer, NAMESPACE_INDEX, type IndexFunction } from './indexer.js';
 export { Lister, CacheNotSyncedError, CacheScopeError, type ListerListOptions } from './lister.js';
-export { parseLabelSelector, type LabelMatcher } from './label-selector.js';
-export {
-  objectKey,
-  parseKey,
-  requestFor,
-  requestKey,
-  type ControllerObjectMeta,
-  type OwnerReference,
-  type Request,
-} from './object-meta.js';
+export { parseLabelSelector } from './label-selector.js';
+export { objectKey } from './object-meta.js';

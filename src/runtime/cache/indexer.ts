@@ -1,4 +1,4 @@
-import type { KubernetesObject } from '../client/index.js';
+import type { KubernetesObject } from '../client/types/meta.js';
 import { metaOf, objectKey } from './object-meta.js';
 
 /** Computes the index values of an object; an object may appear under several values. */

@@ -1,5 +1,7 @@
-import type { KubernetesObject, ListOptions, ObjectList, WatchEvent, WatchOptions } from '../client/index.js';
-import { DEFAULT_LIST_PAGE_SIZE, isGone, isNotFound, listComplete } from '../client/index.js';
+import type { KubernetesObject, ObjectList } from '../client/types/meta.js';
+import type { ListOptions, WatchEvent, WatchOptions } from '../client/resource/options.js';
+import { DEFAULT_LIST_PAGE_SIZE, listComplete } from '../client/resource/list-pager.js';
+import { isGone, isNotFound } from '../client/errors/api-error.js';
 import type { Clock } from '../util/clock.js';
 import { sleep, systemClock } from '../util/clock.js';
 import type { IndexFunction } from './indexer.js';
@@ -10,8 +12,8 @@ import { silentLogger } from '../util/logger.js';
 import { metaOf, objectKey } from './object-meta.js';
 
 /**
- * What an informer needs from the API: a paged list and a watch. Every kop/runtime resource
- * client (typed, generated, dynamic, or `NamespacedResourceClient` for all namespaces) fits.
+ * What an informer needs from the API: a paged list and a watch. The manager gives each informer
+ * the kind's resource client (all namespaces, or the one it is limited to); the dynamic client's fit too.
  */
 export interface ListerWatcher<T extends KubernetesObject> {
   list(options: ListOptions): Promise<ObjectList<T>>;

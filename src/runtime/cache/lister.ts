@@ -1,5 +1,5 @@
 import { deepCopy } from '../util/deep-copy.js';
-import type { KubernetesObject } from '../client/index.js';
+import type { KubernetesObject } from '../client/types/meta.js';
 import type { Indexer } from './indexer.js';
 import { NAMESPACE_INDEX } from './indexer.js';
 import { parseLabelSelector } from './label-selector.js';

@@ -1,5 +1,8 @@
-import type { Client, KubernetesObject, ResourceType, RestClientOptions } from '../client/index.js';
-import { ResourceClient, RestClient, apiVersionOf } from '../client/index.js';
+import type { Client } from '../client/client.js';
+import type { KubernetesObject } from '../client/types/meta.js';
+import { apiVersionOf, type ResourceType } from '../client/resource/options.js';
+import { ResourceClient } from '../client/resource/resource-client.js';
+import { RestClient, type RestClientOptions } from '../client/rest/rest-client.js';
 import { ApiClient } from '../client/client.js';
 import { CacheReader } from '../cache/cache-reader.js';
 import type { InformerOptions, WatchRestartReason } from '../cache/informer.js';

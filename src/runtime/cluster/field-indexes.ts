@@ -1,4 +1,5 @@
-import type { KubernetesObject, ResourceType } from '../client/index.js';
+import type { KubernetesObject } from '../client/types/meta.js';
+import type { ResourceType } from '../client/resource/options.js';
 import type { IndexFunction } from '../cache/indexer.js';
 import { metaOf } from '../cache/object-meta.js';
 

@@ -1,4 +1,6 @@
-import type { Client, KubernetesObject, ResourceType } from '../client/index.js';
+import type { Client } from '../client/client.js';
+import type { KubernetesObject } from '../client/types/meta.js';
+import type { ResourceType } from '../client/resource/options.js';
 import type { Informer } from '../cache/informer.js';
 import type { WorkQueueMetrics } from '../queue/work-queue.js';
 import type { Logger } from '../util/logger.js';
@@ -46,8 +48,8 @@ interface PendingWatch {
  *
  *   manager.controller('rediscluster')
  *     .for(redisClusterResource, { predicates: [generationChanged()] })
- *     .owns(statefulSetType)
- *     .watches(configMapType, (cm) => [...])
+ *     .owns(appsV1StatefulSetType)
+ *     .watches(coreV1ConfigMapType, (cm) => [...])
  *     .withOptions({ maxConcurrentReconciles: 4 })
  *     .complete(new RedisClusterReconciler(manager));
  */

@@ -1,16 +1,4 @@
-/** meta/v1 Condition, the standard shape of `status.conditions` entries. */
-export interface Condition {
-  type: string;
-  /** True, False or Unknown (typed as string so kop/api's Condition fits). */
-  status: string;
-  /** CamelCase machine-readable reason. */
-  reason: string;
-  message: string;
-  /** RFC 3339 time the status last changed. */
-  lastTransitionTime: string;
-  /** The metadata.generation this condition was computed from. */
-  observedGeneration?: number;
-}
+import type { Condition } from '../../api/index.js';
 
 /** What a caller provides to {@link setCondition}; the transition time is managed. */
 export type ConditionInput = Omit<Condition, 'lastTransitionTime' | 'status'> & {

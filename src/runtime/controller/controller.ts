@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Client, KubernetesObject } from '../client/index.js';
+import type { Client } from '../client/client.js';
+import type { KubernetesObject } from '../client/types/meta.js';
 import { isConflict } from '../client/errors/api-error.js';
 import type { Clock } from '../util/clock.js';
 import type { EventRecorder } from './event-recorder.js';
@@ -9,8 +10,8 @@ import { requestHandler } from './event-handlers.js';
 import type { Informer } from '../cache/informer.js';
 import type { Logger } from '../util/logger.js';
 import { silentLogger } from '../util/logger.js';
-import type { Request } from '../cache/object-meta.js';
-import { parseKey, requestKey } from '../cache/object-meta.js';
+import type { Request } from './request.js';
+import { parseKey, requestKey } from './request.js';
 import type { Predicate } from './predicates.js';
 import type { RateLimiter } from '../queue/rate-limiter.js';
 import type { WorkQueueMetrics } from '../queue/work-queue.js';

@@ -1,62 +1,37 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { Client, KubernetesObject, ObjectKey, ResourceClient, ResourceType } from '../client/index.js';
-import { apiVersionOf, isNotFound, retryOnConflict } from '../client/index.js';
+import type { Client, ObjectKey } from '../client/client.js';
+import type { KubernetesObject } from '../client/types/meta.js';
+import type { ResourceType } from '../client/resource/options.js';
+import { apiVersionOf } from '../client/resource/options.js';
+import { isNotFound } from '../client/errors/api-error.js';
+import { retryOnConflict } from '../client/retry/retry-on-conflict.js';
 
 /** What {@link createOrUpdate} did. */
 export type CreateOrUpdateOperation = 'created' | 'updated' | 'unchanged';
 
 /**
- * Reads the object `name` (or starts from an empty one), lets `mutate` bring it to the desired
- * state, then creates it, updates it (only when `mutate` changed something), or leaves it alone.
- * Updates carry the resourceVersion of the read; a 409 conflict re-reads and mutates again.
- * `mutate` must be idempotent and only set the fields it owns.
- */
-export async function createOrUpdate<T extends KubernetesObject>(
-  client: ResourceClient<T>,
-  name: string,
-  mutate: (object: T) => void | Promise<void>,
-): Promise<{ object: T; operation: CreateOrUpdateOperation }>;
-/**
- * The same through the manager's client (reads from the cache, as controller-runtime's
- * `controllerutil.CreateOrUpdate` does; a stale read ends in a 409 and is read again).
+ * Reads the object `key` names (or starts from an empty one), lets `mutate` bring it to the
+ * desired state, then creates it, updates it (only when `mutate` changed something), or leaves it
+ * alone, as controller-runtime's `controllerutil.CreateOrUpdate`. Under a manager the read comes
+ * from the cache; updates carry the resourceVersion of the read, so a stale read ends in a 409,
+ * which re-reads and mutates again. `mutate` must be idempotent and only set the fields it owns.
  */
 export async function createOrUpdate<T extends KubernetesObject>(
   client: Client,
   type: ResourceType<T>,
   key: ObjectKey,
   mutate: (object: T) => void | Promise<void>,
-): Promise<{ object: T; operation: CreateOrUpdateOperation }>;
-export async function createOrUpdate<T extends KubernetesObject>(
-  ...args:
-    | [ResourceClient<T>, string, (object: T) => void | Promise<void>]
-    | [Client, ResourceType<T>, ObjectKey, (object: T) => void | Promise<void>]
 ): Promise<{ object: T; operation: CreateOrUpdateOperation }> {
-  if (args.length === 4) {
-    const [manager, type, key, mutate] = args;
-    const namespace = type.namespaced ? key.namespace : undefined;
-    const scoped: ScopedWriter<T> = {
-      apiVersion: apiVersionOf(type),
-      kind: type.kind,
-      namespace,
-      get: (name) => manager.get(type, { namespace, name }),
-      create: (object) => manager.create(type, object),
-      update: (object) => manager.update(type, object),
-    };
-    return upsert(scoped, key.name, mutate);
-  }
-  const [resource, name, mutate] = args;
-  return upsert(
-    {
-      apiVersion: resource.apiVersion,
-      kind: resource.type.kind,
-      namespace: resource.namespace,
-      get: (n) => resource.get(n),
-      create: (object) => resource.create(object),
-      update: (object) => resource.update(object),
-    },
-    name,
-    mutate,
-  );
+  const namespace = type.namespaced ? key.namespace : undefined;
+  const scoped: ScopedWriter<T> = {
+    apiVersion: apiVersionOf(type),
+    kind: type.kind,
+    namespace,
+    get: (name) => client.get(type, { namespace, name }),
+    create: (object) => client.create(type, object),
+    update: (object) => client.update(type, object),
+  };
+  return upsert(scoped, key.name, mutate);
 }
 
 /** One kind in one scope, as createOrUpdate needs it. */

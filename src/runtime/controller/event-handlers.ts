@@ -1,7 +1,8 @@
-import type { KubernetesObject } from '../client/index.js';
+import type { KubernetesObject } from '../client/types/meta.js';
 import type { InformerEventHandler } from '../cache/informer.js';
-import type { Request } from '../cache/object-meta.js';
-import { metaOf, requestFor } from '../cache/object-meta.js';
+import type { Request } from './request.js';
+import { metaOf } from '../cache/object-meta.js';
+import { requestFor } from './request.js';
 import type { Predicate } from './predicates.js';
 
 /** Maps an object that changed to the requests it should trigger. */

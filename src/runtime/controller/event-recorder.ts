@@ -1,7 +1,9 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import type { KubernetesObject, RestClient } from '../client/index.js';
-import { ResourceClient, eventType } from '../client/index.js';
+import type { KubernetesObject } from '../client/types/meta.js';
+import type { RestClient } from '../client/rest/rest-client.js';
+import { ResourceClient } from '../client/resource/resource-client.js';
+import { eventsV1EventType } from '../builtin/index.js';
 import type { Logger } from '../util/logger.js';
 import { silentLogger } from '../util/logger.js';
 import { metaOf } from '../cache/object-meta.js';
@@ -141,7 +143,7 @@ export class EventRecorder {
     );
     const now = Date.now();
     const state = this.series.get(key);
-    const events = new ResourceClient<EventsV1Event>(this.options.rest, eventType, namespace);
+    const events = new ResourceClient<EventsV1Event>(this.options.rest, eventsV1EventType, namespace);
     if (state && now - state.lastObserved < SERIES_WINDOW_MS) {
       state.count++;
       state.lastObserved = now;

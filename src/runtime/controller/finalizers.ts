@@ -1,5 +1,7 @@
-import type { Client, KubernetesObject, Patch, ResourceClient, ResourceType } from '../client/index.js';
-import { isConflict, isInvalid, isNotFound } from '../client/index.js';
+import type { Client } from '../client/client.js';
+import type { KubernetesObject } from '../client/types/meta.js';
+import type { Patch, ResourceType } from '../client/resource/options.js';
+import { isConflict, isInvalid, isNotFound } from '../client/errors/api-error.js';
 import type { ReconcileResult } from './controller.js';
 import { metaOf } from '../cache/object-meta.js';
 
@@ -10,21 +12,14 @@ interface ObjectEditor<T extends KubernetesObject> {
 }
 
 /**
- * The helpers take either a resource client of one kind in one scope, or the manager's client
- * with the kind's descriptor (the object's namespace is its own). The re-read after a refused
- * patch is live: the cache may not have seen the change that made the patch fail yet.
+ * The client's view of one object's kind and namespace. The re-read after a refused patch is
+ * live: the cache may not have seen the change that made the patch fail yet.
  */
-function editorOf<T extends KubernetesObject>(
-  client: ResourceClient<T> | Client,
-  type: ResourceType<T> | undefined,
-  object: T,
-): ObjectEditor<T> {
-  if (!type) return client as ResourceClient<T>;
-  const manager = client as Client;
+function editorOf<T extends KubernetesObject>(client: Client, type: ResourceType<T>, object: T): ObjectEditor<T> {
   const namespace = object.metadata?.namespace ?? undefined;
   return {
-    get: (name) => manager.get(type, { namespace, name }, { live: true }),
-    patch: (name, patch) => manager.patch(type, { namespace, name }, patch),
+    get: (name) => client.get(type, { namespace, name }, { live: true }),
+    patch: (name, patch) => client.patch(type, { namespace, name }, patch),
   };
 }
 
@@ -47,28 +42,14 @@ const ATTEMPTS = 5;
  * the finalizer was already there).
  */
 export async function addFinalizer<T extends KubernetesObject>(
-  client: ResourceClient<T>,
-  object: T,
-  finalizer: string,
-): Promise<T>;
-export async function addFinalizer<T extends KubernetesObject>(
   client: Client,
   type: ResourceType<T>,
   object: T,
   finalizer: string,
-): Promise<T>;
-export async function addFinalizer<T extends KubernetesObject>(
-  ...args: [ResourceClient<T>, T, string] | [Client, ResourceType<T>, T, string]
 ): Promise<T> {
-  const [editor, object, finalizer] = editorArgs(args);
-  return editFinalizers(editor, object, (list) => (list.includes(finalizer) ? undefined : [...list, finalizer]));
-}
-
-function editorArgs<T extends KubernetesObject>(
-  args: [ResourceClient<T>, T, string] | [Client, ResourceType<T>, T, string],
-): [ObjectEditor<T>, T, string] {
-  if (args.length === 4) return [editorOf(args[0], args[1], args[2]), args[2], args[3]];
-  return [editorOf(args[0], undefined, args[1]), args[1], args[2]];
+  return editFinalizers(editorOf(client, type, object), object, (list) =>
+    list.includes(finalizer) ? undefined : [...list, finalizer],
+  );
 }
 
 /**
@@ -77,24 +58,15 @@ function editorArgs<T extends KubernetesObject>(
  * finalizer instead of a NotFound error (another reconcile or a person may have removed it first).
  */
 export async function removeFinalizer<T extends KubernetesObject>(
-  client: ResourceClient<T>,
-  object: T,
-  finalizer: string,
-): Promise<T>;
-export async function removeFinalizer<T extends KubernetesObject>(
   client: Client,
   type: ResourceType<T>,
   object: T,
   finalizer: string,
-): Promise<T>;
-export async function removeFinalizer<T extends KubernetesObject>(
-  ...args: [ResourceClient<T>, T, string] | [Client, ResourceType<T>, T, string]
 ): Promise<T> {
-  const [client, object, finalizer] = editorArgs(args);
   const without = (list: string[]): string[] | undefined =>
     list.includes(finalizer) ? list.filter((f) => f !== finalizer) : undefined;
   try {
-    return await editFinalizers(client, object, without);
+    return await editFinalizers(editorOf(client, type, object), object, without);
   } catch (err) {
     if (!isNotFound(err)) throw err;
     const finalizers = without(metaOf(object).finalizers ?? []) ?? metaOf(object).finalizers;

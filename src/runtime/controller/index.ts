@@ -1,18 +1,9 @@
 // kop/runtime/controller: controllers and the reconciler's helpers (controller-runtime's builder,
-// handler, predicate and controllerutil packages). The ones every reconciler uses are also on kop/runtime.
-export {
-  Controller,
-  TerminalError,
-  type ControllerMetrics,
-  type ControllerOptions,
-  type ReconcileContext,
-  type ReconcileFunction,
-  type ReconcileOutcome,
-  type ReconcileResult,
-  type Reconciler,
-} from './controller.js';
-export { ControllerBuilder, type ControllerHost, type ForOptions } from './builder.js';
-export { mapToControllerOwner, mapToSelf, type MapFunction, type OwnerKind } from './event-handlers.js';
+// handler, predicate and controllerutil packages), beside those every reconciler uses, which are
+// on kop/runtime only (Reconciler, finalizer, createOrUpdate, setCondition, ...).
+export { Controller, type ControllerOptions, type ReconcileFunction } from './controller.js';
+export { ControllerBuilder, type ForOptions } from './builder.js';
+export { mapToControllerOwner, mapToSelf, type MapFunction } from './event-handlers.js';
 export {
   and,
   annotationsChanged,
@@ -24,22 +15,5 @@ export {
   resourceVersionChanged,
   type Predicate,
 } from './predicates.js';
-export {
-  addFinalizer,
-  finalizer,
-  hasFinalizer,
-  isBeingDeleted,
-  removeFinalizer,
-  type FinalizerHandlers,
-} from './finalizers.js';
-export {
-  findCondition,
-  isConditionTrue,
-  removeCondition,
-  setCondition,
-  type Condition,
-  type ConditionInput,
-} from './conditions.js';
-export { AlreadyOwnedError, getControllerOf, setControllerReference, setOwnerReference } from './owner-references.js';
-export { createOrUpdate, type CreateOrUpdateOperation } from './create-or-update.js';
-export { EventRecorder, type EventInput, type EventType } from './event-recorder.js';
+export { findCondition, isConditionTrue, removeCondition, type ConditionInput } from './conditions.js';
+export { AlreadyOwnedError, getControllerOf, setOwnerReference } from './owner-references.js';

@@ -1,5 +1,5 @@
-import type { KubernetesObject } from '../client/index.js';
-import type { OwnerReference } from '../cache/object-meta.js';
+import type { KubernetesObject } from '../client/types/meta.js';
+import type { OwnerReference } from '../../api/index.js';
 import { metaOf } from '../cache/object-meta.js';
 import { groupOf } from './event-handlers.js';
 

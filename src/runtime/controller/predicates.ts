@@ -1,4 +1,4 @@
-import type { KubernetesObject } from '../client/index.js';
+import type { KubernetesObject } from '../client/types/meta.js';
 import { metaOf } from '../cache/object-meta.js';
 
 /**

@@ -1,7 +1,9 @@
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import type { RestClient, ResourceClient } from '../client/index.js';
-import { isAlreadyExists, isConflict, isNotFound, ResourceClient as Resource, leaseType } from '../client/index.js';
+import type { RestClient } from '../client/rest/rest-client.js';
+import { isAlreadyExists, isConflict, isNotFound } from '../client/errors/api-error.js';
+import { ResourceClient } from '../client/resource/resource-client.js';
+import { coordinationV1LeaseType } from '../builtin/index.js';
 import type { Clock } from '../util/clock.js';
 import { sleep, systemClock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
@@ -70,7 +72,7 @@ export class LeaderElector {
 
   constructor(private readonly options: LeaderElectionOptions) {
     this.identity = options.identity ?? `${hostname()}_${randomUUID()}`;
-    this.leases = new Resource<LeaseObject>(options.rest, leaseType, options.namespace);
+    this.leases = new ResourceClient<LeaseObject>(options.rest, coordinationV1LeaseType, options.namespace);
     this.leaseDurationMs = options.leaseDurationMs ?? 15_000;
     this.renewDeadlineMs = options.renewDeadlineMs ?? 10_000;
     this.retryPeriodMs = options.retryPeriodMs ?? 2_000;

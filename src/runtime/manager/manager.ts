@@ -1,5 +1,7 @@
-import type { Client, KubernetesObject, ResourceType, RestClient, RestClientOptions } from '../client/index.js';
-import type { KubernetesObject as AnyObject } from '../client/types/meta.js';
+import type { Client } from '../client/client.js';
+import type { ResourceType } from '../client/resource/options.js';
+import type { RestClient, RestClientOptions } from '../client/rest/rest-client.js';
+import type { KubernetesObject, KubernetesObject as AnyObject } from '../client/types/meta.js';
 import type { Informer, InformerOptions } from '../cache/informer.js';
 import type { Lister } from '../cache/lister.js';
 import { Cluster } from '../cluster/index.js';

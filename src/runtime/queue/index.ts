@@ -1,14 +1,9 @@
-// kop/runtime/queue: the keyed, rate-limited work queue controllers run on, and its rate limiters
-// (client-go's workqueue package).
-export { WorkQueue, type WorkQueueInFlightProbe, type WorkQueueMetrics, type WorkQueueOptions } from './work-queue.js';
+// kop/runtime/queue: the rate limiters a controller's work queue backs off with (client-go's
+// workqueue package); `ControllerOptions.rateLimiter` takes one. The queue itself is the controller's.
 export {
   ExponentialBackoffRateLimiter,
   MaxOfRateLimiter,
   TokenBucketRateLimiter,
   defaultControllerRateLimiter,
-  type ControllerRateLimiterOptions,
-  type ExponentialBackoffOptions,
   type RateLimiter,
-  type TokenBucketOptions,
 } from './rate-limiter.js';
-export type { CancelTimer, Clock } from '../util/clock.js';

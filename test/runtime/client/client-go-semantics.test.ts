@@ -1,17 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startControlPlane, type ControlPlane, type CustomResourceDefinition } from '../../../src/testing/index.js';
-import {
-  ApiError,
-  RestClient,
-  isNotFound,
-  loadClientConfig,
-  type KubernetesObject,
-  configMapType,
-  namespaceType,
-} from '../../../src/runtime/index.js';
+import { ApiError, isNotFound, type KubernetesObject } from '../../../src/runtime/index.js';
+import { RestClient, loadClientConfig } from '../../../src/runtime/client/index.js';
+import { coreV1ConfigMapType, coreV1NamespaceType } from '../../../src/runtime/builtin/index.js';
 import { DynamicClient } from '../../../src/runtime/client/dynamic/dynamic-client.js';
 import { isResourceVersionTooLarge, isTimeout } from '../../../src/runtime/client/errors/api-error.js';
-import { namespacedResource, clusterResource } from '../../../src/runtime/client/resource/resource-client.js';
+import { ResourceClient } from '../../../src/runtime/client/resource/resource-client.js';
 
 // Details of client-go's semantics that kop's client once got wrong, each shown against a real
 // kube-apiserver: the bug reproduced first, then fixed.
@@ -67,14 +61,14 @@ async function attempt<R>(call: () => Promise<R>): Promise<R> {
 let nsCounter = 0;
 async function freshNamespace(prefix: string): Promise<string> {
   const name = `${prefix}-${++nsCounter}`;
-  await clusterResource(rest, namespaceType).create({ metadata: { name } });
+  await new ResourceClient(rest, coreV1NamespaceType).create({ metadata: { name } });
   return name;
 }
 
 describe('names and namespaces that are not path segments', () => {
   it('refuses "." and ".." and names with "/" or "%" before sending anything, so they cannot address another object', async () => {
     const ns = await freshNamespace('dot-names');
-    const cms = namespacedResource(rest, configMapType).inNamespace(ns);
+    const cms = new ResourceClient(rest, coreV1ConfigMapType, ns);
     await cms.create({ metadata: { name: 'keep' }, data: { a: '1' } });
 
     // URL resolution would turn `<ns>/configmaps/..` into `/api/v1/namespaces/<ns>/`: the namespace itself.
@@ -86,13 +80,13 @@ describe('names and namespaces that are not path segments', () => {
       );
     }
     await expect(attempt(() => cms.update({ metadata: { name: '..' } }))).rejects.toThrow(TypeError);
-    const namespace = await clusterResource(rest, namespaceType).get(ns);
+    const namespace = await new ResourceClient(rest, coreV1NamespaceType).get(ns);
     expect(namespace.metadata?.deletionTimestamp).toBeUndefined();
     expect((await cms.get('keep')).data).toEqual({ a: '1' });
 
     // `inNamespace('..')` would list every namespace's ConfigMaps.
-    expect(() => namespacedResource(rest, configMapType).inNamespace('..')).toThrow(TypeError);
-    expect(() => namespacedResource(rest, configMapType).inNamespace('a/b')).toThrow(TypeError);
+    expect(() => new ResourceClient(rest, coreV1ConfigMapType, '..')).toThrow(TypeError);
+    expect(() => new ResourceClient(rest, coreV1ConfigMapType, 'a/b')).toThrow(TypeError);
     const dynamic = new DynamicClient(rest);
     expect(() => dynamic.resource({ group: '', version: 'v1', resource: 'configmaps' }).inNamespace('.')).toThrow(
       TypeError,
@@ -105,7 +99,7 @@ describe('names and namespaces that are not path segments', () => {
 describe('the default User-Agent', () => {
   it('names writes without a fieldManager "kop-runtime" in managedFields, as the apiserver takes the part before the first "/"', async () => {
     const ns = await freshNamespace('user-agent');
-    const cms = namespacedResource(rest, configMapType).inNamespace(ns);
+    const cms = new ResourceClient(rest, coreV1ConfigMapType, ns);
     const created = await cms.create({ metadata: { name: 'managed' }, data: { a: '1' } });
     expect(created.metadata?.managedFields?.map((f) => f.manager)).toEqual(['kop-runtime']);
   });
@@ -114,13 +108,17 @@ describe('the default User-Agent', () => {
 describe('field selectors given as a map', () => {
   it('escapes ",", "=" and "\\" in values, as client-go does, so a selectable field matches its exact value', async () => {
     const ns = await freshNamespace('field-escape');
-    const widgets = namespacedResource<Widget>(rest, {
-      group: 'audit.kop.dev',
-      version: 'v1',
-      resource: 'widgets',
-      kind: 'Widget',
-      namespaced: true,
-    }).inNamespace(ns);
+    const widgets = new ResourceClient<Widget>(
+      rest,
+      {
+        group: 'audit.kop.dev',
+        version: 'v1',
+        resource: 'widgets',
+        kind: 'Widget',
+        namespaced: true,
+      },
+      ns,
+    );
     const targets = { plain: 'a', comma: 'a,b=c', slash: 'x\\y' };
     for (const [name, target] of Object.entries(targets))
       await widgets.create({ metadata: { name }, spec: { target } });
@@ -140,7 +138,7 @@ describe('a resourceVersion newer than the server has', () => {
       maxThrottleRetries: 0,
     });
     const ns = await freshNamespace('too-large');
-    const cms = namespacedResource(impatient, configMapType).inNamespace(ns);
+    const cms = new ResourceClient(impatient, coreV1ConfigMapType, ns);
     const future = String(Number((await cms.list()).metadata.resourceVersion) + 100_000);
     const listError = await cms
       .list({ resourceVersion: future, resourceVersionMatch: 'NotOlderThan' })

@@ -1,14 +1,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  RestClient,
-  configMapType,
-  isNotFound,
-  loadClientConfig,
-  type KubernetesObject,
-  type ResourceType,
-} from '../../../src/runtime/index.js';
+import { RestClient, loadClientConfig } from '../../../src/runtime/client/index.js';
+import { isNotFound, type KubernetesObject, type ResourceType } from '../../../src/runtime/index.js';
+import { coreV1ConfigMapType } from '../../../src/runtime/builtin/index.js';
 import { ApiClient } from '../../../src/runtime/client/client.js';
 import { Indexer } from '../../../src/runtime/cache/indexer.js';
 import { Lister } from '../../../src/runtime/cache/lister.js';
@@ -103,10 +98,12 @@ describe('manager client routing', () => {
   it('reads a watched kind from the cache without a request, as a copy', async () => {
     const { client, informer, rest } = setup();
     informer.sync();
-    const got = await client.get(configMapType, { namespace: 'ns', name: 'a' });
+    const got = await client.get(coreV1ConfigMapType, { namespace: 'ns', name: 'a' });
     expect(got.data).toEqual({ value: 'from-cache' });
     got.data!.value = 'changed by the reconcile';
-    expect((await client.get(configMapType, { namespace: 'ns', name: 'a' })).data).toEqual({ value: 'from-cache' });
+    expect((await client.get(coreV1ConfigMapType, { namespace: 'ns', name: 'a' })).data).toEqual({
+      value: 'from-cache',
+    });
     expect(sent).toEqual([]);
     rest.close();
   });
@@ -114,10 +111,10 @@ describe('manager client routing', () => {
   it('lists from the cache by namespace and label selector, with the cache resourceVersion', async () => {
     const { client, informer, rest } = setup();
     informer.sync();
-    const list = await client.list(configMapType, { namespace: 'ns', labelSelector: 'tier in (web)' });
+    const list = await client.list(coreV1ConfigMapType, { namespace: 'ns', labelSelector: 'tier in (web)' });
     expect(list.items.map((o) => o.metadata?.name)).toEqual(['a']);
     expect(list).toMatchObject({ apiVersion: 'v1', kind: 'ConfigMapList', metadata: { resourceVersion: '42' } });
-    expect((await client.list(configMapType)).items).toHaveLength(3);
+    expect((await client.list(coreV1ConfigMapType)).items).toHaveLength(3);
     expect(sent).toEqual([]);
     rest.close();
   });
@@ -125,7 +122,7 @@ describe('manager client routing', () => {
   it('answers a missing cached object with a NotFound ApiError', async () => {
     const { client, informer, rest } = setup();
     informer.sync();
-    const err = await client.get(configMapType, { namespace: 'ns', name: 'gone' }).catch((e: unknown) => e);
+    const err = await client.get(coreV1ConfigMapType, { namespace: 'ns', name: 'gone' }).catch((e: unknown) => e);
     expect(isNotFound(err)).toBe(true);
     expect(sent).toEqual([]);
     rest.close();
@@ -134,7 +131,7 @@ describe('manager client routing', () => {
   it('makes the first read of a kind start its informer and wait for it to sync', async () => {
     const { client, informer, informersAsked, rest } = setup();
     let done = false;
-    const read = client.get(configMapType, { namespace: 'ns', name: 'b' }).then((o) => {
+    const read = client.get(coreV1ConfigMapType, { namespace: 'ns', name: 'b' }).then((o) => {
       done = true;
       return o;
     });
@@ -149,18 +146,20 @@ describe('manager client routing', () => {
 
   const liveCases = [
     { name: 'live: true', setupOptions: {}, readOptions: { live: true } },
-    { name: 'an uncached kind', setupOptions: { uncached: [configMapType] }, readOptions: {} },
+    { name: 'an uncached kind', setupOptions: { uncached: [coreV1ConfigMapType] }, readOptions: {} },
     { name: 'a manager not started yet', setupOptions: { started: false }, readOptions: {} },
   ];
   for (const { name, setupOptions, readOptions } of liveCases) {
     it(`reads from the apiserver for ${name}`, async () => {
       const { client, informer, informersAsked, rest } = setup(setupOptions);
       informer.sync();
-      expect((await client.get(configMapType, { namespace: 'ns', name: 'a' }, readOptions)).data).toEqual({
+      expect((await client.get(coreV1ConfigMapType, { namespace: 'ns', name: 'a' }, readOptions)).data).toEqual({
         value: 'from-apiserver',
       });
       expect(
-        (await client.list(configMapType, { namespace: 'ns', ...readOptions })).items.map((o) => o.metadata?.name),
+        (await client.list(coreV1ConfigMapType, { namespace: 'ns', ...readOptions })).items.map(
+          (o) => o.metadata?.name,
+        ),
       ).toEqual(['live']);
       expect(sent).toEqual([
         'GET /api/v1/namespaces/ns/configmaps/a',
@@ -174,7 +173,7 @@ describe('manager client routing', () => {
   it('refuses a field selector on a cached list instead of ignoring it', async () => {
     const { client, informer, rest } = setup();
     informer.sync();
-    await expect(client.list(configMapType, { fieldSelector: 'metadata.name=a' })).rejects.toThrow(
+    await expect(client.list(coreV1ConfigMapType, { fieldSelector: 'metadata.name=a' })).rejects.toThrow(
       /field selectors are not served from the cache/,
     );
     rest.close();
@@ -184,17 +183,21 @@ describe('manager client routing', () => {
     const { client, informer, rest } = setup();
     informer.sync();
     const object = cm('ns', 'a');
-    await client.create(configMapType, object);
-    await client.update(configMapType, object);
-    await client.patch(configMapType, { namespace: 'ns', name: 'a' }, { type: 'merge', patch: { data: { x: 'y' } } });
+    await client.create(coreV1ConfigMapType, object);
+    await client.update(coreV1ConfigMapType, object);
+    await client.patch(
+      coreV1ConfigMapType,
+      { namespace: 'ns', name: 'a' },
+      { type: 'merge', patch: { data: { x: 'y' } } },
+    );
     await client.apply(
-      configMapType,
+      coreV1ConfigMapType,
       { metadata: { namespace: 'ns', name: 'a' }, data: { x: 'y' } },
       { fieldManager: 'test', force: true },
     );
-    await client.status().update(configMapType, object);
-    await client.delete(configMapType, { namespace: 'ns', name: 'a' });
-    await client.deleteAllOf(configMapType, { namespace: 'ns', labelSelector: 'tier=web' });
+    await client.status().update(coreV1ConfigMapType, object);
+    await client.delete(coreV1ConfigMapType, { namespace: 'ns', name: 'a' });
+    await client.deleteAllOf(coreV1ConfigMapType, { namespace: 'ns', labelSelector: 'tier=web' });
     expect(sent).toEqual([
       'POST /api/v1/namespaces/ns/configmaps',
       'PUT /api/v1/namespaces/ns/configmaps/a',

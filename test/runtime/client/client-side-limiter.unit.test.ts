@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { RestClient, loadClientConfig } from '../../../src/runtime/index.js';
+import { RestClient, loadClientConfig } from '../../../src/runtime/client/index.js';
 import { RequestTimeoutError } from '../../../src/runtime/client/errors/api-error.js';
 import { TokenBucket } from '../../../src/runtime/util/token-bucket.js';
 

@@ -4,35 +4,27 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startControlPlane, type ControlPlane } from '../../../src/testing/index.js';
+import { ApiError, isAlreadyExists, isConflict, isInvalid, isNotFound } from '../../../src/runtime/index.js';
 import {
-  ApiError,
   RestClient,
-  isAlreadyExists,
-  isConflict,
   isForbidden,
   isGone,
-  isInvalid,
-  isNotFound,
   loadClientConfig,
   retryOnConflict,
-  configMapType,
-  deploymentType,
-  namespaceType,
-  secretType,
-} from '../../../src/runtime/index.js';
+} from '../../../src/runtime/client/index.js';
+import {
+  appsV1DeploymentType,
+  coreV1ConfigMapType,
+  coreV1NamespaceType,
+  coreV1SecretType,
+} from '../../../src/runtime/builtin/index.js';
 import { clientConfigFromString } from '../../../src/runtime/client/config/client-config.js';
 import { DiscoveryClient } from '../../../src/runtime/client/discovery/discovery-client.js';
 import { DynamicClient } from '../../../src/runtime/client/dynamic/dynamic-client.js';
 import { NoMatchError, RestMapper } from '../../../src/runtime/client/discovery/rest-mapper.js';
 import { isBadRequest } from '../../../src/runtime/client/errors/api-error.js';
-import {
-  type NamespacedResourceClient,
-  type ScalableResourceClient,
-  clusterResource,
-  namespacedResource,
-  namespacedScalableResource,
-} from '../../../src/runtime/client/resource/resource-client.js';
-import { type WatchEvent } from '../../../src/runtime/client/resource/options.js';
+import { ResourceClient, ScalableResourceClient } from '../../../src/runtime/client/resource/resource-client.js';
+import { type ResourceType, type WatchEvent } from '../../../src/runtime/client/resource/options.js';
 import { generateClients } from '../../../src/clientgen/generate-clients.js';
 import { loadApiModel, type ApiModel } from '../../../src/schema/model.js';
 import { buildCrds, formatCrd } from '../../../src/schema/crd.js';
@@ -44,15 +36,14 @@ const repo = path.resolve(here, '../../..');
 const fixtureProject = path.join(repo, 'test/clientgen/fixtures/project');
 const temps: string[] = [];
 
-type RedisClusterClient = NamespacedResourceClient<RedisCluster, ScalableResourceClient<RedisCluster>>;
-/** The factory from the client `kop generate client` emits for the fixture's RedisCluster, loaded in beforeAll. */
-let redisClusterClient: (rest: RestClient) => RedisClusterClient;
+/** A RedisCluster resource client in one namespace, over the descriptor `kop generate client` emits for the fixture. */
+let redisClusterClient: (rest: RestClient) => { inNamespace(ns: string): ScalableResourceClient<RedisCluster> };
 
 /**
- * Generates the fixture project's RedisCluster client and imports it, with its `kop/runtime`
+ * Generates the fixture project's RedisCluster descriptor and imports it, with its `kop/runtime`
  * and types imports pointed at this checkout's sources, so these tests drive the generated code.
  */
-async function loadGeneratedClient(model: ApiModel): Promise<(rest: RestClient) => RedisClusterClient> {
+async function loadGeneratedType(model: ApiModel): Promise<ResourceType<RedisCluster>> {
   const file = generateClients(model).find((f) => f.path.endsWith('/rediscluster.client.ts'))!;
   const source = file.content
     .replace(`from 'kop/runtime'`, `from ${JSON.stringify(path.join(repo, 'src/runtime/index.ts'))}`)
@@ -64,8 +55,8 @@ async function loadGeneratedClient(model: ApiModel): Promise<(rest: RestClient) 
   temps.push(dir);
   const target = path.join(dir, 'rediscluster.client.ts');
   writeFileSync(target, source);
-  const mod = (await import(target)) as { redisClusterClient: (rest: RestClient) => RedisClusterClient };
-  return mod.redisClusterClient;
+  const mod = (await import(target)) as { redisClusterType: ResourceType<RedisCluster> };
+  return mod.redisClusterType;
 }
 
 let plane: ControlPlane;
@@ -84,7 +75,8 @@ beforeAll(async () => {
     apiServerArgs: ['--watch-cache-sizes=secrets#0'],
   });
   rest = new RestClient(loadClientConfig({ kubeconfig: plane.kubeconfigPath }), { qps: Infinity });
-  redisClusterClient = await loadGeneratedClient(model);
+  const redisClusterType = await loadGeneratedType(model);
+  redisClusterClient = (client) => ({ inNamespace: (ns) => new ScalableResourceClient(client, redisClusterType, ns) });
 });
 
 afterAll(async () => {
@@ -96,7 +88,7 @@ afterAll(async () => {
 let nsCounter = 0;
 async function freshNamespace(prefix: string): Promise<string> {
   const name = `${prefix}-${++nsCounter}`;
-  await clusterResource(rest, namespaceType).create({ metadata: { name } });
+  await new ResourceClient(rest, coreV1NamespaceType).create({ metadata: { name } });
   return name;
 }
 
@@ -201,7 +193,7 @@ describe('generated typed client: CRUD, status and scale on RedisCluster', () =>
 describe('built-in typed clients', () => {
   it('Deployments: scale subresource and strategic merge patch, typed with kop/api', async () => {
     const ns = await freshNamespace('deploy');
-    const deploys = namespacedScalableResource(rest, deploymentType).inNamespace(ns);
+    const deploys = new ScalableResourceClient(rest, appsV1DeploymentType, ns);
     const created = await deploys.create({
       metadata: { name: 'web' },
       spec: {
@@ -240,7 +232,7 @@ describe('built-in typed clients', () => {
 describe('list: selectors and pagination', () => {
   it('pages 250 objects 100 at a time and filters by label and field', async () => {
     const ns = await freshNamespace('paging');
-    const cms = namespacedResource(rest, configMapType).inNamespace(ns);
+    const cms = new ResourceClient(rest, coreV1ConfigMapType, ns);
     await Promise.all(
       Array.from({ length: 250 }, (_, i) =>
         cms.create({
@@ -284,7 +276,7 @@ describe('list: selectors and pagination', () => {
     expect(one.items.map((c) => c.data?.i)).toEqual(['42']);
 
     // Across all namespaces from the un-scoped client.
-    const everywhere = await namespacedResource(rest, configMapType).list({
+    const everywhere = await new ResourceClient(rest, coreV1ConfigMapType).list({
       labelSelector: 'parity=even',
       fieldSelector: `metadata.namespace=${ns}`,
       limit: 10,
@@ -317,7 +309,7 @@ describe('watch', () => {
 
   it('sends a BOOKMARK when asked', async () => {
     const ns = await freshNamespace('bookmark');
-    const cms = namespacedResource(rest, configMapType).inNamespace(ns);
+    const cms = new ResourceClient(rest, coreV1ConfigMapType, ns);
     const list = await cms.list();
     await cms.create({ metadata: { name: 'one' } });
     const two = await cms.create({ metadata: { name: 'two' } });
@@ -348,14 +340,12 @@ describe('watch', () => {
 
   it('watches across namespaces and ends cleanly on break', async () => {
     const ns = await freshNamespace('watchall');
-    const list = await namespacedResource(rest, configMapType).list({ limit: 1 });
-    const watch = namespacedResource(rest, configMapType).watch({
+    const list = await new ResourceClient(rest, coreV1ConfigMapType).list({ limit: 1 });
+    const watch = new ResourceClient(rest, coreV1ConfigMapType).watch({
       resourceVersion: list.metadata.resourceVersion,
       fieldSelector: `metadata.namespace=${ns}`,
     });
-    await namespacedResource(rest, configMapType)
-      .inNamespace(ns)
-      .create({ metadata: { name: 'x' } });
+    await new ResourceClient(rest, coreV1ConfigMapType, ns).create({ metadata: { name: 'x' } });
     for await (const ev of watch) {
       expect(ev.type).toBe('ADDED');
       break;
@@ -366,7 +356,7 @@ describe('watch', () => {
 describe('optimistic concurrency', () => {
   it('update with a stale resourceVersion fails with a conflict', async () => {
     const ns = await freshNamespace('stale');
-    const cms = namespacedResource(rest, configMapType).inNamespace(ns);
+    const cms = new ResourceClient(rest, coreV1ConfigMapType, ns);
     const v1 = await cms.create({ metadata: { name: 'c' }, data: { a: '1' } });
     await cms.update({ ...v1, data: { a: '2' } });
     const err = await cms.update({ ...v1, data: { a: '3' } }).catch((e: unknown) => e);
@@ -377,7 +367,7 @@ describe('optimistic concurrency', () => {
 
   it('retryOnConflict with two racing writers ends with both changes applied', async () => {
     const ns = await freshNamespace('race');
-    const cms = namespacedResource(rest, configMapType).inNamespace(ns);
+    const cms = new ResourceClient(rest, coreV1ConfigMapType, ns);
     await cms.create({ metadata: { name: 'shared' }, data: {} });
     let conflicts = 0;
     // Both writers read before either writes, so one of them must hit a conflict and retry.
@@ -479,7 +469,7 @@ describe('error helpers classify real responses', () => {
     expect(isForbidden(forbidden)).toBe(true);
     expect((forbidden as ApiError).code).toBe(403);
 
-    const sec = namespacedResource(rest, secretType).inNamespace(ns);
+    const sec = new ResourceClient(rest, coreV1SecretType, ns);
     for (let i = 0; i < 3; i++) await sec.create({ metadata: { name: `s-${i}` } });
     const firstPage = await sec.list({ limit: 1 });
     for (let i = 3; i < 6; i++) await sec.create({ metadata: { name: `s-${i}` } });
@@ -597,7 +587,7 @@ describe('authentication', () => {
     const execRest = new RestClient(clientConfigFromString(JSON.stringify(kubeconfig)));
     try {
       for (let i = 0; i < 10; i++)
-        expect((await clusterResource(execRest, namespaceType).get('default')).metadata?.name).toBe('default');
+        expect((await new ResourceClient(execRest, coreV1NamespaceType).get('default')).metadata?.name).toBe('default');
     } finally {
       execRest.close();
     }

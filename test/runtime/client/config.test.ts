@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { stringify } from 'yaml';
-import { loadClientConfig } from '../../../src/runtime/index.js';
+import { loadClientConfig } from '../../../src/runtime/client/index.js';
 import {
   InvalidConfigurationError,
   NoConfigurationError,

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RestClient, loadClientConfig } from '../../../src/runtime/index.js';
+import { RestClient, loadClientConfig } from '../../../src/runtime/client/index.js';
 import { DiscoveryClient } from '../../../src/runtime/client/discovery/discovery-client.js';
 import { NoMatchError, RestMapper } from '../../../src/runtime/client/discovery/rest-mapper.js';
 

@@ -1,14 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import {
-  ApiError,
-  isAlreadyExists,
-  isConflict,
-  isForbidden,
-  isInvalid,
-  isNotFound,
-} from '../../../src/runtime/index.js';
+import { ApiError, isAlreadyExists, isConflict, isInvalid, isNotFound } from '../../../src/runtime/index.js';
+import { isForbidden } from '../../../src/runtime/client/index.js';
 import { isTimeout, statusFromResponse } from '../../../src/runtime/client/errors/api-error.js';
-import { type Status } from '../../../src/runtime/client/types/meta.js';
+import type { Status } from '../../../src/api/index.js';
 
 function apiError(code: number, reason: string | undefined): ApiError {
   const status: Status = { kind: 'Status', apiVersion: 'v1', status: 'Failure', code, reason, message: 'denied' };

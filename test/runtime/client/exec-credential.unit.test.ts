@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { loadClientConfig } from '../../../src/runtime/index.js';
+import { loadClientConfig } from '../../../src/runtime/client/index.js';
 import {
   ExecCredentialProvider,
   ExecPluginError,

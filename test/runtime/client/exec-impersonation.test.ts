@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startControlPlane, type ControlPlane } from '../../../src/testing/index.js';
-import { ApiError, RestClient } from '../../../src/runtime/index.js';
+import { ApiError } from '../../../src/runtime/index.js';
+import { RestClient } from '../../../src/runtime/client/index.js';
 import { clientConfigFromString } from '../../../src/runtime/client/config/client-config.js';
 
 // Against a real kube-apiserver: an exec plugin that hands out the admin's client certificate,

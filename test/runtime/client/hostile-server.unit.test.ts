@@ -5,10 +5,12 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Manager, RestClient, configMapType, loadClientConfig, silentLogger } from '../../../src/runtime/index.js';
+import { Manager, silentLogger } from '../../../src/runtime/index.js';
+import { RestClient, loadClientConfig } from '../../../src/runtime/client/index.js';
+import { coreV1ConfigMapType } from '../../../src/runtime/builtin/index.js';
 import { TransportError } from '../../../src/runtime/client/errors/api-error.js';
 import { UnendingListError, listComplete } from '../../../src/runtime/client/resource/list-pager.js';
-import { namespacedResource } from '../../../src/runtime/client/resource/resource-client.js';
+import { ResourceClient } from '../../../src/runtime/client/resource/resource-client.js';
 
 let server: http.Server;
 let base: string;
@@ -59,7 +61,7 @@ describe('limits against a hostile server', () => {
     mode = 'endless-line';
     const rest = client({ maxWatchEventBytes: 2 * 1024 * 1024 });
     const before = process.memoryUsage().rss;
-    const events = namespacedResource(rest, configMapType).inNamespace('x').watch({});
+    const events = new ResourceClient(rest, coreV1ConfigMapType, 'x').watch({});
     const error = await (async () => {
       for await (const event of events) void event;
     })().catch((e: unknown) => e);
@@ -72,7 +74,7 @@ describe('limits against a hostile server', () => {
 
   it('fails a watch on an event whose object is null', async () => {
     const rest = client();
-    const events = namespacedResource(rest, configMapType).inNamespace('x').watch({});
+    const events = new ResourceClient(rest, coreV1ConfigMapType, 'x').watch({});
     const error = await (async () => {
       for await (const event of events) void event;
     })().catch((e: unknown) => e);
@@ -101,7 +103,7 @@ describe('limits against a hostile server', () => {
       informerFailureReadinessMs: 300,
       informerDefaults: { resyncPeriodMs: 0 },
     });
-    manager.informerFor(configMapType);
+    manager.informerFor(coreV1ConfigMapType);
     const running = manager.start();
     try {
       const get = async (path: string): Promise<{ status: number; body: string }> => {

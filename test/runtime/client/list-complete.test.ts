@@ -1,20 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startControlPlane, type ControlPlane } from '../../../src/testing/index.js';
-import {
-  ApiError,
-  RestClient,
-  isGone,
-  loadClientConfig,
-  type KubernetesObject,
-  type ObjectList,
-  configMapType,
-  namespaceType,
-} from '../../../src/runtime/index.js';
-import {
-  ResourceClient,
-  clusterResource,
-  namespacedResource,
-} from '../../../src/runtime/client/resource/resource-client.js';
+import { ApiError, type KubernetesObject, type ObjectList } from '../../../src/runtime/index.js';
+import { RestClient, isGone, loadClientConfig } from '../../../src/runtime/client/index.js';
+import { coreV1ConfigMapType, coreV1NamespaceType } from '../../../src/runtime/builtin/index.js';
+import { ResourceClient } from '../../../src/runtime/client/resource/resource-client.js';
 import { type ListOptions } from '../../../src/runtime/client/resource/options.js';
 
 interface ConfigMapObject extends KubernetesObject {
@@ -63,8 +52,8 @@ let namespaceCounter = 0;
 /** A namespace holding ConfigMaps cm-00..cm-29, each with data v=0 and label set=paged. */
 async function namespaceWith30ConfigMaps(): Promise<string> {
   const namespace = `paged-${++namespaceCounter}`;
-  await clusterResource(rest, namespaceType).create({ metadata: { name: namespace } });
-  const cms = namespacedResource(rest, configMapType).inNamespace(namespace);
+  await new ResourceClient(rest, coreV1NamespaceType).create({ metadata: { name: namespace } });
+  const cms = new ResourceClient(rest, coreV1ConfigMapType, namespace);
   for (let i = 0; i < 30; i++)
     await cms.create({ metadata: { name: cmName(i), labels: { set: 'paged' } }, data: { v: '0' } });
   return namespace;
@@ -76,7 +65,7 @@ function cmName(i: number): string {
 
 /** Changes the set while a paged list is under way: updates three, deletes one, adds one. */
 async function modify(namespace: string): Promise<void> {
-  const cms = namespacedResource(rest, configMapType).inNamespace(namespace);
+  const cms = new ResourceClient(rest, coreV1ConfigMapType, namespace);
   for (const i of [1, 15, 25]) await cms.patch(cmName(i), { type: 'merge', patch: { data: { v: '1' } } });
   await cms.delete(cmName(20));
   await cms.create({ metadata: { name: 'cm-30', labels: { set: 'paged' } }, data: { v: '1' } });
@@ -91,7 +80,7 @@ function contents(list: ObjectList<ConfigMapObject>): Record<string, string> {
 describe('listComplete against a real apiserver', () => {
   it('a continued page after compaction is 410 for list(); listComplete returns the current state from one full list', async () => {
     const namespace = await namespaceWith30ConfigMaps();
-    const cms = namespacedResource(rest, configMapType).inNamespace(namespace);
+    const cms = new ResourceClient(rest, coreV1ConfigMapType, namespace);
 
     // (a) What listComplete guards against: a plain continued list after compaction.
     const firstPage = await cms.list({ limit: 10 });
@@ -104,7 +93,7 @@ describe('listComplete against a real apiserver', () => {
     expect((expired as ApiError).message).toContain('continue parameter is too old');
 
     // (b) The same sequence inside listComplete: page 1, then the set changes and etcd compacts.
-    const recording = new RecordingConfigMaps(rest, configMapType, namespace);
+    const recording = new RecordingConfigMaps(rest, coreV1ConfigMapType, namespace);
     let compactedAt = 0;
     recording.afterFirstPage = async () => {
       await cms.patch(cmName(2), { type: 'merge', patch: { data: { v: '2' } } });
@@ -129,12 +118,13 @@ describe('listComplete against a real apiserver', () => {
 
   it('without compaction, joins the pages at the first page revision; across namespaces too', async () => {
     const namespace = await namespaceWith30ConfigMaps();
-    const recording = new RecordingConfigMaps(rest, configMapType, namespace);
+    const recording = new RecordingConfigMaps(rest, coreV1ConfigMapType, namespace);
     recording.afterFirstPage = async () => {
       // A change after the first page is not in the result: every page reads one revision.
-      await namespacedResource(rest, configMapType)
-        .inNamespace(namespace)
-        .patch(cmName(25), { type: 'merge', patch: { data: { v: 'late' } } });
+      await new ResourceClient(rest, coreV1ConfigMapType, namespace).patch(cmName(25), {
+        type: 'merge',
+        patch: { data: { v: 'late' } },
+      });
     };
     const list = await recording.listComplete({ limit: 7, labelSelector: { set: 'paged' } });
     expect(recording.sent()).toEqual(['limit=7', ...Array(4).fill('limit=7 continue')]);
@@ -142,7 +132,7 @@ describe('listComplete against a real apiserver', () => {
     expect(contents(list)['cm-25']).toMatch(/^0@/);
     expect(new Set(recording.versions)).toEqual(new Set([list.metadata.resourceVersion]));
 
-    const everywhere = await namespacedResource(rest, configMapType).listComplete({
+    const everywhere = await new ResourceClient(rest, coreV1ConfigMapType).listComplete({
       limit: 4,
       labelSelector: { set: 'paged' },
     });
@@ -151,11 +141,11 @@ describe('listComplete against a real apiserver', () => {
 
   it('a first page whose own resourceVersion was compacted away is 410, not a silent full list', async () => {
     const namespace = await namespaceWith30ConfigMaps();
-    const cms = namespacedResource(rest, configMapType).inNamespace(namespace);
+    const cms = new ResourceClient(rest, coreV1ConfigMapType, namespace);
     const old = await cms.list({ limit: 1 });
     await modify(namespace);
     await plane.compactEtcd();
-    const recording = new RecordingConfigMaps(rest, configMapType, namespace);
+    const recording = new RecordingConfigMaps(rest, coreV1ConfigMapType, namespace);
     const err = await recording
       .listComplete({ limit: 10, resourceVersion: old.metadata.resourceVersion, resourceVersionMatch: 'Exact' })
       .catch((e: unknown) => e);

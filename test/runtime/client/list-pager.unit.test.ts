@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError, isGone, type KubernetesObject, type ObjectList } from '../../../src/runtime/index.js';
+import { ApiError, type KubernetesObject, type ObjectList } from '../../../src/runtime/index.js';
+import { isGone } from '../../../src/runtime/client/index.js';
 import { listComplete } from '../../../src/runtime/client/resource/list-pager.js';
 import { type ListOptions } from '../../../src/runtime/client/resource/options.js';
 

@@ -1,7 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError, RestClient, loadClientConfig } from '../../../src/runtime/index.js';
+import { ApiError } from '../../../src/runtime/index.js';
+import { RestClient, loadClientConfig } from '../../../src/runtime/client/index.js';
 import { TransportError } from '../../../src/runtime/client/errors/api-error.js';
 
 // Which failed requests the RestClient sends again, held to client-go's rules: a GET whose

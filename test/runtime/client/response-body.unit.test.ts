@@ -1,7 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError, RestClient, isNotFound, loadClientConfig } from '../../../src/runtime/index.js';
+import { ApiError, isNotFound } from '../../../src/runtime/index.js';
+import { RestClient, loadClientConfig } from '../../../src/runtime/client/index.js';
 import { TransportError } from '../../../src/runtime/client/errors/api-error.js';
 
 // Bodies a proxy or a wrong server URL sends instead of the apiserver's JSON, over real sockets.

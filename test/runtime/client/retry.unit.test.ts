@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError, retryOnConflict } from '../../../src/runtime/index.js';
+import { ApiError } from '../../../src/runtime/index.js';
+import { retryOnConflict } from '../../../src/runtime/client/index.js';
 import { DEFAULT_CONFLICT_BACKOFF, backoffDelay } from '../../../src/runtime/client/retry/retry-on-conflict.js';
 
 const conflict = (): ApiError =>

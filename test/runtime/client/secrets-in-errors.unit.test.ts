@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RestClient, loadClientConfig } from '../../../src/runtime/index.js';
+import { RestClient, loadClientConfig } from '../../../src/runtime/client/index.js';
 import { clientConfigFromString } from '../../../src/runtime/client/config/client-config.js';
 
 const SECRET = 'kop-planted-secret-7f3a9c';

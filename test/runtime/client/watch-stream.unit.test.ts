@@ -1,7 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError, RestClient, isGone, loadClientConfig } from '../../../src/runtime/index.js';
+import { ApiError } from '../../../src/runtime/index.js';
+import { RestClient, isGone, loadClientConfig } from '../../../src/runtime/client/index.js';
 import { TransportError } from '../../../src/runtime/client/errors/api-error.js';
 import { type RawWatchEvent } from '../../../src/runtime/client/rest/rest-client.js';
 

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { ControlPlane } from '../../../src/testing/index.js';
-import type { RestClient } from '../../../src/runtime/index.js';
+import type { RestClient } from '../../../src/runtime/client/index.js';
 import type { WatchRestartReason } from '../../../src/runtime/cache/informer.js';
-import { configMapType } from '../../../src/runtime/index.js';
+import { coreV1ConfigMapType } from '../../../src/runtime/builtin/index.js';
 import { Informer } from '../../../src/runtime/cache/informer.js';
-import { ResourceClient, namespacedResource } from '../../../src/runtime/client/resource/resource-client.js';
+import { ResourceClient } from '../../../src/runtime/client/resource/resource-client.js';
 import { delay, freshNamespace, restFor, useTestControlPlane, waitFor } from './helpers.js';
 
 /** A real kube-apiserver restart mid-watch, through kop/testing, against the same etcd, port and certificates. */
@@ -20,7 +20,7 @@ describe('informer across a kube-apiserver restart', () => {
     'reaches the server state after the apiserver %s mid-watch, with changes made while it was down',
     async (_how, force) => {
       const ns = await freshNamespace(admin, 'restart');
-      const cms = namespacedResource(admin, configMapType).inNamespace(ns);
+      const cms = new ResourceClient(admin, coreV1ConfigMapType, ns);
       for (const name of ['keep', 'change', 'drop']) await cms.create({ metadata: { name }, data: { v: '1' } });
 
       const rest = restFor(plane);
@@ -28,7 +28,7 @@ describe('informer across a kube-apiserver restart', () => {
       const informer = new Informer(
         new ResourceClient<{ metadata?: { name?: string; resourceVersion?: string }; data?: Record<string, string> }>(
           rest,
-          configMapType,
+          coreV1ConfigMapType,
           ns,
         ),
         {

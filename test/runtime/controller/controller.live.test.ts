@@ -1,22 +1,24 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ControlPlane } from '../../../src/testing/index.js';
-import type { Condition, Reconciler, ReconcileResult, Request, RestClient } from '../../../src/runtime/index.js';
+import type { Condition } from '../../../src/api/index.js';
+import type { Reconciler, ReconcileResult, Request } from '../../../src/runtime/index.js';
+import type { RestClient } from '../../../src/runtime/client/index.js';
 import {
   Manager,
   addFinalizer,
   createOrUpdate,
-  generationChanged,
   isBeingDeleted,
   removeFinalizer,
   setCondition,
   setControllerReference,
   silentLogger,
   createLogger,
-  configMapType,
-  eventType,
 } from '../../../src/runtime/index.js';
+import { createClient } from '../../../src/runtime/client/index.js';
+import { generationChanged } from '../../../src/runtime/controller/index.js';
+import { coreV1ConfigMapType, eventsV1EventType } from '../../../src/runtime/builtin/index.js';
 import { ExponentialBackoffRateLimiter } from '../../../src/runtime/queue/rate-limiter.js';
-import { ResourceClient, namespacedResource } from '../../../src/runtime/client/resource/resource-client.js';
+import { ResourceClient } from '../../../src/runtime/client/resource/resource-client.js';
 import type { Widget } from './helpers.js';
 import { delay, freshNamespace, restFor, startTestControlPlane, waitFor, widgetResource } from './helpers.js';
 
@@ -166,6 +168,7 @@ describe('controllers against a real apiserver', () => {
     const cleanups: Array<{ name: string; stillThere: boolean }> = [];
     const lister = manager.lister<Widget>(widgetResource);
     const client = widgets(ns);
+    const api = createClient(admin);
     manager
       .controller('widget')
       .for(widgetResource, { predicates: [generationChanged()] })
@@ -179,11 +182,11 @@ describe('controllers against a real apiserver', () => {
               () => false,
             );
             cleanups.push({ name: request.name, stillThere: live });
-            await removeFinalizer(client, cached, finalizer);
+            await removeFinalizer(api, widgetResource, cached, finalizer);
           }
           return;
         }
-        const widget = await addFinalizer(client, cached, finalizer);
+        const widget = await addFinalizer(api, widgetResource, cached, finalizer);
         const conditions = ((widget.status?.conditions as Condition[] | undefined) ?? []).map((c) => ({ ...c }));
         setCondition(conditions, {
           type: 'Ready',
@@ -232,16 +235,17 @@ describe('controllers against a real apiserver', () => {
     const manager = newManager(ns);
     const lister = manager.lister<Widget>(widgetResource);
     const reconciles: string[] = [];
-    const cms = namespacedResource(admin, configMapType).inNamespace(ns);
+    const cms = new ResourceClient(admin, coreV1ConfigMapType, ns);
+    const api = createClient(admin);
     manager
       .controller('widget')
       .for(widgetResource)
-      .owns(configMapType)
+      .owns(coreV1ConfigMapType)
       .complete(async (request) => {
         reconciles.push(request.name);
         const owner = lister.get(request.namespace, request.name);
         if (!owner) return;
-        await createOrUpdate(cms, `${request.name}-config`, (cm) => {
+        await createOrUpdate(api, coreV1ConfigMapType, { namespace: ns, name: `${request.name}-config` }, (cm) => {
           setControllerReference(owner, cm);
           cm.data = { size: String(owner.spec?.size ?? 0) };
         });
@@ -352,7 +356,7 @@ describe('event recorder and createOrUpdate against a real apiserver', () => {
       series?: { count: number };
       regarding?: { uid?: string };
       reportingController?: string;
-    }>(admin, eventType, ns);
+    }>(admin, eventsV1EventType, ns);
     const list = (await events.list()).items;
     expect(list).toHaveLength(2);
     const failed = list.find((e) => e.reason === 'ReconcileFailed')!;
@@ -368,20 +372,20 @@ describe('event recorder and createOrUpdate against a real apiserver', () => {
 
   it('createOrUpdate creates, leaves unchanged objects alone, and updates', async () => {
     const ns = await freshNamespace(admin, 'cou');
-    const cms = namespacedResource(admin, configMapType).inNamespace(ns);
-    const first = await createOrUpdate(cms, 'settings', (cm) => {
+    const client = createClient(admin);
+    const first = await createOrUpdate(client, coreV1ConfigMapType, { namespace: ns, name: 'settings' }, (cm) => {
       cm.data = { mode: 'fast' };
     });
     expect(first.operation).toBe('created');
-    const again = await createOrUpdate(cms, 'settings', (cm) => {
+    const again = await createOrUpdate(client, coreV1ConfigMapType, { namespace: ns, name: 'settings' }, (cm) => {
       cm.data = { mode: 'fast' };
     });
     expect(again.operation).toBe('unchanged');
     expect(again.object.metadata?.resourceVersion).toBe(first.object.metadata?.resourceVersion);
-    const changed = await createOrUpdate(cms, 'settings', (cm) => {
+    const changed = await createOrUpdate(client, coreV1ConfigMapType, { namespace: ns, name: 'settings' }, (cm) => {
       cm.data = { ...cm.data, mode: 'safe' };
     });
     expect(changed.operation).toBe('updated');
-    expect((await cms.get('settings')).data).toEqual({ mode: 'safe' });
+    expect((await client.get(coreV1ConfigMapType, { namespace: ns, name: 'settings' })).data).toEqual({ mode: 'safe' });
   });
 });

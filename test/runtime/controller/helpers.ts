@@ -4,8 +4,9 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll } from 'vitest';
 import type { ResourceType } from '../../../src/runtime/index.js';
-import { RestClient, loadClientConfig, namespaceType } from '../../../src/runtime/index.js';
-import { clusterResource } from '../../../src/runtime/client/resource/resource-client.js';
+import { RestClient, loadClientConfig } from '../../../src/runtime/client/index.js';
+import { coreV1NamespaceType } from '../../../src/runtime/builtin/index.js';
+import { ResourceClient } from '../../../src/runtime/client/resource/resource-client.js';
 import type { ControlPlane } from '../../../src/testing/index.js';
 import { startControlPlane } from '../../../src/testing/index.js';
 
@@ -77,7 +78,7 @@ let namespaceCounter = 0;
 /** Creates a namespace with a unique name. */
 export async function freshNamespace(rest: RestClient, prefix: string): Promise<string> {
   const name = `${prefix}-${process.pid}-${++namespaceCounter}`;
-  await clusterResource(rest, namespaceType).create({ metadata: { name } });
+  await new ResourceClient(rest, coreV1NamespaceType).create({ metadata: { name } });
   return name;
 }
 

@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { Condition, KubernetesObject, LogFields } from '../../../src/runtime/index.js';
+import type { Condition } from '../../../src/api/index.js';
+import type { KubernetesObject } from '../../../src/runtime/index.js';
+import type { LogFields } from '../../../src/runtime/manager/index.js';
 import {
   AlreadyOwnedError,
   and,
   annotationsChanged,
-  createLogger,
   findCondition,
   generationChanged,
   labelsChanged,
@@ -12,15 +13,14 @@ import {
   not,
   or,
   removeCondition,
-  setCondition,
-  setControllerReference,
-} from '../../../src/runtime/index.js';
+} from '../../../src/runtime/controller/index.js';
+import { createLogger, setCondition, setControllerReference } from '../../../src/runtime/index.js';
 import { Indexer } from '../../../src/runtime/cache/indexer.js';
 import { Lister } from '../../../src/runtime/cache/lister.js';
 import { getControllerOf } from '../../../src/runtime/controller/owner-references.js';
 import { mapToControllerOwner, requestHandler } from '../../../src/runtime/controller/event-handlers.js';
 import { parseBindAddress } from '../../../src/runtime/manager/http-server.js';
-import { parseKey } from '../../../src/runtime/cache/object-meta.js';
+import { parseKey } from '../../../src/runtime/controller/request.js';
 
 function obj(name: string, meta: Record<string, unknown> = {}): KubernetesObject {
   return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'ns', ...meta } };

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { ControlPlane } from '../../../src/testing/index.js';
-import type { ObjectList, RestClient } from '../../../src/runtime/index.js';
+import type { ObjectList } from '../../../src/runtime/index.js';
+import type { RestClient } from '../../../src/runtime/client/index.js';
 import type { ListOptions, WatchEvent, WatchOptions } from '../../../src/runtime/client/resource/options.js';
 import type { ListerWatcher } from '../../../src/runtime/cache/informer.js';
-import { secretType } from '../../../src/runtime/index.js';
+import { coreV1SecretType } from '../../../src/runtime/builtin/index.js';
 import { Informer } from '../../../src/runtime/cache/informer.js';
 import { ResourceClient } from '../../../src/runtime/client/resource/resource-client.js';
 import { freshNamespace, useTestControlPlane, waitFor } from './helpers.js';
@@ -60,7 +61,7 @@ class CompactingBetweenPages implements ListerWatcher<SecretObject> {
 describe('informer whose list meets an expired continue token', () => {
   it('ends synced after exactly one full list, with its selector and transform, then watches from that list', async () => {
     const namespace = await freshNamespace(admin, 'expired-continue');
-    const secrets = new ResourceClient<SecretObject>(admin, secretType, namespace);
+    const secrets = new ResourceClient<SecretObject>(admin, coreV1SecretType, namespace);
     for (let i = 0; i < 30; i++)
       await secrets.create({
         metadata: { name: `secret-${String(i).padStart(2, '0')}`, labels: { set: 'cached' } },

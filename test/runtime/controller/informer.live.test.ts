@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { ControlPlane } from '../../../src/testing/index.js';
-import type { RestClient } from '../../../src/runtime/index.js';
+import type { RestClient } from '../../../src/runtime/client/index.js';
 import type { WatchRestartReason } from '../../../src/runtime/cache/informer.js';
-import { secretType } from '../../../src/runtime/index.js';
+import { coreV1SecretType } from '../../../src/runtime/builtin/index.js';
 import { Informer } from '../../../src/runtime/cache/informer.js';
-import { ResourceClient, namespacedResource } from '../../../src/runtime/client/resource/resource-client.js';
+import { ResourceClient } from '../../../src/runtime/client/resource/resource-client.js';
 import { TcpProxy, delay, freshNamespace, restFor, useTestControlPlane, waitFor } from './helpers.js';
 
 interface SecretObject {
@@ -25,7 +25,7 @@ async function watchedSecrets(namespace: string, options: { silentWatchTimeoutMs
   const rest = restFor(plane, proxy.url);
   const restarts: WatchRestartReason[] = [];
   const deletes: Array<{ name: string; finalStateUnknown: boolean; value?: string }> = [];
-  const informer = new Informer<SecretObject>(new ResourceClient<SecretObject>(rest, secretType, namespace), {
+  const informer = new Informer<SecretObject>(new ResourceClient<SecretObject>(rest, coreV1SecretType, namespace), {
     name: 'secrets',
     initialBackoffMs: 100,
     maxBackoffMs: 500,
@@ -56,7 +56,7 @@ async function watchedSecrets(namespace: string, options: { silentWatchTimeoutMs
 }
 
 async function serverState(namespace: string): Promise<Record<string, string>> {
-  const list = await namespacedResource(admin, secretType).inNamespace(namespace).list();
+  const list = await new ResourceClient(admin, coreV1SecretType, namespace).list();
   return Object.fromEntries(list.items.map((s) => [s.metadata!.name!, s.metadata!.resourceVersion!]));
 }
 
@@ -67,7 +67,7 @@ function cacheState(informer: Informer<SecretObject>): Record<string, string> {
 describe('informer against a real apiserver', () => {
   it('follows creates, updates and deletes and keeps the namespace index', async () => {
     const ns = await freshNamespace(admin, 'inf-basic');
-    const client = namespacedResource(admin, secretType).inNamespace(ns);
+    const client = new ResourceClient(admin, coreV1SecretType, ns);
     await client.create({ metadata: { name: 'before' }, stringData: { v: '1' } });
     const watched = await watchedSecrets(ns);
     try {
@@ -89,7 +89,7 @@ describe('informer against a real apiserver', () => {
 
   it('reaches the right state after the connection to the apiserver is reset mid-watch and refused for a while', async () => {
     const ns = await freshNamespace(admin, 'inf-restart');
-    const client = namespacedResource(admin, secretType).inNamespace(ns);
+    const client = new ResourceClient(admin, coreV1SecretType, ns);
     for (const name of ['a', 'b', 'c']) await client.create({ metadata: { name }, stringData: { v: '1' } });
     const watched = await watchedSecrets(ns);
     try {
@@ -115,7 +115,7 @@ describe('informer against a real apiserver', () => {
 
   it('relists after 410 Gone and reports objects deleted meanwhile with their last known state', async () => {
     const ns = await freshNamespace(admin, 'inf-gone');
-    const client = namespacedResource(admin, secretType).inNamespace(ns);
+    const client = new ResourceClient(admin, coreV1SecretType, ns);
     for (const name of ['a', 'b']) await client.create({ metadata: { name }, stringData: { v: 'last-seen' } });
     const watched = await watchedSecrets(ns);
     try {
@@ -140,7 +140,7 @@ describe('informer against a real apiserver', () => {
 
   it('detects a silent watch and replaces it', async () => {
     const ns = await freshNamespace(admin, 'inf-silent');
-    const client = namespacedResource(admin, secretType).inNamespace(ns);
+    const client = new ResourceClient(admin, coreV1SecretType, ns);
     const watched = await watchedSecrets(ns, { silentWatchTimeoutMs: 1500 });
     try {
       await waitFor(() => watched.proxy.connections > 0, 5000, 'watch connection');

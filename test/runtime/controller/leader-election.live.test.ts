@@ -5,7 +5,10 @@ import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import type { ControlPlane } from '../../../src/testing/index.js';
 import type { Logger } from '../../../src/runtime/index.js';
-import { LeaderElectionLostError, Manager, RestClient, leaseType } from '../../../src/runtime/index.js';
+import { LeaderElectionLostError } from '../../../src/runtime/manager/index.js';
+import { Manager } from '../../../src/runtime/index.js';
+import { RestClient } from '../../../src/runtime/client/index.js';
+import { coordinationV1LeaseType } from '../../../src/runtime/builtin/index.js';
 import { ResourceClient } from '../../../src/runtime/client/resource/resource-client.js';
 import { clientConfigFromString } from '../../../src/runtime/client/config/client-config.js';
 import type { LeaseObject } from '../../../src/runtime/manager/leader-election.js';
@@ -58,7 +61,7 @@ function candidate(ns: string, identity: string, rest: RestClient = restFor(plan
 }
 
 async function holder(ns: string): Promise<string | undefined> {
-  const lease = await new ResourceClient<LeaseObject>(admin, leaseType, ns).get('widgets-leader');
+  const lease = await new ResourceClient<LeaseObject>(admin, coordinationV1LeaseType, ns).get('widgets-leader');
   return lease.spec?.holderIdentity || undefined;
 }
 

@@ -3,21 +3,10 @@
 // every verb works on CRDs and built-in kinds alike.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RestRequest } from '../../../src/runtime/client/rest/rest-client.js';
-import {
-  CacheScopeError,
-  Manager,
-  RestClient,
-  configMapType,
-  createClient,
-  deploymentType,
-  finalizer,
-  isConflict,
-  isNotFound,
-  loadClientConfig,
-  secretType,
-  silentLogger,
-  type Client,
-} from '../../../src/runtime/index.js';
+import { CacheScopeError } from '../../../src/runtime/cache/index.js';
+import { Manager, finalizer, isConflict, isNotFound, silentLogger, type Client } from '../../../src/runtime/index.js';
+import { RestClient, createClient, loadClientConfig } from '../../../src/runtime/client/index.js';
+import { appsV1DeploymentType, coreV1ConfigMapType, coreV1SecretType } from '../../../src/runtime/builtin/index.js';
 import type { ControlPlane } from '../../../src/testing/index.js';
 import { freshNamespace, restFor, startTestControlPlane, waitFor, widgetResource, type Widget } from './helpers.js';
 
@@ -51,7 +40,7 @@ beforeAll(async () => {
     metricsBindAddress: '0',
     healthProbeBindAddress: '0',
     logger: silentLogger,
-    uncachedTypes: [secretType],
+    uncachedTypes: [coreV1SecretType],
   });
   client = manager.client;
   // Watched before start, as a controller's for() would.
@@ -89,21 +78,21 @@ describe("the manager's client", () => {
   });
 
   it('starts the informer of a kind on its first read and waits for it to sync', async () => {
-    await createClient(admin).create(configMapType, {
+    await createClient(admin).create(coreV1ConfigMapType, {
       metadata: { name: 'settings', namespace: ns },
       data: { a: '1' },
     });
-    const settings = await client.get(configMapType, { namespace: ns, name: 'settings' });
+    const settings = await client.get(coreV1ConfigMapType, { namespace: ns, name: 'settings' });
     expect(settings.data).toEqual({ a: '1' });
     expect(rest.count('GET', `/namespaces/${ns}/configmaps/settings`)).toBe(0);
-    expect(manager.informerFor(configMapType).hasSynced()).toBe(true);
-    const listed = await client.list(configMapType, { namespace: ns });
+    expect(manager.informerFor(coreV1ConfigMapType).hasSynced()).toBe(true);
+    const listed = await client.list(coreV1ConfigMapType, { namespace: ns });
     expect(listed.kind).toBe('ConfigMapList');
     expect(listed.items.map((c) => c.metadata?.name)).toContain('settings');
     await expect(
-      client.list(configMapType, { namespace: ns, fieldSelector: 'metadata.name=settings' }),
+      client.list(coreV1ConfigMapType, { namespace: ns, fieldSelector: 'metadata.name=settings' }),
     ).rejects.toThrow(/live: true/);
-    const live = await client.list(configMapType, {
+    const live = await client.list(coreV1ConfigMapType, {
       namespace: ns,
       fieldSelector: 'metadata.name=settings',
       live: true,
@@ -112,11 +101,11 @@ describe("the manager's client", () => {
   });
 
   it('reads uncached kinds from the apiserver', async () => {
-    await createClient(admin).create(secretType, {
+    await createClient(admin).create(coreV1SecretType, {
       metadata: { name: 'token', namespace: ns },
       stringData: { t: 'x' },
     });
-    const secret = await client.get(secretType, { namespace: ns, name: 'token' });
+    const secret = await client.get(coreV1SecretType, { namespace: ns, name: 'token' });
     expect(secret.data?.t).toBe(Buffer.from('x').toString('base64'));
     expect(rest.count('GET', `/namespaces/${ns}/secrets/token`)).toBe(1);
   });
@@ -176,7 +165,7 @@ describe("the manager's client", () => {
     expect(patched.status).toEqual({ phase: 'Down' });
 
     const labels = { app: 'web' };
-    await client.create(deploymentType, {
+    await client.create(appsV1DeploymentType, {
       metadata: { name: 'web', namespace: ns },
       spec: {
         replicas: 1,
@@ -185,11 +174,11 @@ describe("the manager's client", () => {
       },
     });
     const key = { namespace: ns, name: 'web' };
-    const scale = await client.scale().get(deploymentType, key);
+    const scale = await client.scale().get(appsV1DeploymentType, key);
     expect(scale.spec?.replicas).toBe(1);
-    await client.scale().update(deploymentType, key, { ...scale, spec: { replicas: 4 } });
-    expect((await client.get(deploymentType, key, { live: true })).spec?.replicas).toBe(4);
-    const strategic = await client.patch(deploymentType, key, {
+    await client.scale().update(appsV1DeploymentType, key, { ...scale, spec: { replicas: 4 } });
+    expect((await client.get(appsV1DeploymentType, key, { live: true })).spec?.replicas).toBe(4);
+    const strategic = await client.patch(appsV1DeploymentType, key, {
       type: 'strategic-merge',
       patch: { spec: { template: { spec: { containers: [{ name: 'web', image: 'nginx:2' }] } } } },
     });
@@ -198,14 +187,14 @@ describe("the manager's client", () => {
 
   it('deleteAllOf empties one namespace by label, and refuses to span every namespace of a namespaced kind', async () => {
     for (const name of ['keep', 'drop-1', 'drop-2']) {
-      await client.create(configMapType, {
+      await client.create(coreV1ConfigMapType, {
         metadata: { name, namespace: ns, labels: { drop: String(name.startsWith('drop')) } },
       });
     }
-    await client.deleteAllOf(configMapType, { namespace: ns, labelSelector: { drop: 'true' } });
-    const left = await client.list(configMapType, { namespace: ns, live: true });
+    await client.deleteAllOf(coreV1ConfigMapType, { namespace: ns, labelSelector: { drop: 'true' } });
+    const left = await client.list(coreV1ConfigMapType, { namespace: ns, live: true });
     expect(left.items.map((c) => c.metadata?.name).sort()).toEqual(['keep', 'settings']);
-    expect(() => client.deleteAllOf(configMapType)).toThrow(/name the namespace/);
+    expect(() => client.deleteAllOf(coreV1ConfigMapType)).toThrow(/name the namespace/);
   });
 
   it('finalizer(): adds the finalizer before apply runs, runs cleanup once deletion is asked, then lets the object go', async () => {

@@ -1,6 +1,7 @@
 // Manager defaults that follow controller-runtime's.
 import { describe, expect, it } from 'vitest';
-import { Manager, RestClient, silentLogger } from '../../../src/runtime/index.js';
+import { Manager, silentLogger } from '../../../src/runtime/index.js';
+import { RestClient } from '../../../src/runtime/client/index.js';
 import { widgetResource } from './helpers.js';
 
 const HOUR = 3_600_000;

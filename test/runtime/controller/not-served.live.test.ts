@@ -3,7 +3,8 @@
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Manager, type LogFields, type Logger } from '../../../src/runtime/index.js';
+import { Manager, type Logger } from '../../../src/runtime/index.js';
+import { type LogFields } from '../../../src/runtime/manager/index.js';
 import type { ControlPlane } from '../../../src/testing/index.js';
 import { startControlPlane } from '../../../src/testing/index.js';
 import { waitFor, widgetResource } from './helpers.js';

@@ -4,7 +4,7 @@ import { Controller, TerminalError } from '../../../src/runtime/controller/contr
 import { ManagerMetrics } from '../../../src/runtime/manager/metrics.js';
 import type { ReconcileFunction } from '../../../src/runtime/controller/controller.js';
 import { FakeClock } from './fake-clock.js';
-import { RestClient, createClient, loadClientConfig } from '../../../src/runtime/index.js';
+import { RestClient, createClient, loadClientConfig } from '../../../src/runtime/client/index.js';
 import { EventRecorder } from '../../../src/runtime/controller/event-recorder.js';
 import { ApiError } from '../../../src/runtime/client/errors/api-error.js';
 import type { Logger } from '../../../src/runtime/util/logger.js';

@@ -1,28 +1,27 @@
 // Behaviours checked against controller-runtime / client-go semantics on a real kube-apiserver.
 import { describe, expect, it } from 'vitest';
 import type { ControlPlane } from '../../../src/testing/index.js';
-import type { KubernetesObject, Request, RestClient } from '../../../src/runtime/index.js';
+import type { KubernetesObject, Request } from '../../../src/runtime/index.js';
+import type { RestClient } from '../../../src/runtime/client/index.js';
 import type { LeaseObject } from '../../../src/runtime/manager/leader-election.js';
+import { CacheNotSyncedError, CacheScopeError } from '../../../src/runtime/cache/index.js';
+import { LeaderElectionLostError } from '../../../src/runtime/manager/index.js';
 import {
-  CacheNotSyncedError,
-  CacheScopeError,
-  LeaderElectionLostError,
   Manager,
   addFinalizer,
   removeFinalizer,
   setControllerReference,
   silentLogger,
-  configMapType,
-  eventType,
-  leaseType,
-  namespaceType,
 } from '../../../src/runtime/index.js';
-import { LeaderElector } from '../../../src/runtime/manager/leader-election.js';
+import { createClient } from '../../../src/runtime/client/index.js';
 import {
-  ResourceClient,
-  clusterResource,
-  namespacedResource,
-} from '../../../src/runtime/client/resource/resource-client.js';
+  coordinationV1LeaseType,
+  coreV1ConfigMapType,
+  coreV1NamespaceType,
+  eventsV1EventType,
+} from '../../../src/runtime/builtin/index.js';
+import { LeaderElector } from '../../../src/runtime/manager/leader-election.js';
+import { ResourceClient } from '../../../src/runtime/client/resource/resource-client.js';
 import type { Widget } from './helpers.js';
 import { delay, freshNamespace, restFor, useTestControlPlane, waitFor, widgetResource } from './helpers.js';
 
@@ -75,7 +74,7 @@ describe('controller-runtime semantics against a real apiserver', () => {
     });
     await waitFor(() => started, 10_000, 'reconcile started');
     // Another replica takes the lease for a long time: renewals fail until the renew deadline.
-    const leases = new ResourceClient<LeaseObject>(admin, leaseType, ns);
+    const leases = new ResourceClient<LeaseObject>(admin, coordinationV1LeaseType, ns);
     const lease = await leases.get('lost-leader');
     await leases.update({
       ...lease,
@@ -97,13 +96,13 @@ describe('controller-runtime semantics against a real apiserver', () => {
 
   it('owns() enqueues a cluster-scoped owner with an empty namespace, the same key as its for() events', async () => {
     const ns = await freshNamespace(admin, 'cluster-owner');
-    const owner = await clusterResource(admin, namespaceType).get(ns);
+    const owner = await new ResourceClient(admin, coreV1NamespaceType).get(ns);
     const manager = newManager();
     const requests: Request[] = [];
     manager
       .controller('namespace')
-      .for(namespaceType)
-      .owns(configMapType)
+      .for(coreV1NamespaceType)
+      .owns(coreV1ConfigMapType)
       .complete((request) => {
         if (request.name === ns) requests.push(request);
       });
@@ -115,7 +114,7 @@ describe('controller-runtime semantics against a real apiserver', () => {
     };
     setControllerReference({ apiVersion: 'v1', kind: 'Namespace', ...owner }, cm);
     const before = requests.length;
-    await namespacedResource(admin, configMapType).inNamespace(ns).create(cm);
+    await new ResourceClient(admin, coreV1ConfigMapType, ns).create(cm);
     await waitFor(() => requests.length > before, 10_000, 'reconcile from the owned ConfigMap');
     expect(requests.every((r) => r.namespace === '')).toBe(true);
     await manager.stop();
@@ -125,17 +124,18 @@ describe('controller-runtime semantics against a real apiserver', () => {
   it('finalizer edits from a stale read keep a finalizer another writer added or removed meanwhile (the test op fails, the patch is recomputed)', async () => {
     const ns = await freshNamespace(admin, 'fin-race');
     const widgets = new ResourceClient<Widget>(admin, widgetResource, ns);
+    const api = createClient(admin);
     const stale = await widgets.create({ metadata: { name: 'race' }, spec: { size: 1 } });
     // Another controller adds its finalizer after our read (the field did not exist when we read).
     await widgets.patch('race', { type: 'merge', patch: { metadata: { finalizers: ['other.dev/x'] } } });
-    const added = await addFinalizer(widgets, stale, 'test.kop.dev/cleanup');
+    const added = await addFinalizer(api, widgetResource, stale, 'test.kop.dev/cleanup');
     expect(added.metadata?.finalizers).toEqual(['other.dev/x', 'test.kop.dev/cleanup']);
     // The list changes again behind our back, then we remove ours from the stale copy.
     await widgets.patch('race', {
       type: 'merge',
       patch: { metadata: { finalizers: ['other.dev/x', 'test.kop.dev/cleanup', 'third.dev/y'] } },
     });
-    const removed = await removeFinalizer(widgets, added, 'test.kop.dev/cleanup');
+    const removed = await removeFinalizer(api, widgetResource, added, 'test.kop.dev/cleanup');
     expect(removed.metadata?.finalizers).toEqual(['other.dev/x', 'third.dev/y']);
     expect((await widgets.get('race')).metadata?.finalizers).toEqual(['other.dev/x', 'third.dev/y']);
     await widgets.patch('race', { type: 'merge', patch: { metadata: { finalizers: null } } });
@@ -144,14 +144,15 @@ describe('controller-runtime semantics against a real apiserver', () => {
   it('removeFinalizer on an object that is already gone is a no-op', async () => {
     const ns = await freshNamespace(admin, 'fin-gone');
     const widgets = new ResourceClient<Widget>(admin, widgetResource, ns);
+    const api = createClient(admin);
     const created = await widgets.create({ metadata: { name: 'gone' }, spec: { size: 1 } });
-    const withFinalizer = await addFinalizer(widgets, created, 'test.kop.dev/cleanup');
+    const withFinalizer = await addFinalizer(api, widgetResource, created, 'test.kop.dev/cleanup');
     await widgets.delete('gone');
     const deleting = await widgets.get('gone');
     // Someone else (a second reconcile, a human) removes the finalizer first: the object disappears.
-    await removeFinalizer(widgets, deleting, 'test.kop.dev/cleanup');
+    await removeFinalizer(api, widgetResource, deleting, 'test.kop.dev/cleanup');
     await waitFor(async () => (await widgets.list()).items.length === 0, 10_000, 'object gone');
-    await expect(removeFinalizer(widgets, withFinalizer, 'test.kop.dev/cleanup')).resolves.toBeDefined();
+    await expect(removeFinalizer(api, widgetResource, withFinalizer, 'test.kop.dev/cleanup')).resolves.toBeDefined();
   });
 
   it('records an event whose note has multi-byte characters beyond 1024 bytes (the apiserver counts bytes)', async () => {
@@ -164,7 +165,7 @@ describe('controller-runtime semantics against a real apiserver', () => {
     const recorder = manager.eventRecorder('widget-controller');
     const note = 'é'.repeat(800); // 800 characters, 1600 bytes
     await recorder.warning(widget, 'Degraded', note);
-    const events = new ResourceClient<KubernetesObject & { note?: string }>(admin, eventType, ns);
+    const events = new ResourceClient<KubernetesObject & { note?: string }>(admin, eventsV1EventType, ns);
     const list = (await events.list()).items;
     expect(list).toHaveLength(1);
     const written = list[0]!.note!;
@@ -183,13 +184,17 @@ describe('controller-runtime semantics against a real apiserver', () => {
       spec: { size: 1 },
     });
     await manager.eventRecorder('test.kop.dev/widget-controller').normal(widget, 'Created', 'made');
-    const events = new ResourceClient<KubernetesObject & { reportingController?: string }>(admin, eventType, ns);
+    const events = new ResourceClient<KubernetesObject & { reportingController?: string }>(
+      admin,
+      eventsV1EventType,
+      ns,
+    );
     expect((await events.list()).items.map((e) => e.reportingController)).toEqual(['test.kop.dev/widget-controller']);
   });
 
   it('Lease fields follow client-go: transitions count holder changes, acquireTime stays while renewing, release leaves holder empty and duration 1 s', async () => {
     const ns = await freshNamespace(admin, 'lease-fields');
-    const leases = new ResourceClient<LeaseObject>(admin, leaseType, ns);
+    const leases = new ResourceClient<LeaseObject>(admin, coordinationV1LeaseType, ns);
     const timing = { leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 200 };
     const signal = new AbortController();
     const a = new LeaderElector({ rest: admin, namespace: ns, name: 'fields', identity: 'a', ...timing });
@@ -232,14 +237,14 @@ describe('controller-runtime semantics against a real apiserver', () => {
     expect(() =>
       manager
         .controller('widget')
-        .for(configMapType)
+        .for(coreV1ConfigMapType)
         .complete(() => undefined),
     ).toThrow(/widget/);
   });
 
   it('a cache list with a label selector returns what the apiserver returns for the same selector', async () => {
     const ns = await freshNamespace(admin, 'selector');
-    const cms = namespacedResource(admin, configMapType).inNamespace(ns);
+    const cms = new ResourceClient(admin, coreV1ConfigMapType, ns);
     const labelSets: Array<Record<string, string>> = [
       { app: 'web', tier: 'front', env: 'prod' },
       { app: 'web', tier: 'back', env: 'staging' },
@@ -250,7 +255,7 @@ describe('controller-runtime semantics against a real apiserver', () => {
     ];
     for (const [i, labels] of labelSets.entries()) await cms.create({ metadata: { name: `cm${i}`, labels } });
     const manager = newManager({ namespace: ns });
-    const lister = manager.lister<KubernetesObject>(configMapType);
+    const lister = manager.lister<KubernetesObject>(coreV1ConfigMapType);
     const done = manager.start();
     await waitFor(() => lister.list({ namespace: ns }).length >= labelSets.length, 10_000, 'cache filled');
     const selectors = [
@@ -282,11 +287,15 @@ describe('controller-runtime semantics against a real apiserver', () => {
   it('records an event about an object whose name is as long as names go (253 characters)', async () => {
     const ns = await freshNamespace(admin, 'event-long-name');
     const name = `${'a'.repeat(200)}.${'b'.repeat(52)}`;
-    const cm = await namespacedResource(admin, configMapType).inNamespace(ns).create({ metadata: { name } });
+    const cm = await new ResourceClient(admin, coreV1ConfigMapType, ns).create({ metadata: { name } });
     await newManager()
       .eventRecorder('widget-controller')
       .normal({ apiVersion: 'v1', kind: 'ConfigMap', ...cm }, 'Seen', 'long name');
-    const events = new ResourceClient<KubernetesObject & { regarding?: { name?: string } }>(admin, eventType, ns);
+    const events = new ResourceClient<KubernetesObject & { regarding?: { name?: string } }>(
+      admin,
+      eventsV1EventType,
+      ns,
+    );
     expect((await events.list()).items.map((e) => e.regarding?.name)).toEqual([name]);
   });
 
@@ -297,14 +306,16 @@ describe('controller-runtime semantics against a real apiserver', () => {
     await widgets.delete('going');
     const deleting = await widgets.get('going');
     let patches = 0;
-    const counting = new Proxy(widgets, {
+    const counting = new Proxy(createClient(admin), {
       get(target, property, receiver) {
         if (property === 'patch') patches++;
         const value = Reflect.get(target, property, receiver) as unknown;
         return typeof value === 'function' ? value.bind(target) : value;
       },
     });
-    await expect(addFinalizer(counting, deleting, 'test.kop.dev/cleanup')).rejects.toMatchObject({ code: 422 });
+    await expect(addFinalizer(counting, widgetResource, deleting, 'test.kop.dev/cleanup')).rejects.toMatchObject({
+      code: 422,
+    });
     expect(patches).toBe(1);
     await widgets.patch('going', { type: 'merge', patch: { metadata: { finalizers: null } } });
   });
@@ -319,7 +330,7 @@ describe('controller-runtime semantics against a real apiserver', () => {
       await recorder.warning(widget, 'ReconcileFailed', `attempt ${attempt}: backend unreachable`, 'Reconcile');
     const events = new ResourceClient<KubernetesObject & { note?: string; series?: { count: number } }>(
       admin,
-      eventType,
+      eventsV1EventType,
       ns,
     );
     let list = (await events.list()).items;
@@ -335,14 +346,10 @@ describe('controller-runtime semantics against a real apiserver', () => {
   it('a namespaced manager\'s lister refuses reads of other namespaces instead of answering "not found", as controller-runtime\'s cache does', async () => {
     const watched = await freshNamespace(admin, 'scope-in');
     const other = await freshNamespace(admin, 'scope-out');
-    await namespacedResource(admin, configMapType)
-      .inNamespace(watched)
-      .create({ metadata: { name: 'here' } });
-    await namespacedResource(admin, configMapType)
-      .inNamespace(other)
-      .create({ metadata: { name: 'there' } });
+    await new ResourceClient(admin, coreV1ConfigMapType, watched).create({ metadata: { name: 'here' } });
+    await new ResourceClient(admin, coreV1ConfigMapType, other).create({ metadata: { name: 'there' } });
     const manager = newManager({ namespace: watched });
-    const cms = manager.lister<KubernetesObject>(configMapType);
+    const cms = manager.lister<KubernetesObject>(coreV1ConfigMapType);
     const done = manager.start();
     await waitFor(() => cms.get(watched, 'here'), 10_000, 'cache filled');
     // The object exists: a reconcile must not take "undefined" for "deleted".
@@ -350,16 +357,14 @@ describe('controller-runtime semantics against a real apiserver', () => {
     expect(() => cms.list({ namespace: other })).toThrow(CacheScopeError);
     expect(cms.list().map((o) => o.metadata?.name)).toEqual(['here']);
     // Cluster-scoped kinds are cached whole and read by name.
-    expect(() => manager.lister<KubernetesObject>(namespaceType).get(other)).not.toThrow(CacheScopeError);
+    expect(() => manager.lister<KubernetesObject>(coreV1NamespaceType).get(other)).not.toThrow(CacheScopeError);
     await manager.stop();
     await done;
   });
 
   it('a lister first asked for inside a running reconcile never answers "not found" before its cache has synced', async () => {
     const ns = await freshNamespace(admin, 'lazy-lister');
-    await namespacedResource(admin, configMapType)
-      .inNamespace(ns)
-      .create({ metadata: { name: 'settings' } });
+    await new ResourceClient(admin, coreV1ConfigMapType, ns).create({ metadata: { name: 'settings' } });
     const manager = newManager({ namespace: ns });
     const seen: string[] = [];
     manager
@@ -369,7 +374,7 @@ describe('controller-runtime semantics against a real apiserver', () => {
         // A kind no controller watches: its informer is created (and started) by this first call.
         let settings: KubernetesObject | undefined;
         try {
-          settings = manager.lister<KubernetesObject>(configMapType).get(namespace, 'settings');
+          settings = manager.lister<KubernetesObject>(coreV1ConfigMapType).get(namespace, 'settings');
         } catch (err) {
           if (err instanceof CacheNotSyncedError) seen.push('not synced');
           throw err;

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ControlPlane } from '../../../src/testing/index.js';
-import type { RestClient } from '../../../src/runtime/index.js';
+import type { RestClient } from '../../../src/runtime/client/index.js';
 import { ResourceClient } from '../../../src/runtime/client/resource/resource-client.js';
 import type { Widget } from './helpers.js';
 import { freshNamespace, restFor, startTestControlPlane, waitFor, widgetResource } from './helpers.js';

@@ -2,8 +2,10 @@
 // start, then client.list(type, { namespace, matchingFields }) from the cache, per namespace or
 // across all of them, and clear errors where the cache cannot answer.
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Client, RestClient } from '../../../src/runtime/index.js';
-import { Manager, configMapType, createClient, silentLogger } from '../../../src/runtime/index.js';
+import type { Client } from '../../../src/runtime/index.js';
+import { Manager, silentLogger } from '../../../src/runtime/index.js';
+import { coreV1ConfigMapType } from '../../../src/runtime/builtin/index.js';
+import { createClient, type RestClient } from '../../../src/runtime/client/index.js';
 import type { Widget } from '../controller/helpers.js';
 import { freshNamespace, restFor, useTestControlPlane, waitFor, widgetResource } from '../controller/helpers.js';
 import type { ControlPlane } from '../../../src/testing/index.js';
@@ -29,7 +31,7 @@ function newManager(): Manager {
     logger: silentLogger,
     metricsBindAddress: '0',
     healthProbeBindAddress: '0',
-    uncachedTypes: [configMapType],
+    uncachedTypes: [coreV1ConfigMapType],
   });
 }
 
@@ -97,7 +99,7 @@ describe('field indexes', () => {
     await expect(manager.client.list(widgetResource, { matchingFields: { 'spec.replicas': '1' } })).rejects.toThrow(
       /list Widget: no field index for "spec.replicas"; add one before the manager starts: manager.indexField/,
     );
-    await expect(manager.client.list(configMapType, { matchingFields: { 'data.x': '1' } })).rejects.toThrow(
+    await expect(manager.client.list(coreV1ConfigMapType, { matchingFields: { 'data.x': '1' } })).rejects.toThrow(
       /list ConfigMap with matchingFields \(data.x\): .*ConfigMap is not cached \(uncachedTypes\)/,
     );
     await expect(

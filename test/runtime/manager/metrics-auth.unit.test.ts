@@ -6,13 +6,10 @@
 import { X509Certificate } from 'node:crypto';
 import tls from 'node:tls';
 import { describe, expect, it } from 'vitest';
-import {
-  MetricsAccessFilter,
-  bearerToken,
-  createSelfSignedCertificate,
-  type AccessReviewer,
-} from '../../../src/runtime/manager/index.js';
-import { ApiError, TransportError } from '../../../src/runtime/client/index.js';
+import { MetricsAccessFilter, bearerToken, type AccessReviewer } from '../../../src/runtime/manager/metrics-auth.js';
+import { createSelfSignedCertificate } from '../../../src/runtime/manager/self-signed-certificate.js';
+import { ApiError } from '../../../src/runtime/index.js';
+import { TransportError } from '../../../src/runtime/client/index.js';
 import { FakeClock } from '../controller/fake-clock.js';
 
 type Answer = { status: Record<string, unknown> } | Error;

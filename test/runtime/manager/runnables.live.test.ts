@@ -3,8 +3,10 @@
 // a standby runs only what needs no lease, and a failing runnable stops the manager with its error.
 import { describe, expect, it } from 'vitest';
 import type { ControlPlane } from '../../../src/testing/index.js';
-import type { Client, RestClient } from '../../../src/runtime/index.js';
-import { Manager, createClient, leaseType, silentLogger } from '../../../src/runtime/index.js';
+import type { Client } from '../../../src/runtime/index.js';
+import { Manager, silentLogger } from '../../../src/runtime/index.js';
+import { coordinationV1LeaseType } from '../../../src/runtime/builtin/index.js';
+import { createClient, type RestClient } from '../../../src/runtime/client/index.js';
 import { Cluster, type Runnable } from '../../../src/runtime/manager/index.js';
 import { delay, freshNamespace, restFor, useTestControlPlane, waitFor, widgetResource } from '../controller/helpers.js';
 
@@ -43,7 +45,7 @@ async function probesAnswer(manager: Manager): Promise<boolean> {
 }
 
 async function leaseHolder(ns: string): Promise<string | undefined> {
-  const lease = await client.get(leaseType, { namespace: ns, name: 'runnables-leader' });
+  const lease = await client.get(coordinationV1LeaseType, { namespace: ns, name: 'runnables-leader' });
   return lease.spec?.holderIdentity || undefined;
 }
 

@@ -2,9 +2,9 @@
 // cache, so its groups run without an apiserver.
 import net from 'node:net';
 import { describe, expect, it } from 'vitest';
-import type { Logger } from '../../../src/runtime/index.js';
-import { Manager, RestClient } from '../../../src/runtime/index.js';
-import type { ManagerOptions } from '../../../src/runtime/manager/index.js';
+import type { Logger, ManagerOptions } from '../../../src/runtime/index.js';
+import { Manager } from '../../../src/runtime/index.js';
+import { RestClient } from '../../../src/runtime/client/index.js';
 
 function manager(options: ManagerOptions = {}): { manager: Manager; warnings: string[] } {
   // No request is made: the manager has no informer and no leader election.

@@ -9,15 +9,13 @@ import {
   ApiError,
   FieldError,
   Manager,
-  RestClient,
   ValidationError,
-  createClient,
-  loadClientConfig,
   silentLogger,
   type Client,
   type KubernetesObject,
   type ResourceType,
 } from '../../../src/runtime/index.js';
+import { RestClient, createClient, loadClientConfig } from '../../../src/runtime/client/index.js';
 import { startControlPlane, type ControlPlane, type CustomResourceDefinition } from '../../../src/testing/index.js';
 import type { CertificateAuthority } from '../../../src/testing/certificates.js';
 import { makeCertDir, post, type CertDir } from './helpers.js';

@@ -2,10 +2,8 @@ import {
   createOrUpdate,
   finalizer,
   isNotFound,
-  serviceType,
   setCondition,
   setControllerReference,
-  statefulSetType,
   type Client,
   type Logger,
   type Manager,
@@ -13,6 +11,7 @@ import {
   type ReconcileResult,
   type Request,
 } from 'kop/runtime';
+import { appsV1StatefulSetType, coreV1ServiceType } from 'kop/runtime/builtin';
 import { redisClusterType } from '../../api/cache/v1alpha1/rediscluster.client.js';
 import type { RedisCluster } from '../../api/cache/v1alpha1/rediscluster.types.js';
 
@@ -29,7 +28,7 @@ export class RedisClusterReconciler {
 
   /** Reconciles on changes to RedisClusters and to the StatefulSets and Services they own. */
   setupWithManager(manager: Manager): void {
-    manager.controller('rediscluster').for(redisClusterType).owns(statefulSetType).owns(serviceType).complete(this);
+    manager.controller('rediscluster').for(redisClusterType).owns(appsV1StatefulSetType).owns(coreV1ServiceType).complete(this);
   }
 
   async reconcile(request: Request, { client, logger }: ReconcileContext): Promise<ReconcileResult> {
@@ -52,12 +51,12 @@ export class RedisClusterReconciler {
     const key = { namespace: cluster.metadata!.namespace!, name };
     const labels = { 'app.kubernetes.io/name': 'redis', 'app.kubernetes.io/instance': name };
 
-    await createOrUpdate(client, serviceType, key, (service) => {
+    await createOrUpdate(client, coreV1ServiceType, key, (service) => {
       setControllerReference(cluster, service);
       service.spec = { ...service.spec, clusterIP: 'None', selector: labels, ports: [{ name: 'redis', port: 6379 }] };
     });
 
-    const { object: statefulSet, operation } = await createOrUpdate(client, statefulSetType, key, (sts) => {
+    const { object: statefulSet, operation } = await createOrUpdate(client, appsV1StatefulSetType, key, (sts) => {
       setControllerReference(cluster, sts);
       sts.metadata = { ...sts.metadata, labels };
       sts.spec = {

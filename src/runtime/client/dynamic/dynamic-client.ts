@@ -41,7 +41,7 @@ export class DynamicClient {
 
   /** A client for a resource whose coordinates you know. `kind` only fills in missing object kinds. */
   resource(gvr: GroupVersionResource, kind = ''): DynamicResourceClient {
-    const type: ResourceType = { ...gvr, kind, namespaced: false };
+    const type: ResourceType<UnstructuredObject> = { ...gvr, kind, namespaced: false };
     return new DynamicResourceClient(this.rest, type);
   }
 

@@ -1,4 +1,4 @@
-import type { Status, StatusCause } from '../types/meta.js';
+import type { Status, StatusCause } from '../../../api/index.js';
 
 /**
  * A request the apiserver (or something between us and it) answered with a failure.

@@ -4,8 +4,8 @@ import type { KubernetesObject } from '../types/meta.js';
 /**
  * One kind's descriptor: where it lives in the API, how it is scoped, and (as a type parameter
  * only) the TypeScript type of its objects, so `client.get(redisClusterType, key)` returns a
- * `RedisCluster`. `kop generate` writes one per API kind into its `.client.ts`; kop/runtime has
- * one per built-in kind (`configMapType`, `deploymentType`, ...).
+ * `RedisCluster`. `kop generate` writes one per API kind into its `.client.ts`; kop/runtime/builtin
+ * has one per built-in kind, named by group and version (`coreV1ConfigMapType`, `appsV1DeploymentType`, ...).
  */
 export interface ResourceType<T extends KubernetesObject = KubernetesObject> {
   /** API group; '' for the core group (`/api/v1`). */
@@ -21,7 +21,7 @@ export interface ResourceType<T extends KubernetesObject = KubernetesObject> {
   readonly __object?: T;
 }
 
-/** The object type a descriptor stands for: `ObjectOf<typeof deploymentType>` is `Deployment`. */
+/** The object type a descriptor stands for: `ObjectOf<typeof appsV1DeploymentType>` is `Deployment`. */
 export type ObjectOf<R> = R extends ResourceType<infer T> ? T : never;
 
 /** `group/version`, or just `version` for the core group: the objects' apiVersion. */

@@ -1,5 +1,6 @@
 import type { RestClient, Query } from '../rest/rest-client.js';
-import type { KubernetesObject, ObjectList, Scale, Status } from '../types/meta.js';
+import type { Status } from '../../../api/index.js';
+import type { KubernetesObject, ObjectList, Scale } from '../types/meta.js';
 import { listComplete, type ListCompleteOptions } from './list-pager.js';
 import {
   PATCH_CONTENT_TYPES,
@@ -54,8 +55,9 @@ function call(options: { signal?: AbortSignal; timeoutMs?: number }): { signal?:
 
 /**
  * Reads and writes objects of one resource type in one scope: a namespace for namespaced kinds,
- * the cluster for cluster-scoped ones. Get one from a typed factory (`namespacedScalableResource(rest, deploymentType).inNamespace('x')`,
- * a generated `<kind>Client`) or from the dynamic client.
+ * the cluster for cluster-scoped ones (or all namespaces of a namespaced kind, for list and
+ * watch). Internal to kop/runtime: the one public client is `Client`, which keeps one of these
+ * per kind and scope; informers, leader election and the event recorder use them directly.
  */
 export class ResourceClient<T extends KubernetesObject> {
   /** apiVersion written into objects that lack one. */
@@ -64,7 +66,7 @@ export class ResourceClient<T extends KubernetesObject> {
 
   constructor(
     protected readonly rest: RestClient,
-    readonly type: ResourceType,
+    readonly type: ResourceType<T>,
     /** The namespace this client is scoped to; undefined for cluster-scoped kinds (or all namespaces). */
     readonly namespace?: string,
   ) {
@@ -258,84 +260,6 @@ export class ScalableResourceClient<T extends KubernetesObject> extends Resource
     };
     return this.rest.put<Scale>(this.objectPath(name, 'scale'), body, writeQuery(options), call(options));
   }
-}
-
-/**
- * Entry point for a namespaced kind: `inNamespace(ns)` scopes reads and writes to one namespace;
- * `list`, `listComplete`, `listAll` and `watch` here span all namespaces (what informers use).
- */
-export class NamespacedResourceClient<T extends KubernetesObject, C extends ResourceClient<T> = ResourceClient<T>> {
-  private readonly everywhere: ResourceClient<T>;
-
-  constructor(
-    readonly rest: RestClient,
-    readonly type: ResourceType,
-    private readonly scoped: (namespace: string) => C,
-  ) {
-    this.everywhere = new ResourceClient<T>(rest, type);
-  }
-
-  /** A client for objects in one namespace. */
-  inNamespace(namespace: string): C {
-    if (!namespace) throw new TypeError(`${this.type.kind} is namespaced: a namespace is required`);
-    return this.scoped(namespace);
-  }
-
-  /** Lists one page across all namespaces. */
-  list(options: ListOptions = {}): Promise<ObjectList<T>> {
-    return this.everywhere.list(options);
-  }
-
-  /** Every matching object across all namespaces as one list; see {@link ResourceClient.listComplete} for the 410 fallback. */
-  listComplete(options: ListCompleteOptions = {}): Promise<ObjectList<T>> {
-    return this.everywhere.listComplete(options);
-  }
-
-  /** Yields every matching object across all namespaces, page by page. */
-  listAll(options: ListOptions = {}): AsyncGenerator<T, void, undefined> {
-    return this.everywhere.listAll(options);
-  }
-
-  /** Watches across all namespaces. */
-  watch(options: WatchOptions = {}): AsyncGenerator<WatchEvent<T>, void, undefined> {
-    return this.everywhere.watch(options);
-  }
-}
-
-/** Client for a namespaced kind without a scale subresource. */
-export function namespacedResource<T extends KubernetesObject>(
-  rest: RestClient,
-  type: ResourceType<T>,
-): NamespacedResourceClient<T> {
-  return new NamespacedResourceClient<T>(rest, type, (ns) => new ResourceClient<T>(rest, type, ns));
-}
-
-/** Client for a namespaced kind with a scale subresource. */
-export function namespacedScalableResource<T extends KubernetesObject>(
-  rest: RestClient,
-  type: ResourceType<T>,
-): NamespacedResourceClient<T, ScalableResourceClient<T>> {
-  return new NamespacedResourceClient<T, ScalableResourceClient<T>>(
-    rest,
-    type,
-    (ns) => new ScalableResourceClient<T>(rest, type, ns),
-  );
-}
-
-/** Client for a cluster-scoped kind. */
-export function clusterResource<T extends KubernetesObject>(
-  rest: RestClient,
-  type: ResourceType<T>,
-): ResourceClient<T> {
-  return new ResourceClient<T>(rest, type);
-}
-
-/** Client for a cluster-scoped kind with a scale subresource. */
-export function clusterScalableResource<T extends KubernetesObject>(
-  rest: RestClient,
-  type: ResourceType<T>,
-): ScalableResourceClient<T> {
-  return new ScalableResourceClient<T>(rest, type);
 }
 
 function nameOf(object: KubernetesObject, type: ResourceType): string {

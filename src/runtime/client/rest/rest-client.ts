@@ -13,7 +13,7 @@ import { Transport, type AuthHeaders, type TransportOptions } from './transport.
 import { Deadlines } from './deadlines.js';
 import { sleep } from '../../util/clock.js';
 import { TokenBucket } from '../../util/token-bucket.js';
-import type { Status } from '../types/meta.js';
+import type { Status } from '../../../api/index.js';
 
 /** HTTP verbs the apiserver understands. */
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD';

@@ -2,7 +2,8 @@
 // Copyright 2026 The demo authors.
 // SPDX-License-Identifier: Apache-2.0
 
-import { isNotFound, Manager, namespaceType, silentLogger } from 'kop/runtime';
+import { isNotFound, Manager, silentLogger } from 'kop/runtime';
+import { coreV1NamespaceType } from 'kop/runtime/builtin';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { API_VERSION } from '../../api/crew/v1/groupversion.js';
 import { captainType } from '../../api/crew/v1/captain.client.js';
@@ -26,7 +27,7 @@ describe('CaptainBackupReconciler', () => {
   const client = manager.apiReader;
 
   beforeAll(async () => {
-    await client.create(namespaceType, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } });
+    await client.create(coreV1NamespaceType, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } });
     new CaptainBackupReconciler().setupWithManager(manager);
     manager.start().catch((error: unknown) => {
       throw error;

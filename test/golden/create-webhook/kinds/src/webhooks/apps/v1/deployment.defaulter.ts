@@ -2,7 +2,8 @@
 // Copyright 2026 The demo authors.
 // SPDX-License-Identifier: Apache-2.0
 
-import { deploymentType, type AdmissionContext, type Defaulter, type Manager } from 'kop/runtime';
+import type { AdmissionContext, Defaulter, Manager } from 'kop/runtime';
+import { appsV1DeploymentType } from 'kop/runtime/builtin';
 import type { Deployment } from 'kop/api';
 
 // The apiserver calls this webhook on every create and update of a Deployment v1, before
@@ -17,7 +18,7 @@ import type { Deployment } from 'kop/api';
 export class DeploymentDefaulter implements Defaulter<Deployment> {
   /** Registers the webhook: the manager serves it on /mutate-apps-v1-deployment. */
   setupWithManager(manager: Manager): void {
-    manager.webhook(deploymentType).withDefaulter(this).complete();
+    manager.webhook(appsV1DeploymentType).withDefaulter(this).complete();
   }
 
   default(object: Deployment, context: AdmissionContext): void {

@@ -2,7 +2,8 @@
 // Copyright 2026 The demo authors.
 // SPDX-License-Identifier: Apache-2.0
 
-import { deploymentType, FieldError, ValidationError, type AdmissionContext, type AdmissionWarnings, type Manager, type Validator } from 'kop/runtime';
+import { FieldError, ValidationError, type AdmissionContext, type AdmissionWarnings, type Manager, type Validator } from 'kop/runtime';
+import { appsV1DeploymentType } from 'kop/runtime/builtin';
 import type { Deployment } from 'kop/api';
 
 // The apiserver calls this webhook on every create and update of a Deployment v1, after
@@ -18,7 +19,7 @@ import type { Deployment } from 'kop/api';
 export class DeploymentValidator implements Validator<Deployment> {
   /** Registers the webhook: the manager serves it on /validate-apps-v1-deployment. */
   setupWithManager(manager: Manager): void {
-    manager.webhook(deploymentType).withValidator(this).complete();
+    manager.webhook(appsV1DeploymentType).withValidator(this).complete();
   }
 
   validateCreate(object: Deployment, context: AdmissionContext): AdmissionWarnings {

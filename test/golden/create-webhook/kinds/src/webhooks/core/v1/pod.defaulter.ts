@@ -2,7 +2,8 @@
 // Copyright 2026 The demo authors.
 // SPDX-License-Identifier: Apache-2.0
 
-import { podType, type AdmissionContext, type Defaulter, type Manager } from 'kop/runtime';
+import type { AdmissionContext, Defaulter, Manager } from 'kop/runtime';
+import { coreV1PodType } from 'kop/runtime/builtin';
 import type { Pod } from 'kop/api';
 
 // The apiserver calls this webhook on every create and update of a Pod v1, before
@@ -17,7 +18,7 @@ import type { Pod } from 'kop/api';
 export class PodDefaulter implements Defaulter<Pod> {
   /** Registers the webhook: the manager serves it on /mutate--v1-pod. */
   setupWithManager(manager: Manager): void {
-    manager.webhook(podType).withDefaulter(this).complete();
+    manager.webhook(coreV1PodType).withDefaulter(this).complete();
   }
 
   default(object: Pod, context: AdmissionContext): void {

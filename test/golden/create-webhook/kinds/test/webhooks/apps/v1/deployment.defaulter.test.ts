@@ -3,7 +3,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import { describe, expect, it } from 'vitest';
-import { deploymentType } from 'kop/runtime';
+import { appsV1DeploymentType } from 'kop/runtime/builtin';
 import type { Deployment } from 'kop/api';
 import { useWebhookEnvironment } from '../../environment.js';
 
@@ -23,12 +23,12 @@ describe('DeploymentDefaulter', () => {
   });
 
   it('labels a Deployment when it is created', async () => {
-    const created = await environment().client.create(deploymentType, sample());
+    const created = await environment().client.create(appsV1DeploymentType, sample());
     expect(created.metadata?.labels?.['example.com/defaulted']).toBe('true');
   });
 
   it('keeps a value the user set', async () => {
-    const created = await environment().client.create(deploymentType, sample({ 'example.com/defaulted': 'mine' }));
+    const created = await environment().client.create(appsV1DeploymentType, sample({ 'example.com/defaulted': 'mine' }));
     expect(created.metadata?.labels?.['example.com/defaulted']).toBe('mine');
   });
 });

@@ -3,7 +3,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import { describe, expect, it } from 'vitest';
-import { podType } from 'kop/runtime';
+import { coreV1PodType } from 'kop/runtime/builtin';
 import type { Pod } from 'kop/api';
 import { useWebhookEnvironment } from '../../environment.js';
 
@@ -20,12 +20,12 @@ describe('PodDefaulter', () => {
   });
 
   it('labels a Pod when it is created', async () => {
-    const created = await environment().client.create(podType, sample());
+    const created = await environment().client.create(coreV1PodType, sample());
     expect(created.metadata?.labels?.['example.com/defaulted']).toBe('true');
   });
 
   it('keeps a value the user set', async () => {
-    const created = await environment().client.create(podType, sample({ 'example.com/defaulted': 'mine' }));
+    const created = await environment().client.create(coreV1PodType, sample({ 'example.com/defaulted': 'mine' }));
     expect(created.metadata?.labels?.['example.com/defaulted']).toBe('mine');
   });
 });
