@@ -24,6 +24,7 @@ import {
 } from '../project/project-file.js';
 import { DEPLOY_IMAGE_PLUGIN, GRAFANA_PLUGIN, PLUGINS } from '../plugins/registry.js';
 import { controllersOf } from '../project/resource-layout.js';
+import { originOf } from '../project/resource-model.js';
 import { singularOf } from '../project/resource.js';
 import { isCrdSource } from '../import/external-api.js';
 import { CUSTOM_METRICS_CONFIG } from '../plugins/grafana/custom-metrics.js';
@@ -135,8 +136,8 @@ const initFeature: ProjectFeature = {
 };
 
 /**
- * True for a kind whose types came from `kop import crd` (an external kind, another domain, or a
- * types file with the import's banner): no command makes them again from PROJECT, since PROJECT
+ * True for an own kind whose types came from `kop import crd --own` (another domain, or a types
+ * file with the import's banner): no command makes them again from PROJECT, since PROJECT
  * does not record the CRD they came from, so their files are copied from the input project.
  */
 async function isImported(
@@ -144,21 +145,22 @@ async function isImported(
   project: ProjectFile,
   read: ReplayInput['read'],
 ): Promise<boolean> {
-  if (resource.external === true || resource.domain !== project.domain) return true;
+  if (resource.domain !== project.domain) return true;
   const types = resource.path === undefined ? undefined : await read(resource.path);
   return types !== undefined && types.includes('imported by `kop import crd`');
 }
 
 /**
- * Where a kind of PROJECT comes from, which decides how it is rebuilt:
- * - `core`: a built-in kind (`core: true`): its reconcilers and webhooks by their commands, nothing to copy;
- * - `external-module`: a kind the --external-api-* flags brought (`module` recorded, or a `path` that
- *   is a module of an npm package): `create api` with the same flags, after the CRD file the module
- *   names is copied (when it is one of the project);
- * - `imported`: a kind of `kop import crd` (or of a CRD module outside the project): its types are copied;
- * - `own`: a kind of this project.
+ * How a kind of PROJECT is rebuilt, from where it comes from (project/resource-model.ts's origin):
+ * - `builtin`: its reconcilers and webhooks by their commands, nothing to copy;
+ * - `replay-external`: a kind the --external-api-* flags brought (a module of an npm package, or
+ *   an imported kind whose `module` can be imported again): `create api` with the same flags,
+ *   after the CRD file the module names is copied (when it is one of the project);
+ * - `copy`: types no command makes again (`kop import crd`, a CRD module outside the project,
+ *   or an own kind with the import's banner or another domain): copied;
+ * - `own`: a kind of this project, by create api.
  */
-type KindOrigin = 'core' | 'external-module' | 'imported' | 'own';
+type Rebuild = 'builtin' | 'replay-external' | 'copy' | 'own';
 
 /** A module path (CRD file or folder) as a project-relative path, or undefined when it lies outside the project. */
 function moduleInProject(module: string): string | undefined {
@@ -191,23 +193,20 @@ async function moduleProblem(
   return undefined;
 }
 
-async function originOf(resource: ProjectResource, project: ProjectFile, input: ReplayInput): Promise<KindOrigin> {
-  if (resource.core === true) return 'core';
-  if (
-    resource.external === true &&
-    resource.module !== undefined &&
-    (await moduleProblem(resource, project, input)) === undefined
-  )
-    return 'external-module';
-  // --external-api-path <module of an npm package> without --external-api-module: the package was already a dependency.
-  if (
-    resource.external === true &&
-    resource.module === undefined &&
-    resource.path !== undefined &&
-    !resource.path.startsWith('api/')
-  )
-    return 'external-module';
-  return (await isImported(resource, project, input.read)) ? 'imported' : 'own';
+async function rebuildOf(resource: ProjectResource, project: ProjectFile, input: ReplayInput): Promise<Rebuild> {
+  const origin = originOf(resource);
+  switch (origin.type) {
+    case 'builtin':
+      return 'builtin';
+    case 'package':
+      return 'replay-external';
+    case 'imported':
+      return origin.module !== undefined && (await moduleProblem(resource, project, input)) === undefined
+        ? 'replay-external'
+        : 'copy';
+    case 'own':
+      return (await isImported(resource, project, input.read)) ? 'copy' : 'own';
+  }
 }
 
 const importedFeature: ProjectFeature = {
@@ -216,7 +215,7 @@ const importedFeature: ProjectFeature = {
     const { project, read } = input;
     const steps: ReplayStep[] = [];
     for (const resource of project.resources) {
-      if ((await originOf(resource, project, input)) !== 'imported' || resource.path === undefined) continue;
+      if ((await rebuildOf(resource, project, input)) !== 'copy' || resource.path === undefined) continue;
       const files = [resource.path, `${resource.path.replace(/\/[^/]+$/, '')}/groupversion.ts`];
       const problem = resource.module === undefined ? undefined : await moduleProblem(resource, project, input);
       steps.push({
@@ -329,7 +328,7 @@ const apiFeature: ProjectFeature = {
     const steps: ReplayStep[] = [];
     const importedModules = new Set<string>();
     for (const resource of project.resources) {
-      const origin = await originOf(resource, project, input);
+      const origin = await rebuildOf(resource, project, input);
       const multigroup = (project as { multigroup?: unknown }).multigroup === true;
       const options = createApiOptions(resource, multigroup);
       const [, ...others] = controllerNamesToReplay(resource, multigroup);
@@ -345,13 +344,13 @@ const apiFeature: ProjectFeature = {
         });
       // Each further reconciler of the kind.
       const more = (extra: Partial<CreateApiOptions> = {}) => others.map((name) => controllerOnly(name, extra));
-      if (origin === 'core') {
+      if (origin === 'builtin') {
         // A built-in kind: reconcilers only (its types are kop/api's).
         if (!options.controller) continue;
         steps.push(controllerOnly(options.controllerName), ...more());
         continue;
       }
-      if (origin === 'external-module') {
+      if (origin === 'replay-external') {
         const module = resource.module;
         const crd = module !== undefined && isCrdSource(module);
         if (crd && importedModules.has(module!)) {
@@ -374,7 +373,7 @@ const apiFeature: ProjectFeature = {
         steps.push(...more(crd ? {} : external));
         continue;
       }
-      if (origin === 'imported') {
+      if (origin === 'copy') {
         // The types are copied; reconcilers for them are still scaffolded by create api.
         if (!options.controller) continue;
         options.resource = false;
@@ -437,7 +436,9 @@ export function createWebhookOptions(resource: ProjectResource): CreateWebhookOp
     ...(webhooks.defaultingPath === undefined ? {} : { defaultingPath: webhooks.defaultingPath }),
     ...(webhooks.validationPath === undefined ? {} : { validationPath: webhooks.validationPath }),
     // An external kind is looked up by its full group, so a kind of the same name here is never taken for it.
-    ...(resource.external === true && resource.domain !== '' ? { externalApiDomain: resource.domain } : {}),
+    ...(originOf(resource).type !== 'own' && originOf(resource).type !== 'builtin' && resource.domain !== ''
+      ? { externalApiDomain: resource.domain }
+      : {}),
   };
 }
 
