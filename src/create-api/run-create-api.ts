@@ -39,6 +39,7 @@ import { loadBoilerplate } from '../scaffold/boilerplate.js';
 import { renderTemplateDir, type TemplateData } from '../scaffold/render.js';
 import { VirtualTree } from '../scaffold/tree.js';
 import { builtinSampleLiteral } from './builtin-samples.js';
+import type { CreateApiFlags } from './create-api-flags.js';
 import { describeBuiltinKinds, type BuiltinKind } from '../project/builtin-kinds.js';
 import { resolveResource, type Resource } from '../project/resource-model.js';
 import {
@@ -49,31 +50,8 @@ import {
   type ExternalApiFlags,
 } from '../import/external-api.js';
 
-/** `kop create api`'s flags; anything left undefined is asked for on a TTY or defaulted. */
-export interface CreateApiOptions {
-  group?: string;
-  version?: string;
-  kind?: string;
-  plural?: string;
-  /** Namespaced (default) or cluster-scoped objects. */
-  namespaced?: boolean;
-  /** Scaffold the API types, sample and PROJECT entry (default yes). */
-  resource?: boolean;
-  /** Scaffold a reconciler and register it in src/main.ts (default yes). */
-  controller?: boolean;
-  /**
-   * Name of the reconciler (a DNS-1035 label), for several reconcilers of one kind: the file
-   * src/controllers/<name>.controller.ts (src/controllers/<group>/ in a multigroup project), its class and its name in logs and metrics.
-   */
-  controllerName?: string;
-  /** Kubebuilder's external-API flags: see external-api.ts for their TypeScript meaning. */
-  externalApiPath?: string;
-  externalApiDomain?: string;
-  externalApiModule?: string;
-  force?: boolean;
-  /** Server-side apply (Kubebuilder's --ssa): typed apply configurations and a reconciler that applies; needs --resource. */
-  ssa?: boolean;
-}
+/** `kop create api`'s options: one field per flag of CREATE_API_FLAGS (create-api-flags.ts), where each is declared once. */
+export type CreateApiOptions = CreateApiFlags;
 
 /**
  * What a plugin of `create api` (src/plugins, e.g. deploy-image) changes in a run: the template

@@ -35,38 +35,11 @@ import {
   resolveExternalKind,
   type ExternalApiFlags,
 } from '../import/external-api.js';
+import type { CreateWebhookFlags } from './create-webhook-flags.js';
 import { specFitsFooExample } from './spec-example.js';
 
-/** `kop create webhook`'s flags; a webhook kind left undefined is asked for on a TTY. */
-export interface CreateWebhookOptions {
-  group?: string;
-  version?: string;
-  kind?: string;
-  /** The kind's plural as `create api` recorded it: Kubebuilder's command lines repeat `--plural`; a different one is refused. */
-  plural?: string;
-  /** A mutating webhook that fills in defaults. */
-  defaulting?: boolean;
-  /** A validating webhook with checks in code. */
-  programmaticValidation?: boolean;
-  /** A conversion webhook: this version is the hub, `spoke` the versions that convert to it. */
-  conversion?: boolean;
-  /** Spoke versions, from `--spoke v2,v3` (repeatable). */
-  spoke?: string[];
-  /** The mutating webhook's path instead of controller-runtime's default (Kubebuilder's `--defaulting-path`). */
-  defaultingPath?: string;
-  /** The validating webhook's path instead of controller-runtime's default (Kubebuilder's `--validation-path`). */
-  validationPath?: string;
-  /**
-   * The domain of an external kind's group (Kubebuilder's `--external-api-domain`): the kind is
-   * looked up as `<group>.<domain>` among the kinds `kop import crd` recorded.
-   */
-  externalApiDomain?: string;
-  /** Kubebuilder's `--external-api-path`: only says the kind is external here (its types come from `kop import crd` or the module). */
-  externalApiPath?: string;
-  /** The kind's CRD file or folder, imported as create api's `--external-api-module` does (see import/external-api.ts). */
-  externalApiModule?: string;
-  force?: boolean;
-}
+/** `kop create webhook`'s options: one field per flag of CREATE_WEBHOOK_FLAGS (create-webhook-flags.ts), where each is declared once. */
+export type CreateWebhookOptions = CreateWebhookFlags;
 
 const STORAGE_VERSION_MARKER = '+kubebuilder:storageversion';
 

@@ -4,27 +4,11 @@
  * nowhere else (Kubebuilder's `resource.Resource` with its `External`/`Core` flags and `Path`).
  */
 import { UsageError } from '../base/errors.js';
-import { findBuiltinKind, type BuiltinKind } from './builtin-kinds.js';
+import { findBuiltinKind } from './builtin-kinds.js';
 import { fullGroup, type ProjectFile, type ProjectResource } from './project-file.js';
+import { originOf, type ResourceOrigin, type ResourceOriginType } from './resource-origin.js';
 
-/**
- * Where a kind comes from, with the path its types are read from:
- * - `own`: this project's kind (`kop create api`, or `kop import crd --own`): types under api/, CRD generated here;
- * - `imported`: another project's kind whose types `kop import crd` (or `--external-api-module <crd>`,
- *   recorded as `module`) wrote under api/; its CRD is never generated here;
- * - `package`: another project's kind whose type and descriptor a module of an npm package exports
- *   (`--external-api-path <module>`, `module` the npm spec when `--external-api-module` added it);
- * - `builtin`: a kind built into Kubernetes (PROJECT's `core: true`): kop/api's type, kop/runtime's
- *   descriptor (`builtin`, when kop/runtime has one), `path` the Go package Kubebuilder records.
- */
-export type ResourceOrigin =
-  | { type: 'own'; path: string | undefined }
-  | { type: 'imported'; path: string | undefined; module?: string }
-  | { type: 'package'; path: string; module?: string }
-  | { type: 'builtin'; path: string | undefined; builtin?: BuiltinKind };
-
-/** The origin types, for messages and switches. */
-export type ResourceOriginType = ResourceOrigin['type'];
+export { originOf, type ResourceOrigin, type ResourceOriginType };
 
 /** A kind/version of the project (or one it is about to record), resolved once per command. */
 export interface Resource {
@@ -42,19 +26,6 @@ export interface Resource {
   recorded: boolean;
   /** Every PROJECT entry of the same kind and group (its versions), `entry` among them once recorded. */
   versions: ProjectResource[];
-}
-
-/** Where a recorded kind comes from: PROJECT's `core`, `external`, `path` and `module` keys read in one place. */
-export function originOf(entry: ProjectResource): ResourceOrigin {
-  if (entry.core === true) return { type: 'builtin', path: entry.path };
-  if (entry.external === true) {
-    const module = entry.module === undefined ? {} : { module: entry.module };
-    // kop import crd writes an external kind's types under api/; anything else is a module of an npm package.
-    if (entry.path !== undefined && !entry.path.startsWith('api/'))
-      return { type: 'package', path: entry.path, ...module };
-    return { type: 'imported', path: entry.path, ...module };
-  }
-  return { type: 'own', path: entry.path };
 }
 
 /** The model of a recorded PROJECT entry. */

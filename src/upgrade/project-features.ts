@@ -4,9 +4,10 @@
  * in-process with this kop; `kop alpha update` also runs them with the kop that scaffolded the
  * project (its `alpha generate`, or their command lines for a kop without one).
  *
- * Extension point: a new PROJECT key (a command flag that is recorded) goes into the entry of
- * the command that records it (e.g. a create api flag into `createApiOptions` and
- * `createApiArgv`), or, for a new command, into a new entry of {@link PROJECT_FEATURES} at the
+ * Extension point: a new PROJECT key that a command flag records is the `recorded` reader of
+ * that flag's one declaration (create-api/create-api-flags.ts, create-webhook/create-webhook-flags.ts,
+ * plugins/deploy-image/deploy-image-flags.ts): its options and command line here follow from
+ * it. A new command goes into a new entry of {@link PROJECT_FEATURES} at the
  * place in the order where that command can run. A plugin file that is the user's (read by the
  * plugin, as grafana's custom-metrics list) goes into {@link PLUGIN_USER_FILES}, so the replay
  * copies it before the plugin runs.
@@ -18,11 +19,10 @@ import {
   fullGroup,
   loadProjectFile,
   saveProjectFile,
-  type DeployImageOptions,
   type ProjectFile,
   type ProjectResource,
 } from '../project/project-file.js';
-import { DEPLOY_IMAGE_PLUGIN, GRAFANA_PLUGIN, PLUGINS } from '../plugins/registry.js';
+import { GRAFANA_PLUGIN, PLUGINS } from '../plugins/registry.js';
 import { controllersOf } from '../project/resource-layout.js';
 import { originOf } from '../project/resource-model.js';
 import { singularOf } from '../project/resource.js';
@@ -31,7 +31,12 @@ import { CUSTOM_METRICS_CONFIG } from '../plugins/grafana/custom-metrics.js';
 import { BOILERPLATE_FILE } from '../scaffold/boilerplate.js';
 import { VirtualTree } from '../scaffold/tree.js';
 import type { CreateApiOptions } from '../create-api/run-create-api.js';
+import { CREATE_API_FLAGS } from '../create-api/create-api-flags.js';
 import type { CreateWebhookOptions } from '../create-webhook/run-create-webhook.js';
+import { CREATE_WEBHOOK_FLAGS } from '../create-webhook/create-webhook-flags.js';
+import { recordedOptions, replayArgv, type RecordedSource } from '../project/command-flags.js';
+import { CREATE_API_PLUGIN_FLAGS } from '../plugins/deploy-image/deploy-image-flags.js';
+import type { CreateApiWithPluginsOptions } from '../plugins/run-create-api-plugins.js';
 import type { InitOptions } from '../init/run-init.js';
 
 /** One step of the replay: a kop command, or a copy of files no command can make again. */
@@ -92,8 +97,6 @@ export function parseBoilerplate(text: string | undefined): Boilerplate {
 }
 
 const flag = (name: string, value: string | undefined): string[] => (value === undefined ? [] : [`--${name}`, value]);
-const toggle = (name: string, value: boolean | undefined): string[] =>
-  value === undefined ? [] : [value ? `--${name}` : `--no-${name}`];
 
 const initFeature: ProjectFeature = {
   name: 'init',
@@ -258,50 +261,25 @@ export function controllerNamesToReplay(resource: ProjectResource, multigroup = 
   return names.map((name) => (unnamed.has(name) ? undefined : name));
 }
 
-/** `create api`'s options for one PROJECT entry: its first run (add new recorded create api flags here and in `createApiArgv`). */
-export function createApiOptions(resource: ProjectResource, multigroup = false): CreateApiOptions {
-  const [first] = controllerNamesToReplay(resource, multigroup);
-  return {
-    group: resource.group,
-    version: resource.version,
-    kind: resource.kind,
-    plural: resource.plural,
-    namespaced: resource.api?.namespaced,
-    resource: resource.api !== undefined,
-    controller: controllersOf(resource).length > 0,
-    ...(first === undefined ? {} : { controllerName: first }),
-    ...(resource.api?.ssa === true ? { ssa: true } : {}),
-  };
+/** What the flag tables read a PROJECT entry's recorded flags from. */
+function recordedSource(resource: ProjectResource, project: ProjectFile): RecordedSource {
+  return { resource, project, controllers: controllerNamesToReplay(resource, project.multigroup === true) };
 }
 
-function createApiArgv(options: CreateApiOptions): string[] {
-  return [
-    'create',
-    'api',
-    ...flag('group', options.group),
-    ...flag('version', options.version),
-    ...flag('kind', options.kind),
-    ...flag('plural', options.plural),
-    ...toggle('namespaced', options.namespaced),
-    ...toggle('resource', options.resource),
-    ...toggle('controller', options.controller),
-    ...flag('controller-name', options.controllerName),
-    ...flag('external-api-path', options.externalApiPath),
-    ...flag('external-api-domain', options.externalApiDomain),
-    ...flag('external-api-module', options.externalApiModule),
-    ...(options.ssa ? ['--ssa'] : []),
-    '--yes',
-  ];
+/** `create api`'s options for one PROJECT entry: its first run, from the recorded flags of {@link CREATE_API_FLAGS}. */
+export function createApiOptions(resource: ProjectResource, project: ProjectFile): CreateApiOptions {
+  return recordedOptions(CREATE_API_FLAGS, recordedSource(resource, project));
 }
 
-function createApiStep(options: CreateApiOptions): ReplayStep {
-  const argv = createApiArgv(options);
+/** A `create api` step; with `--plugins` (deploy-image), create api with its plugins. */
+function createApiStep(options: CreateApiWithPluginsOptions): ReplayStep {
+  const argv = replayArgv(['create', 'api'], [...CREATE_API_FLAGS, ...CREATE_API_PLUGIN_FLAGS], options);
   return {
     title: argv.join(' '),
     argv,
     run: async (context) => {
-      const { runCreateApi } = await import('../create-api/run-create-api.js');
-      await runCreateApi(options, context);
+      const { runCreateApiWithPlugins } = await import('../plugins/run-create-api-plugins.js');
+      await runCreateApiWithPlugins(options, context);
     },
   };
 }
@@ -329,8 +307,8 @@ const apiFeature: ProjectFeature = {
     const importedModules = new Set<string>();
     for (const resource of project.resources) {
       const origin = await rebuildOf(resource, project, input);
-      const multigroup = (project as { multigroup?: unknown }).multigroup === true;
-      const options = createApiOptions(resource, multigroup);
+      const multigroup = project.multigroup === true;
+      const options = createApiOptions(resource, project);
       const [, ...others] = controllerNamesToReplay(resource, multigroup);
       const gvk = { group: resource.group, version: resource.version, kind: resource.kind };
       // A reconciler of the kind without its types: `create api --no-resource --controller [--controller-name <name>]`.
@@ -383,80 +361,23 @@ const apiFeature: ProjectFeature = {
         continue;
       }
       if (!options.resource && !options.controller) continue;
-      const deployImage = deployImageOf(project, resource);
-      if (deployImage) {
-        // A deploy-image kind: its types and controller come from the plugin, as it first ran.
-        const pluginOptions = {
-          ...options,
-          plugins: ['deploy-image/v1-alpha'],
-          image: deployImage.image,
-          imageContainerCommand: deployImage.containerCommand,
-          imageContainerPort: deployImage.containerPort,
-          runAsUser: deployImage.runAsUser,
-        };
-        const argv = [
-          ...createApiArgv(options).filter((arg) => arg !== '--yes'),
-          '--plugins',
-          'deploy-image/v1-alpha',
-          ...flag('image', deployImage.image),
-          ...flag('image-container-command', deployImage.containerCommand),
-          ...flag('image-container-port', deployImage.containerPort),
-          ...flag('run-as-user', deployImage.runAsUser),
-          '--yes',
-        ];
-        steps.push({
-          title: argv.join(' '),
-          argv,
-          run: async (context) => {
-            const { runCreateApiWithPlugins } = await import('../plugins/run-create-api-plugins.js');
-            await runCreateApiWithPlugins(pluginOptions, context);
-          },
-        });
-        steps.push(...more());
-        continue;
-      }
-      steps.push(createApiStep(options), ...more());
+      // A deploy-image kind: its types and controller come from the plugin, as it first ran (its recorded flags).
+      const plugins = recordedOptions(CREATE_API_PLUGIN_FLAGS, recordedSource(resource, project));
+      steps.push(createApiStep({ ...options, ...plugins }), ...more());
+      continue;
     }
     return steps;
   },
 };
 
-/** `create webhook`'s options for one PROJECT entry, or undefined when it records no webhook (add new recorded flags here and in `createWebhookArgv`). */
-export function createWebhookOptions(resource: ProjectResource): CreateWebhookOptions | undefined {
+/** `create webhook`'s options for one PROJECT entry (the recorded flags of {@link CREATE_WEBHOOK_FLAGS}), or undefined when it records no webhook. */
+export function createWebhookOptions(
+  resource: ProjectResource,
+  project: ProjectFile,
+): CreateWebhookOptions | undefined {
   const webhooks = resource.webhooks;
   if (!webhooks || !(webhooks.defaulting || webhooks.validation || webhooks.conversion)) return undefined;
-  return {
-    group: resource.group,
-    version: resource.version,
-    kind: resource.kind,
-    defaulting: webhooks.defaulting === true,
-    programmaticValidation: webhooks.validation === true,
-    conversion: webhooks.conversion === true,
-    spoke: webhooks.conversion ? [...(webhooks.spoke ?? [])] : undefined,
-    ...(webhooks.defaultingPath === undefined ? {} : { defaultingPath: webhooks.defaultingPath }),
-    ...(webhooks.validationPath === undefined ? {} : { validationPath: webhooks.validationPath }),
-    // An external kind is looked up by its full group, so a kind of the same name here is never taken for it.
-    ...(originOf(resource).type !== 'own' && originOf(resource).type !== 'builtin' && resource.domain !== ''
-      ? { externalApiDomain: resource.domain }
-      : {}),
-  };
-}
-
-function createWebhookArgv(options: CreateWebhookOptions): string[] {
-  return [
-    'create',
-    'webhook',
-    ...flag('group', options.group),
-    ...flag('version', options.version),
-    ...flag('kind', options.kind),
-    ...(options.defaulting ? ['--defaulting'] : []),
-    ...(options.programmaticValidation ? ['--programmatic-validation'] : []),
-    ...(options.conversion ? ['--conversion', ...(options.spoke ?? []).flatMap((spoke) => ['--spoke', spoke])] : []),
-    ...flag('defaulting-path', options.defaultingPath),
-    ...flag('validation-path', options.validationPath),
-    ...flag('external-api-domain', options.externalApiDomain),
-    '--yes',
-  ];
+  return recordedOptions(CREATE_WEBHOOK_FLAGS, recordedSource(resource, project));
 }
 
 const webhookFeature: ProjectFeature = {
@@ -464,9 +385,9 @@ const webhookFeature: ProjectFeature = {
   async steps({ project }) {
     const steps: ReplayStep[] = [];
     for (const resource of project.resources) {
-      const options = createWebhookOptions(resource);
+      const options = createWebhookOptions(resource, project);
       if (options === undefined) continue;
-      const argv = createWebhookArgv(options);
+      const argv = replayArgv(['create', 'webhook'], CREATE_WEBHOOK_FLAGS, options);
       steps.push({
         title: argv.join(' '),
         argv,
@@ -504,13 +425,6 @@ async function pluginsOf(project: ProjectFile, read: ReplayInput['read']): Promi
   if (Array.isArray(recorded)) return recorded.filter((plugin): plugin is string => typeof plugin === 'string');
   if (recorded !== null && typeof recorded === 'object') return Object.keys(recorded);
   return (await read('dist/chart/Chart.yaml')) !== undefined ? ['helm'] : [];
-}
-
-/** The deploy-image options PROJECT recorded for `resource`, when the plugin scaffolded it. */
-function deployImageOf(project: ProjectFile, resource: ProjectResource): DeployImageOptions | undefined {
-  return project.plugins?.[DEPLOY_IMAGE_PLUGIN]?.resources.find(
-    (entry) => entry.group === resource.group && entry.version === resource.version && entry.kind === resource.kind,
-  )?.options;
 }
 
 /**
