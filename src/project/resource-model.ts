@@ -1,7 +1,7 @@
 /**
- * One model of a resource for every command that works on a kind (create api, create webhook,
- * alpha generate/update, the plugins): its names and where it comes from, decided here and
- * nowhere else (Kubebuilder's `resource.Resource` with its `External`/`Core` flags and `Path`).
+ * One model of a resource for the commands that work on a kind (create api, create webhook, and
+ * alpha generate/update through {@link originOf}): its names and where it comes from, decided
+ * here and nowhere else (Kubebuilder's `resource.Resource` with its `External`/`Core` flags and `Path`).
  */
 import { UsageError } from '../base/errors.js';
 import { findBuiltinKind } from './builtin-kinds.js';
