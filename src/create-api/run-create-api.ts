@@ -39,7 +39,9 @@ import { loadBoilerplate } from '../scaffold/boilerplate.js';
 import { renderTemplateDir, type TemplateData } from '../scaffold/render.js';
 import { VirtualTree } from '../scaffold/tree.js';
 import { builtinSampleLiteral } from './builtin-samples.js';
-import { describeBuiltinKinds, findBuiltinKind, type BuiltinKind } from '../project/builtin-kinds.js';
+import type { CreateApiFlags } from './create-api-flags.js';
+import { describeBuiltinKinds, type BuiltinKind } from '../project/builtin-kinds.js';
+import { resolveResource, type Resource } from '../project/resource-model.js';
 import {
   checkExternalApiFlags,
   hasExternalApiFlags,
@@ -48,31 +50,8 @@ import {
   type ExternalApiFlags,
 } from '../import/external-api.js';
 
-/** `kop create api`'s flags; anything left undefined is asked for on a TTY or defaulted. */
-export interface CreateApiOptions {
-  group?: string;
-  version?: string;
-  kind?: string;
-  plural?: string;
-  /** Namespaced (default) or cluster-scoped objects. */
-  namespaced?: boolean;
-  /** Scaffold the API types, sample and PROJECT entry (default yes). */
-  resource?: boolean;
-  /** Scaffold a reconciler and register it in src/main.ts (default yes). */
-  controller?: boolean;
-  /**
-   * Name of the reconciler (a DNS-1035 label), for several reconcilers of one kind: the file
-   * src/controllers/<name>.controller.ts (src/controllers/<group>/ in a multigroup project), its class and its name in logs and metrics.
-   */
-  controllerName?: string;
-  /** Kubebuilder's external-API flags: see external-api.ts for their TypeScript meaning. */
-  externalApiPath?: string;
-  externalApiDomain?: string;
-  externalApiModule?: string;
-  force?: boolean;
-  /** Server-side apply (Kubebuilder's --ssa): typed apply configurations and a reconciler that applies; needs --resource. */
-  ssa?: boolean;
-}
+/** `kop create api`'s options: one field per flag of CREATE_API_FLAGS (create-api-flags.ts), where each is declared once. */
+export type CreateApiOptions = CreateApiFlags;
 
 /**
  * What a plugin of `create api` (src/plugins, e.g. deploy-image) changes in a run: the template
@@ -262,9 +241,14 @@ export async function runCreateApi(
   });
   if (!resource && !sameKind.some((r) => r.version === version && r.api)) {
     // Not a kind of this project: one imported from another project, or a built-in one.
-    const imported = findImportedKind(project, group, version, kind);
-    if (imported || findBuiltinKind(group, version, kind))
-      return createUnownedController(options, context, tree, project, { group, version, kind, external, imported });
+    const found = resolveResource(project, { group, version, kind })?.resource;
+    const origin = found?.origin;
+    if (
+      found !== undefined &&
+      ((origin?.type === 'imported' && origin.path?.startsWith('api/')) ||
+        (origin?.type === 'builtin' && origin.builtin !== undefined))
+    )
+      return createUnownedController(options, context, tree, project, { group, version, kind, external, found });
   }
 
   const existing = sameKind.find((r) => r.version === version);
@@ -524,30 +508,13 @@ function checkControllerClash(
   }
 }
 
-/** The kind imported from another project (`kop import crd`, PROJECT `external`): --group is its folder under api/ or its full group. */
-function findImportedKind(
-  project: ProjectFile,
-  group: string,
-  version: string,
-  kind: string,
-): ProjectResource | undefined {
-  const candidates = project.resources.filter(
-    (r) =>
-      r.external === true &&
-      r.kind === kind &&
-      r.version === version &&
-      r.path !== undefined &&
-      r.path.startsWith('api/'),
-  );
-  return candidates.find((r) => fullGroup(r) === group) ?? candidates.find((r) => r.group === group);
-}
-
 interface UnownedTarget {
   group: string;
   version: string;
   kind: string;
   external: ExternalApiFlags;
-  imported?: ProjectResource;
+  /** The kind as PROJECT or kop/runtime has it (imported or built-in); undefined when the --external-api-* flags name it. */
+  found?: Resource;
 }
 
 /**
@@ -584,34 +551,23 @@ async function createUnownedController(
     );
     entry = resolved.entry;
     modules = resolved;
-  } else if (target.imported) {
-    entry = target.imported;
+  } else if (target.found?.origin.type === 'builtin') {
+    builtin = target.found.origin.builtin!;
+    namespaced = builtin.type.namespaced;
+    entry = target.found.entry;
+  } else {
+    entry = target.found!.entry;
     const dir = path.posix.dirname(entry.path!);
     modules = {
       descriptorModule: `../../${dir}/${singularOf(kind)}.client.js`,
       typesModule: `../../${dir}/${singularOf(kind)}.types.js`,
-    };
-  } else {
-    builtin = findBuiltinKind(group, version, kind)!;
-    namespaced = builtin.type.namespaced;
-    const recorded = builtin.project;
-    entry = project.resources.find(
-      (r) => r.core === true && r.kind === kind && r.version === version && r.group === recorded.group,
-    ) ?? {
-      group: recorded.group,
-      version,
-      kind,
-      plural: builtin.type.resource,
-      domain: recorded.domain,
-      core: true,
-      path: recorded.path,
     };
   }
   if (
     options.plural !== undefined &&
     entry.plural !== '' &&
     entry.plural !== options.plural &&
-    (builtin || target.imported)
+    target.found !== undefined
   ) {
     throw new UsageError(
       `--plural: ${kind} is served as "${entry.plural}"`,

@@ -2,7 +2,6 @@ import { posix } from 'node:path';
 import { askChecked, askYesNo, requireValid, type NameCheck } from '../base/ask.js';
 import type { Context } from '../base/context.js';
 import { KopError, UsageError } from '../base/errors.js';
-import { findBuiltinKind } from '../project/builtin-kinds.js';
 import {
   fullGroup,
   loadProjectFile,
@@ -11,6 +10,7 @@ import {
   type ProjectResource,
   type ProjectWebhooks,
 } from '../project/project-file.js';
+import { resolveResource, type Resource } from '../project/resource-model.js';
 import { CREATE_API_PATHS, resourceNamesOf, type ResourceNames } from '../project/resource-layout.js';
 import { checkDomain, checkGroup, checkKind, checkVersion, descriptorNameOf, singularOf } from '../project/resource.js';
 import {
@@ -35,38 +35,11 @@ import {
   resolveExternalKind,
   type ExternalApiFlags,
 } from '../import/external-api.js';
+import type { CreateWebhookFlags } from './create-webhook-flags.js';
 import { specFitsFooExample } from './spec-example.js';
 
-/** `kop create webhook`'s flags; a webhook kind left undefined is asked for on a TTY. */
-export interface CreateWebhookOptions {
-  group?: string;
-  version?: string;
-  kind?: string;
-  /** The kind's plural as `create api` recorded it: Kubebuilder's command lines repeat `--plural`; a different one is refused. */
-  plural?: string;
-  /** A mutating webhook that fills in defaults. */
-  defaulting?: boolean;
-  /** A validating webhook with checks in code. */
-  programmaticValidation?: boolean;
-  /** A conversion webhook: this version is the hub, `spoke` the versions that convert to it. */
-  conversion?: boolean;
-  /** Spoke versions, from `--spoke v2,v3` (repeatable). */
-  spoke?: string[];
-  /** The mutating webhook's path instead of controller-runtime's default (Kubebuilder's `--defaulting-path`). */
-  defaultingPath?: string;
-  /** The validating webhook's path instead of controller-runtime's default (Kubebuilder's `--validation-path`). */
-  validationPath?: string;
-  /**
-   * The domain of an external kind's group (Kubebuilder's `--external-api-domain`): the kind is
-   * looked up as `<group>.<domain>` among the kinds `kop import crd` recorded.
-   */
-  externalApiDomain?: string;
-  /** Kubebuilder's `--external-api-path`: only says the kind is external here (its types come from `kop import crd` or the module). */
-  externalApiPath?: string;
-  /** The kind's CRD file or folder, imported as create api's `--external-api-module` does (see import/external-api.ts). */
-  externalApiModule?: string;
-  force?: boolean;
-}
+/** `kop create webhook`'s options: one field per flag of CREATE_WEBHOOK_FLAGS (create-webhook-flags.ts), where each is declared once. */
+export type CreateWebhookOptions = CreateWebhookFlags;
 
 const STORAGE_VERSION_MARKER = '+kubebuilder:storageversion';
 
@@ -116,19 +89,24 @@ export async function runCreateWebhook(options: CreateWebhookOptions, context: C
     await resolveExternalKind(external, { group, version, kind }, tree, project, context);
   }
   const target = resolveTarget(project, { group, version, kind }, options);
-  const { names, sameKind } = target;
+  const { names } = target;
+  const sameKind = target.resource.versions;
   if (options.plural !== undefined && options.plural !== names.plural) {
     throw new UsageError(
       `--plural ${options.plural}: PROJECT records ${kind}'s plural as ${names.plural}`,
       `leave --plural out, or pass --plural ${names.plural}`,
     );
   }
-  if (target.origin === 'project') await requireTypes(tree, target.entry, names);
+  const { resource } = target;
+  const origin = resource.origin.type;
+  const ownTypes = origin === 'own';
+  const externalKind = origin === 'imported' || origin === 'package';
+  if (ownTypes) await requireTypes(tree, resource.entry, names);
   // The spec.foo example only where the kind's spec still has create api's sample field; else the label example.
   const fooExample =
-    target.origin === 'project' &&
-    (await specFitsFooExample((await tree.read(target.entry.path ?? CREATE_API_PATHS.typesFile(names))) ?? '', kind));
-  if (target.origin === 'external') target.namespaced = await requireExternalTypes(tree, target.entry, names);
+    ownTypes &&
+    (await specFitsFooExample((await tree.read(resource.entry.path ?? CREATE_API_PATHS.typesFile(names))) ?? '', kind));
+  if (externalKind) target.namespaced = await requireExternalTypes(tree, resource.entry, names);
 
   const wanted = await askWebhookKinds(options, context, sameKind, version);
   if (options.defaultingPath !== undefined && !wanted.defaulting)
@@ -141,14 +119,14 @@ export async function runCreateWebhook(options: CreateWebhookOptions, context: C
       '--validation-path names the path of a validating webhook',
       'pass --programmatic-validation too, or leave --validation-path out',
     );
-  if (wanted.conversion && target.origin !== 'project') {
+  if (wanted.conversion && !ownTypes) {
     throw new KopError(
-      `${kind} ${names.apiVersion} is ${target.origin === 'builtin' ? 'a built-in kind' : 'an external kind'}: only a kind whose CRD this project writes can convert between versions; kop create webhook wrote nothing`,
+      `${kind} ${names.apiVersion} is ${origin === 'builtin' ? 'a built-in kind' : 'an external kind'}: only a kind whose CRD this project writes can convert between versions; kop create webhook wrote nothing`,
       'leave --conversion out (defaulting and validation work for it)',
     );
   }
   const spokes = wanted.conversion ? await resolveSpokes(options, context, tree, sameKind, names) : [];
-  const existing = target.entry.webhooks ?? {};
+  const existing = resource.entry.webhooks ?? {};
   const force = options.force ?? false;
   if (!force) refuseExisting(existing, wanted, spokes, names);
   const paths = {
@@ -159,17 +137,17 @@ export async function runCreateWebhook(options: CreateWebhookOptions, context: C
       ? (options.validationPath ?? (force ? undefined : existing.validationPath))
       : existing.validationPath,
   };
-  refusePathClashes(project, target.entry, names, paths);
+  refusePathClashes(project, resource.entry, names, paths);
   if (wanted.conversion) await markHubAsStorageVersion(tree, sameKind, names);
 
   // A kind whose name another group's kind had first gets group-qualified class and webhook names (webhookNamePrefix).
-  const prefix = webhookNamePrefix(target.entry, project);
-  const qualifiedGroup = prefix === '' ? undefined : target.entry.group;
+  const prefix = webhookNamePrefix(resource.entry, project);
+  const qualifiedGroup = prefix === '' ? undefined : resource.entry.group;
   const data: TemplateData = {
     ...names,
     ...target.imports,
-    origin: target.origin,
-    ownTypes: target.origin === 'project',
+    origin,
+    ownTypes,
     fooExample,
     namespaced: target.namespaced,
     labelPrefix: project.domain,
@@ -205,8 +183,8 @@ export async function runCreateWebhook(options: CreateWebhookOptions, context: C
   }
   await insertWebhookWiring(tree, registrations);
 
-  target.entry.webhooks = recordWebhooks(existing, wanted, spokes, paths);
-  if (target.isNew) project.resources.push(target.entry);
+  resource.entry.webhooks = recordWebhooks(existing, wanted, spokes, paths);
+  if (!resource.recorded) project.resources.push(resource.entry);
   saveProjectFile(tree, project);
 
   const result = await applyTree(tree, context);
@@ -215,7 +193,7 @@ export async function runCreateWebhook(options: CreateWebhookOptions, context: C
       '\nNext: write the webhook logic in src/webhooks/, then run `npm run generate` for config/webhook/manifests.yaml' +
         (wanted.conversion ? ' and the conversion patch in config/crd/patches' : '') +
         '. In a cluster the webhooks need cert-manager for their certificate (config/certmanager).' +
-        (target.origin === 'external'
+        (externalKind
           ? ` ${kind}'s CRD belongs to another project: put a copy in test/crds/ so the webhook tests (test/webhooks/environment.ts) can install it.`
           : ''),
     );
@@ -223,16 +201,9 @@ export async function runCreateWebhook(options: CreateWebhookOptions, context: C
   return result;
 }
 
-/** Where a webhook's kind comes from: scaffolded here (`create api`), imported (`import crd`), or built into Kubernetes. */
-type KindOrigin = 'project' | 'external' | 'builtin';
-
 interface WebhookTarget {
-  origin: KindOrigin;
-  /** The PROJECT entry that records the webhooks (new for a built-in kind's first webhook). */
-  entry: ProjectResource;
-  isNew: boolean;
-  /** Every PROJECT entry of the same kind and group (the versions of a conversion). */
-  sameKind: ProjectResource[];
+  /** The kind, resolved once (see project/resource-model.ts): its PROJECT entry records the webhooks. */
+  resource: Resource;
   names: ResourceNames;
   namespaced: boolean;
   /** Where the webhook files import the kind's descriptor and type from. */
@@ -242,10 +213,9 @@ interface WebhookTarget {
 }
 
 /**
- * Finds the kind a webhook is for: one of this project's (`<group>.<domain>` of PROJECT), an
- * external one `kop import crd` recorded (by its full group, `--group` plus
- * `--external-api-domain`, or by `--group` alone when one external group starts with it), or a
- * built-in kind of kop/runtime's descriptors (`--group core|apps|batch|...`).
+ * Finds the kind a webhook is for (resolveResource: one of this project's, an external one
+ * `kop import crd` recorded, or a built-in kind of kop/runtime's descriptors) and what its
+ * webhook files import; a kind that is none of these, or lacks the version, is an error.
  */
 function resolveTarget(
   project: ProjectFile,
@@ -257,61 +227,44 @@ function resolveTarget(
     options.externalApiDomain !== undefined ||
     options.externalApiPath !== undefined ||
     options.externalApiModule !== undefined;
-
+  const found = resolveResource(project, {
+    ...gvk,
+    externalDomain: options.externalApiDomain,
+    externalOnly: external,
+  });
   const ownGroup = fullGroup({ group, domain: project.domain });
-  const own = project.resources.filter((r) => !r.external && !r.core && r.kind === kind && fullGroup(r) === ownGroup);
-  if (!external && own.length > 0) {
-    const entry = own.find((r) => r.version === version);
-    if (entry === undefined) {
-      const versions = own.map((r) => r.version);
+  const type = found?.type;
+  if (found !== undefined && type === 'own') {
+    const { resource, versions } = found;
+    if (resource === undefined) {
+      const listed = versions.map((r) => r.version);
       throw new KopError(
-        `${kind} ${ownGroup}/${version} is not in PROJECT (it has ${versions.join(', ')}); kop create webhook wrote nothing`,
-        `pass one of --version ${versions.join(', ')}, or add the version with \`kop create api\``,
+        `${kind} ${ownGroup}/${version} is not in PROJECT (it has ${listed.join(', ')}); kop create webhook wrote nothing`,
+        `pass one of --version ${listed.join(', ')}, or add the version with \`kop create api\``,
       );
     }
-    const names = resourceNamesOf(entry);
-    const apiDir = `../../../../${posix.dirname(entry.path ?? CREATE_API_PATHS.typesFile(names))}`;
+    const names = resourceNamesOf(resource.entry);
+    const apiDir = `../../../../${posix.dirname(resource.entry.path ?? CREATE_API_PATHS.typesFile(names))}`;
     return {
-      origin: 'project',
-      entry,
-      isNew: false,
-      sameKind: own,
+      resource,
       names,
-      namespaced: entry.api?.namespaced ?? true,
+      namespaced: resource.entry.api?.namespaced ?? true,
       imports: kindImports(apiDir, names.kindLower, descriptorNameOf(kind)),
       sampleFields: 'spec: {},',
     };
   }
-
-  const wantedExternal = options.externalApiDomain !== undefined ? `${group}.${options.externalApiDomain}` : undefined;
-  const externals = project.resources.filter(
-    (r) =>
-      r.external === true &&
-      r.kind === kind &&
-      (wantedExternal !== undefined ? fullGroup(r) === wantedExternal : r.group === group || fullGroup(r) === group),
-  );
-  const externalGroups = [...new Set(externals.map((r) => fullGroup(r)))];
-  if (externalGroups.length > 1) {
-    throw new UsageError(
-      `${kind} of group ${group} could be any of the external kinds ${externalGroups.map((g) => `${kind} ${g}`).join(', ')}`,
-      `name the group's domain: --external-api-domain ${externalGroups.map((g) => g.slice(group.length + 1)).join(' or ')}`,
-    );
-  }
-  if (externals.length > 0) {
-    const entry = externals.find((r) => r.version === version);
-    if (entry === undefined) {
+  if (found !== undefined && (type === 'imported' || type === 'package')) {
+    const { resource, versions } = found;
+    if (resource === undefined) {
       throw new KopError(
-        `${kind} ${externalGroups[0]}/${version} is not in PROJECT (kop import crd recorded ${externals.map((r) => r.version).join(', ')}); kop create webhook wrote nothing`,
-        `pass one of --version ${externals.map((r) => r.version).join(', ')}, or import that version of the CRD with \`kop import crd\``,
+        `${kind} ${fullGroup(versions[0]!)}/${version} is not in PROJECT (kop import crd recorded ${versions.map((r) => r.version).join(', ')}); kop create webhook wrote nothing`,
+        `pass one of --version ${versions.map((r) => r.version).join(', ')}, or import that version of the CRD with \`kop import crd\``,
       );
     }
-    const names = resourceNamesOf(entry);
-    const apiDir = `../../../../${posix.dirname(entry.path ?? CREATE_API_PATHS.typesFile(names))}`;
+    const names = resourceNamesOf(resource.entry);
+    const apiDir = `../../../../${posix.dirname(resource.entry.path ?? CREATE_API_PATHS.typesFile(names))}`;
     return {
-      origin: 'external',
-      entry,
-      isNew: false,
-      sameKind: externals,
+      resource,
       names,
       // kop import crd records no scope for an external kind; its types file says it (requireExternalTypes reads it).
       namespaced: true,
@@ -320,44 +273,34 @@ function resolveTarget(
     };
   }
   if (external) {
+    const wantedExternal =
+      options.externalApiDomain !== undefined ? `${group}.${options.externalApiDomain}` : undefined;
     throw new KopError(
       `${kind} ${wantedExternal ?? group}/${version} is not an external kind of this project; kop create webhook wrote nothing`,
       'import its CRD first (kop import crd <file or folder>, or --from-cluster <name>): the webhook is written against the imported types and typed client',
     );
   }
-
-  const builtin = findBuiltinKind(group, version, kind);
-  if (builtin !== undefined) {
-    const recorded = project.resources.find(
-      (r) => r.core === true && r.kind === kind && r.version === version && r.group === builtin.project.group,
-    );
-    // kop's key order (group, version, kind, plural, domain, path), then Kubebuilder's core flag.
-    const entry: ProjectResource = recorded ?? {
-      group: builtin.project.group,
-      version,
-      kind,
-      plural: builtin.type.resource,
-      domain: builtin.project.domain,
-      path: builtin.project.path,
-      core: true,
-    };
-    const full = builtin.type.group;
+  const resource = found?.resource;
+  if (resource !== undefined && resource.origin.type === 'builtin' && resource.origin.builtin !== undefined) {
+    const builtin = resource.origin.builtin;
+    if (!resource.recorded) {
+      // create webhook has always recorded a new built-in kind with `path` before `core`.
+      const { core, path, ...rest } = resource.entry;
+      resource.entry = { ...rest, path, core };
+    }
     const names: ResourceNames = {
-      group: builtin.project.group,
+      group: resource.group,
       version,
       kind,
       kindLower: singularOf(kind),
       plural: builtin.type.resource,
-      fullGroup: full,
-      apiVersion: full === '' ? version : `${full}/${version}`,
-      sampleName: `${builtin.project.group}_${version}_${singularOf(kind)}`,
+      fullGroup: resource.fullGroup,
+      apiVersion: resource.fullGroup === '' ? version : `${resource.fullGroup}/${version}`,
+      sampleName: `${resource.group}_${version}_${singularOf(kind)}`,
       roleStem: singularOf(kind),
     };
     return {
-      origin: 'builtin',
-      entry,
-      isNew: recorded === undefined,
-      sameKind: [entry],
+      resource: { ...resource, versions: [resource.entry] },
       names,
       namespaced: builtin.type.namespaced,
       imports: {

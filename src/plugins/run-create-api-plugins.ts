@@ -2,21 +2,18 @@ import type { Context } from '../base/context.js';
 import { UsageError } from '../base/errors.js';
 import { runCreateApi, type CreateApiOptions } from '../create-api/run-create-api.js';
 import type { ApplyResult } from '../scaffold/apply.js';
+import { fieldOf } from '../project/command-flags.js';
+import { CREATE_API_PLUGIN_FLAGS, type CreateApiPluginFlags } from './deploy-image/deploy-image-flags.js';
 import { runDeployImage, type DeployImageFlags } from './deploy-image/run-deploy-image.js';
 import { DEPLOY_IMAGE_PLUGIN, resolvePlugins, splitPluginNames } from './registry.js';
 
 /** `kop create api`'s options with `--plugins` and the deploy-image flags. */
-export interface CreateApiWithPluginsOptions extends CreateApiOptions, DeployImageFlags {
-  /** `--plugins a,b` (given once or more). */
-  plugins?: string[];
-}
+export type CreateApiWithPluginsOptions = CreateApiOptions & CreateApiPluginFlags;
 
-const IMAGE_FLAGS: readonly [keyof DeployImageFlags, string][] = [
-  ['image', '--image'],
-  ['imageContainerCommand', '--image-container-command'],
-  ['imageContainerPort', '--image-container-port'],
-  ['runAsUser', '--run-as-user'],
-];
+/** The deploy-image flags, by field and spelling: given without the plugin, they are an error. */
+const IMAGE_FLAGS = CREATE_API_PLUGIN_FLAGS.filter((spec) => spec.name !== 'plugins').map(
+  (spec) => [fieldOf(spec.name) as keyof DeployImageFlags, `--${spec.name}`] as const,
+);
 
 /**
  * `kop create api [--plugins ...]`: without plugins, create api itself; with

@@ -4,9 +4,10 @@
  * in-process with this kop; `kop alpha update` also runs them with the kop that scaffolded the
  * project (its `alpha generate`, or their command lines for a kop without one).
  *
- * Extension point: a new PROJECT key (a command flag that is recorded) goes into the entry of
- * the command that records it (e.g. a create api flag into `createApiOptions` and
- * `createApiArgv`), or, for a new command, into a new entry of {@link PROJECT_FEATURES} at the
+ * Extension point: a new PROJECT key that a command flag records is the `recorded` reader of
+ * that flag's one declaration (create-api/create-api-flags.ts, create-webhook/create-webhook-flags.ts,
+ * plugins/deploy-image/deploy-image-flags.ts): its options and command line here follow from
+ * it. A new command goes into a new entry of {@link PROJECT_FEATURES} at the
  * place in the order where that command can run. A plugin file that is the user's (read by the
  * plugin, as grafana's custom-metrics list) goes into {@link PLUGIN_USER_FILES}, so the replay
  * copies it before the plugin runs.
@@ -18,19 +19,24 @@ import {
   fullGroup,
   loadProjectFile,
   saveProjectFile,
-  type DeployImageOptions,
   type ProjectFile,
   type ProjectResource,
 } from '../project/project-file.js';
-import { DEPLOY_IMAGE_PLUGIN, GRAFANA_PLUGIN, PLUGINS } from '../plugins/registry.js';
+import { GRAFANA_PLUGIN, PLUGINS } from '../plugins/registry.js';
 import { controllersOf } from '../project/resource-layout.js';
+import { originOf } from '../project/resource-model.js';
 import { singularOf } from '../project/resource.js';
 import { isCrdSource } from '../import/external-api.js';
 import { CUSTOM_METRICS_CONFIG } from '../plugins/grafana/custom-metrics.js';
 import { BOILERPLATE_FILE } from '../scaffold/boilerplate.js';
 import { VirtualTree } from '../scaffold/tree.js';
 import type { CreateApiOptions } from '../create-api/run-create-api.js';
+import { CREATE_API_FLAGS } from '../create-api/create-api-flags.js';
 import type { CreateWebhookOptions } from '../create-webhook/run-create-webhook.js';
+import { CREATE_WEBHOOK_FLAGS } from '../create-webhook/create-webhook-flags.js';
+import { recordedOptions, replayArgv, type RecordedSource } from '../project/command-flags.js';
+import { CREATE_API_PLUGIN_FLAGS } from '../plugins/deploy-image/deploy-image-flags.js';
+import type { CreateApiWithPluginsOptions } from '../plugins/run-create-api-plugins.js';
 import type { InitOptions } from '../init/run-init.js';
 
 /** One step of the replay: a kop command, or a copy of files no command can make again. */
@@ -91,8 +97,6 @@ export function parseBoilerplate(text: string | undefined): Boilerplate {
 }
 
 const flag = (name: string, value: string | undefined): string[] => (value === undefined ? [] : [`--${name}`, value]);
-const toggle = (name: string, value: boolean | undefined): string[] =>
-  value === undefined ? [] : [value ? `--${name}` : `--no-${name}`];
 
 const initFeature: ProjectFeature = {
   name: 'init',
@@ -135,8 +139,8 @@ const initFeature: ProjectFeature = {
 };
 
 /**
- * True for a kind whose types came from `kop import crd` (an external kind, another domain, or a
- * types file with the import's banner): no command makes them again from PROJECT, since PROJECT
+ * True for an own kind whose types came from `kop import crd --own` (another domain, or a types
+ * file with the import's banner): no command makes them again from PROJECT, since PROJECT
  * does not record the CRD they came from, so their files are copied from the input project.
  */
 async function isImported(
@@ -144,21 +148,22 @@ async function isImported(
   project: ProjectFile,
   read: ReplayInput['read'],
 ): Promise<boolean> {
-  if (resource.external === true || resource.domain !== project.domain) return true;
+  if (resource.domain !== project.domain) return true;
   const types = resource.path === undefined ? undefined : await read(resource.path);
   return types !== undefined && types.includes('imported by `kop import crd`');
 }
 
 /**
- * Where a kind of PROJECT comes from, which decides how it is rebuilt:
- * - `core`: a built-in kind (`core: true`): its reconcilers and webhooks by their commands, nothing to copy;
- * - `external-module`: a kind the --external-api-* flags brought (`module` recorded, or a `path` that
- *   is a module of an npm package): `create api` with the same flags, after the CRD file the module
- *   names is copied (when it is one of the project);
- * - `imported`: a kind of `kop import crd` (or of a CRD module outside the project): its types are copied;
- * - `own`: a kind of this project.
+ * How a kind of PROJECT is rebuilt, from where it comes from (project/resource-model.ts's origin):
+ * - `builtin`: its reconcilers and webhooks by their commands, nothing to copy;
+ * - `replay-external`: a kind the --external-api-* flags brought (a module of an npm package, or
+ *   an imported kind whose `module` can be imported again): `create api` with the same flags,
+ *   after the CRD file the module names is copied (when it is one of the project);
+ * - `copy`: types no command makes again (`kop import crd`, a CRD module outside the project,
+ *   or an own kind with the import's banner or another domain): copied;
+ * - `own`: a kind of this project, by create api.
  */
-type KindOrigin = 'core' | 'external-module' | 'imported' | 'own';
+type Rebuild = 'builtin' | 'replay-external' | 'copy' | 'own';
 
 /** A module path (CRD file or folder) as a project-relative path, or undefined when it lies outside the project. */
 function moduleInProject(module: string): string | undefined {
@@ -191,23 +196,20 @@ async function moduleProblem(
   return undefined;
 }
 
-async function originOf(resource: ProjectResource, project: ProjectFile, input: ReplayInput): Promise<KindOrigin> {
-  if (resource.core === true) return 'core';
-  if (
-    resource.external === true &&
-    resource.module !== undefined &&
-    (await moduleProblem(resource, project, input)) === undefined
-  )
-    return 'external-module';
-  // --external-api-path <module of an npm package> without --external-api-module: the package was already a dependency.
-  if (
-    resource.external === true &&
-    resource.module === undefined &&
-    resource.path !== undefined &&
-    !resource.path.startsWith('api/')
-  )
-    return 'external-module';
-  return (await isImported(resource, project, input.read)) ? 'imported' : 'own';
+async function rebuildOf(resource: ProjectResource, project: ProjectFile, input: ReplayInput): Promise<Rebuild> {
+  const origin = originOf(resource);
+  switch (origin.type) {
+    case 'builtin':
+      return 'builtin';
+    case 'package':
+      return 'replay-external';
+    case 'imported':
+      return origin.module !== undefined && (await moduleProblem(resource, project, input)) === undefined
+        ? 'replay-external'
+        : 'copy';
+    case 'own':
+      return (await isImported(resource, project, input.read)) ? 'copy' : 'own';
+  }
 }
 
 const importedFeature: ProjectFeature = {
@@ -216,7 +218,7 @@ const importedFeature: ProjectFeature = {
     const { project, read } = input;
     const steps: ReplayStep[] = [];
     for (const resource of project.resources) {
-      if ((await originOf(resource, project, input)) !== 'imported' || resource.path === undefined) continue;
+      if ((await rebuildOf(resource, project, input)) !== 'copy' || resource.path === undefined) continue;
       const files = [resource.path, `${resource.path.replace(/\/[^/]+$/, '')}/groupversion.ts`];
       const problem = resource.module === undefined ? undefined : await moduleProblem(resource, project, input);
       steps.push({
@@ -259,50 +261,25 @@ export function controllerNamesToReplay(resource: ProjectResource, multigroup = 
   return names.map((name) => (unnamed.has(name) ? undefined : name));
 }
 
-/** `create api`'s options for one PROJECT entry: its first run (add new recorded create api flags here and in `createApiArgv`). */
-export function createApiOptions(resource: ProjectResource, multigroup = false): CreateApiOptions {
-  const [first] = controllerNamesToReplay(resource, multigroup);
-  return {
-    group: resource.group,
-    version: resource.version,
-    kind: resource.kind,
-    plural: resource.plural,
-    namespaced: resource.api?.namespaced,
-    resource: resource.api !== undefined,
-    controller: controllersOf(resource).length > 0,
-    ...(first === undefined ? {} : { controllerName: first }),
-    ...(resource.api?.ssa === true ? { ssa: true } : {}),
-  };
+/** What the flag tables read a PROJECT entry's recorded flags from. */
+function recordedSource(resource: ProjectResource, project: ProjectFile): RecordedSource {
+  return { resource, project, controllers: controllerNamesToReplay(resource, project.multigroup === true) };
 }
 
-function createApiArgv(options: CreateApiOptions): string[] {
-  return [
-    'create',
-    'api',
-    ...flag('group', options.group),
-    ...flag('version', options.version),
-    ...flag('kind', options.kind),
-    ...flag('plural', options.plural),
-    ...toggle('namespaced', options.namespaced),
-    ...toggle('resource', options.resource),
-    ...toggle('controller', options.controller),
-    ...flag('controller-name', options.controllerName),
-    ...flag('external-api-path', options.externalApiPath),
-    ...flag('external-api-domain', options.externalApiDomain),
-    ...flag('external-api-module', options.externalApiModule),
-    ...(options.ssa ? ['--ssa'] : []),
-    '--yes',
-  ];
+/** `create api`'s options for one PROJECT entry: its first run, from the recorded flags of {@link CREATE_API_FLAGS}. */
+export function createApiOptions(resource: ProjectResource, project: ProjectFile): CreateApiOptions {
+  return recordedOptions(CREATE_API_FLAGS, recordedSource(resource, project));
 }
 
-function createApiStep(options: CreateApiOptions): ReplayStep {
-  const argv = createApiArgv(options);
+/** A `create api` step; with `--plugins` (deploy-image), create api with its plugins. */
+function createApiStep(options: CreateApiWithPluginsOptions): ReplayStep {
+  const argv = replayArgv(['create', 'api'], [...CREATE_API_FLAGS, ...CREATE_API_PLUGIN_FLAGS], options);
   return {
     title: argv.join(' '),
     argv,
     run: async (context) => {
-      const { runCreateApi } = await import('../create-api/run-create-api.js');
-      await runCreateApi(options, context);
+      const { runCreateApiWithPlugins } = await import('../plugins/run-create-api-plugins.js');
+      await runCreateApiWithPlugins(options, context);
     },
   };
 }
@@ -329,9 +306,9 @@ const apiFeature: ProjectFeature = {
     const steps: ReplayStep[] = [];
     const importedModules = new Set<string>();
     for (const resource of project.resources) {
-      const origin = await originOf(resource, project, input);
-      const multigroup = (project as { multigroup?: unknown }).multigroup === true;
-      const options = createApiOptions(resource, multigroup);
+      const origin = await rebuildOf(resource, project, input);
+      const multigroup = project.multigroup === true;
+      const options = createApiOptions(resource, project);
       const [, ...others] = controllerNamesToReplay(resource, multigroup);
       const gvk = { group: resource.group, version: resource.version, kind: resource.kind };
       // A reconciler of the kind without its types: `create api --no-resource --controller [--controller-name <name>]`.
@@ -345,13 +322,13 @@ const apiFeature: ProjectFeature = {
         });
       // Each further reconciler of the kind.
       const more = (extra: Partial<CreateApiOptions> = {}) => others.map((name) => controllerOnly(name, extra));
-      if (origin === 'core') {
+      if (origin === 'builtin') {
         // A built-in kind: reconcilers only (its types are kop/api's).
         if (!options.controller) continue;
         steps.push(controllerOnly(options.controllerName), ...more());
         continue;
       }
-      if (origin === 'external-module') {
+      if (origin === 'replay-external') {
         const module = resource.module;
         const crd = module !== undefined && isCrdSource(module);
         if (crd && importedModules.has(module!)) {
@@ -374,7 +351,7 @@ const apiFeature: ProjectFeature = {
         steps.push(...more(crd ? {} : external));
         continue;
       }
-      if (origin === 'imported') {
+      if (origin === 'copy') {
         // The types are copied; reconcilers for them are still scaffolded by create api.
         if (!options.controller) continue;
         options.resource = false;
@@ -384,78 +361,23 @@ const apiFeature: ProjectFeature = {
         continue;
       }
       if (!options.resource && !options.controller) continue;
-      const deployImage = deployImageOf(project, resource);
-      if (deployImage) {
-        // A deploy-image kind: its types and controller come from the plugin, as it first ran.
-        const pluginOptions = {
-          ...options,
-          plugins: ['deploy-image/v1-alpha'],
-          image: deployImage.image,
-          imageContainerCommand: deployImage.containerCommand,
-          imageContainerPort: deployImage.containerPort,
-          runAsUser: deployImage.runAsUser,
-        };
-        const argv = [
-          ...createApiArgv(options).filter((arg) => arg !== '--yes'),
-          '--plugins',
-          'deploy-image/v1-alpha',
-          ...flag('image', deployImage.image),
-          ...flag('image-container-command', deployImage.containerCommand),
-          ...flag('image-container-port', deployImage.containerPort),
-          ...flag('run-as-user', deployImage.runAsUser),
-          '--yes',
-        ];
-        steps.push({
-          title: argv.join(' '),
-          argv,
-          run: async (context) => {
-            const { runCreateApiWithPlugins } = await import('../plugins/run-create-api-plugins.js');
-            await runCreateApiWithPlugins(pluginOptions, context);
-          },
-        });
-        steps.push(...more());
-        continue;
-      }
-      steps.push(createApiStep(options), ...more());
+      // A deploy-image kind: its types and controller come from the plugin, as it first ran (its recorded flags).
+      const plugins = recordedOptions(CREATE_API_PLUGIN_FLAGS, recordedSource(resource, project));
+      steps.push(createApiStep({ ...options, ...plugins }), ...more());
+      continue;
     }
     return steps;
   },
 };
 
-/** `create webhook`'s options for one PROJECT entry, or undefined when it records no webhook (add new recorded flags here and in `createWebhookArgv`). */
-export function createWebhookOptions(resource: ProjectResource): CreateWebhookOptions | undefined {
+/** `create webhook`'s options for one PROJECT entry (the recorded flags of {@link CREATE_WEBHOOK_FLAGS}), or undefined when it records no webhook. */
+export function createWebhookOptions(
+  resource: ProjectResource,
+  project: ProjectFile,
+): CreateWebhookOptions | undefined {
   const webhooks = resource.webhooks;
   if (!webhooks || !(webhooks.defaulting || webhooks.validation || webhooks.conversion)) return undefined;
-  return {
-    group: resource.group,
-    version: resource.version,
-    kind: resource.kind,
-    defaulting: webhooks.defaulting === true,
-    programmaticValidation: webhooks.validation === true,
-    conversion: webhooks.conversion === true,
-    spoke: webhooks.conversion ? [...(webhooks.spoke ?? [])] : undefined,
-    ...(webhooks.defaultingPath === undefined ? {} : { defaultingPath: webhooks.defaultingPath }),
-    ...(webhooks.validationPath === undefined ? {} : { validationPath: webhooks.validationPath }),
-    // An external kind is looked up by its full group, so a kind of the same name here is never taken for it.
-    ...(resource.external === true && resource.domain !== '' ? { externalApiDomain: resource.domain } : {}),
-  };
-}
-
-function createWebhookArgv(options: CreateWebhookOptions): string[] {
-  return [
-    'create',
-    'webhook',
-    ...flag('group', options.group),
-    ...flag('version', options.version),
-    ...flag('kind', options.kind),
-    ...(options.defaulting ? ['--defaulting'] : []),
-    ...(options.programmaticValidation ? ['--programmatic-validation'] : []),
-    ...(options.conversion ? ['--conversion', ...(options.spoke ?? []).flatMap((spoke) => ['--spoke', spoke])] : []),
-    ...flag('defaulting-path', options.defaultingPath),
-    ...flag('validation-path', options.validationPath),
-    ...flag('external-api-domain', options.externalApiDomain),
-    '--yes',
-  ];
+  return recordedOptions(CREATE_WEBHOOK_FLAGS, recordedSource(resource, project));
 }
 
 const webhookFeature: ProjectFeature = {
@@ -463,9 +385,9 @@ const webhookFeature: ProjectFeature = {
   async steps({ project }) {
     const steps: ReplayStep[] = [];
     for (const resource of project.resources) {
-      const options = createWebhookOptions(resource);
+      const options = createWebhookOptions(resource, project);
       if (options === undefined) continue;
-      const argv = createWebhookArgv(options);
+      const argv = replayArgv(['create', 'webhook'], CREATE_WEBHOOK_FLAGS, options);
       steps.push({
         title: argv.join(' '),
         argv,
@@ -503,13 +425,6 @@ async function pluginsOf(project: ProjectFile, read: ReplayInput['read']): Promi
   if (Array.isArray(recorded)) return recorded.filter((plugin): plugin is string => typeof plugin === 'string');
   if (recorded !== null && typeof recorded === 'object') return Object.keys(recorded);
   return (await read('dist/chart/Chart.yaml')) !== undefined ? ['helm'] : [];
-}
-
-/** The deploy-image options PROJECT recorded for `resource`, when the plugin scaffolded it. */
-function deployImageOf(project: ProjectFile, resource: ProjectResource): DeployImageOptions | undefined {
-  return project.plugins?.[DEPLOY_IMAGE_PLUGIN]?.resources.find(
-    (entry) => entry.group === resource.group && entry.version === resource.version && entry.kind === resource.kind,
-  )?.options;
 }
 
 /**

@@ -80,7 +80,7 @@ describe('kop alpha generate: the project rebuilt from PROJECT', () => {
       'create webhook --group cache --version v1 --kind RedisCluster --defaulting --programmatic-validation --conversion --spoke v2 --yes',
       'generate',
     ]);
-    expect(createApiOptions(project.resources[0]!)).toMatchObject({
+    expect(createApiOptions(project.resources[0]!, project)).toMatchObject({
       resource: true,
       controller: true,
       namespaced: true,

@@ -11,19 +11,11 @@ import {
 import type { ApplyResult } from '../../scaffold/apply.js';
 import { jsonLiteral } from '../../scaffold/render.js';
 import { DEPLOY_IMAGE_PLUGIN } from '../registry.js';
+import type { CreateApiPluginFlags } from './deploy-image-flags.js';
 import { insertManagerEnv } from './manager-env.js';
 
-/** The deploy-image flags of `kop create api`, as Kubebuilder spells them. */
-export interface DeployImageFlags {
-  /** `--image`: the image the kind's Deployment runs. */
-  image?: string;
-  /** `--image-container-command`: the container's command, comma-separated. */
-  imageContainerCommand?: string;
-  /** `--image-container-port`: the port the container listens on. */
-  imageContainerPort?: string;
-  /** `--run-as-user`: the user id the container runs as. */
-  runAsUser?: string;
-}
+/** The deploy-image flags of `kop create api`, as Kubebuilder spells them (declared in deploy-image-flags.ts). */
+export type DeployImageFlags = Omit<CreateApiPluginFlags, 'plugins'>;
 
 /** Names the deploy-image templates import; a kind of that name would not compile. */
 export const RESERVED_BY_TEMPLATES = new Set([

@@ -1,0 +1,95 @@
+/**
+ * `kop create api`'s flags, each declared once: its spelling and help (the command registers
+ * them), its field in {@link CreateApiFlags}, what PROJECT records for it and how `kop alpha
+ * generate` passes it again (project/command-flags.ts). Plugins add their own tables
+ * (plugins/deploy-image/deploy-image-flags.ts). Light: `kop --help` loads it.
+ */
+import { flag, type OptionsOf } from '../project/command-flags.js';
+
+export const CREATE_API_FLAGS = [
+  flag({
+    name: 'group',
+    type: 'value',
+    arg: '<group>',
+    help: 'API group without the domain, e.g. cache (gives cache.<domain>)',
+    recorded: ({ resource }) => resource.group,
+  }),
+  flag({
+    name: 'version',
+    type: 'value',
+    arg: '<version>',
+    help: 'API version: v1, v1alpha1, v2beta3, ...',
+    recorded: ({ resource }) => resource.version,
+  }),
+  flag({
+    name: 'kind',
+    type: 'value',
+    arg: '<Kind>',
+    help: 'kind, UpperCamelCase, e.g. Memcached',
+    recorded: ({ resource }) => resource.kind,
+  }),
+  flag({
+    name: 'plural',
+    type: 'value',
+    arg: '<plural>',
+    help: 'lower-case plural used in URLs (default: English plural of the kind)',
+    recorded: ({ resource }) => resource.plural,
+  }),
+  flag({
+    name: 'namespaced',
+    type: 'toggle',
+    help: 'objects live in namespaces (default)',
+    noHelp: 'objects are cluster-scoped',
+    recorded: ({ resource }) => resource.api?.namespaced,
+  }),
+  flag({
+    name: 'resource',
+    type: 'toggle',
+    help: 'scaffold the API types and sample (asked on a terminal; default yes)',
+    noHelp: 'do not scaffold the API types',
+    recorded: ({ resource }) => resource.api !== undefined,
+  }),
+  flag({
+    name: 'controller',
+    type: 'toggle',
+    help: 'scaffold a reconciler and register it in src/main.ts (asked on a terminal; default yes)',
+    noHelp: 'do not scaffold a reconciler',
+    recorded: ({ controllers }) => controllers.length > 0,
+  }),
+  flag({
+    name: 'controller-name',
+    type: 'value',
+    arg: '<name>',
+    help: 'name of the reconciler (DNS-1035 label), for several reconcilers of one kind: src/controllers/[<group>/]<name>.controller.ts (the group folder in multigroup projects), its name in logs and metrics',
+    // The first reconciler replayed; create api replays the others with --no-resource.
+    recorded: ({ controllers }) => controllers[0],
+  }),
+  flag({
+    name: 'external-api-path',
+    type: 'value',
+    arg: '<path>',
+    help: 'a kind another project owns: where its type and descriptor come from (a folder under api/, or a module of an npm package)',
+  }),
+  flag({
+    name: 'external-api-domain',
+    type: 'value',
+    arg: '<domain>',
+    help: "with --external-api-path: the domain that completes --group to the kind's API group (e.g. io for cert-manager.io)",
+  }),
+  flag({
+    name: 'external-api-module',
+    type: 'value',
+    arg: '<module>',
+    help: 'where the external kind comes from: an npm package spec (name@range, added to package.json) or a CRD file or folder (imported as kop import crd does)',
+  }),
+  flag({ name: 'force', type: 'switch', help: 'overwrite the files of an existing kind/version', replay: false }),
+  flag({
+    name: 'ssa',
+    type: 'switch',
+    help: 'server-side apply: kop generate writes typed apply configurations (<kind>.apply.ts) and the reconciler applies with a field manager (needs --resource)',
+    recorded: ({ resource }) => (resource.api?.ssa === true ? true : undefined),
+  }),
+] as const;
+
+/** The values of {@link CREATE_API_FLAGS}, by field; anything left undefined is asked for on a TTY or defaulted. */
+export type CreateApiFlags = OptionsOf<typeof CREATE_API_FLAGS>;
