@@ -1,14 +1,45 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+import { E2E_TESTS, LIVE_TESTS } from './test/helpers/vitest-projects.js';
 
+/** Not test files of kop: fixtures and the golden projects' own tests. */
+const NOT_KOP_TESTS = [...configDefaults.exclude, '**/fixtures/**', '**/golden/**'];
+
+/**
+ * Three projects (`npx vitest run --project unit|live|e2e`, `npm run test:unit|test:live|test:e2e`):
+ *   unit  everything else: no control plane, no npm, no built CLI, no network. test/helpers/unit-guard.ts
+ *         makes that checkable: in this project, starting kube-apiserver or etcd, running npm, npx, go
+ *         or the built CLI, or connecting off this machine fails the test, naming the project it belongs in.
+ *   live  a real control plane (LIVE_TESTS)
+ *   e2e   the CLI and scaffolded projects, installed and run (E2E_TESTS)
+ * `npm test` runs all three. Files stay where they are; a project is the lists of test/helpers/vitest-projects.ts, and
+ * test/unit/vitest-projects.test.ts checks every entry names a file and no file is in two projects.
+ */
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    exclude: ['**/node_modules/**', '**/fixtures/**', '**/golden/**'],
     // Control-plane and end-to-end tests start real processes; give them room.
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // Two cores: run files in parallel, but not so many that apiservers starve each other.
     maxWorkers: 2,
     minWorkers: 1,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['test/**/*.test.ts'],
+          exclude: [...NOT_KOP_TESTS, ...LIVE_TESTS, ...E2E_TESTS],
+          setupFiles: ['./test/helpers/unit-guard.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: { name: 'live', include: LIVE_TESTS, exclude: [...NOT_KOP_TESTS, ...E2E_TESTS] },
+      },
+      {
+        extends: true,
+        test: { name: 'e2e', include: E2E_TESTS, exclude: NOT_KOP_TESTS },
+      },
+    ],
   },
 });
