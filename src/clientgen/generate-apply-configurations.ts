@@ -11,7 +11,7 @@
  *   them. A key with a default (`+kubebuilder:default`) stays optional, as the apiserver fills it.
  *
  * Like Kubebuilder's apply configurations (generated only for the APIs created with --ssa), they
- * are emitted only for kinds that opted in; other kinds keep their plain typed clients.
+ * are emitted only for kinds that opted in; other kinds have their descriptor only.
  */
 import * as path from 'node:path';
 import { KopError } from '../base/errors.js';

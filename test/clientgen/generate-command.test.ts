@@ -36,7 +36,7 @@ describe('kop generate client', () => {
     expect(generators.map((g) => g.name)).toEqual(['manifests', 'client']);
   });
 
-  it('writes the clients, then --check passes; a changed kind makes --check name the stale client', async () => {
+  it('writes the descriptors, then --check passes; a changed kind makes --check name the stale descriptor file', async () => {
     const dir = project();
     await runGenerate({ check: false, generators: client }, testContext({ cwd: dir }));
     const written = readFileSync(path.join(dir, 'api/cache/v1alpha1/rediscluster.client.ts'), 'utf8');
@@ -48,9 +48,15 @@ describe('kop generate client', () => {
     await runGenerate({ check: true, generators: client }, ok);
     expect(ok.out.lines).toContain('generated files are up to date');
 
-    // The kind loses its scale subresource: the client must lose getScale/updateScale.
+    // The kind becomes cluster-scoped: its descriptor must say so.
     const types = path.join(dir, 'api/cache/v1alpha1/rediscluster.types.ts');
-    writeFileSync(types, readFileSync(types, 'utf8').replace(/^ \* \+kubebuilder:subresource:scale.*\n/m, ''));
+    writeFileSync(
+      types,
+      readFileSync(types, 'utf8').replace(
+        ' * +kubebuilder:resource:shortName=rc\n',
+        ' * +kubebuilder:resource:shortName=rc,scope=Cluster\n',
+      ),
+    );
     await expect(runGenerate({ check: true, generators: client }, testContext({ cwd: dir }))).rejects.toThrow(
       /stale: api\/cache\/v1alpha1\/rediscluster\.client\.ts/,
     );

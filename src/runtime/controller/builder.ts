@@ -44,14 +44,17 @@ interface PendingWatch {
 }
 
 /**
- * Declares what a controller reconciles and what wakes it, in the spirit of controller-runtime:
+ * Declares what a controller reconciles and what wakes it, in the spirit of controller-runtime.
+ * From a reconciler's `setupWithManager(manager)`, with `redisClusterType` from the kind's
+ * generated `.client.ts`, the built-in descriptors from kop/runtime/builtin and
+ * `generationChanged` from kop/runtime/controller:
  *
  *   manager.controller('rediscluster')
- *     .for(redisClusterResource, { predicates: [generationChanged()] })
+ *     .for(redisClusterType, { predicates: [generationChanged()] })
  *     .owns(appsV1StatefulSetType)
- *     .watches(coreV1ConfigMapType, (cm) => [...])
+ *     .watches(coreV1ConfigMapType, (cm) => [{ namespace: cm.metadata?.namespace ?? '', name: 'main' }])
  *     .withOptions({ maxConcurrentReconciles: 4 })
- *     .complete(new RedisClusterReconciler(manager));
+ *     .complete(this);
  */
 export class ControllerBuilder {
   private primary: PendingWatch | undefined;

@@ -25,7 +25,7 @@ export class DynamicResourceClient extends ResourceClient<UnstructuredObject> {
 
 /**
  * Reads and writes any resource by group/version/resource or by group/kind (through the REST
- * mapper), with objects as plain JSON. For types known at compile time prefer the typed clients.
+ * mapper), with objects as plain JSON. For kinds known at compile time use `Client` with their descriptor.
  */
 export class DynamicClient {
   readonly discovery: DiscoveryClient;

@@ -3,7 +3,7 @@ import type { ListMeta, ObjectMeta } from '../../../api/index.js';
 // Object metadata, list metadata and Status are kop/api's meta/v1 types (type-only imports: kop/runtime
 // loads nothing from outside src/runtime at run time); this file adds what the client needs beside them.
 
-/** Any Kubernetes object: what every typed client's object type must extend. */
+/** Any Kubernetes object: what the object type of every descriptor (`ResourceType<T>`) must extend. */
 export interface KubernetesObject {
   apiVersion?: string;
   kind?: string;
