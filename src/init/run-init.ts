@@ -55,6 +55,8 @@ export interface InitOptions {
   kopSource?: string;
   skipInstall?: boolean;
   force?: boolean;
+  /** Kubebuilder's `--repo` (the Go module path): accepted so its command lines run as written, and ignored. */
+  repo?: string;
 }
 
 /** Answers after prompting, defaulting and validation. */
@@ -82,6 +84,11 @@ export async function runInit(options: InitOptions, context: Context): Promise<A
   // Refused before anything else: a wrong plugin name is a typo to fix, not a project to write.
   const layoutNote = checkInitPlugins(options.plugins);
   if (layoutNote !== undefined) context.out.info(layoutNote);
+  if (options.repo !== undefined) {
+    context.out.info(
+      `--repo ${options.repo} is ignored: it names a Go module, and a kop project is an npm package (its name is --project-name)`,
+    );
+  }
   const tree = new VirtualTree(context.cwd);
   // First, before any answer is derived from the folder: kop's own package is never a project.
   if ((await realpath(context.cwd)) === (await realpath(kopPackageRoot()))) {

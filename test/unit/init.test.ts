@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Exec } from '../../src/base/context.js';
 import { KopError, UsageError } from '../../src/base/errors.js';
 import { kopPackageRoot } from '../../src/base/paths.js';
+import { main } from '../../src/cli/main.js';
 import { generators } from '../../src/commands/generate.js';
 import { runCreateApi } from '../../src/create-api/run-create-api.js';
 import { runGenerate } from '../../src/generate/run-generate.js';
@@ -162,6 +163,36 @@ describe('kop init', () => {
       [{ marker: 'samples', code: '- cache_v1alpha1_memcached.yaml' }],
     );
     expect(parseAllDocuments(inserted.content)[0]!.toJS().resources).toEqual(['cache_v1alpha1_memcached.yaml']);
+  });
+
+  it("accepts Kubebuilder's --repo <go module> and says, in one line, that it is ignored", async () => {
+    let stdout = '';
+    let stderr = '';
+    const code = await main(
+      [
+        'node',
+        'kop',
+        'init',
+        '--domain',
+        'tutorial.kubebuilder.io',
+        '--repo',
+        'tutorial.kubebuilder.io/project',
+      ].concat(['--owner', 'x', '--kop-source', 'file:../kop', '--skip-install']),
+      {
+        stdout: { write: (text: string) => ((stdout += text), true), isTTY: false },
+        stderr: { write: (text: string) => ((stderr += text), true), isTTY: false },
+        stdin: { isTTY: false },
+        env: {},
+        cwd: dir,
+      },
+    );
+    expect(code, stderr).toBe(0);
+    const notes = (stdout + stderr).split('\n').filter((line) => line.includes('--repo'));
+    expect(notes).toEqual([
+      '--repo tutorial.kubebuilder.io/project is ignored: it names a Go module, and a kop project is an npm package (its name is --project-name)',
+    ]);
+    expect(parseProjectFile(await read('PROJECT'))).toMatchObject({ domain: 'tutorial.kubebuilder.io' });
+    expect(await read('PROJECT')).not.toContain('repo');
   });
 
   it('--namespaced watches WATCH_NAMESPACE and uses Roles', async () => {
