@@ -26,6 +26,7 @@ import { boilerplateComment } from '../scaffold/boilerplate.js';
 import { commentText, renderTemplateDir } from '../scaffold/render.js';
 import { VirtualTree } from '../scaffold/tree.js';
 import { checkInitPlugins } from './init-plugins.js';
+import { nodeEnginesNote, PROJECT_NODE_ENGINES } from './node-engines.js';
 import {
   checkGivenKopSource,
   installedFromRegistry,
@@ -119,6 +120,9 @@ export async function runInit(options: InitOptions, context: Context): Promise<A
     generated: recorded?.generated,
   });
 
+  // Said once, before npm install prints its EBADENGINE warnings for each package.
+  const enginesNote = nodeEnginesNote();
+  if (enginesNote !== undefined) context.out.warn(enginesNote);
   const tasks: PostFlushTask[] = [];
   if (!options.skipInstall) tasks.push(npmInstallTask(context.cwd, source.kopSource));
   const result = await applyTree(tree, context, { tasks });
@@ -230,6 +234,7 @@ export function initTemplateData(
     kopPacked: isPackedSpec(answers.kopSource),
     kopFromPath: !isPackedSpec(answers.kopSource) && localPathOf(answers.kopSource) !== undefined,
     kopVersion: kopVersion(),
+    nodeEngines: PROJECT_NODE_ENGINES,
     licenseHeader: boilerplateComment('src/x.ts', boilerplateLines),
   };
 }

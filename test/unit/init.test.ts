@@ -11,6 +11,7 @@ import { main } from '../../src/cli/main.js';
 import { generators } from '../../src/commands/generate.js';
 import { runCreateApi } from '../../src/create-api/run-create-api.js';
 import { runGenerate } from '../../src/generate/run-generate.js';
+import { nodeEnginesNote, nodeSatisfies } from '../../src/init/node-engines.js';
 import { runInit, type InitOptions } from '../../src/init/run-init.js';
 import { parseProjectFile } from '../../src/project/project-file.js';
 import { insertAtMarkers } from '../../src/scaffold/insert.js';
@@ -92,7 +93,19 @@ describe('kop init', () => {
       vitest: expect.stringMatching(/^\^3\./),
       '@types/node': expect.stringMatching(/^\^24\./),
     });
-    expect(pkg.engines).toEqual({ node: '>=22.13' });
+    // The Node kop runs on (20.19 and later) installs and lints the project without EBADENGINE warnings.
+    expect(pkg.engines).toEqual({ node: '^20.19.0 || ^22.13.0 || >=24' });
+    for (const lowest of ['20.19.0', '22.13.0', '24.0.0']) {
+      for (const tool of Object.keys(pkg.devDependencies as Record<string, string>)) {
+        const engines = (
+          JSON.parse(await readFile(path.join(kopPackageRoot(), 'node_modules', tool, 'package.json'), 'utf8')) as {
+            engines?: { node?: string };
+          }
+        ).engines?.node;
+        if (engines !== undefined)
+          expect(nodeSatisfies(lowest, engines), `${tool} ${engines} on Node ${lowest}`).toBe(true);
+      }
+    }
     expect(pkg.scripts['docker-build']).toBe('docker build -t ${IMG:-controller:latest} .');
 
     const main = await read('src/main.ts');
@@ -577,4 +590,29 @@ describe('kop init', () => {
     expect(await read('src/main.ts')).toContain(`// Copyright 2026 O'Brien "Ops" * / <x>.`);
     JSON.parse(await read('package.json'));
   });
+});
+
+describe("the project's Node versions", () => {
+  const cases: Array<{ given: string; wantNote: boolean }> = [
+    { given: '20.12.0', wantNote: true },
+    { given: '20.18.3', wantNote: true },
+    { given: '20.19.0', wantNote: false },
+    { given: 'v20.20.2', wantNote: false },
+    { given: '21.7.3', wantNote: true },
+    { given: '22.12.0', wantNote: true },
+    { given: '22.13.0', wantNote: false },
+    { given: '23.11.0', wantNote: true },
+    { given: '24.0.0', wantNote: false },
+    { given: '25.1.0', wantNote: false },
+  ];
+  for (const { given, wantNote } of cases) {
+    it(`kop init on Node ${given} ${wantNote ? 'says once what the project needs' : 'says nothing'}`, () => {
+      const note = nodeEnginesNote(given);
+      if (wantNote) {
+        expect(note).toBe(
+          `this is Node ${given.replace(/^v/, '')}, and the project needs Node ^20.19.0 || ^22.13.0 || >=24 (its linter, ESLint 10, does): npm install will warn (EBADENGINE) and ESLint may not run; install Node 24, the active LTS, or 22`,
+        );
+      } else expect(note).toBeUndefined();
+    });
+  }
 });
