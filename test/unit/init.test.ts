@@ -208,6 +208,30 @@ describe('kop init', () => {
     expect(await read('PROJECT')).not.toContain('repo');
   });
 
+  it('git ignores the compiled JavaScript in dist/, not the installer or the Helm chart written there', async () => {
+    await runInit(BASE, testContext({ cwd: dir }));
+    await execa('git', ['init', '-q'], { cwd: dir, env: GIT_ENV });
+    const ignored = async (file: string) =>
+      (await execa('git', ['check-ignore', '-q', '--no-index', file], { cwd: dir, reject: false, env: GIT_ENV }))
+        .exitCode === 0;
+    const want: Record<string, boolean> = {
+      'dist/src/main.js': true,
+      'dist/src/controllers/redis.controller.js.map': true,
+      'dist/api/cache/v1/redis.types.d.ts': true,
+      'dist/tsconfig.build.tsbuildinfo': true,
+      'dist/install.yaml': false,
+      'dist/chart/Chart.yaml': false,
+      'dist/chart/values.yaml': false,
+      'dist/chart/.kop-values-base.yaml': false,
+      'dist/chart/templates/manager/manager.yaml': false,
+      'bundle/main.mjs': true,
+      'config/crd/bases/x.yaml': false,
+    };
+    const got: Record<string, boolean> = {};
+    for (const file of Object.keys(want)) got[file] = await ignored(file);
+    expect(got).toEqual(want);
+  });
+
   it('--namespaced watches WATCH_NAMESPACE and uses Roles', async () => {
     await runInit({ ...BASE, namespaced: true }, testContext({ cwd: dir }));
     expect(parseProjectFile(await read('PROJECT')).namespaced).toBe(true);
