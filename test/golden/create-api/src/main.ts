@@ -51,6 +51,7 @@ async function main(argv: readonly string[]): Promise<number> {
     gracefulShutdownTimeoutMs: flags.gracefulShutdownTimeoutMs,
     // Served on :9443 once a webhook is registered (`kop create webhook`), with the certificate
     // cert-manager mounts (config/default/manager_webhook_patch.yaml); reloaded when it rotates.
+    // ENABLE_WEBHOOKS=false leaves the webhooks out (see where setupWebhooks is called).
     webhookServer: { port: flags.webhookPort, certDir: flags.webhookCertPath || undefined, certName: flags.webhookCertName, keyName: flags.webhookCertKey },
     leaderElection: flags.leaderElect,
     leaderElectionId: 'demo-leader-election',

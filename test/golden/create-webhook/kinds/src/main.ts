@@ -51,6 +51,7 @@ async function main(argv: readonly string[]): Promise<number> {
     gracefulShutdownTimeoutMs: flags.gracefulShutdownTimeoutMs,
     // Served on :9443 once a webhook is registered (`kop create webhook`), with the certificate
     // cert-manager mounts (config/default/manager_webhook_patch.yaml); reloaded when it rotates.
+    // ENABLE_WEBHOOKS=false leaves the webhooks out (see where setupWebhooks is called).
     webhookServer: { port: flags.webhookPort, certDir: flags.webhookCertPath || undefined, certName: flags.webhookCertName, keyName: flags.webhookCertKey },
     leaderElection: flags.leaderElect,
     leaderElectionId: 'demo-leader-election',
@@ -60,7 +61,9 @@ async function main(argv: readonly string[]): Promise<number> {
   try {
     // The first use of manager.rest loads the kubeconfig: a missing or broken one ends here, in one log line.
     new SailorReconciler().setupWithManager(manager);
-    setupWebhooks(manager);
+    // ENABLE_WEBHOOKS=false runs the manager without its webhooks, so without a serving certificate
+    // (`npm start` against a cluster, as Kubebuilder's `make run`); `kop dev` serves them with one of its own.
+    if (process.env.ENABLE_WEBHOOKS !== 'false') setupWebhooks(manager);
     // +kop:scaffold:controllers
   } catch (error) {
     logger.error('cannot set up the controllers', { err: error });
