@@ -34,7 +34,10 @@ export default defineConfig(
       // An async function without await still turns a throw into a rejection, which is what its
       // callers await; the scaffold's hooks (a reconciler's cleanup) start that way on purpose.
       '@typescript-eslint/require-await': 'off',
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true },
+      ],
     },
   },
   {

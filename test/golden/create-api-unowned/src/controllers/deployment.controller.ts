@@ -2,7 +2,14 @@
 // Copyright 2026 The demo authors.
 // SPDX-License-Identifier: Apache-2.0
 
-import { deploymentType, isNotFound, type Manager, type ReconcileContext, type ReconcileResult, type Request } from 'kop/runtime';
+import {
+  deploymentType,
+  isNotFound,
+  type Manager,
+  type ReconcileContext,
+  type ReconcileResult,
+  type Request,
+} from 'kop/runtime';
 import type { Deployment } from 'kop/api';
 
 // What the manager may do; `kop generate manifests` writes these rules to config/rbac/role.yaml.
@@ -37,6 +44,9 @@ export class DeploymentReconciler {
       if (isNotFound(error)) return;
       throw error;
     }
-    logger.debug('reconciled', { generation: object.metadata?.generation, resourceVersion: object.metadata?.resourceVersion });
+    logger.debug('reconciled', {
+      generation: object.metadata?.generation,
+      resourceVersion: object.metadata?.resourceVersion,
+    });
   }
 }

@@ -2,7 +2,14 @@
 // Copyright 2026 The demo authors.
 // SPDX-License-Identifier: Apache-2.0
 
-import { configMapType, Manager, silentLogger, type ReconcileContext, type ReconcileResult, type Request } from 'kop/runtime';
+import {
+  configMapType,
+  Manager,
+  silentLogger,
+  type ReconcileContext,
+  type ReconcileResult,
+  type Request,
+} from 'kop/runtime';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ConfigMapReconciler } from '../../src/controllers/configmap.controller.js';
 

@@ -46,13 +46,23 @@ describe('BusyboxReconciler', () => {
     const deployment = await eventually(() => client.get(deploymentType, key).catch(() => undefined));
     expect(deployment.spec?.replicas).toBe(2);
     expect(deployment.metadata?.ownerReferences).toEqual([
-      expect.objectContaining({ kind: 'Busybox', name: key.name, uid: created.metadata!.uid, controller: true, blockOwnerDeletion: true }),
+      expect.objectContaining({
+        kind: 'Busybox',
+        name: key.name,
+        uid: created.metadata!.uid,
+        controller: true,
+        blockOwnerDeletion: true,
+      }),
     ]);
     const pod = deployment.spec!.template.spec!;
     expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
     const container = pod.containers[0];
     expect(container.image).toBe(busyboxImage());
-    expect(container.securityContext).toMatchObject({ runAsNonRoot: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } });
+    expect(container.securityContext).toMatchObject({
+      runAsNonRoot: true,
+      allowPrivilegeEscalation: false,
+      capabilities: { drop: ['ALL'] },
+    });
 
     // No pods can run here, so the Deployment is not available yet and the Busybox says so.
     const progressing = await eventually(async () => {
@@ -70,12 +80,20 @@ describe('BusyboxReconciler', () => {
       const current = await client.get(deploymentType, key);
       return current.spec?.replicas === 3 ? current : undefined;
     });
-    await expect(client.patch(busyboxType, key, { type: 'merge', patch: { spec: { size: 4 } } })).rejects.toSatisfy(isInvalid);
+    await expect(client.patch(busyboxType, key, { type: 'merge', patch: { spec: { size: 4 } } })).rejects.toSatisfy(
+      isInvalid,
+    );
 
     // Play the Deployment controller: three replicas rolled out and available.
     await client.status().update(deploymentType, {
       ...scaled,
-      status: { observedGeneration: scaled.metadata!.generation, replicas: 3, updatedReplicas: 3, readyReplicas: 3, availableReplicas: 3 },
+      status: {
+        observedGeneration: scaled.metadata!.generation,
+        replicas: 3,
+        updatedReplicas: 3,
+        readyReplicas: 3,
+        availableReplicas: 3,
+      },
     });
     const available = await eventually(async () => {
       const current = await client.get(busyboxType, key);
@@ -92,11 +110,19 @@ describe('BusyboxReconciler', () => {
       ),
     );
     const events = await client.list(eventType, { namespace: 'default' });
-    expect(events.items.some((event) => event.reason === 'Deleting' && event.type === 'Warning' && event.regarding?.uid === created.metadata!.uid)).toBe(true);
+    expect(
+      events.items.some(
+        (event) =>
+          event.reason === 'Deleting' && event.type === 'Warning' && event.regarding?.uid === created.metadata!.uid,
+      ),
+    ).toBe(true);
   });
 });
 
-function condition(object: { status?: { conditions?: { type: string; status: string }[] } }, type: string): string | undefined {
+function condition(
+  object: { status?: { conditions?: { type: string; status: string }[] } },
+  type: string,
+): string | undefined {
   return object.status?.conditions?.find((c) => c.type === type)?.status;
 }
 

@@ -2,7 +2,14 @@
 // Copyright 2026 The demo authors.
 // SPDX-License-Identifier: Apache-2.0
 
-import { deploymentType, Manager, silentLogger, type ReconcileContext, type ReconcileResult, type Request } from 'kop/runtime';
+import {
+  deploymentType,
+  Manager,
+  silentLogger,
+  type ReconcileContext,
+  type ReconcileResult,
+  type Request,
+} from 'kop/runtime';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DeploymentReconciler } from '../../../src/controllers/apps/deployment.controller.js';
 

@@ -2,7 +2,15 @@
 // Copyright 2026 The demo authors.
 // SPDX-License-Identifier: Apache-2.0
 
-import { deploymentType, FieldError, ValidationError, type AdmissionContext, type AdmissionWarnings, type Manager, type Validator } from 'kop/runtime';
+import {
+  deploymentType,
+  FieldError,
+  ValidationError,
+  type AdmissionContext,
+  type AdmissionWarnings,
+  type Manager,
+  type Validator,
+} from 'kop/runtime';
 import type { Deployment } from 'kop/api';
 
 // The apiserver calls this webhook on every create and update of a Deployment v1, after
@@ -41,6 +49,7 @@ export class DeploymentValidator implements Validator<Deployment> {
 function validateDeployment(object: Deployment): AdmissionWarnings {
   const errors: FieldError[] = [];
   const rejected = object.metadata?.labels?.['example.com/rejected'];
-  if (rejected !== undefined) errors.push(FieldError.forbidden("metadata.labels['example.com/rejected']", 'an example rule: remove the label'));
+  if (rejected !== undefined)
+    errors.push(FieldError.forbidden("metadata.labels['example.com/rejected']", 'an example rule: remove the label'));
   if (errors.length > 0) throw new ValidationError(errors);
 }

@@ -18,7 +18,10 @@ describe('DeploymentValidator', () => {
     metadata: { generateName: 'deployment-', namespace: 'default', labels },
     spec: {
       selector: { matchLabels: { app: 'sample' } },
-      template: { metadata: { labels: { app: 'sample' } }, spec: { containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }] } },
+      template: {
+        metadata: { labels: { app: 'sample' } },
+        spec: { containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }] },
+      },
     },
   });
 
@@ -29,6 +32,8 @@ describe('DeploymentValidator', () => {
 
   it('refuses an invalid Deployment with the validator’s message', async () => {
     const attempt = environment().client.create(deploymentType, sample({ 'example.com/rejected': 'true' }));
-    await expect(attempt).rejects.toThrow(/metadata\.labels\['example.com\/rejected'\]: Forbidden: an example rule: remove the label/);
+    await expect(attempt).rejects.toThrow(
+      /metadata\.labels\['example.com\/rejected'\]: Forbidden: an example rule: remove the label/,
+    );
   });
 });
