@@ -27,6 +27,7 @@ export function register(program: Command, makeContext: MakeContext): void {
       'npm dependency spec for kop: a registry range, git URL or path relative to the project (default: a range when this kop came from a registry, else this kop packed into .kop/kop-<version>.tgz)',
     )
     .option('--skip-install', 'do not run npm install after writing the files')
+    .option('--repo <module>', "Kubebuilder's Go module path: accepted and ignored (a kop project is an npm package)")
     .option('--force', 'write even when the folder already holds a project')
     // The flags' camel-cased names are InitOptions' fields, and an absent flag means the default.
     .action(async (flags: InitOptions) => {

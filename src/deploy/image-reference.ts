@@ -87,10 +87,11 @@ const CONTAINER_LISTS = new Set(['containers', 'initContainers', 'ephemeralConta
  * Kustomize's image transformer: every container image (in any `containers`, `initContainers`
  * or `ephemeralContainers` list of any object) whose name equals `override.name` gets the new
  * name, tag and digest; a digest replaces the tag, and a new tag drops an old digest. Objects are
- * changed in place; returns how many images changed.
+ * changed in place; returns how many containers matched, including those whose image already was
+ * the one asked for (`controller:latest` over `controller:latest` is found, not missing).
  */
 export function setImages(objects: readonly unknown[], override: ImageOverride): number {
-  let changed = 0;
+  let matched = 0;
   const visit = (node: unknown): void => {
     if (Array.isArray(node)) {
       for (const item of node) visit(item);
@@ -106,11 +107,9 @@ export function setImages(objects: readonly unknown[], override: ImageOverride):
             typeof (container as { image?: unknown }).image === 'string'
           ) {
             const current = (container as { image: string }).image;
-            const next = transformImage(current, override);
-            if (next !== current) {
-              (container as { image: string }).image = next;
-              changed++;
-            }
+            if (splitImage(current).name !== override.name) continue;
+            (container as { image: string }).image = transformImage(current, override);
+            matched++;
           }
         }
       }
@@ -118,7 +117,7 @@ export function setImages(objects: readonly unknown[], override: ImageOverride):
     }
   };
   visit(objects);
-  return changed;
+  return matched;
 }
 
 /** One image through one override; unchanged when the name does not match. */

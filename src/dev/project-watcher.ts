@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { watch, type FSWatcher } from 'node:fs';
+import { watch, type Dirent, type FSWatcher } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { ChangeKind } from './dev-loop.js';
@@ -48,10 +48,16 @@ const QUIET_MS = 30;
  * Watches folders recursively and reports files whose content changed. Every event is checked
  * against a hash of the file's last known content: an editor that saves twice, touches a file,
  * or a generator that rewrites a file unchanged starts no cycle.
+ *
+ * Each directory has its own (non-recursive) watch, added as directories appear and closed as
+ * they go. A directory's watch reports its files by name, whichever inode holds them: Node's own
+ * `recursive` watch on Linux (Node 20 and 22) watches each file's inode instead, so a file
+ * replaced by a rename (`sed -i`, vim, JetBrains' safe write) is seen once and then never again.
  */
 export class ProjectWatcher {
   private readonly hashes = new Map<string, string>();
-  private readonly watchers: FSWatcher[] = [];
+  /** One watch per directory, by project-relative path. */
+  private readonly watchers = new Map<string, FSWatcher>();
   /** Checks in flight per file, chained so two events for one file are compared in order. */
   private readonly checks = new Map<string, Promise<void>>();
   /**
@@ -71,7 +77,7 @@ export class ProjectWatcher {
       const absolute = path.join(options.root, folder);
       if (!(await isDirectory(absolute))) continue;
       // Watch first, then hash, so no change between the two is lost (a duplicate is filtered by its hash).
-      watcher.watchFolder(folder);
+      await watcher.watchTree(folder, true);
       await watcher.scan(folder);
     }
     return watcher;
@@ -85,7 +91,8 @@ export class ProjectWatcher {
   /** Stops every watcher. */
   close(): void {
     this.closed = true;
-    for (const watcher of this.watchers.splice(0)) watcher.close();
+    for (const watcher of this.watchers.values()) watcher.close();
+    this.watchers.clear();
     for (const entry of this.quieting.values()) {
       clearTimeout(entry.timer);
       entry.done();
@@ -99,11 +106,29 @@ export class ProjectWatcher {
       await Promise.all([...this.checks.values(), ...[...this.quieting.values()].map((entry) => entry.finished)]);
   }
 
-  private watchFolder(folder: string): void {
-    const watcher = watch(
-      path.join(this.options.root, folder),
-      { recursive: true, persistent: false },
-      (_event, name) => {
+  /** Watches `folder` and every directory below it that is not watched yet. */
+  private async watchTree(folder: string, top = false): Promise<void> {
+    this.watchFolder(folder, top);
+    let entries;
+    try {
+      entries = await readdir(path.join(this.options.root, folder), { recursive: true, withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      if (entry.isDirectory()) this.watchFolder(this.relative(entryParent(entry), entry.name), false);
+    }
+  }
+
+  /**
+   * Watches the files directly in `folder`. A failing watch of a folder the caller named (`top`) is
+   * reported; one of a folder found below is closed quietly, since that is how a deleted folder ends.
+   */
+  private watchFolder(folder: string, top: boolean): void {
+    if (this.closed || this.watchers.has(folder)) return;
+    let watcher: FSWatcher;
+    try {
+      watcher = watch(path.join(this.options.root, folder), { persistent: false }, (_event, name) => {
         if (this.closed) return;
         if (name === null) {
           // The platform did not say which file: look at them all.
@@ -111,10 +136,32 @@ export class ProjectWatcher {
           return;
         }
         this.checkWhenQuiet(path.posix.join(folder, name.toString().split(path.sep).join('/')));
-      },
-    );
-    watcher.on('error', (error) => this.options.onError?.(error));
-    this.watchers.push(watcher);
+      });
+    } catch (error) {
+      // Gone between its event and its watch: the event of its removal takes it from here.
+      if (top) this.options.onError?.(error as Error);
+      return;
+    }
+    watcher.on('error', (error) => {
+      this.unwatch(folder);
+      if (top) this.options.onError?.(error);
+    });
+    this.watchers.set(folder, watcher);
+  }
+
+  /** Closes the watches of `folder` and every folder below it (it was deleted or moved away). */
+  private unwatch(folder: string): void {
+    const prefix = `${folder}/`;
+    for (const [watched, watcher] of [...this.watchers]) {
+      if (watched === folder || watched.startsWith(prefix)) {
+        watcher.close();
+        this.watchers.delete(watched);
+      }
+    }
+  }
+
+  private relative(parent: string, name: string): string {
+    return path.relative(this.options.root, path.join(parent, name)).split(path.sep).join('/');
   }
 
   /** Compares `file` once no event for it came for {@link QUIET_MS}. */
@@ -152,10 +199,12 @@ export class ProjectWatcher {
       info = undefined;
     }
     if (info?.isDirectory()) {
-      // A new folder (or one moved in): its files may have been written before its watch began.
+      // A new folder (or one moved in): watch it, then look at files written before its watch began.
+      await this.watchTree(file);
       await this.scan(file, true);
       return;
     }
+    if (this.watchers.has(file) && !this.options.folders.includes(file)) this.unwatch(file);
     const hash = info ? await hashFile(absolute) : undefined;
     const known = this.hashes.get(file);
     if (hash === undefined && known === undefined) {
@@ -181,9 +230,7 @@ export class ProjectWatcher {
     const seen = new Set<string>();
     for (const entry of entries) {
       if (!entry.isFile()) continue;
-      const parent =
-        (entry as { parentPath?: string; path?: string }).parentPath ?? (entry as { path?: string }).path ?? '';
-      const file = path.relative(this.options.root, path.join(parent, entry.name)).split(path.sep).join('/');
+      const file = this.relative(entryParent(entry), entry.name);
       seen.add(file);
       if (report) this.check(file);
       else {
@@ -197,6 +244,11 @@ export class ProjectWatcher {
       for (const file of [...this.hashes.keys()]) if (file.startsWith(prefix) && !seen.has(file)) this.check(file);
     }
   }
+}
+
+/** The folder of a `readdir` entry (`parentPath` since Node 20.12, `path` before). */
+function entryParent(entry: Dirent): string {
+  return (entry as { parentPath?: string; path?: string }).parentPath ?? (entry as { path?: string }).path ?? '';
 }
 
 async function isDirectory(absolute: string): Promise<boolean> {

@@ -6,6 +6,7 @@ import { resolvePlugins, splitPluginNames } from '../plugins/registry.js';
 import { runEdit } from '../plugins/run-edit.js';
 import { loadProjectFile, saveProjectFile } from '../project/project-file.js';
 import { controllersOf, CREATE_API_PATHS, insertControllerWiring } from '../project/resource-layout.js';
+import { MAIN_WEBHOOK_CALL } from '../project/webhook-layout.js';
 import { applyTree, type ApplyResult } from '../scaffold/apply.js';
 import { insertIntoFile } from '../scaffold/insert.js';
 import { VirtualTree } from '../scaffold/tree.js';
@@ -110,7 +111,7 @@ async function rewireMain(tree: VirtualTree, project: Awaited<ReturnType<typeof 
   if (await tree.exists('src/webhooks/setup.ts')) {
     await insertIntoFile(tree, CREATE_API_PATHS.main, [
       { marker: 'imports', code: "import { setupWebhooks } from './webhooks/setup.js';" },
-      { marker: 'controllers', code: 'setupWebhooks(manager);' },
+      { marker: 'controllers', code: MAIN_WEBHOOK_CALL },
     ]);
   }
 }

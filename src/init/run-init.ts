@@ -26,6 +26,7 @@ import { boilerplateComment } from '../scaffold/boilerplate.js';
 import { commentText, renderTemplateDir } from '../scaffold/render.js';
 import { VirtualTree } from '../scaffold/tree.js';
 import { checkInitPlugins } from './init-plugins.js';
+import { nodeEnginesNote, PROJECT_NODE_ENGINES } from './node-engines.js';
 import {
   checkGivenKopSource,
   installedFromRegistry,
@@ -55,6 +56,8 @@ export interface InitOptions {
   kopSource?: string;
   skipInstall?: boolean;
   force?: boolean;
+  /** Kubebuilder's `--repo` (the Go module path): accepted so its command lines run as written, and ignored. */
+  repo?: string;
 }
 
 /** Answers after prompting, defaulting and validation. */
@@ -82,6 +85,11 @@ export async function runInit(options: InitOptions, context: Context): Promise<A
   // Refused before anything else: a wrong plugin name is a typo to fix, not a project to write.
   const layoutNote = checkInitPlugins(options.plugins);
   if (layoutNote !== undefined) context.out.info(layoutNote);
+  if (options.repo !== undefined) {
+    context.out.info(
+      `--repo ${options.repo} is ignored: it names a Go module, and a kop project is an npm package (its name is --project-name)`,
+    );
+  }
   const tree = new VirtualTree(context.cwd);
   // First, before any answer is derived from the folder: kop's own package is never a project.
   if ((await realpath(context.cwd)) === (await realpath(kopPackageRoot()))) {
@@ -112,6 +120,9 @@ export async function runInit(options: InitOptions, context: Context): Promise<A
     generated: recorded?.generated,
   });
 
+  // Said once, before npm install prints its EBADENGINE warnings for each package.
+  const enginesNote = nodeEnginesNote();
+  if (enginesNote !== undefined) context.out.warn(enginesNote);
   const tasks: PostFlushTask[] = [];
   if (!options.skipInstall) tasks.push(npmInstallTask(context.cwd, source.kopSource));
   const result = await applyTree(tree, context, { tasks });
@@ -223,6 +234,7 @@ export function initTemplateData(
     kopPacked: isPackedSpec(answers.kopSource),
     kopFromPath: !isPackedSpec(answers.kopSource) && localPathOf(answers.kopSource) !== undefined,
     kopVersion: kopVersion(),
+    nodeEngines: PROJECT_NODE_ENGINES,
     licenseHeader: boilerplateComment('src/x.ts', boilerplateLines),
   };
 }

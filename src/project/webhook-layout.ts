@@ -116,6 +116,16 @@ export function upperFirst(value: string): string {
 }
 
 /**
+ * The call main.ts makes, behind Kubebuilder's switch: `ENABLE_WEBHOOKS=false npm start` runs the
+ * manager against a cluster without its webhooks, and so without a serving certificate.
+ */
+export const MAIN_WEBHOOK_CALL = [
+  '// ENABLE_WEBHOOKS=false runs the manager without its webhooks, so without a serving certificate',
+  "// (`npm start` against a cluster, as Kubebuilder's `make run`); `kop dev` serves them with one of its own.",
+  "if (process.env.ENABLE_WEBHOOKS !== 'false') setupWebhooks(manager);",
+].join('\n');
+
+/**
  * Stages the lines that wire webhooks into the project: src/webhooks/setup.ts registers each
  * webhook, src/main.ts calls setupWebhooks once, config/network-policy and config/certmanager
  * list the webhook's NetworkPolicy and Certificate, and config/default turns on the webhook
@@ -130,9 +140,11 @@ export async function insertWebhookWiring(
     ...registrations.map((r) => ({ marker: 'imports', code: r.importLine })),
     ...registrations.map((r) => ({ marker: 'webhooks', code: r.call })),
   ]);
+  // A main.ts that calls setupWebhooks already (with or without the ENABLE_WEBHOOKS check) gets no second call.
+  const main = (await tree.read(WEBHOOK_PATHS.main)) ?? '';
   await insertIntoFile(tree, WEBHOOK_PATHS.main, [
     { marker: 'imports', code: "import { setupWebhooks } from './webhooks/setup.js';" },
-    { marker: 'controllers', code: 'setupWebhooks(manager);' },
+    ...(/\bsetupWebhooks\(manager\)/.test(main) ? [] : [{ marker: 'controllers', code: MAIN_WEBHOOK_CALL }]),
   ]);
   // Into the folders `kop init` scaffolds (or the webhook templates wrote just now, in projects
   // made before init did): each file's own list keeps what the project has there already.

@@ -77,6 +77,25 @@ describe('kop create webhook', () => {
     expect(count(kustomization, '- path: manager_webhook_patch.yaml')).toBe(1);
   });
 
+  it("registers the webhooks in main.ts behind ENABLE_WEBHOOKS=false (Kubebuilder's switch), and calls them once in an older main.ts", async () => {
+    await create({ ...V1, defaulting: true }).run;
+    const main = await read('src/main.ts');
+    expect(main).toContain("    if (process.env.ENABLE_WEBHOOKS !== 'false') setupWebhooks(manager);\n");
+    expect(main).toContain('// ENABLE_WEBHOOKS=false runs the manager without its webhooks');
+    // A main.ts from before the switch keeps its one unconditional call.
+    await writeFile(
+      path.join(dir, 'src/main.ts'),
+      main.replace(
+        /^ *\/\/ ENABLE_WEBHOOKS=false[^\n]*\n *\/\/[^\n]*\n *if \(process[^\n]*\n/m,
+        '    setupWebhooks(manager);\n',
+      ),
+    );
+    await create({ ...V1, programmaticValidation: true }).run;
+    const older = await read('src/main.ts');
+    expect(count(older, 'setupWebhooks(manager);')).toBe(1);
+    expect(older).not.toContain('process.env.ENABLE_WEBHOOKS');
+  });
+
   it('fits a project made before init scaffolded config/network-policy and config/certmanager', async () => {
     // Such a project has neither folder; its first webhook writes them, a later one finds them without markers.
     await rm(path.join(dir, 'config/network-policy'), { recursive: true });

@@ -1,4 +1,5 @@
 import { mkdtemp, mkdir, rm, writeFile, rename, unlink } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -231,5 +232,102 @@ describe('ProjectWatcher', () => {
 
     // api/ did not exist at the start: it is not watched (and no error).
     expect(changes.every((file) => file.startsWith('src/'))).toBe(true);
+  });
+
+  /** The ways editors and tools save `file` with `content`. */
+  const saves: Array<{ name: string; save(file: string, content: string): Promise<void> }> = [
+    { name: 'in place', save: (file, content) => writeFile(file, content) },
+    {
+      name: 'rename over (JetBrains safe write, many vim setups)',
+      async save(file, content) {
+        await writeFile(`${file}.kop-tmp`, content);
+        await rename(`${file}.kop-tmp`, file);
+      },
+    },
+    {
+      name: 'sed -i',
+      async save(file, content) {
+        // sed writes a temporary file beside the original and renames it over.
+        await writeFile(file, content.replace(/\d+/, 'NUMBER'));
+        execFileSync('sed', ['-i', `s/NUMBER/${/\d+/.exec(content)![0]}/`, file]);
+      },
+    },
+    {
+      name: 'delete and recreate',
+      async save(file, content) {
+        await unlink(file);
+        await writeFile(file, content);
+      },
+    },
+    {
+      name: 'rename the original away, write a new file (vim with a backup)',
+      async save(file, content) {
+        await rename(file, `${file}~`);
+        await writeFile(file, content);
+        await unlink(`${file}~`);
+      },
+    },
+  ];
+
+  for (const { name, save } of saves) {
+    it(`sees every save of a file, saved ${name}, and in place after it`, async () => {
+      const changes: string[] = [];
+      watcher = await ProjectWatcher.start({ root, folders: ['src'], onChange: (file) => changes.push(file) });
+      for (const [index, file] of ['src/main.ts', 'src/controllers/thing.ts'].entries()) {
+        if (index === 1) await writeFile(path.join(root, file), 'export const v = 0;\n');
+        const base = index === 1 ? 1 : 0;
+        await waitFor(changes, file, base);
+        for (let round = 1; round <= 3; round++) {
+          await save(path.join(root, file), `export const v = ${round};\n`);
+          await waitFor(changes, file, base + round);
+        }
+        await writeFile(path.join(root, file), 'export const v = 4;\n');
+        await waitFor(changes, file, base + 4);
+      }
+      // The editors' temporary files came and went: nothing else was reported.
+      expect(new Set(changes)).toEqual(new Set(['src/main.ts', 'src/controllers/thing.ts']));
+    });
+  }
+
+  it('ends a burst of saves, in place and by rename, knowing the last content, and keeps watching', async () => {
+    const changes: string[] = [];
+    watcher = await ProjectWatcher.start({ root, folders: ['src'], onChange: (file) => changes.push(file) });
+    for (let round = 1; round <= 20; round++) {
+      if (round % 2 === 0) await writeFile(path.join(root, 'src/main.ts'), `export const v = ${round};\n`);
+      else await saves[1]!.save(path.join(root, 'src/main.ts'), `export const v = ${round};\n`);
+    }
+    // Events that pause for less than the quiet time are one report; a slow machine may pause longer.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await watcher.settled();
+    const afterBurst = changes.length;
+    expect(afterBurst).toBeGreaterThanOrEqual(1);
+    expect(new Set(changes)).toEqual(new Set(['src/main.ts']));
+    // The last content is what it knows: writing it again is no change; a new content is one.
+    await writeFile(path.join(root, 'src/main.ts'), 'export const v = 20;\n');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await watcher.settled();
+    expect(changes.length).toBe(afterBurst);
+    await writeFile(path.join(root, 'src/main.ts'), 'export const v = 21;\n');
+    await waitFor(changes, 'src/main.ts', afterBurst + 1);
+  });
+
+  it('watches a folder created after the start, and stops reporting a folder deleted', async () => {
+    const changes: string[] = [];
+    watcher = await ProjectWatcher.start({ root, folders: ['src'], onChange: (file) => changes.push(file) });
+    await mkdir(path.join(root, 'src/webhooks'));
+    await writeFile(path.join(root, 'src/webhooks/a.ts'), 'export {};\n');
+    await waitFor(changes, 'src/webhooks/a.ts', 1);
+    await saves[1]!.save(path.join(root, 'src/webhooks/a.ts'), 'export const a = 1;\n');
+    await waitFor(changes, 'src/webhooks/a.ts', 2);
+    await saves[1]!.save(path.join(root, 'src/webhooks/a.ts'), 'export const a = 2;\n');
+    await waitFor(changes, 'src/webhooks/a.ts', 3);
+    await rm(path.join(root, 'src/webhooks'), { recursive: true });
+    await waitFor(changes, 'src/webhooks/a.ts', 4);
+    // Recreated with the same name: watched again.
+    await mkdir(path.join(root, 'src/webhooks'));
+    await writeFile(path.join(root, 'src/webhooks/a.ts'), 'export const a = 3;\n');
+    await waitFor(changes, 'src/webhooks/a.ts', 5);
+    await writeFile(path.join(root, 'src/webhooks/a.ts'), 'export const a = 4;\n');
+    await waitFor(changes, 'src/webhooks/a.ts', 6);
   });
 });

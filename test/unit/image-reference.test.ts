@@ -108,6 +108,17 @@ describe('image references', () => {
   });
 });
 
+describe('setImages counts what it found', () => {
+  it('counts a container whose image already is the one asked for: found, not missing', () => {
+    const objects = [{ kind: 'Pod', spec: { containers: [{ name: 'm', image: 'controller:latest' }] } }];
+    const reference = parseImageReference('controller:latest');
+    if (typeof reference === 'string') throw new Error(reference);
+    expect(setImages(objects, overrideFor('controller', reference))).toBe(1);
+    expect(objects[0]!.spec.containers[0]!.image).toBe('controller:latest');
+    expect(setImages(objects, overrideFor('other', reference))).toBe(0);
+  });
+});
+
 describe('install order', () => {
   it('puts namespaces, CRDs and RBAC before workloads and webhooks last, keeping the order within a kind', () => {
     const object = (kind: string, name: string): ManifestObject => ({ apiVersion: 'v1', kind, metadata: { name } });

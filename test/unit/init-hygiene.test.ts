@@ -1,5 +1,6 @@
 import { statSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -234,6 +235,50 @@ describe('kop init: lint and format setup', () => {
     expect(config).toContain('projectService');
     expect(config).not.toMatch(/no-floating-promises'?\s*:\s*'off'|no-misused-promises'?\s*:\s*'off'/);
   });
+});
+
+describe("kop init: the scaffold's ESLint config on helper scripts", () => {
+  it('lints hack/*.mjs as Node scripts: process, console, Buffer and JSON.parse are fine, a real mistake is not', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'kop-eslint-'));
+    try {
+      await cp(INIT, dir, { recursive: true });
+      await mkdir(path.join(dir, 'node_modules'));
+      for (const tool of ['eslint', '@eslint', 'typescript-eslint', '@typescript-eslint', 'typescript', '@types'])
+        await symlink(path.join(ROOT, 'node_modules', tool), path.join(dir, 'node_modules', tool), 'dir');
+      await writeFile(
+        path.join(dir, 'hack/helper.mjs'),
+        [
+          "import { readFileSync } from 'node:fs';",
+          '',
+          "const file = process.argv[2] ?? 'package.json';",
+          "const pkg = JSON.parse(readFileSync(file, 'utf8'));",
+          'console.log(pkg.name, Buffer.byteLength(file));',
+          'setTimeout(() => process.exit(0), 1);',
+          '',
+        ].join('\n'),
+      );
+      await writeFile(path.join(dir, 'hack/mistake.mjs'), 'const unused = 1;\n');
+      const { ESLint } = await import('eslint');
+      const results = await new ESLint({ cwd: dir }).lintFiles([
+        'hack/helper.mjs',
+        'hack/bundle.mjs',
+        'hack/mistake.mjs',
+      ]);
+      const messages = Object.fromEntries(
+        results.map((result) => [
+          path.relative(dir, result.filePath),
+          result.messages.map((message) => message.ruleId),
+        ]),
+      );
+      expect(messages).toEqual({
+        'hack/helper.mjs': [],
+        'hack/bundle.mjs': [],
+        'hack/mistake.mjs': ['@typescript-eslint/no-unused-vars'],
+      });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
 
 describe('kop init: AGENTS.md', () => {

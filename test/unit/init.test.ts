@@ -7,9 +7,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Exec } from '../../src/base/context.js';
 import { KopError, UsageError } from '../../src/base/errors.js';
 import { kopPackageRoot } from '../../src/base/paths.js';
+import { main } from '../../src/cli/main.js';
 import { generators } from '../../src/commands/generate.js';
 import { runCreateApi } from '../../src/create-api/run-create-api.js';
 import { runGenerate } from '../../src/generate/run-generate.js';
+import { nodeEnginesNote, nodeSatisfies } from '../../src/init/node-engines.js';
 import { runInit, type InitOptions } from '../../src/init/run-init.js';
 import { parseProjectFile } from '../../src/project/project-file.js';
 import { insertAtMarkers } from '../../src/scaffold/insert.js';
@@ -91,7 +93,19 @@ describe('kop init', () => {
       vitest: expect.stringMatching(/^\^3\./),
       '@types/node': expect.stringMatching(/^\^24\./),
     });
-    expect(pkg.engines).toEqual({ node: '>=22.13' });
+    // The Node kop runs on (20.19 and later) installs and lints the project without EBADENGINE warnings.
+    expect(pkg.engines).toEqual({ node: '^20.19.0 || ^22.13.0 || >=24' });
+    for (const lowest of ['20.19.0', '22.13.0', '24.0.0']) {
+      for (const tool of Object.keys(pkg.devDependencies as Record<string, string>)) {
+        const engines = (
+          JSON.parse(await readFile(path.join(kopPackageRoot(), 'node_modules', tool, 'package.json'), 'utf8')) as {
+            engines?: { node?: string };
+          }
+        ).engines?.node;
+        if (engines !== undefined)
+          expect(nodeSatisfies(lowest, engines), `${tool} ${engines} on Node ${lowest}`).toBe(true);
+      }
+    }
     expect(pkg.scripts['docker-build']).toBe('docker build -t ${IMG:-controller:latest} .');
 
     const main = await read('src/main.ts');
@@ -162,6 +176,60 @@ describe('kop init', () => {
       [{ marker: 'samples', code: '- cache_v1alpha1_memcached.yaml' }],
     );
     expect(parseAllDocuments(inserted.content)[0]!.toJS().resources).toEqual(['cache_v1alpha1_memcached.yaml']);
+  });
+
+  it("accepts Kubebuilder's --repo <go module> and says, in one line, that it is ignored", async () => {
+    let stdout = '';
+    let stderr = '';
+    const code = await main(
+      [
+        'node',
+        'kop',
+        'init',
+        '--domain',
+        'tutorial.kubebuilder.io',
+        '--repo',
+        'tutorial.kubebuilder.io/project',
+      ].concat(['--owner', 'x', '--kop-source', 'file:../kop', '--skip-install']),
+      {
+        stdout: { write: (text: string) => ((stdout += text), true), isTTY: false },
+        stderr: { write: (text: string) => ((stderr += text), true), isTTY: false },
+        stdin: { isTTY: false },
+        env: {},
+        cwd: dir,
+      },
+    );
+    expect(code, stderr).toBe(0);
+    const notes = (stdout + stderr).split('\n').filter((line) => line.includes('--repo'));
+    expect(notes).toEqual([
+      '--repo tutorial.kubebuilder.io/project is ignored: it names a Go module, and a kop project is an npm package (its name is --project-name)',
+    ]);
+    expect(parseProjectFile(await read('PROJECT'))).toMatchObject({ domain: 'tutorial.kubebuilder.io' });
+    expect(await read('PROJECT')).not.toContain('repo');
+  });
+
+  it('git ignores the compiled JavaScript in dist/, not the installer or the Helm chart written there', async () => {
+    await runInit(BASE, testContext({ cwd: dir }));
+    await execa('git', ['init', '-q'], { cwd: dir, env: GIT_ENV });
+    const ignored = async (file: string) =>
+      (await execa('git', ['check-ignore', '-q', '--no-index', file], { cwd: dir, reject: false, env: GIT_ENV }))
+        .exitCode === 0;
+    const want: Record<string, boolean> = {
+      'dist/src/main.js': true,
+      'dist/src/controllers/redis.controller.js.map': true,
+      'dist/api/cache/v1/redis.types.d.ts': true,
+      'dist/tsconfig.build.tsbuildinfo': true,
+      'dist/install.yaml': false,
+      'dist/chart/Chart.yaml': false,
+      'dist/chart/values.yaml': false,
+      'dist/chart/.kop-values-base.yaml': false,
+      'dist/chart/templates/manager/manager.yaml': false,
+      'bundle/main.mjs': true,
+      'config/crd/bases/x.yaml': false,
+    };
+    const got: Record<string, boolean> = {};
+    for (const file of Object.keys(want)) got[file] = await ignored(file);
+    expect(got).toEqual(want);
   });
 
   it('--namespaced watches WATCH_NAMESPACE and uses Roles', async () => {
@@ -546,4 +614,29 @@ describe('kop init', () => {
     expect(await read('src/main.ts')).toContain(`// Copyright 2026 O'Brien "Ops" * / <x>.`);
     JSON.parse(await read('package.json'));
   });
+});
+
+describe("the project's Node versions", () => {
+  const cases: Array<{ given: string; wantNote: boolean }> = [
+    { given: '20.12.0', wantNote: true },
+    { given: '20.18.3', wantNote: true },
+    { given: '20.19.0', wantNote: false },
+    { given: 'v20.20.2', wantNote: false },
+    { given: '21.7.3', wantNote: true },
+    { given: '22.12.0', wantNote: true },
+    { given: '22.13.0', wantNote: false },
+    { given: '23.11.0', wantNote: true },
+    { given: '24.0.0', wantNote: false },
+    { given: '25.1.0', wantNote: false },
+  ];
+  for (const { given, wantNote } of cases) {
+    it(`kop init on Node ${given} ${wantNote ? 'says once what the project needs' : 'says nothing'}`, () => {
+      const note = nodeEnginesNote(given);
+      if (wantNote) {
+        expect(note).toBe(
+          `this is Node ${given.replace(/^v/, '')}, and the project needs Node ^20.19.0 || ^22.13.0 || >=24 (its linter, ESLint 10, does): npm install will warn (EBADENGINE) and ESLint may not run; install Node 24, the active LTS, or 22`,
+        );
+      } else expect(note).toBeUndefined();
+    });
+  }
 });

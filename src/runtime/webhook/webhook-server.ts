@@ -112,6 +112,9 @@ export class WebhookServer {
       pollIntervalMs: options.certPollIntervalMs,
       logger: this.logger,
       onChange: (pair) => this.server?.setSecureContext(secureContextOptions(pair)),
+      missingHint:
+        'mount them there (cert-manager Secret) or set webhookServer.certDir, certName, keyName (--webhook-cert-path, --webhook-cert-name, --webhook-cert-key); ' +
+        "to run without the webhooks, set ENABLE_WEBHOOKS=false (a kop project's main.ts reads it), or run `kop dev`, which serves them with a certificate of its own",
     });
     const pair = await this.watcher.load();
     const server = https.createServer(secureContextOptions(pair), (req, res) => void this.serve(req, res));

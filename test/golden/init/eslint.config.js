@@ -34,7 +34,19 @@ export default defineConfig(
       // An async function without await still turns a throw into a rejection, which is what its
       // callers await; the scaffold's hooks (a reconciler's cleanup) start that way on purpose.
       '@typescript-eslint/require-await': 'off',
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true },
+      ],
     },
+  },
+  {
+    // Plain JavaScript (hack/*.mjs helper scripts, this file) has no types to check against: a
+    // JSON.parse would be "unsafe any" at every use. And these scripts run on Node, whose globals
+    // (process, console, Buffer, fetch ...) ESLint's no-undef does not know; TypeScript does, which
+    // is why typescript-eslint turns no-undef off for TypeScript files too.
+    files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
+    extends: [tseslint.configs.disableTypeChecked],
+    rules: { 'no-undef': 'off' },
   },
 );

@@ -21,7 +21,14 @@ export default defineConfig({
         },
       },
       { extends: true, test: { name: 'webhooks', include: ['test/webhooks/**/*.test.ts'] } },
-      { extends: true, test: { name: 'controllers', include: ['test/controllers/**/*.test.ts'], globalSetup: ['./test/global-setup.ts'] } },
+      {
+        extends: true,
+        test: {
+          name: 'controllers',
+          include: ['test/controllers/**/*.test.ts'],
+          globalSetup: ['./test/global-setup.ts'],
+        },
+      },
     ],
   },
 });

@@ -512,7 +512,7 @@ describe('starting and stopping', () => {
     broken.webhook(widgetType).withValidator(validator).complete();
     expect(DEFAULT_CERT_DIR).toBe('/tmp/k8s-webhook-server/serving-certs');
     await expect(broken.start()).rejects.toThrow(
-      /cannot read the serving certificate and key \(\/tmp\/k8s-webhook-server\/serving-certs\/tls\.crt.*--webhook-cert-path/,
+      /cannot read the serving certificate and key \(\/tmp\/k8s-webhook-server\/serving-certs\/tls\.crt.*--webhook-cert-path.*ENABLE_WEBHOOKS=false.*`kop dev`/,
     );
     const metrics = broken.metricsAddress!;
     await expect(

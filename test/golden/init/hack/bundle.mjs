@@ -21,5 +21,7 @@ await build({
   sourcemap: true,
   logLevel: 'warning',
   // Some dependencies are CommonJS and call require(); give each ES module of the bundle one.
-  banner: { js: "import { createRequire as kopCreateRequire } from 'node:module'; const require = kopCreateRequire(import.meta.url);" },
+  banner: {
+    js: "import { createRequire as kopCreateRequire } from 'node:module'; const require = kopCreateRequire(import.meta.url);",
+  },
 });

@@ -34,7 +34,11 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   // JSON lines in a container or when piped, readable lines on a terminal.
   const logger = createLogger();
-  logger.info('starting manager', { leaderElect: flags.leaderElect, kubeconfig: flags.kubeconfig || '(default)', gracefulShutdownTimeoutMs: flags.gracefulShutdownTimeoutMs });
+  logger.info('starting manager', {
+    leaderElect: flags.leaderElect,
+    kubeconfig: flags.kubeconfig || '(default)',
+    gracefulShutdownTimeoutMs: flags.gracefulShutdownTimeoutMs,
+  });
 
   const manager = new Manager({
     kubeconfig: flags.kubeconfig || undefined,
@@ -44,12 +48,22 @@ async function main(argv: readonly string[]): Promise<number> {
     // --metrics-cert-path names a folder (cert-manager's, config/default/cert_metrics_manager_patch.yaml).
     metricsBindAddress: flags.metricsBindAddress,
     metricsSecure: flags.metricsSecure,
-    metricsServer: { certDir: flags.metricsCertPath || undefined, certName: flags.metricsCertName, keyName: flags.metricsCertKey },
+    metricsServer: {
+      certDir: flags.metricsCertPath || undefined,
+      certName: flags.metricsCertName,
+      keyName: flags.metricsCertKey,
+    },
     healthProbeBindAddress: flags.healthProbeBindAddress,
     gracefulShutdownTimeoutMs: flags.gracefulShutdownTimeoutMs,
     // Served on :9443 once a webhook is registered (`kop create webhook`), with the certificate
     // cert-manager mounts (config/default/manager_webhook_patch.yaml); reloaded when it rotates.
-    webhookServer: { port: flags.webhookPort, certDir: flags.webhookCertPath || undefined, certName: flags.webhookCertName, keyName: flags.webhookCertKey },
+    // ENABLE_WEBHOOKS=false leaves the webhooks out (see where setupWebhooks is called).
+    webhookServer: {
+      port: flags.webhookPort,
+      certDir: flags.webhookCertPath || undefined,
+      certName: flags.webhookCertName,
+      keyName: flags.webhookCertKey,
+    },
     leaderElection: flags.leaderElect,
     leaderElectionId: 'demo-leader-election',
     logger,

@@ -48,8 +48,12 @@ describe('parseManagerFlags', () => {
     expect(() => parseManagerFlags(['--kube-api-qps', 'fast'])).toThrow(/invalid --kube-api-qps/);
     expect(() => parseManagerFlags(['--kube-api-burst=-1'])).toThrow(/invalid --kube-api-burst/);
     expect(() => parseManagerFlags(['--webhook-port', '70000'])).toThrow(/invalid --webhook-port/);
-    expect(() => parseManagerFlags(['--metrics-secure=no'])).toThrow(/invalid --metrics-secure=no: use --metrics-secure, --metrics-secure=true or --metrics-secure=false/);
-    expect(() => parseManagerFlags(['--graceful-shutdown-timeout', '30'])).toThrow(/invalid --graceful-shutdown-timeout "30": use a duration/);
+    expect(() => parseManagerFlags(['--metrics-secure=no'])).toThrow(
+      /invalid --metrics-secure=no: use --metrics-secure, --metrics-secure=true or --metrics-secure=false/,
+    );
+    expect(() => parseManagerFlags(['--graceful-shutdown-timeout', '30'])).toThrow(
+      /invalid --graceful-shutdown-timeout "30": use a duration/,
+    );
   });
 });
 

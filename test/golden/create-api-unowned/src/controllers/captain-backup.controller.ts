@@ -2,7 +2,16 @@
 // Copyright 2026 The demo authors.
 // SPDX-License-Identifier: Apache-2.0
 
-import { finalizer, isNotFound, setCondition, type Client, type Manager, type ReconcileContext, type ReconcileResult, type Request } from 'kop/runtime';
+import {
+  finalizer,
+  isNotFound,
+  setCondition,
+  type Client,
+  type Manager,
+  type ReconcileContext,
+  type ReconcileResult,
+  type Request,
+} from 'kop/runtime';
 import { captainType } from '../../api/crew/v1/captain.client.js';
 import type { Captain } from '../../api/crew/v1/captain.types.js';
 

@@ -38,6 +38,9 @@ export class IssuerReconciler {
       if (isNotFound(error)) return;
       throw error;
     }
-    logger.debug('reconciled', { generation: object.metadata?.generation, resourceVersion: object.metadata?.resourceVersion });
+    logger.debug('reconciled', {
+      generation: object.metadata?.generation,
+      resourceVersion: object.metadata?.resourceVersion,
+    });
   }
 }

@@ -53,7 +53,9 @@ describe('CaptainBackupReconciler', () => {
       return condition?.status === 'True' ? current : undefined;
     });
     expect(ready.metadata?.finalizers).toContain(CaptainBackupReconciler.finalizer);
-    expect(ready.status?.conditions?.find((c) => c.type === 'Ready')?.observedGeneration).toBe(ready.metadata?.generation);
+    expect(ready.status?.conditions?.find((c) => c.type === 'Ready')?.observedGeneration).toBe(
+      ready.metadata?.generation,
+    );
 
     await client.delete(captainType, key);
     await eventually(() =>

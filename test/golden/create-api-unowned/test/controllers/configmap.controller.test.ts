@@ -2,8 +2,14 @@
 // Copyright 2026 The demo authors.
 // SPDX-License-Identifier: Apache-2.0
 
-import { Manager, silentLogger, type ReconcileContext, type ReconcileResult, type Request } from 'kop/runtime';
-import { coreV1ConfigMapType } from 'kop/runtime/builtin';
+import {
+  configMapType,
+  Manager,
+  silentLogger,
+  type ReconcileContext,
+  type ReconcileResult,
+  type Request,
+} from 'kop/runtime';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ConfigMapReconciler } from '../../src/controllers/configmap.controller.js';
 
@@ -43,7 +49,7 @@ describe('ConfigMapReconciler', () => {
   });
 
   it('reconciles a new ConfigMap, and again once it is deleted', async () => {
-    const created = await client.create(coreV1ConfigMapType, {
+    const created = await client.create(configMapType, {
       apiVersion: 'v1',
       kind: 'ConfigMap',
       metadata: {
@@ -59,7 +65,7 @@ describe('ConfigMapReconciler', () => {
     const id = `${created.metadata!.namespace ?? ''}/${key.name}`;
 
     const before = await eventually(() => Promise.resolve(reconciler.done.get(id)));
-    await client.delete(coreV1ConfigMapType, key);
+    await client.delete(configMapType, key);
     await eventually(() => Promise.resolve((reconciler.done.get(id) ?? 0) > before));
     expect(reconciler.done.get(id)).toBeGreaterThan(before);
   });

@@ -2,7 +2,16 @@
 // Copyright 2026 The demo authors.
 // SPDX-License-Identifier: Apache-2.0
 
-import { finalizer, isNotFound, setCondition, type Client, type Manager, type ReconcileContext, type ReconcileResult, type Request } from 'kop/runtime';
+import {
+  finalizer,
+  isNotFound,
+  setCondition,
+  type Client,
+  type Manager,
+  type ReconcileContext,
+  type ReconcileResult,
+  type Request,
+} from 'kop/runtime';
 import { redisClusterType } from '../../api/cache/v1alpha1/rediscluster.client.js';
 import type { RedisCluster } from '../../api/cache/v1alpha1/rediscluster.types.js';
 

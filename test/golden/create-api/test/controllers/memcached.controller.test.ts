@@ -46,7 +46,9 @@ describe('MemcachedReconciler', () => {
       return condition?.status === 'True' ? current : undefined;
     });
     expect(ready.metadata?.finalizers).toContain(MemcachedReconciler.finalizer);
-    expect(ready.status?.conditions?.find((c) => c.type === 'Ready')?.observedGeneration).toBe(ready.metadata?.generation);
+    expect(ready.status?.conditions?.find((c) => c.type === 'Ready')?.observedGeneration).toBe(
+      ready.metadata?.generation,
+    );
 
     await client.delete(memcachedType, key);
     await eventually(() =>

@@ -46,7 +46,9 @@ describe('RedisClusterReconciler', () => {
       return condition?.status === 'True' ? current : undefined;
     });
     expect(ready.metadata?.finalizers).toContain(RedisClusterReconciler.finalizer);
-    expect(ready.status?.conditions?.find((c) => c.type === 'Ready')?.observedGeneration).toBe(ready.metadata?.generation);
+    expect(ready.status?.conditions?.find((c) => c.type === 'Ready')?.observedGeneration).toBe(
+      ready.metadata?.generation,
+    );
 
     await client.delete(redisClusterType, key);
     await eventually(() =>

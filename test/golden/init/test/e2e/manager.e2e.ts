@@ -32,7 +32,9 @@ async function freePort(): Promise<number> {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -45,19 +47,35 @@ describe('the built manager', () => {
   let healthPort: number;
 
   beforeAll(async () => {
-    expect(existsSync(join(root, 'dist', 'src', 'main.js')), 'dist/src/main.js is missing: run `npm run build` (npm run test:e2e does)').toBe(true);
+    expect(
+      existsSync(join(root, 'dist', 'src', 'main.js')),
+      'dist/src/main.js is missing: run `npm run build` (npm run test:e2e does)',
+    ).toBe(true);
     const crds = join(root, 'config', 'crd', 'bases');
     const webhooks = join(root, 'config', 'webhook');
     const patches = join(root, 'config', 'crd', 'patches');
     plane = await startControlPlane({
       crds: existsSync(crds) ? [crds] : [],
-      ...(existsSync(join(webhooks, 'manifests.yaml')) ? { webhooks: { paths: [webhooks], conversionPatches: existsSync(patches) ? [patches] : [] } } : {}),
+      ...(existsSync(join(webhooks, 'manifests.yaml'))
+        ? { webhooks: { paths: [webhooks], conversionPatches: existsSync(patches) ? [patches] : [] } }
+        : {}),
     });
     healthPort = await freePort();
-    const webhookArgs = plane.webhook ? ['--webhook-port', String(plane.webhook.port), '--webhook-cert-path', plane.webhook.certDir] : [];
+    const webhookArgs = plane.webhook
+      ? ['--webhook-port', String(plane.webhook.port), '--webhook-cert-path', plane.webhook.certDir]
+      : [];
     manager = spawn(
       process.execPath,
-      ['dist/src/main.js', '--kubeconfig', plane.kubeconfigPath, '--health-probe-bind-address', `127.0.0.1:${healthPort}`, '--metrics-bind-address', '0', ...webhookArgs],
+      [
+        'dist/src/main.js',
+        '--kubeconfig',
+        plane.kubeconfigPath,
+        '--health-probe-bind-address',
+        `127.0.0.1:${healthPort}`,
+        '--metrics-bind-address',
+        '0',
+        ...webhookArgs,
+      ],
       { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     manager.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -94,7 +112,14 @@ describe('the built manager', () => {
     const hasSamples = (await readdir(samples)).some((name) => name.endsWith('.yaml') && name !== 'kustomization.yaml');
     if (hasSamples) {
       expect(kubectl, 'kubectl is missing: run `npx kop setup-envtest`').toBeDefined();
-      const applied = await run(kubectl!, ['--kubeconfig', plane.kubeconfigPath, 'apply', '--server-side', '-k', samples]);
+      const applied = await run(kubectl!, [
+        '--kubeconfig',
+        plane.kubeconfigPath,
+        'apply',
+        '--server-side',
+        '-k',
+        samples,
+      ]);
       expect(applied.stdout).toMatch(/serverside-applied|created|configured/);
     }
     await new Promise((resolve) => setTimeout(resolve, 2_000));

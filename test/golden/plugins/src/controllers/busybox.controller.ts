@@ -5,6 +5,7 @@
 import type { Container, Deployment, DeploymentSpec, PodSpec } from 'kop/api';
 import {
   createOrUpdate,
+  deploymentType,
   finalizer,
   isNotFound,
   setCondition,
@@ -17,7 +18,6 @@ import {
   type ReconcileResult,
   type Request,
 } from 'kop/runtime';
-import { appsV1DeploymentType } from 'kop/runtime/builtin';
 import { busyboxType } from '../../api/example.com/v1alpha1/busybox.client.js';
 import type { Busybox } from '../../api/example.com/v1alpha1/busybox.types.js';
 
@@ -54,7 +54,7 @@ export class BusyboxReconciler {
 
   /** Registers the controller: a change to a Busybox, or to a Deployment it owns, queues a reconcile of the Busybox. */
   setupWithManager(manager: Manager): void {
-    manager.controller('busybox').for(busyboxType).owns(appsV1DeploymentType).complete(this);
+    manager.controller('busybox').for(busyboxType).owns(deploymentType).complete(this);
   }
 
   async reconcile(request: Request, { client, recorder, logger }: ReconcileContext): Promise<ReconcileResult> {
@@ -67,7 +67,9 @@ export class BusyboxReconciler {
       throw error;
     }
     if ((object.status?.conditions ?? []).length === 0) {
-      object = await this.report(client, object, [{ type: 'Available', status: 'Unknown', reason: 'Reconciling', message: 'Starting reconciliation' }]);
+      object = await this.report(client, object, [
+        { type: 'Available', status: 'Unknown', reason: 'Reconciling', message: 'Starting reconciliation' },
+      ]);
     }
     return finalizer(client, busyboxType, object, BusyboxReconciler.finalizer, {
       apply: (current) => this.apply(client, current, logger),
@@ -80,8 +82,11 @@ export class BusyboxReconciler {
     const size = object.spec.size ?? 1;
     let deployment: Deployment;
     try {
-      const result = await createOrUpdate(client, appsV1DeploymentType, { namespace: object.metadata!.namespace!, name: object.metadata!.name! }, (current) =>
-        this.desiredDeployment(object, current, size),
+      const result = await createOrUpdate(
+        client,
+        deploymentType,
+        { namespace: object.metadata!.namespace!, name: object.metadata!.name! },
+        (current) => this.desiredDeployment(object, current, size),
       );
       deployment = result.object;
       if (result.operation !== 'unchanged') logger.info(`deployment ${result.operation}`, { replicas: size });
@@ -97,10 +102,16 @@ export class BusyboxReconciler {
     const status = deployment.status ?? {};
     const observed = (status.observedGeneration ?? 0) >= (deployment.metadata?.generation ?? 1);
     const available = status.availableReplicas ?? 0;
-    const rolledOut = observed && (status.replicas ?? 0) === size && (status.updatedReplicas ?? 0) === size && available === size;
+    const rolledOut =
+      observed && (status.replicas ?? 0) === size && (status.updatedReplicas ?? 0) === size && available === size;
     await this.report(client, object, [
       rolledOut
-        ? { type: 'Available', status: 'True', reason: 'DeploymentAvailable', message: `Deployment ${deployment.metadata!.name!} runs ${size} of ${size} replicas` }
+        ? {
+            type: 'Available',
+            status: 'True',
+            reason: 'DeploymentAvailable',
+            message: `Deployment ${deployment.metadata!.name!} runs ${size} of ${size} replicas`,
+          }
         : {
             type: 'Available',
             status: 'False',
@@ -108,9 +119,24 @@ export class BusyboxReconciler {
             message: `Deployment ${deployment.metadata!.name!} has ${available} of ${size} replicas available`,
           },
       rolledOut
-        ? { type: 'Progressing', status: 'False', reason: 'DeploymentComplete', message: `Deployment ${deployment.metadata!.name!} rolled out ${size} replicas` }
-        : { type: 'Progressing', status: 'True', reason: 'DeploymentProgressing', message: `Deployment ${deployment.metadata!.name!} is rolling out ${size} replicas` },
-      { type: 'Degraded', status: 'False', reason: 'Reconciled', message: `Deployment ${deployment.metadata!.name!} matches the spec` },
+        ? {
+            type: 'Progressing',
+            status: 'False',
+            reason: 'DeploymentComplete',
+            message: `Deployment ${deployment.metadata!.name!} rolled out ${size} replicas`,
+          }
+        : {
+            type: 'Progressing',
+            status: 'True',
+            reason: 'DeploymentProgressing',
+            message: `Deployment ${deployment.metadata!.name!} is rolling out ${size} replicas`,
+          },
+      {
+        type: 'Degraded',
+        status: 'False',
+        reason: 'Reconciled',
+        message: `Deployment ${deployment.metadata!.name!} matches the spec`,
+      },
     ]);
   }
 
@@ -120,11 +146,22 @@ export class BusyboxReconciler {
    */
   private desiredDeployment(owner: Busybox, deployment: Deployment, size: number): void {
     // The selector cannot change after creation; the owner's uid keeps two busyboxes apart.
-    const selector = { 'app.kubernetes.io/name': 'demo', 'app.kubernetes.io/component': 'busybox', 'example.com.example.com/owner-uid': owner.metadata!.uid! };
+    const selector = {
+      'app.kubernetes.io/name': 'demo',
+      'app.kubernetes.io/component': 'busybox',
+      'example.com.example.com/owner-uid': owner.metadata!.uid!,
+    };
     const spec: DeploymentSpec = (deployment.spec ??= { selector: { matchLabels: selector }, template: {} });
     spec.replicas = size;
     const template = spec.template;
-    template.metadata = { ...template.metadata, labels: { ...template.metadata?.labels, ...spec.selector.matchLabels, 'app.kubernetes.io/managed-by': 'busybox-controller' } };
+    template.metadata = {
+      ...template.metadata,
+      labels: {
+        ...template.metadata?.labels,
+        ...spec.selector.matchLabels,
+        'app.kubernetes.io/managed-by': 'busybox-controller',
+      },
+    };
     const pod: PodSpec = (template.spec ??= { containers: [] });
     // The restricted Pod Security Standard (https://kubernetes.io/docs/concepts/security/pod-security-standards/).
     pod.securityContext = { ...pod.securityContext, runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } };
@@ -146,20 +183,44 @@ export class BusyboxReconciler {
   }
 
   /** A deleted Busybox: report Degraded and record an event; its Deployment is garbage-collected. */
-  private async cleanup(client: Client, object: Busybox, recorder: EventRecorder, logger: Logger): Promise<ReconcileResult> {
+  private async cleanup(
+    client: Client,
+    object: Busybox,
+    recorder: EventRecorder,
+    logger: Logger,
+  ): Promise<ReconcileResult> {
     const current = await this.report(client, object, [
-      { type: 'Degraded', status: 'Unknown', reason: 'Finalizing', message: `Performing finalizer operations for ${object.metadata!.name!}` },
+      {
+        type: 'Degraded',
+        status: 'Unknown',
+        reason: 'Finalizing',
+        message: `Performing finalizer operations for ${object.metadata!.name!}`,
+      },
     ]);
     // Add what must happen before the Busybox goes here (backups, releasing outside resources).
-    await recorder.warning(current, 'Deleting', `Busybox ${object.metadata!.name!} is being deleted from the namespace ${object.metadata!.namespace!}`, 'Finalize');
+    await recorder.warning(
+      current,
+      'Deleting',
+      `Busybox ${object.metadata!.name!} is being deleted from the namespace ${object.metadata!.namespace!}`,
+      'Finalize',
+    );
     await this.report(client, current, [
-      { type: 'Degraded', status: 'True', reason: 'Finalizing', message: `Finalizer operations for ${object.metadata!.name!} were successfully accomplished` },
+      {
+        type: 'Degraded',
+        status: 'True',
+        reason: 'Finalizing',
+        message: `Finalizer operations for ${object.metadata!.name!} were successfully accomplished`,
+      },
     ]);
     logger.info('finalized');
   }
 
   /** Sets conditions through the status subresource (only when one changed); returns the object as written. */
-  private async report(client: Client, object: Busybox, conditions: { type: string; status: 'True' | 'False' | 'Unknown'; reason: string; message: string }[]): Promise<Busybox> {
+  private async report(
+    client: Client,
+    object: Busybox,
+    conditions: { type: string; status: 'True' | 'False' | 'Unknown'; reason: string; message: string }[],
+  ): Promise<Busybox> {
     const next = (object.status?.conditions ?? []).map((condition) => ({ ...condition }));
     let changed = false;
     for (const condition of conditions) {

@@ -5,6 +5,7 @@
 import type { Container, Deployment, DeploymentSpec, PodSpec } from 'kop/api';
 import {
   createOrUpdate,
+  deploymentType,
   finalizer,
   isNotFound,
   setCondition,
@@ -17,7 +18,6 @@ import {
   type ReconcileResult,
   type Request,
 } from 'kop/runtime';
-import { appsV1DeploymentType } from 'kop/runtime/builtin';
 import { memcachedType } from '../../api/example.com/v1alpha1/memcached.client.js';
 import type { Memcached } from '../../api/example.com/v1alpha1/memcached.types.js';
 
@@ -54,7 +54,7 @@ export class MemcachedReconciler {
 
   /** Registers the controller: a change to a Memcached, or to a Deployment it owns, queues a reconcile of the Memcached. */
   setupWithManager(manager: Manager): void {
-    manager.controller('memcached').for(memcachedType).owns(appsV1DeploymentType).complete(this);
+    manager.controller('memcached').for(memcachedType).owns(deploymentType).complete(this);
   }
 
   async reconcile(request: Request, { client, recorder, logger }: ReconcileContext): Promise<ReconcileResult> {
@@ -67,7 +67,9 @@ export class MemcachedReconciler {
       throw error;
     }
     if ((object.status?.conditions ?? []).length === 0) {
-      object = await this.report(client, object, [{ type: 'Available', status: 'Unknown', reason: 'Reconciling', message: 'Starting reconciliation' }]);
+      object = await this.report(client, object, [
+        { type: 'Available', status: 'Unknown', reason: 'Reconciling', message: 'Starting reconciliation' },
+      ]);
     }
     return finalizer(client, memcachedType, object, MemcachedReconciler.finalizer, {
       apply: (current) => this.apply(client, current, logger),
@@ -80,8 +82,11 @@ export class MemcachedReconciler {
     const size = object.spec.size ?? 1;
     let deployment: Deployment;
     try {
-      const result = await createOrUpdate(client, appsV1DeploymentType, { namespace: object.metadata!.namespace!, name: object.metadata!.name! }, (current) =>
-        this.desiredDeployment(object, current, size),
+      const result = await createOrUpdate(
+        client,
+        deploymentType,
+        { namespace: object.metadata!.namespace!, name: object.metadata!.name! },
+        (current) => this.desiredDeployment(object, current, size),
       );
       deployment = result.object;
       if (result.operation !== 'unchanged') logger.info(`deployment ${result.operation}`, { replicas: size });
@@ -97,10 +102,16 @@ export class MemcachedReconciler {
     const status = deployment.status ?? {};
     const observed = (status.observedGeneration ?? 0) >= (deployment.metadata?.generation ?? 1);
     const available = status.availableReplicas ?? 0;
-    const rolledOut = observed && (status.replicas ?? 0) === size && (status.updatedReplicas ?? 0) === size && available === size;
+    const rolledOut =
+      observed && (status.replicas ?? 0) === size && (status.updatedReplicas ?? 0) === size && available === size;
     await this.report(client, object, [
       rolledOut
-        ? { type: 'Available', status: 'True', reason: 'DeploymentAvailable', message: `Deployment ${deployment.metadata!.name!} runs ${size} of ${size} replicas` }
+        ? {
+            type: 'Available',
+            status: 'True',
+            reason: 'DeploymentAvailable',
+            message: `Deployment ${deployment.metadata!.name!} runs ${size} of ${size} replicas`,
+          }
         : {
             type: 'Available',
             status: 'False',
@@ -108,9 +119,24 @@ export class MemcachedReconciler {
             message: `Deployment ${deployment.metadata!.name!} has ${available} of ${size} replicas available`,
           },
       rolledOut
-        ? { type: 'Progressing', status: 'False', reason: 'DeploymentComplete', message: `Deployment ${deployment.metadata!.name!} rolled out ${size} replicas` }
-        : { type: 'Progressing', status: 'True', reason: 'DeploymentProgressing', message: `Deployment ${deployment.metadata!.name!} is rolling out ${size} replicas` },
-      { type: 'Degraded', status: 'False', reason: 'Reconciled', message: `Deployment ${deployment.metadata!.name!} matches the spec` },
+        ? {
+            type: 'Progressing',
+            status: 'False',
+            reason: 'DeploymentComplete',
+            message: `Deployment ${deployment.metadata!.name!} rolled out ${size} replicas`,
+          }
+        : {
+            type: 'Progressing',
+            status: 'True',
+            reason: 'DeploymentProgressing',
+            message: `Deployment ${deployment.metadata!.name!} is rolling out ${size} replicas`,
+          },
+      {
+        type: 'Degraded',
+        status: 'False',
+        reason: 'Reconciled',
+        message: `Deployment ${deployment.metadata!.name!} matches the spec`,
+      },
     ]);
   }
 
@@ -120,11 +146,22 @@ export class MemcachedReconciler {
    */
   private desiredDeployment(owner: Memcached, deployment: Deployment, size: number): void {
     // The selector cannot change after creation; the owner's uid keeps two memcacheds apart.
-    const selector = { 'app.kubernetes.io/name': 'demo', 'app.kubernetes.io/component': 'memcached', 'example.com.example.com/owner-uid': owner.metadata!.uid! };
+    const selector = {
+      'app.kubernetes.io/name': 'demo',
+      'app.kubernetes.io/component': 'memcached',
+      'example.com.example.com/owner-uid': owner.metadata!.uid!,
+    };
     const spec: DeploymentSpec = (deployment.spec ??= { selector: { matchLabels: selector }, template: {} });
     spec.replicas = size;
     const template = spec.template;
-    template.metadata = { ...template.metadata, labels: { ...template.metadata?.labels, ...spec.selector.matchLabels, 'app.kubernetes.io/managed-by': 'memcached-controller' } };
+    template.metadata = {
+      ...template.metadata,
+      labels: {
+        ...template.metadata?.labels,
+        ...spec.selector.matchLabels,
+        'app.kubernetes.io/managed-by': 'memcached-controller',
+      },
+    };
     const pod: PodSpec = (template.spec ??= { containers: [] });
     // The restricted Pod Security Standard (https://kubernetes.io/docs/concepts/security/pod-security-standards/).
     pod.securityContext = { ...pod.securityContext, runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } };
@@ -149,14 +186,34 @@ export class MemcachedReconciler {
   }
 
   /** A deleted Memcached: report Degraded and record an event; its Deployment is garbage-collected. */
-  private async cleanup(client: Client, object: Memcached, recorder: EventRecorder, logger: Logger): Promise<ReconcileResult> {
+  private async cleanup(
+    client: Client,
+    object: Memcached,
+    recorder: EventRecorder,
+    logger: Logger,
+  ): Promise<ReconcileResult> {
     const current = await this.report(client, object, [
-      { type: 'Degraded', status: 'Unknown', reason: 'Finalizing', message: `Performing finalizer operations for ${object.metadata!.name!}` },
+      {
+        type: 'Degraded',
+        status: 'Unknown',
+        reason: 'Finalizing',
+        message: `Performing finalizer operations for ${object.metadata!.name!}`,
+      },
     ]);
     // Add what must happen before the Memcached goes here (backups, releasing outside resources).
-    await recorder.warning(current, 'Deleting', `Memcached ${object.metadata!.name!} is being deleted from the namespace ${object.metadata!.namespace!}`, 'Finalize');
+    await recorder.warning(
+      current,
+      'Deleting',
+      `Memcached ${object.metadata!.name!} is being deleted from the namespace ${object.metadata!.namespace!}`,
+      'Finalize',
+    );
     await this.report(client, current, [
-      { type: 'Degraded', status: 'True', reason: 'Finalizing', message: `Finalizer operations for ${object.metadata!.name!} were successfully accomplished` },
+      {
+        type: 'Degraded',
+        status: 'True',
+        reason: 'Finalizing',
+        message: `Finalizer operations for ${object.metadata!.name!} were successfully accomplished`,
+      },
     ]);
     logger.info('finalized');
   }

@@ -2,8 +2,7 @@
 // Copyright 2026 The demo authors.
 // SPDX-License-Identifier: Apache-2.0
 
-import { isInvalid, isNotFound, Manager, silentLogger } from 'kop/runtime';
-import { appsV1DeploymentType, eventsV1EventType } from 'kop/runtime/builtin';
+import { deploymentType, eventType, isInvalid, isNotFound, Manager, silentLogger } from 'kop/runtime';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { API_VERSION } from '../../api/example.com/v1alpha1/groupversion.js';
 import { busyboxType } from '../../api/example.com/v1alpha1/busybox.client.js';
@@ -44,16 +43,26 @@ describe('BusyboxReconciler', () => {
     const key = { namespace: 'default', name: created.metadata!.name! };
 
     // The Deployment: owned by the Busybox, two replicas of the image, restricted pod security.
-    const deployment = await eventually(() => client.get(appsV1DeploymentType, key).catch(() => undefined));
+    const deployment = await eventually(() => client.get(deploymentType, key).catch(() => undefined));
     expect(deployment.spec?.replicas).toBe(2);
     expect(deployment.metadata?.ownerReferences).toEqual([
-      expect.objectContaining({ kind: 'Busybox', name: key.name, uid: created.metadata!.uid, controller: true, blockOwnerDeletion: true }),
+      expect.objectContaining({
+        kind: 'Busybox',
+        name: key.name,
+        uid: created.metadata!.uid,
+        controller: true,
+        blockOwnerDeletion: true,
+      }),
     ]);
     const pod = deployment.spec!.template.spec!;
     expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
     const container = pod.containers[0];
     expect(container.image).toBe(busyboxImage());
-    expect(container.securityContext).toMatchObject({ runAsNonRoot: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } });
+    expect(container.securityContext).toMatchObject({
+      runAsNonRoot: true,
+      allowPrivilegeEscalation: false,
+      capabilities: { drop: ['ALL'] },
+    });
 
     // No pods can run here, so the Deployment is not available yet and the Busybox says so.
     const progressing = await eventually(async () => {
@@ -68,15 +77,23 @@ describe('BusyboxReconciler', () => {
     // Merge patches carry no resourceVersion, so they do not race with the reconciler's status writes.
     await client.patch(busyboxType, key, { type: 'merge', patch: { spec: { size: 3 } } });
     const scaled = await eventually(async () => {
-      const current = await client.get(appsV1DeploymentType, key);
+      const current = await client.get(deploymentType, key);
       return current.spec?.replicas === 3 ? current : undefined;
     });
-    await expect(client.patch(busyboxType, key, { type: 'merge', patch: { spec: { size: 4 } } })).rejects.toSatisfy(isInvalid);
+    await expect(client.patch(busyboxType, key, { type: 'merge', patch: { spec: { size: 4 } } })).rejects.toSatisfy(
+      isInvalid,
+    );
 
     // Play the Deployment controller: three replicas rolled out and available.
-    await client.status().update(appsV1DeploymentType, {
+    await client.status().update(deploymentType, {
       ...scaled,
-      status: { observedGeneration: scaled.metadata!.generation, replicas: 3, updatedReplicas: 3, readyReplicas: 3, availableReplicas: 3 },
+      status: {
+        observedGeneration: scaled.metadata!.generation,
+        replicas: 3,
+        updatedReplicas: 3,
+        readyReplicas: 3,
+        availableReplicas: 3,
+      },
     });
     const available = await eventually(async () => {
       const current = await client.get(busyboxType, key);
@@ -92,12 +109,20 @@ describe('BusyboxReconciler', () => {
         (error: unknown) => isNotFound(error),
       ),
     );
-    const events = await client.list(eventsV1EventType, { namespace: 'default' });
-    expect(events.items.some((event) => event.reason === 'Deleting' && event.type === 'Warning' && event.regarding?.uid === created.metadata!.uid)).toBe(true);
+    const events = await client.list(eventType, { namespace: 'default' });
+    expect(
+      events.items.some(
+        (event) =>
+          event.reason === 'Deleting' && event.type === 'Warning' && event.regarding?.uid === created.metadata!.uid,
+      ),
+    ).toBe(true);
   });
 });
 
-function condition(object: { status?: { conditions?: { type: string; status: string }[] } }, type: string): string | undefined {
+function condition(
+  object: { status?: { conditions?: { type: string; status: string }[] } },
+  type: string,
+): string | undefined {
   return object.status?.conditions?.find((c) => c.type === type)?.status;
 }
 

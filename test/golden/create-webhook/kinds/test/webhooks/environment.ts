@@ -30,7 +30,9 @@ const projectRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
  */
 export async function startWebhookEnvironment(): Promise<WebhookEnvironment> {
   const patches = join(projectRoot, 'config', 'crd', 'patches');
-  const crds = [join(projectRoot, 'config', 'crd', 'bases'), join(projectRoot, 'test', 'crds')].filter((dir) => existsSync(dir));
+  const crds = [join(projectRoot, 'config', 'crd', 'bases'), join(projectRoot, 'test', 'crds')].filter((dir) =>
+    existsSync(dir),
+  );
   const plane = await startControlPlane({
     crds,
     webhooks: {

@@ -2,7 +2,16 @@
 // Copyright 2026 The demo authors.
 // SPDX-License-Identifier: Apache-2.0
 
-import { finalizer, isNotFound, setCondition, type Client, type Manager, type ReconcileContext, type ReconcileResult, type Request } from 'kop/runtime';
+import {
+  finalizer,
+  isNotFound,
+  setCondition,
+  type Client,
+  type Manager,
+  type ReconcileContext,
+  type ReconcileResult,
+  type Request,
+} from 'kop/runtime';
 import { barType } from '../../../api/foo/v1/bar.client.js';
 import type { Bar } from '../../../api/foo/v1/bar.types.js';
 

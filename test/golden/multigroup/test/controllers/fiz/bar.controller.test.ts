@@ -46,7 +46,9 @@ describe('BarReconciler', () => {
       return condition?.status === 'True' ? current : undefined;
     });
     expect(ready.metadata?.finalizers).toContain(BarReconciler.finalizer);
-    expect(ready.status?.conditions?.find((c) => c.type === 'Ready')?.observedGeneration).toBe(ready.metadata?.generation);
+    expect(ready.status?.conditions?.find((c) => c.type === 'Ready')?.observedGeneration).toBe(
+      ready.metadata?.generation,
+    );
 
     await client.delete(barType, key);
     await eventually(() =>

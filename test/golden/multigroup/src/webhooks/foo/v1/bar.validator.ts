@@ -2,7 +2,14 @@
 // Copyright 2026 The demo authors.
 // SPDX-License-Identifier: Apache-2.0
 
-import { FieldError, ValidationError, type AdmissionContext, type AdmissionWarnings, type Manager, type Validator } from 'kop/runtime';
+import {
+  FieldError,
+  ValidationError,
+  type AdmissionContext,
+  type AdmissionWarnings,
+  type Manager,
+  type Validator,
+} from 'kop/runtime';
 import { barType } from '../../../../api/foo/v1/bar.client.js';
 import type { Bar } from '../../../../api/foo/v1/bar.types.js';
 

@@ -2,7 +2,14 @@
 // Copyright 2026 The demo authors.
 // SPDX-License-Identifier: Apache-2.0
 
-import { FieldError, ValidationError, type AdmissionContext, type AdmissionWarnings, type Manager, type Validator } from 'kop/runtime';
+import {
+  FieldError,
+  ValidationError,
+  type AdmissionContext,
+  type AdmissionWarnings,
+  type Manager,
+  type Validator,
+} from 'kop/runtime';
 import { redisClusterType } from '../../../../api/cache/v1/rediscluster.client.js';
 import type { RedisCluster } from '../../../../api/cache/v1/rediscluster.types.js';
 

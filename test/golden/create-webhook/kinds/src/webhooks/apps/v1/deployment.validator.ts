@@ -2,8 +2,15 @@
 // Copyright 2026 The demo authors.
 // SPDX-License-Identifier: Apache-2.0
 
-import { FieldError, ValidationError, type AdmissionContext, type AdmissionWarnings, type Manager, type Validator } from 'kop/runtime';
-import { appsV1DeploymentType } from 'kop/runtime/builtin';
+import {
+  deploymentType,
+  FieldError,
+  ValidationError,
+  type AdmissionContext,
+  type AdmissionWarnings,
+  type Manager,
+  type Validator,
+} from 'kop/runtime';
 import type { Deployment } from 'kop/api';
 
 // The apiserver calls this webhook on every create and update of a Deployment v1, after
@@ -19,7 +26,7 @@ import type { Deployment } from 'kop/api';
 export class DeploymentValidator implements Validator<Deployment> {
   /** Registers the webhook: the manager serves it on /validate-apps-v1-deployment. */
   setupWithManager(manager: Manager): void {
-    manager.webhook(appsV1DeploymentType).withValidator(this).complete();
+    manager.webhook(deploymentType).withValidator(this).complete();
   }
 
   validateCreate(object: Deployment, context: AdmissionContext): AdmissionWarnings {
@@ -42,6 +49,7 @@ export class DeploymentValidator implements Validator<Deployment> {
 function validateDeployment(object: Deployment): AdmissionWarnings {
   const errors: FieldError[] = [];
   const rejected = object.metadata?.labels?.['example.com/rejected'];
-  if (rejected !== undefined) errors.push(FieldError.forbidden("metadata.labels['example.com/rejected']", 'an example rule: remove the label'));
+  if (rejected !== undefined)
+    errors.push(FieldError.forbidden("metadata.labels['example.com/rejected']", 'an example rule: remove the label'));
   if (errors.length > 0) throw new ValidationError(errors);
 }

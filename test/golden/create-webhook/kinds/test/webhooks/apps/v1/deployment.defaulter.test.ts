@@ -18,7 +18,10 @@ describe('DeploymentDefaulter', () => {
     metadata: { generateName: 'deployment-', namespace: 'default', labels },
     spec: {
       selector: { matchLabels: { app: 'sample' } },
-      template: { metadata: { labels: { app: 'sample' } }, spec: { containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }] } },
+      template: {
+        metadata: { labels: { app: 'sample' } },
+        spec: { containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }] },
+      },
     },
   });
 

@@ -3,7 +3,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import { describe, expect, it } from 'vitest';
-import { appsV1DeploymentType } from 'kop/runtime/builtin';
+import { deploymentType } from 'kop/runtime';
 import type { Deployment } from 'kop/api';
 import { useWebhookEnvironment } from '../../environment.js';
 
@@ -18,17 +18,22 @@ describe('DeploymentValidator', () => {
     metadata: { generateName: 'deployment-', namespace: 'default', labels },
     spec: {
       selector: { matchLabels: { app: 'sample' } },
-      template: { metadata: { labels: { app: 'sample' } }, spec: { containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }] } },
+      template: {
+        metadata: { labels: { app: 'sample' } },
+        spec: { containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }] },
+      },
     },
   });
 
   it('admits a valid Deployment', async () => {
-    const created = await environment().client.create(appsV1DeploymentType, sample());
+    const created = await environment().client.create(deploymentType, sample());
     expect(created.metadata?.uid).toBeTruthy();
   });
 
   it('refuses an invalid Deployment with the validator’s message', async () => {
-    const attempt = environment().client.create(appsV1DeploymentType, sample({ 'example.com/rejected': 'true' }));
-    await expect(attempt).rejects.toThrow(/metadata\.labels\['example.com\/rejected'\]: Forbidden: an example rule: remove the label/);
+    const attempt = environment().client.create(deploymentType, sample({ 'example.com/rejected': 'true' }));
+    await expect(attempt).rejects.toThrow(
+      /metadata\.labels\['example.com\/rejected'\]: Forbidden: an example rule: remove the label/,
+    );
   });
 });
