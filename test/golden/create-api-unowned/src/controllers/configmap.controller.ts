@@ -2,14 +2,8 @@
 // Copyright 2026 The demo authors.
 // SPDX-License-Identifier: Apache-2.0
 
-import {
-  configMapType,
-  isNotFound,
-  type Manager,
-  type ReconcileContext,
-  type ReconcileResult,
-  type Request,
-} from 'kop/runtime';
+import { isNotFound, type Manager, type ReconcileContext, type ReconcileResult, type Request } from 'kop/runtime';
+import { coreV1ConfigMapType } from 'kop/runtime/builtin';
 import type { ConfigMap } from 'kop/api';
 
 // What the manager may do; `kop generate manifests` writes these rules to config/rbac/role.yaml.
@@ -25,7 +19,7 @@ import type { ConfigMap } from 'kop/api';
 export class ConfigMapReconciler {
   /** Registers the controller under the name its logs and metrics carry: every change to a ConfigMap queues a reconcile of it. */
   setupWithManager(manager: Manager): void {
-    manager.controller('configmap').for(configMapType).complete(this);
+    manager.controller('configmap').for(coreV1ConfigMapType).complete(this);
   }
 
   /**
@@ -38,7 +32,7 @@ export class ConfigMapReconciler {
     let object: ConfigMap;
     try {
       // From the manager's cache, which watches every ConfigMap the manager may see.
-      object = await client.get(configMapType, request);
+      object = await client.get(coreV1ConfigMapType, request);
     } catch (error) {
       // Deleted meanwhile: nothing left to look at.
       if (isNotFound(error)) return;

@@ -2,14 +2,8 @@
 // Copyright 2026 The demo authors.
 // SPDX-License-Identifier: Apache-2.0
 
-import {
-  configMapType,
-  Manager,
-  silentLogger,
-  type ReconcileContext,
-  type ReconcileResult,
-  type Request,
-} from 'kop/runtime';
+import { Manager, silentLogger, type ReconcileContext, type ReconcileResult, type Request } from 'kop/runtime';
+import { coreV1ConfigMapType } from 'kop/runtime/builtin';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ConfigMapReconciler } from '../../src/controllers/configmap.controller.js';
 
@@ -49,7 +43,7 @@ describe('ConfigMapReconciler', () => {
   });
 
   it('reconciles a new ConfigMap, and again once it is deleted', async () => {
-    const created = await client.create(configMapType, {
+    const created = await client.create(coreV1ConfigMapType, {
       apiVersion: 'v1',
       kind: 'ConfigMap',
       metadata: {
@@ -65,7 +59,7 @@ describe('ConfigMapReconciler', () => {
     const id = `${created.metadata!.namespace ?? ''}/${key.name}`;
 
     const before = await eventually(() => Promise.resolve(reconciler.done.get(id)));
-    await client.delete(configMapType, key);
+    await client.delete(coreV1ConfigMapType, key);
     await eventually(() => Promise.resolve((reconciler.done.get(id) ?? 0) > before));
     expect(reconciler.done.get(id)).toBeGreaterThan(before);
   });

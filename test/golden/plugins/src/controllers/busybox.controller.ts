@@ -5,7 +5,6 @@
 import type { Container, Deployment, DeploymentSpec, PodSpec } from 'kop/api';
 import {
   createOrUpdate,
-  deploymentType,
   finalizer,
   isNotFound,
   setCondition,
@@ -18,6 +17,7 @@ import {
   type ReconcileResult,
   type Request,
 } from 'kop/runtime';
+import { appsV1DeploymentType } from 'kop/runtime/builtin';
 import { busyboxType } from '../../api/example.com/v1alpha1/busybox.client.js';
 import type { Busybox } from '../../api/example.com/v1alpha1/busybox.types.js';
 
@@ -54,7 +54,7 @@ export class BusyboxReconciler {
 
   /** Registers the controller: a change to a Busybox, or to a Deployment it owns, queues a reconcile of the Busybox. */
   setupWithManager(manager: Manager): void {
-    manager.controller('busybox').for(busyboxType).owns(deploymentType).complete(this);
+    manager.controller('busybox').for(busyboxType).owns(appsV1DeploymentType).complete(this);
   }
 
   async reconcile(request: Request, { client, recorder, logger }: ReconcileContext): Promise<ReconcileResult> {
@@ -84,7 +84,7 @@ export class BusyboxReconciler {
     try {
       const result = await createOrUpdate(
         client,
-        deploymentType,
+        appsV1DeploymentType,
         { namespace: object.metadata!.namespace!, name: object.metadata!.name! },
         (current) => this.desiredDeployment(object, current, size),
       );

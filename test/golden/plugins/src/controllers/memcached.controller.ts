@@ -5,7 +5,6 @@
 import type { Container, Deployment, DeploymentSpec, PodSpec } from 'kop/api';
 import {
   createOrUpdate,
-  deploymentType,
   finalizer,
   isNotFound,
   setCondition,
@@ -18,6 +17,7 @@ import {
   type ReconcileResult,
   type Request,
 } from 'kop/runtime';
+import { appsV1DeploymentType } from 'kop/runtime/builtin';
 import { memcachedType } from '../../api/example.com/v1alpha1/memcached.client.js';
 import type { Memcached } from '../../api/example.com/v1alpha1/memcached.types.js';
 
@@ -54,7 +54,7 @@ export class MemcachedReconciler {
 
   /** Registers the controller: a change to a Memcached, or to a Deployment it owns, queues a reconcile of the Memcached. */
   setupWithManager(manager: Manager): void {
-    manager.controller('memcached').for(memcachedType).owns(deploymentType).complete(this);
+    manager.controller('memcached').for(memcachedType).owns(appsV1DeploymentType).complete(this);
   }
 
   async reconcile(request: Request, { client, recorder, logger }: ReconcileContext): Promise<ReconcileResult> {
@@ -84,7 +84,7 @@ export class MemcachedReconciler {
     try {
       const result = await createOrUpdate(
         client,
-        deploymentType,
+        appsV1DeploymentType,
         { namespace: object.metadata!.namespace!, name: object.metadata!.name! },
         (current) => this.desiredDeployment(object, current, size),
       );

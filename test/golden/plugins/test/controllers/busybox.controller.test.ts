@@ -2,7 +2,8 @@
 // Copyright 2026 The demo authors.
 // SPDX-License-Identifier: Apache-2.0
 
-import { deploymentType, eventType, isInvalid, isNotFound, Manager, silentLogger } from 'kop/runtime';
+import { isInvalid, isNotFound, Manager, silentLogger } from 'kop/runtime';
+import { appsV1DeploymentType, eventsV1EventType } from 'kop/runtime/builtin';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { API_VERSION } from '../../api/example.com/v1alpha1/groupversion.js';
 import { busyboxType } from '../../api/example.com/v1alpha1/busybox.client.js';
@@ -43,7 +44,7 @@ describe('BusyboxReconciler', () => {
     const key = { namespace: 'default', name: created.metadata!.name! };
 
     // The Deployment: owned by the Busybox, two replicas of the image, restricted pod security.
-    const deployment = await eventually(() => client.get(deploymentType, key).catch(() => undefined));
+    const deployment = await eventually(() => client.get(appsV1DeploymentType, key).catch(() => undefined));
     expect(deployment.spec?.replicas).toBe(2);
     expect(deployment.metadata?.ownerReferences).toEqual([
       expect.objectContaining({
@@ -77,7 +78,7 @@ describe('BusyboxReconciler', () => {
     // Merge patches carry no resourceVersion, so they do not race with the reconciler's status writes.
     await client.patch(busyboxType, key, { type: 'merge', patch: { spec: { size: 3 } } });
     const scaled = await eventually(async () => {
-      const current = await client.get(deploymentType, key);
+      const current = await client.get(appsV1DeploymentType, key);
       return current.spec?.replicas === 3 ? current : undefined;
     });
     await expect(client.patch(busyboxType, key, { type: 'merge', patch: { spec: { size: 4 } } })).rejects.toSatisfy(
@@ -85,7 +86,7 @@ describe('BusyboxReconciler', () => {
     );
 
     // Play the Deployment controller: three replicas rolled out and available.
-    await client.status().update(deploymentType, {
+    await client.status().update(appsV1DeploymentType, {
       ...scaled,
       status: {
         observedGeneration: scaled.metadata!.generation,
@@ -109,7 +110,7 @@ describe('BusyboxReconciler', () => {
         (error: unknown) => isNotFound(error),
       ),
     );
-    const events = await client.list(eventType, { namespace: 'default' });
+    const events = await client.list(eventsV1EventType, { namespace: 'default' });
     expect(
       events.items.some(
         (event) =>

@@ -2,14 +2,8 @@
 // Copyright 2026 The demo authors.
 // SPDX-License-Identifier: Apache-2.0
 
-import {
-  deploymentType,
-  isNotFound,
-  type Manager,
-  type ReconcileContext,
-  type ReconcileResult,
-  type Request,
-} from 'kop/runtime';
+import { isNotFound, type Manager, type ReconcileContext, type ReconcileResult, type Request } from 'kop/runtime';
+import { appsV1DeploymentType } from 'kop/runtime/builtin';
 import type { Deployment } from 'kop/api';
 
 // What the manager may do; `kop generate manifests` writes these rules to config/rbac/role.yaml.
@@ -25,7 +19,7 @@ import type { Deployment } from 'kop/api';
 export class DeploymentReconciler {
   /** Registers the controller under the name its logs and metrics carry: every change to a Deployment queues a reconcile of it. */
   setupWithManager(manager: Manager): void {
-    manager.controller('apps-deployment').for(deploymentType).complete(this);
+    manager.controller('apps-deployment').for(appsV1DeploymentType).complete(this);
   }
 
   /**
@@ -38,7 +32,7 @@ export class DeploymentReconciler {
     let object: Deployment;
     try {
       // From the manager's cache, which watches every Deployment the manager may see.
-      object = await client.get(deploymentType, request);
+      object = await client.get(appsV1DeploymentType, request);
     } catch (error) {
       // Deleted meanwhile: nothing left to look at.
       if (isNotFound(error)) return;

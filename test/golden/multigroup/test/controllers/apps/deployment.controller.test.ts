@@ -2,14 +2,8 @@
 // Copyright 2026 The demo authors.
 // SPDX-License-Identifier: Apache-2.0
 
-import {
-  deploymentType,
-  Manager,
-  silentLogger,
-  type ReconcileContext,
-  type ReconcileResult,
-  type Request,
-} from 'kop/runtime';
+import { Manager, silentLogger, type ReconcileContext, type ReconcileResult, type Request } from 'kop/runtime';
+import { appsV1DeploymentType } from 'kop/runtime/builtin';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DeploymentReconciler } from '../../../src/controllers/apps/deployment.controller.js';
 
@@ -49,7 +43,7 @@ describe('DeploymentReconciler', () => {
   });
 
   it('reconciles a new Deployment, and again once it is deleted', async () => {
-    const created = await client.create(deploymentType, {
+    const created = await client.create(appsV1DeploymentType, {
       apiVersion: 'apps/v1',
       kind: 'Deployment',
       metadata: {
@@ -85,7 +79,7 @@ describe('DeploymentReconciler', () => {
     const id = `${created.metadata!.namespace ?? ''}/${key.name}`;
 
     const before = await eventually(() => Promise.resolve(reconciler.done.get(id)));
-    await client.delete(deploymentType, key);
+    await client.delete(appsV1DeploymentType, key);
     await eventually(() => Promise.resolve((reconciler.done.get(id) ?? 0) > before));
     expect(reconciler.done.get(id)).toBeGreaterThan(before);
   });

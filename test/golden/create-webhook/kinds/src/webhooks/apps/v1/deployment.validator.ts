@@ -3,7 +3,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import {
-  deploymentType,
   FieldError,
   ValidationError,
   type AdmissionContext,
@@ -11,6 +10,7 @@ import {
   type Manager,
   type Validator,
 } from 'kop/runtime';
+import { appsV1DeploymentType } from 'kop/runtime/builtin';
 import type { Deployment } from 'kop/api';
 
 // The apiserver calls this webhook on every create and update of a Deployment v1, after
@@ -26,7 +26,7 @@ import type { Deployment } from 'kop/api';
 export class DeploymentValidator implements Validator<Deployment> {
   /** Registers the webhook: the manager serves it on /validate-apps-v1-deployment. */
   setupWithManager(manager: Manager): void {
-    manager.webhook(deploymentType).withValidator(this).complete();
+    manager.webhook(appsV1DeploymentType).withValidator(this).complete();
   }
 
   validateCreate(object: Deployment, context: AdmissionContext): AdmissionWarnings {

@@ -31,7 +31,10 @@ describe('DeploymentDefaulter', () => {
   });
 
   it('keeps a value the user set', async () => {
-    const created = await environment().client.create(appsV1DeploymentType, sample({ 'example.com/defaulted': 'mine' }));
+    const created = await environment().client.create(
+      appsV1DeploymentType,
+      sample({ 'example.com/defaulted': 'mine' }),
+    );
     expect(created.metadata?.labels?.['example.com/defaulted']).toBe('mine');
   });
 });

@@ -3,7 +3,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import { describe, expect, it } from 'vitest';
-import { deploymentType } from 'kop/runtime';
+import { appsV1DeploymentType } from 'kop/runtime/builtin';
 import type { Deployment } from 'kop/api';
 import { useWebhookEnvironment } from '../../environment.js';
 
@@ -26,12 +26,12 @@ describe('DeploymentValidator', () => {
   });
 
   it('admits a valid Deployment', async () => {
-    const created = await environment().client.create(deploymentType, sample());
+    const created = await environment().client.create(appsV1DeploymentType, sample());
     expect(created.metadata?.uid).toBeTruthy();
   });
 
   it('refuses an invalid Deployment with the validator’s message', async () => {
-    const attempt = environment().client.create(deploymentType, sample({ 'example.com/rejected': 'true' }));
+    const attempt = environment().client.create(appsV1DeploymentType, sample({ 'example.com/rejected': 'true' }));
     await expect(attempt).rejects.toThrow(
       /metadata\.labels\['example.com\/rejected'\]: Forbidden: an example rule: remove the label/,
     );
