@@ -27,13 +27,18 @@ interface GenerateFlags {
   check?: boolean;
   maxDescriptionLength?: string;
   allowDangerousTypes?: boolean;
+  generateEmbeddedObjectMeta?: boolean;
 }
 
 function withFlags(command: Command): Command {
   return command
     .option('--check', 'write nothing; exit non-zero and name the generated files that are stale')
     .option('--max-description-length <bytes>', 'cap every CRD description at this many bytes (0 removes them)')
-    .option('--allow-dangerous-types', 'map TypeScript number to "type: number" (floats) instead of refusing it');
+    .option('--allow-dangerous-types', 'map TypeScript number to "type: number" (floats) instead of refusing it')
+    .option(
+      '--generate-embedded-object-meta',
+      "give embedded object metadata (a PodTemplateSpec's) name, namespace, labels, annotations and finalizers in the CRD",
+    );
 }
 
 function parseFlags(flags: GenerateFlags): GenerateOptions {
@@ -46,7 +51,12 @@ function parseFlags(flags: GenerateFlags): GenerateOptions {
       );
     }
   }
-  return { check: flags.check ?? false, maxDescriptionLength, allowDangerousTypes: flags.allowDangerousTypes ?? false };
+  return {
+    check: flags.check ?? false,
+    maxDescriptionLength,
+    allowDangerousTypes: flags.allowDangerousTypes ?? false,
+    generateEmbeddedObjectMeta: flags.generateEmbeddedObjectMeta ?? false,
+  };
 }
 
 /** `kop generate [manifests|...]`: rewrites the generated files of the project. */

@@ -43,6 +43,7 @@ export async function generate({ tree, project, context, options }: GeneratorInp
   const crds = buildCrds(model, {
     maxDescriptionLength: options.maxDescriptionLength,
     allowDangerousTypes: options.allowDangerousTypes,
+    generateEmbeddedObjectMeta: options.generateEmbeddedObjectMeta,
   });
   for (const { fileName, crd } of crds)
     tree.write(`${CRD_BASES_DIR}/${fileName}`, formatCrd(crd), { kind: 'generated' });

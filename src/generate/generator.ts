@@ -15,6 +15,8 @@ export interface GenerateOptions {
   maxDescriptionLength?: number;
   /** Map TypeScript `number` to `type: number` (manifests; controller-gen's crd:allowDangerousTypes). */
   allowDangerousTypes?: boolean;
+  /** Embedded ObjectMeta gets its properties in CRDs (manifests; controller-gen's crd:generateEmbeddedObjectMeta). */
+  generateEmbeddedObjectMeta?: boolean;
 }
 
 export interface GeneratorInput {

@@ -4,7 +4,8 @@
  * controller-tools' markers package keeps one Registry that each generator registers its
  * definitions into. A definition says where a marker may stand (package, type, field) and
  * the types of its arguments; parsing, "did you mean" suggestions and placement checks read
- * the registry, so no vocabulary restates the marker syntax.
+ * the registry, so no vocabulary restates the marker syntax. A vocabulary's definitions also
+ * carry what the marker does (the CRD markers' effects on a schema: schema/markers/*.ts).
  */
 import {
   argumentsUsage,

@@ -6,6 +6,7 @@
  * CEL rules come before the type's).
  */
 import { coreTypeSchema } from './core-types.js';
+import { embeddedObjectMetaSchema, withEmbeddedObjectMeta } from './embedded-object-meta.js';
 import {
   FloatTypeError,
   MarkerPlacementError,
@@ -38,6 +39,12 @@ export interface OpenApiOptions {
    * int32/int64 unless the user opts in.
    */
   allowDangerousTypes?: boolean;
+  /**
+   * Give object metadata embedded below the root (PodTemplateSpec's, JobTemplateSpec's, a
+   * `metadata: ObjectMeta` of the user's types) its name, namespace, labels, annotations and
+   * finalizers, like controller-gen's `crd:generateEmbeddedObjectMeta`. Off by default, as there.
+   */
+  generateEmbeddedObjectMeta?: boolean;
 }
 
 /** Descriptions of the TypeMeta fields every kind has, as controller-gen writes them. */
@@ -141,7 +148,8 @@ export class OpenApiConverter {
             `use a type ${WELL_KNOWN_MODULE} exports (int32, Quantity, PodTemplateSpec, ...) or declare the type in your API files`,
           );
         }
-        return schema;
+        if (!this.options.generateEmbeddedObjectMeta) return schema;
+        return ref.name === 'ObjectMeta' ? embeddedObjectMetaSchema(schema) : withEmbeddedObjectMeta(schema);
       }
       case 'enum':
         return enumSchema(ref.values, ref.text, site);

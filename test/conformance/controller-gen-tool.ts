@@ -68,6 +68,7 @@ export async function controllerGenOnMarkers(
 export interface ControllerGenCaseOptions {
   allowDangerousTypes?: boolean;
   maxDescriptionLength?: number;
+  generateEmbeddedObjectMeta?: boolean;
 }
 
 /**
@@ -97,6 +98,7 @@ export async function controllerGenCaseYaml(
     const crdOptions: string[] = [];
     if (options.allowDangerousTypes) crdOptions.push('allowDangerousTypes=true');
     if (options.maxDescriptionLength !== undefined) crdOptions.push(`maxDescLen=${options.maxDescriptionLength}`);
+    if (options.generateEmbeddedObjectMeta) crdOptions.push('generateEmbeddedObjectMeta=true');
     const crdArgs = [crdOptions.length > 0 ? `crd:${crdOptions.join(',')}` : 'crd'];
     await execa(await controllerGen(), [...crdArgs, 'paths=./api/...', 'output:crd:dir=out'], {
       cwd: work,

@@ -24,6 +24,9 @@ describe('kop import crd --own on the schema cases gives back their bytes', () =
         const options = await caseOptions(path.join(CASES_DIR, name));
         // A case generated with a description cap has descriptions kop cannot give back whole.
         if (options.maxDescriptionLength !== undefined) context.skip();
+        // Embedded metadata with its properties is not a core type's schema kop import recognises;
+        // importing CRDs generated with crd:generateEmbeddedObjectMeta is not covered yet.
+        if (options.generateEmbeddedObjectMeta) context.skip();
         const text = await fs.readFile(path.join(CASES_DIR, name, 'crd.yaml'), 'utf8');
         const project = await bareProject();
         try {

@@ -6,6 +6,8 @@ import { generators } from '../../src/commands/generate.js';
 import { runGenerate } from '../../src/generate/run-generate.js';
 import { formatProjectFile, parseProjectFile, LAYOUT } from '../../src/project/project-file.js';
 import { tempDir, testContext } from '../unit/helpers/fake-context.js';
+import { parseAllDocuments } from 'yaml';
+import type { CustomResourceDefinition } from '../../src/schema/crd.js';
 import { CASES_DIR } from './run-case.js';
 
 let dir: string;
@@ -218,6 +220,31 @@ describe('kop generate manifests', () => {
       /\+kubebuilder:webhook: unknown argument "admissionReviewVersion" .*\(src\/controllers\/bad\.webhook\.ts:3\)$/,
     );
     await expect(fs.access(path.join(dir, 'config'))).rejects.toThrow();
+  });
+
+  it('gives embedded object metadata its properties with generateEmbeddedObjectMeta (--generate-embedded-object-meta)', async () => {
+    const types = path.join(dir, 'api', 'cache', 'v1alpha1', 'rediscluster.types.ts');
+    const text = await fs.readFile(types, 'utf8');
+    await fs.writeFile(
+      types,
+      text
+        .replace('import type { Condition,', 'import type { PodTemplateSpec, Condition,')
+        .replace(/export interface RedisClusterSpec \{\n/, '$&  podTemplate?: PodTemplateSpec;\n'),
+    );
+    const crdFile = 'config/crd/bases/cache.example.com_redisclusters.yaml';
+    const template = async () =>
+      (parseAllDocuments(await read(crdFile))[0]!.toJS() as CustomResourceDefinition).spec.versions[0]!.schema
+        .openAPIV3Schema.properties!.spec!.properties!.podTemplate!.properties!.metadata!;
+    await run();
+    expect((await template()).properties).toBeUndefined();
+    await run({ generateEmbeddedObjectMeta: true });
+    expect(Object.keys((await template()).properties ?? {})).toEqual([
+      'annotations',
+      'finalizers',
+      'labels',
+      'name',
+      'namespace',
+    ]);
   });
 
   it('caps descriptions with maxDescriptionLength', async () => {
