@@ -92,10 +92,17 @@ export class ConversionRegistry {
     };
     let asHub: KubernetesObject;
     if (from.version === hub.version) asHub = structuredClone(object);
-    else
-      asHub = withMetadata(await spokeOf(from.version).convertTo(structuredClone(object)), object, apiVersionOf(hub));
+    else {
+      const spoke = spokeOf(from.version);
+      asHub = withMetadata(
+        await explainPartial(object, () => spoke.convertTo(structuredClone(object))),
+        object,
+        apiVersionOf(hub),
+      );
+    }
     if (to.version === hub.version) return withMetadata(asHub, object, desiredAPIVersion);
-    return withMetadata(await spokeOf(to.version).convertFrom(asHub), object, desiredAPIVersion);
+    const spoke = spokeOf(to.version);
+    return withMetadata(await explainPartial(object, () => spoke.convertFrom(asHub)), object, desiredAPIVersion);
   }
 
   /** Answers a ConversionReview: every object converted, or a Failure result with no objects. */
@@ -137,12 +144,48 @@ export class ConversionRegistry {
   }
 }
 
-/** The result with apiVersion set, kind kept and, when the result has none, the input's metadata. */
+/**
+ * The result with apiVersion set, kind kept and the input's metadata, whatever the conversion
+ * returned: the apiserver takes everything but labels and annotations from the original and
+ * refuses an answer without metadata, which a conversion of a pruned object (server-side apply
+ * sends some without metadata) easily returns. Labels and annotations the result sets (a
+ * conversion may keep what the other version cannot hold in an annotation) replace the input's.
+ */
 function withMetadata(result: KubernetesObject, input: KubernetesObject, apiVersion: string): KubernetesObject {
   if (!isPlainObject(result)) throw new Error('the conversion function returned no object');
-  const out: KubernetesObject = { ...result, apiVersion, kind: input.kind };
-  if (!isPlainObject(out.metadata)) out.metadata = structuredClone(input.metadata);
-  return out;
+  const metadata: Record<string, unknown> = isPlainObject(input.metadata) ? structuredClone(input.metadata) : {};
+  const returned: unknown = result.metadata;
+  if (isPlainObject(returned)) {
+    for (const field of ['labels', 'annotations'] as const) {
+      if (!(field in returned)) continue;
+      if (returned[field] === undefined || returned[field] === null) delete metadata[field];
+      else metadata[field] = structuredClone(returned[field]);
+    }
+  }
+  return { ...result, apiVersion, kind: input.kind, metadata } as KubernetesObject;
+}
+
+/**
+ * Runs a conversion function; when it throws on a partial object (no metadata, no name or no
+ * spec: what the apiserver converts for server-side apply, after pruning), the error says so.
+ */
+async function explainPartial(
+  input: KubernetesObject,
+  convert: () => KubernetesObject | Promise<KubernetesObject>,
+): Promise<KubernetesObject> {
+  try {
+    return await convert();
+  } catch (error) {
+    const missing = [
+      !isPlainObject(input.metadata) ? 'metadata' : typeof input.metadata.name !== 'string' ? 'metadata.name' : '',
+      !('spec' in input) ? 'spec' : '',
+    ].filter(Boolean);
+    if (missing.length === 0) throw error;
+    throw new Error(
+      `${errorMessage(error)}; the object is partial (no ${missing.join(', no ')}): for server-side apply the apiserver converts pruned objects, so a conversion must accept any field missing`,
+      { cause: error },
+    );
+  }
 }
 
 function splitApiVersion(apiVersion: string): { group: string; version: string } {

@@ -50,6 +50,7 @@ async function leaseHolder(ns: string): Promise<string | undefined> {
 }
 
 function untilAborted(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
   return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
 }
 
@@ -109,6 +110,11 @@ describe('runnable groups', () => {
 
     const done = manager.start();
     await waitFor(() => reconciledAfterGatedStart.length > 0, 15_000, 'a reconcile');
+    await waitFor(
+      () => seen.some((s) => s.step === 'gated started' && 'holder' in s),
+      5_000,
+      'the gated runnable saw the lease',
+    );
     await manager.stop();
     await done;
 

@@ -31,6 +31,7 @@ function manager(options: ManagerOptions = {}): { manager: Manager; warnings: st
 }
 
 function untilAborted(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
   return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
 }
 
