@@ -125,7 +125,7 @@ describe('resolveResource: one lookup for every command', () => {
     expect(found?.resource?.recorded).toBe(true);
     expect(found?.resource?.entry).toBe(builtin);
     expect(found?.resource?.origin.type === 'builtin' && found.resource.origin.builtin?.descriptor).toBe(
-      'deploymentType',
+      'appsV1DeploymentType',
     );
   });
 

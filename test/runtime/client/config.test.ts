@@ -403,6 +403,10 @@ describe.skipIf(!existsSync(path.join(ROOT, 'dist/runtime/index.js')))(
     };
     const runtime = JSON.stringify(pathToFileURL(path.join(ROOT, 'dist/runtime/index.js')).href);
     const runtimeClient = JSON.stringify(pathToFileURL(path.join(ROOT, 'dist/runtime/client/index.js')).href);
+    // Transport is internal (RestClient's credentials); its built module is what the manager loads.
+    const transportModule = JSON.stringify(
+      pathToFileURL(path.join(ROOT, 'dist/runtime/client/rest/transport.js')).href,
+    );
     const small = ['dist/config_types.js', 'dist/file_auth.js'];
 
     it('loads only the kubeconfig entry parser for tokens, certificates, token files, or a manager', () => {
@@ -411,7 +415,8 @@ describe.skipIf(!existsSync(path.join(ROOT, 'dist/runtime/index.js')))(
       const { out, loaded } = run(
         `
       const { Manager } = await import(${runtime});
-      const { RestClient, Transport, loadClientConfig } = await import(${runtimeClient});
+      const { RestClient, loadClientConfig } = await import(${runtimeClient});
+      const { Transport } = await import(${transportModule});
       const inCluster = new Transport(loadClientConfig({ env: ${JSON.stringify(inClusterEnv)}, homeDir: ${JSON.stringify(home())}, serviceAccountDir: ${JSON.stringify(sa)} }));
       const token = new Transport(loadClientConfig({ kubeconfig: ${JSON.stringify(tokenConfig)} }));
       const manager = new Manager({ rest: new RestClient(loadClientConfig({ kubeconfig: ${JSON.stringify(tokenConfig)} })), metricsBindAddress: '0', healthProbeBindAddress: '0' });
@@ -433,7 +438,8 @@ describe.skipIf(!existsSync(path.join(ROOT, 'dist/runtime/index.js')))(
       const doc = kubeconfigWithUser(execUser(`console.log(${JSON.stringify(JSON.stringify(credential))})`));
       const { out, loaded } = run(
         `
-      const { Transport, clientConfigFromString } = await import(${runtimeClient});
+      const { clientConfigFromString } = await import(${runtimeClient});
+      const { Transport } = await import(${transportModule});
       console.log((await new Transport(clientConfigFromString(${JSON.stringify(doc)})).authHeaders()).authorization);
     `,
         ['dist/config_types.js'],
@@ -452,7 +458,8 @@ describe.skipIf(!existsSync(path.join(ROOT, 'dist/runtime/index.js')))(
       expect(() =>
         run(
           `
-        const { Transport, clientConfigFromString } = await import(${runtimeClient});
+        const { clientConfigFromString } = await import(${runtimeClient});
+      const { Transport } = await import(${transportModule});
         await new Transport(clientConfigFromString(${JSON.stringify(doc)})).authHeaders();
       `,
           small,
