@@ -29,6 +29,11 @@ const engine = Handlebars.create();
 
 /** `{{json value}}`: a JSON literal, which is also a valid TypeScript and YAML (double-quoted) literal. */
 engine.registerHelper('json', (value: unknown) => jsonLiteral(value));
+/**
+ * `{{jsonData value}}`: a JSON literal as JSON.stringify writes it, for JSON files that npm rewrites
+ * (package.json): `>` stays `>`, so a file npm wrote back compares equal on the next run.
+ */
+engine.registerHelper('jsonData', (value: unknown) => JSON.stringify(value ?? null));
 /** `{{yaml value}}`: a YAML scalar that cannot break out of its line. */
 engine.registerHelper('yaml', (value: unknown) => yamlScalar(value));
 /** `{{comment value}}`: text safe on one comment line (newlines and comment terminators removed). */

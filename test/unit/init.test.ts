@@ -79,6 +79,9 @@ describe('kop init', () => {
     });
 
     const pkg = JSON.parse(await read('package.json'));
+    // Written as npm writes it back after an install (JSON.stringify), so init --force after npm install changes nothing.
+    const pkgText = await read('package.json');
+    expect(pkgText).toBe(`${JSON.stringify(JSON.parse(pkgText), null, 2)}\n`);
     expect(pkg.name).toBe('demo');
     expect(pkg.dependencies).toEqual({ kop: 'file:../kop' });
     expect(await read('README.md')).toMatch(
