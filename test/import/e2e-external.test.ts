@@ -63,8 +63,9 @@ describe('kop import crd (external) end to end', () => {
       // What a user writes: the reconciler makes a Certificate for its Site and owns it.
       await edit('src/controllers/site.controller.ts', (text) =>
         text
+          // The scaffold's import from kop/runtime, on one line or wrapped by Prettier.
           .replace(
-            'import { finalizer,',
+            /import \{\s*finalizer,/,
             "import { certificateType } from '../../api/pki/v1/certificate.client.js';\nimport { createOrUpdate, finalizer, setControllerReference,",
           )
           .replace(
