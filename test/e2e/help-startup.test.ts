@@ -15,7 +15,7 @@ process.on('exit', () => { for (const m of process.moduleLoadList) process.stder
 `;
 
 describe('kop --help cold start', () => {
-  it('loads only the CLI, its foundations (base/) and command modules, commander, and no node:child_process', async () => {
+  it('loads only the CLI, its foundations (base/), command modules and their flag tables, commander, and no node:child_process', async () => {
     requireBuilt();
     const run = await execa(
       'node',
@@ -31,7 +31,18 @@ describe('kop --help cold start', () => {
       .map((line) => line.slice(4).replace(root, ''))
       .filter((file) => file !== 'bin/kop.js');
     expect(ours.length).toBeGreaterThan(0);
-    for (const file of ours) expect(file).toMatch(/^dist\/(base|cli|commands)\/[a-z-]+\.js$/);
+    // Besides base/, cli/ and commands/: the flag tables the commands declare their options from, and the
+    // small modules those tables read (flag machinery, where a kind comes from, the plugin names).
+    const flagTables = [
+      'dist/create-api/create-api-flags.js',
+      'dist/create-webhook/create-webhook-flags.js',
+      'dist/plugins/deploy-image/deploy-image-flags.js',
+      'dist/project/command-flags.js',
+      'dist/project/resource-origin.js',
+      'dist/plugins/registry.js',
+    ];
+    for (const file of ours.filter((f) => !flagTables.includes(f)))
+      expect(file).toMatch(/^dist\/(base|cli|commands)\/[a-z-]+\.js$/);
     const builtins = run.stderr.split('\n').filter((line) => line.startsWith('BUILTIN '));
     expect(builtins.length).toBeGreaterThan(0);
     expect(builtins.filter((line) => line.includes('child_process'))).toEqual([]);
