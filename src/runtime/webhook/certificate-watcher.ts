@@ -167,7 +167,14 @@ export class CertificateWatcher {
   }
 }
 
-/** Throws when the certificate or key does not parse, or the key is not the certificate's. */
+/**
+ * Throws when the certificate or key is empty, does not parse, or the key is not the certificate's.
+ * The emptiness check comes first because createSecureContext takes an empty string as "none"
+ * without complaint: a file caught mid-write (truncated, not yet filled) would otherwise be
+ * swapped in as a context with no key, and every handshake would fail.
+ */
 function checkPair(pair: KeyPair): void {
+  if (!pair.cert.trim()) throw new Error('the certificate file is empty');
+  if (!pair.key.trim()) throw new Error('the key file is empty');
   tls.createSecureContext({ cert: pair.cert, key: pair.key });
 }
