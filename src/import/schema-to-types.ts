@@ -19,7 +19,8 @@
  */
 import { normaliseDoc } from '../schema/comments.js';
 import type { CrdVersion, CustomResourceDefinition } from '../schema/crd.js';
-import type { JSONSchemaProps, JSONValue, ValidationRule } from '../schema/json-schema.js';
+import type { JSONValue } from '../base/json-value.js';
+import type { JSONSchemaProps, ValidationRule } from '../schema/json-schema.js';
 import { isMarkerLine } from '../schema/markers.js';
 import { TYPE_META_PROPERTIES } from '../schema/to-openapi.js';
 import { pluralOfKind } from '../project/plural.js';

@@ -4,8 +4,7 @@
  * are `a;b;c` or `{a,b,c}`, and untyped values are guessed (numbers, booleans, strings, lists,
  * maps). Shared by every vocabulary (CRD, rbac, webhook).
  */
-/** A JSON value, as marker arguments hold them. */
-export type JSONValue = string | number | boolean | null | JSONValue[] | { [key: string]: JSONValue };
+import type { JSONValue } from '../base/json-value.js';
 
 /** How an argument's text is read. */
 export type ArgumentType =

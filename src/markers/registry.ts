@@ -13,8 +13,8 @@ import {
   parseNamedArguments,
   type ArgumentSpecs,
   type ArgumentType,
-  type JSONValue,
 } from './arguments.js';
+import type { JSONValue } from '../base/json-value.js';
 import { MarkerSyntaxError, UnknownMarkerError, type SourceLocation } from './errors.js';
 import { editDistance } from '../base/edit-distance.js';
 

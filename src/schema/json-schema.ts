@@ -1,3 +1,5 @@
+import type { JSONValue } from '../base/json-value.js';
+
 /**
  * The subset of OpenAPI v3 that a CustomResourceDefinition's `openAPIV3Schema` carries
  * (Kubernetes' apiextensions/v1 JSONSchemaProps), with the `x-kubernetes-*` extensions.
@@ -53,9 +55,6 @@ export interface ValidationRule {
   fieldPath?: string;
   optionalOldSelf?: boolean;
 }
-
-/** Any JSON value (defaults, examples, enum members). */
-export type JSONValue = string | number | boolean | null | JSONValue[] | { [key: string]: JSONValue };
 
 /** A deep copy; schemas are shared between declarations and must not be mutated in place. */
 export function cloneSchema<T>(value: T): T {

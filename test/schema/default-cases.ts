@@ -3,7 +3,8 @@
  * rules. Each `want` is what kop says; test/schema/apiserver.test.ts sends every case to a
  * real kube-apiserver and checks that it refuses exactly the defaults kop refuses.
  */
-import type { JSONSchemaProps, JSONValue } from '../../src/schema/json-schema.js';
+import type { JSONValue } from '../../src/base/json-value.js';
+import type { JSONSchemaProps } from '../../src/schema/json-schema.js';
 
 /** One default and the schema of its field. */
 export interface DefaultCase {
