@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/base/errors.js';
-import { RESERVED_KIND_NAMES, runCreateApi } from '../../src/create-api/run-create-api.js';
+import { RESERVED_KIND_NAMES, SCAFFOLD_IMPORTED_NAMES, runCreateApi } from '../../src/create-api/run-create-api.js';
 import { runInit } from '../../src/init/run-init.js';
 import { generateClients } from '../../src/clientgen/generate-clients.js';
 import { loadApiModel } from '../../src/schema/model.js';
@@ -55,6 +55,7 @@ describe('reserved kind names', () => {
     // The kind's own names (Widget, WidgetSpec, ...) come from the kind itself.
     const missing = [...used].filter((name) => !name.startsWith('Widget') && !RESERVED_KIND_NAMES.has(name));
     expect(missing).toEqual([]);
+    expect(SCAFFOLD_IMPORTED_NAMES.filter((name) => !used.has(name))).toEqual([]);
     expect(used.size).toBeGreaterThan(5);
   });
 
