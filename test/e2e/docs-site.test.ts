@@ -67,6 +67,10 @@ describe('the book builds', () => {
     for (const page of ['reference/cli.html', 'reference/markers.html', 'reference/runtime.html']) {
       expect(existsSync(path.join(outDir, page)), page).toBe(true);
     }
+    // Pages include code from the golden projects kop's tests generate (`<<< @/../test/golden/...`), not pasted copies.
+    const testing = await fs.readFile(path.join(outDir, 'howto/testing.html'), 'utf8');
+    expect(testing).toContain('RedisClusterReconciler');
+    expect(testing).not.toMatch(/no such file/i);
     const ids = new Map<string, Set<string>>();
     const idsOf = async (file: string): Promise<Set<string>> => {
       let found = ids.get(file);
