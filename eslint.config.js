@@ -34,6 +34,8 @@ export default defineConfig(
     'dist/',
     'coverage/',
     'node_modules/',
+    // The book (docs/) is a package of its own, with VitePress's config and build output.
+    'docs/',
     // Projects and inputs the tests compare or compile on their own, not kop's code.
     'examples/',
     'test/golden/',

@@ -1,0 +1,64 @@
+/**
+ * The book's reference pages (docs/reference/cli.md, markers.md, runtime.md) are generated from
+ * kop's code by hack/gen-reference.mjs and committed, so they read well on GitHub and every change
+ * shows in review. This test renders them again from src/ with the script's own functions and fails
+ * when a committed page differs: a new flag, marker or exported name must come with its page
+ * (`node hack/gen-reference.mjs` after `npm run build`, or KOP_UPDATE_GOLDEN=1 on this test).
+ */
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import {
+  REFERENCE_PAGES,
+  readApiReports,
+  renderCliReference,
+  renderMarkersReference,
+  renderRuntimeReference,
+} from '../../hack/gen-reference.mjs';
+import '../../src/schema/markers.js';
+import '../../src/rbac/rbac-markers.js';
+import '../../src/webhook/webhook-markers.js';
+import { markerRegistry, markerUsage } from '../../src/markers/registry.js';
+import { createProgram } from '../../src/cli/main.js';
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const UPDATE = process.env.KOP_UPDATE_GOLDEN === '1';
+
+const sink = { write: () => true };
+const program = () => createProgram({ stdout: sink, stderr: sink, stdin: {}, env: {}, cwd: repo });
+
+async function expectPage(file: string, rendered: string): Promise<void> {
+  const target = path.join(repo, file);
+  if (UPDATE) await fs.writeFile(target, rendered);
+  const committed = await fs.readFile(target, 'utf8').catch(() => '(missing)');
+  expect(committed, `${file} is stale: run \`npm run build && node hack/gen-reference.mjs\``).toBe(rendered);
+}
+
+describe('generated reference pages', () => {
+  it('cli.md lists every command and option of the program', async () => {
+    const page = renderCliReference(program());
+    // Spot checks that the walk reaches nested commands and their flag tables.
+    expect(page).toContain('## kop create api');
+    expect(page).toContain('`--external-api-module <module>`');
+    expect(page).toContain('## kop alpha update');
+    await expectPage(REFERENCE_PAGES.cli, page);
+  });
+
+  it('markers.md lists every registered marker, by vocabulary', async () => {
+    const definitions = markerRegistry.definitions();
+    const page = renderMarkersReference(definitions, markerUsage);
+    for (const definition of definitions) expect(page).toContain(markerUsage(definition).replace(/\|/g, '\\|'));
+    expect(page).toContain('## RBAC markers');
+    await expectPage(REFERENCE_PAGES.markers, page);
+  });
+
+  it('runtime.md holds every API report', async () => {
+    const reports = readApiReports(repo);
+    expect(reports.map((r) => r.file)).toContain('kop-runtime.api.md');
+    const page = renderRuntimeReference(reports);
+    for (const subpath of ['kop/runtime', 'kop/runtime/client', 'kop/testing'])
+      expect(page).toContain(`## ${subpath}\n`);
+    await expectPage(REFERENCE_PAGES.runtime, page);
+  });
+});
