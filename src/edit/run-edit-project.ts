@@ -2,7 +2,7 @@ import { rmdir } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Context } from '../base/context.js';
 import { KopError, UsageError } from '../base/errors.js';
-import { resolvePlugins, splitPluginNames } from '../plugins/registry.js';
+import { recordedSettings, resolvePlugins, splitPluginNames } from '../plugins/registry.js';
 import { runEdit } from '../plugins/run-edit.js';
 import { loadProjectFile, saveProjectFile } from '../project/project-file.js';
 import { controllersOf, CREATE_API_PATHS, insertControllerWiring } from '../project/resource-layout.js';
@@ -113,7 +113,7 @@ export async function runEditProject(options: EditProjectOptions, context: Conte
   for (const plugin of resolved) {
     const followUp = await plugin.edit!({ tree, project, context, force });
     if (followUp) followUps.push(followUp);
-    project.plugins = { ...project.plugins, [plugin.key]: project.plugins?.[plugin.key] ?? {} };
+    project.plugins = { ...project.plugins, [plugin.key]: recordedSettings(plugin, project) };
   }
   saveProjectFile(tree, project);
   const result = await applyTree(tree, context);

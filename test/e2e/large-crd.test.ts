@@ -181,6 +181,7 @@ describe('a CRD over 256 KiB', () => {
         ...image,
       ]);
       expect(install.exitCode, install.stderr).toBe(0);
+      expect(install.stdout).toContain(`\`helm upgrade\` with a newer chart updates their schemas.\n  ${CRD_NAME}\n`);
       const installed = await servedCrd();
       expect(installed.metadata.annotations).toMatchObject({ 'helm.sh/resource-policy': 'keep' });
       expect(installed.metadata.annotations ?? {}).not.toHaveProperty(LAST_APPLIED_ANNOTATION);
