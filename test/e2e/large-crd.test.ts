@@ -3,8 +3,9 @@
  * JobTemplateSpec) through every way kop installs it, against a real kube-apiserver: client-side
  * `kubectl apply -k config/crd` is refused for the size of its last-applied annotation (what kop
  * warns about), while `kop install`, `kop deploy`, the installer (`kubectl apply --server-side -f
- * dist/install.yaml`) and the Helm chart (install, a change of the types, `helm upgrade`) install
- * it and serve the schema of the types as they are. helm is the real helm (`kop setup-envtest --helm`).
+ * dist/install.yaml`), the Helm chart (install, a change of the types, `helm upgrade`) and kop
+ * dev's create-or-replace install it and serve the schema of the types as they are. helm is the
+ * real helm (`kop setup-envtest --helm`).
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
@@ -218,6 +219,28 @@ describe('a CRD over 256 KiB', () => {
       expect(created!.exitCode, created!.stderr).toBe(0);
       const got = await kubectl(['get', 'cronjobs.batch.example.com', 'paused', '-n', 'default', '-o', 'json']);
       expect((parseYaml(got.stdout) as { spec: { suspend?: boolean } }).spec.suspend).toBe(true);
+
+      // helm uninstall leaves the CRD (crd.keep) and its objects.
+      const uninstall = await helmRun(['uninstall', 'large', '-n', 'large-system']);
+      expect(uninstall.exitCode, uninstall.stderr).toBe(0);
+      expect(await specFields()).toEqual(['jobTemplate', 'suspend']);
+    },
+  );
+
+  it(
+    "kop dev's way (kop/testing's installCRDs: create, else replace) installs it over the one there",
+    {
+      timeout: TIMEOUT,
+    },
+    async () => {
+      // Back to the types without suspend: the CRD there is replaced with the generated one.
+      const types = await readFile(path.join(dir, TYPES_FILE), 'utf8');
+      await writeFile(path.join(dir, TYPES_FILE), types.replace('  /** +optional */\n  suspend?: boolean;\n', ''));
+      await runGenerate({ check: false, generators }, context());
+      const [installed] = await plane.installCRDs(path.join(dir, CRD_FILE));
+      expect(installed!.metadata.name).toBe(CRD_NAME);
+      expect(await specFields()).toEqual(['jobTemplate']);
+      expect((await servedCrd()).metadata.annotations ?? {}).not.toHaveProperty(LAST_APPLIED_ANNOTATION);
     },
   );
 });
