@@ -28,13 +28,23 @@ export function register(program: Command, makeContext: MakeContext): void {
     )
     .option('--no-namespaced', 'watch the whole cluster with a ClusterRole')
     .option(
+      '--max-description-length <bytes>',
+      'cap every CRD description at this many bytes for the whole project (0 removes them, none keeps them whole): recorded in PROJECT and followed by kop generate, kop dev and generate --check',
+    )
+    .option(
       '--force',
       "go ahead where your edits are in the way of --multigroup/--namespaced (a conflicting file gets kop's version); helm: replace values.yaml instead of merging your changes into it",
     )
     .action(async (flags: EditProjectOptions) => {
       const { runEditProject } = await import('../edit/run-edit-project.js');
       await runEditProject(
-        { plugins: flags.plugins, multigroup: flags.multigroup, namespaced: flags.namespaced, force: flags.force },
+        {
+          plugins: flags.plugins,
+          multigroup: flags.multigroup,
+          namespaced: flags.namespaced,
+          force: flags.force,
+          maxDescriptionLength: flags.maxDescriptionLength,
+        },
         makeContext(),
       );
     });

@@ -33,7 +33,10 @@ interface GenerateFlags {
 function withFlags(command: Command): Command {
   return command
     .option('--check', 'write nothing; exit non-zero and name the generated files that are stale')
-    .option('--max-description-length <bytes>', 'cap every CRD description at this many bytes (0 removes them)')
+    .option(
+      '--max-description-length <bytes>',
+      "cap every CRD description at this many bytes (0 removes them), for this run only; `kop edit --max-description-length` sets the project's cap",
+    )
     .option('--allow-dangerous-types', 'map TypeScript number to "type: number" (floats) instead of refusing it')
     .option(
       '--generate-embedded-object-meta',

@@ -2,7 +2,7 @@ import { rmdir } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Context } from '../base/context.js';
 import { KopError, UsageError } from '../base/errors.js';
-import { resolvePlugins, splitPluginNames } from '../plugins/registry.js';
+import { recordedSettings, resolvePlugins, splitPluginNames } from '../plugins/registry.js';
 import { runEdit } from '../plugins/run-edit.js';
 import { loadProjectFile, saveProjectFile } from '../project/project-file.js';
 import { controllersOf, CREATE_API_PATHS, insertControllerWiring } from '../project/resource-layout.js';
@@ -22,6 +22,24 @@ export interface EditProjectOptions {
   namespaced?: boolean;
   /** Go ahead where a user's edit is in the way (and helm: replace values.yaml). */
   force?: boolean;
+  /**
+   * `--max-description-length <bytes>|none`: the project's cap on CRD descriptions (PROJECT's
+   * `crd.maxDescriptionLength`), which every command that generates CRDs follows; `none` removes it.
+   */
+  maxDescriptionLength?: number | string;
+}
+
+/** `--max-description-length`'s value: bytes, or undefined for `none` (no cap). */
+export function parseMaxDescriptionLength(value: number | string): number | undefined {
+  if (value === 'none') return undefined;
+  const bytes = typeof value === 'number' ? value : /^\d+$/.test(value.trim()) ? Number(value) : NaN;
+  if (!Number.isSafeInteger(bytes) || bytes < 0) {
+    throw new UsageError(
+      `--max-description-length must be a whole number of bytes or none, not "${String(value)}"`,
+      '0 removes descriptions; 512 keeps their first 512 bytes; none keeps them whole',
+    );
+  }
+  return bytes;
 }
 
 /**
@@ -31,11 +49,13 @@ export interface EditProjectOptions {
  */
 export async function runEditProject(options: EditProjectOptions, context: Context): Promise<ApplyResult> {
   const plugins = options.plugins !== undefined ? splitPluginNames(options.plugins) : [];
-  if (options.multigroup === undefined && options.namespaced === undefined) {
+  const setsDescriptionCap = options.maxDescriptionLength !== undefined;
+  const descriptionCap = setsDescriptionCap ? parseMaxDescriptionLength(options.maxDescriptionLength!) : undefined;
+  if (options.multigroup === undefined && options.namespaced === undefined && !setsDescriptionCap) {
     if (options.plugins === undefined) {
       throw new UsageError(
         'kop edit: nothing to do',
-        'pass --plugins <names>, --multigroup[=true|false] or --namespaced[=true|false] (see `kop edit --help`)',
+        'pass --plugins <names>, --multigroup[=true|false], --namespaced[=true|false] or --max-description-length <bytes> (see `kop edit --help`)',
       );
     }
     return runEdit({ plugins: options.plugins, force: options.force }, context);
@@ -81,12 +101,19 @@ export async function runEditProject(options: EditProjectOptions, context: Conte
     );
   }
   for (const obstacle of obstacles) context.out.warn(`--force: ${obstacle}`);
+  let regenerate = false;
+  if (setsDescriptionCap && project.crd?.maxDescriptionLength !== descriptionCap) {
+    const { maxDescriptionLength: _previous, ...otherSettings } = project.crd ?? {};
+    project.crd =
+      descriptionCap === undefined ? otherSettings : { ...otherSettings, maxDescriptionLength: descriptionCap };
+    regenerate = true;
+  }
 
   const followUps: ((result: ApplyResult) => void)[] = [];
   for (const plugin of resolved) {
     const followUp = await plugin.edit!({ tree, project, context, force });
     if (followUp) followUps.push(followUp);
-    project.plugins = { ...project.plugins, [plugin.key]: project.plugins?.[plugin.key] ?? {} };
+    project.plugins = { ...project.plugins, [plugin.key]: recordedSettings(plugin, project) };
   }
   saveProjectFile(tree, project);
   const result = await applyTree(tree, context);
@@ -96,7 +123,8 @@ export async function runEditProject(options: EditProjectOptions, context: Conte
   }
   for (const note of notes) context.out.info(note);
   for (const followUp of followUps) followUp(result);
-  if (result.written && options.namespaced !== undefined) context.out.info('Next: `npm run generate` and `npm test`.');
+  if (result.written && (options.namespaced !== undefined || regenerate))
+    context.out.info('Next: `npm run generate` and `npm test`.');
   return result;
 }
 

@@ -32,6 +32,7 @@ import { generatedYaml } from '../scaffold/yaml.js';
 import { removeLeftoverGeneratedFiles } from './leftovers.js';
 import type { GeneratorInput } from './generator.js';
 import { buildCrds, formatCrd } from '../schema/crd.js';
+import { largeCrdWarning, tooLargeForClientSideApply } from '../schema/crd-size.js';
 import { loadApiModel } from '../schema/model.js';
 
 export const CRD_BASES_DIR = 'config/crd/bases';
@@ -45,8 +46,11 @@ export async function generate({ tree, project, context, options }: GeneratorInp
     allowDangerousTypes: options.allowDangerousTypes,
     generateEmbeddedObjectMeta: options.generateEmbeddedObjectMeta,
   });
-  for (const { fileName, crd } of crds)
-    tree.write(`${CRD_BASES_DIR}/${fileName}`, formatCrd(crd), { kind: 'generated' });
+  for (const { fileName, crd } of crds) {
+    const file = `${CRD_BASES_DIR}/${fileName}`;
+    tree.write(file, formatCrd(crd), { kind: 'generated' });
+    if (tooLargeForClientSideApply(crd)) context.out.warn(largeCrdWarning(file, crd, options.maxDescriptionLength));
+  }
   // Conversion webhooks come from PROJECT (`kop create webhook --conversion`): the base CRD stays
   // as controller-gen makes it, and a kustomize patch per kind points its conversion at /convert.
   const converting = convertingCrds(convertingKinds(project), crds);

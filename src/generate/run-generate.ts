@@ -16,9 +16,10 @@ export interface RunGenerateOptions extends GenerateOptions {
 export async function runGenerate(options: RunGenerateOptions, context: Context): Promise<void> {
   const tree = new VirtualTree(context.cwd);
   const project = await loadProjectFile(tree);
+  const effective = withProjectSettings(options, project);
   for (const entry of options.generators) {
     const generator = await entry.load();
-    await generator.generate({ tree, project, context, options });
+    await generator.generate({ tree, project, context, options: effective });
   }
   if (!options.check) await recordGeneratedFiles(tree, project);
   if (options.check) {
@@ -35,6 +36,17 @@ export async function runGenerate(options: RunGenerateOptions, context: Context)
     return;
   }
   await applyTree(tree, context);
+}
+
+/**
+ * The options with PROJECT's settings filled in where the run gives none: every caller (`kop
+ * generate`, `--check`, `kop dev`, `kop import`, `kop alpha update`) generates the same files.
+ */
+export function withProjectSettings<T extends GenerateOptions>(options: T, project: ProjectFile): T {
+  return {
+    ...options,
+    maxDescriptionLength: options.maxDescriptionLength ?? project.crd?.maxDescriptionLength,
+  };
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { ManifestObject } from '../deploy/render-kustomization.js';
 import { splitImage } from '../deploy/image-reference.js';
 import type { ConfigVariants } from './render-variants.js';
+import { ANNOTATIONS_SIZE_LIMIT, formatKiB, LARGE_CRD_INSTALL_HINT } from '../schema/crd-size.js';
 import { TemplatedYaml } from './templated-yaml.js';
 
 /** One file under the chart's templates/. */
@@ -145,7 +146,52 @@ export class ChartBuilder {
     const condition = and(conditions);
     const text = yaml.render(body).replace(/\n$/, '');
     const content = condition ? `{{- if ${condition} }}\n${text}\n{{- end }}\n` : `${text}\n`;
-    return { path: `${this.folderOf(object, suffix)}/${suffix}.yaml`, content };
+    // The manager's Deployment is manager/manager.yaml, where a chart's reader looks for it.
+    const file = object === this.managerOf(this.variants.full) ? 'manager' : suffix;
+    return { path: `${this.folderOf(object, suffix)}/${file}.yaml`, content };
+  }
+
+  /**
+   * templates/NOTES.txt, which helm prints after install and upgrade: where the manager runs and
+   * how to read its logs, and what becomes of the CRDs (upgraded with the release, kept on uninstall).
+   */
+  notes(): string {
+    const manager = this.managerOf(this.variants.full);
+    const suffix = manager ? (this.names.get(manager.metadata.name) ?? manager.metadata.name) : undefined;
+    const container = manager ? String(this.containerOf(manager)?.name ?? 'manager') : 'manager';
+    const crds = this.variants.full
+      .filter((object) => object.kind === 'CustomResourceDefinition')
+      .map((object) => object.metadata.name)
+      .sort();
+    const lines = [
+      '{{ .Chart.Name }} {{ .Chart.AppVersion }} is installed as the release {{ .Release.Name }} in the namespace {{ .Release.Namespace }}.',
+    ];
+    if (suffix !== undefined) {
+      const name = `{{ include "${this.chartName}.resourceName" (dict "suffix" ${JSON.stringify(suffix)} "context" $) }}`;
+      lines.push(
+        '',
+        'The manager, and its log:',
+        `  kubectl get deployment -n {{ .Release.Namespace }} ${name}`,
+        `  kubectl logs -n {{ .Release.Namespace }} deployment/${name} -c ${container}`,
+      );
+    }
+    if (crds.length > 0) {
+      lines.push(
+        `{{- if ${V.crd} }}`,
+        '',
+        'The CRDs are part of the release: `helm upgrade` with a newer chart updates their schemas.',
+        ...crds.map((crd) => `  ${crd}`),
+        '{{- if .Values.crd.keep }}',
+        'They stay in the cluster when the release is uninstalled (crd.keep), with every object of their kinds.',
+        '{{- end }}',
+        '{{- else }}',
+        '',
+        `The chart installs no CRDs (crd.enable=false): install them with ${LARGE_CRD_INSTALL_HINT}`,
+        `(client-side \`kubectl apply\` refuses a CRD over ${formatKiB(ANNOTATIONS_SIZE_LIMIT)}).`,
+        '{{- end }}',
+      );
+    }
+    return `${lines.join('\n')}\n`;
   }
 
   /** Which values switch an object on; empty for what is always there. */

@@ -15,16 +15,36 @@ import { renderConfigVariants } from './render-variants.js';
 export interface HelmChartOptions {
   /** Replace values.yaml with kop's instead of merging. */
   force?: boolean;
+  /** PROJECT's `output` of the plugin: the chart goes in `<output>/chart`; default dist. */
+  output?: unknown;
 }
 
-/** Where the chart goes, as Kubebuilder's helm plugin puts it. */
-export const CHART_DIR = 'dist/chart';
-/** kop's values of the last run: the base of the three-way merge of values.yaml (left out of packages by .helmignore). */
-export const VALUES_BASE = `${CHART_DIR}/.kop-values-base.yaml`;
+/** The folder the chart's folder goes in (Kubebuilder's `output`), as Kubebuilder's helm plugin puts it. */
+export const DEFAULT_OUTPUT = 'dist';
+/** kop's values of the last run, in the chart: the base of the three-way merge of values.yaml (left out of packages by .helmignore). */
+const VALUES_BASE_FILE = '.kop-values-base.yaml';
+
+/** `<output>/chart`, for an `output` inside the project; anything else is an error naming PROJECT's key. */
+export function chartDirectory(output: unknown = DEFAULT_OUTPUT): string {
+  const folder = typeof output === 'string' ? output.replace(/\/+$/, '') : undefined;
+  if (
+    folder === undefined ||
+    folder === '' ||
+    path.posix.isAbsolute(folder) ||
+    folder.includes('\\') ||
+    folder.split('/').some((part) => part === '..' || part === '.' || part === '')
+  ) {
+    throw new KopError(
+      `PROJECT: plugins.helm.kubebuilder.io/v2-alpha.output: ${JSON.stringify(output)} is not a folder inside the project`,
+      'give a project-relative folder such as dist (the chart goes in <output>/chart)',
+    );
+  }
+  return `${folder}/chart`;
+}
 
 /**
  * The helm plugin of `kop edit` (src/plugins registers it): stages a Helm chart of the operator
- * in dist/chart from config/default (built with `kubectl kustomize`, with and without its
+ * in <output>/chart (dist/chart) from config/default (built with `kubectl kustomize`, with and without its
  * optional parts). Templates are generated and rewritten on every run; Chart.yaml is written
  * once (its version is yours to bump); values.yaml is merged: settings you changed stay, new
  * ones are added (see {@link mergeValues}). Returns what to print once the tree was applied.
@@ -35,6 +55,8 @@ export async function stageHelmChart(
   options: HelmChartOptions,
   context: Context,
 ): Promise<(result: ApplyResult) => void> {
+  const chartDir = chartDirectory(options.output);
+  const valuesBase = `${chartDir}/${VALUES_BASE_FILE}`;
   const variants = await renderConfigVariants(context);
   const builder = new ChartBuilder(project.projectName, variants);
   const version = await projectVersion(tree);
@@ -43,31 +65,34 @@ export async function stageHelmChart(
   const written = new Set<string>();
   const header = `{{/* ${GENERATED_HEADER} */}}\n`;
   for (const template of templates) {
-    const file = `${CHART_DIR}/templates/${template.path}`;
+    const file = `${chartDir}/templates/${template.path}`;
     tree.write(file, header + template.content, { kind: 'generated' });
     written.add(file);
   }
-  const helpers = `${CHART_DIR}/templates/_helpers.tpl`;
+  const notes = `${chartDir}/templates/NOTES.txt`;
+  tree.write(notes, header + builder.notes(), { kind: 'generated' });
+  written.add(notes);
+  const helpers = `${chartDir}/templates/_helpers.tpl`;
   tree.write(helpers, helpersTpl(project.projectName), { kind: 'generated' });
   written.add(helpers);
   // Templates of objects config/ no longer has: only files kop wrote (its header) are removed.
-  for (const file of await listFiles(context.cwd, `${CHART_DIR}/templates`)) {
+  for (const file of await listFiles(context.cwd, `${chartDir}/templates`)) {
     if (written.has(file)) continue;
     const content = await tree.read(file);
     if (content !== undefined && content.startsWith(header)) tree.remove(file);
   }
-  tree.write(`${CHART_DIR}/.helmignore`, HELMIGNORE, { kind: 'generated' });
+  tree.write(`${chartDir}/.helmignore`, HELMIGNORE, { kind: 'generated' });
   // Written once: its version and appVersion are the user's to bump with each release.
-  if (!(await tree.exists(`${CHART_DIR}/Chart.yaml`)))
-    await tree.scaffold(`${CHART_DIR}/Chart.yaml`, chartYaml(project.projectName, version));
+  if (!(await tree.exists(`${chartDir}/Chart.yaml`)))
+    await tree.scaffold(`${chartDir}/Chart.yaml`, chartYaml(project.projectName, version));
 
   const values = valuesYaml(builder.defaults());
-  const valuesFile = `${CHART_DIR}/values.yaml`;
+  const valuesFile = `${chartDir}/values.yaml`;
   const existing = await tree.read(valuesFile);
   if (existing === undefined || options.force) {
     tree.write(valuesFile, values, { kind: 'scaffolded' });
   } else {
-    const base = await tree.read(VALUES_BASE);
+    const base = await tree.read(valuesBase);
     let merge;
     try {
       merge = mergeValues(existing, values, base === undefined ? undefined : stripHeader(base));
@@ -85,7 +110,7 @@ export async function stageHelmChart(
     if (merge.kept.length > 0) context.out.debug(`values.yaml: kept your ${merge.kept.join(', ')}`);
   }
   tree.write(
-    VALUES_BASE,
+    valuesBase,
     `# ${GENERATED_HEADER}\n# kop's values.yaml of the last \`kop edit --plugins helm\`: the base of the next merge.\n${values}`,
     { kind: 'generated' },
   );
@@ -93,10 +118,10 @@ export async function stageHelmChart(
   return (result) => {
     if (
       result.written &&
-      result.changes.some((change) => change.action === 'create' && change.path === `${CHART_DIR}/values.yaml`)
+      result.changes.some((change) => change.action === 'create' && change.path === `${chartDir}/values.yaml`)
     ) {
       context.out.info(
-        `\nNext: helm install ${project.projectName} ${CHART_DIR} --namespace ${variants.namespace} --create-namespace --set manager.image.repository=<image>,manager.image.tag=<tag>`,
+        `\nNext: helm install ${project.projectName} ${chartDir} --namespace ${variants.namespace} --create-namespace --set manager.image.repository=<image>,manager.image.tag=<tag>`,
       );
     }
   };

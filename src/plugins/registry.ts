@@ -27,6 +27,11 @@ export interface KopPlugin {
   /** The command that runs it. */
   command: PluginCommand;
   /**
+   * What PROJECT records for the plugin when `kop edit` first adds it (Kubebuilder's keys); a value
+   * already recorded is kept, so a re-run keeps the user's configuration.
+   */
+  settings?: Readonly<Record<string, unknown>>;
+  /**
    * `kop edit`: stages the plugin's files into `step.tree` (nothing is written until every plugin
    * staged its files). Returns what to print once the tree was applied, if anything.
    */
@@ -68,9 +73,13 @@ export const PLUGINS: readonly KopPlugin[] = [
     names: ['helm', 'helm/v1-alpha', 'helm.kubebuilder.io/v1-alpha', 'helm/v2-alpha', HELM_PLUGIN],
     summary: 'a Helm chart of the operator in dist/chart',
     command: 'edit',
+    // Kubebuilder's keys: the installer the chart matches (kop builds both from config/default) and
+    // the folder the chart goes in, as <output>/chart.
+    settings: { manifests: 'dist/install.yaml', output: 'dist' },
     edit: async (step) => {
       const { stageHelmChart } = await import('../helm/run-helm.js');
-      return stageHelmChart(step.tree, step.project, { force: step.force }, step.context);
+      const recorded = step.project.plugins?.[HELM_PLUGIN];
+      return stageHelmChart(step.tree, step.project, { force: step.force, output: recorded?.output }, step.context);
     },
   },
   {
@@ -85,6 +94,11 @@ export const PLUGINS: readonly KopPlugin[] = [
     },
   },
 ];
+
+/** What PROJECT records for `plugin` after `kop edit` ran it: its settings, under what was recorded before. */
+export function recordedSettings(plugin: KopPlugin, project: ProjectFile): Record<string, unknown> {
+  return { ...plugin.settings, ...project.plugins?.[plugin.key] };
+}
 
 /** `--plugins a,b` (flag given once or more) as a list of names. */
 export function splitPluginNames(values: readonly string[] | string): string[] {

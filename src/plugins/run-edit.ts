@@ -2,7 +2,7 @@ import type { Context } from '../base/context.js';
 import { loadProjectFile, saveProjectFile } from '../project/project-file.js';
 import { applyTree, type ApplyResult } from '../scaffold/apply.js';
 import { VirtualTree } from '../scaffold/tree.js';
-import { resolvePlugins, splitPluginNames } from './registry.js';
+import { recordedSettings, resolvePlugins, splitPluginNames } from './registry.js';
 
 /** `kop edit`'s options. */
 export interface EditOptions {
@@ -25,7 +25,7 @@ export async function runEdit(options: EditOptions, context: Context): Promise<A
   for (const plugin of plugins) {
     const followUp = await plugin.edit!({ tree, project, context, force: options.force ?? false });
     if (followUp) followUps.push(followUp);
-    project.plugins = { ...project.plugins, [plugin.key]: project.plugins?.[plugin.key] ?? {} };
+    project.plugins = { ...project.plugins, [plugin.key]: recordedSettings(plugin, project) };
   }
   saveProjectFile(tree, project);
   const result = await applyTree(tree, context);

@@ -133,6 +133,17 @@ export interface DeployImageResource {
   options: DeployImageOptions;
 }
 
+/**
+ * Project-wide settings of the CRDs `kop generate manifests` writes (controller-gen's `crd:`
+ * options, which a Kubebuilder project keeps in its Makefile). Every command that generates
+ * reads them, so `kop generate`, `--check`, `kop dev` and `kop alpha update` write the same CRDs.
+ * Replay: `kop edit --max-description-length <bytes>`.
+ */
+export interface ProjectCrdSettings {
+  /** Cap on every description, in bytes (controller-gen's `crd:maxDescLen`); 0 removes them. */
+  maxDescriptionLength?: number;
+}
+
 export interface ProjectFile {
   version: string;
   layout: string[];
@@ -155,6 +166,8 @@ export interface ProjectFile {
    * update`), Kubebuilder's key: `kop alpha update` rebuilds that version's scaffold as the merge base.
    */
   cliVersion?: string;
+  /** Settings of the generated CRDs (see {@link ProjectCrdSettings}). */
+  crd?: ProjectCrdSettings;
   resources: ProjectResource[];
   /** The plugins the project was scaffolded with (see {@link ProjectPlugins}). */
   plugins?: ProjectPlugins;
@@ -216,6 +229,7 @@ export function formatProjectFile(project: ProjectFile): string {
     ...(project.multigroup === true ? { multigroup: true } : {}),
     ...(project.kopSource !== undefined ? { kopSource: project.kopSource } : {}),
     ...(project.cliVersion !== undefined ? { cliVersion: project.cliVersion } : {}),
+    ...(project.crd !== undefined && Object.keys(project.crd).length > 0 ? { crd: project.crd } : {}),
     resources: [...project.resources].sort(compareResources).map(withoutEmptyCoreDomain),
     ...(project.plugins !== undefined && Object.keys(project.plugins).length > 0
       ? { plugins: sortedKeys(project.plugins) }

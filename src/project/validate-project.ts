@@ -32,6 +32,7 @@ const TOP_LEVEL_KEYS = [
   'multigroup',
   'kopSource',
   'cliVersion',
+  'crd',
   'resources',
   'plugins',
   'generated',
@@ -52,6 +53,7 @@ const RESOURCE_KEYS = [
   'webhooks',
 ];
 const API_KEYS = ['crdVersion', 'namespaced', 'ssa'];
+const CRD_SETTING_KEYS = ['maxDescriptionLength'];
 const WEBHOOK_KEYS = [
   'defaulting',
   'validation',
@@ -91,6 +93,22 @@ export function validateProjectDocument(text: string, formatVersion: string): vo
   );
 }
 
+function checkCrdSettings(crd: unknown): ProjectProblem | undefined {
+  if (crd === undefined) return undefined;
+  if (typeof crd !== 'object' || crd === null || Array.isArray(crd))
+    return { path: ['crd'], message: 'must be a mapping (maxDescriptionLength)' };
+  const settings = crd as Record<string, unknown>;
+  const unknown = unknownKey(settings, CRD_SETTING_KEYS, ['crd']);
+  if (unknown) return unknown;
+  const max = settings.maxDescriptionLength;
+  if (max !== undefined && !(typeof max === 'number' && Number.isInteger(max) && max >= 0))
+    return {
+      path: ['crd', 'maxDescriptionLength'],
+      message: `must be a whole number of bytes (0 removes descriptions), not ${JSON.stringify(max)}`,
+    };
+  return undefined;
+}
+
 function firstProblem(project: Record<string, unknown>, formatVersion: string): ProjectProblem | undefined {
   const unknownTop = unknownKey(project, TOP_LEVEL_KEYS, []);
   if (unknownTop) return unknownTop;
@@ -127,6 +145,8 @@ function firstProblem(project: Record<string, unknown>, formatVersion: string): 
       }
     }
   }
+  const crd = checkCrdSettings(project.crd);
+  if (crd) return crd;
   const plugins = checkPlugins(project.plugins);
   if (plugins) return plugins;
   const resources = project.resources;

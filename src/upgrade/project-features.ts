@@ -403,9 +403,25 @@ const webhookFeature: ProjectFeature = {
 
 const generateFeature: ProjectFeature = {
   name: 'generate',
-  async steps({ generators }) {
+  async steps({ project, generators }) {
     if (generators === undefined) return [];
+    // The project's CRD settings first, so the generate step writes the CRDs the input project has.
+    const cap = project.crd?.maxDescriptionLength;
+    const settings: ReplayStep[] =
+      cap === undefined
+        ? []
+        : [
+            {
+              title: `edit --max-description-length ${cap}`,
+              argv: ['edit', '--max-description-length', String(cap)],
+              run: async (context) => {
+                const { runEditProject } = await import('../edit/run-edit-project.js');
+                await runEditProject({ maxDescriptionLength: cap }, context);
+              },
+            },
+          ];
     return [
+      ...settings,
       {
         title: 'generate',
         argv: ['generate'],

@@ -18,6 +18,7 @@ import { renderKustomization } from '../../src/deploy/render-kustomization.js';
 import { runGenerate } from '../../src/generate/run-generate.js';
 import { runEdit } from '../../src/plugins/run-edit.js';
 import { runInit } from '../../src/init/run-init.js';
+import { parseProjectFile } from '../../src/project/project-file.js';
 import { findHelm } from '../../src/testing/build-helm.js';
 import { findControlPlaneBinary, startControlPlane, type ControlPlane } from '../../src/testing/index.js';
 import { tempDir, testContext } from '../unit/helpers/fake-context.js';
@@ -140,6 +141,53 @@ describe('kop edit --plugins helm', () => {
     expect(rendered.find((o) => o.kind === 'CustomResourceDefinition')!.metadata.annotations).toMatchObject({
       'helm.sh/resource-policy': 'keep',
     });
+  });
+
+  it("records Kubebuilder's plugin keys, names the manager's template manager.yaml, and writes NOTES.txt", async () => {
+    const project = parseProjectFile(await readFile(path.join(dir, 'PROJECT'), 'utf8'));
+    expect(project.plugins?.['helm.kubebuilder.io/v2-alpha']).toEqual({
+      manifests: 'dist/install.yaml',
+      output: 'dist',
+    });
+    const manager = await readFile(path.join(dir, 'dist/chart/templates/manager/manager.yaml'), 'utf8');
+    expect(manager).toContain('kind: Deployment');
+    // NOTES.txt as helm prints it after an install (rendered without a cluster).
+    const dry = await helmRun(['install', 'demo', 'dist/chart', '--namespace', 'demo-system', '--dry-run=client']);
+    expect(dry.exitCode, dry.stderr).toBe(0);
+    const notes = dry.stdout.slice(dry.stdout.indexOf('NOTES:'));
+    expect(notes).toContain('demo 0.1.0 is installed as the release demo in the namespace demo-system.');
+    expect(notes).toContain('  kubectl logs -n demo-system deployment/demo-controller-manager -c manager');
+    expect(notes).toContain(
+      '`helm upgrade` with a newer chart updates their schemas.\n  memcacheds.cache.example.com\n',
+    );
+    expect(notes).toContain('They stay in the cluster when the release is uninstalled (crd.keep)');
+    const noCrds = await helmRun([
+      ...['install', 'demo', 'dist/chart', '--namespace', 'demo-system', '--dry-run=client'],
+      ...['--set', 'crd.enable=false'],
+    ]);
+    expect(noCrds.stdout).toContain(
+      'The chart installs no CRDs (crd.enable=false): install them with `kop install`, or `kubectl apply --server-side -k config/crd`',
+    );
+  });
+
+  it("puts the chart in <output>/chart when PROJECT's output says so, and refuses one outside the project", async () => {
+    const projectFile = path.join(dir, 'PROJECT');
+    const original = await readFile(projectFile, 'utf8');
+    try {
+      await writeFile(projectFile, original.replace('output: dist', 'output: deploy/helm'));
+      await runEdit({ plugins: ['helm'] }, context());
+      expect(await readFile(path.join(dir, 'deploy/helm/chart/templates/manager/manager.yaml'), 'utf8')).toContain(
+        'kind: Deployment',
+      );
+      await writeFile(projectFile, original.replace('output: dist', 'output: ../elsewhere'));
+      const refused = context();
+      await expect(runEdit({ plugins: ['helm'] }, refused)).rejects.toThrow(
+        'PROJECT: plugins.helm.kubebuilder.io/v2-alpha.output: "../elsewhere" is not a folder inside the project',
+      );
+      expect(refused.out.lines).toEqual([]);
+    } finally {
+      await writeFile(projectFile, original);
+    }
   });
 
   it('switches each part with its value', async () => {

@@ -18,6 +18,7 @@ import { createApiOptions, parseBoilerplate, replaySteps } from '../../src/upgra
 import { findOldKop } from '../../src/upgrade/old-kop.js';
 import { runAlphaGenerate } from '../../src/upgrade/run-alpha-generate.js';
 import { runAlphaUpdate } from '../../src/upgrade/run-alpha-update.js';
+import { runEditProject } from '../../src/edit/run-edit-project.js';
 import { snapshotDir, snapshotOf } from '../../src/upgrade/replay.js';
 import { tempDir, testContext } from './helpers/fake-context.js';
 
@@ -103,6 +104,29 @@ describe('kop alpha generate: the project rebuilt from PROJECT', () => {
     for (const [file, bytes] of original)
       expect(rebuilt.get(file)?.toString('utf8'), file).toBe(bytes.toString('utf8'));
     expect(rebuilt.modes).toEqual(original.modes);
+  });
+
+  it("replays the project's CRD description cap before generating, so the CRDs come out the same", async () => {
+    await runEditProject({ maxDescriptionLength: 0 }, testContext({ cwd: dir }));
+    await runGenerate({ check: false, generators }, testContext({ cwd: dir }));
+    const steps = await replaySteps({
+      project: parseProjectFile(await read('PROJECT')),
+      read: async (file) => read(file).catch(() => undefined),
+      kopSource: 'file:../kop',
+      generators,
+    });
+    expect(steps.map((step) => step.argv?.join(' ')).slice(-2)).toEqual([
+      'edit --max-description-length 0',
+      'generate',
+    ]);
+    const output = path.join(path.dirname(dir), 'rebuilt');
+    const result = await runAlphaGenerate({ outputDir: output, generators }, testContext({ cwd: dir }));
+    expect(result.skipped).toEqual([]);
+    const original = await snapshotDir(dir);
+    const rebuilt = await snapshotDir(output);
+    expect([...rebuilt.keys()].sort()).toEqual([...original.keys()].sort());
+    for (const [file, bytes] of original)
+      expect(rebuilt.get(file)?.toString('utf8'), file).toBe(bytes.toString('utf8'));
   });
 
   it('refuses an output folder that is not empty, writing nothing', async () => {

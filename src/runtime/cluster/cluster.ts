@@ -232,6 +232,7 @@ function notServedMessage(type: ResourceType): string {
   const builtIn = type.group === '' || !type.group.includes('.') || type.group.endsWith('.k8s.io');
   const fix = builtIn
     ? 'this Kubernetes version does not serve it or has it turned off'
-    : 'install its CRD (kubectl apply -k config/crd)';
+    : // Server-side: client-side apply refuses a CRD over 256 KiB (its last-applied annotation).
+      'install its CRD (kop install, or kubectl apply --server-side -k config/crd)';
   return `the API ${apiVersionOf(type)} ${type.kind} is not served by this cluster: ${fix}`;
 }

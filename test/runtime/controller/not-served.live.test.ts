@@ -47,7 +47,7 @@ describe('a watched kind that is not served', () => {
       );
       const line = lines.find((l) => l.message.startsWith('the API test.kop.dev/v1 Widget is not served'))!;
       expect(line.message).toBe(
-        'the API test.kop.dev/v1 Widget is not served by this cluster: install its CRD (kubectl apply -k config/crd); retrying',
+        'the API test.kop.dev/v1 Widget is not served by this cluster: install its CRD (kop install, or kubectl apply --server-side -k config/crd); retrying',
       );
       expect(line.fields?.retryInMs).toBeGreaterThan(0);
       expect(informer.hasSynced()).toBe(false);
