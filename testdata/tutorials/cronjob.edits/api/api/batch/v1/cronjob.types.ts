@@ -9,7 +9,7 @@ import type { JobTemplateSpec, ListMeta, ObjectMeta, ObjectReference, Time, int3
 export interface CronJobSpec {
   /**
    * schedule is when to run, in cron syntax: five fields (minute, hour, day of month, month,
-   * day of week) such as "*\/5 * * * *", or a macro such as "@hourly".
+   * day of week) such as "30 6 * * 1-5", or a macro such as "@hourly".
    * +kubebuilder:validation:MinLength=1
    */
   schedule: string;

@@ -31,6 +31,11 @@ describe('CronJobValidator', () => {
     await expect(attempt).rejects.toThrow(/spec\.schedule: Invalid value: "61 \* \* \* \*": .*0-59/);
   });
 
+  it('refuses a schedule with seconds', async () => {
+    const attempt = environment().client.create(cronJobType, sample('with-seconds', '0 0 * * * *'));
+    await expect(attempt).rejects.toThrow(/spec\.schedule: Invalid value: "0 0 \* \* \* \*": want five fields/);
+  });
+
   it('refuses a name too long for its Jobs', async () => {
     const attempt = environment().client.create(cronJobType, sample('a'.repeat(53), '@hourly'));
     await expect(attempt).rejects.toThrow(/metadata\.name: Too long: may not be (longer|more) than 52/);

@@ -55,10 +55,18 @@ function validateCronJob(object: CronJob): AdmissionWarnings {
   const errors: FieldError[] = [];
   const name = object.metadata?.name ?? '';
   if (name.length > MAX_NAME_LENGTH) errors.push(FieldError.tooLong('metadata.name', name, MAX_NAME_LENGTH));
-  try {
-    CronExpressionParser.parse(object.spec.schedule);
-  } catch (error) {
-    errors.push(FieldError.invalid('spec.schedule', object.spec.schedule, (error as Error).message));
+  const schedule = object.spec.schedule;
+  // Five fields (no seconds) or a macro, as Kubernetes' own CronJob takes them.
+  if (!schedule.trim().startsWith('@') && schedule.trim().split(/\s+/).length !== 5) {
+    errors.push(
+      FieldError.invalid('spec.schedule', schedule, 'want five fields: minute hour day-of-month month day-of-week'),
+    );
+  } else {
+    try {
+      CronExpressionParser.parse(schedule);
+    } catch (error) {
+      errors.push(FieldError.invalid('spec.schedule', schedule, (error as Error).message));
+    }
   }
   if (errors.length > 0) throw new ValidationError(errors);
 }
