@@ -52,6 +52,6 @@ const pass = results.every(
     r.steps.every((s) => s.ok) &&
     r.checks.every((s) => s.ok) &&
     r.differences.length === 0 &&
-    r.missingFromPage.length === 0,
+    r.pageProblems.length === 0,
 );
 process.exit(pass ? 0 : 1);

@@ -40,7 +40,7 @@ const TEST_TIMEOUT_MS = 360_000;
 
 /**
  * @typedef {{ name: string, ok: boolean, ms: number, firstError?: string }} StepResult
- * @typedef {{ tutorial: string, steps: StepResult[], differences: string[], missingFromPage: string[], checks: StepResult[], updated: boolean }} TutorialResult
+ * @typedef {{ tutorial: string, steps: StepResult[], differences: string[], pageProblems: string[], checks: StepResult[], updated: boolean }} TutorialResult
  */
 
 /**
@@ -67,7 +67,7 @@ export async function runTutorials(options = {}) {
       const checked = wanted.includes(name);
       log(`## ${name}${checked ? '' : ' (the project the next tutorial starts from)'}`);
       const steps = await followSteps(name, dir, log);
-      const result = { tutorial: name, steps, differences: [], missingFromPage: [], checks: [], updated: false };
+      const result = { tutorial: name, steps, differences: [], pageProblems: [], checks: [], updated: false };
       if (checked) results.push(result);
       if (steps.some((s) => !s.ok)) {
         log(`(stopped: a step failed; the tutorials after it are not run)`);
@@ -86,11 +86,9 @@ export async function runTutorials(options = {}) {
             : `FAIL the project differs from testdata/tutorials/${name}/ (rerun with --update to take it):\n${result.differences.map((d) => `       ${d}`).join('\n')}`,
         );
       }
-      result.missingFromPage = await commandsMissingFromPage(name);
-      if (result.missingFromPage.length > 0)
-        log(
-          `FAIL ${TUTORIALS[name].page} does not show:\n${result.missingFromPage.map((c) => `       ${c}`).join('\n')}`,
-        );
+      result.pageProblems = await pageProblems(name);
+      if (result.pageProblems.length > 0)
+        log(`FAIL ${TUTORIALS[name].page}:\n${result.pageProblems.map((p) => `       ${p}`).join('\n')}`);
       if (options.build !== false) {
         const npm = (label, args, timeout) => check(label, () => run('npm', args, dir, timeout), log);
         result.checks.push(await npm('npm run build', ['run', 'build']));
@@ -255,15 +253,33 @@ async function writeCommitted(name, dir) {
   }
 }
 
-/** The `run` commands of a tutorial its page does not show verbatim (after `kop`, `npx kop` or in full). */
-export async function commandsMissingFromPage(name) {
+/**
+ * What is wrong with a tutorial's page: a `run` command it does not show verbatim, and a snippet
+ * include (`<<< @/../<file>#<region>`, VitePress's `@` being the docs' source root, docs/) naming a
+ * file that does not exist or a region the file does not mark with `#region <name>`.
+ */
+export async function pageProblems(name) {
   const file = path.join(KOP_ROOT, TUTORIALS[name].page);
-  if (!existsSync(file)) return [`(the page ${TUTORIALS[name].page} does not exist)`];
+  if (!existsSync(file)) return [`the page ${TUTORIALS[name].page} does not exist`];
   const page = await readFile(file, 'utf8');
-  return TUTORIALS[name].steps
+  const problems = TUTORIALS[name].steps
     .filter((step) => 'run' in step)
     .map((step) => step.run.join(' '))
-    .filter((command) => !page.includes(command));
+    .filter((command) => !page.includes(command))
+    .map((command) => `does not show the command: ${command}`);
+  for (const [, include, region] of page.matchAll(/^<<< @\/([^\s#{]+)(?:#([\w*-]+))?/gm)) {
+    const target = path.join(KOP_ROOT, 'docs', include);
+    if (!existsSync(target)) {
+      problems.push(`includes a file that does not exist: ${path.relative(KOP_ROOT, target)}`);
+      continue;
+    }
+    if (region === undefined) continue;
+    const lines = (await readFile(target, 'utf8')).split('\n').map((line) => line.trim());
+    const marked = (tag) => lines.some((line) => new RegExp(`^(//|#) ?#${tag} ${region}$`).test(line));
+    if (!marked('region') || !marked('endregion'))
+      problems.push(`includes a region ${path.relative(KOP_ROOT, target)} does not mark: #${region}`);
+  }
+  return problems;
 }
 
 /** One line per step and check with its time, and the total a reader waits for the commands. */
