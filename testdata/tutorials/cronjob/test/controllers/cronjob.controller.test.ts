@@ -26,9 +26,11 @@ describe('CronJobReconciler', () => {
 
   // #region clock
   beforeAll(() => {
-    // The reconciler's clock runs two minutes ahead, so an every-minute schedule is already due
-    // for a CronJob created now, and the test need not wait for the minute to turn.
-    new CronJobReconciler(() => new Date(Date.now() + 120_000)).setupWithManager(manager);
+    // The reconciler's clock stands still two minutes ahead: an every-minute schedule is due for
+    // each CronJob the tests create, without waiting for the minute to turn, and no second run
+    // comes due while they run.
+    const now = new Date(Date.now() + 120_000);
+    new CronJobReconciler(() => now).setupWithManager(manager);
     manager.start().catch((error: unknown) => {
       throw error;
     });
