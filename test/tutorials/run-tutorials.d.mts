@@ -29,5 +29,5 @@ export declare function runTutorials(options?: {
 }): Promise<{ dir: string; results: TutorialResult[] }>;
 export declare function listFiles(root: string): Promise<string[]>;
 export declare function compareTrees(actual: string, expected: string): Promise<string[]>;
-export declare function pageProblems(name: string): Promise<string[]>;
+export declare function pageProblems(name: string, edit?: (page: string) => string): Promise<string[]>;
 export declare function formatTimes(result: TutorialResult): string;

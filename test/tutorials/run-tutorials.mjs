@@ -254,19 +254,25 @@ async function writeCommitted(name, dir) {
 }
 
 /**
- * What is wrong with a tutorial's page: a `run` command it does not show verbatim, and a snippet
+ * What is wrong with a tutorial's page: a `run` command no line of its sh blocks shows, and a snippet
  * include (`<<< @/../<file>#<region>`, VitePress's `@` being the docs' source root, docs/) naming a
- * file that does not exist or a region the file does not mark with `#region <name>`.
+ * file that does not exist or a region the file does not mark with `#region <name>`. `edit` changes
+ * the page's text first (tests).
  */
-export async function pageProblems(name) {
+export async function pageProblems(name, edit = (page) => page) {
   const file = path.join(KOP_ROOT, TUTORIALS[name].page);
   if (!existsSync(file)) return [`the page ${TUTORIALS[name].page} does not exist`];
-  const page = await readFile(file, 'utf8');
-  const problems = TUTORIALS[name].steps
-    .filter((step) => 'run' in step)
-    .map((step) => step.run.join(' '))
-    .filter((command) => !page.includes(command))
-    .map((command) => `does not show the command: ${command}`);
+  const page = edit(await readFile(file, 'utf8'));
+  // A command is shown when a line of a ```sh block is the command, alone or with more flags
+  // after it (`kop build-installer --image $IMG`), run as `kop` or `npx kop`.
+  const shellLines = [...page.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].flatMap(([, block]) =>
+    block.split('\n').map((line) => line.trim().replace(/^npx /, '')),
+  );
+  const shown = (command) => shellLines.some((line) => line === command || line.startsWith(`${command} `));
+  const commands = new Set(TUTORIALS[name].steps.filter((step) => 'run' in step).map((step) => step.run.join(' ')));
+  const problems = [...commands]
+    .filter((command) => !shown(command))
+    .map((command) => `does not show the command in a sh block: ${command}`);
   for (const [, include, region] of page.matchAll(/^<<< @\/([^\s#{]+)(?:#([\w*-]+))?/gm)) {
     const target = path.join(KOP_ROOT, 'docs', include);
     if (!existsSync(target)) {

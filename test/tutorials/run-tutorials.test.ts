@@ -45,6 +45,11 @@ describe('the tutorials runner', () => {
     expect(await compareTrees(actual, actual)).toEqual([]);
   });
 
+  it('finds a command missing when the page only mentions it in prose', async () => {
+    const problems = await pageProblems('cronjob', (page) => page.replace(/^kop generate$/gm, 'kop generat'));
+    expect(problems).toEqual(['does not show the command in a sh block: kop generate']);
+  });
+
   it.each(TUTORIAL_NAMES.map((name) => [name]))(
     'finds the %s page showing every command and including only regions the project marks',
     async (name) => {
