@@ -44,6 +44,8 @@ export default defineConfig(
     'test/schema/errors/',
     'templates/',
     'hack/core-types/',
+    // The book's tutorial projects: each lints with its own config (hack/tutorials.mjs runs it).
+    'testdata/',
   ]),
   eslint.configs.recommended,
   tseslint.configs.recommendedTypeChecked,

@@ -45,3 +45,5 @@ export declare function commandScore(result: ScriptResult): string;
 export declare function formatTable(results: readonly ScriptResult[]): string;
 export declare function failureGroupKey(message: string | undefined): string;
 export declare function groupFailures(results: readonly ScriptResult[]): Array<{ message: string; where: string[] }>;
+/** Links kop's own node_modules and kop itself into a project's node_modules, as initLinkedProject does. */
+export declare function linkKopDependencies(project: string): Promise<void>;

@@ -54,7 +54,7 @@ export function firstErrorLine(stderr, stdout = '') {
   );
 }
 
-async function linkKopDependencies(project) {
+export async function linkKopDependencies(project) {
   // As initLinkedProject in test/helpers does it: kop's own dependencies and kop itself, so the
   // project builds and tests without a registry.
   const modules = path.join(project, 'node_modules');
