@@ -1,4 +1,12 @@
-import { context, trace, type Span, type SpanContext, type Tracer } from '@opentelemetry/api';
+import {
+  SpanStatusCode,
+  context,
+  trace,
+  type Span,
+  type SpanContext,
+  type SpanOptions,
+  type Tracer,
+} from '@opentelemetry/api';
 
 /**
  * kop/runtime traces through the OpenTelemetry API only: without an SDK registered in the
@@ -26,4 +34,43 @@ export function activeSpanContext(): SpanContext | undefined {
   if (!span) return undefined;
   const spanContext = span.spanContext();
   return trace.isSpanContextValid(spanContext) ? spanContext : undefined;
+}
+
+/**
+ * Runs `fn` in a new span of kop/runtime's tracer, made the active one, and ends it when `fn`
+ * returns or its promise settles; an error ends it with status ERROR. Without a recording SDK the
+ * span is dropped at once and `fn` runs as it is, given `undefined` (callers skip their
+ * attribute work then).
+ */
+export function inSpan<R>(name: string, options: SpanOptions, fn: (span: Span | undefined) => R): R {
+  const span = tracer().startSpan(name, options);
+  if (!span.isRecording()) return fn(undefined);
+  let result: R;
+  try {
+    result = context.with(trace.setSpan(context.active(), span), fn, undefined, span);
+  } catch (err) {
+    endWithError(span, err);
+    throw err;
+  }
+  if (result instanceof Promise) {
+    return result.then(
+      (value: unknown) => {
+        span.end();
+        return value;
+      },
+      (err: unknown) => {
+        endWithError(span, err);
+        throw err;
+      },
+    ) as R;
+  }
+  span.end();
+  return result;
+}
+
+/** Records `err` on `span` (an exception event, status ERROR) and ends it. */
+export function endWithError(span: Span, err: unknown): void {
+  if (err instanceof Error) span.recordException(err);
+  span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof Error ? err.message : String(err) });
+  span.end();
 }
