@@ -8,6 +8,11 @@
 //   KOP_DIST=<dir>  the kop build to measure (default ../dist): point it at a build of an older
 //                commit to compare with the runtime before tracing.
 // Needs `npm run build` and the control-plane binaries.
+// Measured 2026-11-27 on the shared 2-core machine (load average 15-20, so wall times swing by
+// tens of per cent), 1,000 objects, median of 3 rounds: before tracing (KOP_DIST at the parent
+// commit) 10.1 s to Ready, 1.09 s process CPU; TRACING=off 7.1 s, 1.09 s CPU (1.01x); TRACING=sdk
+// 8.0 s, 1.51 s CPU (about 1.4x), about 5 spans per object. The no-SDK calls themselves cost
+// 1-2 microseconds per reconcile in a loop of a million.
 import { performance } from 'node:perf_hooks';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
