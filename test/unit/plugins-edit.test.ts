@@ -174,6 +174,10 @@ describe('kop edit --plugins grafana.kubebuilder.io/v1-alpha', () => {
         'controller_runtime_reconcile_time_seconds_bucket',
         'workqueue_depth',
         'workqueue_adds_total',
+        'rest_client_requests_total',
+        'rest_client_request_duration_seconds_bucket',
+        'rest_client_rate_limiter_duration_seconds_bucket',
+        'rest_client_request_retries_total',
       ]),
     );
 

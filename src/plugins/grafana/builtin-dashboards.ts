@@ -142,6 +142,59 @@ export const CONTROLLER_RUNTIME_DASHBOARD: DashboardSpec = {
       ],
     },
     {
+      title: 'API client',
+      panels: [
+        {
+          title: 'API requests per second, by code',
+          description:
+            'Requests the manager sent to the apiserver, each retry counted, by HTTP status code and method (<error>: no answer).',
+          unit: 'reqps',
+          queries: [
+            {
+              expr: `sum by (code, method) (rate(rest_client_requests_total{${JOB}}${RATE}))`,
+              legend: '{{method}} {{code}}',
+            },
+          ],
+        },
+        {
+          title: 'API request latency p99, by verb',
+          description:
+            'How long a call to the apiserver takes, its retries and client-side rate-limiter waits included.',
+          unit: 's',
+          queries: [
+            {
+              expr: `histogram_quantile(0.99, sum by (verb, le) (rate(rest_client_request_duration_seconds_bucket{${JOB}}${RATE})))`,
+              legend: '{{verb}} p99',
+            },
+          ],
+        },
+        {
+          title: 'Client-side rate limiter wait p99',
+          description:
+            'How long requests waited for the client-side limiter (only when a qps limit is set; off by default).',
+          unit: 's',
+          queries: [
+            {
+              expr: `histogram_quantile(0.99, sum by (verb, le) (rate(rest_client_rate_limiter_duration_seconds_bucket{${JOB}}${RATE})))`,
+              legend: '{{verb}} p99',
+            },
+          ],
+        },
+        {
+          title: 'API retries per second, by code',
+          description:
+            'Requests sent again: after a 429 (the apiserver throttling), a 5xx with Retry-After, or a reset connection.',
+          unit: 'reqps',
+          queries: [
+            {
+              expr: `sum by (code, verb) (rate(rest_client_request_retries_total{${JOB}}${RATE}))`,
+              legend: '{{verb}} {{code}}',
+            },
+          ],
+        },
+      ],
+    },
+    {
       title: 'Manager',
       panels: [
         {

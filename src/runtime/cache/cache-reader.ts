@@ -7,6 +7,8 @@ import { listOf } from '../client/client.js';
 import { resourcePath } from '../client/resource/resource-client.js';
 import { selectorString } from '../client/resource/options.js';
 import type { Informer } from './informer.js';
+import { inSpan } from '../util/tracing.js';
+import type { Attributes } from '@opentelemetry/api';
 
 /** What a {@link CacheReader} reads through: the manager's shared informers and its live reader. */
 export interface CacheSource {
@@ -29,6 +31,44 @@ export interface CacheSource {
   ): Array<{ index: string; value: string }>;
 }
 
+/** The attributes of a cache read's span. */
+function readAttributes(
+  verb: 'get' | 'list',
+  type: ResourceType,
+  namespace: string | undefined,
+  name: string | undefined,
+  hit: boolean,
+): Attributes {
+  return {
+    'kop.cache.hit': hit,
+    'kop.k8s.kind': type.kind,
+    'kop.k8s.verb': verb,
+    ...(namespace ? { 'k8s.namespace.name': namespace } : {}),
+    ...(name ? { 'kop.k8s.object.name': name } : {}),
+  };
+}
+
+/** A span for a read answered from memory (when an SDK records). */
+function traceHit(verb: 'get' | 'list', type: ResourceType, namespace?: string, name?: string): void {
+  inSpan(`cache ${verb} ${type.kind}`, {}, (span) =>
+    span?.setAttributes(readAttributes(verb, type, namespace, name, true)),
+  );
+}
+
+/** A span for the first read of a kind, which waits for its informer's first list. */
+function traceSync(
+  verb: 'get' | 'list',
+  type: ResourceType,
+  namespace: string | undefined,
+  name: string | undefined,
+  sync: () => Promise<void>,
+): Promise<void> {
+  return inSpan(`cache ${verb} ${type.kind}`, {}, (span) => {
+    span?.setAttributes({ ...readAttributes(verb, type, namespace, name, false), 'kop.cache.synced_informer': true });
+    return sync();
+  });
+}
+
 /**
  * Serves reads from the manager's informer cache, as controller-runtime's cache-backed client:
  * the first read of a kind starts its informer and waits for its first list, later reads are
@@ -45,7 +85,9 @@ export class CacheReader implements ObjectReader {
   ): Promise<T> {
     if (!this.cached(type, options)) return this.source.live.get(type, key, options);
     const informer = this.source.informerFor(type);
-    if (!informer.hasSynced()) await informer.waitForSync(options.signal);
+    if (!informer.hasSynced())
+      await traceSync('get', type, key.namespace, key.name, () => informer.waitForSync(options.signal));
+    else traceHit('get', type, key.namespace, key.name);
     const object = type.namespaced ? informer.lister.get(key.namespace ?? '', key.name) : informer.lister.get(key.name);
     if (object === undefined) throw notFound(type, key);
     return object;
@@ -63,8 +105,10 @@ export class CacheReader implements ObjectReader {
       );
     }
     const informer = this.source.informerFor(type);
-    if (!informer.hasSynced()) await informer.waitForSync(options.signal);
     const namespace = type.namespaced ? options.namespace : undefined;
+    if (!informer.hasSynced())
+      await traceSync('list', type, namespace, undefined, () => informer.waitForSync(options.signal));
+    else traceHit('list', type, namespace);
     const fields = options.matchingFields;
     const items = informer.lister.list({
       namespace,

@@ -10,6 +10,8 @@ import { Lister } from './lister.js';
 import type { Logger } from '../util/logger.js';
 import { silentLogger } from '../util/logger.js';
 import { metaOf, objectKey } from './object-meta.js';
+import { SpanKind } from '@opentelemetry/api';
+import { inSpan } from '../util/tracing.js';
 
 /**
  * What an informer needs from the API: a paged list and a watch. The manager gives each informer
@@ -215,7 +217,10 @@ export class Informer<T extends KubernetesObject> {
     while (!this.stopped) {
       try {
         if (needList) {
-          await this.listAndReplace();
+          // A span for the list and the adds it hands out: the reconciles it queues link back to it.
+          await inSpan(`informer list ${this.name}`, { attributes: { 'kop.informer.name': this.name } }, () =>
+            this.listAndReplace(),
+          );
           needList = false;
           failures = 0;
           this.failingSince = undefined;
@@ -380,7 +385,25 @@ export class Informer<T extends KubernetesObject> {
     }
   }
 
+  /** Applies one watch event in a span of its own (when an SDK records), which the reconciles it queues link to. */
   private handleEvent(event: WatchEvent<T>): void {
+    if (event.type === 'BOOKMARK') return this.applyEvent(event);
+    inSpan(`watch event ${event.type}`, { kind: SpanKind.CONSUMER }, (span) => {
+      if (span) {
+        const meta = event.object.metadata;
+        span.setAttributes({
+          'kop.informer.name': this.name,
+          'kop.watch.event.type': event.type,
+          ...(meta?.namespace ? { 'k8s.namespace.name': meta.namespace } : {}),
+          ...(meta?.name ? { 'kop.k8s.object.name': meta.name } : {}),
+          ...(meta?.resourceVersion ? { 'kop.k8s.resource_version': meta.resourceVersion } : {}),
+        });
+      }
+      this.applyEvent(event);
+    });
+  }
+
+  private applyEvent(event: WatchEvent<T>): void {
     const version = event.object.metadata?.resourceVersion;
     const transform = this.options.transform;
     switch (event.type) {

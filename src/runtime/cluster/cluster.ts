@@ -38,6 +38,8 @@ export interface ClusterOptions {
   cacheSyncTimeoutMs?: number;
   /** Told each time an informer's watch restarts (the manager counts them in its metrics). */
   onWatchRestart?: (informer: string, reason: WatchRestartReason) => void;
+  /** Told of the REST client when it is first used (the manager attaches its client metrics). */
+  onRestClient?: (rest: RestClient) => void;
   logger?: Logger;
 }
 
@@ -62,7 +64,6 @@ export class Cluster {
   private liveClient: Client | undefined;
 
   constructor(private readonly options: ClusterOptions = {}) {
-    this.restClient = options.rest;
     this.logger = options.logger ?? silentLogger;
   }
 
@@ -72,7 +73,11 @@ export class Cluster {
    * probes with no cluster configured.
    */
   get rest(): RestClient {
-    this.restClient ??= RestClient.load({ kubeconfig: this.options.kubeconfig }, this.options.clientOptions);
+    if (!this.restClient) {
+      this.restClient =
+        this.options.rest ?? RestClient.load({ kubeconfig: this.options.kubeconfig }, this.options.clientOptions);
+      this.options.onRestClient?.(this.restClient);
+    }
     return this.restClient;
   }
 

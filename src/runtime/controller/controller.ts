@@ -16,6 +16,11 @@ import type { Predicate } from './predicates.js';
 import type { RateLimiter } from '../queue/rate-limiter.js';
 import type { WorkQueueMetrics } from '../queue/work-queue.js';
 import { WorkQueue } from '../queue/work-queue.js';
+import { SpanKind, SpanStatusCode, type Link, type Span } from '@opentelemetry/api';
+import { activeSpanContext, inSpan } from '../util/tracing.js';
+
+/** Watch events linked from one reconcile span at most (many events may fold into one reconcile). */
+const MAX_LINKS = 8;
 
 /** Outcome label of `controller_runtime_reconcile_total`. */
 export type ReconcileOutcome = 'success' | 'error' | 'requeue' | 'requeue_after';
@@ -43,6 +48,15 @@ export class TerminalError extends Error {
     super(message, options);
     this.name = 'TerminalError';
   }
+}
+
+/** `error.type` of a failed reconcile: terminal, conflict, the HTTP code of an API error, or the error's class. */
+function errorType(err: unknown, terminal: boolean): string {
+  if (terminal) return 'TerminalError';
+  if (isConflict(err)) return 'Conflict';
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code === 'number') return String(code);
+  return err instanceof Error ? err.name : 'Error';
 }
 
 function isTerminal(err: unknown): boolean {
@@ -123,6 +137,8 @@ export class Controller {
   private readonly maxConcurrent: number;
   private readonly abortInFlight = new AbortController();
   private started = false;
+  /** The spans (watch events, lists) that queued each key since its last reconcile began; filled only when traced. */
+  private readonly origins = new Map<string, Link[]>();
 
   constructor(
     reconciler: Reconciler | ReconcileFunction,
@@ -154,7 +170,14 @@ export class Controller {
 
   /** Queues a reconcile of `request`. */
   enqueue(request: Request): void {
-    this.queue.add(requestKey(request));
+    const key = requestKey(request);
+    const origin = activeSpanContext();
+    if (origin) {
+      const links = this.origins.get(key);
+      if (!links) this.origins.set(key, [{ context: origin }]);
+      else if (links.length < MAX_LINKS) links.push({ context: origin });
+    }
+    this.queue.add(key);
   }
 
   /** Queues a reconcile of `request` after `delayMs`. */
@@ -213,14 +236,36 @@ export class Controller {
     }
   }
 
-  private async process(key: string): Promise<void> {
+  /**
+   * One reconcile in a span (when an SDK records): linked to the watch events that queued the key,
+   * with its queue wait, result and error; the client's calls and cache reads are its children.
+   */
+  private process(key: string): Promise<void> {
+    const links = this.origins.get(key);
+    this.origins.delete(key);
+    return inSpan(`reconcile ${this.name}`, { kind: SpanKind.INTERNAL, links }, (span) => this.reconcileKey(key, span));
+  }
+
+  private async reconcileKey(key: string, span: Span | undefined): Promise<void> {
     const request = parseKey(key);
+    const reconcileID = randomUUID();
     const logger = this.logger.child({
       key,
       namespace: request.namespace || undefined,
       name: request.name,
-      reconcileID: randomUUID(),
+      reconcileID,
     });
+    if (span) {
+      const waited = this.queue.queueWaitMs(key);
+      span.setAttributes({
+        'kop.controller.name': this.name,
+        'kop.k8s.object.name': request.name,
+        'kop.reconcile.id': reconcileID,
+        ...(request.namespace ? { 'k8s.namespace.name': request.namespace } : {}),
+        ...(waited !== undefined ? { 'kop.queue.wait_ms': waited } : {}),
+        ...(this.queue.numRequeues(key) > 0 ? { 'kop.reconcile.retries': this.queue.numRequeues(key) } : {}),
+      });
+    }
     const started = this.clock.now();
     let outcome: ReconcileOutcome = 'success';
     let terminal = false;
@@ -244,9 +289,19 @@ export class Controller {
         this.queue.forget(key);
       }
       logger.debug('reconciled', { result: outcome });
+      if (span) {
+        span.setAttribute('kop.reconcile.result', outcome);
+        if (outcome === 'requeue_after') span.setAttribute('kop.reconcile.requeue_after_ms', result!.requeueAfter!);
+      }
     } catch (err) {
       outcome = 'error';
       terminal = isTerminal(err);
+      if (span) {
+        // The error is handled here (requeued or given up on), so the span records it rather than inSpan.
+        span.setAttributes({ 'kop.reconcile.result': 'error', 'error.type': errorType(err, terminal) });
+        if (err instanceof Error) span.recordException(err);
+        span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof Error ? err.message : String(err) });
+      }
       if (terminal) {
         logger.error('reconcile failed with a terminal error, not retrying', { err });
       } else if (isConflict(err)) {

@@ -8,6 +8,7 @@ import type { Clock } from '../util/clock.js';
 import { sleep, systemClock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { silentLogger } from '../util/logger.js';
+import { inSpan } from '../util/tracing.js';
 
 /** coordination.k8s.io/v1 LeaseSpec: the fields leader election reads and writes. */
 export interface LeaseSpec {
@@ -135,10 +136,16 @@ export class LeaderElector {
           }, remaining);
         });
         try {
-          renewed = await Promise.race([
-            this.tryAcquireOrRenew(attempt.signal, remaining).catch(() => false),
-            deadlinePassed,
-          ]);
+          // One span per renewal (its GET and PUT are children), so a slow renewal shows in a trace.
+          renewed = await inSpan('leader election renew', {}, async (span) => {
+            span?.setAttributes({ 'kop.lease.name': this.options.name, 'kop.lease.holder': this.identity });
+            const ok = await Promise.race([
+              this.tryAcquireOrRenew(attempt.signal, remaining).catch(() => false),
+              deadlinePassed,
+            ]);
+            span?.setAttribute('kop.lease.renewed', ok);
+            return ok;
+          });
         } finally {
           cancelDeadline();
           signal.removeEventListener('abort', onStop);

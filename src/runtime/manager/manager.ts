@@ -21,6 +21,7 @@ import { LeaderElector } from './leader-election.js';
 import { MetricsAccessFilter } from './metrics-auth.js';
 import { MetricsServer, type MetricsServerOptions } from './metrics-server.js';
 import { ManagerMetrics } from './metrics.js';
+import { observeRestCalls } from '../client/rest/instrumentation.js';
 import { RunnableGroup, type Runnable } from './runnable-group.js';
 import { ServerRunnable } from './server-runnable.js';
 
@@ -219,6 +220,7 @@ export class Manager {
       cacheSyncTimeoutMs: options.cacheSyncTimeoutMs,
       logger: this.logger,
       onWatchRestart: (informer, reason) => this.metrics.watchRestarted(informer, reason),
+      onRestClient: (rest) => observeRestCalls(rest, this.metrics.restClient()),
     });
     const group = (name: string): RunnableGroup => new RunnableGroup(name, (err) => this.fail(err), this.logger);
     this.runnables = {

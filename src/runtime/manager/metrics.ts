@@ -2,6 +2,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { WorkQueueInFlightProbe, WorkQueueMetrics } from '../queue/work-queue.js';
 import type { WatchRestartReason } from '../cache/informer.js';
 import type { WebhookPathMetrics } from '../webhook/webhook-server.js';
+import type { RestCallObserver } from '../client/rest/instrumentation.js';
 
 import type { ControllerMetrics, ReconcileOutcome } from '../controller/controller.js';
 
@@ -12,7 +13,9 @@ export type { ControllerMetrics, ReconcileOutcome } from '../controller/controll
  * dashboards and alerts keep working: reconcile totals, errors and durations per controller,
  * work-queue depth, adds, retries, queue latency, work duration, unfinished work and longest
  * running processor per queue, watch restarts
- * per informer, leader status, and webhook requests, latency and requests in flight per path.
+ * per informer, leader status, and webhook requests, latency and requests in flight per path;
+ * and client-go's REST client metrics under its names: requests by status code, method and host,
+ * call latency, client-side rate-limiter wait and retries.
  */
 export class ManagerMetrics {
   readonly registry: Registry;
@@ -34,6 +37,10 @@ export class ManagerMetrics {
   private readonly webhookRequests: Counter<'webhook' | 'code'>;
   private readonly webhookLatency: Histogram<'webhook'>;
   private readonly webhookInFlight: Gauge<'webhook'>;
+  private readonly restRequests: Counter<'code' | 'method' | 'host'>;
+  private readonly restDuration: Histogram<'verb' | 'host'>;
+  private readonly restLimiterDuration: Histogram<'verb' | 'host'>;
+  private readonly restRetries: Counter<'code' | 'verb' | 'host'>;
 
   constructor(options: { registry?: Registry; processMetrics?: boolean } = {}) {
     this.registry = options.registry ?? new Registry();
@@ -161,6 +168,66 @@ export class ManagerMetrics {
       labelNames: ['webhook'],
       registers,
     });
+    // client-go's buckets for its request and rate-limiter latencies.
+    const clientBuckets = [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60];
+    this.restRequests = new Counter({
+      name: 'rest_client_requests_total',
+      help: 'Number of HTTP requests to the apiserver, partitioned by status code, method, and host.',
+      labelNames: ['code', 'method', 'host'],
+      registers,
+    });
+    this.restDuration = new Histogram({
+      name: 'rest_client_request_duration_seconds',
+      help: 'Request latency in seconds (the whole call, retries and rate-limiter waits included), by verb and host.',
+      labelNames: ['verb', 'host'],
+      buckets: clientBuckets,
+      registers,
+    });
+    this.restLimiterDuration = new Histogram({
+      name: 'rest_client_rate_limiter_duration_seconds',
+      help: 'Client-side rate limiter latency in seconds, by verb and host (only while a limiter is on).',
+      labelNames: ['verb', 'host'],
+      buckets: clientBuckets,
+      registers,
+    });
+    this.restRetries = new Counter({
+      name: 'rest_client_request_retries_total',
+      help: 'Number of request retries, partitioned by status code, verb, and host.',
+      labelNames: ['code', 'verb', 'host'],
+      registers,
+    });
+  }
+
+  /**
+   * The observer of the REST client's calls that feeds the rest_client_* metrics. Requests count
+   * once per attempt (code `<error>` when no answer came), as client-go counts them; the latency
+   * is the whole call's, its retries and limiter waits included; watches count only their answer.
+   */
+  restClient(): RestCallObserver {
+    const children = new Map<string, ReturnType<Counter<'code' | 'method' | 'host'>['labels']>>();
+    const requests = (code: number | undefined, method: string, host: string) => {
+      const key = `${code ?? '<error>'} ${method} ${host}`;
+      let child = children.get(key);
+      if (!child) {
+        child = this.restRequests.labels({ code: code === undefined ? '<error>' : String(code), method, host });
+        children.set(key, child);
+      }
+      return child;
+    };
+    return {
+      start: ({ method, host, watch }) => {
+        const started = performance.now();
+        return {
+          answered: (code) => requests(code, method, host).inc(),
+          rateLimited: (seconds) => this.restLimiterDuration.observe({ verb: method, host }, seconds),
+          retrying: (code) =>
+            this.restRetries.inc({ code: code === undefined ? '<error>' : String(code), verb: method, host }),
+          end: () => {
+            if (!watch) this.restDuration.observe({ verb: method, host }, (performance.now() - started) / 1000);
+          },
+        };
+      },
+    };
   }
 
   /** Hooks for the requests of the webhook served on `path` (label-bound children; one per status code seen). */

@@ -50,6 +50,8 @@ export class WorkQueue {
   private readonly processing = new Set<string>();
   private readonly queuedAt = new Map<string, number>();
   private readonly startedAt = new Map<string, number>();
+  /** How long each key in flight waited in the queue, in ms (the reconcile span reports it). */
+  private readonly waitedMs = new Map<string, number>();
   private readonly waiting = new Map<string, { readyAt: number; cancel: CancelTimer }>();
   private readonly getters: Array<(key: string | undefined) => void> = [];
   private readonly drainWaiters: Array<() => void> = [];
@@ -138,6 +140,7 @@ export class WorkQueue {
     if (!this.processing.delete(key)) return;
     const started = this.startedAt.get(key);
     this.startedAt.delete(key);
+    this.waitedMs.delete(key);
     if (started !== undefined) this.metrics.workDuration?.((this.clock.now() - started) / 1000);
     if (this.dirty.has(key) && !this.shuttingDown) this.push(key);
     if (this.processing.size === 0) this.drainWaiters.splice(0).forEach((resolve) => resolve());
@@ -164,6 +167,11 @@ export class WorkQueue {
     return this.shuttingDown;
   }
 
+  /** Milliseconds `key`, now in flight, waited between being queued and handed out; undefined when not in flight. */
+  queueWaitMs(key: string): number | undefined {
+    return this.waitedMs.get(key);
+  }
+
   /** Keys waiting to be handed out. */
   get length(): number {
     return this.queue.length;
@@ -188,7 +196,10 @@ export class WorkQueue {
     const now = this.clock.now();
     const queued = this.queuedAt.get(key);
     this.queuedAt.delete(key);
-    if (queued !== undefined) this.metrics.queueLatency?.((now - queued) / 1000);
+    if (queued !== undefined) {
+      this.metrics.queueLatency?.((now - queued) / 1000);
+      this.waitedMs.set(key, now - queued);
+    }
     this.dirty.delete(key);
     this.processing.add(key);
     this.startedAt.set(key, now);

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { activeSpanContext } from './tracing.js';
 
 /** Severity of a log line. */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -99,6 +100,13 @@ class StreamLogger implements Logger {
   private write(level: LogLevel, message: string, fields?: LogFields): void {
     if (LEVELS[level] < this.threshold) return;
     const all: LogFields = { ...this.fields, ...fields };
+    // A line written inside a span names it, as OpenTelemetry's log data model does, so a log
+    // search leads to the trace. Without an SDK no span is valid and nothing is added.
+    const span = activeSpanContext();
+    if (span) {
+      all.trace_id = span.traceId;
+      all.span_id = span.spanId;
+    }
     for (const [key, value] of Object.entries(all)) {
       if (value instanceof Error)
         all[key] = this.threshold <= LEVELS.debug ? (value.stack ?? value.message) : value.message;

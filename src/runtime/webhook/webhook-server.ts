@@ -4,6 +4,8 @@ import type { AddressInfo } from 'node:net';
 import tls from 'node:tls';
 import type { Logger } from '../util/logger.js';
 import { silentLogger } from '../util/logger.js';
+import { ROOT_CONTEXT, SpanKind, context, propagation } from '@opentelemetry/api';
+import { inSpan, recordingSpan } from '../util/tracing.js';
 import { CertificateWatcher, type KeyPair } from './certificate-watcher.js';
 import { statusReply, type WebhookHandler, type WebhookReply } from './webhook-handler.js';
 
@@ -233,7 +235,15 @@ export class WebhookServer {
     this.inFlight++;
     let reply: WebhookReply;
     try {
-      reply = await this.answer(req, url, route);
+      // A server span, the child of the apiserver's when it sent a traceparent (APIServerTracing on).
+      reply = await context.with(propagation.extract(ROOT_CONTEXT, req.headers), () =>
+        inSpan(`${req.method ?? 'POST'} ${url.pathname}`, { kind: SpanKind.SERVER }, async (span) => {
+          span?.setAttributes({ 'http.request.method': req.method ?? '', 'url.path': url.pathname });
+          const answer = await this.answer(req, url, route);
+          span?.setAttribute('http.response.status_code', answer.status);
+          return answer;
+        }),
+      );
     } catch (error) {
       // Handlers answer user errors themselves; this is a bug of kop's, still never a crash.
       route.logger.error('webhook handler failed', { error: (error as Error)?.message ?? String(error) });
@@ -281,6 +291,7 @@ export class WebhookServer {
       timeoutMs,
     );
     this.requestControllers.add(controller);
+    recordingSpan()?.setAttributes(reviewAttributes(body));
     try {
       return await route.handler({ body, url, signal: controller.signal, logger: route.logger });
     } finally {
@@ -349,4 +360,31 @@ export function timeoutOf(url: URL): number {
   }
   if (end !== text.length || total <= 0) return DEFAULT_TIMEOUT_MS;
   return Math.min(total, MAX_TIMEOUT_MS);
+}
+
+/** What a trace shows of an AdmissionReview or ConversionReview: its kind, uid, operation and object. */
+function reviewAttributes(body: unknown): Record<string, string> {
+  const review = body as {
+    kind?: unknown;
+    request?: {
+      uid?: unknown;
+      operation?: unknown;
+      namespace?: unknown;
+      name?: unknown;
+      kind?: { kind?: unknown };
+      desiredAPIVersion?: unknown;
+    };
+  } | null;
+  const attributes: Record<string, string> = {};
+  const put = (key: string, value: unknown): void => {
+    if (typeof value === 'string' && value !== '') attributes[key] = value;
+  };
+  put('kop.webhook.review', review?.kind);
+  put('kop.webhook.uid', review?.request?.uid);
+  put('kop.webhook.operation', review?.request?.operation);
+  put('kop.k8s.kind', review?.request?.kind?.kind);
+  put('k8s.namespace.name', review?.request?.namespace);
+  put('kop.k8s.object.name', review?.request?.name);
+  put('kop.webhook.desired_api_version', review?.request?.desiredAPIVersion);
+  return attributes;
 }

@@ -11,6 +11,7 @@ import {
 import { loadClientConfig, type ClientConfig, type LoadClientConfigOptions } from '../config/client-config.js';
 import { Transport, type AuthHeaders, type TransportOptions } from './transport.js';
 import { Deadlines } from './deadlines.js';
+import { startRestCall, type RestCall } from './instrumentation.js';
 import { sleep } from '../../util/clock.js';
 import { TokenBucket } from '../../util/token-bucket.js';
 import type { Status } from '../../../api/index.js';
@@ -167,6 +168,19 @@ export class RestClient {
 
   /** Sends a request and returns the response body as text (logs, non-JSON endpoints). */
   async requestText(req: RestRequest): Promise<string> {
+    // Metrics and the client span (see instrumentation.ts); undefined when nothing observes.
+    const call = startRestCall(this, req.method, req.path, false);
+    try {
+      const text = await this.sendWithRetries(req, call);
+      call?.end(undefined);
+      return text;
+    } catch (err) {
+      call?.end(err);
+      throw err;
+    }
+  }
+
+  private async sendWithRetries(req: RestRequest, call: RestCall | undefined): Promise<string> {
     let refreshed = false;
     // The timeout bounds the whole call, retries and their waits included, as client-go's does.
     const timeoutMs = req.timeoutMs ?? this.timeoutMs;
@@ -176,11 +190,13 @@ export class RestClient {
       try {
         return await this.once(
           deadline === Infinity ? req : { ...req, timeoutMs: Math.max(1, Math.ceil(remainingMs)) },
+          call,
         );
       } catch (err) {
         let waitSeconds = attempt < this.maxThrottleRetries ? retryWaitSeconds(err, req) : undefined;
         if (waitSeconds !== undefined && performance.now() + waitSeconds * 1000 >= deadline) waitSeconds = undefined;
         if (waitSeconds !== undefined) {
+          call?.retrying(err instanceof ApiError ? err.code : undefined, waitSeconds);
           await sleep(waitSeconds * 1000, req.signal);
           continue;
         }
@@ -235,12 +251,16 @@ export class RestClient {
     if (signal?.aborted) return;
     const method = 'GET';
     let res: http.IncomingMessage;
+    // Counted in the client metrics by its answer; not traced (a watch lives for minutes).
+    const call = startRestCall(this, method, path, true);
     try {
-      res = await this.open({ method, path, query: { ...query, watch: true }, signal, timeoutMs: 0 });
+      res = await this.open({ method, path, query: { ...query, watch: true }, signal, timeoutMs: 0 }, call);
     } catch (err) {
+      call?.end(err);
       if (signal?.aborted) return;
       throw err;
     }
+    call?.end(undefined);
     if ((res.statusCode ?? 0) >= 300) {
       if (res.statusCode === 401) this.transport.invalidateCredentials();
       const body = await readBody(res, this.maxResponseBytes, method, path);
@@ -329,8 +349,8 @@ export class RestClient {
     return url.pathname + url.search;
   }
 
-  private async once(req: RestRequest): Promise<string> {
-    const res = await this.open(req);
+  private async once(req: RestRequest, call?: RestCall): Promise<string> {
+    const res = await this.open(req, call);
     let body: string;
     try {
       body = await readBody(res, this.maxResponseBytes, req.method, req.path);
@@ -366,7 +386,7 @@ export class RestClient {
   }
 
   /** Sends the request and resolves with the response once its headers arrive. */
-  private async open(req: RestRequest): Promise<http.IncomingMessage> {
+  private async open(req: RestRequest, call?: RestCall): Promise<http.IncomingMessage> {
     const started = performance.now();
     const budgetMs = req.timeoutMs ?? this.timeoutMs;
     // The timeout and the abort signal hold from the start: a hung exec plugin or a long limiter
@@ -384,7 +404,8 @@ export class RestClient {
       } finally {
         leave.abort();
       }
-    }
+      call?.rateLimited((performance.now() - started) / 1000);
+    } else if (this.limiter) call?.rateLimited(0);
     // Static credentials (the usual certificate or token) are there synchronously: no deadline
     // race, no timer, no promise per request.
     const auth = this.staticAuth ?? (await bounded(this.transport.authHeaders()));
@@ -394,6 +415,7 @@ export class RestClient {
       'user-agent': this.userAgent,
       ...auth,
       ...req.headers,
+      ...call?.headers,
     };
     let payload: string | Buffer | undefined;
     if (req.body !== undefined) {
@@ -434,6 +456,7 @@ export class RestClient {
       else req.signal?.addEventListener('abort', onAbort, { once: true });
       httpReq.on('response', (res) => {
         response = res;
+        call?.answered(res.statusCode);
         if (this.onWarning && res.headers.warning) this.reportWarnings(res.headers.warning, req);
         res.on('error', () => undefined);
         res.once('close', cleanup);
@@ -441,6 +464,7 @@ export class RestClient {
       });
       httpReq.on('error', (err) => {
         cleanup();
+        if (!response) call?.answered(undefined);
         reject(failure ?? new TransportError(err.message, req.method, req.path, { cause: err }));
       });
       httpReq.end(payload);
