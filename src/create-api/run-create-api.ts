@@ -419,7 +419,7 @@ export async function runCreateApi(
   const versions = [...new Set([...sameKind.map((r) => r.version), version])].sort();
   if (resource && versions.length > 1) {
     context.out.warn(
-      `${kind} now has versions ${versions.join(', ')}: mark exactly one of them with +kubebuilder:storageversion (in its root type's doc comment) before generating manifests`,
+      `${kind} now has versions ${versions.join(', ')}: mark exactly one of them with +kubebuilder:storageversion (in the comments above its root type) before generating manifests`,
     );
   }
   return result;
