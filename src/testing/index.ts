@@ -35,4 +35,8 @@ export type { Kubeconfig, KubeconfigCluster, KubeconfigUser } from './kubeconfig
 export { PINNED_KUBERNETES_VERSION, PINNED_ETCD_VERSION, type ControlPlaneBinary } from './versions.js';
 // Round-trip tests of conversions from the CRD's schema (a generated test per spoke calls this).
 export { arbitraryCustomResource } from './schema-arbitrary.js';
-export { checkConversionRoundTrip, type ConversionRoundTripOptions } from './conversion-round-trip.js';
+export {
+  checkConversionRoundTrip,
+  sampleCustomResource,
+  type ConversionRoundTripOptions,
+} from './conversion-round-trip.js';

@@ -185,3 +185,16 @@ describe('firstDifference', () => {
     it(want ?? 'equal objects', () => expect(firstDifference(given[0], given[1], '')?.description).toBe(want));
   }
 });
+
+describe('checkConversionRoundTrip prunes as the apiserver does', () => {
+  it('fails the identity conversion when the hub has a field the spoke has not: the spoke object loses it', async () => {
+    // Copying every field is lossless only in appearance: the apiserver prunes spec.mode from the v1alpha1 object.
+    const copy = {
+      convertTo: (o: PartialObject<V1alpha1>) => ({ ...o }) as PartialObject<V1>,
+      convertFrom: (o: PartialObject<V1>) => ({ ...o }) as PartialObject<V1alpha1>,
+    };
+    const error = await checkConversionRoundTrip({ crd, hub, spoke, conversion: copy }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConversionRoundTripError);
+    expect((error as ConversionRoundTripError).message).toMatch(/ was lost: it was /);
+  });
+});
