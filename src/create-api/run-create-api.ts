@@ -38,6 +38,7 @@ import { applyTree, type ApplyResult } from '../scaffold/apply.js';
 import { loadBoilerplate } from '../scaffold/boilerplate.js';
 import { renderTemplateDir, type TemplateData } from '../scaffold/render.js';
 import { VirtualTree } from '../scaffold/tree.js';
+import { declarationMarkers } from '../markers/collect.js';
 import { builtinSampleLiteral } from './builtin-samples.js';
 import type { CreateApiFlags } from './create-api-flags.js';
 import { describeBuiltinKinds, type BuiltinKind } from '../project/builtin-kinds.js';
@@ -420,10 +421,33 @@ export async function runCreateApi(
   const versions = [...new Set([...sameKind.map((r) => r.version), version])].sort();
   if (resource && versions.length > 1) {
     context.out.warn(
-      `${kind} now has versions ${versions.join(', ')}: mark exactly one of them with +kubebuilder:storageversion (in its root type's doc comment) before generating manifests`,
+      `${kind} now has versions ${versions.join(', ')}: mark exactly one of them with +kubebuilder:storageversion (in the comments above its root type) before generating manifests`,
     );
+    if (result.written) {
+      const { hub, marked } = await storageVersionOf(tree, sameKind);
+      context.out.info(
+        `To convert between versions (hub ${hub}, ${marked ? 'the storage version' : 'which it marks as the storage version'}; the others spokes): kop create webhook --group ${group} --version ${hub} --kind ${kind} --conversion --spoke ${version}`,
+      );
+    }
   }
   return result;
+}
+
+/**
+ * The version of a kind marked +kubebuilder:storageversion (found as `kop generate` finds it), or
+ * else the first one the kind had: the hub a conversion would convert through.
+ */
+async function storageVersionOf(
+  tree: VirtualTree,
+  sameKind: readonly ProjectResource[],
+): Promise<{ hub: string; marked: boolean }> {
+  for (const resource of sameKind) {
+    if (!resource.api) continue;
+    const file = resource.path ?? CREATE_API_PATHS.typesFile(resourceNamesOf(resource));
+    const markers = await declarationMarkers((await tree.read(file)) ?? '', file, resource.kind);
+    if (markers?.some((m) => m.text === '+kubebuilder:storageversion')) return { hub: resource.version, marked: true };
+  }
+  return { hub: sameKind[0]!.version, marked: false };
 }
 
 /** The template values that name a reconciler; the kind's unnamed one keeps the finalizer it always had. */

@@ -1,5 +1,7 @@
 import { posix } from 'node:path';
 import { askChecked, askYesNo, requireValid, type NameCheck } from '../base/ask.js';
+import { declarationMarkers } from '../markers/collect.js';
+import { formatLocation } from '../markers/errors.js';
 import type { Context } from '../base/context.js';
 import { KopError, UsageError } from '../base/errors.js';
 import {
@@ -582,7 +584,8 @@ function refuseExisting(
 /**
  * The hub of a conversion is the version etcd stores: marks it `+kubebuilder:storageversion`
  * (as Kubebuilder's create webhook --conversion does) unless it is already, and refuses when
- * another version carries the marker.
+ * another version carries the marker. Markers are found where `kop generate` finds them (the
+ * root type's doc comment or the comment group right above it, `declarationMarkers`).
  */
 async function markHubAsStorageVersion(
   tree: VirtualTree,
@@ -592,10 +595,12 @@ async function markHubAsStorageVersion(
   for (const resource of sameKind) {
     if (resource.version === hub.version || !resource.api) continue;
     const names = resourceNamesOf(resource);
-    const text = (await tree.read(resource.path ?? CREATE_API_PATHS.typesFile(names))) ?? '';
-    if (rootDocComment(text, names.kind)?.text.includes(STORAGE_VERSION_MARKER)) {
+    const typesFile = resource.path ?? CREATE_API_PATHS.typesFile(names);
+    const markers = (await declarationMarkers((await tree.read(typesFile)) ?? '', typesFile, names.kind)) ?? [];
+    const storage = markers.find((m) => isMarker(m.text, STORAGE_VERSION_MARKER));
+    if (storage !== undefined) {
       throw new KopError(
-        `${hub.kind} ${resource.version} is marked ${STORAGE_VERSION_MARKER}, but the hub of a conversion is the storage version`,
+        `${hub.kind} ${resource.version} is marked ${STORAGE_VERSION_MARKER} (${formatLocation(storage.location)}), but the hub of a conversion is the storage version`,
         `pass --version ${resource.version} to make it the hub, or move the marker to ${hub.version}'s ${hub.kind} type`,
       );
     }
@@ -603,31 +608,28 @@ async function markHubAsStorageVersion(
   const hubResource = sameKind.find((r) => r.version === hub.version)!;
   const typesFile = hubResource.path ?? CREATE_API_PATHS.typesFile(hub);
   const text = (await tree.read(typesFile)) ?? '';
-  const comment = rootDocComment(text, hub.kind);
-  if (comment === undefined) {
+  const markers = await declarationMarkers(text, typesFile, hub.kind);
+  const root = markers?.find((m) => isMarker(m.text, '+kubebuilder:object:root=true'));
+  if (markers === undefined || root === undefined) {
     throw new KopError(
-      `${typesFile} has no doc comment with +kubebuilder:object:root=true on its ${hub.kind} interface, so kop cannot mark it as the storage version`,
-      `add \`${STORAGE_VERSION_MARKER}\` to the doc comment of ${hub.kind} in ${typesFile}, then re-run`,
+      markers === undefined
+        ? `${typesFile} declares no ${hub.kind} interface, so kop cannot mark it as the storage version; kop create webhook wrote nothing`
+        : `${typesFile}: ${hub.kind} has no +kubebuilder:object:root=true in its doc comment or the comment group above it, so it is no root type kop can mark as the storage version; kop create webhook wrote nothing`,
+      `declare ${hub.kind} with +kubebuilder:object:root=true and ${STORAGE_VERSION_MARKER} above it in ${typesFile}, then re-run`,
     );
   }
-  if (comment.text.includes(STORAGE_VERSION_MARKER)) return;
-  const rootLine = /^([ \t]*\*[ \t]*)\+kubebuilder:object:root=true[ \t]*$/m.exec(comment.text)!;
-  const insertAt = comment.start + rootLine.index + rootLine[0].length;
-  const updated = `${text.slice(0, insertAt)}\n${rootLine[1]}${STORAGE_VERSION_MARKER}${text.slice(insertAt)}`;
-  await tree.update(typesFile, () => updated, 'inserted');
+  if (markers.some((m) => isMarker(m.text, STORAGE_VERSION_MARKER))) return;
+  // The new marker goes on the line after the root marker, written the way that line is (`//` or ` *`).
+  const lines = text.split('\n');
+  const rootLine = lines[root.location.line - 1]!;
+  const prefix = rootLine.slice(0, rootLine.indexOf('+'));
+  lines.splice(root.location.line, 0, `${prefix}${STORAGE_VERSION_MARKER}`);
+  await tree.update(typesFile, () => lines.join('\n'), 'inserted');
 }
 
-/** The JSDoc block right above `export interface <kind> {` that holds the root marker, if any. */
-function rootDocComment(text: string, kind: string): { text: string; start: number } | undefined {
-  const declaration = new RegExp(`^export interface ${kind}\\b`, 'm').exec(text);
-  if (!declaration) return undefined;
-  const before = text.slice(0, declaration.index);
-  const start = before.lastIndexOf('/**');
-  const end = before.lastIndexOf('*/');
-  if (start === -1 || end < start || before.slice(end + 2).trim() !== '') return undefined;
-  const comment = before.slice(start, end + 2);
-  if (!/^[ \t]*\*[ \t]*\+kubebuilder:object:root=true[ \t]*$/m.test(comment)) return undefined;
-  return { text: comment, start };
+/** True when a marker line is `marker`, or `marker` with arguments. */
+function isMarker(text: string, marker: string): boolean {
+  return text === marker || text.startsWith(`${marker}:`) || text.startsWith(`${marker}=`);
 }
 
 async function scaffoldAll(

@@ -87,3 +87,75 @@ export async function collectCommentMarkers(
   });
   return found;
 }
+
+/** A comment's start and end offsets in its file's text (TypeScript's CommentRange has these). */
+export interface CommentSpan {
+  pos: number;
+  end: number;
+}
+
+/**
+ * The placement rule for the markers of a declaration, the one every command applies (the
+ * schema pipeline through comments.ts, `create webhook --conversion` through `declarationMarkers`):
+ * the comments above a declaration, grouped as controller-gen groups Go comments (a group is a
+ * run of comments with no blank line between them). `attached` is the doc group directly above
+ * the node (no blank line between); `markerGroup` the closest other group above it, whose
+ * markers (not its text) also belong to the node, as Kubebuilder's scaffolds put
+ * `+kubebuilder:object:root=true` in its own `//` group above the doc comment; `earlier` any
+ * groups further up. `ranges` are the node's leading comments in order, `nodeStart` where its
+ * first token starts.
+ */
+export function groupLeadingComments<R extends CommentSpan>(
+  text: string,
+  ranges: readonly R[],
+  nodeStart: number,
+): { attached: R[]; markerGroup: R[]; earlier: R[] } {
+  const groups: R[][] = [];
+  let next = nodeStart;
+  let touchesNode = false;
+  for (let i = ranges.length - 1; i >= 0; i--) {
+    const range = ranges[i]!;
+    const blankLineBetween = (text.slice(range.end, next).match(/\n/g) ?? []).length > 1;
+    if (groups.length === 0) {
+      groups.push([range]);
+      touchesNode = !blankLineBetween;
+    } else if (blankLineBetween) groups.push([range]);
+    else groups[groups.length - 1]!.unshift(range);
+    next = range.pos;
+  }
+  const attached = touchesNode ? (groups.shift() ?? []) : [];
+  const markerGroup = groups.shift() ?? [];
+  return { attached, markerGroup, earlier: groups.reverse().flat() };
+}
+
+/**
+ * The marker lines of the top-level interface or type alias `name` in a types file's text, by
+ * the placement rule of `groupLeadingComments` (its doc comment and the group right above it,
+ * `//` lines or `/** *\/` blocks alike), in line order; undefined when the file declares no such
+ * type. Locations name `file`. For commands that edit a types file before the schema pipeline
+ * reads it, so that they find a marker wherever `kop generate` finds it.
+ */
+export async function declarationMarkers(
+  text: string,
+  file: string,
+  name: string,
+): Promise<CommentMarker[] | undefined> {
+  const { ts } = await import('ts-morph');
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
+  const declaration = source.statements.find(
+    (s) => (ts.isInterfaceDeclaration(s) || ts.isTypeAliasDeclaration(s)) && s.name.text === name,
+  );
+  if (declaration === undefined) return undefined;
+  const ranges = ts.getLeadingCommentRanges(text, declaration.getFullStart()) ?? [];
+  const { attached, markerGroup } = groupLeadingComments(text, ranges, declaration.getStart(source));
+  const markers: CommentMarker[] = [];
+  for (const range of [...markerGroup, ...attached]) {
+    const firstLine = source.getLineAndCharacterOfPosition(range.pos).line;
+    const lines = text.slice(range.pos, range.end).split('\n');
+    lines.forEach((line, index) => {
+      const marker = COMMENT_LINE.exec(line)?.[1];
+      if (marker !== undefined) markers.push({ text: marker, location: { file, line: firstLine + index + 1 } });
+    });
+  }
+  return markers;
+}

@@ -5,6 +5,7 @@
  * are reported rather than dropped. The model builder (model.ts) asks it for each node.
  */
 import type { ts as TypeScript } from 'ts-morph';
+import { groupLeadingComments } from '../markers/collect.js';
 import { MarkerPlacementError } from './errors.js';
 import { isMarkerLine, parseMarker, markerDefinition, type Marker, type MarkerTarget } from './markers.js';
 
@@ -100,12 +101,10 @@ export class CommentReader {
   }
 
   /**
-   * The comments above a node, grouped as controller-gen groups Go comments (a group is a run of
-   * comments with no blank line between them): `attached`, the doc group directly above the node
-   * (no blank line between); `markerGroup`, the closest other group above it, whose markers (not
-   * its text) also belong to the node, as Kubebuilder's scaffolds put
-   * `+kubebuilder:object:root=true` in its own group above the doc comment; and `earlier`, any
-   * groups further up (file headers; inside an interface, markers that attach to nothing).
+   * The comments above a node, grouped by the one placement rule (groupLeadingComments in
+   * markers/collect.ts): `attached`, the doc group; `markerGroup`, the group above it whose
+   * markers also belong to the node; `earlier`, groups further up (file headers; inside an
+   * interface, markers that attach to nothing).
    */
   leadingComments(
     sourceFile: TypeScript.SourceFile,
@@ -116,24 +115,9 @@ export class CommentReader {
     earlier: TypeScript.CommentRange[];
   } {
     const ranges = this.ts.getLeadingCommentRanges(sourceFile.text, node.getFullStart()) ?? [];
-    const groups: TypeScript.CommentRange[][] = [];
-    let next = node.getStart(sourceFile);
-    let touchesNode = false;
-    for (let i = ranges.length - 1; i >= 0; i--) {
-      const range = ranges[i]!;
-      const blankLineBetween = (sourceFile.text.slice(range.end, next).match(/\n/g) ?? []).length > 1;
-      if (groups.length === 0) {
-        groups.push([range]);
-        touchesNode = !blankLineBetween;
-      } else if (blankLineBetween) groups.push([range]);
-      else groups[groups.length - 1]!.unshift(range);
-      next = range.pos;
-    }
-    const attached = touchesNode ? (groups.shift() ?? []) : [];
-    const markerGroup = groups.shift() ?? [];
     // The caller reads or refuses each of them; none is left for the sweep (refuseUnreadMarkers).
     this.markRead(sourceFile, ranges);
-    return { attached, markerGroup, earlier: groups.reverse().flat() };
+    return groupLeadingComments(sourceFile.text, ranges, node.getStart(sourceFile));
   }
 
   /** True when a comment range holds a marker line. */

@@ -250,10 +250,13 @@ class ModelBuilder {
       ) {
         const attached = comments.attached;
         for (const c of attached) claimed.add(c.pos);
-        const { doc, markers } = this.comments.docAndMarkers(node, attached, 'type', statement.name.text);
-        // The closest other group above belongs to the type too, except its markers that only a
-        // package can carry (+groupName in a file header right above the first type,
-        // +kubebuilder:validation:Optional), which are package markers, as controller-gen sorts them.
+        // The doc comment and the closest other group above it hold the type's markers alike (one
+        // placement rule, markers/collect.ts), except markers only a package can carry (+groupName
+        // in a file header right above the first type, +versionName, +kubebuilder:validation:Optional),
+        // which are package markers wherever they stand there, as controller-gen sorts them.
+        const { doc, markers } = this.comments.docAndMarkers(node, attached, 'type', statement.name.text, {
+          packageMarkers: state.packageMarkers,
+        });
         for (const c of comments.markerGroup) claimed.add(c.pos);
         markers.unshift(
           ...this.comments.docAndMarkers(node, comments.markerGroup, 'type', statement.name.text, {

@@ -33,3 +33,10 @@ export { readCRDs, type CRDSource, type CustomResourceDefinition, type InstallCR
 export type { WebhookInstallOptions, WebhookServing } from './webhooks.js';
 export type { Kubeconfig, KubeconfigCluster, KubeconfigUser } from './kubeconfig.js';
 export { PINNED_KUBERNETES_VERSION, PINNED_ETCD_VERSION, type ControlPlaneBinary } from './versions.js';
+// Round-trip tests of conversions from the CRD's schema (a generated test per spoke calls this).
+export { arbitraryCustomResource } from './schema-arbitrary.js';
+export {
+  checkConversionRoundTrip,
+  sampleCustomResource,
+  type ConversionRoundTripOptions,
+} from './conversion-round-trip.js';

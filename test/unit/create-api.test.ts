@@ -209,6 +209,10 @@ describe('kop create api', () => {
     expect(context.out.warnings.join('\n')).toMatch(
       /Memcached now has versions v1alpha1, v1beta1: mark exactly one of them with \+kubebuilder:storageversion/,
     );
+    // Conversion is one command away, with the storage version (here the first, none is marked) as the hub.
+    expect(context.out.lines).toContain(
+      'To convert between versions (hub v1alpha1, which it marks as the storage version; the others spokes): kop create webhook --group cache --version v1alpha1 --kind Memcached --conversion --spoke v1beta1',
+    );
     const resources = (await project()).resources;
     expect(resources.map((r) => [r.version, r.plural, r.controller ?? false])).toEqual([
       ['v1alpha1', 'memcacheds', true],

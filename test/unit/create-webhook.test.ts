@@ -1,6 +1,7 @@
 import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import yaml from 'js-yaml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCreateApi } from '../../src/create-api/run-create-api.js';
 import { runCreateWebhook, type CreateWebhookOptions } from '../../src/create-webhook/run-create-webhook.js';
@@ -171,7 +172,63 @@ describe('kop create webhook', () => {
     );
     const before = await snapshot(dir);
     await expect(create({ ...V1, conversion: true, spoke: ['v2'] }).run).rejects.toThrow(
-      /v2 is marked \+kubebuilder:storageversion, but the hub of a conversion is the storage version/,
+      /v2 is marked \+kubebuilder:storageversion \(api\/cache\/v2\/rediscluster\.types\.ts:\d+\), but the hub of a conversion is the storage version/,
+    );
+    expect(await snapshot(dir)).toEqual(before);
+  });
+
+  // One placement rule in every command (issue 24, snag 1): a type's markers count in its doc comment
+  // and in the comment group right above it, package markers (+versionName) included, for
+  // create webhook as for generate.
+  const ROOT_DOC = '/**\n * RedisCluster is the root type of the redisclusters.cache.example.com API.\n';
+  const KUBEBUILDER_WAY = (storage: boolean) =>
+    '// +kubebuilder:object:root=true\n' +
+    (storage ? '// +kubebuilder:storageversion\n' : '') +
+    '// +kubebuilder:subresource:status\n// +versionName=v1\n\n' +
+    ROOT_DOC +
+    ' */\n';
+  const DOC_WAY = (storage: boolean) =>
+    ROOT_DOC +
+    ' * +kubebuilder:object:root=true\n' +
+    (storage ? ' * +kubebuilder:storageversion\n' : '') +
+    ' * +kubebuilder:subresource:status\n * +versionName=v1\n */\n';
+  for (const [layout, comment] of [
+    ['a // group above the doc comment (the Kubebuilder way)', KUBEBUILDER_WAY],
+    ['the doc comment', DOC_WAY],
+  ] as const) {
+    for (const storage of [true, false]) {
+      it(`converts a hub whose markers are in ${layout}, ${storage ? 'marked' : 'not yet marked'} as the storage version, and generate agrees`, async () => {
+        await runCreateApi({ ...V1, version: 'v2', controller: false }, testContext({ cwd: dir }));
+        const v1 = 'api/cache/v1/rediscluster.types.ts';
+        const original = await read(v1);
+        const rootComment = /\/\*\*\n \* RedisCluster is the root type[^\n]*\n(?: \* \+[^\n]*\n)+ \*\/\n/;
+        expect(original).toMatch(rootComment);
+        await writeFile(path.join(dir, v1), original.replace(rootComment, comment(storage)));
+        await create({ ...V1, conversion: true, spoke: ['v2'] }).run;
+        // Marked once, where the root marker is, the way its line is written.
+        expect(await read(v1)).toBe(original.replace(rootComment, comment(true)));
+        await runGenerate({ check: false, generators }, testContext({ cwd: dir }));
+        const crd = yaml.load(await read('config/crd/bases/cache.example.com_redisclusters.yaml')) as {
+          spec: { versions: { name: string; storage: boolean; subresources?: unknown }[] };
+        };
+        expect(crd.spec.versions.map((v) => [v.name, v.storage, v.subresources])).toEqual([
+          ['v1', true, { status: {} }],
+          ['v2', false, { status: {} }],
+        ]);
+      });
+    }
+  }
+
+  it('finds another version marked as the storage version in its // group too', async () => {
+    await runCreateApi({ ...V1, version: 'v2', controller: false }, testContext({ cwd: dir }));
+    const v2 = 'api/cache/v2/rediscluster.types.ts';
+    await writeFile(
+      path.join(dir, v2),
+      (await read(v2)).replace(/\/\*\*\n \* RedisCluster is the root type/, '// +kubebuilder:storageversion\n\n$&'),
+    );
+    const before = await snapshot(dir);
+    await expect(create({ ...V1, conversion: true, spoke: ['v2'] }).run).rejects.toThrow(
+      /v2 is marked \+kubebuilder:storageversion \(api\/cache\/v2\/rediscluster\.types\.ts:\d+\), but the hub/,
     );
     expect(await snapshot(dir)).toEqual(before);
   });

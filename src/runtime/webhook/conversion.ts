@@ -3,12 +3,30 @@ import type { ResourceType } from '../client/resource/options.js';
 import { apiVersionOf } from '../client/resource/options.js';
 import { errorMessage, isPlainObject, statusReply, type WebhookCall, type WebhookReply } from './webhook-handler.js';
 
-/** Conversion of one spoke version to and from the hub (the storage version). */
+/**
+ * An object as the apiserver may send it for conversion: any field may be missing, at any depth.
+ * For server-side apply it converts the pruned objects that stand for field sets, with no spec
+ * and even no metadata, besides whole objects. (The runtime gives the answer the input's
+ * metadata, so a conversion need not carry it.)
+ */
+export type PartialObject<T> = T extends readonly (infer U)[]
+  ? PartialObject<U>[]
+  : T extends object
+    ? string extends keyof T
+      ? { [K in keyof T]: PartialObject<T[K]> } // a map: its entries are there or not, none undefined
+      : { [K in keyof T]?: PartialObject<T[K]> }
+    : T;
+
+/**
+ * Conversion of one spoke version to and from the hub (the storage version). Each takes and
+ * gives a {@link PartialObject}: what came in without a field goes out without it. (Functions
+ * typed on whole objects are accepted too, as they were before.)
+ */
 export interface SpokeConversion<Hub extends KubernetesObject, Spoke extends KubernetesObject> {
   /** The spoke object as the hub version. */
-  convertTo(spoke: Spoke): Hub | Promise<Hub>;
+  convertTo(spoke: PartialObject<Spoke>): PartialObject<Hub> | Promise<PartialObject<Hub>>;
   /** The hub object as this spoke version. */
-  convertFrom(hub: Hub): Spoke | Promise<Spoke>;
+  convertFrom(hub: PartialObject<Hub>): PartialObject<Spoke> | Promise<PartialObject<Spoke>>;
 }
 
 /** apiextensions.k8s.io/v1 ConversionReview: the body of both the request and the answer. */
@@ -100,7 +118,8 @@ export class ConversionRegistry {
         apiVersionOf(hub),
       );
     }
-    if (to.version === hub.version) return withMetadata(asHub, object, desiredAPIVersion);
+    // asHub has its metadata settled already; settling it again would bring back an annotation the conversion removed.
+    if (to.version === hub.version) return asHub;
     const spoke = spokeOf(to.version);
     return withMetadata(await explainPartial(object, () => spoke.convertFrom(asHub)), object, desiredAPIVersion);
   }
@@ -151,7 +170,11 @@ export class ConversionRegistry {
  * sends some without metadata) easily returns. Labels and annotations the result sets (a
  * conversion may keep what the other version cannot hold in an annotation) replace the input's.
  */
-function withMetadata(result: KubernetesObject, input: KubernetesObject, apiVersion: string): KubernetesObject {
+function withMetadata(
+  result: PartialObject<KubernetesObject>,
+  input: KubernetesObject,
+  apiVersion: string,
+): KubernetesObject {
   if (!isPlainObject(result)) throw new Error('the conversion function returned no object');
   const metadata: Record<string, unknown> = isPlainObject(input.metadata) ? structuredClone(input.metadata) : {};
   const returned: unknown = result.metadata;
@@ -171,8 +194,8 @@ function withMetadata(result: KubernetesObject, input: KubernetesObject, apiVers
  */
 async function explainPartial(
   input: KubernetesObject,
-  convert: () => KubernetesObject | Promise<KubernetesObject>,
-): Promise<KubernetesObject> {
+  convert: () => PartialObject<KubernetesObject> | Promise<PartialObject<KubernetesObject>>,
+): Promise<PartialObject<KubernetesObject>> {
   try {
     return await convert();
   } catch (error) {

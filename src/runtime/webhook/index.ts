@@ -4,7 +4,7 @@
 export type { AdmissionOperation, AdmissionRequest, AdmissionResponse, AdmissionReview } from './admission.js';
 export { defaultingHandler, validatingHandler } from './admission-handler.js';
 export { ConversionBuilder, WebhookBuilder, defaultingPath, validatingPath, type WebhookRegistrar } from './builder.js';
-export { ConversionRegistry, type SpokeConversion } from './conversion.js';
+export { ConversionRegistry, type PartialObject, type SpokeConversion } from './conversion.js';
 export type { FieldErrorType } from './field-error.js';
 export type { WebhookHandler } from './webhook-handler.js';
 export { DEFAULT_CERT_DIR, WebhookServer, type WebhookServerOptions } from './webhook-server.js';

@@ -115,6 +115,29 @@ describe('conversion of partial objects', () => {
     });
   });
 
+  it('spoke to hub: annotations the conversion removes stay removed (found by the round-trip property test)', async () => {
+    // The spoke carried the hub's field in an annotation; converting to the hub takes it back out.
+    const unstash: SpokeConversion<Hub, Spoke> = {
+      convertTo: (s) => ({
+        metadata: { annotations: undefined },
+        spec: { schedule: s.metadata?.annotations?.['test.kop.dev/schedule'] },
+      }),
+      convertFrom: (h) => ({ spec: { cron: h.spec?.schedule } }),
+    };
+    const up = await convert(unstash, {
+      apiVersion: 'test.kop.dev/v1',
+      kind: 'Job',
+      metadata: { name: 'j', annotations: { 'test.kop.dev/schedule': '@daily' } },
+      spec: {},
+    });
+    expect(up.convertedObjects[0]).toEqual({
+      apiVersion: 'test.kop.dev/v2',
+      kind: 'Job',
+      metadata: { name: 'j' },
+      spec: { schedule: '@daily' },
+    });
+  });
+
   it('a conversion that throws on a partial object gets an error saying the object is partial and why', async () => {
     const noSpec = await convert(trusting, { apiVersion: 'test.kop.dev/v1', kind: 'Job', metadata: meta });
     expect(noSpec.result.status).toBe('Failure');
