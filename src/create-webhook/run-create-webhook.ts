@@ -193,7 +193,7 @@ export async function runCreateWebhook(options: CreateWebhookOptions, context: C
       '\nNext: write the webhook logic in src/webhooks/, then run `npm run generate` for config/webhook/manifests.yaml' +
         (wanted.conversion ? ' and the conversion patch in config/crd/patches' : '') +
         '. In a cluster the webhooks need cert-manager for their certificate (config/certmanager).' +
-        (externalKind
+        (externalKind && !(external.module !== undefined && isGoModule(external.module))
           ? ` ${kind}'s CRD belongs to another project: put a copy in test/crds/ so the webhook tests (test/webhooks/environment.ts) can install it.`
           : ''),
     );

@@ -22,7 +22,7 @@ import { checkDomain, requireValid, singularOf } from '../project/resource.js';
 import type { VirtualTree } from '../scaffold/tree.js';
 import type { CrdDocument } from './crd-documents.js';
 import { fetchGoModule } from './go-module/fetch-go-module.js';
-import { findModuleCrd } from './go-module/module-crds.js';
+import { findModuleCrd, type ModuleCrd } from './go-module/module-crds.js';
 import { parseModuleVersion } from './go-module/module-path.js';
 import { stageImportCrd } from './run-import-crd.js';
 
@@ -103,9 +103,14 @@ export async function resolveExternalKind(
       r.external === true && r.kind === wanted.kind && r.version === wanted.version && fullGroup(r) === group;
     // A kind an earlier command brought from the same module (a CRD file of several kinds) is not imported again.
     if (!project.resources.some((r) => isWanted(r) && r.module === flags.module)) {
-      const source = isGoModule(module)
-        ? { sources: [], documents: [await goModuleCrd(module, { group, kind: wanted.kind }, context)] }
-        : { sources: [module] };
+      let source: { sources: string[]; documents?: CrdDocument[] } = { sources: [module] };
+      if (isGoModule(module)) {
+        const found = await goModuleCrd(module, { group, kind: wanted.kind }, context);
+        source = { sources: [], documents: [found.document] };
+        // The tests' control plane installs other projects' CRDs from test/crds/ (webhook tests need the kind served).
+        const copy = `test/crds/${path.posix.basename(found.file)}`;
+        if (!(await tree.exists(copy))) tree.write(copy, await formatYaml(tree, found.text), { kind: 'scaffolded' });
+      }
       const { imported } = await stageImportCrd(tree, project, source, context);
       // Every kind the module brought comes from it (stageImportCrd lists them as `Kind group/version`).
       for (const r of project.resources)
@@ -188,7 +193,7 @@ async function goModuleCrd(
   module: string,
   wanted: { group: string; kind: string },
   context: Context,
-): Promise<CrdDocument> {
+): Promise<ModuleCrd> {
   const fetched = await fetchGoModule(module, { cwd: context.cwd, warn: (m) => context.out.warn(m) });
   const found = findModuleCrd(fetched, wanted);
   const checked =
@@ -200,7 +205,16 @@ async function goModuleCrd(
   context.out.info(
     `${fetched.path}@${fetched.version} (${fetched.fromCache ? 'cached' : 'downloaded'}, ${checked}): ${wanted.kind} from ${found.file}`,
   );
-  return found.document;
+  return found;
+}
+
+/** YAML as the project's Prettier settings format it, so the copy passes `npm run format:check`. */
+async function formatYaml(tree: VirtualTree, text: string): Promise<string> {
+  const configText = await tree.read('.prettierrc.json');
+  if (configText === undefined) return text;
+  // Loaded here only: most commands never format YAML, and kop --help stays quick.
+  const prettier = await import('prettier');
+  return prettier.format(text, { ...(JSON.parse(configText) as object), parser: 'yaml' });
 }
 
 /** A CRD file or folder rather than an npm spec: a relative or absolute path, or a YAML/JSON file name. */

@@ -12,7 +12,9 @@ import type { FetchedModule } from './fetch-go-module.js';
 /** The CRD document serving `kind` in `group` and the file it was found in. */
 export interface ModuleCrd {
   document: CrdDocument;
+  /** Its path in the module, and the text of that file. */
   file: string;
+  text: string;
 }
 
 interface CrdShape {
@@ -44,7 +46,7 @@ export function findModuleCrd(module: FetchedModule, wanted: { group: string; ki
       const value = document.value as CrdShape | null;
       if (value?.kind !== 'CustomResourceDefinition') continue;
       const { group, names } = value.spec ?? {};
-      if (group === wanted.group && names?.kind === wanted.kind) matches.push({ document, file });
+      if (group === wanted.group && names?.kind === wanted.kind) matches.push({ document, file, text });
       else if (typeof group === 'string' && typeof names?.kind === 'string') others.add(`${names.kind} ${group}`);
     }
   }

@@ -221,7 +221,7 @@ describe('Go module as --external-api-module', () => {
     expect(matchesGlobList('example.com/other', MODULE)).toBe(false);
   });
 
-  it('create api imports the kind from the module and records the module as given', async () => {
+  it('create api imports the kind from the module, records the module as given and copies the CRD to test/crds/', async () => {
     serve();
     await runInit(
       { projectName: 'demo', domain: 'example.com', kopSource: 'file:../kop', skipInstall: true },
@@ -250,5 +250,7 @@ describe('Go module as --external-api-module', () => {
       (r) => r.kind === 'Widget',
     );
     expect(entry).toMatchObject({ external: true, module: `${MODULE}@${VERSION}`, domain: 'example.com' });
+    // A copy for the tests' control plane, which installs other projects' CRDs from test/crds/.
+    expect(await readFile(path.join(dir, 'test/crds/ops.example.com_widgets.yaml'), 'utf8')).toContain('kind: Widget');
   });
 });
