@@ -7,6 +7,7 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { runCreateApi } from '../../../src/create-api/run-create-api.js';
+import { runCreateWebhook } from '../../../src/create-webhook/run-create-webhook.js';
 import { fetchGoModule, type FetchGoModuleOptions } from '../../../src/import/go-module/fetch-go-module.js';
 import { findModuleCrd } from '../../../src/import/go-module/module-crds.js';
 import { escapeModulePath, matchesGlobList } from '../../../src/import/go-module/module-path.js';
@@ -35,6 +36,7 @@ spec:
       schema:
         openAPIV3Schema:
           type: object
+          required: [spec]
           properties:
             spec:
               type: object
@@ -252,5 +254,22 @@ describe('Go module as --external-api-module', () => {
     expect(entry).toMatchObject({ external: true, module: `${MODULE}@${VERSION}`, domain: 'example.com' });
     // A copy for the tests' control plane, which installs other projects' CRDs from test/crds/.
     expect(await readFile(path.join(dir, 'test/crds/ops.example.com_widgets.yaml'), 'utf8')).toContain('kind: Widget');
+
+    // A webhook of the kind, from the same module: not imported again; its CRD requires spec, so the tests' object has one.
+    await runCreateWebhook(
+      {
+        group: 'ops',
+        version: 'v1',
+        kind: 'Widget',
+        defaulting: true,
+        externalApiDomain: 'example.com',
+        externalApiPath: 'example.com/Acme/ops/api/v1',
+        externalApiModule: `${MODULE}@${VERSION}`,
+      },
+      testContext({ cwd: dir }),
+    );
+    expect(await readFile(path.join(dir, 'test/webhooks/ops/v1/widget.defaulter.test.ts'), 'utf8')).toMatch(
+      /labels },\n\s*spec: {},/,
+    );
   });
 });
