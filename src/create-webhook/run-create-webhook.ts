@@ -108,7 +108,12 @@ export async function runCreateWebhook(options: CreateWebhookOptions, context: C
   const fooExample =
     ownTypes &&
     (await specFitsFooExample((await tree.read(resource.entry.path ?? CREATE_API_PATHS.typesFile(names))) ?? '', kind));
-  if (externalKind) target.namespaced = await requireExternalTypes(tree, resource.entry, names);
+  if (externalKind) {
+    const types = await requireExternalTypes(tree, resource.entry, names);
+    target.namespaced = types.namespaced;
+    // A CRD that requires spec (cert-manager's Issuer) rejects the tests' object without one, and so does tsc.
+    if (types.specRequired) target.sampleFields = 'spec: {},';
+  }
 
   const wanted = await askWebhookKinds(options, context, sameKind, version);
   if (options.defaultingPath !== undefined && !wanted.defaulting)
@@ -195,7 +200,7 @@ export async function runCreateWebhook(options: CreateWebhookOptions, context: C
       '\nNext: write the webhook logic in src/webhooks/, then run `npm run generate` for config/webhook/manifests.yaml' +
         (wanted.conversion ? ' and the conversion patch in config/crd/patches' : '') +
         '. In a cluster the webhooks need cert-manager for their certificate (config/certmanager).' +
-        (externalKind
+        (externalKind && !(external.module !== undefined && isGoModule(external.module))
           ? ` ${kind}'s CRD belongs to another project: put a copy in test/crds/ so the webhook tests (test/webhooks/environment.ts) can install it.`
           : ''),
     );
@@ -403,13 +408,14 @@ function refusePathClashes(
 /**
  * An external kind's webhooks import its types and the typed client `kop generate` writes beside
  * them. Returns whether the kind is namespaced, which its types say with the resource marker
- * `kop import crd` wrote (`scope=Cluster` for a cluster-scoped kind), as for `kop generate`.
+ * `kop import crd` wrote (`scope=Cluster` for a cluster-scoped kind), as for `kop generate`, and
+ * whether the kind's interface declares `spec` required (no `?`).
  */
 async function requireExternalTypes(
   tree: VirtualTree,
   resource: ProjectResource,
   names: ResourceNames,
-): Promise<boolean> {
+): Promise<{ namespaced: boolean; specRequired: boolean }> {
   const typesFile = resource.path ?? CREATE_API_PATHS.typesFile(names);
   const text = await tree.read(typesFile);
   if (text === undefined) {
@@ -418,7 +424,11 @@ async function requireExternalTypes(
       'import its CRD again with `kop import crd`',
     );
   }
-  return !/^[ \t]*(?:\*|\/\/)[ \t]*\+kubebuilder:resource:[^\n]*\bscope=Cluster\b/m.test(text);
+  const kindInterface = new RegExp(`^export interface ${names.kind} \\{\\n([^]*?)^\\}`, 'm').exec(text)?.[1] ?? '';
+  return {
+    namespaced: !/^[ \t]*(?:\*|\/\/)[ \t]*\+kubebuilder:resource:[^\n]*\bscope=Cluster\b/m.test(text),
+    specRequired: /^[ \t]*spec:/m.test(kindInterface),
+  };
 }
 
 interface WebhookKinds {

@@ -4,7 +4,9 @@
  *
  * - the **module** is where the kind comes from: an npm dependency spec (`name@range`), added to
  *   package.json's dependencies, or a CRD file or folder, imported as `kop import crd` does (the
- *   types under api/<group>/<version>, recorded in PROJECT as external);
+ *   types under api/<group>/<version>, recorded in PROJECT as external), or a Go module
+ *   (`github.com/cert-manager/cert-manager@v1.20.2`), fetched from the module proxy and the
+ *   kind's CRD imported from it the same way;
  * - the **path** is where the reconciler imports the kind's type and descriptor from: a module
  *   specifier inside the npm package (`@acme/issuer-api/v1`, which exports `Issuer` and
  *   `issuerType`), or a folder under api/ holding `<kind>.types.ts` (and, after `kop generate`,
@@ -18,6 +20,10 @@ import { KopError, UsageError } from '../base/errors.js';
 import { fullGroup, type ProjectFile, type ProjectResource } from '../project/project-file.js';
 import { checkDomain, requireValid, singularOf } from '../project/resource.js';
 import type { VirtualTree } from '../scaffold/tree.js';
+import type { CrdDocument } from './crd-documents.js';
+import { fetchGoModule } from './go-module/fetch-go-module.js';
+import { findModuleCrd, type ModuleCrd } from './go-module/module-crds.js';
+import { parseModuleVersion } from './go-module/module-path.js';
 import { stageImportCrd } from './run-import-crd.js';
 
 /** The three flags, as given. */
@@ -54,13 +60,13 @@ export function checkExternalApiFlags(flags: ExternalApiFlags): void {
       'pass --external-api-path too (a folder under api/ or a module of an npm package)',
     );
   }
-  if (flags.module !== undefined && isGoModule(flags.module)) {
-    throw new UsageError(
-      `--external-api-module ${flags.module} is a Go module: kop reads a kind another project owns from its CRD or from an npm package, not from Go code; nothing was written`,
-      "pass the kind's CRD file or folder (e.g. --external-api-module=./crds/cert-manager.yaml, imported as kop import crd does; --external-api-path may stay as Kubebuilder spells it), or an npm package spec with a module of it (--external-api-module=@acme/issuer-api@^1.2.0 --external-api-path=@acme/issuer-api/v1)",
-    );
-  }
-  if (flags.module !== undefined && flags.path === undefined && !isCrdSource(flags.module)) {
+  if (flags.module !== undefined && isGoModule(flags.module)) parseModuleVersion(flags.module);
+  if (
+    flags.module !== undefined &&
+    flags.path === undefined &&
+    !isCrdSource(flags.module) &&
+    !isGoModule(flags.module)
+  ) {
     throw new UsageError(
       `--external-api-module ${flags.module} is an npm package: pass --external-api-path with the module of that package to import the kind from (e.g. ${packageNameOf(flags.module) ?? 'name'}/v1)`,
     );
@@ -91,12 +97,21 @@ export async function resolveExternalKind(
   const group = fullGroup({ group: wanted.group, domain });
   const kindLower = singularOf(wanted.kind);
 
-  if (flags.module !== undefined && isCrdSource(flags.module)) {
+  if (flags.module !== undefined && (isCrdSource(flags.module) || isGoModule(flags.module))) {
+    const module = flags.module;
     const isWanted = (r: ProjectResource) =>
       r.external === true && r.kind === wanted.kind && r.version === wanted.version && fullGroup(r) === group;
     // A kind an earlier command brought from the same module (a CRD file of several kinds) is not imported again.
     if (!project.resources.some((r) => isWanted(r) && r.module === flags.module)) {
-      const { imported } = await stageImportCrd(tree, project, { sources: [flags.module] }, context);
+      let source: { sources: string[]; documents?: CrdDocument[] } = { sources: [module] };
+      if (isGoModule(module)) {
+        const found = await goModuleCrd(module, { group, kind: wanted.kind }, context);
+        source = { sources: [], documents: [found.document] };
+        // The tests' control plane installs other projects' CRDs from test/crds/ (webhook tests need the kind served).
+        const copy = `test/crds/${path.posix.basename(found.file)}`;
+        if (!(await tree.exists(copy))) tree.write(copy, await formatYaml(tree, found.text), { kind: 'scaffolded' });
+      }
+      const { imported } = await stageImportCrd(tree, project, source, context);
       // Every kind the module brought comes from it (stageImportCrd lists them as `Kind group/version`).
       for (const r of project.resources)
         if (r.external === true && imported.includes(`${r.kind} ${fullGroup(r)}/${r.version}`)) r.module = flags.module;
@@ -171,6 +186,35 @@ export async function resolveExternalKind(
   const entry = externalEntry(project, { ...wanted, domain, path: given, plural: wanted.plural });
   if (flags.module !== undefined) entry.module = flags.module;
   return { entry, descriptorModule: given, typesModule: given };
+}
+
+/** The CRD of the kind in a Go module, fetched (or read from the cache) and verified. */
+async function goModuleCrd(
+  module: string,
+  wanted: { group: string; kind: string },
+  context: Context,
+): Promise<ModuleCrd> {
+  const fetched = await fetchGoModule(module, { cwd: context.cwd, warn: (m) => context.out.warn(m) });
+  const found = findModuleCrd(fetched, wanted);
+  const checked =
+    fetched.verification === 'checksum database'
+      ? `verified by ${fetched.sumDb}`
+      : fetched.verification === 'go.sum'
+        ? 'verified by go.sum'
+        : 'not verified';
+  context.out.info(
+    `${fetched.path}@${fetched.version} (${fetched.fromCache ? 'cached' : 'downloaded'}, ${checked}): ${wanted.kind} from ${found.file}`,
+  );
+  return found;
+}
+
+/** YAML as the project's Prettier settings format it, so the copy passes `npm run format:check`. */
+async function formatYaml(tree: VirtualTree, text: string): Promise<string> {
+  const configText = await tree.read('.prettierrc.json');
+  if (configText === undefined) return text;
+  // Loaded here only: most commands never format YAML, and kop --help stays quick.
+  const prettier = await import('prettier');
+  return prettier.format(text, { ...(JSON.parse(configText) as object), parser: 'yaml' });
 }
 
 /** A CRD file or folder rather than an npm spec: a relative or absolute path, or a YAML/JSON file name. */

@@ -42,6 +42,8 @@ export interface ImportCrdOptions {
   rawSchema?: boolean;
   /** Import a kind/version the project already has again, overwriting its types. */
   force?: boolean;
+  /** Documents already read (a CRD found in a Go module): imported instead of `sources`. */
+  documents?: CrdDocument[];
 }
 
 /** What an import did, for the command (it runs `kop generate` next) and tests. */
@@ -92,9 +94,10 @@ export async function stageImportCrd(
 ): Promise<{ usesFloats: boolean; imported: string[] }> {
   const fromCluster = options.fromCluster ?? [];
   const documents: CrdDocument[] =
-    fromCluster.length > 0
+    options.documents ??
+    (fromCluster.length > 0
       ? await readClusterCrds(fromCluster, { kubeconfig: options.kubeconfig, context: options.context })
-      : await readCrdDocuments(options.sources, context.cwd, readStdin);
+      : await readCrdDocuments(options.sources, context.cwd, readStdin));
   if (documents.length === 0) throw new KopError(`${options.sources.join(', ')}: no YAML or JSON document to import`);
   const crds = documents.map(importedCrd);
   checkBatch(crds);

@@ -9,7 +9,7 @@ import type { ProjectResource } from './project-file.js';
 /**
  * Where a kind comes from, with the path its types are read from:
  * - `own`: this project's kind (`kop create api`, or `kop import crd --own`): types under api/, CRD generated here;
- * - `imported`: another project's kind whose types `kop import crd` (or `--external-api-module <crd>`,
+ * - `imported`: another project's kind whose types `kop import crd` (or `--external-api-module <crd or Go module>`,
  *   recorded as `module`) wrote under api/; its CRD is never generated here;
  * - `package`: another project's kind whose type and descriptor a module of an npm package exports
  *   (`--external-api-path <module>`, `module` the npm spec when `--external-api-module` added it);

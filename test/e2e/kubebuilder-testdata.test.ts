@@ -181,7 +181,7 @@ describe('bad input from Kubebuilder command lines: a clear error, nothing writt
       says: [/--external-api-path/],
     },
     {
-      name: "a Go module as --external-api-module (Kubebuilder's cert-manager line, create api)",
+      name: "a Go module without a CRD of the kind (Kubebuilder's cert-manager line, another kind)",
       args: [
         'create',
         'api',
@@ -190,7 +190,7 @@ describe('bad input from Kubebuilder command lines: a clear error, nothing writt
         '--version',
         'v1',
         '--kind',
-        'Certificate',
+        'Keystore',
         '--controller=true',
         '--resource=false',
         '--make=false',
@@ -199,28 +199,9 @@ describe('bad input from Kubebuilder command lines: a clear error, nothing writt
         '--external-api-module=github.com/cert-manager/cert-manager@v1.20.2',
       ],
       says: [
-        /--external-api-module github\.com\/cert-manager\/cert-manager@v1\.20\.2 is a Go module/,
-        /CRD file/,
-        /--external-api-module=\.\/crds\/cert-manager\.yaml/,
+        /github\.com\/cert-manager\/cert-manager@v1\.20\.2: no CustomResourceDefinition of Keystore in group cert-manager\.io among its \d+ \.yaml/,
+        /its CRDs are .*Certificate cert-manager\.io/,
       ],
-    },
-    {
-      name: "a Go module as --external-api-module (Kubebuilder's cert-manager line, create webhook)",
-      args: [
-        'create',
-        'webhook',
-        '--group',
-        'cert-manager',
-        '--version',
-        'v1',
-        '--kind',
-        'Issuer',
-        '--defaulting',
-        '--external-api-path=github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1',
-        '--external-api-domain=io',
-        '--external-api-module=github.com/cert-manager/cert-manager@v1.20.2',
-      ],
-      says: [/is a Go module/, /--external-api-module=\.\/crds\/cert-manager\.yaml/],
     },
   ];
 

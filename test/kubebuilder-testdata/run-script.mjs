@@ -6,7 +6,7 @@
 // comparison of the project's PROJECT with Kubebuilder's (expected/<project>.yaml). Used by test/e2e/kubebuilder-testdata.test.ts,
 // hack/kubebuilder-testdata.mjs and bench/kubebuilder-script.mjs.
 import { existsSync } from 'node:fs';
-import { copyFile, mkdir, mkdtemp, readFile, readdir, rm, symlink } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -148,13 +148,6 @@ export async function runKubebuilderScript(projectName, options = {}) {
           if (!result.ok) bootstrap.push(...(await bootstrapInit(step, dir, log)));
           if (existsSync(path.join(dir, 'PROJECT')) && options.build !== false) await linkKopDependencies(dir);
         }
-        continue;
-      }
-      if ('copy' in step) {
-        // The translation's own step: a file the next commands name (cert-manager's CRD), as a user would download it.
-        await mkdir(path.dirname(path.join(dir, step.to)), { recursive: true });
-        await copyFile(path.join(KOP_ROOT, step.copy), path.join(dir, step.to));
-        log(`     (copied ${step.copy} to ${step.to})`);
         continue;
       }
       if (step.make === 'all') {

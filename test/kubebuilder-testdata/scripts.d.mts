@@ -6,10 +6,5 @@ export declare const PROJECT_NAMES: readonly ProjectName[];
 export interface MakeStep {
   make: 'all' | 'build-installer';
 }
-/** A file of kop's repository the translation puts in the project (the CRD an --external-api-module names). */
-export interface CopyStep {
-  copy: string;
-  to: string;
-}
-/** Per project, command lines (argv, `kop` first), make steps and copy steps, in the script's order. */
-export declare const KUBEBUILDER_SCRIPTS: Record<ProjectName, Array<string[] | MakeStep | CopyStep>>;
+/** Per project, command lines (argv, `kop` first) and make steps, in the script's order. */
+export declare const KUBEBUILDER_SCRIPTS: Record<ProjectName, Array<string[] | MakeStep>>;

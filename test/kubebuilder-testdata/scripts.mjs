@@ -16,17 +16,7 @@ export const KUBEBUILDER_SCRIPT_VERSION = 'master after v4.15.0 (test/testdata/g
 export const PROJECT_NAMES = /** @type {const} */ (['project-v4', 'project-v4-multigroup', 'project-v4-with-plugins']);
 
 const CERT_MANAGER_PATH = '--external-api-path=github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1';
-/**
- * The one flag value the translation changes. Kubebuilder's script passes the Go module
- * `--external-api-module=github.com/cert-manager/cert-manager@v1.20.2`, which kop refuses (kop reads
- * a kind another project owns from its CRD or an npm package, not from Go code). In kop's meaning
- * of the flag the module is the kinds' CRD file: CERT_MANAGER_CRDS puts a stand-in for
- * cert-manager's CRDs (test/fixtures/external-crds/cert-manager.yaml) in the project's test/crds/,
- * where the webhook tests install other projects' CRDs from, and both commands name that file.
- */
-const CERT_MANAGER_MODULE = '--external-api-module=./test/crds/cert-manager.yaml';
-/** Where Kubebuilder's Go toolchain would download cert-manager's module: the CRD file the commands import. */
-const CERT_MANAGER_CRDS = { copy: 'test/fixtures/external-crds/cert-manager.yaml', to: 'test/crds/cert-manager.yaml' };
+const CERT_MANAGER_MODULE = '--external-api-module=github.com/cert-manager/cert-manager@v1.20.2';
 
 /** `kop init` as the script runs it for every project, with the project's own init flags. */
 function init(...flags) {
@@ -107,7 +97,6 @@ const projectV4 = [
     '--make=false',
   ),
 
-  CERT_MANAGER_CRDS,
   api(
     'cert-manager',
     'v1',
@@ -163,7 +152,6 @@ const projectV4MultigroupApis = [
   api('foo', 'v1', 'Bar', '--controller=true', '--resource=true', '--make=false'),
   api('fiz', 'v1', 'Bar', '--controller=true', '--resource=true', '--make=false'),
 
-  CERT_MANAGER_CRDS,
   api(
     'cert-manager',
     'v1',
@@ -224,10 +212,9 @@ const make = (target) => ({ make: target });
 const MAKE_STEPS = [make('all'), make('build-installer')];
 
 /**
- * Per project, the script's steps in order: command lines (argv, `kop` first), the make targets
- * it runs between them (before the with-plugins project's Helm and auto-update edits, as there),
- * and the files the translation copies into the project (`{ copy: <file of kop's repository>, to: <project path> }`).
- * @type {Record<(typeof PROJECT_NAMES)[number], Array<string[] | { make: 'all' | 'build-installer' } | { copy: string, to: string }>>}
+ * Per project, the script's steps in order: command lines (argv, `kop` first) and the make targets
+ * it runs between them (before the with-plugins project's Helm and auto-update edits, as there).
+ * @type {Record<(typeof PROJECT_NAMES)[number], Array<string[] | { make: 'all' | 'build-installer' }>>}
  */
 export const KUBEBUILDER_SCRIPTS = {
   'project-v4': [...projectV4, ...MAKE_STEPS],

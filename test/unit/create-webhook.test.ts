@@ -389,7 +389,7 @@ describe('kop create webhook', () => {
         /--external-api-module x: a webhook is written against the kind's types.*pass the kind's CRD file or folder as --external-api-module/s,
     },
     {
-      name: "a Go module as --external-api-module (Kubebuilder's spelling)",
+      name: 'a Go module path without a valid version as --external-api-module',
       options: {
         group: 'cert-manager',
         version: 'v1',
@@ -397,10 +397,10 @@ describe('kop create webhook', () => {
         defaulting: true,
         externalApiPath: 'github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1',
         externalApiDomain: 'io',
-        externalApiModule: 'github.com/cert-manager/cert-manager@v1.20.2',
+        externalApiModule: 'github.com/cert-manager/cert-manager@1.20',
       },
       message:
-        /--external-api-module github\.com\/cert-manager\/cert-manager@v1\.20\.2 is a Go module.*--external-api-module=\.\/crds\/cert-manager\.yaml/s,
+        /--external-api-module github\.com\/cert-manager\/cert-manager@1\.20: not a Go module path@version: version "1\.20" is not a semantic version/,
     },
     {
       name: 'an invalid --external-api-domain',

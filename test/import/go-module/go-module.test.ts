@@ -1,0 +1,275 @@
+/**
+ * `--external-api-module <Go module>`: fetching from a module proxy (GOPROXY's list semantics,
+ * case-encoded paths), verifying the zip's h1: hash (go.sum, else the checksum database's signed
+ * answer), caching, and finding the kind's CRD, against a fake proxy on a local port.
+ */
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import * as path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { runCreateApi } from '../../../src/create-api/run-create-api.js';
+import { runCreateWebhook } from '../../../src/create-webhook/run-create-webhook.js';
+import { fetchGoModule, type FetchGoModuleOptions } from '../../../src/import/go-module/fetch-go-module.js';
+import { findModuleCrd } from '../../../src/import/go-module/module-crds.js';
+import { escapeModulePath, matchesGlobList } from '../../../src/import/go-module/module-path.js';
+import { runInit } from '../../../src/init/run-init.js';
+import { parseProjectFile } from '../../../src/project/project-file.js';
+import { tempDir, testContext } from '../../unit/helpers/fake-context.js';
+import { expectedHash, makeZip, startFakeServer, sumDbKey } from './fake-goproxy.js';
+
+const MODULE = 'example.com/Acme/ops';
+const VERSION = 'v1.2.0';
+const PREFIX = `${MODULE}@${VERSION}/`;
+const ESCAPED = 'example.com/!acme/ops';
+
+const widgetCrd = (kind: string, group: string) => `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: ${kind.toLowerCase()}s.${group}
+spec:
+  group: ${group}
+  names: { kind: ${kind}, listKind: ${kind}List, plural: ${kind.toLowerCase()}s, singular: ${kind.toLowerCase()} }
+  scope: Namespaced
+  versions:
+    - name: v1
+      served: true
+      storage: true
+      schema:
+        openAPIV3Schema:
+          type: object
+          required: [spec]
+          properties:
+            spec:
+              type: object
+              properties:
+                size: { type: integer }
+`;
+
+const FILES = [
+  { name: `${PREFIX}go.mod`, data: `module ${MODULE}\n\ngo 1.24\n` },
+  { name: `${PREFIX}main.go`, data: 'package main\n' },
+  { name: `${PREFIX}config/crd/bases/ops.example.com_widgets.yaml`, data: widgetCrd('Widget', 'ops.example.com') },
+  // A Helm template of the same CRD: not plain YAML, passed over.
+  {
+    name: `${PREFIX}deploy/chart/templates/crd.yaml`,
+    data: `{{- if .Values.crds }}\n${widgetCrd('Widget', 'ops.example.com')}{{- end }}\n`,
+  },
+  // A test copy of another version: testdata/ is not searched.
+  { name: `${PREFIX}internal/testdata/old.yaml`, data: widgetCrd('Widget', 'ops.example.com') },
+];
+const GO_MOD = FILES[0]!.data;
+
+describe('Go module as --external-api-module', () => {
+  let dir: string;
+  let cleanup: () => Promise<void>;
+  let server: Awaited<ReturnType<typeof startFakeServer>>;
+  let routes: Map<string, string | Buffer | number>;
+  let key: ReturnType<typeof sumDbKey>;
+  let cacheDir: string;
+  const warnings: string[] = [];
+
+  /** Serves the module under /proxy and a signed checksum database answer through the proxy. */
+  const serve = (files = FILES, recorded = expectedHash(files), signer = key) => {
+    const zip = makeZip(files);
+    const base = `/proxy/${ESCAPED}/@v`;
+    routes.set(`${base}/list`, `v1.0.0\n${VERSION}\nv1.3.0-rc.1\n`);
+    routes.set(`${base}/${VERSION}.info`, JSON.stringify({ Version: VERSION, Time: '2026-01-01T00:00:00Z' }));
+    routes.set(`${base}/${VERSION}.mod`, GO_MOD);
+    routes.set(`${base}/${VERSION}.zip`, zip);
+    routes.set('/proxy/sumdb/sum.example.org/supported', '');
+    const note = signer.signNote('go.sum database tree\n7\nAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n');
+    const goModHash = expectedHash([{ name: 'go.mod', data: GO_MOD }]);
+    routes.set(
+      `/proxy/sumdb/sum.example.org/lookup/${ESCAPED}@${VERSION}`,
+      `6\n${MODULE} ${VERSION} ${recorded}\n${MODULE} ${VERSION}/go.mod ${goModHash}\n\n${note}`,
+    );
+  };
+  const options = (env: NodeJS.ProcessEnv = {}): FetchGoModuleOptions => ({
+    cwd: dir,
+    cacheDir,
+    env: { GOENV: 'off', GOPROXY: `${server.url}/proxy`, GOSUMDB: key.verifier, ...env },
+    warn: (m) => warnings.push(m),
+  });
+  const cached = () => readFile(path.join(cacheDir, ESCAPED, '@v', `${VERSION}.zip`)).catch(() => undefined);
+
+  beforeEach(async () => {
+    ({ dir, cleanup } = await tempDir('demo'));
+    cacheDir = path.join(dir, '..', 'cache');
+    routes = new Map();
+    server = await startFakeServer(routes);
+    key = sumDbKey('sum.example.org');
+    warnings.length = 0;
+  });
+  afterEach(async () => {
+    vi.unstubAllEnvs();
+    await server.close();
+    await cleanup();
+  });
+
+  it('fetches the case-encoded module, checks it against the signed checksum database answer, then reads it from the cache', async () => {
+    serve();
+    const fetched = await fetchGoModule(`${MODULE}@${VERSION}`, options());
+    expect(fetched).toMatchObject({
+      path: MODULE,
+      version: VERSION,
+      hash: expectedHash(FILES),
+      verification: 'checksum database',
+      sumDb: 'sum.example.org',
+      fromCache: false,
+    });
+    expect(server.requests).toContain(`/proxy/${ESCAPED}/@v/${VERSION}.zip`);
+    expect(server.requests).toContain(`/proxy/sumdb/sum.example.org/lookup/${ESCAPED}@${VERSION}`);
+    expect(await cached()).toBeDefined();
+    server.requests.length = 0;
+    const again = await fetchGoModule(`${MODULE}@${VERSION}`, options());
+    expect(again).toMatchObject({ fromCache: true, verification: 'checksum database', hash: fetched.hash });
+    expect(server.requests).toEqual([]);
+    expect(warnings).toEqual([]);
+  });
+
+  it('refuses a zip whose hash is not the one the checksum database records, and caches nothing', async () => {
+    serve(FILES, expectedHash([{ name: 'other', data: 'x' }]));
+    await expect(fetchGoModule(`${MODULE}@${VERSION}`, options())).rejects.toThrow(
+      /example\.com\/Acme\/ops@v1\.2\.0: checksum mismatch: downloaded h1:.*, but sum\.example\.org has h1:/,
+    );
+    expect(await cached()).toBeUndefined();
+  });
+
+  it('refuses an answer the checksum database key did not sign', async () => {
+    serve(FILES, expectedHash(FILES), sumDbKey('sum.example.org'));
+    await expect(fetchGoModule(`${MODULE}@${VERSION}`, options())).rejects.toThrow(
+      /is not signed by sum\.example\.org's key/,
+    );
+    expect(await cached()).toBeUndefined();
+  });
+
+  it("checks the project's go.sum line first: a match needs no database, a mismatch fails", async () => {
+    serve(FILES, expectedHash([{ name: 'other', data: 'x' }]));
+    await writeFile(path.join(dir, 'go.sum'), `${MODULE} ${VERSION} ${expectedHash(FILES)}\n`);
+    const fetched = await fetchGoModule(`${MODULE}@${VERSION}`, options());
+    expect(fetched.verification).toBe('go.sum');
+    expect(server.requests.some((r) => r.includes('/lookup/'))).toBe(false);
+    await rm(cacheDir, { recursive: true });
+    await writeFile(path.join(dir, 'go.sum'), `${MODULE} ${VERSION} h1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n`);
+    await expect(fetchGoModule(`${MODULE}@${VERSION}`, options())).rejects.toThrow(/checksum mismatch.*go\.sum has/);
+  });
+
+  it('refuses when the checksum database cannot be reached, unless GONOSUMDB names the module (then it warns)', async () => {
+    serve();
+    routes.delete('/proxy/sumdb/sum.example.org/supported');
+    // The database's own URL: a port nothing listens on.
+    const unreachable = `${key.verifier} http://127.0.0.1:9`;
+    await expect(fetchGoModule(`${MODULE}@${VERSION}`, options({ GOSUMDB: unreachable }))).rejects.toThrow(
+      /cannot verify its checksum: checksum database sum\.example\.org: .*nothing was written/,
+    );
+    expect(await cached()).toBeUndefined();
+    const fetched = await fetchGoModule(
+      `${MODULE}@${VERSION}`,
+      options({ GOSUMDB: unreachable, GONOSUMDB: 'example.com/*' }),
+    );
+    expect(fetched.verification).toBe('unverified');
+    expect(warnings.join('\n')).toMatch(/its checksum was not verified \(GONOSUMDB\/GOPRIVATE\)/);
+  });
+
+  it("follows GOPROXY's list: past a 404 after ',', past any error after '|', and stops at off or direct", async () => {
+    serve();
+    routes.set('/broken/example.com/!acme/ops/@v/v1.2.0.info', 500);
+    const other = `${server.url}/nothing-here`;
+    expect(
+      (await fetchGoModule(`${MODULE}@${VERSION}`, options({ GOPROXY: `${other},${server.url}/proxy` }))).hash,
+    ).toBe(expectedHash(FILES));
+    await rm(cacheDir, { recursive: true });
+    await expect(
+      fetchGoModule(`${MODULE}@${VERSION}`, options({ GOPROXY: `${server.url}/broken,${server.url}/proxy` })),
+    ).rejects.toThrow(/broken\/example\.com\/!acme\/ops\/@v\/v1\.2\.0\.info: HTTP 500/);
+    expect(
+      (await fetchGoModule(`${MODULE}@${VERSION}`, options({ GOPROXY: `${server.url}/broken|${server.url}/proxy` })))
+        .verification,
+    ).toBe('checksum database');
+    await rm(cacheDir, { recursive: true });
+    await expect(fetchGoModule(`${MODULE}@${VERSION}`, options({ GOPROXY: 'off' }))).rejects.toThrow(/GOPROXY=off/);
+    await expect(fetchGoModule(`${MODULE}@${VERSION}`, options({ GOPROXY: `${other},direct` }))).rejects.toThrow(
+      /not found on the module proxies of GOPROXY \(.*nothing-here.*HTTP 404.*kop does not fetch from version control/,
+    );
+  });
+
+  it('takes the highest release of @v/list when no version is given and the proxy has no @latest', async () => {
+    serve();
+    expect((await fetchGoModule(MODULE, options())).version).toBe(VERSION);
+  });
+
+  it('fetches anew when the cached zip was damaged', async () => {
+    serve();
+    await fetchGoModule(`${MODULE}@${VERSION}`, options());
+    const zipFile = path.join(cacheDir, ESCAPED, '@v', `${VERSION}.zip`);
+    await writeFile(zipFile, makeZip([{ name: `${PREFIX}go.mod`, data: 'module evil\n' }]));
+    const again = await fetchGoModule(`${MODULE}@${VERSION}`, options());
+    expect(again).toMatchObject({ fromCache: false, hash: expectedHash(FILES) });
+  });
+
+  it("finds the kind's CRD outside testdata/ and Helm templates, and names what it searched when there is none", async () => {
+    serve();
+    const fetched = await fetchGoModule(`${MODULE}@${VERSION}`, options());
+    const found = findModuleCrd(fetched, { group: 'ops.example.com', kind: 'Widget' });
+    expect(found.file).toBe('config/crd/bases/ops.example.com_widgets.yaml');
+    expect(() => findModuleCrd(fetched, { group: 'ops.example.com', kind: 'Gadget' })).toThrow(
+      'example.com/Acme/ops@v1.2.0: no CustomResourceDefinition of Gadget in group ops.example.com among its 2 .yaml, .yml and .json files (outside testdata/ and vendor/); 1 that mention CustomResourceDefinition are not plain YAML (Helm templates?) and were passed over; its CRDs are Widget ops.example.com; nothing was written',
+    );
+  });
+
+  it('escapes upper case and matches GOPRIVATE-style globs by leading path elements', () => {
+    expect(escapeModulePath('github.com/Azure/azure-sdk')).toBe('github.com/!azure/azure-sdk');
+    expect(matchesGlobList('example.com/*', MODULE)).toBe(true);
+    expect(matchesGlobList('*.corp,example.com/Acme', MODULE)).toBe(true);
+    expect(matchesGlobList('example.com/other', MODULE)).toBe(false);
+  });
+
+  it('create api imports the kind from the module, records the module as given and copies the CRD to test/crds/', async () => {
+    serve();
+    await runInit(
+      { projectName: 'demo', domain: 'example.com', kopSource: 'file:../kop', skipInstall: true },
+      testContext({ cwd: dir }),
+    );
+    vi.stubEnv('GOENV', 'off');
+    vi.stubEnv('GOPROXY', `${server.url}/proxy`);
+    vi.stubEnv('GOSUMDB', key.verifier);
+    vi.stubEnv('XDG_CACHE_HOME', path.join(dir, '..', 'xdg'));
+    const context = testContext({ cwd: dir });
+    await runCreateApi(
+      {
+        group: 'ops',
+        version: 'v1',
+        kind: 'Widget',
+        resource: false,
+        controller: true,
+        externalApiDomain: 'example.com',
+        externalApiPath: 'example.com/Acme/ops/api/v1',
+        externalApiModule: `${MODULE}@${VERSION}`,
+      },
+      context,
+    );
+    expect(await readFile(path.join(dir, 'api/ops/v1/widget.types.ts'), 'utf8')).toContain('size?: int;');
+    const entry = parseProjectFile(await readFile(path.join(dir, 'PROJECT'), 'utf8')).resources.find(
+      (r) => r.kind === 'Widget',
+    );
+    expect(entry).toMatchObject({ external: true, module: `${MODULE}@${VERSION}`, domain: 'example.com' });
+    // A copy for the tests' control plane, which installs other projects' CRDs from test/crds/.
+    expect(await readFile(path.join(dir, 'test/crds/ops.example.com_widgets.yaml'), 'utf8')).toContain('kind: Widget');
+
+    // A webhook of the kind, from the same module: not imported again; its CRD requires spec, so the tests' object has one.
+    await runCreateWebhook(
+      {
+        group: 'ops',
+        version: 'v1',
+        kind: 'Widget',
+        defaulting: true,
+        externalApiDomain: 'example.com',
+        externalApiPath: 'example.com/Acme/ops/api/v1',
+        externalApiModule: `${MODULE}@${VERSION}`,
+      },
+      testContext({ cwd: dir }),
+    );
+    expect(await readFile(path.join(dir, 'test/webhooks/ops/v1/widget.defaulter.test.ts'), 'utf8')).toMatch(
+      /labels },\n\s*spec: {},/,
+    );
+  });
+});
