@@ -17,7 +17,7 @@ export function register(program: Command, makeContext: MakeContext): void {
     .option('--kubeconfig <path>', 'kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)')
     .option('--context <name>', 'kubeconfig context (default: its current context)')
     .option('--page-size <n>', 'objects listed per page; progress is saved on the CRD after each (default 500)')
-    .option('--concurrency <n>', 'objects rewritten at once (default 4)')
+    .option('--concurrency <n>', 'objects rewritten at once (default 1; a large cluster may gain from a few)')
     .option('--restart', 'forget the progress an earlier run saved and walk every object again')
     .action(async (crds: string[], flags: Omit<MigrateStorageOptions, 'crds'>) => {
       const { runMigrateStorage } = await import('../migrate/run-migrate-storage.js');

@@ -19,7 +19,7 @@ export interface MigrateStorageOptions extends ClusterOptions {
   crds?: string[];
   /** Objects listed per page (progress is saved after each); default 500. */
   pageSize?: string | number;
-  /** Objects rewritten at once; default 4. */
+  /** Objects rewritten at once; default 1. */
   concurrency?: string | number;
   /** Forget the progress of an earlier run and walk every object again. */
   restart?: boolean;
@@ -37,7 +37,7 @@ const NAMED_FAILURES = 10;
  */
 export async function runMigrateStorage(options: MigrateStorageOptions, context: Context): Promise<void> {
   const pageSize = positiveInteger(options.pageSize, '--page-size', 500);
-  const concurrency = positiveInteger(options.concurrency, '--concurrency', 4);
+  const concurrency = positiveInteger(options.concurrency, '--concurrency', 1);
   const names = options.crds?.length ? options.crds : await projectCrds(context);
   const rest = connect(options, context, 'kop-migrate');
   const refusals: string[] = [];
