@@ -32,8 +32,11 @@ export interface StorageMigrationOptions {
   concurrency?: number;
   /** Forget the progress a previous run saved and walk every object again. */
   restart?: boolean;
-  /** Called after each page (and once at the start) with the counts so far. */
-  onProgress?: (progress: StorageMigrationProgress) => void;
+  /**
+   * Called after each page (and once at the start) with the counts so far; the walk waits for a
+   * promise it returns (to pace the migration, or to record the progress elsewhere).
+   */
+  onProgress?: (progress: StorageMigrationProgress) => void | Promise<void>;
   /** Told why saved progress is resumed, discarded or restarted; default silent. */
   logger?: Logger;
   /** Stops the walk; the progress of the pages done stays saved. */
@@ -262,7 +265,7 @@ export async function migrateStorageVersion(
   }
   const walkDone = resumed && state.continue === undefined && state.lastObject !== undefined;
   if (!resumed) await saveProgress(rest, crdPath, state, signal);
-  options.onProgress?.(progress());
+  await options.onProgress?.(progress());
 
   let token = state.continue;
   let more = !walkDone;
@@ -301,7 +304,7 @@ export async function migrateStorageVersion(
     else state.lastObject ??= '';
     state.continue = token;
     await saveProgress(rest, crdPath, state, signal);
-    options.onProgress?.(progress());
+    await options.onProgress?.(progress());
   }
 
   const result = (pruned: string[], finalStored: string[], refusal?: string): StorageMigrationResult => ({
