@@ -99,6 +99,16 @@ describe('kop migrate storage against a real apiserver', () => {
     expect((await rest.get<Crd>(CRD_PATH)).spec.versions.map((v) => v.name)).toEqual(['v1', 'v2']);
   });
 
+  it('bad input: a page size that is not a whole number, a CRD the cluster does not have', async () => {
+    const badSize = await kop(['migrate', 'storage', CRD_NAME, '--page-size', '0']);
+    expect(badSize.exitCode).toBe(2);
+    expect(badSize.stderr).toContain('--page-size 0: not a whole number above 0');
+    const missing = await kop(['migrate', 'storage', 'nothings.example.com']);
+    expect(missing.exitCode).toBe(1);
+    expect(missing.stderr).toContain('CustomResourceDefinition nothings.example.com is not in the cluster');
+    expect(missing.stderr).toContain('kubectl get crd');
+  });
+
   it('--dry-run counts and writes nothing', async () => {
     const dry = await kop(['migrate', 'storage', '--dry-run']);
     expect(dry.exitCode, dry.stderr).toBe(0);
