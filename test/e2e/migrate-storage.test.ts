@@ -166,3 +166,89 @@ describe('kop migrate storage against a real apiserver', () => {
     expect(await readBack(rest, 'v2')).toEqual(expected(made));
   });
 });
+
+describe('kop migrate storage when the apiserver refuses an object', () => {
+  it('fails naming the object and the reason, keeps the old version, and kop install counts it', async () => {
+    const plane = await startControlPlane();
+    const rest = new RestClient(loadClientConfig({ kubeconfig: plane.kubeconfigPath }));
+    const project = await mkdtemp(path.join(tmpdir(), 'kop-migrate-refused-'));
+    const env = {
+      KUBECONFIG: plane.kubeconfigPath,
+      KUBECTL: findControlPlaneBinaries().kubectl!,
+      CI: 'true',
+      NO_COLOR: '1',
+    };
+    const kop = (args: string[]) => execa('node', [KOP_BIN, ...args], { cwd: project, reject: false, env });
+    try {
+      await writeFile(path.join(project, 'PROJECT'), PROJECT);
+      await mkdir(path.join(project, 'config/crd'), { recursive: true });
+      await writeFile(path.join(project, 'config/crd/kustomization.yaml'), 'resources:\n  - gadgets.yaml\n');
+      await createNamespace(rest, 'one');
+      await plane.installCRDs(gadgetCrd(['v1'], 'v1'));
+      await createGadgets(rest, 'one', 3);
+      await rest.patch(
+        `/apis/${GROUP}/v1/namespaces/one/gadgets/gadget-0001`,
+        { metadata: { labels: { frozen: 'true' } } },
+        'application/merge-patch+json',
+      );
+      await writeFile(path.join(project, 'config/crd/gadgets.yaml'), stringify(gadgetCrd(['v1', 'v2'], 'v2')));
+      expect((await kop(['install', '--force-conflicts'])).exitCode).toBe(0);
+      await rest.post('/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies', {
+        apiVersion: 'admissionregistration.k8s.io/v1',
+        kind: 'ValidatingAdmissionPolicy',
+        metadata: { name: 'frozen-gadgets' },
+        spec: {
+          failurePolicy: 'Fail',
+          matchConstraints: {
+            resourceRules: [{ apiGroups: [GROUP], apiVersions: ['*'], operations: ['UPDATE'], resources: ['gadgets'] }],
+          },
+          validations: [
+            {
+              expression: "!has(object.metadata.labels) || !('frozen' in object.metadata.labels)",
+              message: 'gadget is frozen',
+            },
+          ],
+        },
+      });
+      await rest.post('/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings', {
+        apiVersion: 'admissionregistration.k8s.io/v1',
+        kind: 'ValidatingAdmissionPolicyBinding',
+        metadata: { name: 'frozen-gadgets' },
+        spec: { policyName: 'frozen-gadgets', validationActions: ['Deny'] },
+      });
+      // The policy takes effect within a second or two: probe with an update it must refuse.
+      for (let i = 0; ; i++) {
+        try {
+          await rest.patch(
+            `/apis/${GROUP}/v2/namespaces/one/gadgets/gadget-0001`,
+            { metadata: { annotations: { probe: String(i) } } },
+            'application/merge-patch+json',
+          );
+        } catch (err) {
+          if (String(err).includes('gadget is frozen')) break;
+          throw err;
+        }
+        if (i > 100) throw new Error('the admission policy never took effect');
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      const migrate = await kop(['migrate', 'storage', CRD_NAME]);
+      expect(migrate.exitCode).toBe(1);
+      expect(migrate.stderr).toContain(
+        `refusing to prune status.storedVersions: 1 object of ${CRD_NAME} could not be rewritten at v2, so v1 may still be stored`,
+      );
+      expect(migrate.stderr).toMatch(/one\/gadget-0001: .*gadget is frozen/);
+      expect((await rest.get<Crd>(CRD_PATH)).status.storedVersions).toEqual(['v1', 'v2']);
+
+      await writeFile(path.join(project, 'config/crd/gadgets.yaml'), stringify(gadgetCrd(['v2'], 'v2')));
+      const install = await kop(['install']);
+      expect(install.exitCode).toBe(1);
+      expect(install.stderr).toContain(
+        `${CRD_NAME}: v1 is still in status.storedVersions: 1 Gadget object could not be rewritten by the last migration`,
+      );
+    } finally {
+      rest.close();
+      await plane.stop();
+      await rm(project, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
