@@ -32,6 +32,7 @@ import * as generate from './generate.js';
 import * as importCommand from './import.js';
 import * as init from './init.js';
 import * as install from './install.js';
+import * as migrate from './migrate.js';
 import * as setupEnvtest from './setup-envtest.js';
 import * as undeploy from './undeploy.js';
 import * as uninstall from './uninstall.js';
@@ -51,6 +52,7 @@ export const commands: readonly CommandModule[] = [
   deploy,
   undeploy,
   buildInstaller,
+  migrate,
   edit,
   updatePack,
   alpha,

@@ -9,6 +9,7 @@ import { VirtualTree } from '../scaffold/tree.js';
 import { NoConfigurationError, RestClient, InvalidConfigurationError } from '../runtime/client/index.js';
 import { applyManifests, deleteManifests, ManifestOperationError } from './apply-manifests.js';
 import { overrideFor, parseImageReference, setImages } from './image-reference.js';
+import { refuseDroppedStoredVersions } from './stored-versions-check.js';
 import { renderKustomization, serializeManifests, type ManifestObject } from './render-kustomization.js';
 
 /** Which cluster: the current kubeconfig context unless these say otherwise (as kubectl's flags do). */
@@ -66,9 +67,10 @@ export async function runInstall(options: InstallOptions, context: Context): Pro
     );
     return;
   }
-  await withCluster(options, context, (operation) =>
-    applyManifests(objects, { ...operation, forceConflicts: options.forceConflicts }),
-  );
+  await withCluster(options, context, async (operation) => {
+    await refuseDroppedStoredVersions(objects, operation.rest);
+    await applyManifests(objects, { ...operation, forceConflicts: options.forceConflicts });
+  });
 }
 
 /** `kop uninstall`: deletes the CRDs (and with them every object of those kinds). Kubebuilder's `make uninstall`. */
@@ -90,9 +92,10 @@ export async function runUninstall(options: DeleteOptions, context: Context): Pr
 export async function runDeploy(options: DeployOptions, context: Context): Promise<void> {
   await requireProject(context);
   const objects = await renderWithImage(options.image, context);
-  await withCluster(options, context, (operation) =>
-    applyManifests(objects, { ...operation, forceConflicts: options.forceConflicts }),
-  );
+  await withCluster(options, context, async (operation) => {
+    await refuseDroppedStoredVersions(objects, operation.rest);
+    await applyManifests(objects, { ...operation, forceConflicts: options.forceConflicts });
+  });
 }
 
 /** `kop undeploy`: deletes what config/default builds, CRDs and namespace included. Kubebuilder's `make undeploy`. */
@@ -168,21 +171,16 @@ async function requireProject(context: Context): Promise<void> {
 
 type Operation = Parameters<typeof applyManifests>[1];
 
-/** Connects with the kubeconfig (kubectl's loading rules) and turns failures into messages with hints. */
-async function withCluster(
-  options: ClusterOptions,
-  context: Context,
-  run: (operation: Operation) => Promise<unknown>,
-): Promise<void> {
-  let rest: RestClient;
+/** A REST client for the cluster the flags name (kubectl's loading rules), with a hint when there is none. */
+export function connect(options: ClusterOptions, context: Context, userAgent: string): RestClient {
   try {
-    rest = RestClient.load(
+    return RestClient.load(
       {
         kubeconfig: options.kubeconfig ? path.resolve(context.cwd, options.kubeconfig) : undefined,
         context: options.context,
         env: context.env,
       },
-      { userAgent: 'kop-deploy' },
+      { userAgent },
     );
   } catch (error) {
     if (error instanceof NoConfigurationError || error instanceof InvalidConfigurationError) {
@@ -190,6 +188,15 @@ async function withCluster(
     }
     throw error;
   }
+}
+
+/** Connects with the kubeconfig (kubectl's loading rules) and turns failures into messages with hints. */
+async function withCluster(
+  options: ClusterOptions,
+  context: Context,
+  run: (operation: Operation) => Promise<unknown>,
+): Promise<void> {
+  const rest = connect(options, context, 'kop-deploy');
   context.out.info(
     `${context.dryRun ? 'Dry run against' : 'Using'} context "${rest.config.context}" (${rest.config.server})`,
   );

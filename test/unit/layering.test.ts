@@ -18,7 +18,7 @@ const GENERATOR_FLOORS: readonly (readonly string[])[] = [
   ['rbac', 'webhook', 'clientgen'],
   ['import'], // kop import crd, which create api's --external-api-module <crd> runs too
   ['generate', 'init', 'create-api', 'create-webhook', 'deploy'], // the runs of the commands
-  ['helm'], // kop edit --plugins helm: renders config/ through deploy
+  ['helm', 'migrate'], // kop edit --plugins helm: renders config/ through deploy; kop migrate storage: finds the CRDs the same way
   ['plugins'], // the plugin registry of kop edit / create api --plugins: helm, grafana, deploy-image (runs create-api)
   ['dev'], // kop dev: runs generate in its loop
   ['edit'], // kop edit --multigroup / --namespaced: moves reconcilers, re-renders init's files, then runs the edit plugins
@@ -30,7 +30,7 @@ const LIBRARY_FLOORS: readonly (readonly string[])[] = [['api'], ['runtime'], ['
 /**
  * Arrows from the generator side into the library: `kop setup-envtest` builds kop/testing's binaries,
  * `kop deploy`/`install` apply through kop/runtime's client, `kop dev` runs kop/testing's control plane,
- * `kop import crd --from-cluster` reads CRDs with kop/runtime's client, and project/builtin-kinds.ts finds
+ * `kop import crd --from-cluster` reads CRDs with kop/runtime's client, `kop migrate storage` migrates through it, and project/builtin-kinds.ts finds
  * built-in kinds (`create api --group apps --kind Deployment --no-resource`, `create webhook --group core
  * --kind Pod`) among kop/runtime's descriptors.
  */
@@ -39,6 +39,7 @@ const CROSSINGS: Readonly<Record<string, readonly string[]>> = {
   deploy: ['runtime'],
   dev: ['testing'],
   import: ['runtime'],
+  migrate: ['runtime'],
   project: ['runtime'],
 };
 

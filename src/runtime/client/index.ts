@@ -1,8 +1,8 @@
 // kop/runtime/client: talking to the apiserver. The one client (`Client`), its descriptors
 // (`ResourceType`) and the common error predicates are on kop/runtime; this subpath adds making a
 // client outside a manager (`createClient` over a `RestClient` and its configuration), the
-// options of its calls, the other error predicates, retries, and the dynamic client for kinds
-// known only at run time.
+// options of its calls, the other error predicates, retries, the dynamic client for kinds
+// known only at run time, and the storage-version migration of a custom resource.
 export {
   createClient,
   type ApplyConfiguration,
@@ -51,3 +51,4 @@ export { DiscoveryClient } from './discovery/discovery-client.js';
 export { NoMatchError } from './discovery/rest-mapper.js';
 export { DynamicClient, DynamicResourceClient, type GroupVersionResource } from './dynamic/dynamic-client.js';
 export type { Scale, UnstructuredObject } from './types/meta.js';
+export { migrateStorageVersion } from '../migration/storage-version-migration.js';

@@ -43,6 +43,24 @@ export interface ClusterOptions {
   logger?: Logger;
 }
 
+/** Distinct warnings remembered before the memory starts over (a long-running operator must not grow it forever). */
+const REMEMBERED_WARNINGS = 1024;
+
+/**
+ * The default warning handler of a cluster's REST client: each distinct warning the apiserver
+ * sends (a deprecated version, an unknown field) is logged once, as client-go's deduplicating
+ * warning writer does, not once per request of a reconcile loop.
+ */
+export function logWarningsOnce(logger: Logger): NonNullable<RestClientOptions['onWarning']> {
+  const seen = new Set<string>();
+  return (warning, request) => {
+    if (seen.has(warning)) return;
+    if (seen.size >= REMEMBERED_WARNINGS) seen.clear();
+    seen.add(warning);
+    logger.warn('warning from the apiserver', { warning, request: `${request.method} ${request.path}` });
+  };
+}
+
 /** controller-runtime's default SyncPeriod. */
 const DEFAULT_RESYNC_MS = 10 * 3_600_000;
 
@@ -75,7 +93,11 @@ export class Cluster {
   get rest(): RestClient {
     if (!this.restClient) {
       this.restClient =
-        this.options.rest ?? RestClient.load({ kubeconfig: this.options.kubeconfig }, this.options.clientOptions);
+        this.options.rest ??
+        RestClient.load(
+          { kubeconfig: this.options.kubeconfig },
+          { onWarning: logWarningsOnce(this.logger), ...this.options.clientOptions },
+        );
       this.options.onRestClient?.(this.restClient);
     }
     return this.restClient;

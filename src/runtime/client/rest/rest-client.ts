@@ -57,7 +57,8 @@ export interface RestClientOptions extends TransportOptions {
   maxThrottleRetries?: number;
   /**
    * Called with each warning the apiserver attaches to a response (deprecated APIs, unknown
-   * fields under `fieldValidation: 'Warn'`, ...). Default: warnings are dropped.
+   * fields under `fieldValidation: 'Warn'`, ...). Default: warnings are dropped; the client a
+   * Manager (or Cluster) loads logs each distinct one once.
    */
   onWarning?: (warning: string, request: { method: HttpMethod; path: string }) => void;
 }
