@@ -563,7 +563,8 @@ async function resolveSpokes(
 
 async function requireTypes(tree: VirtualTree, resource: ProjectResource, names: ResourceNames): Promise<void> {
   const typesFile = resource.path ?? CREATE_API_PATHS.typesFile(names);
-  if (!resource.api || !(await tree.exists(typesFile))) {
+  // Types the user wrote by hand (`create api --resource=false` records no api) serve as well as scaffolded ones.
+  if (!(await tree.exists(typesFile))) {
     throw new KopError(
       `${names.kind} ${names.apiVersion} has no types file (${typesFile}): its webhooks need the types; kop create webhook wrote nothing`,
       `scaffold them with \`kop create api --group ${names.group} --version ${names.version} --kind ${names.kind} --resource\``,
