@@ -456,11 +456,15 @@ function controllerTemplateData(
     toRoot: controller.toRoot,
     // Each other reconciler holds its own finalizer, so one's cleanup never releases an object another still cleans up.
     finalizer: controller.className === `${kind}Reconciler` ? `${group}/finalizer` : `${group}/${controller.name}`,
-    // Each reconciler's test runs in a namespace of its own (a DNS label) on the one shared control
+    // Each reconciler's test runs in a namespace of its own (a DNS label: a multigroup folder's dots become dashes) on the one shared control
     // plane, so tests run at the same time (reconcilers of one kind, webhook tests) never see, or
     // hold by a finalizer, each other's objects.
     testNamespace: isolate
-      ? `${`${controller.dir}${controller.stem}`.replace(/\//g, '-').slice(0, 58).replace(/-+$/, '')}-test`
+      ? `${`${controller.dir}${controller.stem}`
+          .toLowerCase()
+          .replace(/[^a-z0-9-]/g, '-')
+          .slice(0, 58)
+          .replace(/-+$/, '')}-test`
       : false,
   };
 }
