@@ -43,6 +43,7 @@ import { builtinSampleLiteral } from './builtin-samples.js';
 import type { CreateApiFlags } from './create-api-flags.js';
 import { describeBuiltinKinds, type BuiltinKind } from '../project/builtin-kinds.js';
 import { resolveResource, type Resource } from '../project/resource-model.js';
+import { moduleFrom, readKindShape, scaffoldKindFixture, type FixtureTarget } from '../project/kind-fixture.js';
 import {
   checkExternalApiFlags,
   hasExternalApiFlags,
@@ -346,7 +347,7 @@ export async function runCreateApi(
   const roleName = (level: string) => `${names.roleStem.replace(/_/g, '-')}-${level}-role`;
   const data: TemplateData = {
     ...names,
-    ...controllerTemplateData(controllerNames, kind, fullGroupName, options.controllerName !== undefined && namespaced),
+    ...controllerTemplateData(controllerNames, kind, fullGroupName, namespaced),
     projectName: project.projectName,
     sampleObjectName: `${singularOf(kind)}-sample`,
     descriptor: descriptorNameOf(kind),
@@ -392,7 +393,20 @@ export async function runCreateApi(
     // With --ssa the reconciler writes with server-side apply (templates/api/controller-ssa).
     const controllerTemplate = ssa ? templates('api/controller-ssa/controller') : templates('api/controller');
     const testTemplate = ssa ? templates('api/controller-ssa/test') : templates('api/controller-test');
-    await scaffoldController(tree, context, controllerTemplate, testTemplate, data, force, controllerNames);
+    const typesFile = existing?.path ?? CREATE_API_PATHS.typesFile(names);
+    // A plugin's own test template (deploy-image's) builds its objects itself: no fixture for it.
+    const fixture =
+      (extension.templates as Partial<Record<string, string>> | undefined)?.['api/controller-test'] === undefined;
+    const kindData = await kindTestData(tree, { ...names, namespaced, typesFile }, data, fixture);
+    await scaffoldController(
+      tree,
+      context,
+      controllerTemplate,
+      testTemplate,
+      { ...data, ...kindData },
+      force,
+      controllerNames,
+    );
     await insertControllerWiring(tree, controllerNames);
   }
 
@@ -467,9 +481,45 @@ function controllerTemplateData(
     toRoot: controller.toRoot,
     // Each other reconciler holds its own finalizer, so one's cleanup never releases an object another still cleans up.
     finalizer: controller.className === `${kind}Reconciler` ? `${group}/finalizer` : `${group}/${controller.name}`,
-    // A named reconciler's test runs in a namespace of its own (a DNS label), so tests of several
-    // reconcilers of one kind, run at the same time, never hold each other's objects by a finalizer.
-    testNamespace: isolate ? `${controller.stem.slice(0, 58).replace(/-+$/, '')}-test` : false,
+    // Each reconciler's test runs in a namespace of its own (a DNS label: a multigroup folder's dots become dashes) on the one shared control
+    // plane, so tests run at the same time (reconcilers of one kind, webhook tests) never see, or
+    // hold by a finalizer, each other's objects.
+    testNamespace: isolate
+      ? `${`${controller.dir}${controller.stem}`
+          .toLowerCase()
+          .replace(/[^a-z0-9-]/g, '-')
+          .slice(0, 58)
+          .replace(/-+$/, '')}-test`
+      : false,
+  };
+}
+
+/**
+ * What the reconciler and its test need to know of the kind's types: whether its status has
+ * conditions (the reconciler reports Ready there), and the fixture its test creates objects
+ * from, `valid<Kind>()`, scaffolded once per kind (see project/kind-fixture.ts) when the project
+ * has a control plane for tests.
+ */
+async function kindTestData(
+  tree: VirtualTree,
+  target: FixtureTarget,
+  data: TemplateData,
+  fixture: boolean,
+): Promise<TemplateData> {
+  if (!fixture || !(await tree.exists(CREATE_API_PATHS.globalSetup))) {
+    const typesText = await tree.read(target.typesFile);
+    const shape = typesText === undefined ? undefined : await readKindShape(typesText, target.kind);
+    return { hasConditions: shape?.hasConditions ?? false };
+  }
+  const { file, shape } = await scaffoldKindFixture(
+    tree,
+    target,
+    typeof data.licenseHeaderTs === 'string' ? data.licenseHeaderTs : '',
+  );
+  return {
+    hasConditions: shape.hasConditions,
+    fixtureModule: moduleFrom(`test/controllers/${String(data.controllerPath)}.controller.test.ts`, file),
+    fixtureFunction: `valid${target.kind}`,
   };
 }
 

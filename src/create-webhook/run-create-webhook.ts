@@ -39,6 +39,7 @@ import {
 } from '../import/external-api.js';
 import type { CreateWebhookFlags } from './create-webhook-flags.js';
 import { specFitsFooExample } from './spec-example.js';
+import { moduleFrom, scaffoldKindFixture } from '../project/kind-fixture.js';
 
 /** `kop create webhook`'s options: one field per flag of CREATE_WEBHOOK_FLAGS (create-webhook-flags.ts), where each is declared once. */
 export type CreateWebhookOptions = CreateWebhookFlags;
@@ -169,6 +170,21 @@ export async function runCreateWebhook(options: CreateWebhookOptions, context: C
     licenseHeaderTs: await loadBoilerplate(tree, 'x.ts'),
     licenseHeaderYaml: await loadBoilerplate(tree, 'x.yaml'),
   };
+
+  // A kind whose types live in this project (its own, or an imported CRD's) gets the one fixture
+  // its tests share, valid<Kind>() (project/kind-fixture.ts); a built-in kind's tests carry a sample.
+  if (ownTypes || externalKind) {
+    const typesFile = resource.entry.path ?? CREATE_API_PATHS.typesFile(names);
+    const { file } = await scaffoldKindFixture(
+      tree,
+      { ...names, namespaced: target.namespaced, typesFile },
+      typeof data.licenseHeaderTs === 'string' ? data.licenseHeaderTs : '',
+    );
+    data.fixtureFunction = `valid${kind}`;
+    data.fixtureModule = moduleFrom(`test/webhooks/${names.group}/${names.version}/x.test.ts`, file);
+  } else {
+    data.fixtureFunction = false;
+  }
 
   // Shared by every webhook of the project and the user's to edit: written once, never overwritten.
   for (const file of await renderTemplateDir('webhook/common', data))
@@ -559,7 +575,8 @@ async function resolveSpokes(
 
 async function requireTypes(tree: VirtualTree, resource: ProjectResource, names: ResourceNames): Promise<void> {
   const typesFile = resource.path ?? CREATE_API_PATHS.typesFile(names);
-  if (!resource.api || !(await tree.exists(typesFile))) {
+  // Types the user wrote by hand (`create api --resource=false` records no api) serve as well as scaffolded ones.
+  if (!(await tree.exists(typesFile))) {
     throw new KopError(
       `${names.kind} ${names.apiVersion} has no types file (${typesFile}): its webhooks need the types; kop create webhook wrote nothing`,
       `scaffold them with \`kop create api --group ${names.group} --version ${names.version} --kind ${names.kind} --resource\``,

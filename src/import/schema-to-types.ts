@@ -163,12 +163,6 @@ class TypesWriter {
         );
       }
     }
-    if (!properties.spec)
-      throw new UnsupportedSchemaError(
-        '.spec',
-        'the kind has no spec, and kop kinds need one (their clients and reconcilers are built around spec and status)',
-        false,
-      );
     const required = new Set(root.required ?? []);
     for (const name of ['apiVersion', 'kind']) {
       if (required.has(name))

@@ -7,7 +7,7 @@ import type { ApiKind, ApiKindVersion, ApiPackage, FieldModel, TypeDeclaration, 
 import type { ProjectFile } from '../project/project-file.js';
 import { fullGroup } from '../project/project-file.js';
 import { pluralOfKind } from '../project/plural.js';
-import { KindWithoutSpecError, MarkerPlacementError, StorageVersionError } from './errors.js';
+import { MarkerPlacementError, StorageVersionError } from './errors.js';
 import { crdMarker, findMarker, type Marker } from './markers.js';
 
 /** What the apiserver requires of a CRD's plural, singular, short names and categories. */
@@ -118,20 +118,11 @@ export function collectKinds(packages: ApiPackage[], project: ProjectFile | unde
 
 function kindVersion(pkg: ApiPackage, declaration: TypeDeclaration): ApiKindVersion {
   const fields = allFields(declaration);
-  const spec = fields.find((f) => f.name === 'spec');
-  if (!spec) {
-    throw new KindWithoutSpecError(
-      declaration.location,
-      declaration.name,
-      'the kind has +kubebuilder:object:root=true but no "spec" property',
-      `add "spec?: ${declaration.name}Spec" (and an interface ${declaration.name}Spec with the desired state), or drop the root marker if it is not a kind`,
-    );
-  }
   const version: ApiKindVersion = {
     version: pkg.version,
     package: pkg,
     declaration,
-    spec,
+    spec: fields.find((f) => f.name === 'spec'),
     status: fields.find((f) => f.name === 'status'),
     fields,
     storage: false,

@@ -84,7 +84,8 @@ export interface ApiKindVersion {
   package: ApiPackage;
   /** The root type (`+kubebuilder:object:root=true`, with `metadata: ObjectMeta`). */
   declaration: TypeDeclaration;
-  spec: FieldModel;
+  /** Absent for a kind without one (a ConfigMap-like kind with `data`, one with only `status`), as controller-gen allows. */
+  spec?: FieldModel;
   status?: FieldModel;
   /** All fields of the root type, inherited included (apiVersion, kind, metadata, spec, status, ...). */
   fields: FieldModel[];

@@ -7,8 +7,8 @@ import { findControlPlaneBinaries } from '../../src/testing/binaries.js';
 import { initLinkedProject, type CliProject } from '../helpers/cli-project.js';
 
 /**
- * A generated project's unit tests need no control-plane binaries: only the `controllers` vitest
- * project (test/controllers) starts the shared control plane. Run as on a machine without the
+ * A generated project's unit tests need no control-plane binaries: only the `cluster` vitest
+ * project (test/controllers, test/webhooks) starts the shared control plane. Run as on a machine without the
  * binaries: KUBEBUILDER_ASSETS names an empty folder and KOP_ENVTEST_DIR hides kop's cache.
  */
 const TIMEOUT = 240_000;
@@ -102,7 +102,7 @@ describe('generated project tests without control-plane binaries', () => {
       if (!binariesAvailable()) return; // the last step needs the real binaries (`kop setup-envtest`)
       const real = await vitest(['test/controllers'], 'real');
       expect(real.exitCode, real.stdout + real.stderr).toBe(0);
-      expect(real.stdout).toMatch(/\|controllers\| test\/controllers\/plane\.test\.ts/);
+      expect(real.stdout).toMatch(/\|cluster\| test\/controllers\/plane\.test\.ts/);
     },
     TIMEOUT,
   );

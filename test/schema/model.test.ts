@@ -78,7 +78,7 @@ describe('loadApiModel', () => {
       shortNames: ['rd'],
     });
     expect(kind.versions.map((v) => [v.version, v.storage, v.served])).toEqual([['v1alpha1', true, true]]);
-    expect(kind.versions[0]!.spec.name).toBe('spec');
+    expect(kind.versions[0]!.spec?.name).toBe('spec');
   });
 
   it('resolves types syntactically: aliases, namespaces, relative imports, literals', () => {

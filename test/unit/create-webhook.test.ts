@@ -517,11 +517,12 @@ describe('kop create webhook', () => {
     );
     await runImportCrd({ sources: [clusterCrd] }, testContext({ cwd: dir }));
     await create({ group: 'cert-manager', version: 'v1', kind: 'ClusterIssuer', defaulting: true }).run;
-    expect(await read('test/webhooks/cert-manager/v1/clusterissuer.defaulter.test.ts')).toContain(
-      "metadata: { generateName: 'clusterissuer-', labels },",
+    // The kind's fixture follows the scope its types file declares.
+    expect(await read('test/fixtures/cert-manager/v1/clusterissuer.ts')).toContain(
+      "metadata: { generateName: 'clusterissuer-' },",
     );
-    expect(await read('test/webhooks/cert-manager/v1/issuer.validator.test.ts')).toContain(
-      "metadata: { generateName: 'issuer-', namespace: 'default', labels },",
+    expect(await read('test/fixtures/cert-manager/v1/issuer.ts')).toContain(
+      "metadata: { generateName: 'issuer-', namespace },",
     );
   });
 
@@ -577,9 +578,12 @@ describe('kop create webhook', () => {
     expect(defaulter).toContain("'example.com/defaulted': 'true'");
     expect(validator).toContain("metadata.labels['example.com/rejected']");
     const test = await read('test/webhooks/cache/v1/queue.defaulter.test.ts');
-    expect(test).toContain("import type { Queue } from '../../../../api/cache/v1/queue.types.js';");
-    expect(test).toContain("apiVersion: 'cache.example.com/v1',");
-    expect(test).toContain('spec: {},');
+    // The tests create their Queues from the kind's one fixture.
+    expect(test).toContain("import { validQueue } from '../../../fixtures/cache/v1/queue.js';");
+    const fixture = await read('test/fixtures/cache/v1/queue.ts');
+    expect(fixture).toContain("import type { Queue } from '../../../../api/cache/v1/queue.types.js';");
+    expect(fixture).toContain("apiVersion: 'cache.example.com/v1',");
+    expect(fixture).toContain('spec: {},');
   });
 
   it("reads Kubebuilder's core entry without a domain, and refuses a hand-written webhook path kop cannot serve", async () => {

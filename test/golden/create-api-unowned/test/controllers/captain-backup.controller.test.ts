@@ -5,14 +5,15 @@
 import { isNotFound, Manager, silentLogger } from 'kop/runtime';
 import { coreV1NamespaceType } from 'kop/runtime/builtin';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { API_VERSION } from '../../api/crew/v1/groupversion.js';
 import { captainType } from '../../api/crew/v1/captain.client.js';
 import { CaptainBackupReconciler } from '../../src/controllers/captain-backup.controller.js';
+import { validCaptain } from '../fixtures/crew/v1/captain.js';
 
 // Runs the reconciler in a real manager against the API server that test/global-setup.ts
 // starts, with the CRDs of config/crd/bases installed (`npm test` runs `kop generate` first).
-// The manager watches a namespace of its own, so reconcilers of the same kind tested at the
-// same time (each adds its finalizer) never hold on to each other's objects.
+// Every test file shares the one control plane: the manager watches a namespace of this test's
+// own, so tests run at the same time (each reconciler adds its finalizer) never hold on to each
+// other's objects.
 const NAMESPACE = 'captain-backup-test';
 
 describe('CaptainBackupReconciler', () => {
@@ -39,12 +40,8 @@ describe('CaptainBackupReconciler', () => {
   });
 
   it('makes a new Captain Ready, and lets it go when deleted', async () => {
-    const created = await client.create(captainType, {
-      apiVersion: API_VERSION,
-      kind: 'Captain',
-      metadata: { generateName: 'captain-', namespace: NAMESPACE },
-      spec: { foo: 'bar' },
-    });
+    // validCaptain() is the one place that fills in what a valid Captain needs.
+    const created = await client.create(captainType, validCaptain(NAMESPACE));
     const key = { namespace: NAMESPACE, name: created.metadata!.name! };
 
     const ready = await eventually(async () => {

@@ -3,16 +3,23 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import { isNotFound, Manager, silentLogger } from 'kop/runtime';
+import { coreV1NamespaceType } from 'kop/runtime/builtin';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { API_VERSION } from '../../api/cache/v1alpha1/groupversion.js';
 import { memcachedType } from '../../api/cache/v1alpha1/memcached.client.js';
 import { MemcachedReconciler } from '../../src/controllers/memcached.controller.js';
+import { validMemcached } from '../fixtures/cache/v1alpha1/memcached.js';
 
 // Runs the reconciler in a real manager against the API server that test/global-setup.ts
 // starts, with the CRDs of config/crd/bases installed (`npm test` runs `kop generate` first).
+// Every test file shares the one control plane: the manager watches a namespace of this test's
+// own, so tests run at the same time (each reconciler adds its finalizer) never hold on to each
+// other's objects.
+const NAMESPACE = 'memcached-test';
+
 describe('MemcachedReconciler', () => {
   const manager = new Manager({
     kubeconfig: inject('kubeconfigPath'),
+    namespace: NAMESPACE,
     metricsBindAddress: '0',
     healthProbeBindAddress: '0',
     logger: silentLogger,
@@ -20,7 +27,8 @@ describe('MemcachedReconciler', () => {
   // The test reads what the apiserver has now, not the manager's cache.
   const client = manager.apiReader;
 
-  beforeAll(() => {
+  beforeAll(async () => {
+    await client.create(coreV1NamespaceType, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } });
     new MemcachedReconciler().setupWithManager(manager);
     manager.start().catch((error: unknown) => {
       throw error;
@@ -32,13 +40,9 @@ describe('MemcachedReconciler', () => {
   });
 
   it('makes a new Memcached Ready, and lets it go when deleted', async () => {
-    const created = await client.create(memcachedType, {
-      apiVersion: API_VERSION,
-      kind: 'Memcached',
-      metadata: { generateName: 'memcached-', namespace: 'default' },
-      spec: { foo: 'bar' },
-    });
-    const key = { namespace: 'default', name: created.metadata!.name! };
+    // validMemcached() is the one place that fills in what a valid Memcached needs.
+    const created = await client.create(memcachedType, validMemcached(NAMESPACE));
+    const key = { namespace: NAMESPACE, name: created.metadata!.name! };
 
     const ready = await eventually(async () => {
       const current = await client.get(memcachedType, key);

@@ -3,16 +3,23 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import { isNotFound, Manager, silentLogger } from 'kop/runtime';
+import { coreV1NamespaceType } from 'kop/runtime/builtin';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { API_VERSION } from '../../../api/fiz/v1/groupversion.js';
 import { barType } from '../../../api/fiz/v1/bar.client.js';
 import { BarReconciler } from '../../../src/controllers/fiz/bar.controller.js';
+import { validBar } from '../../fixtures/fiz/v1/bar.js';
 
 // Runs the reconciler in a real manager against the API server that test/global-setup.ts
 // starts, with the CRDs of config/crd/bases installed (`npm test` runs `kop generate` first).
+// Every test file shares the one control plane: the manager watches a namespace of this test's
+// own, so tests run at the same time (each reconciler adds its finalizer) never hold on to each
+// other's objects.
+const NAMESPACE = 'fiz-bar-test';
+
 describe('BarReconciler', () => {
   const manager = new Manager({
     kubeconfig: inject('kubeconfigPath'),
+    namespace: NAMESPACE,
     metricsBindAddress: '0',
     healthProbeBindAddress: '0',
     logger: silentLogger,
@@ -20,7 +27,8 @@ describe('BarReconciler', () => {
   // The test reads what the apiserver has now, not the manager's cache.
   const client = manager.apiReader;
 
-  beforeAll(() => {
+  beforeAll(async () => {
+    await client.create(coreV1NamespaceType, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } });
     new BarReconciler().setupWithManager(manager);
     manager.start().catch((error: unknown) => {
       throw error;
@@ -32,13 +40,9 @@ describe('BarReconciler', () => {
   });
 
   it('makes a new Bar Ready, and lets it go when deleted', async () => {
-    const created = await client.create(barType, {
-      apiVersion: API_VERSION,
-      kind: 'Bar',
-      metadata: { generateName: 'bar-', namespace: 'default' },
-      spec: { foo: 'bar' },
-    });
-    const key = { namespace: 'default', name: created.metadata!.name! };
+    // validBar() is the one place that fills in what a valid Bar needs.
+    const created = await client.create(barType, validBar(NAMESPACE));
+    const key = { namespace: NAMESPACE, name: created.metadata!.name! };
 
     const ready = await eventually(async () => {
       const current = await client.get(barType, key);

@@ -12,10 +12,10 @@ describe('DeploymentDefaulter', () => {
   const environment = useWebhookEnvironment();
 
   // The least a Deployment needs; add what your Deployments carry.
-  const sample = (labels: Record<string, string> = {}): Deployment => ({
+  const sample = (): Deployment => ({
     apiVersion: 'apps/v1',
     kind: 'Deployment',
-    metadata: { generateName: 'deployment-', namespace: 'default', labels },
+    metadata: { generateName: 'deployment-', namespace: environment().namespace },
     spec: {
       selector: { matchLabels: { app: 'sample' } },
       template: {
@@ -31,10 +31,9 @@ describe('DeploymentDefaulter', () => {
   });
 
   it('keeps a value the user set', async () => {
-    const created = await environment().client.create(
-      appsV1DeploymentType,
-      sample({ 'example.com/defaulted': 'mine' }),
-    );
+    const object = sample();
+    object.metadata = { ...object.metadata, labels: { ...object.metadata?.labels, 'example.com/defaulted': 'mine' } };
+    const created = await environment().client.create(appsV1DeploymentType, object);
     expect(created.metadata?.labels?.['example.com/defaulted']).toBe('mine');
   });
 });

@@ -12,10 +12,10 @@ describe('DeploymentValidator', () => {
   const environment = useWebhookEnvironment();
 
   // The least a Deployment needs; add what your Deployments carry.
-  const sample = (labels: Record<string, string> = {}): Deployment => ({
+  const sample = (): Deployment => ({
     apiVersion: 'apps/v1',
     kind: 'Deployment',
-    metadata: { generateName: 'deployment-', namespace: 'default', labels },
+    metadata: { generateName: 'deployment-', namespace: environment().namespace },
     spec: {
       selector: { matchLabels: { app: 'sample' } },
       template: {
@@ -31,7 +31,9 @@ describe('DeploymentValidator', () => {
   });
 
   it('refuses an invalid Deployment with the validator’s message', async () => {
-    const attempt = environment().client.create(appsV1DeploymentType, sample({ 'example.com/rejected': 'true' }));
+    const object = sample();
+    object.metadata = { ...object.metadata, labels: { ...object.metadata?.labels, 'example.com/rejected': 'true' } };
+    const attempt = environment().client.create(appsV1DeploymentType, object);
     await expect(attempt).rejects.toThrow(
       /metadata\.labels\['example.com\/rejected'\]: Forbidden: an example rule: remove the label/,
     );

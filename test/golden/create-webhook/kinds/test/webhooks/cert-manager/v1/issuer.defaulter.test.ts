@@ -4,19 +4,15 @@
 
 import { describe, expect, it } from 'vitest';
 import { issuerType } from '../../../../api/cert-manager/v1/issuer.client.js';
-import type { Issuer } from '../../../../api/cert-manager/v1/issuer.types.js';
+import { validIssuer } from '../../../fixtures/cert-manager/v1/issuer.js';
 import { useWebhookEnvironment } from '../../environment.js';
 
 // Through a real apiserver that calls the webhook served by a real manager (test/webhooks/environment.ts).
 describe('IssuerDefaulter', () => {
   const environment = useWebhookEnvironment();
 
-  // The least a Issuer needs; add what your Issuers carry.
-  const sample = (labels: Record<string, string> = {}): Issuer => ({
-    apiVersion: 'cert-manager.io/v1',
-    kind: 'Issuer',
-    metadata: { generateName: 'issuer-', namespace: 'default', labels },
-  });
+  // validIssuer() is the one place that fills in what a valid Issuer needs.
+  const sample = () => validIssuer(environment().namespace);
 
   it('labels a Issuer when it is created', async () => {
     const created = await environment().client.create(issuerType, sample());
@@ -24,7 +20,9 @@ describe('IssuerDefaulter', () => {
   });
 
   it('keeps a value the user set', async () => {
-    const created = await environment().client.create(issuerType, sample({ 'example.com/defaulted': 'mine' }));
+    const object = sample();
+    object.metadata = { ...object.metadata, labels: { ...object.metadata?.labels, 'example.com/defaulted': 'mine' } };
+    const created = await environment().client.create(issuerType, object);
     expect(created.metadata?.labels?.['example.com/defaulted']).toBe('mine');
   });
 });

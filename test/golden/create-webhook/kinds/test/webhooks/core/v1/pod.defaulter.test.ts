@@ -12,10 +12,10 @@ describe('PodDefaulter', () => {
   const environment = useWebhookEnvironment();
 
   // The least a Pod needs; add what your Pods carry.
-  const sample = (labels: Record<string, string> = {}): Pod => ({
+  const sample = (): Pod => ({
     apiVersion: 'v1',
     kind: 'Pod',
-    metadata: { generateName: 'pod-', namespace: 'default', labels },
+    metadata: { generateName: 'pod-', namespace: environment().namespace },
     spec: { containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }] },
   });
 
@@ -25,7 +25,9 @@ describe('PodDefaulter', () => {
   });
 
   it('keeps a value the user set', async () => {
-    const created = await environment().client.create(coreV1PodType, sample({ 'example.com/defaulted': 'mine' }));
+    const object = sample();
+    object.metadata = { ...object.metadata, labels: { ...object.metadata?.labels, 'example.com/defaulted': 'mine' } };
+    const created = await environment().client.create(coreV1PodType, object);
     expect(created.metadata?.labels?.['example.com/defaulted']).toBe('mine');
   });
 });
