@@ -193,7 +193,9 @@ describe('a multigroup project', () => {
       expect(controller).toContain(`manager.controller('${group}-bar')`);
       const test = await read(`test/controllers/${group}/bar.controller.test.ts`);
       expect(test).toContain(`from '../../../src/controllers/${group}/bar.controller.js'`);
-      expect(test).toContain(`from '../../../api/${group}/v1/groupversion.js'`);
+      expect(test).toContain(`from '../../../api/${group}/v1/bar.client.js'`);
+      expect(test).toContain(`from '../../fixtures/${group}/v1/bar.js'`);
+      expect(files).toContain(`test/fixtures/${group}/v1/bar.ts`);
       expect(await read(`src/webhooks/${group}/v1/bar.defaulter.ts`)).toContain(`name=m${group}-bar-v1.kb.io`);
     }
     expect(files.filter((f) => /^src\/controllers\/[^/]+\.ts$/.test(f))).toEqual([]);
