@@ -94,7 +94,7 @@ describe('kop import crd (external) end to end', () => {
           .replace(
             '    await client.delete(siteType, key);',
             [
-              "    const certificateKey = { namespace: 'default', name: `${key.name}-tls` };",
+              '    const certificateKey = { namespace: key.namespace, name: `${key.name}-tls` };',
               '    const certificate = await eventually(() => client.get(certificateType, certificateKey).catch(() => undefined));',
               "    expect(certificate.spec?.issuerRef).toEqual({ name: 'internal-ca', kind: 'ClusterIssuer' });",
               "    expect(certificate.metadata?.ownerReferences).toMatchObject([{ kind: 'Site', name: key.name, controller: true }]);",
@@ -105,13 +105,9 @@ describe('kop import crd (external) end to end', () => {
             ].join('\n'),
           ),
       );
-      // The test control plane installs the imported CRD beside the project's own.
-      await edit('test/global-setup.ts', (text) =>
-        text.replace(
-          'crds: existsSync(crdDir) ? [crdDir] : []',
-          "crds: [...(existsSync(crdDir) ? [crdDir] : []), join(project.config.root, 'crds')]",
-        ),
-      );
+      // The tests' control plane installs other projects' CRDs from test/crds/ beside the project's own.
+      await mkdir(path.join(project, 'test/crds'), { recursive: true });
+      await copyFile(FIXTURE, path.join(project, 'test/crds/certificates.yaml'));
 
       const generate = await kop(['generate']);
       expect(generate.exitCode, generate.stderr).toBe(0);
