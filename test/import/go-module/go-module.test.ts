@@ -268,8 +268,10 @@ describe('Go module as --external-api-module', () => {
       },
       testContext({ cwd: dir }),
     );
-    expect(await readFile(path.join(dir, 'test/webhooks/ops/v1/widget.defaulter.test.ts'), 'utf8')).toMatch(
-      /labels },\n\s*spec: {},/,
+    // The test's object comes from the kind's fixture, valid<Kind>(), which fills in the required spec.
+    expect(await readFile(path.join(dir, 'test/webhooks/ops/v1/widget.defaulter.test.ts'), 'utf8')).toContain(
+      'validWidget(environment().namespace)',
     );
+    expect(await readFile(path.join(dir, 'test/fixtures/ops/v1/widget.ts'), 'utf8')).toMatch(/^\s*spec: {},$/m);
   });
 });
