@@ -14,29 +14,22 @@
  */
 export {
   startControlPlane,
-  resolveControlPlaneOptions,
   type ControlPlane,
   type ControlPlaneOptions,
   type ControlPlaneUser,
-  type StopApiServerOptions,
 } from './control-plane.js';
 export {
   findControlPlaneBinaries,
   findControlPlaneBinary,
   ControlPlaneBinariesNotFoundError,
-  KUBEBUILDER_DEFAULT_ASSETS,
   type BinaryPathOptions,
   type ControlPlaneBinaryPaths,
 } from './binaries.js';
 export { envtestCacheDir, type Environment } from './cache-dir.js';
 export { readCRDs, type CRDSource, type CustomResourceDefinition, type InstallCRDsOptions } from './crds.js';
 export type { WebhookInstallOptions, WebhookServing } from './webhooks.js';
-export type { Kubeconfig, KubeconfigCluster, KubeconfigUser } from './kubeconfig.js';
-export { PINNED_KUBERNETES_VERSION, PINNED_ETCD_VERSION, type ControlPlaneBinary } from './versions.js';
+export type { Kubeconfig } from './kubeconfig.js';
+export { PINNED_KUBERNETES_VERSION, PINNED_ETCD_VERSION } from './versions.js';
 // Round-trip tests of conversions from the CRD's schema (a generated test per spoke calls this).
 export { arbitraryCustomResource } from './schema-arbitrary.js';
-export {
-  checkConversionRoundTrip,
-  sampleCustomResource,
-  type ConversionRoundTripOptions,
-} from './conversion-round-trip.js';
+export { checkConversionRoundTrip, sampleCustomResource } from './conversion-round-trip.js';

@@ -7,9 +7,9 @@ import {
   envtestCacheDir,
   findControlPlaneBinaries,
   findControlPlaneBinary,
-  resolveControlPlaneOptions,
   startControlPlane,
 } from '../../src/testing/index.js';
+import { resolveControlPlaneOptions } from '../../src/testing/control-plane.js';
 import { parseDuration } from '../../src/testing/durations.js';
 
 const dirs: string[] = [];

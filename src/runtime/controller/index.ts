@@ -16,4 +16,4 @@ export {
   type Predicate,
 } from './predicates.js';
 export { findCondition, isConditionTrue, removeCondition, type ConditionInput } from './conditions.js';
-export { AlreadyOwnedError, getControllerOf, setOwnerReference } from './owner-references.js';
+export { AlreadyOwnedError, getControllerOf, getReference, setOwnerReference } from './owner-references.js';

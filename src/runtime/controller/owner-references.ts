@@ -1,5 +1,6 @@
 import type { KubernetesObject } from '../client/types/meta.js';
-import type { OwnerReference } from '../../api/index.js';
+import type { ObjectReference, OwnerReference } from '../../api/index.js';
+import { apiVersionOf, type ResourceType } from '../client/resource/options.js';
 import { metaOf } from '../cache/object-meta.js';
 import { groupOf } from './event-handlers.js';
 
@@ -74,4 +75,27 @@ export function setOwnerReference<O extends KubernetesObject>(owner: KubernetesO
 /** The controller ownerReference of `object`, if any. */
 export function getControllerOf(object: KubernetesObject): OwnerReference | undefined {
   return metaOf(object).ownerReferences?.find((r) => r.controller === true);
+}
+
+/**
+ * A reference to `object` (apiVersion, kind, namespace, name, uid, resourceVersion), as a status
+ * lists the objects it tracks (a CronJob's `active` Jobs) or an event names its subject.
+ * `apiVersion` and `kind` come from the object, or from `type` for an object read without them;
+ * a reference that could not be followed back is refused rather than written.
+ */
+export function getReference(object: KubernetesObject, type?: ResourceType): ObjectReference {
+  const meta = metaOf(object);
+  const apiVersion = object.apiVersion ?? (type && apiVersionOf(type));
+  const kind = object.kind ?? type?.kind;
+  if (!apiVersion || !kind) {
+    throw new TypeError(
+      `${describe(object)} has no apiVersion or kind: pass its ResourceType as getReference's second argument`,
+    );
+  }
+  if (!meta.name) throw new TypeError(`${describe(object)} has no metadata.name to refer to`);
+  const reference: ObjectReference = { apiVersion, kind, name: meta.name };
+  if (meta.namespace) reference.namespace = meta.namespace;
+  if (meta.uid) reference.uid = meta.uid;
+  if (meta.resourceVersion) reference.resourceVersion = meta.resourceVersion;
+  return reference;
 }

@@ -17,7 +17,7 @@ import {
 import { createLogger, setCondition, setControllerReference } from '../../../src/runtime/index.js';
 import { Indexer } from '../../../src/runtime/cache/indexer.js';
 import { Lister } from '../../../src/runtime/cache/lister.js';
-import { getControllerOf } from '../../../src/runtime/controller/owner-references.js';
+import { getControllerOf, getReference } from '../../../src/runtime/controller/owner-references.js';
 import { mapToControllerOwner, requestHandler } from '../../../src/runtime/controller/event-handlers.js';
 import { parseBindAddress } from '../../../src/runtime/manager/http-server.js';
 import { parseKey } from '../../../src/runtime/controller/request.js';
@@ -190,6 +190,35 @@ describe('owner references', () => {
       /same namespace/,
     );
     expect(() => setControllerReference({ metadata: { name: 'no-uid' } }, obj('y'))).toThrow(/uid/);
+  });
+});
+
+describe('getReference', () => {
+  const job = {
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: { name: 'nightly-1', namespace: 'ns', uid: 'u9', resourceVersion: '42', labels: { a: 'b' } },
+  };
+  it('refers to an object by apiVersion, kind, namespace, name, uid and resourceVersion', () => {
+    expect(getReference(job)).toEqual({
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      namespace: 'ns',
+      name: 'nightly-1',
+      uid: 'u9',
+      resourceVersion: '42',
+    });
+  });
+  it('takes apiVersion and kind from the descriptor for an object read without them', () => {
+    const bare = { metadata: { name: 'n', uid: 'u' } };
+    const nodeType = { group: '', version: 'v1', resource: 'nodes', kind: 'Node', namespaced: false };
+    expect(getReference(bare, nodeType)).toEqual({ apiVersion: 'v1', kind: 'Node', name: 'n', uid: 'u' });
+    const jobType = { group: 'batch', version: 'v1', resource: 'jobs', kind: 'Job', namespaced: true };
+    expect(getReference({ metadata: { name: 'j', namespace: 'ns' } }, jobType).apiVersion).toBe('batch/v1');
+  });
+  it('refuses an object it could not refer back to', () => {
+    expect(() => getReference({ metadata: { name: 'n' } })).toThrow(/no apiVersion or kind: pass its ResourceType/);
+    expect(() => getReference({ apiVersion: 'v1', kind: 'Pod', metadata: {} })).toThrow(/no metadata.name/);
   });
 });
 
