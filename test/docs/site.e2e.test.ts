@@ -167,7 +167,7 @@ function staticServer(root: string): Promise<Server> {
 
 if (!HAVE_CHROMIUM && !IN_CI) {
   console.warn(
-    `docs-site: ${CHROMIUM} not found, so the browser checks are skipped (apt-get install chromium; in CI they fail)`,
+    `the book's browser check: ${CHROMIUM} not found, so the browser checks are skipped (apt-get install chromium; in CI they fail)`,
   );
 }
 
