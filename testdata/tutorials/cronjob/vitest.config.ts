@@ -1,11 +1,11 @@
 // Scaffolded by kop. This file is yours to edit; kop does not overwrite it.
 import { configDefaults, defineConfig } from 'vitest/config';
 
-// Three projects, so that only the tests that share the control plane wait for it (and need its
+// Two projects, so that only the tests that need a control plane wait for it (and need its
 // binaries): `npx vitest run test/flags.test.ts` runs on a machine without them.
-//   unit         everything under test/ but the two folders below
-//   webhooks     test/webhooks: each file starts its own control plane (test/webhooks/environment.ts)
-//   controllers  test/controllers: share the one control plane test/global-setup.ts starts
+//   unit     everything under test/ but the two folders below
+//   cluster  test/controllers and test/webhooks: share the one control plane (and webhook server)
+//            test/global-setup.ts starts for the whole run; each test file uses a namespace of its own
 // A project's global setup runs only when some of its files are selected.
 export default defineConfig({
   test: {
@@ -20,12 +20,11 @@ export default defineConfig({
           exclude: [...configDefaults.exclude, 'test/controllers/**', 'test/webhooks/**'],
         },
       },
-      { extends: true, test: { name: 'webhooks', include: ['test/webhooks/**/*.test.ts'] } },
       {
         extends: true,
         test: {
-          name: 'controllers',
-          include: ['test/controllers/**/*.test.ts'],
+          name: 'cluster',
+          include: ['test/controllers/**/*.test.ts', 'test/webhooks/**/*.test.ts'],
           globalSetup: ['./test/global-setup.ts'],
         },
       },

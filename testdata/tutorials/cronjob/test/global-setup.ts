@@ -3,10 +3,16 @@
 // SPDX-License-Identifier: Apache-2.0
 
 /**
- * Vitest global setup of the `controllers` project (vitest.config.ts): one real control plane
- * (etcd + kube-apiserver, from kop/testing) for the tests under test/controllers, with this
- * project's CRDs (config/crd/bases) installed and Established. It starts only when some of those
+ * Vitest global setup of the `cluster` project (vitest.config.ts): the one real control plane
+ * (etcd + kube-apiserver, from kop/testing) that every test under test/controllers and
+ * test/webhooks shares, started once per run. It installs this project's CRDs (config/crd/bases,
+ * and test/crds for other projects' kinds) and webhook configurations (config/webhook, and the
+ * conversion patches of config/crd/patches), pointed at one manager started here that serves every
+ * webhook src/webhooks/setup.ts registers, as a deployment does. It starts only when some of those
  * tests run, so the other tests (flags, pure logic) need no control-plane binaries.
+ *
+ * Each test file works in a namespace of its own (see the scaffolded tests), so files that run at
+ * the same time never see each other's objects.
  *
  * How a test reaches it:
  *   import { inject } from 'vitest';
@@ -22,7 +28,8 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { startControlPlane, type Kubeconfig } from 'kop/testing';
+import { Manager, silentLogger } from 'kop/runtime';
+import { startControlPlane, type ControlPlane, type Kubeconfig } from 'kop/testing';
 import type { TestProject } from 'vitest/node';
 
 declare module 'vitest' {
@@ -35,8 +42,24 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const crdDir = join(project.config.root, 'config', 'crd', 'bases');
-  const plane = await startControlPlane({ crds: existsSync(crdDir) ? [crdDir] : [] });
+  const root = project.config.root;
+  const crds = [join(root, 'config', 'crd', 'bases'), join(root, 'test', 'crds')].filter((dir) => existsSync(dir));
+  const plane = await startControlPlane({
+    crds,
+    // Folders a project without webhooks has not got yet count as empty.
+    webhooks: {
+      paths: [join(root, 'config', 'webhook')],
+      conversionPatches: [join(root, 'config', 'crd', 'patches')],
+    },
+  });
+  let stopWebhooks: (() => Promise<void>) | undefined;
+  try {
+    const webhookSetup = join(root, 'src', 'webhooks', 'setup.ts');
+    if (existsSync(webhookSetup)) stopWebhooks = await serveWebhooks(plane, webhookSetup);
+  } catch (error) {
+    await plane.stop();
+    throw error;
+  }
   const previousKubeconfig = process.env.KUBECONFIG;
   project.provide('kubeconfigPath', plane.kubeconfigPath);
   project.provide('kubeconfig', plane.kubeconfig);
@@ -44,6 +67,44 @@ export default async function setup(project: TestProject): Promise<() => Promise
   return async () => {
     if (previousKubeconfig === undefined) delete process.env.KUBECONFIG;
     else process.env.KUBECONFIG = previousKubeconfig;
+    await stopWebhooks?.();
     await plane.stop();
   };
+}
+
+/**
+ * Starts a manager that serves every webhook setupWebhooks() (from `kop create webhook`) registers,
+ * at the address the control plane's webhook configurations call, and resolves once it serves:
+ * the apiserver refuses writes while a webhook it must call does not answer. Returns its stop.
+ */
+async function serveWebhooks(plane: ControlPlane, setupFile: string): Promise<() => Promise<void>> {
+  // Imported by path: the file exists only once the project has a webhook.
+  const { setupWebhooks } = (await import(setupFile)) as { setupWebhooks: (manager: Manager) => void };
+  const webhook = plane.webhook!;
+  const manager = new Manager({
+    kubeconfig: plane.kubeconfigPath,
+    metricsBindAddress: '0',
+    healthProbeBindAddress: '0',
+    webhookServer: { host: webhook.host, port: webhook.port, certDir: webhook.certDir },
+    logger: silentLogger,
+  });
+  setupWebhooks(manager);
+  let failure: Error | undefined;
+  const running = manager.start().catch((error: unknown) => {
+    failure = error instanceof Error ? error : new Error(String(error));
+  });
+  const stop = async () => {
+    await manager.stop();
+    await running;
+    manager.rest.close();
+  };
+  const deadline = Date.now() + 30_000;
+  while (manager.webhookAddress === undefined) {
+    if (failure !== undefined || Date.now() > deadline) {
+      await stop();
+      throw failure ?? new Error('the webhook server did not start within 30 s');
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return stop;
 }
