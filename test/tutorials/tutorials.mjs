@@ -11,34 +11,23 @@
 //   { edit: stage }             the reader's edits: every file of testdata/tutorials/<name>.edits/<stage>/
 //                               copied over the project
 
+/** A command as the page spells it; no argument of these tutorials has a space in it. */
+const run = (/** @type {string} */ command) => ({ run: command.split(' ') });
+
 /** @type {Record<string, { page: string, from?: string, steps: Array<{ run: string[] } | { edit: string }> }>} */
 export const TUTORIALS = {
   cronjob: {
     page: 'docs/tutorial/cronjob.md',
     steps: [
-      { run: ['kop', 'init', '--domain', 'tutorial.kubebuilder.io'] },
-      { run: ['kop', 'create', 'api', '--group', 'batch', '--version', 'v1', '--kind', 'CronJob'] },
-      { run: ['npm', 'install', 'cron-parser'] },
+      run('kop init --domain tutorial.kubebuilder.io'),
+      run('kop create api --group batch --version v1 --kind CronJob'),
+      run('npm install cron-parser'),
       { edit: 'api' },
-      { run: ['kop', 'generate'] },
-      {
-        run: [
-          'kop',
-          'create',
-          'webhook',
-          '--group',
-          'batch',
-          '--version',
-          'v1',
-          '--kind',
-          'CronJob',
-          '--defaulting',
-          '--programmatic-validation',
-        ],
-      },
+      run('kop generate'),
+      run('kop create webhook --group batch --version v1 --kind CronJob --defaulting --programmatic-validation'),
       { edit: 'webhook' },
-      { run: ['kop', 'generate'] },
-      { run: ['kop', 'build-installer'] },
+      run('kop generate'),
+      run('kop build-installer'),
     ],
   },
   multiversion: {
@@ -46,29 +35,12 @@ export const TUTORIALS = {
     // Goes on in the CronJob tutorial's project, as its reader does.
     from: 'cronjob',
     steps: [
-      {
-        run: ['kop', 'create', 'api', '--group', 'batch', '--version', 'v2', '--kind', 'CronJob', '--no-controller'],
-      },
+      run('kop create api --group batch --version v2 --kind CronJob --no-controller'),
       { edit: 'v2' },
-      {
-        run: [
-          'kop',
-          'create',
-          'webhook',
-          '--group',
-          'batch',
-          '--version',
-          'v1',
-          '--kind',
-          'CronJob',
-          '--conversion',
-          '--spoke',
-          'v2',
-        ],
-      },
+      run('kop create webhook --group batch --version v1 --kind CronJob --conversion --spoke v2'),
       { edit: 'conversion' },
-      { run: ['kop', 'generate'] },
-      { run: ['kop', 'build-installer'] },
+      run('kop generate'),
+      run('kop build-installer'),
     ],
   },
 };
