@@ -14,7 +14,10 @@ function updateCommand(command: Command, makeContext: MakeContext): Command {
       "the kop version that scaffolded the project (default: PROJECT's cliVersion); its tarball .kop/kop-<version>.tgz or node_modules/kop is run",
     )
     .option('--from <tarball-or-folder>', 'that kop itself: a kop-<version>.tgz from npm pack, or a kop package folder')
-    .option('--skip-install', 'do not run npm install afterwards')
+    .option(
+      '--skip-install',
+      'do not install node_modules afterwards (package-lock.json is still written anew from the merged package.json)',
+    )
     .action(async (flags: UpdateFlags) => {
       const { runAlphaUpdate } = await import('../upgrade/run-alpha-update.js');
       await runAlphaUpdate({ ...flags, generators }, makeContext());

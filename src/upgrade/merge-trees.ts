@@ -1,6 +1,7 @@
 import { PROJECT_FILE } from '../project/project-file.js';
 import { isGenerated } from '../scaffold/header.js';
 import { mergeLines } from '../scaffold/line-diff.js';
+import { mergePackageJson } from './merge-package-json.js';
 import { isBinary, type Snapshot } from './replay.js';
 
 /** What the merge does with one file; `content` undefined means the file is removed. */
@@ -16,6 +17,14 @@ export type FileOutcome =
   /** kop changed it but yours is kept: you removed it, or it is a generated file kop no longer scaffolds. */
   | { path: string; outcome: 'kept'; reason: string };
 
+/** npm's manifest, merged by keys ({@link mergePackageJson}) rather than by lines. */
+export const PACKAGE_JSON = 'package.json';
+/**
+ * npm's lockfiles: never merged (text merged lockfiles are conflicts or lies); npm writes them anew
+ * from the merged package.json after the merge (see run-alpha-update.ts).
+ */
+export const LOCKFILES: ReadonlySet<string> = new Set(['package-lock.json', 'npm-shrinkwrap.json']);
+
 const equal = (a: Buffer | undefined, b: Buffer | undefined): boolean =>
   a === undefined ? b === undefined : b !== undefined && a.equals(b);
 
@@ -23,9 +32,10 @@ const equal = (a: Buffer | undefined, b: Buffer | undefined): boolean =>
  * The three-way merge of a project (ours) with what kop scaffolded before (base) and scaffolds
  * now (theirs), per file: a file kop did not change is left as it is; one only kop changed takes
  * kop's version; one both changed is merged line by line ({@link mergeLines}), with conflict
- * markers labelled `ours` and `theirsLabel` where both changed the same lines. Generated files
- * (kop's DO NOT EDIT header) are not merged: kop's version is taken and regenerated afterwards.
- * PROJECT is left to the caller. Files neither kop scaffolded are not looked at.
+ * markers labelled `ours` and `theirsLabel` where both changed the same lines; package.json is
+ * merged by keys instead ({@link mergePackageJson}). Generated files (kop's DO NOT EDIT header)
+ * are not merged: kop's version is taken and regenerated afterwards. PROJECT and npm's lockfiles
+ * are left to the caller. Files neither kop scaffolded are not looked at.
  */
 export async function mergeProject(
   base: Snapshot,
@@ -34,7 +44,9 @@ export async function mergeProject(
   theirsLabel: string,
 ): Promise<FileOutcome[]> {
   const outcomes: FileOutcome[] = [];
-  const paths = [...new Set([...base.keys(), ...theirs.keys()])].filter((file) => file !== PROJECT_FILE).sort();
+  const paths = [...new Set([...base.keys(), ...theirs.keys()])]
+    .filter((file) => file !== PROJECT_FILE && !LOCKFILES.has(file))
+    .sort();
   for (const file of paths) {
     const b = base.get(file);
     const t = theirs.get(file);
@@ -100,10 +112,24 @@ export async function mergeProject(
       outcomes.push({ path: file, outcome: 'regenerated', content: t });
       continue;
     }
-    const merged = mergeLines(b?.toString('utf8') ?? '', o.toString('utf8'), theirsText, {
-      ours: 'ours',
-      theirs: theirsLabel,
-    });
+    const labels = { ours: 'ours', theirs: theirsLabel };
+    if (file === PACKAGE_JSON) {
+      const json = mergePackageJson(b?.toString('utf8') ?? '', o.toString('utf8'), theirsText, labels);
+      if (json !== undefined) {
+        const content = Buffer.from(json.text, 'utf8');
+        if (json.conflicts.length > 0)
+          outcomes.push({
+            path: file,
+            outcome: 'conflict',
+            content,
+            conflicts: json.conflicts.length,
+            reason: `${json.conflicts.length === 1 ? 'a key' : `${json.conflicts.length} keys`} you and ${theirsLabel} both changed: ${json.conflicts.join(', ')}`,
+          });
+        else outcomes.push({ path: file, outcome: 'merged', content });
+        continue;
+      }
+    }
+    const merged = mergeLines(b?.toString('utf8') ?? '', o.toString('utf8'), theirsText, labels);
     const content = Buffer.from(merged.text, 'utf8');
     if (merged.conflicts > 0) outcomes.push({ path: file, outcome: 'conflict', content, conflicts: merged.conflicts });
     else outcomes.push({ path: file, outcome: 'merged', content });

@@ -479,6 +479,25 @@ const pluginsFeature: ProjectFeature = {
           },
         });
       }
+      // What PROJECT records for the plugin (helm's `output`, the folder of its chart) is its
+      // configuration, and no flag of `kop edit` sets it: it goes into the rebuilt PROJECT before
+      // the plugin runs, which keeps it (a step of its own, done in-process for an older kop too).
+      const settings = (project.plugins as Record<string, unknown> | undefined)?.[plugin];
+      if (settings !== null && typeof settings === 'object' && Object.keys(settings).length > 0) {
+        const recorded = settings as Record<string, unknown>;
+        steps.push({
+          title: `record ${key} in PROJECT: ${Object.entries(recorded)
+            .map(([name, value]) => `${name}: ${JSON.stringify(value)}`)
+            .join(', ')}`,
+          run: async (context) => {
+            const tree = new VirtualTree(context.cwd);
+            const rebuilt = await loadProjectFile(tree);
+            rebuilt.plugins = { ...rebuilt.plugins, [key]: { ...rebuilt.plugins?.[key], ...recorded } };
+            saveProjectFile(tree, rebuilt);
+            await tree.flush();
+          },
+        });
+      }
       steps.push({
         title: `edit --plugins ${plugin}`,
         argv: ['edit', '--plugins', plugin],

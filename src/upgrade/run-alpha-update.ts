@@ -17,7 +17,7 @@ import { npmInstallTask, stageKopPack } from '../init/run-init.js';
 import { loadProjectFile, saveProjectFile } from '../project/project-file.js';
 import { applyTree, type ApplyResult, type PostFlushTask } from '../scaffold/apply.js';
 import { VirtualTree } from '../scaffold/tree.js';
-import { mergeProject, type FileOutcome } from './merge-trees.js';
+import { LOCKFILES, mergeProject, PACKAGE_JSON, type FileOutcome } from './merge-trees.js';
 import { findOldKop } from './old-kop.js';
 import { replaySteps } from './project-features.js';
 import { isBinary, replayWithKop, snapshotDir, type SkippedStep } from './replay.js';
@@ -29,7 +29,7 @@ export interface AlphaUpdateOptions {
   fromVersion?: string;
   /** That kop itself: a tarball or a package folder. */
   from?: string;
-  /** Do not run npm install afterwards. */
+  /** Do not install node_modules afterwards (a lockfile the project has is still written anew from the merged package.json). */
   skipInstall?: boolean;
   /** The generators of `kop generate`, run on the merged project (and in the rebuilt scaffolds). */
   generators?: readonly GeneratorEntry[];
@@ -83,9 +83,11 @@ const LABELS: Record<FileOutcome['outcome'], string> = {
  * your edits, by a three-way merge per file. The base is what the kop that scaffolded the project
  * (PROJECT's cliVersion, found in `.kop/` or node_modules, or --from) makes from PROJECT, run as
  * that kop; theirs is what this kop makes from PROJECT; ours is the project. See
- * {@link mergeProject} for the rules. Then the kop dependency moves to this kop, PROJECT records
- * its version, `kop generate` rewrites the generated files and npm install runs. Files left with
- * conflict markers make the command fail after writing, naming them.
+ * {@link mergeProject} for the rules (package.json is merged by keys). Then the kop dependency
+ * moves to this kop, PROJECT records its version, `kop generate` rewrites the generated files,
+ * npm writes the lockfile anew from the merged package.json (never merged as text; left as it was,
+ * with a warning, when npm cannot) and npm install runs. Files left with conflict markers make
+ * the command fail after writing, naming them.
  */
 export async function runAlphaUpdate(options: AlphaUpdateOptions, context: Context): Promise<AlphaUpdateResult> {
   const projectDir = context.cwd;
@@ -154,8 +156,23 @@ export async function runAlphaUpdate(options: AlphaUpdateOptions, context: Conte
         },
       });
     }
-    if (!options.skipInstall) tasks.push(npmInstallTask(projectDir, target.spec));
-    const result = await applyTree(tree, context, { tasks });
+    const packageJson = outcomes.find((outcome) => outcome.path === PACKAGE_JSON);
+    const lockfile = packageJsonChanged(packageJson) ? await presentLockfile(projectDir) : undefined;
+    const install = options.skipInstall ? undefined : npmInstallTask(projectDir, target.spec);
+    const dependencySteps = [...(lockfile === undefined ? [] : [lockfileTask(lockfile, target.spec)]), install];
+    // On --dry-run the plan lists them; otherwise they run after the files are written, as below.
+    const planned = context.dryRun ? dependencySteps.filter((task) => task !== undefined) : [];
+    const result = await applyTree(tree, context, { tasks: [...tasks, ...planned] });
+    if (result.written) {
+      if (packageJson?.outcome === 'conflict') {
+        context.out.warn(
+          `package.json has conflicts, so ${lockfile ?? 'package-lock.json'} and node_modules are left as they were: resolve package.json, then run \`npm install\``,
+        );
+      } else {
+        const locked = lockfile === undefined || (await regenerateLockfile(lockfile, target.spec, context));
+        if (install !== undefined && locked) await runStep(install, context);
+      }
+    }
     const summary = { fromVersion: old.version, toVersion, outcomes, conflicts };
     if (conflicts.length > 0) {
       const message = `${conflicts.length} file${conflicts.length === 1 ? '' : 's'} with conflicts: ${conflicts.join(', ')}`;
@@ -176,6 +193,74 @@ The project is on kop ${toVersion}. Review the changes (git diff), build and tes
     await old.dispose();
     await rm(baseDir, { recursive: true, force: true });
   }
+}
+
+/** True when the merge writes a new package.json (kop's, or the merge of both without conflicts). */
+function packageJsonChanged(outcome: FileOutcome | undefined): boolean {
+  return outcome !== undefined && ['taken', 'added', 'merged'].includes(outcome.outcome);
+}
+
+/** The npm lockfile the project has (npm-shrinkwrap.json wins, as with npm), if any. */
+async function presentLockfile(projectDir: string): Promise<string | undefined> {
+  for (const file of [...LOCKFILES].reverse())
+    if ((await readBytes(projectDir, file)) !== undefined) return path.join(projectDir, file);
+  return undefined;
+}
+
+/** The command that rewrites the lockfile from package.json without installing or running any package's scripts. */
+function lockfileArgs(kopSpec: string): string[] {
+  // A packed kop is named, as npmInstallTask does, so a tarball refreshed under the same name gets its new integrity.
+  const kop = isPackedSpec(kopSpec) ? [`kop@${kopSpec}`] : [];
+  return ['install', '--package-lock-only', '--ignore-scripts', '--no-audit', '--no-fund', ...kop];
+}
+
+function lockfileTask(lockfile: string, kopSpec: string): PostFlushTask {
+  return {
+    title: `npm ${lockfileArgs(kopSpec).join(' ')} (${path.basename(lockfile)})`,
+    run: async () => {},
+  };
+}
+
+/**
+ * Writes the lockfile anew for the merged package.json with npm (a merge of lockfile text is
+ * either conflicted or wrong). When npm fails (offline, most often) the lockfile is left as it
+ * was, valid but describing the old package.json, and the user is told how to finish; false then.
+ */
+async function regenerateLockfile(lockfile: string, kopSpec: string, context: Context): Promise<boolean> {
+  const styles = context.out.styles;
+  const args = lockfileArgs(kopSpec);
+  const name = path.basename(lockfile);
+  const started = Date.now();
+  context.out.info(`${styles?.cyan('RUN') ?? 'RUN'}    npm ${args.join(' ')} ...`);
+  const result = await context.exec('npm', args, { cwd: path.dirname(lockfile) });
+  if (result.exitCode === 0) {
+    context.out.info(
+      `${styles?.green('DONE') ?? 'DONE'}   ${name} regenerated from the merged package.json (${((Date.now() - started) / 1000).toFixed(1)}s)`,
+    );
+    return true;
+  }
+  const said = (result.stderr.trim() || result.stdout.trim()).split('\n').slice(-3).join(' ');
+  context.out.warn(
+    `${name} was not regenerated: npm exited with code ${result.exitCode}${said ? ` (${said})` : ''}. ` +
+      `It is left as it was, describing the old package.json: run \`npm install\` (or \`npm ${args.join(' ')}\`) once npm can reach its registry.`,
+  );
+  return false;
+}
+
+/** Runs one step after the files are written, as applyTree runs its tasks. */
+async function runStep(task: PostFlushTask, context: Context): Promise<void> {
+  const styles = context.out.styles;
+  const started = Date.now();
+  context.out.info(`${styles?.cyan('RUN') ?? 'RUN'}    ${task.title} ...`);
+  try {
+    await task.run(context);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new KopError(`${task.title} failed: ${reason}`, task.hint);
+  }
+  context.out.info(
+    `${styles?.green('DONE') ?? 'DONE'}   ${task.title} (${((Date.now() - started) / 1000).toFixed(1)}s)`,
+  );
 }
 
 async function readBytes(dir: string, file: string): Promise<Buffer | undefined> {

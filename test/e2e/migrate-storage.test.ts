@@ -13,6 +13,7 @@ import { stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RestClient, loadClientConfig } from '../../src/runtime/client/index.js';
 import { findControlPlaneBinaries, startControlPlane, type ControlPlane } from '../../src/testing/index.js';
+import { refuseUpdatesOfLabelled } from '../helpers/admission-policy.js';
 import { KOP_BIN, requireBuilt } from '../helpers/cli-project.js';
 import {
   CRD_NAME,
@@ -193,44 +194,14 @@ describe('kop migrate storage when the apiserver refuses an object', () => {
       );
       await writeFile(path.join(project, 'config/crd/gadgets.yaml'), stringify(gadgetCrd(['v1', 'v2'], 'v2')));
       expect((await kop(['install', '--force-conflicts'])).exitCode).toBe(0);
-      await rest.post('/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies', {
-        apiVersion: 'admissionregistration.k8s.io/v1',
-        kind: 'ValidatingAdmissionPolicy',
-        metadata: { name: 'frozen-gadgets' },
-        spec: {
-          failurePolicy: 'Fail',
-          matchConstraints: {
-            resourceRules: [{ apiGroups: [GROUP], apiVersions: ['*'], operations: ['UPDATE'], resources: ['gadgets'] }],
-          },
-          validations: [
-            {
-              expression: "!has(object.metadata.labels) || !('frozen' in object.metadata.labels)",
-              message: 'gadget is frozen',
-            },
-          ],
-        },
+      await refuseUpdatesOfLabelled(rest, {
+        name: 'frozen-gadgets',
+        group: GROUP,
+        resource: 'gadgets',
+        label: 'frozen',
+        message: 'gadget is frozen',
+        probePath: `/apis/${GROUP}/v2/namespaces/one/gadgets/gadget-0001`,
       });
-      await rest.post('/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings', {
-        apiVersion: 'admissionregistration.k8s.io/v1',
-        kind: 'ValidatingAdmissionPolicyBinding',
-        metadata: { name: 'frozen-gadgets' },
-        spec: { policyName: 'frozen-gadgets', validationActions: ['Deny'] },
-      });
-      // The policy takes effect within a second or two: probe with an update it must refuse.
-      for (let i = 0; ; i++) {
-        try {
-          await rest.patch(
-            `/apis/${GROUP}/v2/namespaces/one/gadgets/gadget-0001`,
-            { metadata: { annotations: { probe: String(i) } } },
-            'application/merge-patch+json',
-          );
-        } catch (err) {
-          if (String(err).includes('gadget is frozen')) break;
-          throw err;
-        }
-        if (i > 100) throw new Error('the admission policy never took effect');
-        await new Promise((resolve) => setTimeout(resolve, 200));
-      }
       const migrate = await kop(['migrate', 'storage', CRD_NAME]);
       expect(migrate.exitCode).toBe(1);
       expect(migrate.stderr).toContain(

@@ -11,7 +11,10 @@ import { KOP_BIN, KOP_ROOT, requireBuilt } from '../helpers/cli-project.js';
  * That old kop scaffolds a project (init packs it into .kop/kop-0.0.9.tgz, PROJECT records
  * cliVersion 0.0.9); the user edits the reconciler and main.ts; this kop's `alpha update` rebuilds
  * the base by running kop 0.0.9 from the project's tarball and merges. Then the conflict is
- * resolved, and the project builds and passes its tests with this kop. A second old kop without
+ * resolved, and the project builds and passes its tests with this kop. The old kop's package.json
+ * had another lint script and @types/node range: a user's added dependencies and script are merged
+ * with them by keys, and npm writes package-lock.json anew (or, offline, leaves it as it was and
+ * says so). A second old kop without
  * `alpha generate` (an older CLI) is replayed command by command with --from.
  * Needs `npm run build` and `kop setup-envtest` (the reconciler test starts a control plane).
  */
@@ -22,6 +25,12 @@ const MAIN_COMMENT_NEW = '  // JSON lines in a container or when piped, readable
 const MAIN_COMMENT_OLD = '  // Logs as JSON lines (kop 0.0.9 wrote this comment).';
 const MESSAGE_NEW = '      message: `{{kind}} is reconciled at generation ${generation ?? 0}`,';
 const MESSAGE_OLD = '      message: `{{kind}} reconciled (kop 0.0.9)`,';
+// package.json lines the old kop scaffolded differently: a script and a devDependency's range.
+const LINT_NEW = '    "lint": "eslint .",';
+const LINT_OLD = '    "lint": "eslint src",';
+const TYPES_NODE_NEW = '    "@types/node": "^24.10.0",';
+// Another major: the lockfile cannot keep its @types/node, so npm needs its registry to write it anew.
+const TYPES_NODE_OLD = '    "@types/node": "^22.0.0",';
 
 describe('kop alpha update keeps your edits', () => {
   let parent: string;
@@ -50,6 +59,8 @@ describe('kop alpha update keeps your edits', () => {
       MESSAGE_NEW,
       MESSAGE_OLD,
     );
+    await replaceIn('templates/init/package.json.hbs', LINT_NEW, LINT_OLD);
+    await replaceIn('templates/init/package.json.hbs', TYPES_NODE_NEW, TYPES_NODE_OLD);
     if (!options.withAlpha) {
       await replaceIn('dist/commands/index.js', "import * as alpha from './alpha.js';", '');
       await replaceIn('dist/commands/index.js', '    alpha,\n', '');
@@ -87,6 +98,7 @@ describe('kop alpha update keeps your edits', () => {
     }
     pristine = path.join(parent, 'pristine/demo');
     await cp(project, pristine, { recursive: true });
+    await cp(project, path.join(parent, 'dependencies/demo'), { recursive: true });
   }, TIMEOUT);
 
   afterAll(async () => {
@@ -172,6 +184,96 @@ describe('kop alpha update keeps your edits', () => {
       expect(tests.stdout).toContain('rediscluster.controller.test.ts');
     },
     TIMEOUT,
+  );
+
+  it(
+    'merges package.json by keys (your dependencies and script kept, kop’s changes taken) and has npm write the lockfile anew',
+    async () => {
+      const dir = path.join(parent, 'dependencies/demo');
+      const readJson = async (where: string, file: string) =>
+        JSON.parse(await readFile(path.join(where, file), 'utf8'));
+      const npm = (args: string[], cwd: string, extra: Record<string, string> = {}) =>
+        execa('npm', args, { cwd, reject: false, env: { ...env, ...extra }, stdin: 'ignore' });
+      expect(await readFile(path.join(dir, 'package.json'), 'utf8')).toContain(LINT_OLD);
+      // The user adds a dependency, a devDependency and a script, as npm install and an editor write them.
+      const manifest = await readJson(dir, 'package.json');
+      manifest.scripts.seed = 'node hack/seed.mjs';
+      manifest.dependencies.ms = '^2.1.3';
+      manifest.devDependencies = Object.fromEntries(
+        Object.entries({ ...manifest.devDependencies, '@types/ms': '^2.1.0' }).sort(([a], [b]) =>
+          a.localeCompare(b, 'en'),
+        ),
+      );
+      await writeFile(path.join(dir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+      const lock = await npm(['install', '--package-lock-only', '--ignore-scripts', '--no-audit', '--no-fund'], dir);
+      expect(lock.exitCode, lock.stderr).toBe(0);
+      const oldLock = await readFile(path.join(dir, 'package-lock.json'), 'utf8');
+      expect(JSON.parse(oldLock).packages['node_modules/kop'].version).toBe(OLD_VERSION);
+      const offline = path.join(parent, 'dependencies-offline/demo');
+      const conflicted = path.join(parent, 'dependencies-conflict/demo');
+      await cp(dir, offline, { recursive: true });
+      await cp(dir, conflicted, { recursive: true });
+
+      const update = await node([KOP_BIN, 'alpha', 'update', '--skip-install'], dir);
+      expect(update.exitCode, update.stdout + update.stderr).toBe(0);
+      expect(update.stdout).toMatch(/MERGED +package\.json/);
+      expect(update.stdout).toContain('package-lock.json regenerated from the merged package.json');
+      const merged = await readJson(dir, 'package.json');
+      expect(merged.scripts).toMatchObject({ seed: 'node hack/seed.mjs', lint: 'eslint .' });
+      expect(merged.dependencies).toEqual({ kop: `file:.kop/kop-${NEW_VERSION}.tgz`, ms: '^2.1.3' });
+      expect(merged.devDependencies).toMatchObject({ '@types/ms': '^2.1.0', '@types/node': '^24.10.0' });
+      // npm's layout: sorted dependency maps, two spaces, a final newline.
+      expect(Object.keys(merged.devDependencies)).toEqual(
+        Object.keys(merged.devDependencies).sort((a, b) => a.localeCompare(b, 'en')),
+      );
+      expect(await readFile(path.join(dir, 'package.json'), 'utf8')).toBe(`${JSON.stringify(merged, null, 2)}\n`);
+      // The lockfile describes the merged package.json: written by npm, not merged as text.
+      const newLock = await readJson(dir, 'package-lock.json');
+      expect(newLock.packages[''].dependencies).toEqual(merged.dependencies);
+      expect(newLock.packages[''].devDependencies).toEqual(merged.devDependencies);
+      expect(newLock.packages['node_modules/kop'].version).toBe(NEW_VERSION);
+      expect(newLock.packages['node_modules/ms']).toBeDefined();
+      expect(JSON.parse(oldLock).packages['node_modules/@types/node'].version).toMatch(/^22\./);
+      expect(newLock.packages['node_modules/@types/node'].version).toMatch(/^24\./);
+      expect(JSON.stringify(newLock)).not.toContain('<<<<<<<');
+
+      // Without a registry (npm offline, nothing cached): the merge is written, the lockfile left as it was, and said.
+      const emptyCache = path.join(parent, 'empty-npm-cache');
+      await mkdir(emptyCache);
+      const offlineUpdate = await execa(process.execPath, [KOP_BIN, 'alpha', 'update', '--skip-install'], {
+        cwd: offline,
+        reject: false,
+        stdin: 'ignore',
+        env: { ...env, npm_config_offline: 'true', npm_config_cache: emptyCache },
+      });
+      expect(offlineUpdate.exitCode, offlineUpdate.stdout + offlineUpdate.stderr).toBe(0);
+      expect(offlineUpdate.stderr).toContain('package-lock.json was not regenerated: npm exited with code');
+      expect(offlineUpdate.stderr).toContain('run `npm install`');
+      expect(await readFile(path.join(offline, 'package-lock.json'), 'utf8')).toBe(oldLock);
+      expect(await readJson(offline, 'package.json')).toEqual(merged);
+
+      // Both changed the lint script: a conflict on that key alone, which the user resolves; the lockfile is left alone.
+      const mine = await readJson(conflicted, 'package.json');
+      mine.scripts.lint = 'eslint src test';
+      await writeFile(path.join(conflicted, 'package.json'), `${JSON.stringify(mine, null, 2)}\n`);
+      const conflict = await node([KOP_BIN, 'alpha', 'update', '--skip-install'], conflicted);
+      expect(conflict.exitCode, conflict.stdout + conflict.stderr).toBe(1);
+      expect(conflict.stdout).toMatch(
+        new RegExp(
+          `CONFLICT +package\\.json \\(a key you and kop ${NEW_VERSION.replace(/\./g, '\\.')} both changed: scripts\\.lint\\)`,
+        ),
+      );
+      expect(conflict.stderr).toContain('package.json has conflicts, so package-lock.json and node_modules are left');
+      const text = await readFile(path.join(conflicted, 'package.json'), 'utf8');
+      expect(text).toContain(
+        `<<<<<<< ours\n    "lint": "eslint src test",\n=======\n    "lint": "eslint .",\n>>>>>>> kop ${NEW_VERSION}\n`,
+      );
+      const resolved = JSON.parse(text.replace(/^<<<<<<< ours\n([^]*?)^=======\n[^]*?^>>>>>>> [^\n]*\n/m, '$1'));
+      expect(resolved).toEqual({ ...merged, scripts: { ...merged.scripts, lint: 'eslint src test' } });
+      expect(await readFile(path.join(conflicted, 'package-lock.json'), 'utf8')).toBe(oldLock);
+    },
+    // npm resolves the whole tree twice (a few minutes on a busy machine with a cold cache).
+    2 * TIMEOUT,
   );
 
   it(

@@ -310,4 +310,58 @@ describe('kop alpha generate: imported kinds and the helm chart', () => {
     for (const [file, bytes] of original)
       expect(rebuilt.get(file)?.toString('utf8'), file).toBe(bytes.toString('utf8'));
   }, 120_000);
+
+  it('replays edit --plugins helm into the output PROJECT records, not the default dist', async () => {
+    const kubectl = findControlPlaneBinaries().kubectl;
+    expect(kubectl, 'kubectl from `kop setup-envtest`').toBeDefined();
+    const context = () => Object.assign(testContext({ cwd: dir, exec: execaExec }), { env: { KUBECTL: kubectl } });
+    await runInit(
+      {
+        projectName: 'demo',
+        domain: 'example.com',
+        owner: 'Demo',
+        license: 'apache2',
+        kopSource: 'file:../kop',
+        skipInstall: true,
+      },
+      context(),
+    );
+    await runCreateApi({ ...GROUP, version: 'v1' }, context());
+    await runGenerate({ check: false, allowDangerousTypes: false, generators }, context());
+    // The chart's folder is PROJECT's setting (Kubebuilder's `output`), set by hand before the plugin runs.
+    const projectFile = path.join(dir, 'PROJECT');
+    await writeFile(
+      projectFile,
+      `${await readFile(projectFile, 'utf8')}plugins:\n  helm.kubebuilder.io/v2-alpha:\n    manifests: dist/install.yaml\n    output: deploy\n`,
+    );
+    await runEdit({ plugins: ['helm'] }, context());
+    const original = await snapshotDir(dir);
+    expect(original.has('deploy/chart/Chart.yaml')).toBe(true);
+    expect([...original.keys()].some((file) => file.startsWith('dist/chart/'))).toBe(false);
+
+    // The setting is written into the rebuilt PROJECT by a step without a command line, so an
+    // older kop replayed command by command gets it too.
+    const project = parseProjectFile(await readFile(projectFile, 'utf8'));
+    const steps = await replaySteps({
+      project,
+      read: async (file) => readFile(path.join(dir, file), 'utf8').catch(() => undefined),
+      generators,
+    });
+    const record = steps.find((step) => step.title.startsWith('record helm.kubebuilder.io/v2-alpha'));
+    expect(record?.title).toBe(
+      'record helm.kubebuilder.io/v2-alpha in PROJECT: manifests: "dist/install.yaml", output: "deploy"',
+    );
+    expect(record?.argv).toBeUndefined();
+    expect(steps.indexOf(record!)).toBe(
+      steps.findIndex((step) => step.title === 'edit --plugins helm.kubebuilder.io/v2-alpha') - 1,
+    );
+
+    const output = path.join(path.dirname(dir), 'rebuilt');
+    const result = await runAlphaGenerate({ outputDir: output, generators }, context());
+    expect(result.skipped).toEqual([]);
+    const rebuilt = await snapshotDir(output);
+    expect([...rebuilt.keys()].sort()).toEqual([...original.keys()].sort());
+    for (const [file, bytes] of original)
+      expect(rebuilt.get(file)?.toString('utf8'), file).toBe(bytes.toString('utf8'));
+  }, 120_000);
 });

@@ -4,13 +4,15 @@
 // keeps v1 stored (with the count and the reason), and a stopped run goes on where it stopped.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { RestClient, loadClientConfig } from '../../../src/runtime/client/index.js';
-import { isNotFound } from '../../../src/runtime/index.js';
+import type { RestRequest } from '../../../src/runtime/client/rest/rest-client.js';
+import { ApiError, isNotFound } from '../../../src/runtime/index.js';
 import {
   migrateStorageVersion,
   MIGRATION_ANNOTATION,
   type StorageMigrationProgress,
 } from '../../../src/runtime/migration/storage-version-migration.js';
 import type { ControlPlane } from '../../../src/testing/index.js';
+import { refuseUpdatesOfLabelled } from '../../helpers/admission-policy.js';
 import { startControlPlane } from '../../../src/testing/index.js';
 import {
   CRD_NAME,
@@ -192,46 +194,15 @@ describe('migrateStorageVersion', () => {
     );
     await setVersions(rest, ['v1', 'v2'], 'v2');
     // An admission policy that refuses every update of a frozen gadget: the apiserver's own refusal.
-    await rest.post('/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies', {
-      apiVersion: 'admissionregistration.k8s.io/v1',
-      kind: 'ValidatingAdmissionPolicy',
-      metadata: { name: 'frozen-gadgets' },
-      spec: {
-        failurePolicy: 'Fail',
-        matchConstraints: {
-          resourceRules: [{ apiGroups: [GROUP], apiVersions: ['*'], operations: ['UPDATE'], resources: ['gadgets'] }],
-        },
-        validations: [
-          {
-            expression: "!has(object.metadata.labels) || !('frozen' in object.metadata.labels)",
-            message: 'gadget is frozen',
-          },
-        ],
-      },
-    });
-    await rest.post('/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings', {
-      apiVersion: 'admissionregistration.k8s.io/v1',
-      kind: 'ValidatingAdmissionPolicyBinding',
-      metadata: { name: 'frozen-gadgets' },
-      spec: { policyName: 'frozen-gadgets', validationActions: ['Deny'] },
+    const unfreeze = await refuseUpdatesOfLabelled(rest, {
+      name: 'frozen-gadgets',
+      group: GROUP,
+      resource: 'gadgets',
+      label: 'frozen',
+      message: 'gadget is frozen',
+      probePath: `/apis/${GROUP}/v2/namespaces/one/gadgets/gadget-0004`,
     });
     try {
-      // The policy takes effect within a second or two.
-      for (let i = 0; ; i++) {
-        try {
-          await rest.patch(
-            `/apis/${GROUP}/v2/namespaces/one/gadgets/gadget-0004`,
-            { metadata: { annotations: { probe: String(i) } } },
-            'application/merge-patch+json',
-          );
-        } catch (err) {
-          if (String(err).includes('gadget is frozen')) break;
-          throw err;
-        }
-        if (i > 100) throw new Error('the admission policy never took effect');
-        await new Promise((resolve) => setTimeout(resolve, 200));
-      }
-
       const refused = await migrateStorageVersion(rest, CRD_NAME, { pageSize: 4 });
       expect(refused).toMatchObject({ rewritten: 4, failed: 2, pruned: [], storedVersions: ['v1', 'v2'] });
       expect(refused.failures.map((f) => `${f.namespace}/${f.name}`)).toEqual(['one/gadget-0002', 'one/gadget-0004']);
@@ -244,8 +215,7 @@ describe('migrateStorageVersion', () => {
       expect(stored.get('one/gadget-0002')).toBe(`${GROUP}/v1`);
       expect(stored.get('one/gadget-0001')).toBe(`${GROUP}/v2`);
     } finally {
-      await rest.delete('/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings/frozen-gadgets');
-      await rest.delete('/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies/frozen-gadgets');
+      await unfreeze();
     }
     // Once the policy is gone, the next run retries the two it named, walks nothing again, and prunes.
     let finished;
@@ -256,5 +226,78 @@ describe('migrateStorageVersion', () => {
     }
     expect(finished).toMatchObject({ resumed: true, failed: 0, pruned: ['v1'], storedVersions: ['v2'] });
     expect(new Set((await storedApiVersions(plane)).values())).toEqual(new Set([`${GROUP}/v2`]));
+  });
+
+  it('an object written between the list and its rewrite (409) is read again and rewritten, and that write is kept', async () => {
+    const made = await createGadgets(rest, 'one', 6);
+    await setVersions(rest, ['v1', 'v2'], 'v2');
+    const config = loadClientConfig({ kubeconfig: plane.kubeconfigPath });
+    const listPath = `/apis/${GROUP}/v2/gadgets`;
+    const objectPath = (version: string, name: string) => `/apis/${GROUP}/${version}/namespaces/one/gadgets/${name}`;
+    const puts: string[] = [];
+    let raced = false;
+    /**
+     * The migration's client, with another writer in the gap between the list and the rewrites:
+     * once the first page is listed (and before the migration sees it), an old client still on v1
+     * updates one listed object and deletes another, so the migration holds stale copies of both.
+     */
+    class RacedClient extends RestClient {
+      override async request<T>(req: RestRequest): Promise<T> {
+        if (req.method !== 'PUT') {
+          const answer = await super.request<T>(req);
+          if (!raced && req.method === 'GET' && req.path === listPath) {
+            raced = true;
+            await rest.patch(
+              objectPath('v1', 'gadget-0002'),
+              { spec: { size: 2002, nested: { note: 'written meanwhile' } } },
+              'application/merge-patch+json',
+            );
+            await rest.delete(objectPath('v1', 'gadget-0004'));
+          }
+          return answer;
+        }
+        const name = req.path.split('/').at(-1)!;
+        try {
+          const answer = await super.request<T>(req);
+          puts.push(`${name} ok`);
+          return answer;
+        } catch (err) {
+          puts.push(`${name} ${err instanceof ApiError ? err.code : String(err)}`);
+          throw err;
+        }
+      }
+    }
+    const raceClient = new RacedClient(config);
+    try {
+      const result = await migrateStorageVersion(raceClient, CRD_NAME, { pageSize: 10 });
+      expect(raced).toBe(true);
+      // The updated object's rewrite met a 409, was read again and put again; the deleted one is counted gone.
+      expect(puts).toEqual([
+        'gadget-0000 ok',
+        'gadget-0001 ok',
+        'gadget-0002 409',
+        'gadget-0002 ok',
+        'gadget-0003 ok',
+        'gadget-0004 404',
+        'gadget-0005 ok',
+      ]);
+      expect(result).toMatchObject({ rewritten: 5, gone: 1, failed: 0, pruned: ['v1'], storedVersions: ['v2'] });
+    } finally {
+      raceClient.close();
+    }
+    const stored = await storedApiVersions(plane);
+    expect(stored.size).toBe(5);
+    expect(new Set(stored.values())).toEqual(new Set([`${GROUP}/v2`]));
+    // Every object reads back whole, and the write made meanwhile is not undone by the migration's stale copy.
+    await setVersions(rest, ['v2'], 'v2');
+    const want = expected(made.filter((g) => g.metadata.name !== 'gadget-0004'));
+    const touched = made.find((g) => g.metadata.name === 'gadget-0002')!;
+    want.set('one/gadget-0002', {
+      name: 'gadget-0002',
+      namespace: 'one',
+      spec: { ...touched.spec, size: 2002, nested: { note: 'written meanwhile' } },
+      status: touched.status,
+    });
+    expect(await readBack(rest, 'v2')).toEqual(want);
   });
 });
