@@ -15,7 +15,7 @@ import * as path from 'node:path';
 import { KopError } from '../../base/errors.js';
 import { hashGoMod, hashZip } from './dirhash.js';
 import { insecureFlag, readGoEnv, type GoEnv } from './go-env.js';
-import { parseGoProxy, proxyGet, proxyUrls } from './go-proxy.js';
+import { parseGoProxy, proxyGet } from './go-proxy.js';
 import { escapeModulePath, matchesGlobList, parseModuleVersion } from './module-path.js';
 import { lookupSumDb, parseGoSumDb, SumDbUnreachableError, type Fetcher } from './sumdb.js';
 import { readZip, type ZipEntry } from './zip-reader.js';
@@ -111,7 +111,7 @@ export async function fetchGoModule(given: string, options: FetchGoModuleOptions
     const db = parseGoSumDb(goEnv.GOSUMDB)!;
     let record;
     try {
-      record = await lookupSumDb(db, modulePath, version, proxyUrls(proxies), fetcher);
+      record = await lookupSumDb(db, modulePath, version, proxies, fetcher);
     } catch (error) {
       if (!(error instanceof SumDbUnreachableError)) throw error;
       throw new KopError(

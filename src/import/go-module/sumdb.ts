@@ -1,14 +1,17 @@
 /**
  * The Go checksum database (GOSUMDB): the `h1:` hashes it records for a module version, read
  * with `/lookup/<module>@<version>` and accepted only when the signed tree head that comes with
- * them carries a valid Ed25519 signature of the database's key (golang.org/x/mod/sumdb/note).
- * Like the go command, the lookup goes through a proxy of GOPROXY that serves
- * `/sumdb/<name>/supported`, else to the database itself. The record's inclusion proof in the
- * tree (tiles) is not checked: the signature binds the tree head, not the record.
+ * them carries a valid Ed25519 signature of the database's key (golang.org/x/mod/sumdb/note)
+ * and the record is in that tree: its inclusion is proven from the database's tiles (tlog.ts),
+ * as the go command does, so a database (or proxy) cannot answer one client with a record it
+ * never published. Like the go command, the requests go through the first proxy of GOPROXY that
+ * serves `/sumdb/<name>/supported`, else to the database itself.
  */
 import { createHash, createPublicKey, verify, type KeyObject } from 'node:crypto';
 import { KopError } from '../../base/errors.js';
+import { getUrl, NotFoundError, type ProxyEntry } from './go-proxy.js';
 import { escapeModulePath } from './module-path.js';
+import { provenLeafHash, recordHash, TreeMismatchError, type TreeHead } from './tlog.js';
 
 /** The database of Go's default GOSUMDB, and its public key as `go env GOSUMDB` may spell it. */
 const KNOWN_DATABASES: Record<string, { key: string; url: string }> = {
@@ -82,54 +85,120 @@ export interface SumDbRecord {
   goModHash: string;
 }
 
+/** A `/lookup` answer whose signature checks, before its inclusion in the tree is proven. */
+export interface SignedLookup extends SumDbRecord {
+  /** The record's number in the log, and its text (the lines hashed into the tree). */
+  id: number;
+  text: Buffer;
+  tree: TreeHead;
+}
+
 export type Fetcher = (url: string) => Promise<Response>;
 
 /**
- * Looks `modulePath@version` up in `db`, through the first proxy of `proxies` that supports it,
- * else directly, and checks the signature of the tree head that comes with it.
+ * Looks `modulePath@version` up in `db`, through the first proxy of `proxies` that serves it,
+ * else directly; checks the signature of the tree head that comes with it and proves from the
+ * tiles that the record is in that tree.
  */
 export async function lookupSumDb(
   db: SumDatabase,
   modulePath: string,
   version: string,
-  proxies: readonly string[],
+  proxies: readonly ProxyEntry[],
   fetcher: Fetcher,
 ): Promise<SumDbRecord> {
   const base = await databaseBase(db, proxies, fetcher);
   const url = `${base}/lookup/${escapeModulePath(modulePath)}@${escapeModulePath(version)}`;
-  let response: Response;
+  let body: string;
   try {
-    response = await fetcher(url);
+    body = (await getUrl(url, fetcher)).toString('utf8');
   } catch (error) {
+    if (error instanceof NotFoundError)
+      throw new KopError(
+        `${modulePath}@${version}: the checksum database ${db.name} has no such version: ${error.message}`,
+      );
     throw new SumDbUnreachableError(`checksum database ${db.name}: ${describe(error)} (${url})`);
   }
-  const body = await response.text();
-  if (response.status === 404 || response.status === 410)
-    throw new KopError(
-      `${modulePath}@${version}: the checksum database ${db.name} has no such version: ${body.trim().split('\n')[0]}`,
-    );
-  if (!response.ok) throw new SumDbUnreachableError(`checksum database ${db.name}: HTTP ${response.status} (${url})`);
-  return parseLookup(db, modulePath, version, body);
+  const lookup = parseLookup(db, modulePath, version, body);
+  await proveInclusion(db, modulePath, version, lookup, base, fetcher);
+  return { zipHash: lookup.zipHash, goModHash: lookup.goModHash };
 }
 
-/** Parses and verifies a `/lookup` answer: record id, record lines, blank line, signed note. */
-export function parseLookup(db: SumDatabase, modulePath: string, version: string, body: string): SumDbRecord {
-  const split = body.indexOf('\n\n');
+/** Parses a `/lookup` answer (record id, record lines, blank line, signed tree head) and checks its signature. */
+export function parseLookup(db: SumDatabase, modulePath: string, version: string, body: string): SignedLookup {
   const bad = (why: string) =>
     new KopError(`checksum database ${db.name}: its answer for ${modulePath}@${version} ${why}`);
-  if (split === -1) throw bad('has no signed tree head');
-  verifyNote(db, body.slice(split + 2), bad);
-  const lines = body.slice(0, split).split('\n').slice(1);
+  const idEnd = body.indexOf('\n');
+  const split = body.indexOf('\n\n', idEnd);
+  if (idEnd === -1 || split === -1) throw bad('has no signed tree head');
+  const idText = body.slice(0, idEnd);
+  const id = Number(idText);
+  if (!/^\d+$/.test(idText) || !Number.isSafeInteger(id)) throw bad(`has no record number (${JSON.stringify(idText)})`);
+  const noteText = verifyNote(db, body.slice(split + 2), bad);
+  const tree = parseTreeHead(noteText);
+  if (tree === undefined) throw bad('signs no go.sum database tree');
+  const text = body.slice(idEnd + 1, split + 1);
+  const lines = text.split('\n');
   const hashOf = (v: string) =>
     lines.map((l) => l.split(' ')).find((f) => f.length === 3 && f[0] === modulePath && f[1] === v)?.[2];
   const zipHash = hashOf(version);
   const goModHash = hashOf(`${version}/go.mod`);
   if (zipHash === undefined || goModHash === undefined) throw bad('does not list its hashes');
-  return { zipHash, goModHash };
+  return { zipHash, goModHash, id, text: Buffer.from(text, 'utf8'), tree };
 }
 
-/** Checks that `note` (text, blank line, `— name base64` signature lines) is signed by `db`'s key. */
-function verifyNote(db: SumDatabase, note: string, bad: (why: string) => KopError): void {
+/** `go.sum database tree`, the size and the base64 root hash, one a line (later lines are ignored, as Go does). */
+function parseTreeHead(text: string): TreeHead | undefined {
+  const [title, size, hash] = text.split('\n');
+  if (title !== 'go.sum database tree' || !/^\d+$/.test(size ?? '') || hash === undefined) return undefined;
+  const root = Buffer.from(hash, 'base64');
+  if (root.length !== 32 || root.toString('base64') !== hash) return undefined;
+  return { size: Number(size), hash: root };
+}
+
+/** Proves from the database's tiles that the looked-up record is the one its signed tree holds at its number. */
+async function proveInclusion(
+  db: SumDatabase,
+  modulePath: string,
+  version: string,
+  lookup: SignedLookup,
+  base: string,
+  fetcher: Fetcher,
+): Promise<void> {
+  const readTile = async (tilePath: string, fullTilePath: string | undefined): Promise<Buffer> => {
+    try {
+      return await getUrl(`${base}/${tilePath}`, fetcher);
+    } catch (error) {
+      // A database drops a partial tile once the tile is complete; the full one holds the same hashes first.
+      if (error instanceof NotFoundError && fullTilePath !== undefined) {
+        try {
+          return await getUrl(`${base}/${fullTilePath}`, fetcher);
+        } catch {
+          // Report the tile that was asked for.
+        }
+      }
+      throw new SumDbUnreachableError(`checksum database ${db.name}: ${describe(error)} (${base}/${tilePath})`);
+    }
+  };
+  let leaf: Buffer;
+  try {
+    leaf = await provenLeafHash(lookup.tree, lookup.id, readTile);
+  } catch (error) {
+    if (!(error instanceof TreeMismatchError)) throw error;
+    throw new KopError(
+      `${modulePath}@${version}: the checksum database ${db.name} served tiles that do not match its signed tree head: ${error.message}; nothing was written`,
+      'the database or a proxy on the way is serving a forged tree; do not use the module until you know why (set GOPROXY and GOSUMDB to trusted servers)',
+    );
+  }
+  if (!leaf.equals(recordHash(lookup.text)))
+    throw new KopError(
+      `${modulePath}@${version}: the checksum database ${db.name} answered with a record that is not in its signed tree (record ${lookup.id} of ${lookup.tree.size} holds other hashes); nothing was written`,
+      'the database or a proxy on the way is forging answers; do not use the module until you know why (set GOPROXY and GOSUMDB to trusted servers)',
+    );
+}
+
+/** Checks that `note` (text, blank line, `— name base64` signature lines) is signed by `db`'s key; returns its text. */
+function verifyNote(db: SumDatabase, note: string, bad: (why: string) => KopError): string {
   const split = note.lastIndexOf('\n\n');
   if (split === -1) throw bad('has a malformed signed note');
   const text = note.slice(0, split + 1);
@@ -148,18 +217,26 @@ function verifyNote(db: SumDatabase, note: string, bad: (why: string) => KopErro
       );
     });
   if (!signed) throw bad(`is not signed by ${db.name}'s key`);
+  return text;
 }
 
-/** `<proxy>/sumdb/<name>` for the first proxy that says it serves the database, else the database's URL. */
-async function databaseBase(db: SumDatabase, proxies: readonly string[], fetcher: Fetcher): Promise<string> {
+/**
+ * `<proxy>/sumdb/<name>` for the first proxy of GOPROXY that says it serves the database, as the
+ * go command decides: a 404 or 410 (or any error, after a `|`) moves on to the next proxy;
+ * `direct`, `off` or the end of the list means the database's own URL; any other error stops.
+ */
+async function databaseBase(db: SumDatabase, proxies: readonly ProxyEntry[], fetcher: Fetcher): Promise<string> {
   for (const proxy of proxies) {
-    const base = `${proxy}/sumdb/${db.name}`;
+    if (proxy.url === 'direct' || proxy.url === 'off') break;
+    const base = `${proxy.url}/sumdb/${db.name}`;
     try {
-      const response = await fetcher(`${base}/supported`);
-      await response.body?.cancel();
-      if (response.ok) return base;
-    } catch {
-      // The go command moves on to the next proxy, then to the database itself.
+      await getUrl(`${base}/supported`, fetcher);
+      return base;
+    } catch (error) {
+      if (!(error instanceof NotFoundError) && !proxy.fallThroughOnAnyError)
+        throw new SumDbUnreachableError(
+          `checksum database ${db.name}: ${describe(error)} (${base}/supported, and GOPROXY falls through only on 404 or 410 after a ',')`,
+        );
     }
   }
   return db.url;

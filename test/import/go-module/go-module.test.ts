@@ -14,7 +14,7 @@ import { escapeModulePath, matchesGlobList } from '../../../src/import/go-module
 import { runInit } from '../../../src/init/run-init.js';
 import { parseProjectFile } from '../../../src/project/project-file.js';
 import { tempDir, testContext } from '../../unit/helpers/fake-context.js';
-import { expectedHash, makeZip, startFakeServer, sumDbKey } from './fake-goproxy.js';
+import { buildLog, expectedHash, makeZip, startFakeServer, sumDbKey, treeNote } from './fake-goproxy.js';
 
 const MODULE = 'example.com/Acme/ops';
 const VERSION = 'v1.2.0';
@@ -57,6 +57,8 @@ const FILES = [
   { name: `${PREFIX}internal/testdata/old.yaml`, data: widgetCrd('Widget', 'ops.example.com') },
 ];
 const GO_MOD = FILES[0]!.data;
+/** The module's record in the test's checksum database log. */
+const RECORD_ID = 270;
 
 describe('Go module as --external-api-module', () => {
   let dir: string;
@@ -67,8 +69,12 @@ describe('Go module as --external-api-module', () => {
   let cacheDir: string;
   const warnings: string[] = [];
 
-  /** Serves the module under /proxy and a signed checksum database answer through the proxy. */
-  const serve = (files = FILES, recorded = expectedHash(files), signer = key) => {
+  /**
+   * Serves the module under /proxy, and the checksum database through the proxy: a log of 300
+   * records with the module's at RECORD_ID, its tiles, and a lookup answer with the signed tree
+   * head (`sent` replaces the record text the answer carries, to forge one).
+   */
+  const serve = (files = FILES, recorded = expectedHash(files), signer = key, sent?: string) => {
     const zip = makeZip(files);
     const base = `/proxy/${ESCAPED}/@v`;
     routes.set(`${base}/list`, `v1.0.0\n${VERSION}\nv1.3.0-rc.1\n`);
@@ -76,12 +82,19 @@ describe('Go module as --external-api-module', () => {
     routes.set(`${base}/${VERSION}.mod`, GO_MOD);
     routes.set(`${base}/${VERSION}.zip`, zip);
     routes.set('/proxy/sumdb/sum.example.org/supported', '');
-    const note = signer.signNote('go.sum database tree\n7\nAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n');
     const goModHash = expectedHash([{ name: 'go.mod', data: GO_MOD }]);
+    const record = `${MODULE} ${VERSION} ${recorded}\n${MODULE} ${VERSION}/go.mod ${goModHash}\n`;
+    const others = Array.from(
+      { length: 299 },
+      (_, i) => `example.com/m${i} v1.0.0 h1:${i}=\nexample.com/m${i} v1.0.0/go.mod h1:${i}=\n`,
+    );
+    const log = buildLog([...others.slice(0, RECORD_ID), record, ...others.slice(RECORD_ID)]);
+    for (const [tile, data] of log.tiles) routes.set(`/proxy/sumdb/sum.example.org/${tile}`, data);
     routes.set(
       `/proxy/sumdb/sum.example.org/lookup/${ESCAPED}@${VERSION}`,
-      `6\n${MODULE} ${VERSION} ${recorded}\n${MODULE} ${VERSION}/go.mod ${goModHash}\n\n${note}`,
+      `${RECORD_ID}\n${sent ?? record}\n${treeNote(signer, log.size, log.root)}`,
     );
+    return { record, goModHash };
   };
   const options = (env: NodeJS.ProcessEnv = {}): FetchGoModuleOptions => ({
     cwd: dir,
@@ -140,6 +153,27 @@ describe('Go module as --external-api-module', () => {
       /is not signed by sum\.example\.org's key/,
     );
     expect(await cached()).toBeUndefined();
+  });
+
+  it('refuses a record the signed tree does not hold, and tiles that do not hash to the signed root', async () => {
+    // A database that signs one tree but answers this client with a record it never logged.
+    const { goModHash } = serve();
+    const forged = `${MODULE} ${VERSION} ${expectedHash(FILES)}\n${MODULE} ${VERSION}/go.mod ${goModHash}\n`;
+    serve(FILES, expectedHash([{ name: 'other', data: 'x' }]), key, forged);
+    await expect(fetchGoModule(`${MODULE}@${VERSION}`, options())).rejects.toThrow(
+      'example.com/Acme/ops@v1.2.0: the checksum database sum.example.org answered with a record that is not in its signed tree (record 270 of 300 holds other hashes); nothing was written',
+    );
+    expect(await cached()).toBeUndefined();
+    // A proxy that serves a tile of another tree.
+    serve();
+    const tile = Buffer.from(routes.get('/proxy/sumdb/sum.example.org/tile/8/0/001.p/44') as Buffer);
+    tile[40] = tile[40]! ^ 0x80;
+    routes.set('/proxy/sumdb/sum.example.org/tile/8/0/001.p/44', tile);
+    await expect(fetchGoModule(`${MODULE}@${VERSION}`, options())).rejects.toThrow(
+      /example\.com\/Acme\/ops@v1\.2\.0: the checksum database sum\.example\.org served tiles that do not match its signed tree head: its tiles \(.*tile\/8\/0\/001\.p\/44.*\) do not hash to the root of the signed tree of 300 records; nothing was written/,
+    );
+    expect(await cached()).toBeUndefined();
+    expect(server.requests).toContain('/proxy/sumdb/sum.example.org/tile/8/1/000.p/1');
   });
 
   it("checks the project's go.sum line first: a match needs no database, a mismatch fails", async () => {
