@@ -8,7 +8,12 @@ import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { runCreateApi } from '../../../src/create-api/run-create-api.js';
 import { runCreateWebhook } from '../../../src/create-webhook/run-create-webhook.js';
-import { fetchGoModule, type FetchGoModuleOptions } from '../../../src/import/go-module/fetch-go-module.js';
+import {
+  fetchGoModule,
+  resolveGoModuleVersion,
+  type FetchGoModuleOptions,
+} from '../../../src/import/go-module/fetch-go-module.js';
+import { readGoEnv } from '../../../src/import/go-module/go-env.js';
 import { findModuleCrd } from '../../../src/import/go-module/module-crds.js';
 import { escapeModulePath, matchesGlobList } from '../../../src/import/go-module/module-path.js';
 import { runInit } from '../../../src/init/run-init.js';
@@ -226,9 +231,82 @@ describe('Go module as --external-api-module', () => {
     );
   });
 
-  it('takes the highest release of @v/list when no version is given and the proxy has no @latest', async () => {
+  it('resolves @latest (or no version) to the highest release of @v/list that its go.mod does not retract', async () => {
     serve();
     expect((await fetchGoModule(MODULE, options())).version).toBe(VERSION);
+    expect((await fetchGoModule(`${MODULE}@latest`, options())).version).toBe(VERSION);
+    // v1.3.0 is out, but retracts itself.
+    routes.set(`/proxy/${ESCAPED}/@v/list`, `v1.0.0\n${VERSION}\nv1.3.0\n`);
+    routes.set(`/proxy/${ESCAPED}/@v/v1.3.0.mod`, `module ${MODULE}\n\nretract v1.3.0 // published by mistake\n`);
+    expect(await resolveGoModuleVersion(`${MODULE}@latest`, { env: options().env })).toEqual({
+      path: MODULE,
+      version: VERSION,
+    });
+    expect(server.requests.some((r) => r.endsWith('/@latest'))).toBe(false);
+  });
+
+  it('sends GONOPROXY (GOPRIVATE) modules to version control, which kop refuses, unless GONOPROXY=none', async () => {
+    serve();
+    for (const env of [{ GOPRIVATE: 'example.com/*' }, { GOPRIVATE: 'example.com/*', GONOPROXY: '' }])
+      await expect(fetchGoModule(`${MODULE}@${VERSION}`, options(env))).rejects.toThrow(
+        /^example\.com\/Acme\/ops: GONOPROXY \(from GOPRIVATE\) says the go command fetches it from version control \("direct"\)/,
+      );
+    await expect(fetchGoModule(`${MODULE}@latest`, options({ GONOPROXY: 'example.com' }))).rejects.toMatchObject({
+      hint: expect.stringContaining('set GONOPROXY=none') as unknown,
+    });
+    expect(server.requests).toEqual([]);
+
+    // A corporate proxy serving the private module: GONOPROXY=none; GOPRIVATE still keeps it from the checksum database.
+    const fetched = await fetchGoModule(
+      `${MODULE}@${VERSION}`,
+      options({ GOPRIVATE: 'example.com/*', GONOPROXY: 'none' }),
+    );
+    expect(fetched.verification).toBe('unverified');
+    expect(server.requests.some((r) => r.includes('/sumdb/'))).toBe(false);
+    expect(warnings).toEqual([
+      `${MODULE}@${VERSION}: its checksum was not verified (GONOSUMDB/GOPRIVATE); its hash is ${expectedHash(FILES)}`,
+    ]);
+    // ...unless the project's go.sum has its line.
+    await rm(cacheDir, { recursive: true });
+    await writeFile(path.join(dir, 'go.sum'), `${MODULE} ${VERSION} ${expectedHash(FILES)}\n`);
+    expect(
+      (await fetchGoModule(`${MODULE}@${VERSION}`, options({ GOPRIVATE: 'example.com/*', GONOPROXY: 'none' })))
+        .verification,
+    ).toBe('go.sum');
+  });
+
+  it('skips the checksum database for GOSUMDB=off, but not for GOINSECURE (which only concerns version control)', async () => {
+    serve();
+    expect((await fetchGoModule(`${MODULE}@${VERSION}`, options({ GOSUMDB: 'off' }))).verification).toBe('unverified');
+    expect(warnings.join('\n')).toMatch(/its checksum was not verified \(GOSUMDB=off\)/);
+    await rm(cacheDir, { recursive: true });
+    expect((await fetchGoModule(`${MODULE}@${VERSION}`, options({ GOINSECURE: 'example.com/*' }))).verification).toBe(
+      'checksum database',
+    );
+    // An empty GOSUMDB is Go's default, not an error.
+    expect(readGoEnv({ GOENV: 'off', GOSUMDB: '', GOPROXY: '' })).toMatchObject({
+      GOSUMDB: 'sum.golang.org',
+      GOPROXY: 'https://proxy.golang.org,direct',
+    });
+  });
+
+  it("asks the checksum database through GOPROXY's list: past a 404 after ',', past any error after '|'", async () => {
+    serve();
+    // A proxy that serves the module but fails on the database.
+    for (const [route, body] of [...routes])
+      if (route.startsWith('/proxy/') && !route.includes('/sumdb/'))
+        routes.set(route.replace('/proxy/', '/flaky/'), body);
+    routes.set('/flaky/sumdb/sum.example.org/supported', 503);
+    await expect(
+      fetchGoModule(`${MODULE}@${VERSION}`, options({ GOPROXY: `${server.url}/flaky,${server.url}/proxy` })),
+    ).rejects.toThrow(
+      /cannot verify its checksum: checksum database sum\.example\.org: HTTP 503 \(.*\/flaky\/sumdb\/sum\.example\.org\/supported/,
+    );
+    expect(
+      (await fetchGoModule(`${MODULE}@${VERSION}`, options({ GOPROXY: `${server.url}/flaky|${server.url}/proxy` })))
+        .sumDb,
+    ).toBe('sum.example.org');
+    expect(server.requests).toContain('/proxy/sumdb/sum.example.org/tile/8/0/001.p/44');
   });
 
   it('fetches anew when the cached zip was damaged', async () => {
@@ -257,7 +335,7 @@ describe('Go module as --external-api-module', () => {
     expect(matchesGlobList('example.com/other', MODULE)).toBe(false);
   });
 
-  it('create api imports the kind from the module, records the module as given and copies the CRD to test/crds/', async () => {
+  it('create api imports the kind from the module, records it at the version @latest resolved to and copies the CRD to test/crds/', async () => {
     serve();
     await runInit(
       { projectName: 'demo', domain: 'example.com', kopSource: 'file:../kop', skipInstall: true },
@@ -277,7 +355,7 @@ describe('Go module as --external-api-module', () => {
         controller: true,
         externalApiDomain: 'example.com',
         externalApiPath: 'example.com/Acme/ops/api/v1',
-        externalApiModule: `${MODULE}@${VERSION}`,
+        externalApiModule: `${MODULE}@latest`,
       },
       context,
     );
@@ -285,7 +363,11 @@ describe('Go module as --external-api-module', () => {
     const entry = parseProjectFile(await readFile(path.join(dir, 'PROJECT'), 'utf8')).resources.find(
       (r) => r.kind === 'Widget',
     );
+    // As resolved, so that a re-run (alpha generate, upgrade) imports the same CRD.
     expect(entry).toMatchObject({ external: true, module: `${MODULE}@${VERSION}`, domain: 'example.com' });
+    expect(context.out.lines.join('\n')).toContain(
+      `${MODULE}@latest resolves to ${MODULE}@${VERSION}, which PROJECT records`,
+    );
     // A copy for the tests' control plane, which installs other projects' CRDs from test/crds/.
     expect(await readFile(path.join(dir, 'test/crds/ops.example.com_widgets.yaml'), 'utf8')).toContain('kind: Widget');
 
