@@ -1,12 +1,15 @@
 /**
  * A Go module version, fetched from the module proxy without the Go toolchain: `.info` (the
- * version exists; `@latest` when none is given), `.mod` (its go.mod names the module) and
- * `.zip`, whose `h1:` hash must match the project's go.sum line for it, else the checksum
- * database's record (GOSUMDB), as the go command requires. A module GONOSUMDB (or GOPRIVATE)
- * matches, GOSUMDB=off or GOFLAGS=-insecure is taken unverified, with a warning: these are Go's
- * own ways of saying so, and a user who set them for `go get` means the same here. Verified zips
- * are cached under `${XDG_CACHE_HOME:-~/.cache}/kop/gomod/<module>/@v/<version>.zip`, keyed by
- * module and version, with their hash and how it was checked beside them (`.ziphash.json`); each file is written whole or not at all.
+ * version exists; `@latest` or none is resolved first, latest-version.ts), `.mod` (its go.mod
+ * names the module) and `.zip`, whose `h1:` hash must match the project's go.sum line for it,
+ * else the checksum database's record (GOSUMDB), as the go command requires. A module GONOSUMDB
+ * (or GOPRIVATE) matches, GOSUMDB=off or GOFLAGS=-insecure is taken unverified, with a warning:
+ * these are Go's own ways of saying so, and a user who set them for `go get` means the same
+ * here. A module GONOPROXY (or GOPRIVATE) matches comes from version control in Go, which kop
+ * refuses. Verified zips are cached under
+ * `${XDG_CACHE_HOME:-~/.cache}/kop/gomod/<module>/@v/<version>.zip`, keyed by module and
+ * version, with their hash and how it was checked beside them (`.ziphash.json`); each file is
+ * written whole or not at all.
  */
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
