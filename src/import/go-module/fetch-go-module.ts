@@ -111,7 +111,8 @@ export async function fetchGoModule(given: string, options: FetchGoModuleOptions
     const db = parseGoSumDb(goEnv.GOSUMDB)!;
     let record;
     try {
-      record = await lookupSumDb(db, modulePath, version, proxies, fetcher);
+      // The last tree head seen is kept beside the modules, so the next lookup checks the log only grew.
+      record = await lookupSumDb(db, modulePath, version, proxies, fetcher, path.join(cacheDir, 'sumdb', db.name));
     } catch (error) {
       if (!(error instanceof SumDbUnreachableError)) throw error;
       throw new KopError(

@@ -4,14 +4,24 @@
  * them carries a valid Ed25519 signature of the database's key (golang.org/x/mod/sumdb/note)
  * and the record is in that tree: its inclusion is proven from the database's tiles (tlog.ts),
  * as the go command does, so a database (or proxy) cannot answer one client with a record it
- * never published. Like the go command, the requests go through the first proxy of GOPROXY that
+ * never published; and the tree must extend the one the last lookup saw (saved beside the
+ * module cache), so it cannot show one client a history it hides from others. Like the go command, the requests go through the first proxy of GOPROXY that
  * serves `/sumdb/<name>/supported`, else to the database itself.
  */
-import { createHash, createPublicKey, verify, type KeyObject } from 'node:crypto';
+import { createHash, createPublicKey, randomBytes, verify, type KeyObject } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
 import { KopError } from '../../base/errors.js';
 import { getUrl, NotFoundError, type ProxyEntry } from './go-proxy.js';
 import { escapeModulePath } from './module-path.js';
-import { provenLeafHash, recordHash, TreeMismatchError, type TreeHead } from './tlog.js';
+import {
+  provenLeafHash,
+  provenPrefixRoot,
+  recordHash,
+  TreeMismatchError,
+  type TileReader,
+  type TreeHead,
+} from './tlog.js';
 
 /** The database of Go's default GOSUMDB, and its public key as `go env GOSUMDB` may spell it. */
 const KNOWN_DATABASES: Record<string, { key: string; url: string }> = {
@@ -91,6 +101,8 @@ export interface SignedLookup extends SumDbRecord {
   id: number;
   text: Buffer;
   tree: TreeHead;
+  /** The signed note of the tree head, as it came. */
+  note: string;
 }
 
 export type Fetcher = (url: string) => Promise<Response>;
@@ -106,6 +118,7 @@ export async function lookupSumDb(
   version: string,
   proxies: readonly ProxyEntry[],
   fetcher: Fetcher,
+  stateDir?: string,
 ): Promise<SumDbRecord> {
   const base = await databaseBase(db, proxies, fetcher);
   const url = `${base}/lookup/${escapeModulePath(modulePath)}@${escapeModulePath(version)}`;
@@ -120,7 +133,14 @@ export async function lookupSumDb(
     throw new SumDbUnreachableError(`checksum database ${db.name}: ${describe(error)} (${url})`);
   }
   const lookup = parseLookup(db, modulePath, version, body);
-  await proveInclusion(db, modulePath, version, lookup, base, fetcher);
+  const readTile = tileReader(db, base, fetcher);
+  const where = `${modulePath}@${version}: the checksum database ${db.name}`;
+  const latest = stateDir === undefined ? undefined : path.join(stateDir, 'latest');
+  const saved = latest === undefined ? undefined : await readSavedTree(db, latest);
+  if (saved !== undefined) await checkTimeline(where, saved, lookup.tree, latest!, readTile);
+  await proveInclusion(where, lookup, readTile);
+  if (latest !== undefined && (saved === undefined || lookup.tree.size > saved.size))
+    await saveTree(latest, lookup.note);
   return { zipHash: lookup.zipHash, goModHash: lookup.goModHash };
 }
 
@@ -144,7 +164,7 @@ export function parseLookup(db: SumDatabase, modulePath: string, version: string
   const zipHash = hashOf(version);
   const goModHash = hashOf(`${version}/go.mod`);
   if (zipHash === undefined || goModHash === undefined) throw bad('does not list its hashes');
-  return { zipHash, goModHash, id, text: Buffer.from(text, 'utf8'), tree };
+  return { zipHash, goModHash, id, text: Buffer.from(text, 'utf8'), tree, note: body.slice(split + 2) };
 }
 
 /** `go.sum database tree`, the size and the base64 root hash, one a line (later lines are ignored, as Go does). */
@@ -156,16 +176,9 @@ function parseTreeHead(text: string): TreeHead | undefined {
   return { size: Number(size), hash: root };
 }
 
-/** Proves from the database's tiles that the looked-up record is the one its signed tree holds at its number. */
-async function proveInclusion(
-  db: SumDatabase,
-  modulePath: string,
-  version: string,
-  lookup: SignedLookup,
-  base: string,
-  fetcher: Fetcher,
-): Promise<void> {
-  const readTile = async (tilePath: string, fullTilePath: string | undefined): Promise<Buffer> => {
+/** Reads tiles of the database at `base`; a missing partial tile is read from its full tile. */
+function tileReader(db: SumDatabase, base: string, fetcher: Fetcher): TileReader {
+  return async (tilePath, fullTilePath) => {
     try {
       return await getUrl(`${base}/${tilePath}`, fetcher);
     } catch (error) {
@@ -180,21 +193,89 @@ async function proveInclusion(
       throw new SumDbUnreachableError(`checksum database ${db.name}: ${describe(error)} (${base}/${tilePath})`);
     }
   };
-  let leaf: Buffer;
+}
+
+const FORGED_HINT =
+  'the database or a proxy on the way is forging answers; do not use the module until you know why (set GOPROXY and GOSUMDB to trusted servers)';
+
+/** Runs a proof over tiles, turning tiles that do not match into an error naming the module and database. */
+async function withTiles<T>(where: string, prove: () => Promise<T>): Promise<T> {
   try {
-    leaf = await provenLeafHash(lookup.tree, lookup.id, readTile);
+    return await prove();
   } catch (error) {
     if (!(error instanceof TreeMismatchError)) throw error;
     throw new KopError(
-      `${modulePath}@${version}: the checksum database ${db.name} served tiles that do not match its signed tree head: ${error.message}; nothing was written`,
-      'the database or a proxy on the way is serving a forged tree; do not use the module until you know why (set GOPROXY and GOSUMDB to trusted servers)',
+      `${where} served tiles that do not match its signed tree head: ${error.message}; nothing was written`,
+      FORGED_HINT,
     );
   }
+}
+
+/** Proves from the database's tiles that the looked-up record is the one its signed tree holds at its number. */
+async function proveInclusion(where: string, lookup: SignedLookup, readTile: TileReader): Promise<void> {
+  const leaf = await withTiles(where, () => provenLeafHash(lookup.tree, lookup.id, readTile));
   if (!leaf.equals(recordHash(lookup.text)))
     throw new KopError(
-      `${modulePath}@${version}: the checksum database ${db.name} answered with a record that is not in its signed tree (record ${lookup.id} of ${lookup.tree.size} holds other hashes); nothing was written`,
-      'the database or a proxy on the way is forging answers; do not use the module until you know why (set GOPROXY and GOSUMDB to trusted servers)',
+      `${where} answered with a record that is not in its signed tree (record ${lookup.id} of ${lookup.tree.size} holds other hashes); nothing was written`,
+      FORGED_HINT,
     );
+}
+
+/**
+ * The tree only grows: the tree head signed now and the one kop saw last (kept beside the
+ * module cache, as the go command keeps it) must be one a prefix of the other, proven from the
+ * larger tree's tiles. Two trees that are not would be two histories shown to different users.
+ */
+async function checkTimeline(
+  where: string,
+  saved: TreeHead,
+  current: TreeHead,
+  file: string,
+  readTile: TileReader,
+): Promise<void> {
+  const [small, large] = saved.size <= current.size ? [saved, current] : [current, saved];
+  const forked = (detail: string) =>
+    new KopError(
+      `${where} signed a tree of ${current.size} records that is not consistent with the tree of ${saved.size} records it signed before (kept in ${file}${detail}): it is showing different histories; nothing was written`,
+      'the database or a proxy on the way is forging its log; do not use modules it verifies until you know why',
+    );
+  let root: Buffer;
+  try {
+    root = small.size === large.size ? large.hash : await provenPrefixRoot(large, small.size, readTile);
+  } catch (error) {
+    if (!(error instanceof TreeMismatchError)) throw error;
+    // Tiles that do not hash to the larger tree: it no longer serves the history it signed.
+    throw forked(`; ${error.message}`);
+  }
+  if (!root.equals(small.hash)) throw forked('');
+}
+
+/** The tree head saved by an earlier lookup, if its signature still checks. */
+async function readSavedTree(db: SumDatabase, file: string): Promise<TreeHead | undefined> {
+  let note: string;
+  try {
+    note = await fs.readFile(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+  try {
+    return parseTreeHead(verifyNote(db, note, (why) => new KopError(why)));
+  } catch {
+    // A damaged file proves nothing either way; the next lookup replaces it.
+    return undefined;
+  }
+}
+
+/** Saves the signed note whole (temporary file, then rename). */
+async function saveTree(file: string, note: string): Promise<void> {
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  const temporary = `${file}.${randomBytes(6).toString('hex')}.tmp`;
+  try {
+    await fs.writeFile(temporary, note);
+    await fs.rename(temporary, file);
+  } finally {
+    await fs.rm(temporary, { force: true });
+  }
 }
 
 /** Checks that `note` (text, blank line, `— name base64` signature lines) is signed by `db`'s key; returns its text. */

@@ -63,8 +63,35 @@ export class TreeMismatchError extends Error {}
  * right edge computed), and must be the signed root. Throws TreeMismatchError when it is not.
  */
 export async function provenLeafHash(tree: TreeHead, id: number, readTile: TileReader): Promise<Buffer> {
-  if (!Number.isSafeInteger(tree.size) || tree.size < 1 || !Number.isSafeInteger(id) || id < 0 || id >= tree.size)
+  if (!Number.isSafeInteger(id) || id < 0 || id >= tree.size)
     throw new TreeMismatchError(`record ${id} is not within the signed tree of ${tree.size} records`);
+  return (await provenHashes(tree, readTile, { leaf: id })).leaf!;
+}
+
+/**
+ * The root of the tree's first `size` records, proven to be a prefix of `tree` the same way:
+ * a tree head signed earlier must have this root, else the database showed two histories.
+ */
+export async function provenPrefixRoot(tree: TreeHead, size: number, readTile: TileReader): Promise<Buffer> {
+  if (!Number.isSafeInteger(size) || size < 1 || size > tree.size)
+    throw new TreeMismatchError(`a tree of ${size} records is not a prefix of the signed tree of ${tree.size} records`);
+  return (await provenHashes(tree, readTile, { prefix: size })).prefix!;
+}
+
+/**
+ * Recomputes the root of `tree` from its tiles, splitting every range that holds the wanted
+ * leaf or straddles the end of the wanted prefix, so that their hashes are among those the
+ * signed root was computed from.
+ */
+async function provenHashes(
+  tree: TreeHead,
+  readTile: TileReader,
+  wanted: { leaf?: number; prefix?: number },
+): Promise<{ leaf?: Buffer; prefix?: Buffer }> {
+  if (!Number.isSafeInteger(tree.size) || tree.size < 1)
+    throw new TreeMismatchError(`a signed tree of ${tree.size} records`);
+  const id = wanted.leaf ?? -1;
+  const cut = wanted.prefix ?? 0;
   const tiles = new Map<string, Promise<Buffer>>();
   const read: string[] = [];
 
@@ -104,27 +131,46 @@ export async function provenLeafHash(tree: TreeHead, id: number, readTile: TileR
     return hashes[0]!;
   };
 
-  let leaf: Buffer | undefined;
+  /** Every range hashed on the way to the root, by `start+count`. */
+  const ranges = new Map<string, Buffer>();
+  const largestPowerBelow = (count: number) => {
+    let split = 1;
+    while (split * 2 < count) split *= 2;
+    return split;
+  };
   /** RFC 6962's hash of leaves [start, end): split at the largest power of two below the count. */
   const subtree = async (start: number, end: number): Promise<Buffer> => {
     const count = end - start;
     const holdsId = start <= id && id < end;
+    const straddles = start < cut && cut < end;
     const height = Math.log2(count);
-    if (Number.isInteger(height) && start % count === 0 && (!holdsId || count === 1)) {
-      const hash = await stored(height, start / count);
-      if (holdsId) leaf = hash;
-      return hash;
+    let hash: Buffer;
+    if (Number.isInteger(height) && start % count === 0 && (!holdsId || count === 1) && !straddles) {
+      hash = await stored(height, start / count);
+    } else {
+      const split = start + largestPowerBelow(count);
+      const [left, right] = await Promise.all([subtree(start, split), subtree(split, end)]);
+      hash = nodeHash(left, right);
     }
-    let split = 1;
-    while (split * 2 < count) split *= 2;
-    const [left, right] = await Promise.all([subtree(start, start + split), subtree(start + split, end)]);
-    return nodeHash(left, right);
+    ranges.set(`${start}+${count}`, hash);
+    return hash;
   };
-
   const root = await subtree(0, tree.size);
   if (!root.equals(tree.hash))
     throw new TreeMismatchError(
       `its tiles (${read.join(', ')}) do not hash to the root of the signed tree of ${tree.size} records`,
     );
-  return leaf!;
+
+  /** The prefix's own RFC 6962 hash, from the ranges above: its complete subtrees are among them. */
+  const prefixHash = (start: number, end: number): Buffer => {
+    const known = ranges.get(`${start}+${end - start}`);
+    if (known !== undefined) return known;
+    if (end - start === 1) throw new TreeMismatchError(`record ${start} was not reached`);
+    const split = start + largestPowerBelow(end - start);
+    return nodeHash(prefixHash(start, split), prefixHash(split, end));
+  };
+  return {
+    ...(wanted.leaf === undefined ? {} : { leaf: ranges.get(`${id}+1`)! }),
+    ...(wanted.prefix === undefined ? {} : { prefix: prefixHash(0, cut) }),
+  };
 }

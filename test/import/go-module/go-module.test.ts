@@ -79,7 +79,13 @@ describe('Go module as --external-api-module', () => {
    * records with the module's at RECORD_ID, its tiles, and a lookup answer with the signed tree
    * head (`sent` replaces the record text the answer carries, to forge one).
    */
-  const serve = (files = FILES, recorded = expectedHash(files), signer = key, sent?: string) => {
+  const serve = (
+    files = FILES,
+    recorded = expectedHash(files),
+    signer = key,
+    sent?: string,
+    log: { filler?: string; appended?: number } = {},
+  ) => {
     const zip = makeZip(files);
     const base = `/proxy/${ESCAPED}/@v`;
     routes.set(`${base}/list`, `v1.0.0\n${VERSION}\nv1.3.0-rc.1\n`);
@@ -91,13 +97,14 @@ describe('Go module as --external-api-module', () => {
     const record = `${MODULE} ${VERSION} ${recorded}\n${MODULE} ${VERSION}/go.mod ${goModHash}\n`;
     const others = Array.from(
       { length: 299 },
-      (_, i) => `example.com/m${i} v1.0.0 h1:${i}=\nexample.com/m${i} v1.0.0/go.mod h1:${i}=\n`,
+      (_, i) => `example.com/${log.filler ?? 'm'}${i} v1.0.0 h1:${i}=\nexample.com/m${i} v1.0.0/go.mod h1:${i}=\n`,
     );
-    const log = buildLog([...others.slice(0, RECORD_ID), record, ...others.slice(RECORD_ID)]);
-    for (const [tile, data] of log.tiles) routes.set(`/proxy/sumdb/sum.example.org/${tile}`, data);
+    const later = Array.from({ length: log.appended ?? 0 }, (_, i) => `example.com/later${i} v1.0.0 h1:${i}=\n`);
+    const tree = buildLog([...others.slice(0, RECORD_ID), record, ...others.slice(RECORD_ID), ...later]);
+    for (const [tile, data] of tree.tiles) routes.set(`/proxy/sumdb/sum.example.org/${tile}`, data);
     routes.set(
       `/proxy/sumdb/sum.example.org/lookup/${ESCAPED}@${VERSION}`,
-      `${RECORD_ID}\n${sent ?? record}\n${treeNote(signer, log.size, log.root)}`,
+      `${RECORD_ID}\n${sent ?? record}\n${treeNote(signer, tree.size, tree.root)}`,
     );
     return { record, goModHash };
   };
@@ -179,6 +186,32 @@ describe('Go module as --external-api-module', () => {
     );
     expect(await cached()).toBeUndefined();
     expect(server.requests).toContain('/proxy/sumdb/sum.example.org/tile/8/1/000.p/1');
+  });
+
+  it('keeps the last signed tree head and refuses a later one that is not its extension (a forked log)', async () => {
+    serve();
+    await fetchGoModule(`${MODULE}@${VERSION}`, options());
+    const latest = path.join(cacheDir, 'sumdb', 'sum.example.org', 'latest');
+    expect(await readFile(latest, 'utf8')).toMatch(/^go\.sum database tree\n300\n/);
+    const refetch = async () => {
+      await rm(path.join(cacheDir, 'example.com'), { recursive: true, force: true });
+      return fetchGoModule(`${MODULE}@${VERSION}`, options());
+    };
+    // The log grew by ten records: consistent, and the newer head is kept.
+    serve(FILES, expectedHash(FILES), key, undefined, { appended: 10 });
+    expect((await refetch()).verification).toBe('checksum database');
+    expect(await readFile(latest, 'utf8')).toMatch(/^go\.sum database tree\n310\n/);
+    // Another history of the same records, signed with the same key: one of the two is a lie.
+    serve(FILES, expectedHash(FILES), key, undefined, { filler: 'n', appended: 20 });
+    await expect(refetch()).rejects.toThrow(
+      /example\.com\/Acme\/ops@v1\.2\.0: the checksum database sum\.example\.org signed a tree of 320 records that is not consistent with the tree of 310 records it signed before \(kept in .*latest\)/,
+    );
+    // An older head than the kept one must be a prefix of it: the original 300-record tree is.
+    serve();
+    expect((await refetch()).verification).toBe('checksum database');
+    expect(await readFile(latest, 'utf8')).toMatch(/^go\.sum database tree\n310\n/);
+    serve(FILES, expectedHash(FILES), key, undefined, { filler: 'n' });
+    await expect(refetch()).rejects.toThrow(/signed a tree of 300 records that is not consistent with the tree of 310/);
   });
 
   it("checks the project's go.sum line first: a match needs no database, a mismatch fails", async () => {

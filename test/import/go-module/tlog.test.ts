@@ -5,7 +5,13 @@
  * that were tampered with or cut short.
  */
 import { describe, expect, it } from 'vitest';
-import { provenLeafHash, recordHash, tilePath, TreeMismatchError } from '../../../src/import/go-module/tlog.js';
+import {
+  provenLeafHash,
+  provenPrefixRoot,
+  recordHash,
+  tilePath,
+  TreeMismatchError,
+} from '../../../src/import/go-module/tlog.js';
 import { buildLog, logTilePath } from './fake-goproxy.js';
 
 const records = (n: number) => Array.from({ length: n }, (_, i) => `example.com/m${i} v1.0.${i} h1:${i}=\n`);
@@ -80,6 +86,25 @@ describe('checksum database tiles', () => {
     expect(tiles.has('tile/8/0/001.p/44')).toBe(false);
     expect(await provenLeafHash({ size: 300, hash: signed.root }, 270, reader(tiles))).toEqual(
       recordHash(Buffer.from(records(300)[270]!)),
+    );
+  });
+
+  it("proves the root of every earlier tree size from a later tree's tiles (the tree only grew)", async () => {
+    const roots = new Map<number, Buffer>();
+    const rootOf = (size: number) => roots.get(size) ?? roots.set(size, buildLog(records(size)).root).get(size)!;
+    for (const size of [1, 2, 3, 7, 8, 9, 33, 256, 257, 300, 600]) {
+      const log = buildLog(records(size));
+      const head = { size, hash: log.root };
+      const earlier =
+        size <= 40
+          ? Array.from({ length: size }, (_, i) => i + 1)
+          : [1, 2, 5, 127, 128, 129, 255, 256, 257, 299, 300, 511, 512, 513, 599, 600];
+      for (const m of earlier.filter((m) => m <= size))
+        expect(await provenPrefixRoot(head, m, reader(log.tiles)), `${m} of ${size}`).toEqual(rootOf(m));
+    }
+    const log = buildLog(records(300));
+    await expect(provenPrefixRoot({ size: 300, hash: log.root }, 301, reader(log.tiles))).rejects.toThrow(
+      'a tree of 301 records is not a prefix of the signed tree of 300 records',
     );
   });
 
