@@ -21,7 +21,7 @@ import { fullGroup, type ProjectFile, type ProjectResource } from '../project/pr
 import { checkDomain, requireValid, singularOf } from '../project/resource.js';
 import type { VirtualTree } from '../scaffold/tree.js';
 import type { CrdDocument } from './crd-documents.js';
-import { fetchGoModule } from './go-module/fetch-go-module.js';
+import { fetchGoModule, resolveGoModuleVersion } from './go-module/fetch-go-module.js';
 import { findModuleCrd, type ModuleCrd } from './go-module/module-crds.js';
 import { parseModuleVersion } from './go-module/module-path.js';
 import { stageImportCrd } from './run-import-crd.js';
@@ -98,11 +98,12 @@ export async function resolveExternalKind(
   const kindLower = singularOf(wanted.kind);
 
   if (flags.module !== undefined && (isCrdSource(flags.module) || isGoModule(flags.module))) {
-    const module = flags.module;
+    // A Go module without a version (or @latest) is recorded at the version it resolved to, so a re-run imports the same CRD.
+    const module = isGoModule(flags.module) ? await pinGoModule(flags.module, context) : flags.module;
     const isWanted = (r: ProjectResource) =>
       r.external === true && r.kind === wanted.kind && r.version === wanted.version && fullGroup(r) === group;
     // A kind an earlier command brought from the same module (a CRD file of several kinds) is not imported again.
-    if (!project.resources.some((r) => isWanted(r) && r.module === flags.module)) {
+    if (!project.resources.some((r) => isWanted(r) && r.module === module)) {
       let source: { sources: string[]; documents?: CrdDocument[] } = { sources: [module] };
       if (isGoModule(module)) {
         const found = await goModuleCrd(module, { group, kind: wanted.kind }, context);
@@ -114,17 +115,15 @@ export async function resolveExternalKind(
       const { imported } = await stageImportCrd(tree, project, source, context);
       // Every kind the module brought comes from it (stageImportCrd lists them as `Kind group/version`).
       for (const r of project.resources)
-        if (r.external === true && imported.includes(`${r.kind} ${fullGroup(r)}/${r.version}`)) r.module = flags.module;
+        if (r.external === true && imported.includes(`${r.kind} ${fullGroup(r)}/${r.version}`)) r.module = module;
     }
     const entry = project.resources.find(isWanted);
     if (entry === undefined) {
       const found = project.resources
-        .filter(
-          (r) => r.external === true && (r.module === undefined || r.module === flags.module) && r.kind === wanted.kind,
-        )
+        .filter((r) => r.external === true && (r.module === undefined || r.module === module) && r.kind === wanted.kind)
         .map((r) => `${fullGroup(r)}/${r.version}`);
       throw new KopError(
-        `--external-api-module ${flags.module}: no ${wanted.kind} ${group}/${wanted.version} in it${found.length > 0 ? ` (it has ${wanted.kind} ${found.join(', ')})` : ''}; nothing was written`,
+        `--external-api-module ${module}: no ${wanted.kind} ${group}/${wanted.version} in it${found.length > 0 ? ` (it has ${wanted.kind} ${found.join(', ')})` : ''}; nothing was written`,
         'pass the --group, --version and --external-api-domain of a kind the CRD defines',
       );
     }
@@ -186,6 +185,14 @@ export async function resolveExternalKind(
   const entry = externalEntry(project, { ...wanted, domain, path: given, plural: wanted.plural });
   if (flags.module !== undefined) entry.module = flags.module;
   return { entry, descriptorModule: given, typesModule: given };
+}
+
+/** `path@version` as given, or the version `@latest` (or none) resolves to through the module proxy. */
+async function pinGoModule(module: string, context: Context): Promise<string> {
+  const { path: modulePath, version } = await resolveGoModuleVersion(module, {});
+  const pinned = `${modulePath}@${version}`;
+  if (pinned !== module) context.out.info(`${module} resolves to ${pinned}, which PROJECT records`);
+  return pinned;
 }
 
 /** The CRD of the kind in a Go module, fetched (or read from the cache) and verified. */

@@ -1,12 +1,15 @@
 /**
  * A Go module version, fetched from the module proxy without the Go toolchain: `.info` (the
- * version exists; `@latest` when none is given), `.mod` (its go.mod names the module) and
- * `.zip`, whose `h1:` hash must match the project's go.sum line for it, else the checksum
- * database's record (GOSUMDB), as the go command requires. A module GONOSUMDB (or GOPRIVATE)
- * matches, GOSUMDB=off or GOFLAGS=-insecure is taken unverified, with a warning: these are Go's
- * own ways of saying so, and a user who set them for `go get` means the same here. Verified zips
- * are cached under `${XDG_CACHE_HOME:-~/.cache}/kop/gomod/<module>/@v/<version>.zip`, keyed by
- * module and version, with their hash and how it was checked beside them (`.ziphash.json`); each file is written whole or not at all.
+ * version exists; `@latest` or none is resolved first, latest-version.ts), `.mod` (its go.mod
+ * names the module) and `.zip`, whose `h1:` hash must match the project's go.sum line for it,
+ * else the checksum database's record (GOSUMDB), as the go command requires. A module GONOSUMDB
+ * (or GOPRIVATE) matches, GOSUMDB=off or GOFLAGS=-insecure is taken unverified, with a warning:
+ * these are Go's own ways of saying so, and a user who set them for `go get` means the same
+ * here. A module GONOPROXY (or GOPRIVATE) matches comes from version control in Go, which kop
+ * refuses. Verified zips are cached under
+ * `${XDG_CACHE_HOME:-~/.cache}/kop/gomod/<module>/@v/<version>.zip`, keyed by module and
+ * version, with their hash and how it was checked beside them (`.ziphash.json`); each file is
+ * written whole or not at all.
  */
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
@@ -15,7 +18,8 @@ import * as path from 'node:path';
 import { KopError } from '../../base/errors.js';
 import { hashGoMod, hashZip } from './dirhash.js';
 import { insecureFlag, readGoEnv, type GoEnv } from './go-env.js';
-import { parseGoProxy, proxyGet, proxyUrls } from './go-proxy.js';
+import { ModuleNotFoundError, parseGoProxy, proxyGet, type ProxyEntry } from './go-proxy.js';
+import { resolveLatestVersion } from './latest-version.js';
 import { escapeModulePath, matchesGlobList, parseModuleVersion } from './module-path.js';
 import { lookupSumDb, parseGoSumDb, SumDbUnreachableError, type Fetcher } from './sumdb.js';
 import { readZip, type ZipEntry } from './zip-reader.js';
@@ -61,11 +65,7 @@ export async function fetchGoModule(given: string, options: FetchGoModuleOptions
   const fetcher = options.fetcher ?? defaultFetcher;
   const proxies = parseGoProxy(goEnv.GOPROXY);
   const wanted = parseModuleVersion(given);
-  if (matchesGlobList(goEnv.GONOPROXY, wanted.path))
-    throw new KopError(
-      `${wanted.path}: GONOPROXY (or GOPRIVATE) says it is fetched from version control, not a module proxy, and kop fetches from proxies only`,
-      'download it with go mod download -json <module>@<version> and pass the CRD file or folder of its Dir as --external-api-module',
-    );
+  refuseNoProxy(goEnv, wanted.path);
   const modulePath = wanted.path;
   const version = wanted.version ?? (await latestVersion(proxies, modulePath, fetcher));
   const cacheDir = options.cacheDir ?? goModuleCacheDir(env);
@@ -111,7 +111,8 @@ export async function fetchGoModule(given: string, options: FetchGoModuleOptions
     const db = parseGoSumDb(goEnv.GOSUMDB)!;
     let record;
     try {
-      record = await lookupSumDb(db, modulePath, version, proxyUrls(proxies), fetcher);
+      // The last tree head seen is kept beside the modules, so the next lookup checks the log only grew.
+      record = await lookupSumDb(db, modulePath, version, proxies, fetcher, path.join(cacheDir, 'sumdb', db.name));
     } catch (error) {
       if (!(error instanceof SumDbUnreachableError)) throw error;
       throw new KopError(
@@ -144,34 +145,57 @@ function sumDbApplies(goEnv: GoEnv, modulePath: string): boolean {
   );
 }
 
-/** The `@latest` version, else the highest release of `@v/list`. */
-async function latestVersion(
-  proxies: ReturnType<typeof parseGoProxy>,
-  modulePath: string,
-  fetcher: Fetcher,
-): Promise<string> {
-  try {
-    const info = JSON.parse((await proxyGet(proxies, modulePath, '@latest', fetcher)).toString('utf8')) as {
-      Version?: unknown;
-    };
-    if (typeof info.Version === 'string') return info.Version;
-  } catch {
-    // Older proxies serve no @latest; the list has the releases.
-  }
-  const list = (await proxyGet(proxies, modulePath, '@v/list', fetcher))
-    .toString('utf8')
-    .split('\n')
-    .map((v) => v.trim())
-    .filter((v) => /^v\d+\.\d+\.\d+$/.test(v));
-  if (list.length === 0)
-    throw new KopError(`${modulePath}: the module proxy lists no release of it`, 'pass a version (@v1.2.3)');
-  const key = (v: string) => v.slice(1).split('.').map(Number);
-  return list
-    .sort((a, b) => {
-      const [x, y] = [key(a), key(b)];
-      return x[0]! - y[0]! || x[1]! - y[1]! || x[2]! - y[2]!;
-    })
-    .at(-1)!;
+/** The version `@latest` means, read from the proxies of GOPROXY (latest-version.ts has the rules). */
+async function latestVersion(proxies: readonly ProxyEntry[], modulePath: string, fetcher: Fetcher): Promise<string> {
+  const get = async (suffix: string) => (await proxyGet(proxies, modulePath, suffix, fetcher)).toString('utf8');
+  return resolveLatestVersion(modulePath, {
+    list: async () => {
+      try {
+        return await get('@v/list');
+      } catch (error) {
+        // A module without tags may have no list: then @latest names its newest commit.
+        if (error instanceof ModuleNotFoundError) return '';
+        throw error;
+      }
+    },
+    latest: async () => {
+      let info: { Version?: unknown };
+      try {
+        info = JSON.parse(await get('@latest')) as typeof info;
+      } catch (error) {
+        if (error instanceof SyntaxError) throw new KopError(`${modulePath}: the module proxy's @latest is not JSON`);
+        throw error;
+      }
+      return typeof info.Version === 'string' ? info.Version : undefined;
+    },
+    goMod: async (version) =>
+      (await proxyGet(proxies, modulePath, `@v/${escapeModulePath(version)}.mod`, fetcher)).toString('utf8'),
+  });
+}
+
+/**
+ * `path@version` as given, or with `@latest` (or no version) resolved through the module proxy:
+ * what a project records, so that running the command again fetches the same module.
+ */
+export async function resolveGoModuleVersion(
+  given: string,
+  options: Pick<FetchGoModuleOptions, 'env' | 'fetcher'>,
+): Promise<{ path: string; version: string }> {
+  const wanted = parseModuleVersion(given);
+  if (wanted.version !== undefined) return { path: wanted.path, version: wanted.version };
+  const goEnv = readGoEnv(options.env ?? process.env);
+  refuseNoProxy(goEnv, wanted.path);
+  const version = await latestVersion(parseGoProxy(goEnv.GOPROXY), wanted.path, options.fetcher ?? defaultFetcher);
+  return { path: wanted.path, version };
+}
+
+/** GONOPROXY (GOPRIVATE by default) sends a module to version control, whatever GOPROXY says: kop stops there. */
+function refuseNoProxy(goEnv: GoEnv, modulePath: string): void {
+  if (matchesGlobList(goEnv.GONOPROXY, modulePath))
+    throw new KopError(
+      `${modulePath}: GONOPROXY${goEnv.GONOPROXY === goEnv.GOPRIVATE ? ' (from GOPRIVATE)' : ''} says the go command fetches it from version control ("direct"), not from a module proxy, and kop does not fetch from version control, which needs the Go toolchain`,
+      `if a proxy of GOPROXY serves it, set GONOPROXY=none (GOPRIVATE still keeps it out of the checksum database); else download it with go mod download -json ${modulePath}@<version> and pass the CRD file or folder of its Dir as --external-api-module`,
+    );
 }
 
 /** The project's go.sum lines for the module version, if it has them. */

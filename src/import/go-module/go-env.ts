@@ -26,18 +26,16 @@ const DEFAULTS: GoEnv = {
   GOFLAGS: '',
 };
 
-/** The settings from `env` and the go env file. */
+/** The settings from `env` and the go env file; as in the go command, an empty value counts as unset. */
 export function readGoEnv(env: NodeJS.ProcessEnv = process.env): GoEnv {
   const file = goEnvFile(env);
   const result = { ...DEFAULTS };
   for (const key of Object.keys(DEFAULTS) as Array<keyof GoEnv>) {
-    const value = env[key] ?? file[key];
-    if (value !== undefined && (value !== '' || key !== 'GOPROXY')) result[key] = value;
+    const value = env[key] || file[key];
+    if (value) result[key] = value;
   }
-  if (result.GOPROXY === '') result.GOPROXY = DEFAULTS.GOPROXY;
   // GONOSUMDB and GONOPROXY default to GOPRIVATE, as in the go command.
-  for (const key of ['GONOSUMDB', 'GONOPROXY'] as const)
-    if (env[key] === undefined && file[key] === undefined) result[key] = result.GOPRIVATE;
+  for (const key of ['GONOSUMDB', 'GONOPROXY'] as const) if (!(env[key] || file[key])) result[key] = result.GOPRIVATE;
   return result;
 }
 

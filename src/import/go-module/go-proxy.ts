@@ -34,14 +34,11 @@ export function parseGoProxy(value: string): ProxyEntry[] {
   return entries;
 }
 
-/** The proxies of a GOPROXY list that are URLs, up to `direct` or `off`. */
-export function proxyUrls(entries: readonly ProxyEntry[]): string[] {
-  const end = entries.findIndex((e) => e.url === 'direct' || e.url === 'off');
-  return entries.slice(0, end === -1 ? entries.length : end).map((e) => e.url);
-}
+/** No proxy of GOPROXY has the file, up to the end of the list or to `direct`. */
+export class ModuleNotFoundError extends KopError {}
 
-/** A not-found answer: the next proxy may have the module. */
-class NotFound extends Error {}
+/** A not-found answer (HTTP 404 or 410, or no such file): the next proxy of the list may have it. */
+export class NotFoundError extends Error {}
 
 /** Downloads `<module>/<suffix>` (suffix `@v/v1.2.3.zip`, `@latest`, ...) from the first proxy that has it. */
 export async function proxyGet(
@@ -58,29 +55,30 @@ export async function proxyGet(
         'set GOPROXY to a module proxy (go env -w GOPROXY=https://proxy.golang.org,direct)',
       );
     if (entry.url === 'direct')
-      throw new KopError(
+      throw new ModuleNotFoundError(
         `${modulePath}: not found on the module proxies of GOPROXY (${tried.join('; ') || 'none before direct'}), and kop does not fetch from version control (GOPROXY's direct), which needs the Go toolchain`,
         'check the module path and version; or download it with go mod download -json <module>@<version> and pass the CRD file or folder of its Dir as --external-api-module',
       );
     const url = `${entry.url}/${escapeModulePath(modulePath)}/${suffix}`;
     try {
-      return await getOne(url, fetcher);
+      return await getUrl(url, fetcher);
     } catch (error) {
       const why = error instanceof Error ? error.message : String(error);
       tried.push(`${url}: ${why}`);
-      if (!(error instanceof NotFound) && !entry.fallThroughOnAnyError)
+      if (!(error instanceof NotFoundError) && !entry.fallThroughOnAnyError)
         throw new KopError(`${modulePath}: ${url}: ${why}`, 'check GOPROXY and the network');
     }
   }
-  throw new KopError(`${modulePath}: not found on the module proxies of GOPROXY (${tried.join('; ')})`);
+  throw new ModuleNotFoundError(`${modulePath}: not found on the module proxies of GOPROXY (${tried.join('; ')})`);
 }
 
-async function getOne(url: string, fetcher: Fetcher): Promise<Buffer> {
+/** The body of `url` (http(s) or file); NotFoundError for 404, 410 or a missing file, else an Error saying why. */
+export async function getUrl(url: string, fetcher: Fetcher): Promise<Buffer> {
   if (url.startsWith('file://')) {
     try {
       return await fs.readFile(fileURLToPath(url));
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new NotFound('no such file');
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new NotFoundError('no such file');
       throw error;
     }
   }
@@ -95,7 +93,7 @@ async function getOne(url: string, fetcher: Fetcher): Promise<Buffer> {
   }
   if (response.status === 404 || response.status === 410) {
     const text = (await response.text()).trim().split('\n')[0] ?? '';
-    throw new NotFound(`HTTP ${response.status}${text === '' ? '' : ` ${text.slice(0, 200)}`}`);
+    throw new NotFoundError(`HTTP ${response.status}${text === '' ? '' : ` ${text.slice(0, 200)}`}`);
   }
   if (!response.ok) {
     await response.body?.cancel();

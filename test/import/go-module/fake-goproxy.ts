@@ -102,3 +102,55 @@ export async function startFakeServer(
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
+
+/**
+ * A checksum database's log of `records`, written out again here so the tests do not trust
+ * kop's tlog.ts: RFC 6962 leaf and node hashes, the root by the RFC's recursive definition, and
+ * the tiles of height 8 a database serves (`tile/8/<level>/<index>[.p/<width>]`, keyed by path).
+ */
+export function buildLog(records: readonly string[]): { size: number; root: Buffer; tiles: Map<string, Buffer> } {
+  const sha = (...parts: Buffer[]) => createHash('sha256').update(Buffer.concat(parts)).digest();
+  const leaves = records.map((r) => sha(Buffer.from([0]), Buffer.from(r)));
+  const mth = (from: number, to: number): Buffer => {
+    if (to - from === 1) return leaves[from]!;
+    let k = 1;
+    while (k * 2 < to - from) k *= 2;
+    return sha(Buffer.from([1]), mth(from, from + k), mth(from + k, to));
+  };
+  // levels[h][i]: the hash of the complete subtree of 2^h leaves starting at leaf i * 2^h.
+  const levels: Buffer[][] = [leaves];
+  while (levels.at(-1)!.length >= 2) {
+    const below = levels.at(-1)!;
+    levels.push(
+      Array.from({ length: Math.floor(below.length / 2) }, (_, i) =>
+        sha(Buffer.from([1]), below[2 * i]!, below[2 * i + 1]!),
+      ),
+    );
+  }
+  const tiles = new Map<string, Buffer>();
+  for (let level = 0; 8 * level < levels.length; level++) {
+    const hashes = levels[8 * level]!;
+    for (let index = 0; index * 256 < hashes.length; index++) {
+      const slice = hashes.slice(index * 256, index * 256 + 256);
+      tiles.set(logTilePath(level, index, slice.length), Buffer.concat(slice));
+    }
+  }
+  return { size: records.length, root: mth(0, records.length), tiles };
+}
+
+/** `tile/8/<level>/x001/x234/067[.p/<width>]`: the index three digits at a time. */
+export function logTilePath(level: number, index: number, width: number): string {
+  const groups: string[] = [];
+  let rest = index;
+  do {
+    groups.unshift(String(rest % 1000).padStart(3, '0'));
+    rest = Math.floor(rest / 1000);
+  } while (rest > 0);
+  const digits = groups.map((g, i) => (i < groups.length - 1 ? `x${g}` : g)).join('/');
+  return `tile/8/${level}/${digits}${width === 256 ? '' : `.p/${width}`}`;
+}
+
+/** The signed tree head of a log: the note a database appends to each lookup answer. */
+export function treeNote(key: { signNote(text: string): string }, size: number, root: Buffer): string {
+  return key.signNote(`go.sum database tree\n${size}\n${root.toString('base64')}\n`);
+}
