@@ -123,6 +123,15 @@ describe('the scaffold exports traces over OTLP when an endpoint is set', () => 
       () => `a reconcile of the sample; manager output:\n${output.text}`,
     );
 
+  /** Applies config/samples (again: each test may run alone); the manager reconciles the sample at start or on the change. */
+  const applySample = async () => {
+    const applied = await execa(kubectlPath, ['--kubeconfig', plane!.kubeconfigPath, 'apply', '-k', 'config/samples'], {
+      cwd: project,
+      reject: false,
+    });
+    expect(applied.exitCode, applied.stderr).toBe(0);
+  };
+
   const loadedSdkModules = async (log: string) =>
     (await readFile(log, 'utf8').catch(() => ''))
       .split('\n')
@@ -195,15 +204,7 @@ describe('the scaffold exports traces over OTLP when an endpoint is set', () => 
         },
         log,
       );
-      const applied = await execa(
-        kubectlPath,
-        ['--kubeconfig', plane!.kubeconfigPath, 'apply', '-k', 'config/samples'],
-        {
-          cwd: project,
-          reject: false,
-        },
-      );
-      expect(applied.exitCode, applied.stderr).toBe(0);
+      await applySample();
 
       const spans = (): DecodedSpan[] =>
         receiver.requests
@@ -265,6 +266,7 @@ describe('the scaffold exports traces over OTLP when an endpoint is set', () => 
         { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${receiver.url}/v1/traces`, OTEL_BSP_SCHEDULE_DELAY: '600000' },
         path.join(parent, 'modules-proto.log'),
       );
+      await applySample();
       await waitForReconcile(output);
       expect(receiver.requests).toEqual([]);
       const stopped = await stopManager();
@@ -285,6 +287,7 @@ describe('the scaffold exports traces over OTLP when an endpoint is set', () => 
     async () => {
       const log = path.join(parent, 'modules-off.log');
       const output = startManager({}, log);
+      await applySample();
       await waitForReconcile(output);
       const stopped = await stopManager();
       expect(stopped.exitCode, output.text).toBe(0);
