@@ -7,6 +7,7 @@ interface DevFlags {
   installCrds?: boolean;
   samples?: boolean;
   webhookHost?: string;
+  trace?: boolean;
 }
 
 /** `kop dev`: the inner loop on an embedded control plane (or an existing cluster). */
@@ -23,10 +24,14 @@ export function register(program: Command, makeContext: MakeContext): void {
       '--webhook-host <address>',
       'with --kubeconfig: install the webhooks, pointed at this address of this machine (one the cluster reaches)',
     )
+    .option(
+      '--trace',
+      "print each reconcile as a waterfall of its spans (queue wait, cache reads, API calls), from the manager's OpenTelemetry traces",
+    )
     .addHelpText(
       'after',
       "\nThe control plane is kop/testing's (`npx kop setup-envtest` once); its kubeconfig is written to .kop/dev/kubeconfig.\n" +
-        'Examples:\n  kop dev --samples\n  kop dev --kubeconfig ~/.kube/config --install-crds\n  kop dev -- --leader-elect\n',
+        'Examples:\n  kop dev --samples\n  kop dev --samples --trace\n  kop dev --kubeconfig ~/.kube/config --install-crds\n  kop dev -- --leader-elect\n',
     )
     .action(async (managerFlags: string[], flags: DevFlags, command: Command) => {
       const context = makeContext();
@@ -42,6 +47,7 @@ export function register(program: Command, makeContext: MakeContext): void {
             installCrds,
             samples: flags.samples ?? false,
             webhookHost: flags.webhookHost,
+            trace: flags.trace ?? false,
             managerArgs: managerFlags,
             generators,
             signal: stop.signal,

@@ -316,6 +316,47 @@ describe('kop dev end to end', () => {
   );
 
   it(
+    '--trace prints each reconcile of the sample as a waterfall of its spans, from the manager the scaffold traces',
+    async () => {
+      dev = startDev(project, ['--samples', '--trace']);
+      await dev.waitForLine(
+        /tracing: each reconcile is printed when it ends \(OTLP receiver http:\/\/127\.0\.0\.1:\d+\)/,
+      );
+      await dev.waitForLine(/watching api\/ and src\//);
+      await waitForCondition((condition) => condition?.status === 'True');
+      // The header of a reconcile of the sample, then its spans as indented rows with bars.
+      const header = await dev.waitForLine(
+        /\[kop dev \d\d:\d\d:\d\d\] reconcile rediscluster default\/rediscluster-sample · (success|requeue[^·]*) · [\d.]+ m?s · queued [\d.]+ m?s/,
+      );
+      const rows: string[] = [];
+      for (const line of dev.lines.slice(dev.lines.indexOf(header) + 1)) {
+        if (!line.startsWith('  ')) break;
+        rows.push(line);
+      }
+      const waterfall = [header, ...rows].join('\n');
+      expect(rows.length, waterfall).toBeGreaterThan(0);
+      expect(
+        rows.every((row) => /\|[ █]+\| {2}[\d.]+ m?s$/.test(row)),
+        waterfall,
+      ).toBe(true);
+      expect(
+        rows.some((row) => /^ {2}cache get RedisCluster +(hit|synced informer) /.test(row)),
+        waterfall,
+      ).toBe(true);
+      expect(
+        rows.some((row) => /^ {2}(PUT|PATCH|POST) redisclusters\S* +[23]\d\d/.test(row)),
+        waterfall,
+      ).toBe(true);
+      expect(dev.lines.join('\n')).not.toContain('kop dev --trace:');
+
+      dev.child.kill('SIGINT');
+      expect(await dev.exited).toEqual({ code: 0, signal: null });
+      expect(dev.lines.join('\n')).toMatch(/stopped: manager, control plane/);
+    },
+    TIMEOUT,
+  );
+
+  it(
     'uses an existing cluster with --kubeconfig, installing the CRDs only with consent',
     async () => {
       plane = await startControlPlane();

@@ -229,6 +229,23 @@ describe('kop init: lint and format setup', () => {
       expect(devDependencies[tool], tool).toBe(kop.devDependencies[tool] ?? kop.dependencies[tool]);
   });
 
+  it("the OpenTelemetry packages src/tracing.ts loads are the versions kop's tests run the scaffold with", async () => {
+    const kop = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+      devDependencies: Record<string, string>;
+    };
+    const { dependencies } = (await packageJson()) as unknown as { dependencies: Record<string, string> };
+    const otel = Object.keys(dependencies).filter((name) => name.startsWith('@opentelemetry/'));
+    expect(otel.sort()).toEqual([
+      '@opentelemetry/api',
+      '@opentelemetry/exporter-trace-otlp-http',
+      '@opentelemetry/exporter-trace-otlp-proto',
+      '@opentelemetry/resources',
+      '@opentelemetry/sdk-trace-node',
+    ]);
+    for (const name of otel) expect(dependencies[name], name).toBe(kop.dependencies[name] ?? kop.devDependencies[name]);
+  });
+
   it("eslint.config.js turns on typescript-eslint's type-checked rules", async () => {
     const config = await read('eslint.config.js');
     expect(config).toContain('tseslint.configs.recommendedTypeChecked');
