@@ -47,10 +47,19 @@ export interface PartialObjectMetadata {
  * update of metadata alone would be refused or would erase the object's other fields.
  */
 export function metadataOnly<T extends KubernetesObject>(type: ResourceType<T>): ResourceType<PartialObjectMetadata> {
-  const { __object: _ignored, ...rest } = type;
-  void _ignored;
-  return { ...rest, metadataOnly: true };
+  if (type.metadataOnly) return type as ResourceType<PartialObjectMetadata>;
+  let view = metadataViews.get(type);
+  if (!view) {
+    const { __object: _ignored, ...rest } = type;
+    void _ignored;
+    view = { ...rest, metadataOnly: true };
+    metadataViews.set(type, view);
+  }
+  return view;
 }
+
+/** One metadata-only view per descriptor, so calling metadataOnly in every reconcile makes nothing new. */
+const metadataViews = new WeakMap<ResourceType, ResourceType<PartialObjectMetadata>>();
 
 /** What `Accept` asks for metadata only, of one object (or watch events) and of a list. */
 export const METADATA_ONLY_ACCEPT = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1';
