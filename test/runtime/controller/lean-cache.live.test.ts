@@ -151,6 +151,9 @@ describe('owns(type, { metadataOnly: true })', () => {
     const listed = await api.list(meta, { namespace: ns });
     expect(listed.items.map((cm) => cm.metadata.name)).toEqual(['cm']);
     expect(listed.items[0]).not.toHaveProperty('data');
+    // An empty list of metadata comes from the apiserver as `items: null`; the client makes it [].
+    const empty = await freshNamespace(admin, 'meta-empty');
+    expect((await api.list(meta, { namespace: empty })).items).toEqual([]);
     await api.delete(meta, { namespace: ns, name: 'cm' });
     await waitFor(async () =>
       isNotFound(await api.get(coreV1ConfigMapType, { namespace: ns, name: 'cm' }).catch((e: unknown) => e)),

@@ -112,13 +112,15 @@ export class ResourceClient<T extends KubernetesObject> {
 
   /** Lists one page of objects. Pass `limit` and then each response's `metadata.continue` to page. */
   list(options: ListOptions = {}): Promise<ObjectList<T>> {
-    return this.rest.request<ObjectList<T>>({
+    const list = this.rest.request<ObjectList<T>>({
       method: 'GET',
       path: this.collectionPath,
       query: listQuery(options),
       accept: this.accept(true),
       ...call(options),
     });
+    // An empty PartialObjectMetadataList comes with `"items": null`.
+    return this.type.metadataOnly ? list.then((page) => (page.items ? page : { ...page, items: [] })) : list;
   }
 
   /**
