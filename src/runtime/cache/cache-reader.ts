@@ -20,6 +20,8 @@ export interface CacheSource {
   isUncached(type: ResourceType): boolean;
   /** Reads from the apiserver. */
   readonly live: ObjectReader;
+  /** What limits the cache of a kind beyond its namespace (a label or field selector), in words; named in "not found". */
+  cacheSelectorOf?(type: ResourceType): string | undefined;
   /**
    * The index lookups that answer `matchingFields` in `namespace` (all namespaces when undefined);
    * throws for a field without an index. Without it, `matchingFields` is refused.
@@ -89,7 +91,7 @@ export class CacheReader implements ObjectReader {
       await traceSync('get', type, key.namespace, key.name, () => informer.waitForSync(options.signal));
     else traceHit('get', type, key.namespace, key.name);
     const object = type.namespaced ? informer.lister.get(key.namespace ?? '', key.name) : informer.lister.get(key.name);
-    if (object === undefined) throw notFound(type, key);
+    if (object === undefined) throw notFound(type, key, this.source.cacheSelectorOf?.(type));
     return object;
   }
 
@@ -144,8 +146,12 @@ export class CacheReader implements ObjectReader {
   }
 }
 
-/** The apiserver's answer for a missing object, so `isNotFound` works the same for cached reads. */
-function notFound(type: ResourceType, key: ObjectKey): ApiError {
+/**
+ * The apiserver's answer for a missing object, so `isNotFound` works the same for cached reads.
+ * When the cache holds only objects matching a selector, the message says so: the object may
+ * exist outside it (controller-runtime answers the same "not found" then, without the hint).
+ */
+function notFound(type: ResourceType, key: ObjectKey, selector: string | undefined): ApiError {
   const path = `${resourcePath(type, type.namespaced ? key.namespace : undefined)}/${key.name}`;
   return new ApiError(
     {
@@ -154,7 +160,11 @@ function notFound(type: ResourceType, key: ObjectKey): ApiError {
       status: 'Failure',
       code: 404,
       reason: 'NotFound',
-      message: `${type.resource}${type.group ? `.${type.group}` : ''} "${key.name}" not found (${apiVersionOf(type)}, from the cache)`,
+      message: `${type.resource}${type.group ? `.${type.group}` : ''} "${key.name}" not found (${apiVersionOf(type)}, from the cache${
+        selector
+          ? `, which holds only ${type.kind} objects matching ${selector}; read with { live: true } to ask the apiserver`
+          : ''
+      })`,
       details: { name: key.name, group: type.group, kind: type.resource },
     },
     'GET',

@@ -8,7 +8,8 @@ export {
   type InformerOptions,
   type ListerWatcher,
 } from './informer.js';
-export { Indexer, NAMESPACE_INDEX, type IndexFunction } from './indexer.js';
+// The namespace index is looked up through `lister.list({ namespace })`; its name is not exported.
+export { Indexer, type IndexFunction } from './indexer.js';
 export { Lister, CacheNotSyncedError, CacheScopeError, type ListerListOptions } from './lister.js';
 export { parseLabelSelector } from './label-selector.js';
 export { objectKey } from './object-meta.js';

@@ -35,12 +35,14 @@ export {
 } from './errors/api-error.js';
 export {
   apiVersionOf,
+  metadataOnly,
   type DeepPartial,
   type DeleteOptions,
   type GetOptions,
   type JsonPatchOperation,
   type ListOptions,
   type ObjectOf,
+  type PartialObjectMetadata,
   type PatchOptions,
   type Selector,
   type WriteOptions,

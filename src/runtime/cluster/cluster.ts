@@ -1,6 +1,7 @@
 import type { Client } from '../client/client.js';
-import type { KubernetesObject } from '../client/types/meta.js';
-import { apiVersionOf, type ResourceType } from '../client/resource/options.js';
+import type { KubernetesObject, UnstructuredObject } from '../client/types/meta.js';
+import { apiVersionOf, fieldSelectorString, selectorString } from '../client/resource/options.js';
+import type { ResourceType, Selector } from '../client/resource/options.js';
 import { ResourceClient } from '../client/resource/resource-client.js';
 import { RestClient, type RestClientOptions } from '../client/rest/rest-client.js';
 import { ApiClient } from '../client/client.js';
@@ -8,9 +9,40 @@ import { CacheReader } from '../cache/cache-reader.js';
 import type { InformerOptions, WatchRestartReason } from '../cache/informer.js';
 import { Informer, stripManagedFields } from '../cache/informer.js';
 import type { Lister } from '../cache/lister.js';
+import { parseLabelSelector } from '../cache/label-selector.js';
+import { objectKey } from '../cache/object-meta.js';
 import type { Logger } from '../util/logger.js';
 import { silentLogger } from '../util/logger.js';
 import { fieldIndexFunction, fieldIndexKey, fieldIndexName, missingIndexMessage } from './field-indexes.js';
+
+/**
+ * What the cache holds of one kind (controller-runtime's `cache.Options.ByObject`). The same
+ * settings apply to the kind's metadata-only view.
+ */
+export interface CacheByObject {
+  /** The kind these settings are for. */
+  type: ResourceType;
+  /**
+   * Cache only objects with these labels (a map of exact matches, or the apiserver's syntax,
+   * `app=web,tier!=db`). A cached read of an object outside it answers "not found", as the
+   * apiserver would for a list with this selector; read it with `{ live: true }` when it may exist.
+   */
+  labelSelector?: Selector;
+  /** Cache only objects matching this field selector (`metadata.name=x`, `status.phase!=Succeeded`). */
+  fieldSelector?: Selector;
+  /**
+   * Cache only this namespace of a namespaced kind, in place of the manager's `namespace`. A
+   * cached read in another namespace fails with a CacheScopeError rather than a "not found" guess.
+   */
+  namespace?: string;
+  /**
+   * Applied to each object before it is cached (after managedFields are dropped): drop fields
+   * the operator never reads. It must keep the name and namespace.
+   */
+  transform?: (object: UnstructuredObject) => KubernetesObject;
+  /** Keep `metadata.managedFields` of this kind (overrides the cache-wide `cacheManagedFields`). */
+  cacheManagedFields?: boolean;
+}
 
 /** Options of {@link Cluster}: how to reach the apiserver and what to cache. */
 export interface ClusterOptions {
@@ -26,6 +58,8 @@ export interface ClusterOptions {
   uncachedTypes?: readonly ResourceType[];
   /** Keep `metadata.managedFields` in cached objects; default false (see stripManagedFields). */
   cacheManagedFields?: boolean;
+  /** What the cache holds per kind: selectors, a namespace, a transform (see {@link CacheByObject}). */
+  byObject?: readonly CacheByObject[];
   /**
    * Informer defaults. `resyncPeriodMs` defaults to 10 hours plus up to 10% jitter per informer,
    * controller-runtime's SyncPeriod; 0 turns it off.
@@ -81,8 +115,12 @@ export class Cluster {
   private cachedClient: Client | undefined;
   private liveClient: Client | undefined;
 
+  /** The per-kind settings, by the full kind's id, checked once. */
+  private readonly byObject: ReadonlyMap<string, CacheByObject>;
+
   constructor(private readonly options: ClusterOptions = {}) {
     this.logger = options.logger ?? silentLogger;
+    this.byObject = checkByObject(options.byObject ?? [], options.uncachedTypes ?? []);
   }
 
   /**
@@ -127,6 +165,7 @@ export class Cluster {
         isUncached: (type) =>
           uncached.some((t) => t.group === type.group && t.version === type.version && t.resource === type.resource),
         live: this.apiReader,
+        cacheSelectorOf: (type) => cluster.cacheSelectorOf(type),
         fieldIndexes: (type, namespace, fields) => cluster.fieldIndexes(type, namespace, fields),
       });
       this.cachedClient = new ApiClient(this.rest, reader);
@@ -155,15 +194,18 @@ export class Cluster {
     const id = typeId(type);
     let informer = this.informerMap.get(id);
     if (!informer) {
-      const namespace = type.namespaced ? this.options.namespace : undefined;
+      const settings = this.byObject.get(typeId({ ...type, metadataOnly: false }));
+      const namespace = type.namespaced ? (settings?.namespace ?? this.options.namespace) : undefined;
       const source = new ResourceClient<KubernetesObject>(this.rest, type, namespace);
-      const name = `${type.kind}.${type.group || 'core'}`;
+      const name = `${type.kind}.${type.group || 'core'}${type.metadataOnly ? '/metadata' : ''}`;
       const onWatchRestart = this.options.onWatchRestart;
       informer = new Informer<KubernetesObject>(source, {
         ...this.options.informerDefaults,
         resyncPeriodMs:
           this.options.informerDefaults?.resyncPeriodMs ?? Math.round(DEFAULT_RESYNC_MS * (1 + Math.random() / 10)),
-        transform: this.options.cacheManagedFields ? undefined : stripManagedFields,
+        transform: cacheTransform(type, settings, this.options.cacheManagedFields ?? false),
+        labelSelector: selectorString(settings?.labelSelector),
+        fieldSelector: fieldSelectorString(settings?.fieldSelector),
         namespace,
         name,
         notServedMessage: notServedMessage(type),
@@ -172,8 +214,34 @@ export class Cluster {
       });
       this.informerMap.set(id, informer);
       if (this.phase === 'started') informer.start();
+      if (settings?.labelSelector !== undefined || settings?.fieldSelector !== undefined) {
+        // A selector with a typo caches nothing and reconciles nothing, silently: say so once.
+        const synced = informer;
+        void synced.waitForSync().then(() => {
+          if (synced.indexer.list().length === 0)
+            this.logger.info('the cache selector of a kind matches no object', {
+              informer: name,
+              ...selectorsOf(settings),
+            });
+        });
+      }
     }
     return informer as unknown as Informer<T>;
+  }
+
+  /**
+   * What limits the cache of a kind beyond its namespace, in words ("ConfigMaps with labels
+   * app=web"), for a cached read that found nothing; undefined when the whole kind is cached.
+   */
+  cacheSelectorOf(type: ResourceType): string | undefined {
+    const settings = this.byObject.get(typeId({ ...type, metadataOnly: false }));
+    if (!settings) return undefined;
+    const { labelSelector, fieldSelector } = selectorsOf(settings);
+    const parts = [
+      ...(labelSelector ? [`labels ${labelSelector}`] : []),
+      ...(fieldSelector ? [`fields ${fieldSelector}`] : []),
+    ];
+    return parts.length ? parts.join(' and ') : undefined;
   }
 
   /**
@@ -250,8 +318,76 @@ export class Cluster {
   }
 }
 
+/** A kind's id in the cache; its metadata-only view is cached apart, under an id of its own. */
 function typeId(type: ResourceType): string {
-  return `${apiVersionOf(type)}/${type.resource}`;
+  return `${apiVersionOf(type)}/${type.resource}${type.metadataOnly ? '#metadata' : ''}`;
+}
+
+function selectorsOf(settings: CacheByObject): { labelSelector?: string; fieldSelector?: string } {
+  return {
+    labelSelector: selectorString(settings.labelSelector),
+    fieldSelector: fieldSelectorString(settings.fieldSelector),
+  };
+}
+
+/**
+ * The per-kind settings by kind, refusing what would go wrong later and out of sight: a kind
+ * named twice, a namespace for a cluster-scoped kind, a label selector the apiserver would
+ * refuse (the informer would retry it forever), a kind that is never cached anyway.
+ */
+function checkByObject(
+  entries: readonly CacheByObject[],
+  uncached: readonly ResourceType[],
+): ReadonlyMap<string, CacheByObject> {
+  const map = new Map<string, CacheByObject>();
+  for (const entry of entries) {
+    const type = entry.type;
+    const where = `byObject ${type.kind} (${apiVersionOf(type)})`;
+    const id = typeId({ ...type, metadataOnly: false });
+    if (map.has(id)) throw new TypeError(`${where}: the kind is named twice; give it one entry`);
+    if (entry.namespace !== undefined && !type.namespaced)
+      throw new TypeError(`${where}: namespace "${entry.namespace}" given for a cluster-scoped kind`);
+    if (entry.namespace === '')
+      throw new TypeError(`${where}: namespace is empty; leave it out to cache all namespaces`);
+    if (uncached.some((t) => t.group === type.group && t.version === type.version && t.resource === type.resource))
+      throw new TypeError(`${where}: the kind is in uncachedTypes, so it is never cached; drop one of the two`);
+    const labels = selectorString(entry.labelSelector);
+    if (labels !== undefined) {
+      try {
+        parseLabelSelector(labels);
+      } catch (err) {
+        throw new TypeError(`${where}: labelSelector ${JSON.stringify(labels)}: ${(err as Error).message}`, {
+          cause: err,
+        });
+      }
+    }
+    map.set(id, entry);
+  }
+  return map;
+}
+
+/**
+ * The transform of a kind's informer: managedFields dropped unless kept (per kind, else
+ * cache-wide), then the kind's own transform, checked to keep the object's key (the cache files
+ * objects under it; a transform that renamed them would corrupt it).
+ */
+function cacheTransform(
+  type: ResourceType,
+  settings: CacheByObject | undefined,
+  keepManagedFieldsByDefault: boolean,
+): ((object: KubernetesObject) => KubernetesObject) | undefined {
+  const strip = !(settings?.cacheManagedFields ?? keepManagedFieldsByDefault);
+  const own = settings?.transform;
+  if (!own) return strip ? stripManagedFields : undefined;
+  return (object) => {
+    const input = strip ? stripManagedFields(object) : object;
+    const output = own(input as UnstructuredObject);
+    if (objectKey(output) !== objectKey(input))
+      throw new Error(
+        `the byObject transform of ${type.kind} changed the object's key (${objectKey(input)} to ${objectKey(output)}); it must keep name and namespace`,
+      );
+    return output;
+  };
 }
 
 /** What a user reads when the apiserver does not serve a watched kind: built-in APIs are switched on, others come with a CRD. */

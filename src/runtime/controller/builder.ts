@@ -1,6 +1,7 @@
 import type { Client } from '../client/client.js';
 import type { KubernetesObject } from '../client/types/meta.js';
-import type { ResourceType } from '../client/resource/options.js';
+import type { PartialObjectMetadata, ResourceType } from '../client/resource/options.js';
+import { metadataOnly } from '../client/resource/options.js';
 import type { Informer } from '../cache/informer.js';
 import type { WorkQueueMetrics } from '../queue/work-queue.js';
 import type { Logger } from '../util/logger.js';
@@ -35,7 +36,17 @@ export interface ControllerHost {
 export interface ForOptions<T extends KubernetesObject> {
   /** Events on this kind must pass every predicate to enqueue anything. */
   predicates?: Predicate<T>[];
+  /**
+   * Watch and cache only the objects' metadata (controller-runtime's `OnlyMetadata`): for kinds
+   * the controller only needs to notice, such as owned ConfigMaps or Secrets, at a fraction of
+   * their memory. Predicates and map functions then see a `PartialObjectMetadata`; cached reads
+   * of the kind go through `metadataOnly(type)` (a read of the full kind caches it again, in full).
+   */
+  metadataOnly?: boolean;
 }
+
+/** {@link ForOptions} of a kind watched for its metadata only. */
+type MetadataOnlyOptions = ForOptions<PartialObjectMetadata> & { metadataOnly: true };
 
 interface PendingWatch {
   type: ResourceType;
@@ -52,6 +63,7 @@ interface PendingWatch {
  *   manager.controller('rediscluster')
  *     .for(redisClusterType, { predicates: [generationChanged()] })
  *     .owns(appsV1StatefulSetType)
+ *     .owns(coreV1SecretType, { metadataOnly: true })
  *     .watches(coreV1ConfigMapType, (cm) => [{ namespace: cm.metadata?.namespace ?? '', name: 'main' }])
  *     .withOptions({ maxConcurrentReconciles: 4 })
  *     .complete(this);
@@ -69,22 +81,40 @@ export class ControllerBuilder {
   ) {}
 
   /** The kind this controller reconciles: its events enqueue the object itself. */
+  for(type: ResourceType, options: MetadataOnlyOptions): this;
+  for<T extends KubernetesObject>(type: ResourceType<T>, options?: ForOptions<T> & { metadataOnly?: false }): this;
   for<T extends KubernetesObject>(type: ResourceType<T>, options: ForOptions<T> = {}): this {
     if (this.primary) throw new Error(`controller ${this.name}: for() may be called once`);
-    this.primary = { type, map: mapToSelf(), predicates: (options.predicates ?? []) as Predicate<KubernetesObject>[] };
+    this.primary = {
+      type: options.metadataOnly ? metadataOnly(type) : type,
+      map: mapToSelf(),
+      predicates: (options.predicates ?? []) as Predicate<KubernetesObject>[],
+    };
     return this;
   }
 
   /** A kind this controller creates: events on objects whose controller reference points at the `for` kind enqueue that owner. */
+  owns(type: ResourceType, options: MetadataOnlyOptions): this;
+  owns<T extends KubernetesObject>(type: ResourceType<T>, options?: ForOptions<T> & { metadataOnly?: false }): this;
   owns<T extends KubernetesObject>(type: ResourceType<T>, options: ForOptions<T> = {}): this {
-    this.others.push({ type, map: 'owner', predicates: (options.predicates ?? []) as Predicate<KubernetesObject>[] });
+    this.others.push({
+      type: options.metadataOnly ? metadataOnly(type) : type,
+      map: 'owner',
+      predicates: (options.predicates ?? []) as Predicate<KubernetesObject>[],
+    });
     return this;
   }
 
   /** Any other kind: `map` turns each changed object into the requests to enqueue. */
+  watches(type: ResourceType, map: MapFunction<PartialObjectMetadata>, options: MetadataOnlyOptions): this;
+  watches<T extends KubernetesObject>(
+    type: ResourceType<T>,
+    map: MapFunction<T>,
+    options?: ForOptions<T> & { metadataOnly?: false },
+  ): this;
   watches<T extends KubernetesObject>(type: ResourceType<T>, map: MapFunction<T>, options: ForOptions<T> = {}): this {
     this.others.push({
-      type,
+      type: options.metadataOnly ? metadataOnly(type) : type,
       map: map as MapFunction<KubernetesObject>,
       predicates: (options.predicates ?? []) as Predicate<KubernetesObject>[],
     });

@@ -4,7 +4,7 @@ import type { RestClient, RestClientOptions } from '../client/rest/rest-client.j
 import type { KubernetesObject, KubernetesObject as AnyObject } from '../client/types/meta.js';
 import type { Informer, InformerOptions } from '../cache/informer.js';
 import type { Lister } from '../cache/lister.js';
-import { Cluster } from '../cluster/index.js';
+import { Cluster, type ClusterOptions } from '../cluster/index.js';
 import { Controller } from '../controller/controller.js';
 import { ControllerBuilder, type ControllerHost } from '../controller/builder.js';
 import { EventRecorder } from '../controller/event-recorder.js';
@@ -90,6 +90,14 @@ export interface ManagerOptions {
    * stripManagedFields), which roughly halves the cache's memory.
    */
   cacheManagedFields?: boolean;
+  /**
+   * What the cache holds per kind (controller-runtime's `cache.Options.ByObject`): a label or
+   * field selector, one namespace, a transform, keeping managedFields. Objects outside are not
+   * cached, so a cached `get` of one answers "not found" (saying the cache holds only the
+   * selected objects) and a list leaves it out; `{ live: true }` reads ask the apiserver. Example:
+   * `byObject: [{ type: coreV1SecretType, labelSelector: { 'app.kubernetes.io/managed-by': 'my-operator' } }]`.
+   */
+  byObject?: ClusterOptions['byObject'];
   /**
    * Informer defaults (silent-watch timeout, ...). `resyncPeriodMs` defaults to 10 hours plus up
    * to 10% jitter per informer, controller-runtime's SyncPeriod: every object is reconciled again
@@ -216,6 +224,7 @@ export class Manager {
       namespace: options.namespace,
       uncachedTypes: options.uncachedTypes,
       cacheManagedFields: options.cacheManagedFields,
+      byObject: options.byObject,
       informerDefaults: options.informerDefaults,
       cacheSyncTimeoutMs: options.cacheSyncTimeoutMs,
       logger: this.logger,

@@ -1,5 +1,6 @@
 import type { CallOptions } from '../rest/rest-client.js';
 import type { KubernetesObject } from '../types/meta.js';
+import type { ObjectMeta } from '../../../api/index.js';
 
 /**
  * One kind's descriptor: where it lives in the API, how it is scoped, and (as a type parameter
@@ -17,9 +18,52 @@ export interface ResourceType<T extends KubernetesObject = KubernetesObject> {
   /** Kind of a list of these objects; `<kind>List` when left out. */
   readonly listKind?: string;
   readonly namespaced: boolean;
+  /**
+   * Only the objects' metadata is read, listed, watched and cached (the apiserver answers as
+   * `PartialObjectMetadata`); set by {@link metadataOnly}, never by hand.
+   */
+  readonly metadataOnly?: boolean;
   /** Never set: carries the object type `T` for inference. */
   readonly __object?: T;
 }
+
+/**
+ * An object of which only the metadata was sent (the apiserver's meta.k8s.io/v1
+ * `PartialObjectMetadata`): what reads through a {@link metadataOnly} descriptor return. Its
+ * `kind` is `PartialObjectMetadata`, not the kind's own; the descriptor says which kind it is.
+ */
+export interface PartialObjectMetadata {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+}
+
+/**
+ * The metadata-only view of a kind (controller-runtime's `PartialObjectMetadata` reads, kube-rs's
+ * `metadata_watcher`): `client.get(metadataOnly(coreV1ConfigMapType), key)` and lists and watches
+ * through it ask the apiserver for metadata only, so a kind a controller only needs to notice
+ * costs a fraction of its full objects in memory. The manager caches it apart from the full kind
+ * (both may be cached at once). Writes through it are limited to patch and delete: a create or
+ * update of metadata alone would be refused or would erase the object's other fields.
+ */
+export function metadataOnly<T extends KubernetesObject>(type: ResourceType<T>): ResourceType<PartialObjectMetadata> {
+  if (type.metadataOnly) return type as ResourceType<PartialObjectMetadata>;
+  let view = metadataViews.get(type);
+  if (!view) {
+    const { __object: _ignored, ...rest } = type;
+    void _ignored;
+    view = { ...rest, metadataOnly: true };
+    metadataViews.set(type, view);
+  }
+  return view;
+}
+
+/** One metadata-only view per descriptor, so calling metadataOnly in every reconcile makes nothing new. */
+const metadataViews = new WeakMap<ResourceType, ResourceType<PartialObjectMetadata>>();
+
+/** What `Accept` asks for metadata only, of one object (or watch events) and of a list. */
+export const METADATA_ONLY_ACCEPT = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1';
+export const METADATA_ONLY_LIST_ACCEPT = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1';
 
 /** The object type a descriptor stands for: `ObjectOf<typeof appsV1DeploymentType>` is `Deployment`. */
 export type ObjectOf<R> = R extends ResourceType<infer T> ? T : never;

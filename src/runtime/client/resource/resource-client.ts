@@ -3,6 +3,8 @@ import type { Status } from '../../../api/index.js';
 import type { KubernetesObject, ObjectList, Scale } from '../types/meta.js';
 import { listComplete, type ListCompleteOptions } from './list-pager.js';
 import {
+  METADATA_ONLY_ACCEPT,
+  METADATA_ONLY_LIST_ACCEPT,
   PATCH_CONTENT_TYPES,
   apiVersionOf,
   fieldSelectorString,
@@ -80,14 +82,45 @@ export class ResourceClient<T extends KubernetesObject> {
     return `${this.collectionPath}/${pathSegment(name, `${this.type.kind || this.type.resource}: name`)}${subresource ? `/${subresource}` : ''}`;
   }
 
+  /** The Accept header of a metadata-only descriptor's answers (one object, or a list); undefined otherwise. */
+  private accept(list: boolean): string | undefined {
+    if (!this.type.metadataOnly) return undefined;
+    return list ? METADATA_ONLY_LIST_ACCEPT : METADATA_ONLY_ACCEPT;
+  }
+
+  /** A metadata-only descriptor sends no whole objects: the body would lack every field but metadata. */
+  private refusedMetadataOnly(verb: string): Promise<never> | undefined {
+    if (!this.type.metadataOnly) return undefined;
+    return Promise.reject(
+      new TypeError(
+        `${this.type.kind}: cannot ${verb} through a metadata-only descriptor (it would send metadata alone); ` +
+          'use the full descriptor, or patch the metadata',
+      ),
+    );
+  }
+
   /** Reads one object by name. Throws ApiError (`isNotFound`) when it does not exist. */
   get(name: string, options: GetOptions = {}): Promise<T> {
-    return this.rest.get<T>(this.objectPath(name), { resourceVersion: options.resourceVersion }, call(options));
+    return this.rest.request<T>({
+      method: 'GET',
+      path: this.objectPath(name),
+      query: { resourceVersion: options.resourceVersion },
+      accept: this.accept(false),
+      ...call(options),
+    });
   }
 
   /** Lists one page of objects. Pass `limit` and then each response's `metadata.continue` to page. */
   list(options: ListOptions = {}): Promise<ObjectList<T>> {
-    return this.rest.get<ObjectList<T>>(this.collectionPath, listQuery(options), call(options));
+    const list = this.rest.request<ObjectList<T>>({
+      method: 'GET',
+      path: this.collectionPath,
+      query: listQuery(options),
+      accept: this.accept(true),
+      ...call(options),
+    });
+    // An empty PartialObjectMetadataList comes with `"items": null`.
+    return this.type.metadataOnly ? list.then((page) => (page.items ? page : { ...page, items: [] })) : list;
   }
 
   /**
@@ -134,16 +167,18 @@ export class ResourceClient<T extends KubernetesObject> {
     };
     // The RestClient's generator itself (lazy as well: nothing is sent before the first read),
     // not one more generator around it that every event would pass through.
-    return this.rest.watch<T>(this.collectionPath, query, { signal: options.signal }) as AsyncGenerator<
-      WatchEvent<T>,
-      void,
-      undefined
-    >;
+    return this.rest.watch<T>(this.collectionPath, query, {
+      signal: options.signal,
+      accept: this.accept(false),
+    }) as AsyncGenerator<WatchEvent<T>, void, undefined>;
   }
 
   /** Creates an object; apiVersion and kind are filled in when missing. Throws `isAlreadyExists` on a taken name. */
   create(object: T, options: WriteOptions = {}): Promise<T> {
-    return this.rest.post<T>(this.collectionPath, this.withTypeMeta(object), writeQuery(options), call(options));
+    return (
+      this.refusedMetadataOnly('create') ??
+      this.rest.post<T>(this.collectionPath, this.withTypeMeta(object), writeQuery(options), call(options))
+    );
   }
 
   /**
@@ -151,21 +186,27 @@ export class ResourceClient<T extends KubernetesObject> {
    * stale read fails with `isConflict`; wrap read-modify-update in `retryOnConflict`.
    */
   update(object: T, options: WriteOptions = {}): Promise<T> {
-    return this.rest.put<T>(
-      this.objectPath(nameOf(object, this.type)),
-      this.withTypeMeta(object),
-      writeQuery(options),
-      call(options),
+    return (
+      this.refusedMetadataOnly('update') ??
+      this.rest.put<T>(
+        this.objectPath(nameOf(object, this.type)),
+        this.withTypeMeta(object),
+        writeQuery(options),
+        call(options),
+      )
     );
   }
 
   /** Replaces the status subresource; the spec in `object` is ignored by the server. */
   updateStatus(object: T, options: WriteOptions = {}): Promise<T> {
-    return this.rest.put<T>(
-      this.objectPath(nameOf(object, this.type), 'status'),
-      this.withTypeMeta(object),
-      writeQuery(options),
-      call(options),
+    return (
+      this.refusedMetadataOnly('update the status') ??
+      this.rest.put<T>(
+        this.objectPath(nameOf(object, this.type), 'status'),
+        this.withTypeMeta(object),
+        writeQuery(options),
+        call(options),
+      )
     );
   }
 
@@ -229,7 +270,15 @@ export class ResourceClient<T extends KubernetesObject> {
         query.force = patch.force ? true : undefined;
         break;
     }
-    return this.rest.patch<T>(path, body, PATCH_CONTENT_TYPES[patch.type], query, call(options));
+    return this.rest.request<T>({
+      method: 'PATCH',
+      path,
+      query,
+      body,
+      contentType: PATCH_CONTENT_TYPES[patch.type],
+      accept: this.accept(false),
+      ...call(options),
+    });
   }
 
   /** Adds apiVersion/kind when absent; the apiserver refuses bodies without them. */

@@ -246,7 +246,7 @@ export class RestClient {
   async *watch<T>(
     path: string,
     query: Query = {},
-    options: { signal?: AbortSignal } = {},
+    options: { signal?: AbortSignal; accept?: string } = {},
   ): AsyncGenerator<RawWatchEvent<T>, void, undefined> {
     const signal = options.signal;
     if (signal?.aborted) return;
@@ -255,7 +255,10 @@ export class RestClient {
     // Counted in the client metrics by its answer; not traced (a watch lives for minutes).
     const call = startRestCall(this, method, path, true);
     try {
-      res = await this.open({ method, path, query: { ...query, watch: true }, signal, timeoutMs: 0 }, call);
+      res = await this.open(
+        { method, path, query: { ...query, watch: true }, signal, timeoutMs: 0, accept: options.accept },
+        call,
+      );
     } catch (err) {
       call?.end(err);
       if (signal?.aborted) return;

@@ -88,6 +88,11 @@ async function runManager(flags: ManagerFlags, logger: Logger): Promise<number> 
     },
     leaderElection: flags.leaderElect,
     leaderElectionId: 'demo-leader-election',
+    // What the cache holds per kind ("Caches and memory" in the kop book): a label or field
+    // selector, one namespace, a transform. Objects outside are not cached (a cached get of one
+    // answers NotFound). For example, only the Secrets this operator labels, with coreV1SecretType
+    // from 'kop/runtime/builtin':
+    // byObject: [{ type: coreV1SecretType, labelSelector: { 'app.kubernetes.io/managed-by': 'demo' } }],
     logger,
   });
 

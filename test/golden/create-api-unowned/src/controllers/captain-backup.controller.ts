@@ -30,7 +30,11 @@ export class CaptainBackupReconciler {
   /** Held on every Captain until its cleanup ran, so deleting one always goes through `cleanup`. */
   static readonly finalizer = 'crew.example.com/captain-backup';
 
-  /** Registers the controller: every change to a Captain queues a reconcile of it. */
+  /**
+   * Registers the controller: every change to a Captain queues a reconcile of it. Chain
+   * `.owns(type)` for each kind it creates; `.owns(coreV1ConfigMapType, { metadataOnly: true })`
+   * caches only the metadata of a kind the reconciler needs to notice but never reads whole.
+   */
   setupWithManager(manager: Manager): void {
     manager.controller('captain-backup').for(captainType).complete(this);
   }

@@ -30,7 +30,11 @@ export class CaptainReconciler {
   /** Held on every Captain until its cleanup ran, so deleting one always goes through `cleanup`. */
   static readonly finalizer = 'crew.example.com/finalizer';
 
-  /** Registers the controller: every change to a Captain queues a reconcile of it. */
+  /**
+   * Registers the controller: every change to a Captain queues a reconcile of it. Chain
+   * `.owns(type)` for each kind it creates; `.owns(coreV1ConfigMapType, { metadataOnly: true })`
+   * caches only the metadata of a kind the reconciler needs to notice but never reads whole.
+   */
   setupWithManager(manager: Manager): void {
     manager.controller('captain').for(captainType).complete(this);
   }

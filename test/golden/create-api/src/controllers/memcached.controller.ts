@@ -30,7 +30,11 @@ export class MemcachedReconciler {
   /** Held on every Memcached until its cleanup ran, so deleting one always goes through `cleanup`. */
   static readonly finalizer = 'cache.example.com/finalizer';
 
-  /** Registers the controller: every change to a Memcached queues a reconcile of it. */
+  /**
+   * Registers the controller: every change to a Memcached queues a reconcile of it. Chain
+   * `.owns(type)` for each kind it creates; `.owns(coreV1ConfigMapType, { metadataOnly: true })`
+   * caches only the metadata of a kind the reconciler needs to notice but never reads whole.
+   */
   setupWithManager(manager: Manager): void {
     manager.controller('memcached').for(memcachedType).complete(this);
   }
