@@ -114,12 +114,15 @@ export async function warnRejectedStoredObjects(
   out: Pick<Output, 'warn'>,
 ): Promise<RejectedObjects[]> {
   const found = await findRejectedStoredObjects(objects, rest);
-  for (const f of found) {
-    out.warn(
-      `${f.crd}: the new schema of ${f.version} refuses ${f.rejected} of the ${f.checked}${f.partial ? ' (first)' : ''} ${f.kind} objects stored, e.g. ${f.example}. ` +
-        'They stay stored and readable, but every update of them (a reconciler writing status too) will be refused until they are fixed; ' +
-        `fix them first (kubectl edit ${f.crd.split('.')[0]}.${f.version}.${f.crd.slice(f.crd.indexOf('.') + 1)} <name>), or loosen the schema (e.g. a default for a new required field).`,
-    );
-  }
+  for (const f of found) out.warn(describeRejectedObjects(f));
   return found;
+}
+
+/** The warning for one version's refused objects: the version, the count, an example and what to do. */
+export function describeRejectedObjects(f: RejectedObjects): string {
+  return (
+    `${f.crd}: the new schema of ${f.version} refuses ${f.rejected} of the ${f.checked}${f.partial ? ' (first)' : ''} ${f.kind} objects stored, e.g. ${f.example}. ` +
+    'They stay stored and readable, but every update of them (a reconciler writing status too) will be refused until they are fixed; ' +
+    `fix them first (kubectl edit ${f.crd.split('.')[0]}.${f.version}.${f.crd.slice(f.crd.indexOf('.') + 1)} <name>), or loosen the schema (e.g. a default for a new required field).`
+  );
 }

@@ -13,6 +13,7 @@ import { FastBuild } from './fast-build.js';
 import { ManagerProcess, type Readiness } from './manager-process.js';
 import { classifyChange, ProjectWatcher } from './project-watcher.js';
 import { count, describeChanges, formatDuration, statusLine } from './status-line.js';
+import { describeRejectedObjects } from '../deploy/stored-objects-check.js';
 
 /** Options of `kop dev`, as {@link runDev} takes them. */
 export interface DevOptions {
@@ -290,6 +291,7 @@ class DevSession {
         this.reportFailure([...parts, 'installing the CRDs failed'], (error as Error).message);
         return;
       }
+      for (const rejected of crdSync.rejected) this.out.warn(describeRejectedObjects(rejected));
       if (crdSync.added.length > 0)
         parts.push(
           `${crdSync.added.length === 1 ? 'CRD' : 'CRDs'} ${crdSync.added.join(', ')} installed in ${formatDuration(crdSync.ms)}`,

@@ -14,6 +14,8 @@ import { RestClient, loadClientConfig } from '../../src/runtime/client/index.js'
 import { findControlPlaneBinaries, startControlPlane, type ControlPlane } from '../../src/testing/index.js';
 import type { CustomResourceDefinition } from '../../src/testing/index.js';
 import { KOP_BIN, requireBuilt } from '../helpers/cli-project.js';
+import { execaExec } from '../../src/base/make-context.js';
+import { DevCluster } from '../../src/dev/dev-cluster.js';
 import { CRD_NAME, CRD_PATH, createGadgets, createNamespace, gadgetCrd } from '../runtime/migration/helpers.js';
 
 const PROJECT = `version: "1"
@@ -107,4 +109,50 @@ describe('kop install warns about stored objects a new CRD schema refuses', () =
       `${CRD_NAME}: the new schema of v1 refuses 2 of the 12 Gadget objects stored, e.g. one/gadget-0010: .spec.size 10 is above the maximum 9`,
     );
   });
+});
+
+describe('kop dev checks the stored objects before it reinstalls a changed CRD', () => {
+  it('reports the refused objects of the version, and installs the CRD', async () => {
+    const root = await mkdtemp(path.join(tmpdir(), 'kop-dev-schema-change-'));
+    await mkdir(path.join(root, 'config/crd/bases'), { recursive: true });
+    const crdFile = path.join(root, 'config/crd/bases/gadgets.yaml');
+    await writeFile(crdFile, stringify(gadgetCrd(['v1'], 'v1')));
+    const cluster = await DevCluster.start({
+      root,
+      stateDir: path.join(root, '.kop/dev'),
+      installCRDs: true,
+      webhooks: false,
+      env: process.env,
+      exec: execaExec,
+    });
+    const rest = new RestClient(loadClientConfig({ kubeconfig: cluster.kubeconfigPath }));
+    try {
+      await createNamespace(rest, 'one');
+      await createGadgets(rest, 'one', 3);
+      await writeFile(
+        crdFile,
+        stringify(
+          changedCrd((spec) => {
+            (spec.properties as { size: Record<string, unknown> }).size.enum = [0, 1];
+          }),
+        ),
+      );
+      const sync = await cluster.syncCRDs();
+      expect(sync.installed).toEqual([CRD_NAME]);
+      expect(sync.rejected).toMatchObject([
+        {
+          crd: CRD_NAME,
+          version: 'v1',
+          kind: 'Gadget',
+          rejected: 1,
+          checked: 3,
+          example: 'one/gadget-0002: .spec.size 2 is not one of 0, 1',
+        },
+      ]);
+    } finally {
+      rest.close();
+      await cluster.stop();
+      await rm(root, { recursive: true, force: true });
+    }
+  }, 240_000);
 });
