@@ -54,7 +54,9 @@ export function firstSchemaViolation(value: unknown, schema: JSONSchemaProps, pa
     if (schema.maxProperties !== undefined && count > schema.maxProperties)
       return { path: at, message: `has ${count} fields, more than ${schema.maxProperties}` };
     for (const name of schema.required ?? []) {
-      if (!(name in object)) return { path: `${path}.${name}`, message: 'is required' };
+      // The apiserver fills a missing field that has a default, on read from etcd too.
+      if (!(name in object) && schema.properties?.[name]?.default === undefined)
+        return { path: `${path}.${name}`, message: 'is required' };
     }
     for (const [name, field] of Object.entries(object)) {
       const fieldSchema =

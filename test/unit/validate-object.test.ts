@@ -73,8 +73,19 @@ describe('firstSchemaViolation', () => {
       given: { spec: { image: 'x', port: true } },
       want: { path: '.spec.port', message: 'must be an integer or a string' },
     },
+    {
+      name: 'a required field with a default (the apiserver fills it)',
+      given: { spec: { image: 'x' } },
+      schema: {
+        type: 'object',
+        properties: {
+          spec: { type: 'object', required: ['tier'], properties: { tier: { type: 'string', default: 'gold' } } },
+        },
+      },
+      want: undefined,
+    },
     { name: 'null where not nullable', given: { spec: null }, want: { path: '.spec', message: 'must not be null' } },
-  ])('$name', ({ given, want }) => {
-    expect(firstSchemaViolation(given, schema)).toEqual(want);
+  ] as { name: string; given: unknown; schema?: JSONSchemaProps; want: unknown }[])('$name', (example) => {
+    expect(firstSchemaViolation(example.given, example.schema ?? schema)).toEqual(example.want);
   });
 });
