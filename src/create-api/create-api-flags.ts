@@ -82,6 +82,15 @@ export const CREATE_API_FLAGS = [
     arg: '<module>',
     help: 'where the external kind comes from: an npm package spec (name@range, added to package.json) or a CRD file or folder (imported as kop import crd does)',
   }),
+  flag({
+    name: 'conversion',
+    type: 'toggle',
+    help: "for a new version of a kind: scaffold its conversion as `kop create webhook --conversion` does, the storage version the hub and the kind's other versions spokes (asked on a terminal)",
+    noHelp:
+      "for a new version of a kind: no conversion webhook, the versions have the same schema and the apiserver converts them by apiVersion alone (the CRD's strategy None, recorded in PROJECT)",
+    // The webhook is replayed by create webhook from the hub's entry; only the None choice is create api's.
+    recorded: ({ resource }) => (resource.api?.conversion === 'None' ? false : undefined),
+  }),
   flag({ name: 'force', type: 'switch', help: 'overwrite the files of an existing kind/version', replay: false }),
   flag({
     name: 'ssa',

@@ -40,6 +40,7 @@ import { renderTemplateDir, type TemplateData } from '../scaffold/render.js';
 import { VirtualTree } from '../scaffold/tree.js';
 import { declarationMarkers } from '../markers/collect.js';
 import { builtinSampleLiteral } from './builtin-samples.js';
+import { stageCreateWebhook } from '../create-webhook/run-create-webhook.js';
 import type { CreateApiFlags } from './create-api-flags.js';
 import { describeBuiltinKinds, type BuiltinKind } from '../project/builtin-kinds.js';
 import { resolveResource, type Resource } from '../project/resource-model.js';
@@ -282,6 +283,7 @@ export async function runCreateApi(
       'pass --resource, --controller, or both',
     );
   }
+  const conversion = await chooseConversion(options, context, tree, { group, version, kind, resource, sameKind });
   const controllerNames = controllerNamesOf(kind, options.controllerName, controllerGroupOf(project, group));
   if (options.ssa && !resource) {
     throw new UsageError(
@@ -421,8 +423,21 @@ export async function runCreateApi(
     controllerNamed: options.controllerName !== undefined,
     namespaced,
     ssa,
+    conversionNone: conversion?.strategy === 'None',
     path: CREATE_API_PATHS.typesFile(names),
   });
+  // The conversion of the new version is the one `kop create webhook --conversion` scaffolds, staged in this plan.
+  const webhookNext =
+    conversion?.strategy === 'Webhook'
+      ? (
+          await stageCreateWebhook(
+            { group, version: conversion.hub, kind, conversion: true, spoke: conversion.spokes },
+            context,
+            tree,
+            project,
+          )
+        ).next
+      : undefined;
   await extension.extend?.({ tree, project, data });
   saveProjectFile(tree, project);
 
@@ -433,11 +448,22 @@ export async function runCreateApi(
     );
   }
   const versions = [...new Set([...sameKind.map((r) => r.version), version])].sort();
-  if (resource && versions.length > 1) {
+  if (conversion?.strategy === 'Webhook') {
+    if (result.written)
+      context.out.info(
+        `${kind} ${version} converts to and from ${conversion.hub}, the hub (the storage version). Next: ${webhookNext}`,
+      );
+  } else if (conversion?.strategy === 'None') {
+    if (result.written)
+      context.out.info(
+        `${kind} ${versions.join(', ')} convert by apiVersion alone (the CRD's conversion strategy None): keep their schemas the same; \`kop generate\` warns when they differ.`,
+      );
+  }
+  if (resource && versions.length > 1 && conversion?.strategy !== 'Webhook') {
     context.out.warn(
       `${kind} now has versions ${versions.join(', ')}: mark exactly one of them with +kubebuilder:storageversion (in the comments above its root type) before generating manifests`,
     );
-    if (result.written) {
+    if (result.written && conversion === undefined) {
       const { hub, marked } = await storageVersionOf(tree, sameKind);
       context.out.info(
         `To convert between versions (hub ${hub}, ${marked ? 'the storage version' : 'which it marks as the storage version'}; the others spokes): kop create webhook --group ${group} --version ${hub} --kind ${kind} --conversion --spoke ${version}`,
@@ -445,6 +471,85 @@ export async function runCreateApi(
     }
   }
   return result;
+}
+
+/** How a new version of a kind converts: through the webhook of `hub` (with `spokes`), or by apiVersion alone. */
+type ConversionChoice = { strategy: 'Webhook'; hub: string; spokes: string[] } | { strategy: 'None' };
+
+/** The answers of the conversion question on a terminal. */
+const CONVERSION_ANSWERS = { webhook: 'webhook', none: 'none', later: 'later' } as const;
+
+/**
+ * The conversion of a new version of a kind, from --conversion / --no-conversion or, on a
+ * terminal, asked; undefined when there is none to make (a first version, --no-resource) or it
+ * is left for later. Refuses the flags where they cannot apply, before anything is staged.
+ */
+async function chooseConversion(
+  options: CreateApiOptions,
+  context: Context,
+  tree: VirtualTree,
+  target: { group: string; version: string; kind: string; resource: boolean; sameKind: readonly ProjectResource[] },
+): Promise<ConversionChoice | undefined> {
+  const { group, version, kind, resource } = target;
+  const flag = options.conversion === undefined ? undefined : options.conversion ? '--conversion' : '--no-conversion';
+  const others = target.sameKind.filter((r) => r.version !== version);
+  if (others.length === 0) {
+    if (flag === undefined) return undefined;
+    throw new UsageError(
+      `${flag}: ${kind} has no other version, so ${version} would be its first and there is nothing to convert between; kop create api wrote nothing`,
+      `leave ${flag} out now, and pass it when you add a second version (kop create api --group ${group} --version <another> --kind ${kind} ${flag})`,
+    );
+  }
+  if (!resource) {
+    if (flag === undefined) return undefined;
+    throw new UsageError(
+      `${flag} decides how the new version's types convert, so it needs --resource`,
+      `leave ${flag} out with --no-resource`,
+    );
+  }
+  // A kind converts through one hub: the one PROJECT records, else the storage version.
+  const hubEntry = others.find((r) => r.webhooks?.conversion);
+  const hub = hubEntry?.version ?? (await storageVersionOf(tree, others)).hub;
+  let answer: string | undefined =
+    options.conversion === undefined
+      ? undefined
+      : options.conversion
+        ? CONVERSION_ANSWERS.webhook
+        : CONVERSION_ANSWERS.none;
+  // Off a terminal (and with --yes) an absent flag keeps the old behaviour: no conversion, a hint.
+  if (answer === undefined && context.prompter.interactive) {
+    answer = String(
+      await context.prompter.ask({
+        flag: '--conversion',
+        type: 'select',
+        message:
+          `How do ${kind} objects convert between ${version} and ${others.map((r) => r.version).join(', ')}? ` +
+          `webhook: conversion functions with ${hub} (the storage version) as the hub; ` +
+          `none: the versions keep one schema and the apiserver only changes apiVersion (strategy None); ` +
+          `later: kop create webhook --conversion adds it`,
+        choices: Object.values(CONVERSION_ANSWERS),
+        initial: hubEntry !== undefined ? CONVERSION_ANSWERS.webhook : CONVERSION_ANSWERS.later,
+      }),
+    );
+  }
+  if (answer === CONVERSION_ANSWERS.none) {
+    if (hubEntry !== undefined) {
+      throw new KopError(
+        `${kind} converts through a webhook already (hub ${hubEntry.version}, PROJECT); a CRD has one conversion strategy, so ${version} converts through it too; kop create api wrote nothing`,
+        `pass --conversion to add ${version} as a spoke`,
+      );
+    }
+    return { strategy: 'None' };
+  }
+  if (answer !== CONVERSION_ANSWERS.webhook) return undefined;
+  // Once the CRD converts through the webhook, every version does: the others become spokes too.
+  const spokes = [
+    version,
+    ...others
+      .filter((r) => r.version !== hub && !(hubEntry?.webhooks?.spoke ?? []).includes(r.version))
+      .map((r) => r.version),
+  ];
+  return { strategy: 'Webhook', hub, spokes };
 }
 
 /**
@@ -780,6 +885,8 @@ interface RecordedResource {
   controllerNamed: boolean;
   namespaced: boolean;
   ssa: boolean;
+  /** `--no-conversion` on a new version: the CRD's conversion strategy None. */
+  conversionNone: boolean;
   path: string;
 }
 
@@ -799,7 +906,12 @@ function recordResource(project: ProjectFile, wanted: RecordedResource): void {
   };
   if (wanted.resource) {
     entry.path = wanted.path;
-    entry.api = { crdVersion: 'v1', namespaced: wanted.namespaced, ...(wanted.ssa ? { ssa: true } : {}) };
+    entry.api = {
+      crdVersion: 'v1',
+      namespaced: wanted.namespaced,
+      ...(wanted.ssa ? { ssa: true } : {}),
+      ...(wanted.conversionNone ? { conversion: 'None' as const } : {}),
+    };
   }
   if (wanted.controller) addController(entry, wanted.controller, wanted.controllerNamed);
   if (index === -1) project.resources.push(entry);

@@ -57,7 +57,24 @@ const STORAGE_VERSION_MARKER = '+kubebuilder:storageversion';
 export async function runCreateWebhook(options: CreateWebhookOptions, context: Context): Promise<ApplyResult> {
   const tree = new VirtualTree(context.cwd);
   const project = await loadProjectFile(tree);
+  const { next } = await stageCreateWebhook(options, context, tree, project);
+  saveProjectFile(tree, project);
+  const result = await applyTree(tree, context);
+  if (result.written) context.out.info(`\nNext: ${next}`);
+  return result;
+}
 
+/**
+ * Stages what `kop create webhook` writes into `tree` and records it in `project`, without saving
+ * or writing anything: `kop create api --conversion` stages the conversion of a new version
+ * through it, in the same plan as the version's own files. Returns what to do next.
+ */
+export async function stageCreateWebhook(
+  options: CreateWebhookOptions,
+  context: Context,
+  tree: VirtualTree,
+  project: ProjectFile,
+): Promise<{ next: string }> {
   const group = await askChecked(context, options.group, checkGroup, {
     flag: '--group',
     type: 'text',
@@ -207,21 +224,20 @@ export async function runCreateWebhook(options: CreateWebhookOptions, context: C
   await insertWebhookWiring(tree, registrations);
 
   resource.entry.webhooks = recordWebhooks(existing, wanted, spokes, paths);
+  // A webhook replaces the no-op conversion an earlier `create api --no-conversion` recorded (a CRD has one strategy).
+  if (wanted.conversion)
+    for (const entry of sameKind) if (entry.api?.conversion !== undefined) delete entry.api.conversion;
   if (!resource.recorded) project.resources.push(resource.entry);
-  saveProjectFile(tree, project);
 
-  const result = await applyTree(tree, context);
-  if (result.written) {
-    context.out.info(
-      '\nNext: write the webhook logic in src/webhooks/, then run `npm run generate` for config/webhook/manifests.yaml' +
-        (wanted.conversion ? ' and the conversion patch in config/crd/patches' : '') +
-        '. In a cluster the webhooks need cert-manager for their certificate (config/certmanager).' +
-        (externalKind && !(external.module !== undefined && isGoModule(external.module))
-          ? ` ${kind}'s CRD belongs to another project: put a copy in test/crds/ so the webhook tests (test/webhooks/environment.ts) can install it.`
-          : ''),
-    );
-  }
-  return result;
+  return {
+    next:
+      'write the webhook logic in src/webhooks/, then run `npm run generate` for config/webhook/manifests.yaml' +
+      (wanted.conversion ? ' and the conversion patch in config/crd/patches' : '') +
+      '. In a cluster the webhooks need cert-manager for their certificate (config/certmanager).' +
+      (externalKind && !(external.module !== undefined && isGoModule(external.module))
+        ? ` ${kind}'s CRD belongs to another project: put a copy in test/crds/ so the webhook tests (test/webhooks/environment.ts) can install it.`
+        : ''),
+  };
 }
 
 interface WebhookTarget {

@@ -10,6 +10,7 @@ import { NoConfigurationError, RestClient, InvalidConfigurationError } from '../
 import { applyManifests, deleteManifests, ManifestOperationError } from './apply-manifests.js';
 import { overrideFor, parseImageReference, setImages } from './image-reference.js';
 import { refuseDroppedStoredVersions } from './stored-versions-check.js';
+import { warnRejectedStoredObjects } from './stored-objects-check.js';
 import { renderKustomization, serializeManifests, type ManifestObject } from './render-kustomization.js';
 
 /** Which cluster: the current kubeconfig context unless these say otherwise (as kubectl's flags do). */
@@ -69,6 +70,7 @@ export async function runInstall(options: InstallOptions, context: Context): Pro
   }
   await withCluster(options, context, async (operation) => {
     await refuseDroppedStoredVersions(objects, operation.rest);
+    await warnRejectedStoredObjects(objects, operation.rest, context.out);
     await applyManifests(objects, { ...operation, forceConflicts: options.forceConflicts });
   });
 }
@@ -94,6 +96,7 @@ export async function runDeploy(options: DeployOptions, context: Context): Promi
   const objects = await renderWithImage(options.image, context);
   await withCluster(options, context, async (operation) => {
     await refuseDroppedStoredVersions(objects, operation.rest);
+    await warnRejectedStoredObjects(objects, operation.rest, context.out);
     await applyManifests(objects, { ...operation, forceConflicts: options.forceConflicts });
   });
 }

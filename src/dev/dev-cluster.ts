@@ -14,6 +14,9 @@ import { parseAllDocuments } from 'yaml';
 import type { Exec } from '../base/context.js';
 import { KopError } from '../base/errors.js';
 import { CertificateAuthority } from '../testing/certificates.js';
+import { findRejectedStoredObjects, type RejectedObjects } from '../deploy/stored-objects-check.js';
+import type { ManifestObject } from '../deploy/render-kustomization.js';
+import { RestClient, loadClientConfig } from '../runtime/client/index.js';
 import { findFreePorts } from '../testing/ports.js';
 import {
   findControlPlaneBinary,
@@ -55,6 +58,8 @@ export interface CRDSync {
   deleted: string[];
   /** CRDs that changed but were left alone (no consent to install into an existing cluster). */
   notInstalled: string[];
+  /** Stored objects the reinstalled CRDs' new schemas refuse, per served version (checked before installing). */
+  rejected: RejectedObjects[];
   ms: number;
 }
 
@@ -165,6 +170,23 @@ export class DevCluster {
     return [...this.crdFiles.values()].flatMap((file) => file.names).sort();
   }
 
+  /** The stored objects the CRDs of `files` would refuse once installed (as `kop install` checks). */
+  private async rejectedStoredObjects(files: readonly string[]): Promise<RejectedObjects[]> {
+    const objects: ManifestObject[] = [];
+    for (const file of files) {
+      for (const document of parseAllDocuments(readFileSync(path.join(this.options.root, file), 'utf8'))) {
+        const value = document.toJS() as ManifestObject | null;
+        if (value?.kind === 'CustomResourceDefinition') objects.push(value);
+      }
+    }
+    const rest = new RestClient(loadClientConfig({ kubeconfig: this.kubeconfigPath }));
+    try {
+      return await findRejectedStoredObjects(objects, rest);
+    } finally {
+      rest.close();
+    }
+  }
+
   /**
    * Reinstalls the CRDs whose files in config/crd/bases changed since the last sync (and waits
    * until they are served); on the control plane started here, deletes the CRDs whose file is
@@ -182,13 +204,14 @@ export class DevCluster {
     const goneNames = [...new Set([...this.crdFiles.values()].flatMap((file) => file.names))].filter(
       (name) => !currentNames.has(name),
     );
-    const result: CRDSync = { added: [], installed: [], deleted: [], notInstalled: [], ms: 0 };
+    const result: CRDSync = { added: [], installed: [], deleted: [], notInstalled: [], rejected: [], ms: 0 };
     if (!this.options.installCRDs) {
       result.notInstalled = changedNames;
       result.ms = performance.now() - started;
       return result;
     }
     if (changedFiles.length > 0) {
+      result.rejected = await this.rejectedStoredObjects(changedFiles);
       await this.plane.installCRDs(changedFiles.map((file) => path.join(this.options.root, file)));
       result.added = changedNames.filter((name) => !known.has(name));
       result.installed = changedNames.filter((name) => known.has(name));

@@ -16,6 +16,7 @@ import { ReconcileTraces } from './reconcile-traces.js';
 import { count, describeChanges, formatDuration, statusLine } from './status-line.js';
 import { TraceReceiver } from './trace-receiver.js';
 import { renderWaterfall } from './trace-waterfall.js';
+import { describeRejectedObjects } from '../deploy/stored-objects-check.js';
 
 /** Options of `kop dev`, as {@link runDev} takes them. */
 export interface DevOptions {
@@ -304,6 +305,7 @@ class DevSession {
         this.reportFailure([...parts, 'installing the CRDs failed'], (error as Error).message);
         return;
       }
+      for (const rejected of crdSync.rejected) this.out.warn(describeRejectedObjects(rejected));
       if (crdSync.added.length > 0)
         parts.push(
           `${crdSync.added.length === 1 ? 'CRD' : 'CRDs'} ${crdSync.added.join(', ')} installed in ${formatDuration(crdSync.ms)}`,

@@ -31,7 +31,9 @@ import { isGenerated } from '../scaffold/header.js';
 import { generatedYaml } from '../scaffold/yaml.js';
 import { removeLeftoverGeneratedFiles } from './leftovers.js';
 import type { GeneratorInput } from './generator.js';
-import { buildCrds, formatCrd } from '../schema/crd.js';
+import { buildCrds, formatCrd, type CustomResourceDefinition } from '../schema/crd.js';
+import { schemaDifference } from '../schema/schema-difference.js';
+import type { Context } from '../base/context.js';
 import { largeCrdWarning, tooLargeForClientSideApply } from '../schema/crd-size.js';
 import { loadApiModel } from '../schema/model.js';
 
@@ -46,6 +48,7 @@ export async function generate({ tree, project, context, options }: GeneratorInp
     allowDangerousTypes: options.allowDangerousTypes,
     generateEmbeddedObjectMeta: options.generateEmbeddedObjectMeta,
   });
+  for (const { crd } of crds) checkVersionConversion(crd, project, context);
   for (const { fileName, crd } of crds) {
     const file = `${CRD_BASES_DIR}/${fileName}`;
     tree.write(file, formatCrd(crd), { kind: 'generated' });
@@ -145,6 +148,52 @@ function convertingKinds(project: ProjectFile): ConvertingKind[] {
   return project.resources
     .filter((r) => r.webhooks?.conversion)
     .map((r) => ({ group: fullGroup(r), kind: r.kind, hub: r.version, spokes: r.webhooks?.spoke ?? [] }));
+}
+
+/**
+ * How a kind of several versions converts, checked against what its versions' schemas hold:
+ * `create api --no-conversion` (PROJECT's `api.conversion: None`) writes `spec.conversion.strategy:
+ * None` into the CRD, and is warned about when a version's schema differs from the storage
+ * version's (the apiserver would drop what the other version has no field for); a kind with no
+ * conversion is told when its versions are the same (no webhook needed) and warned when they differ;
+ * a webhook over versions that are all the same is told it could be None.
+ */
+function checkVersionConversion(crd: CustomResourceDefinition, project: ProjectFile, context: Context): void {
+  const { versions } = crd.spec;
+  if (versions.length < 2) return;
+  const entries = project.resources.filter((r) => r.kind === crd.spec.names.kind && fullGroup(r) === crd.spec.group);
+  const hub = entries.find((r) => r.webhooks?.conversion);
+  const none = hub === undefined && entries.some((r) => r.api?.conversion === 'None');
+  if (none) crd.spec = { conversion: { strategy: 'None' }, ...crd.spec };
+  const storage = versions.find((v) => v.storage) ?? versions[0]!;
+  const differences = versions
+    .filter((v) => v !== storage)
+    .map((v) => ({
+      version: v.name,
+      at: schemaDifference(storage.schema.openAPIV3Schema, v.schema.openAPIV3Schema),
+    }));
+  const different = differences.filter((d) => d.at !== undefined);
+  const name = crd.metadata.name;
+  const others = versions.filter((v) => v !== storage).map((v) => v.name);
+  const webhookCommand = (spokes: readonly string[]) =>
+    `kop create webhook --group ${entries[0]?.group ?? crd.spec.group} --version ${storage.name} --kind ${crd.spec.names.kind} --conversion --spoke ${spokes.join(',')}`;
+  if (hub !== undefined) {
+    if (different.length === 0)
+      context.out.info(
+        `${name}: ${versions.map((v) => v.name).join(', ')} have the same schema, so the conversion webhook could go: without it the apiserver converts by apiVersion alone (strategy None)`,
+      );
+    return;
+  }
+  const described = different.map((d) => `${d.version} differs from ${storage.name} at ${d.at}`).join('; ');
+  if (different.length > 0) {
+    context.out.warn(
+      `${name}: ${described}, and ${none ? 'PROJECT records conversion strategy None' : 'there is no conversion webhook'}: the apiserver converts between versions by apiVersion alone and drops what the other version has no field for; make the schemas the same, or scaffold the conversion: ${webhookCommand(others)}`,
+    );
+  } else if (!none) {
+    context.out.info(
+      `${name}: ${others.join(', ')} ${others.length === 1 ? 'has' : 'have'} the same schema as ${storage.name}, so no conversion webhook is needed: the apiserver converts by apiVersion alone (strategy None)`,
+    );
+  }
 }
 
 /** Stages the removal of a file kop generated for this project and no longer produces. */

@@ -57,6 +57,12 @@ export interface ProjectResource {
     namespaced: boolean;
     /** `create api --ssa`: `kop generate` writes typed server-side apply configurations and the reconciler applies (Kubebuilder's key). */
     ssa?: boolean;
+    /**
+     * `create api --no-conversion` for this version: the kind's versions share one schema and
+     * convert by apiVersion alone, so `kop generate` writes the CRD's `spec.conversion.strategy: None`
+     * (a conversion webhook recorded on the kind's hub takes precedence).
+     */
+    conversion?: 'None';
   };
   /** True when a reconciler was scaffolded for this kind (Kubebuilder's legacy key, one unnamed controller). */
   controller?: boolean;

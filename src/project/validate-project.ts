@@ -52,7 +52,7 @@ const RESOURCE_KEYS = [
   'module',
   'webhooks',
 ];
-const API_KEYS = ['crdVersion', 'namespaced', 'ssa'];
+const API_KEYS = ['crdVersion', 'namespaced', 'ssa', 'conversion'];
 const CRD_SETTING_KEYS = ['maxDescriptionLength'];
 const WEBHOOK_KEYS = [
   'defaulting',
@@ -182,13 +182,18 @@ function firstProblem(project: Record<string, unknown>, formatVersion: string): 
     const api = entry.api;
     if (api !== undefined) {
       if (typeof api !== 'object' || api === null || Array.isArray(api))
-        return { path: [...at, 'api'], message: 'must be a mapping (crdVersion, namespaced, ssa)' };
+        return { path: [...at, 'api'], message: 'must be a mapping (crdVersion, namespaced, ssa, conversion)' };
       const apiEntry = api as Record<string, unknown>;
       const apiProblem =
         unknownKey(apiEntry, API_KEYS, [...at, 'api']) ??
         checkBoolean(apiEntry, 'namespaced', [...at, 'api']) ??
         checkBoolean(apiEntry, 'ssa', [...at, 'api']);
       if (apiProblem) return apiProblem;
+      if (apiEntry.conversion !== undefined && apiEntry.conversion !== 'None')
+        return {
+          path: [...at, 'api', 'conversion'],
+          message: `must be None (a conversion webhook is recorded under webhooks), not ${JSON.stringify(apiEntry.conversion)}`,
+        };
       if (apiEntry.crdVersion !== 'v1')
         return {
           path: [...at, 'api', 'crdVersion'],

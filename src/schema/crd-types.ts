@@ -7,6 +7,8 @@ export interface CustomResourceDefinition {
   kind: 'CustomResourceDefinition';
   metadata: { name: string; annotations?: Record<string, string>; labels?: Record<string, string> };
   spec: {
+    /** Written only for a kind recorded `create api --no-conversion` (the apiserver's default otherwise). */
+    conversion?: { strategy: 'None' };
     group: string;
     names: {
       kind: string;

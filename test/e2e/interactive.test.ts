@@ -94,6 +94,24 @@ describe('kop at a terminal', () => {
   );
 
   it(
+    'kop create api for a new version of a kind asks how it converts; "webhook" scaffolds the conversion',
+    async () => {
+      const create = session(['create', 'api', '--group', 'cache', '--version', 'v1beta1', '--kind', 'Memcached']);
+      await create.expect('Create the Memcached API types?');
+      create.type(KEY.enter);
+      await create.expect(/controller|reconciler/i);
+      create.type(KEY.right + KEY.enter);
+      await create.expect('How do Memcached objects convert between v1beta1 and v1alpha1?');
+      // The choices are webhook, none, later (the default): up twice is webhook.
+      create.type(KEY.up + KEY.up + KEY.enter);
+      await create.expect('CREATE src/webhooks/cache/v1beta1/memcached.conversion.ts');
+      expect(await create.exited, create.screen).toBe(0);
+      expect(await read('PROJECT')).toMatch(/spoke:\n\s+- v1beta1/);
+    },
+    TIMEOUT,
+  );
+
+  it(
     'Ctrl-C at a question stops the command with nothing written',
     async () => {
       const before = await readdir(path.join(project, 'api/cache/v1alpha1'));

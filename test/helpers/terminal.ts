@@ -7,7 +7,14 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { KOP_BIN } from './cli-project.js';
 
 /** Keys as a terminal sends them. */
-export const KEY = { enter: '\r', down: '\x1b[B', right: '\x1b[C', backspace: '\x7f', ctrlC: '\x03' } as const;
+export const KEY = {
+  enter: '\r',
+  up: '\x1b[A',
+  down: '\x1b[B',
+  right: '\x1b[C',
+  backspace: '\x7f',
+  ctrlC: '\x03',
+} as const;
 
 /** What a terminal shows, without colours and cursor movements. */
 function visible(text: string): string {

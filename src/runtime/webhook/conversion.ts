@@ -56,17 +56,22 @@ interface KindConversions {
 export class ConversionRegistry {
   private readonly kinds = new Map<string, KindConversions>();
 
-  /** Registers the conversions of `hub`'s kind; throws when the kind has them already, or when a spoke is the hub's version or of another kind. */
+  /**
+   * Registers the conversions of `hub`'s kind. Registering the same hub again adds its spokes (the
+   * scaffold registers each spoke from its own file); throws when the kind has another hub, a spoke
+   * is registered twice, or a spoke is the hub's version or of another kind.
+   */
   register(
     hub: ResourceType,
     spokes: ReadonlyMap<ResourceType, SpokeConversion<KubernetesObject, KubernetesObject>>,
   ): void {
     const key = kindKey(hub.group, hub.kind);
-    if (this.kinds.has(key))
+    const registered = this.kinds.get(key);
+    if (registered !== undefined && registered.hub.version !== hub.version)
       throw new Error(
-        `conversion of ${hub.kind}.${hub.group} is registered already; register each kind once, with all its spokes`,
+        `conversion of ${hub.kind}.${hub.group} is registered already with the hub ${registered.hub.version}; a kind has one hub, so register ${hub.version} as a spoke of it`,
       );
-    const byVersion = new Map<string, SpokeConversion<KubernetesObject, KubernetesObject>>();
+    const byVersion = new Map(registered?.spokes);
     for (const [spoke, conversion] of spokes) {
       if (spoke.group !== hub.group || spoke.kind !== hub.kind)
         throw new Error(
@@ -78,8 +83,7 @@ export class ConversionRegistry {
         throw new Error(`spoke ${spoke.version} of ${hub.kind}.${hub.group} is given twice`);
       byVersion.set(spoke.version, conversion);
     }
-    if (byVersion.size === 0)
-      throw new Error(`conversion of ${hub.kind}.${hub.group} needs at least one spoke version`);
+    if (spokes.size === 0) throw new Error(`conversion of ${hub.kind}.${hub.group} needs at least one spoke version`);
     this.kinds.set(key, { hub, spokes: byVersion });
   }
 

@@ -94,9 +94,13 @@ export async function createNamespace(rest: RestClient, name: string): Promise<v
   await rest.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
 }
 
-/** The apiVersion each gadget is stored at in etcd, read from etcd itself (`namespace/name` -> apiVersion). */
-export async function storedApiVersions(plane: ControlPlane): Promise<Map<string, string>> {
-  const prefix = `/registry/${GROUP}/gadgets/`;
+/** The apiVersion each gadget (or object of `group`/`plural`) is stored at in etcd, read from etcd itself (`namespace/name` -> apiVersion). */
+export async function storedApiVersions(
+  plane: ControlPlane,
+  group = GROUP,
+  plural = 'gadgets',
+): Promise<Map<string, string>> {
+  const prefix = `/registry/${group}/${plural}/`;
   const key = Buffer.from(prefix).toString('base64');
   const end = Buffer.from(prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1)).toString(
     'base64',

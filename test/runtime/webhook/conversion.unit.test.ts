@@ -208,6 +208,21 @@ describe('ConversionRegistry', () => {
     expect(reply.body).toMatchObject({ kind: 'Status', code: 400 });
   });
 
+  it('takes the spokes of one hub one registration at a time, as the scaffold registers each spoke from its own file', async () => {
+    const r = new ConversionRegistry();
+    const erase = <H extends KubernetesObject, S extends KubernetesObject>(c: SpokeConversion<H, S>) =>
+      c as unknown as SpokeConversion<KubernetesObject, KubernetesObject>;
+    r.register(v2, new Map([[v1 as ResourceType, erase(v1Conversion)]]));
+    r.register(v2, new Map([[v3 as ResourceType, erase(v3Conversion)]]));
+    const object = { apiVersion: 'test.kop.dev/v1', kind: 'Gadget', metadata: meta, spec: { size: 3 } };
+    expect(await r.convert(object, 'test.kop.dev/v3')).toEqual({
+      apiVersion: 'test.kop.dev/v3',
+      kind: 'Gadget',
+      metadata: meta,
+      spec: { count: '3' },
+    });
+  });
+
   const bad =
     (hub: ResourceType, spokes: [ResourceType, SpokeConversion<KubernetesObject, KubernetesObject>][]) => () => {
       const r = registry();
@@ -216,9 +231,14 @@ describe('ConversionRegistry', () => {
   const noop: SpokeConversion<KubernetesObject, KubernetesObject> = { convertTo: (o) => o, convertFrom: (o) => o };
   it.each([
     {
-      name: 'a kind registered twice',
+      name: 'a kind registered again with another hub',
+      given: bad(v1, [[v3, noop]]),
+      want: /conversion of Gadget\.test\.kop\.dev is registered already with the hub v2; a kind has one hub/,
+    },
+    {
+      name: 'a spoke registered twice',
       given: bad(v2, [[v1, noop]]),
-      want: /conversion of Gadget\.test\.kop\.dev is registered already/,
+      want: /spoke v1 of Gadget\.test\.kop\.dev is given twice/,
     },
     {
       name: 'a spoke of another kind',
