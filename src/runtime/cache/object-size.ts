@@ -12,13 +12,14 @@ export function estimateJsonBytes(value: unknown): number {
     case 'number':
       return 8;
     case 'boolean':
-      return 5;
+      return value ? 4 : 5;
     case 'object': {
       if (value === null) return 4;
-      let bytes = 2;
+      // Brackets, and a comma after each member; the last one has none.
+      let bytes = 1;
       if (Array.isArray(value)) {
         for (const element of value as unknown[]) bytes += estimateJsonBytes(element) + 1;
-        return bytes;
+        return Math.max(bytes, 2);
       }
       for (const key in value) {
         if (!Object.prototype.hasOwnProperty.call(value, key)) continue;
@@ -26,7 +27,7 @@ export function estimateJsonBytes(value: unknown): number {
         if (field === undefined) continue;
         bytes += key.length + 4 + estimateJsonBytes(field);
       }
-      return bytes;
+      return Math.max(bytes, 2);
     }
     default:
       return 0;
