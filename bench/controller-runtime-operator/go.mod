@@ -3,6 +3,7 @@ module kop.dev/bench/controller-runtime-operator
 go 1.25.0
 
 require (
+	k8s.io/api v0.35.10
 	k8s.io/apimachinery v0.35.10
 	sigs.k8s.io/controller-runtime v0.23.3
 )
@@ -53,7 +54,6 @@ require (
 	gopkg.in/evanphx/json-patch.v4 v4.13.0 // indirect
 	gopkg.in/inf.v0 v0.9.1 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
-	k8s.io/api v0.35.10 // indirect
 	k8s.io/apiextensions-apiserver v0.35.0 // indirect
 	k8s.io/client-go v0.35.10 // indirect
 	k8s.io/klog/v2 v2.130.1 // indirect
