@@ -1,7 +1,7 @@
 import type { KubernetesObject, ObjectList } from '../client/types/meta.js';
 import type { ListOptions, WatchEvent, WatchOptions } from '../client/resource/options.js';
 import { DEFAULT_LIST_PAGE_SIZE, listComplete } from '../client/resource/list-pager.js';
-import { TransportError, isGone, isNotFound, isTooManyRequests } from '../client/errors/api-error.js';
+import { isGone, isNotFound, isTooManyRequests } from '../client/errors/api-error.js';
 import type { Clock } from '../util/clock.js';
 import { sleep, systemClock } from '../util/clock.js';
 import type { IndexFunction } from './indexer.js';
@@ -91,7 +91,8 @@ export interface InformerOptions<T extends KubernetesObject> {
    * the apiserver sends the objects one by one from its watch cache rather than building pages,
    * and the informer never holds a page it has not yet cached. When the apiserver refuses it (the
    * WatchList feature off, an old server), the informer lists in pages that time and tries the
-   * stream again at the next relist. Default false here; the manager's cache turns it on.
+   * stream again at the next relist (any failure of the stream but 429 and a refused connection
+   * counts, as in client-go). Default false here; the manager's cache turns it on.
    */
   streamingList?: boolean;
   /** First retry delay after a failed list or watch (doubles, with jitter); default 800 ms. */
@@ -140,11 +141,18 @@ function withKindOfList<T extends KubernetesObject>(list: ObjectList<T>): void {
 }
 
 /**
- * Whether a streaming list failed because the apiserver does not serve it, as client-go decides:
- * every failure but 429 and an unreachable server (which a list would meet too) counts.
+ * Whether a failed streaming list should be made in pages this time, as client-go decides: every
+ * failure but 429 and a refused connection (an apiserver down, which a list would meet too), so
+ * a stream the server refuses, breaks or garbles still fills the cache from pages.
  */
 function streamingListRefused(err: unknown): boolean {
-  return !isTooManyRequests(err) && !(err instanceof TransportError);
+  return !isTooManyRequests(err) && !connectionRefused(err);
+}
+
+function connectionRefused(err: unknown): boolean {
+  for (let cause = err; cause instanceof Error; cause = cause.cause)
+    if ((cause as NodeJS.ErrnoException).code === 'ECONNREFUSED') return true;
+  return false;
 }
 
 /**
@@ -333,8 +341,8 @@ export class Informer<T extends KubernetesObject> {
         this.failingSince ??= this.clock.now();
         this.lastFailure = err;
         if (needList && this.options.streamingList && !this.pageNextList && streamingListRefused(err)) {
-          // As client-go does: any answer but "too many requests" or an unreachable server means the
-          // apiserver does not serve streaming lists (for this kind, or at all): page this one.
+          // As client-go does: any failure but "too many requests" or a refused connection means the
+          // apiserver does not serve streaming lists (for this kind, or at all), or not well: page this one.
           this.logger.debug('streaming list refused, listing in pages', { err });
           this.pageNextList = true;
           continue;
