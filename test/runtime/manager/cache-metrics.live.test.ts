@@ -110,6 +110,9 @@ beforeAll(async () => {
     }, 20);
     started.catch(reject);
   });
+  // The budget is checked every 100 ms: let it see the full cache before the tests change it.
+  for (let waited = 0; !warnings.some((w) => w.includes('cache memory budget')) && waited < 10_000; waited += 20)
+    await new Promise((r) => setTimeout(r, 20));
 });
 
 afterAll(async () => {
