@@ -1,5 +1,6 @@
 import type { KubernetesObject } from '../client/types/meta.js';
 import { metaOf, objectKey } from './object-meta.js';
+import { estimateJsonBytes } from './object-size.js';
 
 /** Computes the index values of an object; an object may appear under several values. */
 export type IndexFunction<T> = (object: T) => string[];
@@ -16,6 +17,7 @@ export class Indexer<T extends KubernetesObject> {
   private readonly indexFunctions = new Map<string, IndexFunction<T>>();
   /** index name -> index value -> keys */
   private readonly indexes = new Map<string, Map<string, Set<string>>>();
+  private estimatedBytes = 0;
 
   constructor(indexers: Record<string, IndexFunction<T>> = {}) {
     this.addIndex(NAMESPACE_INDEX, (object) => [metaOf(object).namespace ?? '']);
@@ -51,6 +53,15 @@ export class Indexer<T extends KubernetesObject> {
     return this.items.size;
   }
 
+  /**
+   * Estimated JSON size of the cached objects ({@link estimateJsonBytes}), kept up to date on each
+   * change: a replaced or removed object is sized again rather than its size stored, which would
+   * cost memory per object in the structure meant to show memory.
+   */
+  get bytes(): number {
+    return this.estimatedBytes;
+  }
+
   /** Objects whose index `indexName` contains `value`. */
   byIndex(indexName: string, value: string): T[] {
     const index = this.indexes.get(indexName);
@@ -69,8 +80,12 @@ export class Indexer<T extends KubernetesObject> {
   upsert(object: T): T | undefined {
     const key = objectKey(object);
     const previous = this.items.get(key);
-    if (previous) this.unindex(previous, key);
+    if (previous) {
+      this.unindex(previous, key);
+      this.estimatedBytes -= estimateJsonBytes(previous);
+    }
     this.items.set(key, object);
+    this.estimatedBytes += estimateJsonBytes(object);
     for (const [name, fn] of this.indexFunctions) addToIndex(this.indexes.get(name)!, fn(object), key);
     return previous;
   }
@@ -81,6 +96,7 @@ export class Indexer<T extends KubernetesObject> {
     if (!previous) return undefined;
     this.unindex(previous, key);
     this.items.delete(key);
+    this.estimatedBytes -= estimateJsonBytes(previous);
     return previous;
   }
 

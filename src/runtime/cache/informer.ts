@@ -1,7 +1,7 @@
 import type { KubernetesObject, ObjectList } from '../client/types/meta.js';
 import type { ListOptions, WatchEvent, WatchOptions } from '../client/resource/options.js';
 import { DEFAULT_LIST_PAGE_SIZE, listComplete } from '../client/resource/list-pager.js';
-import { isGone, isNotFound } from '../client/errors/api-error.js';
+import { isGone, isNotFound, isTooManyRequests } from '../client/errors/api-error.js';
 import type { Clock } from '../util/clock.js';
 import { sleep, systemClock } from '../util/clock.js';
 import type { IndexFunction } from './indexer.js';
@@ -41,6 +41,25 @@ export interface InformerEventHandler<T extends KubernetesObject> {
   onDelete?(object: T, info: DeleteInfo): void;
 }
 
+/** How an informer's cache was last filled: a streaming list, or a list in pages (or in one piece, after an expired continue token). */
+export type InformerListMethod = 'streaming' | 'paginated';
+
+/** What an informer holds and how it got it (metrics, the manager's /debug/cache, the memory budget). */
+export interface InformerStats {
+  name: string;
+  /** Objects in the cache. */
+  objects: number;
+  /** Estimated JSON size of the cached objects, after the transform (managedFields dropped by default). */
+  bytes: number;
+  /** Full lists after the first one (after a 410 Gone). */
+  relists: number;
+  /** When the last full list (first or relist) was complete, in ms since the epoch; undefined before. */
+  lastSyncTime: number | undefined;
+  /** How that list was made. */
+  lastListMethod: InformerListMethod | undefined;
+  synced: boolean;
+}
+
 /** Why an informer's watch was replaced; reported to {@link InformerOptions.onWatchRestart}. */
 export type WatchRestartReason = 'closed' | 'gone' | 'silent' | 'error';
 
@@ -66,6 +85,16 @@ export interface InformerOptions<T extends KubernetesObject> {
   watchTimeoutSeconds?: number;
   /** Page size of the list; default 500. */
   listPageSize?: number;
+  /**
+   * Fill the cache with a streaming list (a watch with `sendInitialEvents=true`, ended by the
+   * `k8s.io/initial-events-end` bookmark, then kept open as the watch) instead of a paged list:
+   * the apiserver sends the objects one by one from its watch cache rather than building pages,
+   * and the informer never holds a page it has not yet cached. When the apiserver refuses it (the
+   * WatchList feature off, an old server), the informer lists in pages that time and tries the
+   * stream again at the next relist (any failure of the stream but 429 and a refused connection
+   * counts, as in client-go). Default false here; the manager's cache turns it on.
+   */
+  streamingList?: boolean;
   /** First retry delay after a failed list or watch (doubles, with jitter); default 800 ms. */
   initialBackoffMs?: number;
   /** Cap of the retry delay; default 30 s. */
@@ -93,6 +122,38 @@ export interface InformerOptions<T extends KubernetesObject> {
 }
 
 const SILENT = Symbol('silent');
+
+/** The annotation of the bookmark that ends a streaming list's initial events. */
+const INITIAL_EVENTS_END = 'k8s.io/initial-events-end';
+
+/**
+ * Gives the items of a list the apiVersion and kind the apiserver leaves out of them (they are on
+ * the list), in place: objects then look the same whether a list or a watch event brought them.
+ */
+function withKindOfList<T extends KubernetesObject>(list: ObjectList<T>): void {
+  const kind = list.kind?.endsWith('List') ? list.kind.slice(0, -'List'.length) : undefined;
+  if (!kind || !list.apiVersion) return;
+  for (const item of list.items) {
+    const typed = item as { apiVersion?: string; kind?: string };
+    typed.apiVersion ??= list.apiVersion;
+    typed.kind ??= kind;
+  }
+}
+
+/**
+ * Whether a failed streaming list should be made in pages this time, as client-go decides: every
+ * failure but 429 and a refused connection (an apiserver down, which a list would meet too), so
+ * a stream the server refuses, breaks or garbles still fills the cache from pages.
+ */
+function streamingListRefused(err: unknown): boolean {
+  return !isTooManyRequests(err) && !connectionRefused(err);
+}
+
+function connectionRefused(err: unknown): boolean {
+  for (let cause = err; cause instanceof Error; cause = cause.cause)
+    if ((cause as NodeJS.ErrnoException).code === 'ECONNREFUSED') return true;
+  return false;
+}
 
 /**
  * An informer transform that drops `metadata.managedFields` (server-side apply bookkeeping, often
@@ -131,6 +192,11 @@ export class Informer<T extends KubernetesObject> {
   private synced = false;
   private resourceVersion = '';
   private cancelResync: (() => void) | undefined;
+  private lists = 0;
+  private lastSyncTime: number | undefined;
+  private lastListMethod: InformerListMethod | undefined;
+  /** Set when the apiserver refused a streaming list: the next list is paged, then streaming is tried again. */
+  private pageNextList = false;
 
   constructor(
     private readonly source: ListerWatcher<T>,
@@ -171,6 +237,19 @@ export class Informer<T extends KubernetesObject> {
   /** True once the first list has been stored in the cache. */
   hasSynced(): boolean {
     return this.synced;
+  }
+
+  /** Objects and estimated bytes held, relists, last sync: read when metrics are scraped. */
+  get stats(): InformerStats {
+    return {
+      name: this.name,
+      objects: this.indexer.size,
+      bytes: this.indexer.bytes,
+      relists: Math.max(0, this.lists - 1),
+      lastSyncTime: this.lastSyncTime,
+      lastListMethod: this.lastListMethod,
+      synced: this.synced,
+    };
   }
 
   /** The resourceVersion the cache reflects. */
@@ -216,18 +295,34 @@ export class Informer<T extends KubernetesObject> {
     let needList = true;
     while (!this.stopped) {
       try {
-        if (needList) {
+        const streaming = needList && this.options.streamingList === true && !this.pageNextList;
+        if (needList && !streaming) {
           // A span for the list and the adds it hands out: the reconciles it queues link back to it.
           await inSpan(`informer list ${this.name}`, { attributes: { 'kop.informer.name': this.name } }, () =>
             this.listAndReplace(),
           );
           needList = false;
+          this.pageNextList = false;
           failures = 0;
           this.failingSince = undefined;
         }
         const watchStarted = this.clock.now();
-        const outcome = await this.watchOnce();
+        const outcome = await this.watchOnce(
+          streaming
+            ? () => {
+                needList = false;
+                failures = 0;
+                this.failingSince = undefined;
+              }
+            : undefined,
+        );
         if (this.stopped) return;
+        if (needList && outcome !== 'gone') {
+          // The stream ended before its last initial event: not a refusal, so stream again after a pause.
+          this.logger.warn('streaming list ended before the initial-events-end bookmark, retrying', { outcome });
+          await sleep(this.backoff(failures++), this.stopController.signal, this.clock);
+          continue;
+        }
         if (outcome === 'closed' && this.clock.now() - watchStarted >= 1000) this.failingSince = undefined;
         if (outcome === 'gone') {
           this.logger.info('resourceVersion too old, relisting', { resourceVersion: this.resourceVersion });
@@ -245,6 +340,13 @@ export class Informer<T extends KubernetesObject> {
         if (this.stopped) return;
         this.failingSince ??= this.clock.now();
         this.lastFailure = err;
+        if (needList && this.options.streamingList && !this.pageNextList && streamingListRefused(err)) {
+          // As client-go does: any failure but "too many requests" or a refused connection means the
+          // apiserver does not serve streaming lists (for this kind, or at all), or not well: page this one.
+          this.logger.debug('streaming list refused, listing in pages', { err });
+          this.pageNextList = true;
+          continue;
+        }
         if (isGone(err)) {
           this.logger.info('resourceVersion too old, relisting', { resourceVersion: this.resourceVersion });
           needList = true;
@@ -289,6 +391,7 @@ export class Informer<T extends KubernetesObject> {
     // Transforming each page as it arrives lets the untransformed objects be collected early.
     const listPage = async (options: ListOptions): Promise<ObjectList<T>> => {
       const page = await this.source.list(options);
+      withKindOfList(page);
       return transform ? { ...page, items: page.items.map(transform) } : page;
     };
     const list = await listComplete(listPage, {
@@ -298,14 +401,19 @@ export class Informer<T extends KubernetesObject> {
       signal: this.stopController.signal,
       onContinueExpired: (err) => this.logger.info('list continue token expired, listing everything at once', { err }),
     });
-    const items = list.items;
-    const resourceVersion = list.metadata.resourceVersion ?? '';
     if (this.stopped) return;
+    this.replace(list.items, list.metadata.resourceVersion ?? '', 'paginated');
+  }
+
+  /** Makes the cache equal to a complete list, notifying handlers of the differences. */
+  private replace(items: Iterable<T>, resourceVersion: string, method: InformerListMethod): void {
     const initial = !this.synced;
+    let count = 0;
     const seen = new Set<string>();
     for (const item of items) {
       const key = objectKey(item);
       seen.add(key);
+      count++;
       const previous = this.indexer.upsert(item);
       if (!previous) this.dispatchAdd(item, initial);
       else if (metaOf(previous).resourceVersion !== metaOf(item).resourceVersion) this.dispatchUpdate(previous, item);
@@ -316,22 +424,36 @@ export class Informer<T extends KubernetesObject> {
       if (gone) this.dispatchDelete(gone, { finalStateUnknown: true });
     }
     this.resourceVersion = resourceVersion;
-    this.logger.debug('listed', { count: items.length, resourceVersion });
+    this.lists++;
+    this.lastSyncTime = Date.now();
+    this.lastListMethod = method;
+    this.logger.debug('listed', { count, resourceVersion, method });
     if (!this.synced) {
       this.synced = true;
       this.syncWaiters.splice(0).forEach((resolve) => resolve());
     }
   }
 
-  /** Runs one watch until it ends; returns why. Throws on errors other than 410. */
-  private async watchOnce(): Promise<WatchRestartReason> {
+  /**
+   * Runs one watch until it ends; returns why. Throws on errors other than 410. With `listed`, it
+   * is a streaming list: the initial events are gathered (transformed as they come) until the
+   * initial-events-end bookmark, then they replace the cache, `listed` is called, and the same
+   * stream goes on as the watch.
+   */
+  private async watchOnce(listed?: () => void): Promise<WatchRestartReason> {
     const controller = new AbortController();
     const stop = (): void => controller.abort();
     this.stopController.signal.addEventListener('abort', stop, { once: true });
+    // A stop that came while listing: the listener above would never fire, and the watch would run to its timeout.
+    if (this.stopped) controller.abort();
     const timeoutSeconds = this.options.watchTimeoutSeconds ?? Math.round(300 + Math.random() * 300);
     const silentMs = this.options.silentWatchTimeoutMs ?? 180_000;
+    // A streaming list starts at the latest revision (a consistent read), also after a 410.
+    let initial = listed ? new Map<string, T>() : undefined;
     const events = this.source.watch({
-      resourceVersion: this.resourceVersion,
+      ...(initial
+        ? { resourceVersion: '', resourceVersionMatch: 'NotOlderThan', sendInitialEvents: true }
+        : { resourceVersion: this.resourceVersion }),
       allowWatchBookmarks: true,
       timeoutSeconds,
       labelSelector: this.options.labelSelector,
@@ -372,6 +494,14 @@ export class Informer<T extends KubernetesObject> {
         }
         if (result.done) return 'closed';
         lastActivity = this.clock.now();
+        if (initial) {
+          if (!this.gatherInitialEvent(initial, result.value)) continue;
+          if (this.stopped) return 'closed';
+          this.replace(initial.values(), this.resourceVersion, 'streaming');
+          initial = undefined;
+          listed!();
+          continue;
+        }
         this.handleEvent(result.value);
         this.failingSince = undefined;
       }
@@ -383,6 +513,21 @@ export class Informer<T extends KubernetesObject> {
       this.stopController.signal.removeEventListener('abort', stop);
       controller.abort();
     }
+  }
+
+  /**
+   * Adds one event of a streaming list to what will replace the cache; true when it is the
+   * bookmark that ends the initial events (its resourceVersion is the list's).
+   */
+  private gatherInitialEvent(initial: Map<string, T>, event: WatchEvent<T>): boolean {
+    if (event.type === 'BOOKMARK') {
+      this.resourceVersion = event.object.metadata.resourceVersion;
+      return event.object.metadata.annotations?.[INITIAL_EVENTS_END] === 'true';
+    }
+    const object = this.options.transform ? this.options.transform(event.object) : event.object;
+    if (event.type === 'DELETED') initial.delete(objectKey(object));
+    else initial.set(objectKey(object), object);
+    return false;
   }
 
   /** Applies one watch event in a span of its own (when an SDK records), which the reconciles it queues link to. */

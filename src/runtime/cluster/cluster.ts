@@ -62,11 +62,11 @@ export interface ClusterOptions {
   byObject?: readonly CacheByObject[];
   /**
    * Informer defaults. `resyncPeriodMs` defaults to 10 hours plus up to 10% jitter per informer,
-   * controller-runtime's SyncPeriod; 0 turns it off.
+   * controller-runtime's SyncPeriod; 0 turns it off. `streamingList` defaults to true here.
    */
   informerDefaults?: Pick<
     InformerOptions<KubernetesObject>,
-    'resyncPeriodMs' | 'silentWatchTimeoutMs' | 'watchTimeoutSeconds' | 'listPageSize'
+    'resyncPeriodMs' | 'silentWatchTimeoutMs' | 'watchTimeoutSeconds' | 'listPageSize' | 'streamingList'
   >;
   /** How long {@link Cluster.waitForCacheSync} waits before failing; default 2 min. */
   cacheSyncTimeoutMs?: number;
@@ -200,6 +200,8 @@ export class Cluster {
       const name = `${type.kind}.${type.group || 'core'}${type.metadataOnly ? '/metadata' : ''}`;
       const onWatchRestart = this.options.onWatchRestart;
       informer = new Informer<KubernetesObject>(source, {
+        // Streaming lists where the apiserver serves them (the WatchList feature, on by default in recent apiservers), pages elsewhere.
+        streamingList: true,
         ...this.options.informerDefaults,
         resyncPeriodMs:
           this.options.informerDefaults?.resyncPeriodMs ?? Math.round(DEFAULT_RESYNC_MS * (1 + Math.random() / 10)),

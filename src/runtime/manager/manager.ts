@@ -21,6 +21,8 @@ import { LeaderElector } from './leader-election.js';
 import { MetricsAccessFilter } from './metrics-auth.js';
 import { MetricsServer, type MetricsServerOptions } from './metrics-server.js';
 import { ManagerMetrics } from './metrics.js';
+import { CacheMemoryBudget, type CacheMemoryBudgetOptions } from './cache-budget.js';
+import v8 from 'node:v8';
 import { observeRestCalls } from '../client/rest/instrumentation.js';
 import { RunnableGroup, type Runnable } from './runnable-group.js';
 import { ServerRunnable } from './server-runnable.js';
@@ -83,6 +85,13 @@ export interface ManagerOptions {
   gracefulShutdownTimeoutMs?: number;
   /** After how long a failing list or watch makes /readyz fail (check `informers-healthy`); default 2 min. */
   informerFailureReadinessMs?: number;
+  /**
+   * Warn, naming the largest informers, when the estimated bytes of all caches pass `bytes` or
+   * the heap passes `heapFraction` (default 0.85) of its limit: once per crossing, checked every
+   * `checkIntervalMs` (default 5 s) from the start. Unset: no checks. The figures are on /metrics
+   * (`kop_informer_cached_bytes`) and /debug/cache either way.
+   */
+  cacheMemoryBudget?: CacheMemoryBudgetOptions;
   /** How long start waits for caches to sync before failing; default 2 min. */
   cacheSyncTimeoutMs?: number;
   /**
@@ -101,11 +110,12 @@ export interface ManagerOptions {
   /**
    * Informer defaults (silent-watch timeout, ...). `resyncPeriodMs` defaults to 10 hours plus up
    * to 10% jitter per informer, controller-runtime's SyncPeriod: every object is reconciled again
-   * that often, a safety net for drift no event reports; 0 turns it off.
+   * that often, a safety net for drift no event reports; 0 turns it off. `streamingList` defaults
+   * to true: caches fill from a streaming list where the apiserver serves one, from pages elsewhere.
    */
   informerDefaults?: Pick<
     InformerOptions<KubernetesObject>,
-    'resyncPeriodMs' | 'silentWatchTimeoutMs' | 'watchTimeoutSeconds' | 'listPageSize'
+    'resyncPeriodMs' | 'silentWatchTimeoutMs' | 'watchTimeoutSeconds' | 'listPageSize' | 'streamingList'
   >;
   /**
    * The webhook server (admission and conversion webhooks): where it listens (default all
@@ -239,6 +249,16 @@ export class Manager {
       leaderElection: group('leader election'),
     };
     this.add(this.cluster);
+    this.metrics.informers(() => this.cluster.informers.map((i) => i.stats));
+    if (options.cacheMemoryBudget) {
+      const budget = new CacheMemoryBudget(
+        options.cacheMemoryBudget,
+        () => this.cluster.informers.map((i) => i.stats),
+        this.logger.child({ component: 'cache-budget' }),
+      );
+      // With the caches: the initial sync is when memory peaks.
+      this.runnables.caches.add(budget);
+    }
     this.readyChecks.set('informers-synced', () => {
       const pending = this.cluster.informers.filter((i) => !i.hasSynced()).map((i) => i.name);
       if (pending.length > 0) throw new Error(`caches not synced: ${pending.join(', ')}`);
@@ -585,6 +605,23 @@ export class Manager {
     return this.elector;
   }
 
+  /** What /debug/cache answers: each informer's cache, largest first, the totals and the heap. */
+  private cacheReport(): unknown {
+    const informers = this.cluster.informers.map((i) => i.stats).sort((a, b) => b.bytes - a.bytes);
+    const heap = v8.getHeapStatistics();
+    return {
+      informers: informers.map((s) => ({
+        ...s,
+        lastSyncTime: s.lastSyncTime === undefined ? undefined : new Date(s.lastSyncTime).toISOString(),
+      })),
+      objects: informers.reduce((sum, s) => sum + s.objects, 0),
+      bytes: informers.reduce((sum, s) => sum + s.bytes, 0),
+      budgetBytes: this.options.cacheMemoryBudget?.bytes,
+      heap: { usedBytes: heap.used_heap_size, limitBytes: heap.heap_size_limit },
+      rssBytes: process.memoryUsage.rss(),
+    };
+  }
+
   /** The probe, metrics and webhook servers, as runnables of the servers group. */
   private addServers(): void {
     const probes = parseBindAddress(this.options.healthProbeBindAddress ?? ':8081');
@@ -616,6 +653,7 @@ export class Manager {
         // The REST client is loaded at the first request, so a manager without a cluster still starts.
         filter: secure ? new MetricsAccessFilter(() => this.rest, { logger }) : undefined,
         render: async () => ({ contentType: this.metrics.contentType, body: await this.metrics.render() }),
+        debugEndpoints: { '/debug/cache': () => this.cacheReport() },
         logger,
       });
       this.metricsServerInstance = server;

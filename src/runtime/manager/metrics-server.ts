@@ -32,14 +32,19 @@ export interface MetricsServerConfig extends MetricsServerOptions {
   filter?: MetricsAccessFilter;
   /** The exposition: content type and text. */
   render: () => Promise<{ contentType: string; body: string }>;
+  /**
+   * Debug endpoints answering JSON, by path (`/debug/cache`), behind the same filter as /metrics:
+   * a request is authorised for `get` on its own path, so reading /metrics does not grant them.
+   */
+  debugEndpoints?: Readonly<Record<string, () => unknown>>;
   logger?: Logger;
 }
 
 /**
  * The /metrics endpoint, as controller-runtime's metrics server serves it: by default HTTPS
  * (TLS 1.2 or newer) with every request authenticated and authorised by the apiserver
- * ({@link MetricsAccessFilter}); plain HTTP when `secure` is false. Other paths get 404, other
- * methods than GET and HEAD 405.
+ * ({@link MetricsAccessFilter}); plain HTTP when `secure` is false. Debug endpoints (JSON) are
+ * served the same way. Other paths get 404, other methods than GET and HEAD 405.
  */
 export class MetricsServer {
   private server: http.Server | https.Server | undefined;
@@ -130,7 +135,10 @@ export class MetricsServer {
 
   private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://metrics.local');
-    if (url.pathname !== '/metrics') return this.reply(res, 404, 'not found\n');
+    const debug = Object.hasOwn(this.config.debugEndpoints ?? {}, url.pathname)
+      ? this.config.debugEndpoints![url.pathname]
+      : undefined;
+    if (url.pathname !== '/metrics' && !debug) return this.reply(res, 404, 'not found\n');
     if (req.method !== 'GET' && req.method !== 'HEAD')
       return this.reply(res, 405, 'method not allowed\n', { allow: 'GET, HEAD' });
     try {
@@ -138,7 +146,9 @@ export class MetricsServer {
         const decision = await this.config.filter.check(req.headers.authorization, req.method, url.pathname);
         if (decision.status !== 200) return this.reply(res, decision.status, `${decision.message}\n`);
       }
-      const { contentType, body } = await this.config.render();
+      const { contentType, body } = debug
+        ? { contentType: 'application/json', body: `${JSON.stringify(debug(), null, 2)}\n` }
+        : await this.config.render();
       this.reply(res, 200, body, { 'content-type': contentType });
     } catch (error) {
       this.logger.error('metrics: cannot answer', { error: (error as Error).message });

@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { WorkQueueInFlightProbe, WorkQueueMetrics } from '../queue/work-queue.js';
-import type { WatchRestartReason } from '../cache/informer.js';
+import type { InformerStats, WatchRestartReason } from '../cache/informer.js';
 import type { WebhookPathMetrics } from '../webhook/webhook-server.js';
 import type { RestCallObserver } from '../client/rest/instrumentation.js';
 
@@ -12,7 +12,7 @@ export type { ControllerMetrics, ReconcileOutcome } from '../controller/controll
  * The Prometheus metrics of a manager, under the names controller-runtime uses so existing
  * dashboards and alerts keep working: reconcile totals, errors and durations per controller,
  * work-queue depth, adds, retries, queue latency, work duration, unfinished work and longest
- * running processor per queue, watch restarts
+ * running processor per queue, watch restarts, cached objects and bytes, relists and last sync
  * per informer, leader status, and webhook requests, latency and requests in flight per path;
  * and client-go's REST client metrics under its names: requests by status code, method and host,
  * call latency, client-side rate-limiter wait and retries.
@@ -33,6 +33,7 @@ export class ManagerMetrics {
   /** In-flight probes of the queues, by controller; read when /metrics is scraped. */
   private readonly inFlightProbes = new Map<string, WorkQueueInFlightProbe>();
   private readonly watchRestarts: Counter<'informer' | 'reason'>;
+  private readonly informerSources: Array<() => readonly InformerStats[]> = [];
   private readonly leader: Gauge<'name'>;
   private readonly webhookRequests: Counter<'webhook' | 'code'>;
   private readonly webhookLatency: Histogram<'webhook'>;
@@ -300,6 +301,59 @@ export class ManagerMetrics {
       },
       activeWorkers: (delta) => workers.inc(delta),
     };
+  }
+
+  /**
+   * Reports what the informers that `stats` returns hold, read at each scrape: objects, estimated
+   * bytes, relists and the time of the last full list, per informer (the kind, e.g. `ConfigMap.core`).
+   * controller-runtime has no such metrics; these follow the `kop_informer_` names of the watch restarts.
+   */
+  informers(source: () => readonly InformerStats[]): void {
+    // Several managers may share one ManagerMetrics: the metrics are registered once, over all sources.
+    this.informerSources.push(source);
+    if (this.informerSources.length > 1) return;
+    const sources = this.informerSources;
+    const stats = (): InformerStats[] => sources.flatMap((s) => s());
+    const registers = [this.registry];
+    const labelNames = ['informer'] as const;
+    new Gauge({
+      name: 'kop_informer_cached_objects',
+      help: 'Objects held in an informer cache',
+      labelNames,
+      registers,
+      collect() {
+        for (const s of stats()) this.set({ informer: s.name }, s.objects);
+      },
+    });
+    new Gauge({
+      name: 'kop_informer_cached_bytes',
+      help: 'Estimated size of the objects held in an informer cache, as JSON after the cache transform; the heap they take is a few times more',
+      labelNames,
+      registers,
+      collect() {
+        for (const s of stats()) this.set({ informer: s.name }, s.bytes);
+      },
+    });
+    new Counter({
+      name: 'kop_informer_relists_total',
+      help: 'Full lists an informer made after its first one (after its watch expired with 410 Gone)',
+      labelNames,
+      registers,
+      collect() {
+        this.reset();
+        for (const s of stats()) this.inc({ informer: s.name }, s.relists);
+      },
+    });
+    new Gauge({
+      name: 'kop_informer_last_sync_timestamp_seconds',
+      help: 'When an informer last completed a full list (its first sync or a relist), in seconds since the epoch',
+      labelNames,
+      registers,
+      collect() {
+        for (const s of stats())
+          if (s.lastSyncTime !== undefined) this.set({ informer: s.name }, s.lastSyncTime / 1000);
+      },
+    });
   }
 
   /** Counts a replaced watch of `informer`. */
