@@ -531,11 +531,12 @@ try {
         exported.bytes += sink.counts.bytes - sent.bytes;
       } else if (requests > 0) throw new Error(`${operator.name} exported spans; it should run without an SDK`);
       load.push(loadavg()[0]);
-      log(
-        `round ${round}/${ROUNDS} ${operator.name.padEnd(6)}: ${OBJECTS} created → all Ready ${r.createdSeconds.toFixed(2)} s, CPU ${r.createdCpu.toFixed(2)} s; ` +
-          (BACKLOG ? `backlog → all Ready ${r.backlogSeconds.toFixed(2)} s, CPU ${r.backlogCpu.toFixed(2)} s` : '') +
-          (operator.name === 'sdk' ? `; ${requests} OTLP exports received` : ''),
-      );
+      const parts = [
+        `${OBJECTS} created → all Ready ${r.createdSeconds.toFixed(2)} s, CPU ${r.createdCpu.toFixed(2)} s`,
+      ];
+      if (BACKLOG) parts.push(`backlog → all Ready ${r.backlogSeconds.toFixed(2)} s, CPU ${r.backlogCpu.toFixed(2)} s`);
+      if (operator.name === 'sdk') parts.push(`${requests} OTLP exports received`);
+      log(`round ${round}/${ROUNDS} ${operator.name.padEnd(6)}: ${parts.join('; ')}`);
     }
   }
   if (exported.requests === 0) throw new Error('the sdk variant exported nothing: the SDK did not register');
