@@ -16,6 +16,8 @@ export interface SetupEnvtestOptions {
   force: boolean;
   /** Also build helm (kop's own tests of the Helm chart need it), into the same folder. */
   helm?: boolean;
+  /** Also build the OpenTelemetry Collector (kop's own tracing tests export to it), into the same folder. */
+  otelcol?: boolean;
   /** Try the prebuilt archive before building (default true). */
   download?: boolean;
   /** The envtest archive index; default `$KOP_ENVTEST_INDEX_URL`, else controller-tools' envtest-releases.yaml. */
@@ -41,6 +43,10 @@ export function register(program: Command, makeContext: MakeContext): void {
     )
     .option('--print <what>', 'what to print on stdout: env (an eval-able export line) or path', 'env')
     .option('--helm', "also build helm into the same folder (kop's own tests of `kop edit --plugins helm` run it)")
+    .option(
+      '--otelcol',
+      "also build a minimal OpenTelemetry Collector (otelcol) into the same folder (kop's own tracing tests export to it)",
+    )
     .option('--force', 'download (or build) again even when the binaries are present')
     .option(
       '--index-url <url>',
@@ -64,6 +70,7 @@ export function register(program: Command, makeContext: MakeContext): void {
           print: flags.print,
           force: flags.force ?? false,
           helm: flags.helm ?? false,
+          otelcol: flags.otelcol ?? false,
           download: flags.download,
           indexUrl: flags.indexUrl,
           archiveBaseUrl: flags.archiveBaseUrl,
@@ -80,6 +87,7 @@ interface SetupEnvtestFlags {
   print: string;
   force?: boolean;
   helm?: boolean;
+  otelcol?: boolean;
   download: boolean;
   indexUrl?: string;
   archiveBaseUrl?: string;
@@ -126,6 +134,16 @@ export async function runSetupEnvtest(options: SetupEnvtestOptions, context: Con
     if (options.helm) {
       const { buildHelm } = await import('../testing/build-helm.js');
       await buildHelm({
+        binDir: result.binDir,
+        force: options.force,
+        dryRun: context.dryRun,
+        env: context.env,
+        progress,
+      });
+    }
+    if (options.otelcol) {
+      const { buildOtelcol } = await import('../testing/build-otelcol.js');
+      await buildOtelcol({
         binDir: result.binDir,
         force: options.force,
         dryRun: context.dryRun,
