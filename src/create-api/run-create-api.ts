@@ -394,10 +394,7 @@ export async function runCreateApi(
     const controllerTemplate = ssa ? templates('api/controller-ssa/controller') : templates('api/controller');
     const testTemplate = ssa ? templates('api/controller-ssa/test') : templates('api/controller-test');
     const typesFile = existing?.path ?? CREATE_API_PATHS.typesFile(names);
-    // A plugin's own test template (deploy-image's) builds its objects itself: no fixture for it.
-    const fixture =
-      (extension.templates as Partial<Record<string, string>> | undefined)?.['api/controller-test'] === undefined;
-    const kindData = await kindTestData(tree, { ...names, namespaced, typesFile }, data, fixture);
+    const kindData = await kindTestData(tree, { ...names, namespaced, typesFile }, data);
     await scaffoldController(
       tree,
       context,
@@ -500,13 +497,8 @@ function controllerTemplateData(
  * from, `valid<Kind>()`, scaffolded once per kind (see project/kind-fixture.ts) when the project
  * has a control plane for tests.
  */
-async function kindTestData(
-  tree: VirtualTree,
-  target: FixtureTarget,
-  data: TemplateData,
-  fixture: boolean,
-): Promise<TemplateData> {
-  if (!fixture || !(await tree.exists(CREATE_API_PATHS.globalSetup))) {
+async function kindTestData(tree: VirtualTree, target: FixtureTarget, data: TemplateData): Promise<TemplateData> {
+  if (!(await tree.exists(CREATE_API_PATHS.globalSetup))) {
     const typesText = await tree.read(target.typesFile);
     const shape = typesText === undefined ? undefined : await readKindShape(typesText, target.kind);
     return { hasConditions: shape?.hasConditions ?? false };
