@@ -7,7 +7,6 @@
  */
 import { posix } from 'node:path';
 import type { ts as TypeScript } from 'ts-morph';
-import { declarationMarkers } from '../markers/collect.js';
 import { renderTemplateDir } from '../scaffold/render.js';
 import type { VirtualTree } from '../scaffold/tree.js';
 
@@ -18,11 +17,7 @@ export interface KindShape {
    * apiVersion, kind, metadata and status, with the least value the type allows (`spec: {}`).
    */
   fixtureFields: string[];
-  /**
-   * True when the reconciler can report a Ready condition: the root has `status` whose type
-   * declares `conditions` (kop/api's Condition list), and `+kubebuilder:subresource:status`,
-   * through which the scaffolded reconcilers (update and server-side apply alike) write it.
-   */
+  /** True when the root has `status` whose type declares `conditions` (kop/api's Condition list). */
   hasConditions: boolean;
 }
 
@@ -123,10 +118,6 @@ export async function readKindShape(typesText: string, kind: string): Promise<Ki
     const value = leastValue(member.type, new Set([kind]));
     // Without a value the field stays out: tsc names it, here, as the one place to fill in.
     if (value !== undefined) fixtureFields.push(`${key(name)}: ${value},`);
-  }
-  if (hasConditions) {
-    const markers = await declarationMarkers(typesText, 'types.ts', kind);
-    hasConditions = markers?.some((m) => m.text === '+kubebuilder:subresource:status') ?? false;
   }
   return { fixtureFields, hasConditions };
 }

@@ -52,15 +52,6 @@ describe('readKindShape', () => {
       want: { fixtureFields: [], hasConditions: true },
     },
     {
-      name: 'conditions without the status subresource: nowhere for the reconciler to write them',
-      given: root(
-        '  spec: ThingSpec;\n  status?: ThingStatus;',
-        'export interface ThingSpec { foo?: string }\nexport interface ThingStatus { conditions?: Condition[] }',
-        false,
-      ),
-      want: { fixtureFields: ['spec: {},'], hasConditions: false },
-    },
-    {
       name: 'a status without conditions',
       given: root('  status?: ThingStatus;', 'export interface ThingStatus { phase?: string }'),
       want: { fixtureFields: [], hasConditions: false },
