@@ -32,6 +32,19 @@ export function register(program: Command, makeContext: MakeContext): void {
       'cap every CRD description at this many bytes for the whole project (0 removes them, none keeps them whole): recorded in PROJECT and followed by kop generate, kop dev and generate --check',
     )
     .option(
+      '--allow-dangerous-types',
+      'map TypeScript number to "type: number" (floats) in every CRD of the project, like controller-gen\'s crd:allowDangerousTypes: recorded in PROJECT and followed by kop generate, kop dev and generate --check; --allow-dangerous-types=false refuses floats again',
+    )
+    .option('--no-allow-dangerous-types', 'refuse TypeScript number in the API types again (the default)')
+    .option(
+      '--generate-embedded-object-meta',
+      "give embedded object metadata (a PodTemplateSpec's) name, namespace, labels, annotations and finalizers in every CRD of the project, like controller-gen's crd:generateEmbeddedObjectMeta: recorded in PROJECT and followed by kop generate, kop dev and generate --check; --generate-embedded-object-meta=false turns it off",
+    )
+    .option(
+      '--no-generate-embedded-object-meta',
+      'embedded object metadata without properties in the CRDs (the default)',
+    )
+    .option(
       '--force',
       "go ahead where your edits are in the way of --multigroup/--namespaced (a conflicting file gets kop's version); helm: replace values.yaml instead of merging your changes into it",
     )
@@ -44,6 +57,8 @@ export function register(program: Command, makeContext: MakeContext): void {
           namespaced: flags.namespaced,
           force: flags.force,
           maxDescriptionLength: flags.maxDescriptionLength,
+          allowDangerousTypes: flags.allowDangerousTypes,
+          generateEmbeddedObjectMeta: flags.generateEmbeddedObjectMeta,
         },
         makeContext(),
       );

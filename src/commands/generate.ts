@@ -37,10 +37,18 @@ function withFlags(command: Command): Command {
       '--max-description-length <bytes>',
       "cap every CRD description at this many bytes (0 removes them), for this run only; `kop edit --max-description-length` sets the project's cap",
     )
-    .option('--allow-dangerous-types', 'map TypeScript number to "type: number" (floats) instead of refusing it')
+    .option(
+      '--allow-dangerous-types',
+      'map TypeScript number to "type: number" (floats) instead of refusing it, for this run only; `kop edit --allow-dangerous-types` sets it for the project',
+    )
+    .option('--no-allow-dangerous-types', "refuse TypeScript number for this run, whatever the project's setting")
     .option(
       '--generate-embedded-object-meta',
-      "give embedded object metadata (a PodTemplateSpec's) name, namespace, labels, annotations and finalizers in the CRD",
+      "give embedded object metadata (a PodTemplateSpec's) name, namespace, labels, annotations and finalizers in the CRD, for this run only; `kop edit --generate-embedded-object-meta` sets it for the project",
+    )
+    .option(
+      '--no-generate-embedded-object-meta',
+      "embedded object metadata without properties for this run, whatever the project's setting",
     );
 }
 
@@ -57,8 +65,9 @@ function parseFlags(flags: GenerateFlags): GenerateOptions {
   return {
     check: flags.check ?? false,
     maxDescriptionLength,
-    allowDangerousTypes: flags.allowDangerousTypes ?? false,
-    generateEmbeddedObjectMeta: flags.generateEmbeddedObjectMeta ?? false,
+    // Undefined when not given: PROJECT's crd settings apply (withProjectSettings).
+    allowDangerousTypes: flags.allowDangerousTypes,
+    generateEmbeddedObjectMeta: flags.generateEmbeddedObjectMeta,
   };
 }
 

@@ -42,6 +42,6 @@ export function register(program: Command, makeContext: MakeContext): void {
       if (!result.written || flags.generate === false) return;
       // The typed clients (and an owned kind's CRD) come from `kop generate`, as for any API type.
       const { runGenerate } = await import('../generate/run-generate.js');
-      await runGenerate({ check: false, allowDangerousTypes: result.usesFloats, generators }, context);
+      await runGenerate({ check: false, generators }, context);
     });
 }

@@ -44,7 +44,13 @@ import { stageCreateWebhook } from '../create-webhook/run-create-webhook.js';
 import type { CreateApiFlags } from './create-api-flags.js';
 import { describeBuiltinKinds, type BuiltinKind } from '../project/builtin-kinds.js';
 import { resolveResource, type Resource } from '../project/resource-model.js';
-import { moduleFrom, readKindShape, scaffoldKindFixture, type FixtureTarget } from '../project/kind-fixture.js';
+import {
+  moduleFrom,
+  readKindShape,
+  scaffoldKindFixture,
+  type FixtureTarget,
+  type KindShape,
+} from '../project/kind-fixture.js';
 import {
   checkExternalApiFlags,
   hasExternalApiFlags,
@@ -396,10 +402,7 @@ export async function runCreateApi(
     const controllerTemplate = ssa ? templates('api/controller-ssa/controller') : templates('api/controller');
     const testTemplate = ssa ? templates('api/controller-ssa/test') : templates('api/controller-test');
     const typesFile = existing?.path ?? CREATE_API_PATHS.typesFile(names);
-    // A plugin's own test template (deploy-image's) builds its objects itself: no fixture for it.
-    const fixture =
-      (extension.templates as Partial<Record<string, string>> | undefined)?.['api/controller-test'] === undefined;
-    const kindData = await kindTestData(tree, { ...names, namespaced, typesFile }, data, fixture);
+    const kindData = await kindTestData(tree, { ...names, namespaced, typesFile }, data);
     await scaffoldController(
       tree,
       context,
@@ -600,29 +603,29 @@ function controllerTemplateData(
 }
 
 /**
- * What the reconciler and its test need to know of the kind's types: whether its status has
- * conditions (the reconciler reports Ready there), and the fixture its test creates objects
- * from, `valid<Kind>()`, scaffolded once per kind (see project/kind-fixture.ts) when the project
- * has a control plane for tests.
+ * What the reconciler and its test need to know of the kind's types: whether it reports a Ready
+ * condition (`hasConditions`, the one decision both reconcilers, update and server-side apply,
+ * and their tests follow), and the fixture its test creates objects from, `valid<Kind>()`,
+ * scaffolded once per kind (see project/kind-fixture.ts) when the project has a control plane for tests.
  */
-async function kindTestData(
-  tree: VirtualTree,
-  target: FixtureTarget,
-  data: TemplateData,
-  fixture: boolean,
-): Promise<TemplateData> {
-  if (!fixture || !(await tree.exists(CREATE_API_PATHS.globalSetup))) {
-    const typesText = await tree.read(target.typesFile);
-    const shape = typesText === undefined ? undefined : await readKindShape(typesText, target.kind);
-    return { hasConditions: shape?.hasConditions ?? false };
-  }
+async function kindTestData(tree: VirtualTree, target: FixtureTarget, data: TemplateData): Promise<TemplateData> {
+  const typesText = (await tree.read(target.typesFile)) ?? '';
+  // Ready goes into status.conditions through the status subresource (and the generated
+  // statusApplyConfigurationFor<Kind> exists only with it): both must be there.
+  const reportsReady = async (shape: KindShape | undefined) =>
+    shape?.hasConditions === true &&
+    ((await declarationMarkers(typesText, target.typesFile, target.kind)) ?? []).some(
+      (m) => m.text === '+kubebuilder:subresource:status',
+    );
+  if (!(await tree.exists(CREATE_API_PATHS.globalSetup)))
+    return { hasConditions: await reportsReady(await readKindShape(typesText, target.kind)) };
   const { file, shape } = await scaffoldKindFixture(
     tree,
     target,
     typeof data.licenseHeaderTs === 'string' ? data.licenseHeaderTs : '',
   );
   return {
-    hasConditions: shape.hasConditions,
+    hasConditions: await reportsReady(shape),
     fixtureModule: moduleFrom(`test/controllers/${String(data.controllerPath)}.controller.test.ts`, file),
     fixtureFunction: `valid${target.kind}`,
   };

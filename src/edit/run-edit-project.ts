@@ -27,7 +27,20 @@ export interface EditProjectOptions {
    * `crd.maxDescriptionLength`), which every command that generates CRDs follows; `none` removes it.
    */
   maxDescriptionLength?: number | string;
+  /**
+   * `--allow-dangerous-types[=false]`: the project's CRDs map TypeScript `number` to `type: number`
+   * (PROJECT's `crd.allowDangerousTypes`, controller-gen's `crd:allowDangerousTypes`).
+   */
+  allowDangerousTypes?: boolean;
+  /**
+   * `--generate-embedded-object-meta[=false]`: embedded ObjectMeta gets its properties in the
+   * project's CRDs (PROJECT's `crd.generateEmbeddedObjectMeta`, controller-gen's `crd:generateEmbeddedObjectMeta`).
+   */
+  generateEmbeddedObjectMeta?: boolean;
 }
+
+/** The boolean CRD settings of PROJECT, each set by the `kop edit` flag of the same name. */
+const CRD_SWITCHES = ['allowDangerousTypes', 'generateEmbeddedObjectMeta'] as const;
 
 /** `--max-description-length`'s value: bytes, or undefined for `none` (no cap). */
 export function parseMaxDescriptionLength(value: number | string): number | undefined {
@@ -51,11 +64,12 @@ export async function runEditProject(options: EditProjectOptions, context: Conte
   const plugins = options.plugins !== undefined ? splitPluginNames(options.plugins) : [];
   const setsDescriptionCap = options.maxDescriptionLength !== undefined;
   const descriptionCap = setsDescriptionCap ? parseMaxDescriptionLength(options.maxDescriptionLength!) : undefined;
-  if (options.multigroup === undefined && options.namespaced === undefined && !setsDescriptionCap) {
+  const setsCrdSwitch = CRD_SWITCHES.some((name) => options[name] !== undefined);
+  if (options.multigroup === undefined && options.namespaced === undefined && !setsDescriptionCap && !setsCrdSwitch) {
     if (options.plugins === undefined) {
       throw new UsageError(
         'kop edit: nothing to do',
-        'pass --plugins <names>, --multigroup[=true|false], --namespaced[=true|false] or --max-description-length <bytes> (see `kop edit --help`)',
+        'pass --plugins <names>, --multigroup[=true|false], --namespaced[=true|false], --max-description-length <bytes>, --allow-dangerous-types[=true|false] or --generate-embedded-object-meta[=true|false] (see `kop edit --help`)',
       );
     }
     return runEdit({ plugins: options.plugins, force: options.force }, context);
@@ -108,6 +122,15 @@ export async function runEditProject(options: EditProjectOptions, context: Conte
       descriptionCap === undefined ? otherSettings : { ...otherSettings, maxDescriptionLength: descriptionCap };
     regenerate = true;
   }
+  for (const name of CRD_SWITCHES) {
+    const wanted = options[name];
+    if (wanted === undefined || (project.crd?.[name] === true) === wanted) continue;
+    // Recorded only when on: off is controller-gen's default, and PROJECT stays as short as the project's choices.
+    const { [name]: _previous, ...otherSettings } = project.crd ?? {};
+    project.crd = wanted ? { ...otherSettings, [name]: true } : otherSettings;
+    regenerate = true;
+  }
+  if (project.crd !== undefined && Object.keys(project.crd).length === 0) delete project.crd;
 
   const followUps: ((result: ApplyResult) => void)[] = [];
   for (const plugin of resolved) {

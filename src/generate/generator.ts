@@ -13,9 +13,15 @@ export interface GenerateOptions {
   check: boolean;
   /** Cap on CRD descriptions, in bytes (manifests). */
   maxDescriptionLength?: number;
-  /** Map TypeScript `number` to `type: number` (manifests; controller-gen's crd:allowDangerousTypes). */
+  /**
+   * Map TypeScript `number` to `type: number` (manifests; controller-gen's crd:allowDangerousTypes).
+   * Undefined: as PROJECT's `crd.allowDangerousTypes` says (withProjectSettings).
+   */
   allowDangerousTypes?: boolean;
-  /** Embedded ObjectMeta gets its properties in CRDs (manifests; controller-gen's crd:generateEmbeddedObjectMeta). */
+  /**
+   * Embedded ObjectMeta gets its properties in CRDs (manifests; controller-gen's crd:generateEmbeddedObjectMeta).
+   * Undefined: as PROJECT's `crd.generateEmbeddedObjectMeta` says (withProjectSettings).
+   */
   generateEmbeddedObjectMeta?: boolean;
 }
 

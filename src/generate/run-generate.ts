@@ -46,6 +46,8 @@ export function withProjectSettings<T extends GenerateOptions>(options: T, proje
   return {
     ...options,
     maxDescriptionLength: options.maxDescriptionLength ?? project.crd?.maxDescriptionLength,
+    allowDangerousTypes: options.allowDangerousTypes ?? project.crd?.allowDangerousTypes,
+    generateEmbeddedObjectMeta: options.generateEmbeddedObjectMeta ?? project.crd?.generateEmbeddedObjectMeta,
   };
 }
 

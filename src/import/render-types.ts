@@ -46,7 +46,9 @@ export function renderTypesFile(
 export function renderComment(doc: string, markers: readonly string[], indent: string): string {
   const lines = [...(doc === '' ? [] : doc.split('\n')), ...markers];
   if (lines.length === 0) return '';
-  if (lines.some((line) => line.includes('*/')))
+  // A doc comment cannot hold a star-slash, and reads an escaped one (`*\/`) in a description as
+  // one: `//` lines keep both as they are. (Marker values escape it inside JSON quotes, where `\/` is `/` anyway.)
+  if (lines.some((line) => line.includes('*/')) || doc.includes('*\\/'))
     return lines.map((line) => (line === '' ? `${indent}//` : `${indent}// ${line}`)).join('\n');
   if (lines.length === 1 && !lines[0]!.startsWith(' ') && lines[0]!.length < 100) return `${indent}/** ${lines[0]} */`;
   return [

@@ -695,8 +695,10 @@ export function stringLiteral(value: string): string {
 
 /**
  * A string argument of a marker: plain when the marker parser reads it back unchanged, else
- * quoted — in backticks when it holds a double quote (no escapes inside), else as JSON. `*\/`,
- * which would end the doc comment, is written `*\\/` inside JSON quotes.
+ * quoted — in backticks when it holds a double quote (no escapes inside), else as JSON. A
+ * star-slash, which would end the doc comment, is written `*\\/` inside JSON quotes; so is a value
+ * with a star, a backslash and a slash in a row (a regular expression's escaped slash), which a
+ * doc comment would read as a star-slash.
  */
 export function quote(value: string, preferBackticks = false): string {
   const plain = /^[A-Za-z0-9_./-]+$/.test(value) && !value.includes('*/');
@@ -705,7 +707,8 @@ export function quote(value: string, preferBackticks = false): string {
     (preferBackticks || value.includes('"')) &&
     !value.includes('`') &&
     !value.includes('\n') &&
-    !value.includes('*/')
+    !value.includes('*/') &&
+    !value.includes('*\\/')
   )
     return `\`${value}\``;
   return JSON.stringify(value).replaceAll('*/', '*\\/');

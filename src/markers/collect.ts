@@ -48,6 +48,16 @@ export interface CommentMarker {
 const COMMENT_LINE = /^\s*(?:\/\/+|\/?\*+)\s*(\+.*?)\s*(?:\*\/)?\s*$/;
 
 /**
+ * A line of a block comment as its author meant it: a star-slash would end the comment, so
+ * TypeScript users escape it as `*\/`, and kop reads that back as the star-slash
+ * itself, in descriptions and marker values alike. `//` comments hold a star-slash as it is and
+ * keep their text unchanged.
+ */
+export function unescapeCommentClose(line: string): string {
+  return line.replaceAll('*\\/', '*/');
+}
+
+/**
  * The comment lines of one file's text that start with one of `prefixes` (for example
  * `+kubebuilder:rbac:`), grouped by prefix, in line order. `file` is what locations name.
  */
@@ -58,8 +68,9 @@ export function commentMarkersInText(
 ): Map<string, CommentMarker[]> {
   const found = new Map<string, CommentMarker[]>(prefixes.map((prefix) => [prefix, []]));
   text.split('\n').forEach((line, index) => {
-    const marker = COMMENT_LINE.exec(line)?.[1];
-    if (marker === undefined) return;
+    const body = COMMENT_LINE.exec(line)?.[1];
+    if (body === undefined) return;
+    const marker = /^\s*\/\//.test(line) ? body : unescapeCommentClose(body);
     const prefix = prefixes.find((p) => marker.startsWith(p));
     if (prefix !== undefined) found.get(prefix)!.push({ text: marker, location: { file, line: index + 1 } });
   });
@@ -152,9 +163,14 @@ export async function declarationMarkers(
   for (const range of [...markerGroup, ...attached]) {
     const firstLine = source.getLineAndCharacterOfPosition(range.pos).line;
     const lines = text.slice(range.pos, range.end).split('\n');
+    const block = range.kind === ts.SyntaxKind.MultiLineCommentTrivia;
     lines.forEach((line, index) => {
       const marker = COMMENT_LINE.exec(line)?.[1];
-      if (marker !== undefined) markers.push({ text: marker, location: { file, line: firstLine + index + 1 } });
+      if (marker !== undefined)
+        markers.push({
+          text: block ? unescapeCommentClose(marker) : marker,
+          location: { file, line: firstLine + index + 1 },
+        });
     });
   }
   return markers;

@@ -143,11 +143,15 @@ export interface DeployImageResource {
  * Project-wide settings of the CRDs `kop generate manifests` writes (controller-gen's `crd:`
  * options, which a Kubebuilder project keeps in its Makefile). Every command that generates
  * reads them, so `kop generate`, `--check`, `kop dev` and `kop alpha update` write the same CRDs.
- * Replay: `kop edit --max-description-length <bytes>`.
+ * Replay: `kop edit --max-description-length <bytes> --allow-dangerous-types --generate-embedded-object-meta`.
  */
 export interface ProjectCrdSettings {
   /** Cap on every description, in bytes (controller-gen's `crd:maxDescLen`); 0 removes them. */
   maxDescriptionLength?: number;
+  /** TypeScript `number` becomes `type: number` (controller-gen's `crd:allowDangerousTypes`); recorded only when true. */
+  allowDangerousTypes?: boolean;
+  /** Embedded ObjectMeta gets its properties (controller-gen's `crd:generateEmbeddedObjectMeta`); recorded only when true. */
+  generateEmbeddedObjectMeta?: boolean;
 }
 
 export interface ProjectFile {

@@ -53,7 +53,7 @@ const RESOURCE_KEYS = [
   'webhooks',
 ];
 const API_KEYS = ['crdVersion', 'namespaced', 'ssa', 'conversion'];
-const CRD_SETTING_KEYS = ['maxDescriptionLength'];
+const CRD_SETTING_KEYS = ['maxDescriptionLength', 'allowDangerousTypes', 'generateEmbeddedObjectMeta'];
 const WEBHOOK_KEYS = [
   'defaulting',
   'validation',
@@ -96,7 +96,7 @@ export function validateProjectDocument(text: string, formatVersion: string): vo
 function checkCrdSettings(crd: unknown): ProjectProblem | undefined {
   if (crd === undefined) return undefined;
   if (typeof crd !== 'object' || crd === null || Array.isArray(crd))
-    return { path: ['crd'], message: 'must be a mapping (maxDescriptionLength)' };
+    return { path: ['crd'], message: `must be a mapping (${CRD_SETTING_KEYS.join(', ')})` };
   const settings = crd as Record<string, unknown>;
   const unknown = unknownKey(settings, CRD_SETTING_KEYS, ['crd']);
   if (unknown) return unknown;
@@ -106,6 +106,11 @@ function checkCrdSettings(crd: unknown): ProjectProblem | undefined {
       path: ['crd', 'maxDescriptionLength'],
       message: `must be a whole number of bytes (0 removes descriptions), not ${JSON.stringify(max)}`,
     };
+  for (const flag of ['allowDangerousTypes', 'generateEmbeddedObjectMeta']) {
+    const value = settings[flag];
+    if (value !== undefined && typeof value !== 'boolean')
+      return { path: ['crd', flag], message: `must be true or false, not ${JSON.stringify(value)}` };
+  }
   return undefined;
 }
 

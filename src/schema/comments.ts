@@ -5,7 +5,7 @@
  * are reported rather than dropped. The model builder (model.ts) asks it for each node.
  */
 import type { ts as TypeScript } from 'ts-morph';
-import { groupLeadingComments } from '../markers/collect.js';
+import { groupLeadingComments, unescapeCommentClose } from '../markers/collect.js';
 import { MarkerPlacementError } from './errors.js';
 import { isMarkerLine, parseMarker, markerDefinition, type Marker, type MarkerTarget } from './markers.js';
 
@@ -211,7 +211,9 @@ export class CommentReader {
               .replace(/\*\/$/, '')
               .split('\n')
               .map((line, index) =>
-                (index === 0 ? line.replace(/^ /, '') : line.replace(/^\s*\* ?/, '')).replace(/^\s+$/, ''),
+                unescapeCommentClose(
+                  (index === 0 ? line.replace(/^ /, '') : line.replace(/^\s*\* ?/, '')).replace(/^\s+$/, ''),
+                ),
               );
       bodyLines.forEach((line, index) => {
         if (isMarkerLine(line)) {

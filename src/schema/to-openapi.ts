@@ -136,7 +136,7 @@ export class OpenApiConverter {
           site.location,
           site.subject,
           `type "number" is a float, which Kubernetes APIs avoid (values do not round-trip across languages)`,
-          `use int32 or int64 from ${WELL_KNOWN_MODULE} for integers, a string or Quantity for decimals, or pass --allow-dangerous-types to map number to "type: number"`,
+          `use int32 or int64 from ${WELL_KNOWN_MODULE} for integers, a string or Quantity for decimals, or run \`kop edit --allow-dangerous-types\` to map number to "type: number" in the project's CRDs`,
         );
       case 'wellKnown': {
         const schema = coreTypeSchema(ref.name);

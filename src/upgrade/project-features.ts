@@ -406,17 +406,29 @@ const generateFeature: ProjectFeature = {
   async steps({ project, generators }) {
     if (generators === undefined) return [];
     // The project's CRD settings first, so the generate step writes the CRDs the input project has.
-    const cap = project.crd?.maxDescriptionLength;
+    const { maxDescriptionLength: cap, allowDangerousTypes, generateEmbeddedObjectMeta } = project.crd ?? {};
+    const argv = [
+      ...(cap === undefined ? [] : ['--max-description-length', String(cap)]),
+      ...(allowDangerousTypes === true ? ['--allow-dangerous-types'] : []),
+      ...(generateEmbeddedObjectMeta === true ? ['--generate-embedded-object-meta'] : []),
+    ];
     const settings: ReplayStep[] =
-      cap === undefined
+      argv.length === 0
         ? []
         : [
             {
-              title: `edit --max-description-length ${cap}`,
-              argv: ['edit', '--max-description-length', String(cap)],
+              title: `edit ${argv.join(' ')}`,
+              argv: ['edit', ...argv],
               run: async (context) => {
                 const { runEditProject } = await import('../edit/run-edit-project.js');
-                await runEditProject({ maxDescriptionLength: cap }, context);
+                await runEditProject(
+                  {
+                    maxDescriptionLength: cap,
+                    allowDangerousTypes: allowDangerousTypes === true ? true : undefined,
+                    generateEmbeddedObjectMeta: generateEmbeddedObjectMeta === true ? true : undefined,
+                  },
+                  context,
+                );
               },
             },
           ];
@@ -428,7 +440,7 @@ const generateFeature: ProjectFeature = {
         optional: true,
         run: async (context) => {
           const { runGenerate } = await import('../generate/run-generate.js');
-          await runGenerate({ check: false, allowDangerousTypes: false, generators }, context);
+          await runGenerate({ check: false, generators }, context);
         },
       },
     ];

@@ -152,7 +152,7 @@ export async function runAlphaUpdate(options: AlphaUpdateOptions, context: Conte
         hint: 'the merged files were written; fix what it names and run `kop generate`',
         run: async (ctx) => {
           const { runGenerate } = await import('../generate/run-generate.js');
-          await runGenerate({ check: false, allowDangerousTypes: false, generators }, ctx);
+          await runGenerate({ check: false, generators }, ctx);
         },
       });
     }

@@ -13,7 +13,9 @@ import { initLinkedProject, KOP_BIN, requireBuilt, type CliProject } from '../he
  * - a required spec field the user adds breaks the scaffold in one place only, the kind's
  *   valid<Kind>() fixture, and filling it in there makes every test pass again;
  * - kinds without spec (only `data`, only `status`), imported with `kop import crd --own` or
- *   written by hand, get reconcilers, webhooks and tests that type-check, lint, build and pass.
+ *   written by hand, get reconcilers, webhooks and tests that type-check, lint, build and pass;
+ * - so do the server-side-apply reconcilers of `create api --ssa` for kinds without status, with a
+ *   status but no conditions, and without spec.
  * Needs `npm run build` and the control-plane binaries (`kop setup-envtest`).
  */
 const WITHOUT_SPEC_CRDS = fileURLToPath(new URL('../schema/cases/without-spec/crd.yaml', import.meta.url));
@@ -232,6 +234,116 @@ describe('scaffolded tests for any kind, on one control plane', () => {
         expect(test.result.stdout).toContain(`${file}.defaulter.test.ts`);
         expect(test.result.stdout).toContain(`${file}.validator.test.ts`);
       }
+      expect(test.apiServers).toBe(1);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'scaffolds server-side-apply reconcilers (--ssa) for kinds without status, without conditions, without spec',
+    async () => {
+      const created = await initLinkedProject('beacons', 'kop-e2e-any-kind-');
+      projects.push(created);
+      const { project } = created;
+      const { ok, kop } = tools(project);
+      // The root of a types file written by hand; `members` are its fields besides apiVersion, kind and metadata.
+      const typesOf = (kind: string, members: string[], declarations: string[], statusSubresource: boolean) =>
+        [
+          "import type { Condition, ListMeta, ObjectMeta } from 'kop/api';",
+          '',
+          ...declarations,
+          '',
+          '/**',
+          ` * ${kind} is written by hand.`,
+          ' * +kubebuilder:object:root=true',
+          ...(statusSubresource ? [' * +kubebuilder:subresource:status'] : []),
+          ' */',
+          `export interface ${kind} {`,
+          '  apiVersion?: string;',
+          '  kind?: string;',
+          '  metadata?: ObjectMeta;',
+          ...members.map((member) => `  ${member}`),
+          '}',
+          '',
+          '/**',
+          ` * ${kind}List is a list of ${kind}.`,
+          ' * +kubebuilder:object:root=true',
+          ' */',
+          `export interface ${kind}List {`,
+          '  apiVersion?: string;',
+          '  kind?: string;',
+          '  metadata?: ListMeta;',
+          `  items: ${kind}[];`,
+          '}',
+          '',
+          '/** Keeps the import used whatever the kind declares. */',
+          `export type ${kind}Condition = Condition;`,
+          '',
+        ].join('\n');
+      const kinds = {
+        // No spec, no status: plain data, as a ConfigMap.
+        Flag: typesOf('Flag', ['/** data is the flag by key. */', 'data: Record<string, string>;'], [], false),
+        // A spec (with a required field) and a status without conditions.
+        Gauge: typesOf(
+          'Gauge',
+          ['spec: GaugeSpec;', 'status?: GaugeStatus;'],
+          [
+            '/** GaugeSpec is what a Gauge measures. */',
+            'export interface GaugeSpec {',
+            '  /** target names what is measured. */',
+            '  target: string;',
+            '}',
+            '/** GaugeStatus is what a Gauge saw last. */',
+            'export interface GaugeStatus {',
+            '  /** +optional */',
+            '  phase?: string;',
+            '}',
+          ],
+          true,
+        ),
+        // Only a status, with conditions: the reconciler reports Ready there.
+        Beacon: typesOf(
+          'Beacon',
+          ['/** +optional */', 'status?: BeaconStatus;'],
+          [
+            '/** BeaconStatus is what a Beacon reports. */',
+            'export interface BeaconStatus {',
+            '  /**',
+            '   * +listType=map',
+            '   * +listMapKey=type',
+            '   * +optional',
+            '   */',
+            '  conditions?: Condition[];',
+            '}',
+          ],
+          true,
+        ),
+      };
+      for (const [kind, types] of Object.entries(kinds)) {
+        const names = ['--group', 'signals', '--version', 'v1', '--kind', kind];
+        await kop(['create', 'api', ...names, '--resource', '--controller=false', '--ssa']);
+        await writeFile(path.join(project, `api/signals/v1/${kind.toLowerCase()}.types.ts`), types);
+        // The reconciler, scaffolded for the types as they are now; PROJECT's ssa picks the apply reconciler.
+        await kop(['create', 'api', ...names, '--resource=false', '--controller']);
+      }
+      const reconciler = (kind: string) =>
+        readFile(path.join(project, `src/controllers/${kind}.controller.ts`), 'utf8');
+      for (const kind of ['flag', 'gauge', 'beacon']) expect(await reconciler(kind)).toContain('client.apply(');
+      expect(await reconciler('flag')).not.toContain('setCondition');
+      expect(await reconciler('gauge')).not.toContain('setCondition');
+      expect(await reconciler('beacon')).toContain('statusApplyConfigurationForBeacon');
+      // The required spec field is filled in in the kind's fixture.
+      expect(await readFile(path.join(project, 'test/fixtures/signals/v1/gauge.ts'), 'utf8')).toContain(
+        "spec: { target: '' },",
+      );
+
+      await kop(['generate']);
+      await ok('npx', ['tsc', '-p', 'tsconfig.json', '--strict', '--noEmit']);
+      await ok('npm', ['run', 'lint']);
+      const test = await npmTestCountingApiServers(project);
+      expect(test.result.exitCode, test.result.stdout + test.result.stderr).toBe(0);
+      for (const file of ['flag', 'gauge', 'beacon'])
+        expect(test.result.stdout).toContain(`${file}.controller.test.ts`);
       expect(test.apiServers).toBe(1);
     },
     TIMEOUT,

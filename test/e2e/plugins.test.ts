@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { readFile, rm } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,7 +14,7 @@ import { initLinkedProject, KOP_BIN, KOP_ROOT, requireBuilt } from '../helpers/c
  * deploy-image tests) pass against a real control plane. Needs `npm run build` first.
  */
 const TSC = path.join(KOP_ROOT, 'node_modules/.bin/tsc');
-const TIMEOUT = 180_000;
+const TIMEOUT = 300_000;
 
 describe('kop --plugins end to end', () => {
   let parent: string;
@@ -168,7 +168,7 @@ describe('kop --plugins end to end', () => {
   );
 
   it(
-    'the scaffolded deploy-image reconciler tests pass against the control plane',
+    'the scaffolded deploy-image reconciler tests pass against the control plane, and build their objects from the fixture',
     async () => {
       const test = await execa(path.join(project, 'node_modules/.bin/vitest'), ['run', 'test/controllers'], {
         cwd: project,
@@ -177,6 +177,39 @@ describe('kop --plugins end to end', () => {
       });
       expect(test.exitCode, test.stdout + test.stderr).toBe(0);
       expect(test.stdout).toMatch(/Tests\s+2 passed/);
+
+      // A required field in the kind's spec: tsc names one place, the kind's fixture, and filling
+      // it in there makes the deploy-image test pass again.
+      const types = path.join(project, 'api/example.com/v1alpha1/busybox.types.ts');
+      await writeFile(
+        types,
+        (await readFile(types, 'utf8')).replace(
+          'export interface BusyboxSpec {',
+          'export interface BusyboxSpec {\n  /** motto is what the Busybox says. */\n  motto: string;',
+        ),
+      );
+      const generate = await kop(['generate']);
+      expect(generate.exitCode, generate.stderr).toBe(0);
+      const broken = await execa(TSC, ['-p', 'tsconfig.json', '--strict', '--noEmit'], { cwd: project, reject: false });
+      const errors = broken.stdout.split('\n').filter((line) => /error TS/.test(line));
+      expect(errors).toEqual([
+        expect.stringMatching(
+          /^test\/fixtures\/example\.com\/v1alpha1\/busybox\.ts\(\d+,\d+\): error TS2741: Property 'motto' is missing/,
+        ),
+      ]);
+      const fixture = path.join(project, 'test/fixtures/example.com/v1alpha1/busybox.ts');
+      const before = await readFile(fixture, 'utf8');
+      expect(before).toContain('spec: {},');
+      await writeFile(fixture, before.replace('spec: {},', "spec: { motto: 'hello' },"));
+      const fixed = await execa(TSC, ['-p', 'tsconfig.json', '--strict', '--noEmit'], { cwd: project, reject: false });
+      expect(fixed.exitCode, fixed.stdout).toBe(0);
+      const again = await execa(path.join(project, 'node_modules/.bin/vitest'), ['run', 'test/controllers'], {
+        cwd: project,
+        reject: false,
+        env: { CI: 'true', NO_COLOR: '1' },
+      });
+      expect(again.exitCode, again.stdout + again.stderr).toBe(0);
+      expect(again.stdout).toMatch(/Tests\s+2 passed/);
     },
     TIMEOUT,
   );

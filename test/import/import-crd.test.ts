@@ -109,6 +109,27 @@ describe('kop import crd', () => {
     });
   });
 
+  it('--own of a CRD with floats records crd.allowDangerousTypes in PROJECT, so every generate writes them', async () => {
+    const gauges = certificates
+      .split('\n---')[0]!
+      .replaceAll('certificates', 'gauges')
+      .replaceAll('Certificate', 'Gauge')
+      .replaceAll('certificate', 'gauge');
+    const crd = yamlDocuments(gauges)[0] as CustomResourceDefinition;
+    const spec = crd.spec.versions[0]!.schema!.openAPIV3Schema!.properties!.spec!;
+    spec.properties = { ...spec.properties, ratio: { type: 'number', description: 'A float.' } };
+    await fs.writeFile(path.join(project.dir, 'gauges.yaml'), formatCrd(crd));
+    const { lines } = await importAndGenerate(project.dir, { sources: ['gauges.yaml'], own: true });
+    expect(lines.join('\n')).toContain('PROJECT now allows them');
+    expect(parseProjectFile(await read('PROJECT')).crd).toEqual({ allowDangerousTypes: true });
+    expect(await read('config/crd/bases/pki.example.org_gauges.yaml')).toMatch(
+      /ratio:\n\s+description: A float\.\n\s+type: number/,
+    );
+    const context = testContext({ cwd: project.dir });
+    await runGenerate({ check: true, generators }, context);
+    expect(context.out.lines).toEqual(['generated files are up to date']);
+  });
+
   it('reads standard input (-) and folders', async () => {
     await importAndGenerate(project.dir, { sources: ['-'], own: true }, certificates);
     expect(comparable(yamlDocuments(await read('config/crd/bases/pki.example.org_certificates.yaml'))[0])).toBe(

@@ -32,7 +32,7 @@ export async function importAndGenerate(
 ): Promise<ImportCrdResult & { lines: string[]; warnings: string[] }> {
   const context = testContext({ cwd: dir });
   const result = await runImportCrd(options, context, async () => stdin ?? '');
-  await runGenerate({ check: false, allowDangerousTypes: result.usesFloats, generators }, context);
+  await runGenerate({ check: false, generators }, context);
   return { ...result, lines: context.out.lines, warnings: context.out.warnings };
 }
 

@@ -1,7 +1,7 @@
 // `kop create api --ssa`: PROJECT records api.ssa as Kubebuilder does, the reconciler that applies
 // is scaffolded, the flag needs --resource, and a later run without it keeps it.
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -91,6 +91,47 @@ describe('create api --ssa', () => {
     expect(await api('Navigator')).toEqual({ crdVersion: 'v1', namespaced: true, ssa: true });
     expect(await read('src/controllers/navigator.controller.ts')).toMatch(/client\s*\.status\(\)\s*\.apply\(/);
   });
+
+  for (const [name, edit] of [
+    ['without the status subresource', (text: string) => text.replace(' * +kubebuilder:subresource:status\n', '')],
+    [
+      'with a status without conditions',
+      (text: string) => text.replace('conditions?: Condition[];', 'phase?: string;'),
+    ],
+    [
+      'without a status',
+      (text: string) => text.replace(/\s+\/\*\*\n\s+\* status is[^]*?status\?: NavigatorStatus;/, ''),
+    ],
+  ] as const) {
+    it(`a kind ${name} gets reconcilers that report nothing in its status`, async () => {
+      const types = 'api/crew/v1/navigator.types.ts';
+      await runCreateApi(
+        { group: 'crew', version: 'v1', kind: 'Navigator', ssa: true, controller: false },
+        testContext({ cwd: dir }),
+      );
+      const before = await read(types);
+      await writeFile(path.join(dir, types), edit(before));
+      expect(await read(types)).not.toBe(before);
+      await runCreateApi(
+        { group: 'crew', version: 'v1', kind: 'Navigator', resource: false, controller: true },
+        testContext({ cwd: dir }),
+      );
+      const ssa = await read('src/controllers/navigator.controller.ts');
+      expect(ssa).toContain('client.apply(');
+      expect(ssa).not.toContain('setCondition');
+      expect(ssa).not.toContain('statusApplyConfigurationForNavigator');
+      expect(await read('test/controllers/navigator.controller.test.ts')).not.toContain('Ready');
+      // The update reconciler decides the same way.
+      await writeFile(path.join(dir, 'PROJECT'), (await read('PROJECT')).replace(/\n\s+ssa: true/, ''));
+      await runCreateApi(
+        { group: 'crew', version: 'v1', kind: 'Navigator', resource: false, controller: true, force: true },
+        testContext({ cwd: dir }),
+      );
+      const plain = await read('src/controllers/navigator.controller.ts');
+      expect(plain).not.toContain('client.apply(');
+      expect(plain).not.toContain('setCondition');
+    });
+  }
 
   it('is refused in PROJECT when not a boolean, naming the line', async () => {
     await runCreateApi({ group: 'crew', version: 'v1', kind: 'Navigator', ssa: true }, testContext({ cwd: dir }));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { declarationMarkers } from '../../src/markers/collect.js';
+import { commentMarkersInText, declarationMarkers } from '../../src/markers/collect.js';
 
 // The one placement rule for a type's markers (markers/collect.ts), which the schema pipeline and
 // create webhook --conversion share: the doc comment and the comment group right above it.
@@ -37,6 +37,15 @@ describe('declarationMarkers', () => {
         '/** +kubebuilder:storageversion */\nexport interface B {}\n\n/** +kubebuilder:object:root=true */\nexport interface A {}\n',
       want: [['+kubebuilder:object:root=true', 4]],
     },
+    {
+      name: 'an escaped star-slash in a doc comment is a star-slash; a // line keeps its text',
+      given:
+        '// +kubebuilder:printcolumn:name=A,JSONPath=`.a*\\/`\n\n/** +kubebuilder:resource:shortName=a*\\/b */\nexport interface A {}\n',
+      want: [
+        ['+kubebuilder:printcolumn:name=A,JSONPath=`.a*\\/`', 1],
+        ['+kubebuilder:resource:shortName=a*/b', 3],
+      ],
+    },
     { name: 'no such type', given: 'export interface B {}\n', want: undefined },
   ];
   for (const { name, given, want } of cases) {
@@ -45,4 +54,22 @@ describe('declarationMarkers', () => {
       expect(found?.map((m) => [m.text, m.location.line])).toEqual(want);
     });
   }
+});
+
+describe('commentMarkersInText', () => {
+  it('reads an escaped star-slash in a block comment as a star-slash, and keeps // lines as written', () => {
+    const text = [
+      '/**',
+      ' * +kubebuilder:rbac:groups=apps,resources=a*\\/b,verbs=get',
+      ' */',
+      '// +kubebuilder:rbac:groups=apps,resources=c*\\/d,verbs=get',
+      '/* +kubebuilder:rbac:groups=apps,resources=e*\\/f,verbs=get */',
+    ].join('\n');
+    const found = commentMarkersInText(text, 'x.ts', ['+kubebuilder:rbac:']).get('+kubebuilder:rbac:')!;
+    expect(found.map((m) => m.text)).toEqual([
+      '+kubebuilder:rbac:groups=apps,resources=a*/b,verbs=get',
+      '+kubebuilder:rbac:groups=apps,resources=c*\\/d,verbs=get',
+      '+kubebuilder:rbac:groups=apps,resources=e*/f,verbs=get',
+    ]);
+  });
 });

@@ -1,8 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { fixtureFileOf, moduleFrom, readKindShape } from '../../src/project/kind-fixture.js';
 
-const root = (members: string, extra = '') => `import type { Condition, ObjectMeta } from 'kop/api';
+const root = (
+  members: string,
+  extra = '',
+  statusSubresource = true,
+) => `import type { Condition, ObjectMeta } from 'kop/api';
 ${extra}
+/**
+ * +kubebuilder:object:root=true${statusSubresource ? '\n * +kubebuilder:subresource:status' : ''}
+ */
 export interface Thing {
   apiVersion?: string;
   kind?: string;
@@ -43,6 +50,11 @@ describe('readKindShape', () => {
       name: 'a kind with only status',
       given: root('  status?: ThingStatus;', 'export interface ThingStatus { conditions?: Condition[] }'),
       want: { fixtureFields: [], hasConditions: true },
+    },
+    {
+      name: 'a status without conditions',
+      given: root('  status?: ThingStatus;', 'export interface ThingStatus { phase?: string }'),
+      want: { fixtureFields: [], hasConditions: false },
     },
     {
       name: 'a type kop cannot see into is left for the user (tsc then points at the fixture)',

@@ -4,7 +4,7 @@
 
 // #region imports
 import { CronExpressionParser } from 'cron-parser';
-import type { Job, ObjectReference } from 'kop/api';
+import type { Job } from 'kop/api';
 import {
   isAlreadyExists,
   isNotFound,
@@ -18,6 +18,7 @@ import {
   type Request,
 } from 'kop/runtime';
 import { batchV1JobType } from 'kop/runtime/builtin';
+import { getReference } from 'kop/runtime/controller';
 import { cronJobType } from '../../api/batch/v1/cronjob.client.js';
 import type { CronJob } from '../../api/batch/v1/cronjob.types.js';
 import { API_VERSION } from '../../api/batch/v1/groupversion.js';
@@ -107,7 +108,8 @@ export class CronJobReconciler {
     // #region status
     const status = {
       ...cronJob.status,
-      active: active.map(referenceTo),
+      // A listed Job may come without apiVersion and kind: its type says them.
+      active: active.map((job) => getReference(job, batchV1JobType)),
       lastScheduleTime: lastScheduled ? toRfc3339(lastScheduled) : cronJob.status?.lastScheduleTime,
     };
     if (JSON.stringify(status) !== JSON.stringify(cronJob.status ?? {})) {
@@ -188,18 +190,6 @@ function scheduledTime(job: Job): Date | undefined {
   if (value === undefined) return undefined;
   const time = new Date(value);
   return Number.isNaN(time.getTime()) ? undefined : time;
-}
-
-/** A reference to a Job, for the status's `active` list. */
-function referenceTo(job: Job): ObjectReference {
-  return {
-    apiVersion: 'batch/v1',
-    kind: 'Job',
-    namespace: job.metadata?.namespace,
-    name: job.metadata?.name,
-    uid: job.metadata?.uid,
-    resourceVersion: job.metadata?.resourceVersion,
-  };
 }
 
 /** A time as meta/v1 Time writes it: RFC 3339 in UTC, whole seconds. */

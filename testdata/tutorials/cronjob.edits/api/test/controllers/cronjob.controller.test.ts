@@ -4,25 +4,34 @@
 
 import type { Job } from 'kop/api';
 import { Manager, silentLogger } from 'kop/runtime';
-import { batchV1JobType } from 'kop/runtime/builtin';
+import { batchV1JobType, coreV1NamespaceType } from 'kop/runtime/builtin';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { cronJobType } from '../../api/batch/v1/cronjob.client.js';
 import type { CronJob, CronJobSpec } from '../../api/batch/v1/cronjob.types.js';
-import { API_VERSION } from '../../api/batch/v1/groupversion.js';
 import { CronJobReconciler, SCHEDULED_TIME_ANNOTATION } from '../../src/controllers/cronjob.controller.js';
+import { validCronJob } from '../fixtures/batch/v1/cronjob.js';
 
 // Runs the reconciler in a real manager against the API server that test/global-setup.ts
 // starts, with the CRDs of config/crd/bases installed (`npm test` runs `kop generate` first).
 // That control plane has no Job controller: Jobs stay as created unless a test writes their status.
+
+// Every test file shares the one control plane: the manager watches a namespace of this test's own.
+const NAMESPACE = 'cronjob-test';
+
 describe('CronJobReconciler', () => {
   const manager = new Manager({
     kubeconfig: inject('kubeconfigPath'),
+    namespace: NAMESPACE,
     metricsBindAddress: '0',
     healthProbeBindAddress: '0',
     logger: silentLogger,
   });
   // The test reads what the apiserver has now, not the manager's cache.
   const client = manager.apiReader;
+
+  beforeAll(async () => {
+    await client.create(coreV1NamespaceType, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } });
+  });
 
   // #region clock
   beforeAll(() => {
@@ -100,28 +109,15 @@ describe('CronJobReconciler', () => {
     expect(await jobsOf(cronJob)).toEqual([]);
   });
 
-  /** A CronJob in `default` whose Jobs run busybox. */
-  function createCronJob(spec: Omit<CronJobSpec, 'jobTemplate'>): Promise<CronJob> {
-    return client.create(cronJobType, {
-      apiVersion: API_VERSION,
-      kind: 'CronJob',
-      metadata: { generateName: 'cronjob-', namespace: 'default' },
-      spec: {
-        ...spec,
-        jobTemplate: {
-          spec: {
-            template: {
-              spec: { restartPolicy: 'Never', containers: [{ name: 'hello', image: 'busybox:1.37' }] },
-            },
-          },
-        },
-      },
-    });
+  /** A CronJob of the fixture (whose Jobs run busybox) in the test's namespace, with `spec` on top. */
+  function createCronJob(spec: Partial<CronJobSpec>): Promise<CronJob> {
+    const valid = validCronJob(NAMESPACE);
+    return client.create(cronJobType, { ...valid, spec: { ...valid.spec, ...spec } });
   }
 
   /** The Jobs a CronJob controls, as the apiserver has them now. */
   async function jobsOf(cronJob: CronJob): Promise<Job[]> {
-    const { items } = await client.list(batchV1JobType, { namespace: 'default' });
+    const { items } = await client.list(batchV1JobType, { namespace: NAMESPACE });
     return items.filter((job) => job.metadata?.ownerReferences?.some((ref) => ref.uid === cronJob.metadata?.uid));
   }
 });
