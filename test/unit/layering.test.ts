@@ -17,7 +17,8 @@ const GENERATOR_FLOORS: readonly (readonly string[])[] = [
   ['schema'],
   ['rbac', 'webhook', 'clientgen'],
   ['import'], // kop import crd, which create api's --external-api-module <crd> runs too
-  ['generate', 'init', 'create-api', 'create-webhook', 'deploy'], // the runs of the commands
+  ['generate', 'init', 'create-webhook', 'deploy'], // the runs of the commands
+  ['create-api'], // create api --conversion stages create webhook's conversion in its own plan
   ['helm', 'migrate'], // kop edit --plugins helm: renders config/ through deploy; kop migrate storage: finds the CRDs the same way
   ['plugins'], // the plugin registry of kop edit / create api --plugins: helm, grafana, deploy-image (runs create-api)
   ['dev'], // kop dev: runs generate in its loop
@@ -29,7 +30,7 @@ const GENERATOR_FLOORS: readonly (readonly string[])[] = [
 const LIBRARY_FLOORS: readonly (readonly string[])[] = [['api'], ['runtime'], ['testing']];
 /**
  * Arrows from the generator side into the library: `kop setup-envtest` builds kop/testing's binaries,
- * `kop deploy`/`install` apply through kop/runtime's client, `kop dev` runs kop/testing's control plane,
+ * `kop deploy`/`install` apply through kop/runtime's client, `kop dev` runs kop/testing's control plane and reads stored objects through kop/runtime's client before it reinstalls a changed CRD,
  * `kop import crd --from-cluster` reads CRDs with kop/runtime's client, `kop migrate storage` migrates through it, and project/builtin-kinds.ts finds
  * built-in kinds (`create api --group apps --kind Deployment --no-resource`, `create webhook --group core
  * --kind Pod`) among kop/runtime's descriptors.
@@ -37,7 +38,7 @@ const LIBRARY_FLOORS: readonly (readonly string[])[] = [['api'], ['runtime'], ['
 const CROSSINGS: Readonly<Record<string, readonly string[]>> = {
   commands: ['testing'],
   deploy: ['runtime'],
-  dev: ['testing'],
+  dev: ['testing', 'runtime'],
   import: ['runtime'],
   migrate: ['runtime'],
   project: ['runtime'],

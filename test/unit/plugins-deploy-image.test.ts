@@ -79,6 +79,7 @@ describe('kop create api --plugins deploy-image/v1-alpha', () => {
           'create src/controllers/memcached.controller.ts',
           'update src/main.ts',
           'create test/controllers/memcached.controller.test.ts',
+          'create test/fixtures/example.com/v1alpha1/memcached.ts',
         ]);
         await run(BUSYBOX);
 

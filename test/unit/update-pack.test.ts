@@ -30,7 +30,7 @@ describe('kop update-pack', () => {
     );
     expect(new Uint8Array(await readFile(path.join(dir, '.kop/kop-0.3.0.tgz')))).toEqual(Uint8Array.from([5, 6, 7]));
     const pkg = JSON.parse(await read('package.json'));
-    expect(pkg).toEqual({ ...pkgBefore, dependencies: { kop: 'file:.kop/kop-0.3.0.tgz' } });
+    expect(pkg).toEqual({ ...pkgBefore, dependencies: { ...pkgBefore.dependencies, kop: 'file:.kop/kop-0.3.0.tgz' } });
     expect(parseProjectFile(await read('PROJECT')).kopSource).toBe('file:.kop/kop-0.3.0.tgz');
     expect(pack.calls.at(-1)).toEqual({
       file: 'npm',

@@ -18,10 +18,10 @@ import * as path from 'node:path';
 import { KopError } from '../../base/errors.js';
 import { hashGoMod, hashZip } from './dirhash.js';
 import { insecureFlag, readGoEnv, type GoEnv } from './go-env.js';
-import { ModuleNotFoundError, parseGoProxy, proxyGet, type ProxyEntry } from './go-proxy.js';
+import { ModuleNotFoundError, parseGoProxy, proxyGet, type Fetcher, type ProxyEntry } from './go-proxy.js';
 import { resolveLatestVersion } from './latest-version.js';
 import { escapeModulePath, matchesGlobList, parseModuleVersion } from './module-path.js';
-import { lookupSumDb, parseGoSumDb, SumDbUnreachableError, type Fetcher } from './sumdb.js';
+import { lookupSumDb, parseGoSumDb, SumDbUnreachableError } from './sumdb.js';
 import { readZip, type ZipEntry } from './zip-reader.js';
 
 /** How a fetched module's hash was checked. */

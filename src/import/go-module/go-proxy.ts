@@ -9,7 +9,9 @@ import { promises as fs } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { KopError } from '../../base/errors.js';
 import { escapeModulePath } from './module-path.js';
-import type { Fetcher } from './sumdb.js';
+
+/** How kop fetches a URL: `fetch` in use, a local server's handler in tests. */
+export type Fetcher = (url: string) => Promise<Response>;
 
 /** One entry of GOPROXY. */
 export interface ProxyEntry {

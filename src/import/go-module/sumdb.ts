@@ -12,7 +12,7 @@ import { createHash, createPublicKey, randomBytes, verify, type KeyObject } from
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { KopError } from '../../base/errors.js';
-import { getUrl, NotFoundError, type ProxyEntry } from './go-proxy.js';
+import { getUrl, NotFoundError, type Fetcher, type ProxyEntry } from './go-proxy.js';
 import { escapeModulePath } from './module-path.js';
 import {
   provenLeafHash,
@@ -105,7 +105,6 @@ export interface SignedLookup extends SumDbRecord {
   note: string;
 }
 
-export type Fetcher = (url: string) => Promise<Response>;
 
 /**
  * Looks `modulePath@version` up in `db`, through the first proxy of `proxies` that serves it,

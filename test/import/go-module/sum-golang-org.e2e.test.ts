@@ -7,7 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import { readGoEnv } from '../../../src/import/go-module/go-env.js';
 import { parseGoProxy } from '../../../src/import/go-module/go-proxy.js';
-import { lookupSumDb, parseGoSumDb, type Fetcher } from '../../../src/import/go-module/sumdb.js';
+import type { Fetcher } from '../../../src/import/go-module/go-proxy.js';
+import { lookupSumDb, parseGoSumDb } from '../../../src/import/go-module/sumdb.js';
 import { reachableOrCi } from './online.js';
 
 const MODULE = 'github.com/cert-manager/cert-manager';

@@ -3,19 +3,25 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import { isInvalid, isNotFound, Manager, silentLogger } from 'kop/runtime';
-import { appsV1DeploymentType, eventsV1EventType } from 'kop/runtime/builtin';
+import { appsV1DeploymentType, coreV1NamespaceType, eventsV1EventType } from 'kop/runtime/builtin';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { API_VERSION } from '../../../api/example.com/v1alpha1/groupversion.js';
 import { busyboxType } from '../../../api/example.com/v1alpha1/busybox.client.js';
 import { BusyboxReconciler, busyboxImage } from '../../../src/controllers/example.com/busybox.controller.js';
+import { validBusybox } from '../../fixtures/example.com/v1alpha1/busybox.js';
 
 // Runs the reconciler in a real manager against the API server that test/global-setup.ts starts
 // (`npm test` runs `kop generate` first). That control plane has no kubelet and no controllers of
 // its own: Deployments get no pods and no status, so the test plays the Deployment controller's
 // part where it needs a rolled-out Deployment, and garbage collection of owned objects does not run.
+
+// Every test file shares the one control plane: the manager watches a namespace of this test's
+// own, so tests run at the same time never see, or hold on to, each other's objects.
+const NAMESPACE = 'example-com-busybox-test';
+
 describe('BusyboxReconciler', () => {
   const manager = new Manager({
     kubeconfig: inject('kubeconfigPath'),
+    namespace: NAMESPACE,
     metricsBindAddress: '0',
     healthProbeBindAddress: '0',
     logger: silentLogger,
@@ -23,7 +29,8 @@ describe('BusyboxReconciler', () => {
   // The test reads what the apiserver has now, not the manager's cache.
   const client = manager.apiReader;
 
-  beforeAll(() => {
+  beforeAll(async () => {
+    await client.create(coreV1NamespaceType, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } });
     new BusyboxReconciler().setupWithManager(manager);
     manager.start().catch((error: unknown) => {
       throw error;
@@ -35,13 +42,10 @@ describe('BusyboxReconciler', () => {
   });
 
   it('runs the image as a Deployment sized by spec.size, reports its state, and finalizes', async () => {
-    const created = await client.create(busyboxType, {
-      apiVersion: API_VERSION,
-      kind: 'Busybox',
-      metadata: { generateName: 'busybox-', namespace: 'default' },
-      spec: { size: 2 },
-    });
-    const key = { namespace: 'default', name: created.metadata!.name! };
+    // validBusybox() is the one place that fills in what a valid Busybox needs; this test sizes it.
+    const valid = validBusybox(NAMESPACE);
+    const created = await client.create(busyboxType, { ...valid, spec: { ...valid.spec, size: 2 } });
+    const key = { namespace: NAMESPACE, name: created.metadata!.name! };
 
     // The Deployment: owned by the Busybox, two replicas of the image, restricted pod security.
     const deployment = await eventually(() => client.get(appsV1DeploymentType, key).catch(() => undefined));
@@ -110,7 +114,7 @@ describe('BusyboxReconciler', () => {
         (error: unknown) => isNotFound(error),
       ),
     );
-    const events = await client.list(eventsV1EventType, { namespace: 'default' });
+    const events = await client.list(eventsV1EventType, { namespace: NAMESPACE });
     expect(
       events.items.some(
         (event) =>
