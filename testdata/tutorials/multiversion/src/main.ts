@@ -2,8 +2,9 @@
 // Copyright 2026 The cronjob authors.
 // SPDX-License-Identifier: Apache-2.0
 
-import { GracefulShutdownTimeoutError, Manager, createLogger } from 'kop/runtime';
-import { parseManagerFlags, USAGE } from './flags.js';
+import { GracefulShutdownTimeoutError, Manager, createLogger, type Logger } from 'kop/runtime';
+import { parseManagerFlags, USAGE, type ManagerFlags } from './flags.js';
+import { startTracing, type Tracing } from './tracing.js';
 import { CronJobReconciler } from './controllers/cronjob.controller.js';
 import { setupWebhooks } from './webhooks/setup.js';
 // +kop:scaffold:imports
@@ -36,6 +37,25 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   // JSON lines in a container or when piped, readable lines on a terminal.
   const logger = createLogger();
+  let tracing: Tracing | undefined;
+  try {
+    // Before the manager's first call, so that every span it records is exported. Without
+    // OTEL_EXPORTER_OTLP_ENDPOINT this loads nothing (see src/tracing.ts).
+    tracing = await startTracing('cronjob', logger);
+  } catch (error) {
+    logger.error('cannot start tracing', { err: error });
+    return 1;
+  }
+  try {
+    return await runManager(flags, logger);
+  } finally {
+    // After the manager stopped (on SIGTERM too): sends the spans still batched.
+    await tracing?.shutdown();
+  }
+}
+
+/** Runs the manager until it stops; returns the process's exit code. */
+async function runManager(flags: ManagerFlags, logger: Logger): Promise<number> {
   logger.info('starting manager', {
     leaderElect: flags.leaderElect,
     kubeconfig: flags.kubeconfig || '(default)',
@@ -68,6 +88,11 @@ async function main(argv: readonly string[]): Promise<number> {
     },
     leaderElection: flags.leaderElect,
     leaderElectionId: 'cronjob-leader-election',
+    // What the cache holds per kind ("Caches and memory" in the kop book): a label or field
+    // selector, one namespace, a transform. Objects outside are not cached (a cached get of one
+    // answers NotFound). For example, only the Secrets this operator labels, with coreV1SecretType
+    // from 'kop/runtime/builtin':
+    // byObject: [{ type: coreV1SecretType, labelSelector: { 'app.kubernetes.io/managed-by': 'cronjob' } }],
     logger,
   });
 
