@@ -6,7 +6,7 @@ import https from 'node:https';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findControlPlaneBinary } from '../../src/testing/binaries.js';
-import { KOP_BIN, requireBuilt } from '../helpers/cli-project.js';
+import { expectScaffoldDependencies, KOP_BIN, requireBuilt } from '../helpers/cli-project.js';
 
 /** git without the user's or the system's configuration (a global excludes file could ignore *.tgz). */
 const GIT_ENV = { GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
@@ -159,9 +159,10 @@ describe('kop init end to end', () => {
       const [tarball] = await readdir(path.join(project, '.kop'));
       expect(tarball).toMatch(/^kop-\d+\.\d+\.\d+.*\.tgz$/);
       const spec = `file:.kop/${tarball}`;
-      expect(JSON.parse(await readFile(path.join(project, 'package.json'), 'utf8')).dependencies).toEqual({
-        kop: spec,
-      });
+      expectScaffoldDependencies(
+        JSON.parse(await readFile(path.join(project, 'package.json'), 'utf8')).dependencies,
+        spec,
+      );
       expect(
         JSON.parse(await readFile(path.join(project, 'package-lock.json'), 'utf8')).packages['node_modules/kop']
           .resolved,

@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { decodeOtlpTraces, type DecodedSpan } from '../../src/dev/otlp-json.js';
 import { findControlPlaneBinary, startControlPlane, type ControlPlane } from '../../src/testing/index.js';
 import { initLinkedProject, KOP_BIN } from '../helpers/cli-project.js';
+import { startOtelCollector } from '../helpers/otel-collector.js';
 
 /**
  * The scaffold's tracing (src/tracing.ts), end to end: a project made by `kop init` + `kop create
@@ -15,7 +16,9 @@ import { initLinkedProject, KOP_BIN } from '../helpers/cli-project.js';
  * arrives as one trace whose reconcile span is the parent of its API calls; with the default
  * http/protobuf and a long batch delay, the spans arrive only as the manager shuts down on
  * SIGTERM; without an endpoint, no module of the SDK is even resolved (a module-resolve hook
- * records every module the manager loads). Needs `npm run build` first.
+ * records every module the manager loads); and with the default protobuf to a real OpenTelemetry
+ * Collector (`kop setup-envtest --otelcol`), the trace lands in the file the collector writes.
+ * Needs `npm run build` first.
  */
 const TIMEOUT = 240_000;
 
@@ -60,6 +63,19 @@ async function waitUntil<T>(
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what()}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/** The reconcile span of RedisCluster `name` and its children, once a reconcile with API calls under it is among `all`. */
+function reconcileOf(
+  all: DecodedSpan[],
+  name = 'rediscluster-sample',
+): { root: DecodedSpan; children: DecodedSpan[] } | undefined {
+  for (const root of all) {
+    if (root.name !== 'reconcile rediscluster' || root.attributes['kop.k8s.object.name'] !== name) continue;
+    const children = all.filter((span) => span.parentSpanId === root.spanId);
+    if (children.some((span) => span.kind === 3)) return { root, children };
+  }
+  return undefined;
 }
 
 describe('the scaffold exports traces over OTLP when an endpoint is set', () => {
@@ -212,19 +228,7 @@ describe('the scaffold exports traces over OTLP when an endpoint is set', () => 
           .flatMap((r) => decodeOtlpTraces(JSON.parse(r.body.toString('utf8'))));
       // A reconcile of the sample with API calls under it (adding the finalizer, writing the status).
       const found = await waitUntil(
-        () => {
-          const all = spans();
-          for (const root of all) {
-            if (
-              root.name !== 'reconcile rediscluster' ||
-              root.attributes['kop.k8s.object.name'] !== 'rediscluster-sample'
-            )
-              continue;
-            const children = all.filter((span) => span.parentSpanId === root.spanId);
-            if (children.some((span) => span.kind === 3)) return { root, children, all };
-          }
-          return undefined;
-        },
+        () => reconcileOf(spans()),
         60_000,
         () =>
           `a reconcile span with API-call children; ${spans().length} spans so far; manager output:\n${output.text}`,
@@ -254,6 +258,49 @@ describe('the scaffold exports traces over OTLP when an endpoint is set', () => 
           expect.stringContaining('@opentelemetry/exporter-trace-otlp-http'),
         ]),
       );
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'to a real OpenTelemetry Collector (the default protobuf): the reconcile and its API calls land as one trace in its file',
+    async () => {
+      const collector = await startOtelCollector(parent);
+      try {
+        const output = startManager(
+          { OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint, OTEL_BSP_SCHEDULE_DELAY: '100' },
+          path.join(parent, 'modules-collector.log'),
+        );
+        // An object of its own, new to the manager: its reconcile adds the finalizer and writes the status.
+        const sample = await readFile(path.join(project, 'config/samples/cache_v1alpha1_rediscluster.yaml'), 'utf8');
+        await writeFile(
+          path.join(parent, 'traced.yaml'),
+          sample.replace(/name: rediscluster-sample/, 'name: rediscluster-traced'),
+        );
+        const applied = await execa(
+          kubectlPath,
+          ['--kubeconfig', plane!.kubeconfigPath, 'apply', '-f', path.join(parent, 'traced.yaml')],
+          { reject: false },
+        );
+        expect(applied.exitCode, applied.stderr).toBe(0);
+        const spans = () => collector.exportedRequests().flatMap((request) => decodeOtlpTraces(request));
+        const { root, children } = await waitUntil(
+          () => reconcileOf(spans(), 'rediscluster-traced'),
+          60_000,
+          () =>
+            `the sample's reconcile in the collector's file; ${spans().length} spans so far; manager output:\n${output.text}`,
+        );
+        expect(root.serviceName).toBe('redis-operator');
+        expect(root.parentSpanId).toBeUndefined();
+        for (const call of children.filter((span) => span.kind === 3)) {
+          expect(call.traceId).toBe(root.traceId);
+          expect(call.name).toMatch(/^(GET|PUT|PATCH|POST|DELETE) redisclusters/);
+        }
+        const stopped = await stopManager();
+        expect(stopped.exitCode, output.text).toBe(0);
+      } finally {
+        await collector.stop();
+      }
     },
     TIMEOUT,
   );

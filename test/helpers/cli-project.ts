@@ -79,3 +79,12 @@ export async function initLinkedProject(
   await symlink(KOP_BIN, path.join(bin, 'kop'));
   return { parent, project };
 }
+
+/**
+ * A generated project's dependencies: kop as `spec` says, and the OpenTelemetry SDK that its
+ * src/tracing.ts loads when an OTLP endpoint is set; nothing else.
+ */
+export function expectScaffoldDependencies(dependencies: Record<string, string>, spec: string): void {
+  expect(dependencies.kop).toBe(spec);
+  expect(Object.keys(dependencies).filter((name) => name !== 'kop' && !name.startsWith('@opentelemetry/'))).toEqual([]);
+}

@@ -2,7 +2,7 @@
 // with a BatchSpanProcessor and the OTLP/HTTP (protobuf) exporter to an OpenTelemetry Collector
 // (built from Go modules by `kop setup-envtest --otelcol`), whose file exporter writes what it
 // received; the test reads the file back and finds one reconcile's connected trace.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { context, trace } from '@opentelemetry/api';
@@ -12,10 +12,8 @@ import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trac
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Manager, silentLogger } from '../../../src/runtime/index.js';
 import { createClient, type RestClient } from '../../../src/runtime/client/index.js';
-import { findOtelcol } from '../../../src/testing/build-otelcol.js';
 import type { ControlPlane } from '../../../src/testing/index.js';
-import { ManagedProcess } from '../../../src/testing/managed-process.js';
-import { findFreePorts } from '../../../src/testing/ports.js';
+import { startOtelCollector, type RunningCollector } from '../../helpers/otel-collector.js';
 import { freshNamespace, restFor, startTestControlPlane, waitFor, widgetResource } from './helpers.js';
 
 /** One span as the collector's file exporter writes it (OTLP/JSON: ids in hex, attributes as key/value lists). */
@@ -30,26 +28,15 @@ interface FileSpan {
   scope?: string;
 }
 
-/** Every span in the file exporter's output, one ExportTraceServiceRequest per line, with its scope's name. */
-function readSpans(file: string): FileSpan[] {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch {
-    return [];
-  }
+/** Every span the collector wrote, with its scope's name. */
+function readSpans(collector: RunningCollector): FileSpan[] {
   const spans: FileSpan[] = [];
-  for (const line of text.split('\n')) {
-    if (!line.trim()) continue;
-    const request = JSON.parse(line) as {
-      resourceSpans?: Array<{
-        scopeSpans?: Array<{ scope?: { name?: string }; spans?: FileSpan[] }>;
-      }>;
-    };
+  for (const request of collector.exportedRequests() as Array<{
+    resourceSpans?: Array<{ scopeSpans?: Array<{ scope?: { name?: string }; spans?: FileSpan[] }> }>;
+  }>)
     for (const resourceSpans of request.resourceSpans ?? [])
       for (const scopeSpans of resourceSpans.scopeSpans ?? [])
         for (const span of scopeSpans.spans ?? []) spans.push({ ...span, scope: scopeSpans.scope?.name });
-  }
   return spans;
 }
 
@@ -59,8 +46,7 @@ const attribute = (span: FileSpan, key: string): unknown => {
 };
 
 let dir: string;
-let spansFile: string;
-let collector: ManagedProcess | undefined;
+let collector: RunningCollector | undefined;
 let provider: BasicTracerProvider | undefined;
 const contextManager = new AsyncLocalStorageContextManager();
 let plane: ControlPlane | undefined;
@@ -70,47 +56,13 @@ let running: Promise<void> | undefined;
 let ns: string;
 
 beforeAll(async () => {
-  const otelcol = findOtelcol();
   dir = mkdtempSync(join(tmpdir(), 'kop-otelcol-'));
-  spansFile = join(dir, 'spans.jsonl');
-  const [port] = await findFreePorts(1);
-  // Only what the test needs: OTLP over HTTP on loopback in, the file out; the collector's own
-  // metrics are off, so it opens no port besides the receiver's.
-  writeFileSync(
-    join(dir, 'config.yaml'),
-    [
-      'receivers:',
-      '  otlp:',
-      '    protocols:',
-      '      http:',
-      `        endpoint: 127.0.0.1:${port}`,
-      'exporters:',
-      '  file:',
-      `    path: ${JSON.stringify(spansFile)}`,
-      '    flush_interval: 100ms',
-      'service:',
-      '  telemetry:',
-      '    metrics:',
-      '      level: none',
-      '  pipelines:',
-      '    traces:',
-      '      receivers: [otlp]',
-      '      exporters: [file]',
-      '',
-    ].join('\n'),
-  );
-  collector = ManagedProcess.start('otelcol', otelcol, ['--config', join(dir, 'config.yaml')]);
-  const started = Date.now();
-  while (!collector.outputTail().includes('Everything is ready')) {
-    if (collector.exitStatus) throw new Error(`otelcol exited before it was ready:\n${collector.outputTail()}`);
-    if (Date.now() - started > 60_000) throw new Error(`otelcol not ready after 60 s:\n${collector.outputTail()}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  collector = await startOtelCollector(dir);
 
   context.setGlobalContextManager(contextManager.enable());
   provider = new BasicTracerProvider({
     spanProcessors: [
-      new BatchSpanProcessor(new OTLPTraceExporter({ url: `http://127.0.0.1:${port}/v1/traces` }), {
+      new BatchSpanProcessor(new OTLPTraceExporter({ url: `${collector.endpoint}/v1/traces` }), {
         scheduledDelayMillis: 200,
       }),
     ],
@@ -146,7 +98,7 @@ afterAll(async () => {
   await provider?.shutdown();
   trace.disable();
   context.disable();
-  await collector?.stop(10_000);
+  await collector?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -166,7 +118,7 @@ describe('traces exported to an OpenTelemetry Collector', () => {
 
     const found = await waitFor(
       () => {
-        const spans = readSpans(spansFile);
+        const spans = readSpans(collector!);
         const reconcile = spans.find(
           (s) => s.name === 'reconcile widget' && attribute(s, 'kop.k8s.object.name') === 'traced',
         );
