@@ -105,7 +105,6 @@ export interface SignedLookup extends SumDbRecord {
   note: string;
 }
 
-
 /**
  * Looks `modulePath@version` up in `db`, through the first proxy of `proxies` that serves it,
  * else directly; checks the signature of the tree head that comes with it and proves from the
