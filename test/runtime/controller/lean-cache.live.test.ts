@@ -128,6 +128,38 @@ describe('owns(type, { metadataOnly: true })', () => {
     }
   });
 
+  it('fills a metadata-only cache from pages as well, when the streaming list is off', async () => {
+    const ns = await freshNamespace(admin, 'metapages');
+    const api = createClient(admin);
+    const rest = new AcceptRecordingRestClient(loadClientConfig({ kubeconfig: plane.kubeconfigPath }));
+    const manager = new Manager({
+      rest,
+      metricsBindAddress: '0',
+      healthProbeBindAddress: '0',
+      logger: silentLogger,
+      informerDefaults: { streamingList: false },
+    });
+    manager
+      .controller('widget')
+      .for(widgetResource)
+      .owns(coreV1ConfigMapType, { metadataOnly: true })
+      .complete(() => undefined);
+    await api.create(coreV1ConfigMapType, { metadata: { name: 'paged', namespace: ns }, data: bigData });
+    const stop = await run(manager);
+    try {
+      const informer = manager.informerFor(metadataOnly(coreV1ConfigMapType));
+      await waitFor(() => informer.indexer.list().some((cm) => cm.metadata.name === 'paged'));
+      for (const cached of informer.indexer.list()) {
+        expect(cached).not.toHaveProperty('data');
+        expect(cached.kind).toBe('PartialObjectMetadata');
+      }
+      expect(rest.accepts).toContain('application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1');
+      expect(rest.accepts.every((accept) => accept.includes('PartialObjectMetadata'))).toBe(true);
+    } finally {
+      await stop();
+    }
+  });
+
   it('patches and deletes through a metadata-only descriptor, and refuses to create or update with metadata alone', async () => {
     const ns = await freshNamespace(admin, 'meta-write');
     const api = createClient(admin);
