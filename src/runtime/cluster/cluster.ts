@@ -108,6 +108,8 @@ const DEFAULT_RESYNC_MS = 10 * 3_600_000;
 export class Cluster {
   readonly logger: Logger;
   private readonly informerMap = new Map<string, Informer<KubernetesObject>>();
+  /** Informers made with `deferStart` that nothing has started yet: the cache starts without them. */
+  private readonly deferred = new Set<Informer<KubernetesObject>>();
   /** The indexed fields per kind (by the informer's id). */
   private readonly indexedFields = new Map<string, Set<string>>();
   private phase: 'new' | 'started' | 'stopped' = 'new';
@@ -189,10 +191,16 @@ export class Cluster {
     return [...this.informerMap.values()];
   }
 
-  /** The shared informer of a kind (created on first use; started with the cache, or at once when it runs). */
-  informerFor<T extends KubernetesObject>(type: ResourceType<T>): Informer<T> {
+  /**
+   * The shared informer of a kind (created on first use; started with the cache, or at once when
+   * it runs). With `deferStart`, one made now waits to be started by {@link syncInformers} (a
+   * controller of a replica without a warm standby, once it leads) or by a later call without it
+   * (a cached read of the kind): it lists nothing and holds no memory until then.
+   */
+  informerFor<T extends KubernetesObject>(type: ResourceType<T>, options: { deferStart?: boolean } = {}): Informer<T> {
     const id = typeId(type);
     let informer = this.informerMap.get(id);
+    if (informer && !options.deferStart && this.deferred.delete(informer) && this.phase === 'started') informer.start();
     if (!informer) {
       const settings = this.byObject.get(typeId({ ...type, metadataOnly: false }));
       const namespace = type.namespaced ? (settings?.namespace ?? this.options.namespace) : undefined;
@@ -215,7 +223,8 @@ export class Cluster {
         onWatchRestart: onWatchRestart && ((reason) => onWatchRestart(name, reason)),
       });
       this.informerMap.set(id, informer);
-      if (this.phase === 'started') informer.start();
+      if (options.deferStart) this.deferred.add(informer);
+      else if (this.phase === 'started') informer.start();
       if (settings?.labelSelector !== undefined || settings?.fieldSelector !== undefined) {
         // A selector with a typo caches nothing and reconciles nothing, silently: say so once.
         const synced = informer;
@@ -262,7 +271,8 @@ export class Cluster {
     const id = typeId(type);
     const fields = this.indexedFields.get(id) ?? new Set<string>();
     if (fields.has(field)) throw new Error(`${type.kind} field "${field}" is indexed already`);
-    this.informerFor(type).indexer.addIndex(fieldIndexName(field), fieldIndexFunction(extract));
+    // An index alone needs no list: the informer starts when a controller or a read needs the kind.
+    this.informerFor(type, { deferStart: true }).indexer.addIndex(fieldIndexName(field), fieldIndexFunction(extract));
     fields.add(field);
     this.indexedFields.set(id, fields);
   }
@@ -294,29 +304,50 @@ export class Cluster {
   async start(signal: AbortSignal): Promise<void> {
     if (this.phase !== 'new') throw new Error('a cluster can be started once');
     this.phase = 'started';
-    for (const informer of this.informerMap.values()) informer.start();
+    for (const informer of this.informerMap.values()) if (!this.deferred.has(informer)) informer.start();
     if (!signal.aborted) await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
     this.phase = 'stopped';
     await Promise.all([...this.informerMap.values()].map((i) => i.stop()));
   }
 
   /**
-   * Resolves once every informer made so far holds its first list; rejects after
-   * `cacheSyncTimeoutMs` naming the informers still listing, or with the signal's reason.
+   * Resolves once every informer made so far holds its first list (those whose start is deferred
+   * aside); rejects after `cacheSyncTimeoutMs` naming the informers still listing, or with the
+   * signal's reason.
    */
   async waitForCacheSync(signal: AbortSignal): Promise<void> {
+    await this.syncInformers(
+      this.informers.filter((i) => !this.deferred.has(i)),
+      signal,
+    );
+  }
+
+  /**
+   * Starts those of `informers` whose start was deferred (once the cache runs) and resolves once
+   * they all hold their first list; rejects after `cacheSyncTimeoutMs` naming the informers still
+   * listing, or with the signal's reason. A controller calls it before its workers start.
+   */
+  async syncInformers(informers: ReadonlyArray<Informer<KubernetesObject>>, signal: AbortSignal): Promise<void> {
+    if (this.phase === 'started') {
+      for (const informer of informers) if (this.deferred.delete(informer)) informer.start();
+    }
     const timeoutMs = this.options.cacheSyncTimeoutMs ?? 120_000;
     const timeout = AbortSignal.timeout(timeoutMs);
     const either = AbortSignal.any([signal, timeout]);
     try {
-      await Promise.all(this.informers.map((i) => i.waitForSync(either)));
+      await Promise.all(informers.map((i) => i.waitForSync(either)));
     } catch (err) {
       if (!signal.aborted && timeout.aborted) {
-        const pending = this.informers.filter((i) => !i.hasSynced()).map((i) => i.name);
+        const pending = informers.filter((i) => !i.hasSynced()).map((i) => i.name);
         throw new Error(`caches did not sync within ${timeoutMs} ms: ${pending.join(', ')}`, { cause: err });
       }
       throw err;
     }
+  }
+
+  /** True for an informer made with `deferStart` that nothing has started yet: it holds nothing, and readiness does not wait for it. */
+  isDeferred(informer: Informer<KubernetesObject>): boolean {
+    return this.deferred.has(informer);
   }
 }
 

@@ -9,7 +9,7 @@ export interface AbandonedReconciles {
 
 /**
  * A controller as the manager runs it, in the leader-election group: started once the lease is
- * held; on stop it takes no new work and waits for reconciles in flight until the deadline
+ * held and its informers have synced (at once from a warm cache); on stop it takes no new work and waits for reconciles in flight until the deadline
  * (0 after a lost lease), then aborts their signal and reports them.
  */
 export class ControllerRunnable implements Runnable {
@@ -19,6 +19,8 @@ export class ControllerRunnable implements Runnable {
   constructor(
     readonly controller: Controller,
     private readonly options: {
+      /** Starts and syncs the controller's informers that are not synced yet (a cold standby's). */
+      syncSources: (signal: AbortSignal) => Promise<void>;
       /** How long the drain may take, read when the stop begins. */
       deadlineMs: () => number;
       onAbandoned: (abandoned: AbandonedReconciles) => void;
@@ -36,6 +38,13 @@ export class ControllerRunnable implements Runnable {
   }
 
   private async run(signal: AbortSignal): Promise<void> {
+    try {
+      await this.options.syncSources(signal);
+    } catch (err) {
+      // Stopped while listing: nothing was reconciled, so there is nothing to drain.
+      if (signal.aborted) return;
+      throw err;
+    }
     this.controller.start();
     if (!signal.aborted) await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
     const finished = await this.controller.stop(this.options.deadlineMs());

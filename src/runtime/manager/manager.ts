@@ -73,6 +73,16 @@ export interface ManagerOptions {
   leaderElectionNamespace?: string;
   /** Identity of this replica in the Lease; default `<hostname>_<uuid>`. */
   leaderElectionIdentity?: string;
+  /**
+   * With leader election: every replica lists and watches the kinds its controllers read before
+   * it competes for the lease, so a standby that takes over reconciles from a full cache at once
+   * instead of listing every object first (a second cache's memory, bought for a fast failover).
+   * A standby never reconciles: its controllers' workers start once it leads, and every cached
+   * object is queued then, so nothing that changed while it stood by is missed. Default false: a
+   * standby holds no cache of its controllers' kinds, which it lists when it wins the lease.
+   * Manager-wide rather than per controller: failover waits for the slowest controller's list.
+   */
+  warmStandby?: boolean;
   /** Lease duration (default 15 s), renew deadline (10 s), retry period (2 s). */
   leaseDurationMs?: number;
   renewDeadlineMs?: number;
@@ -259,8 +269,11 @@ export class Manager {
       // With the caches: the initial sync is when memory peaks.
       this.runnables.caches.add(budget);
     }
+    // A standby without warmStandby is ready without its controllers' caches; it lists them once it leads.
     this.readyChecks.set('informers-synced', () => {
-      const pending = this.cluster.informers.filter((i) => !i.hasSynced()).map((i) => i.name);
+      const pending = this.cluster.informers
+        .filter((i) => !i.hasSynced() && !this.cluster.isDeferred(i))
+        .map((i) => i.name);
       if (pending.length > 0) throw new Error(`caches not synced: ${pending.join(', ')}`);
     });
     // Retries hide a watch that keeps failing (malformed events, a list that never ends, an
@@ -507,6 +520,18 @@ export class Manager {
   private addController(controller: Controller): void {
     this.checkControllerName(controller.name);
     const runnable = new ControllerRunnable(controller, {
+      // Lists now what a standby without warmStandby has not cached; at once when the cache is warm.
+      syncSources: async (signal) => {
+        const started = Date.now();
+        const cold = controller.informers.filter((i) => !i.hasSynced()).map((i) => i.name);
+        await this.cluster.syncInformers(controller.informers, signal);
+        if (cold.length > 0)
+          this.logger.info('controller caches synced', {
+            controller: controller.name,
+            informers: cold,
+            ms: Date.now() - started,
+          });
+      },
       // Another replica may reconcile already once the lease is lost: in-flight work is not waited for then.
       deadlineMs: () => (this.leaseLost ? 0 : (this.options.gracefulShutdownTimeoutMs ?? 30_000)),
       onAbandoned: (abandoned) => this.abandonedNow.push(abandoned),
@@ -524,7 +549,9 @@ export class Manager {
       },
       logger: this.logger,
       metrics: this.metrics,
-      informerFor: (type) => cluster.informerFor(type),
+      // A replica that may stand by for long caches its controllers' kinds only with warmStandby.
+      informerFor: (type) =>
+        cluster.informerFor(type, { deferStart: !!this.options.leaderElection && !this.options.warmStandby }),
       eventRecorder: (component) => this.eventRecorder(component),
       checkControllerName: (name) => this.checkControllerName(name),
       add: (controller) => this.addController(controller),
