@@ -194,7 +194,7 @@ describe('kop edit --plugins helm', () => {
     const custom = await template([
       'manager.image.repository=registry.example.com/team/demo',
       'manager.image.tag=v0.2.0',
-      'manager.replicas=2',
+      'manager.replicas=3',
       'manager.leaderElection=false',
       'manager.extraArgs={--zap-log-level=debug}',
       'manager.resources.limits.memory=512Mi',
@@ -205,7 +205,7 @@ describe('kop edit --plugins helm', () => {
       'networkPolicy.enable=true',
     ]);
     const manager = managerOf(custom);
-    expect(manager.spec.replicas).toBe(2);
+    expect(manager.spec.replicas).toBe(3);
     expect(manager.spec.template.spec.containers[0].image).toBe('registry.example.com/team/demo:v0.2.0');
     expect(manager.spec.template.spec.containers[0].resources.limits.memory).toBe('512Mi');
     expect(argsOf(custom)).toEqual([
@@ -243,8 +243,8 @@ describe('kop edit --plugins helm', () => {
   it('keeps the values you changed when it regenerates, and follows kop where you did not', async () => {
     const valuesFile = path.join(dir, 'dist/chart/values.yaml');
     const edited = (await readFile(valuesFile, 'utf8')).replace(
-      '  replicas: 1',
-      '  # two for availability\n  replicas: 2',
+      '  replicas: 2',
+      '  # three for availability\n  replicas: 3',
     );
     await writeFile(valuesFile, edited);
     // The project gains webhooks: webhook.enable and certManager.enable, left alone, follow the new defaults.
@@ -258,13 +258,13 @@ describe('kop edit --plugins helm', () => {
     expect(again.out.lines).toContain('UPDATE dist/chart/values.yaml');
     expect(again.out.lines).toContain('CREATE dist/chart/templates/webhook/validating-webhook-configuration.yaml');
     const merged = await readFile(valuesFile, 'utf8');
-    expect(merged).toContain('  # two for availability\n  replicas: 2');
+    expect(merged).toContain('  # three for availability\n  replicas: 3');
     expect(parseYaml(merged)).toMatchObject({
-      manager: { replicas: 2 },
+      manager: { replicas: 3 },
       webhook: { enable: true },
       certManager: { enable: true },
     });
-    expect(managerOf(await template()).spec.replicas).toBe(2);
+    expect(managerOf(await template()).spec.replicas).toBe(3);
 
     // Nothing changed since: a re-run writes nothing.
     const idle = context();
