@@ -148,4 +148,24 @@ describe('warm standby', () => {
     await b.manager.stop();
     await b.done;
   });
+
+  it('a cached read of a controller’s kind on a standby without warmStandby fills that cache, and still nothing is reconciled', async () => {
+    const ns = await freshNamespace(admin, 'standby-read');
+    await createWidgets(ns, initial);
+    const a = replica(ns, 'a', undefined);
+    await waitFor(() => a.manager.isLeader, 15_000, 'a leads');
+    const b = replica(ns, 'b', undefined);
+    await waitFor(async () => (await b.ready()) === 200, 15_000, 'b ready');
+    expect(b.widgets().objects).toBe(0);
+    // What a runnable every replica runs might do: the read starts the informer and waits for its list.
+    const listed = await b.manager.client.list(widgetResource, { namespace: ns });
+    expect(listed.items).toHaveLength(OBJECTS);
+    expect(b.widgets()).toMatchObject({ objects: OBJECTS, synced: true });
+    await delay(LEASE.leaseDurationMs);
+    expect(b.reconciled).toEqual([]);
+    await b.manager.stop();
+    await b.done;
+    await a.manager.stop();
+    await a.done;
+  });
 });
