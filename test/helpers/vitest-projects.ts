@@ -28,14 +28,17 @@ export const LIVE_TESTS = [
 
 /**
  * End-to-end tests: they run the built CLI, install and run scaffolded projects (npm, tsc,
- * vitest, esbuild, kubectl, helm), or use the Go toolchain and the network (controller-gen,
- * the module proxy, the envtest index). Besides these, every `*.e2e.test.ts`.
+ * vitest, esbuild, kubectl, helm), compile generated code with tsc, or use the Go toolchain
+ * and the network (controller-gen, the module proxy, the envtest index). Besides these, every
+ * `*.e2e.test.ts`.
  */
 export const E2E_TESTS = [
   'test/e2e/**/*.test.ts',
   'test/**/*.e2e.test.ts',
   'test/api/core-types.test.ts',
   'test/api/scaffold-conformance.test.ts',
+  'test/clientgen/apply-configurations.test.ts',
+  'test/clientgen/generate-clients.test.ts',
   'test/conformance/*.test.ts',
   'test/import/corpus.test.ts',
   'test/import/e2e-external.test.ts',

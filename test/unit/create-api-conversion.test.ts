@@ -10,7 +10,8 @@ import { runGenerate } from '../../src/generate/run-generate.js';
 import { runInit } from '../../src/init/run-init.js';
 import { parseProjectFile } from '../../src/project/project-file.js';
 import { createApiOptions } from '../../src/upgrade/project-features.js';
-import { tempDir, testContext, type TestContextOptions } from './helpers/fake-context.js';
+import { testContext, type TestContextOptions } from './helpers/fake-context.js';
+import { preparedProject } from './helpers/prepared-project.js';
 import { listFiles } from './helpers/files.js';
 
 const V1 = { group: 'cache', version: 'v1', kind: 'RedisCluster' } as const;
@@ -47,9 +48,7 @@ describe('kop create api --conversion', () => {
       spec: { conversion?: unknown; versions: { name: string }[] };
     };
   /** A project with RedisCluster v1 (and its reconciler). */
-  const newProject = async () => {
-    const made = await tempDir('demo');
-    dirs.push(made);
+  const prepared = preparedProject('demo', async (at) => {
     await runInit(
       {
         projectName: 'demo',
@@ -59,9 +58,13 @@ describe('kop create api --conversion', () => {
         kopSource: 'file:../kop',
         skipInstall: true,
       },
-      testContext({ cwd: made.dir }),
+      testContext({ cwd: at }),
     );
-    await runCreateApi({ ...V1 }, testContext({ cwd: made.dir }));
+    await runCreateApi({ ...V1 }, testContext({ cwd: at }));
+  });
+  const newProject = async () => {
+    const made = await prepared();
+    dirs.push(made);
     return made.dir;
   };
 

@@ -8,7 +8,8 @@ import { parse } from 'yaml';
 import { runCreateApi } from '../../src/create-api/run-create-api.js';
 import { runInit } from '../../src/init/run-init.js';
 import { parseProjectFile } from '../../src/project/project-file.js';
-import { tempDir, testContext } from './helpers/fake-context.js';
+import { testContext } from './helpers/fake-context.js';
+import { preparedProject } from './helpers/prepared-project.js';
 
 describe('create api --ssa', () => {
   let dir: string;
@@ -20,12 +21,14 @@ describe('create api --ssa', () => {
     );
     return entry?.api;
   };
-  beforeEach(async () => {
-    ({ dir, cleanup } = await tempDir('crew'));
+  const prepared = preparedProject('crew', async (at) => {
     await runInit(
       { projectName: 'crew', domain: 'example.com', license: 'none', kopSource: 'file:../kop', skipInstall: true },
-      testContext({ cwd: dir }),
+      testContext({ cwd: at }),
     );
+  });
+  beforeEach(async () => {
+    ({ dir, cleanup } = await prepared());
   });
   afterEach(() => cleanup());
 

@@ -12,7 +12,8 @@ import { runInit } from '../../src/init/run-init.js';
 import { parseProjectFile } from '../../src/project/project-file.js';
 import { controllerNamesOf } from '../../src/project/resource-layout.js';
 import { checkControllerName } from '../../src/project/resource.js';
-import { tempDir, testContext } from './helpers/fake-context.js';
+import { testContext } from './helpers/fake-context.js';
+import { preparedProject } from './helpers/prepared-project.js';
 import { listFiles } from './helpers/files.js';
 
 const CRDS = fileURLToPath(new URL('../fixtures/external-crds/issuers.yaml', import.meta.url));
@@ -61,8 +62,7 @@ describe('kop create api for kinds the project does not own, and named reconcile
     expect(await snapshot(dir)).toEqual(before);
   };
 
-  beforeEach(async () => {
-    ({ dir, cleanup } = await tempDir('demo'));
+  const prepared = preparedProject('demo', async (at) => {
     await runInit(
       {
         projectName: 'demo',
@@ -72,8 +72,11 @@ describe('kop create api for kinds the project does not own, and named reconcile
         kopSource: 'file:../kop',
         skipInstall: true,
       },
-      testContext({ cwd: dir }),
+      testContext({ cwd: at }),
     );
+  });
+  beforeEach(async () => {
+    ({ dir, cleanup } = await prepared());
   });
   afterEach(() => cleanup());
 

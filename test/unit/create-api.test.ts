@@ -6,7 +6,8 @@ import { FileExistsError, KopError, UsageError } from '../../src/base/errors.js'
 import { runCreateApi, type CreateApiOptions } from '../../src/create-api/run-create-api.js';
 import { runInit } from '../../src/init/run-init.js';
 import { parseProjectFile } from '../../src/project/project-file.js';
-import { tempDir, testContext } from './helpers/fake-context.js';
+import { testContext } from './helpers/fake-context.js';
+import { preparedProject } from './helpers/prepared-project.js';
 import { listFiles } from './helpers/files.js';
 
 const MEMCACHED: CreateApiOptions = { group: 'cache', version: 'v1alpha1', kind: 'Memcached' };
@@ -40,8 +41,7 @@ describe('kop create api', () => {
     return { context, run: runCreateApi(options, context) };
   };
 
-  beforeEach(async () => {
-    ({ dir, cleanup } = await tempDir('demo'));
+  const prepared = preparedProject('demo', async (at) => {
     await runInit(
       {
         projectName: 'demo',
@@ -51,8 +51,11 @@ describe('kop create api', () => {
         kopSource: 'file:../kop',
         skipInstall: true,
       },
-      testContext({ cwd: dir }),
+      testContext({ cwd: at }),
     );
+  });
+  beforeEach(async () => {
+    ({ dir, cleanup } = await prepared());
   });
   afterEach(() => cleanup());
 

@@ -10,8 +10,9 @@ import { runGenerate } from '../../src/generate/run-generate.js';
 import { runImportCrd } from '../../src/import/run-import-crd.js';
 import { runInit } from '../../src/init/run-init.js';
 import { formatProjectFile, parseProjectFile } from '../../src/project/project-file.js';
-import { tempDir, testContext, type TestContextOptions } from './helpers/fake-context.js';
+import { testContext, type TestContextOptions } from './helpers/fake-context.js';
 import { listFiles } from './helpers/files.js';
+import { preparedProject } from './helpers/prepared-project.js';
 
 async function snapshot(dir: string): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
@@ -32,8 +33,7 @@ describe('kop create webhook', () => {
   };
   const count = (haystack: string, needle: string) => haystack.split(needle).length - 1;
 
-  beforeEach(async () => {
-    ({ dir, cleanup } = await tempDir('demo'));
+  const demo = preparedProject('demo', async (at) => {
     await runInit(
       {
         projectName: 'demo',
@@ -43,9 +43,12 @@ describe('kop create webhook', () => {
         kopSource: 'file:../kop',
         skipInstall: true,
       },
-      testContext({ cwd: dir }),
+      testContext({ cwd: at }),
     );
-    await runCreateApi({ ...V1 }, testContext({ cwd: dir }));
+    await runCreateApi({ ...V1 }, testContext({ cwd: at }));
+  });
+  beforeEach(async () => {
+    ({ dir, cleanup } = await demo());
   });
   afterEach(() => cleanup());
 

@@ -12,6 +12,7 @@ import { runDeployImage } from '../../src/plugins/deploy-image/run-deploy-image.
 import { runInit, type InitOptions } from '../../src/init/run-init.js';
 import { parseProjectFile } from '../../src/project/project-file.js';
 import { tempDir, testContext } from './helpers/fake-context.js';
+import { preparedProject } from './helpers/prepared-project.js';
 import { listFiles } from './helpers/files.js';
 
 const INIT: InitOptions = {
@@ -108,20 +109,25 @@ describe('kop edit --multigroup / --namespaced', () => {
   afterEach(() => cleanup());
 
   /** A single-group project with two kinds, both with a reconciler, one with a webhook. */
-  const twoKinds = async (options: InitOptions = INIT) => {
-    await runInit(options, testContext({ cwd: dir }));
+  const twoKindsProject = preparedProject('demo', async (at) => {
+    await runInit(INIT, testContext({ cwd: at }));
     await runCreateApi(
       { group: 'cache', version: 'v1', kind: 'Memcached', resource: true, controller: true },
-      testContext({ cwd: dir }),
+      testContext({ cwd: at }),
     );
     await runCreateApi(
       { group: 'ship', version: 'v1', kind: 'Frigate', resource: true, controller: true },
-      testContext({ cwd: dir }),
+      testContext({ cwd: at }),
     );
     await runCreateWebhook(
       { group: 'ship', version: 'v1', kind: 'Frigate', defaulting: true },
-      testContext({ cwd: dir }),
+      testContext({ cwd: at }),
     );
+  });
+  /** Makes the test's project a copy of the two-kinds project, in place of the empty folder it had. */
+  const twoKinds = async () => {
+    await cleanup();
+    ({ dir, cleanup } = await twoKindsProject());
   };
 
   it('with nothing to do is a usage error', async () => {

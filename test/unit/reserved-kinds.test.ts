@@ -9,7 +9,8 @@ import { RESERVED_KIND_NAMES, SCAFFOLD_IMPORTED_NAMES, runCreateApi } from '../.
 import { runInit } from '../../src/init/run-init.js';
 import { generateClients } from '../../src/clientgen/generate-clients.js';
 import { loadApiModel } from '../../src/schema/model.js';
-import { tempDir, testContext } from './helpers/fake-context.js';
+import { testContext } from './helpers/fake-context.js';
+import { preparedProject } from './helpers/prepared-project.js';
 import { listFiles } from './helpers/files.js';
 
 const templates = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../templates/api');
@@ -34,12 +35,14 @@ function upperCaseNamesUsed(text: string): Set<string> {
 describe('reserved kind names', () => {
   let dir: string;
   let cleanup: () => Promise<void>;
-  beforeEach(async () => {
-    ({ dir, cleanup } = await tempDir('demo'));
+  const prepared = preparedProject('demo', async (at) => {
     await runInit(
       { projectName: 'demo', domain: 'example.com', license: 'none', kopSource: 'file:../kop', skipInstall: true },
-      testContext({ cwd: dir }),
+      testContext({ cwd: at }),
     );
+  });
+  beforeEach(async () => {
+    ({ dir, cleanup } = await prepared());
   });
   afterEach(() => cleanup());
 

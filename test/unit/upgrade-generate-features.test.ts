@@ -12,7 +12,8 @@ import { runEdit } from '../../src/plugins/run-edit.js';
 import { controllerNamesToReplay, replaySteps } from '../../src/upgrade/project-features.js';
 import { replayContext, snapshotDir } from '../../src/upgrade/replay.js';
 import { projectReader, runAlphaGenerate } from '../../src/upgrade/run-alpha-generate.js';
-import { tempDir, testContext } from './helpers/fake-context.js';
+import { testContext } from './helpers/fake-context.js';
+import { preparedProject } from './helpers/prepared-project.js';
 
 const CRDS = fileURLToPath(new URL('../fixtures/external-crds/issuers.yaml', import.meta.url));
 
@@ -81,8 +82,7 @@ describe('kop alpha generate replays every recorded feature', () => {
       expect(rebuilt.get(file)?.toString('utf8'), file).toBe(bytes.toString('utf8'));
   }
 
-  beforeEach(async () => {
-    ({ dir, cleanup } = await tempDir('demo'));
+  const prepared = preparedProject('demo', async (at) => {
     await runInit(
       {
         projectName: 'demo',
@@ -92,8 +92,11 @@ describe('kop alpha generate replays every recorded feature', () => {
         kopSource: 'file:../kop',
         skipInstall: true,
       },
-      context(),
+      testContext({ cwd: at }),
     );
+  });
+  beforeEach(async () => {
+    ({ dir, cleanup } = await prepared());
   });
   afterEach(() => cleanup());
 

@@ -21,6 +21,7 @@ import { runAlphaUpdate } from '../../src/upgrade/run-alpha-update.js';
 import { runEditProject } from '../../src/edit/run-edit-project.js';
 import { snapshotDir, snapshotOf } from '../../src/upgrade/replay.js';
 import { tempDir, testContext } from './helpers/fake-context.js';
+import { preparedProject } from './helpers/prepared-project.js';
 
 const GROUP = { group: 'cache', kind: 'RedisCluster' };
 const IMPORT_FIXTURES = fileURLToPath(new URL('../import/fixtures', import.meta.url));
@@ -30,9 +31,8 @@ describe('kop alpha generate: the project rebuilt from PROJECT', () => {
   let cleanup: () => Promise<void>;
   const read = (file: string) => readFile(path.join(dir, file), 'utf8');
 
-  beforeEach(async () => {
-    ({ dir, cleanup } = await tempDir('demo'));
-    const context = () => testContext({ cwd: dir });
+  const demo = preparedProject('demo', async (at) => {
+    const context = () => testContext({ cwd: at });
     await runInit(
       {
         projectName: 'demo',
@@ -53,6 +53,9 @@ describe('kop alpha generate: the project rebuilt from PROJECT', () => {
     await runCreateWebhook({ ...GROUP, version: 'v1', defaulting: true, programmaticValidation: true }, context());
     await runCreateWebhook({ ...GROUP, version: 'v1', conversion: true, spoke: ['v2'] }, context());
     await runGenerate({ check: false, allowDangerousTypes: false, generators }, context());
+  });
+  beforeEach(async () => {
+    ({ dir, cleanup } = await demo());
   });
   afterEach(() => cleanup());
 
@@ -227,8 +230,7 @@ describe('mergeProject: per file', () => {
 describe('kop alpha update: finding the kop that scaffolded the project', () => {
   let dir: string;
   let cleanup: () => Promise<void>;
-  beforeEach(async () => {
-    ({ dir, cleanup } = await tempDir('demo'));
+  const demo = preparedProject('demo', async (at) => {
     await runInit(
       {
         projectName: 'demo',
@@ -238,8 +240,11 @@ describe('kop alpha update: finding the kop that scaffolded the project', () => 
         kopSource: 'file:../kop',
         skipInstall: true,
       },
-      testContext({ cwd: dir }),
+      testContext({ cwd: at }),
     );
+  });
+  beforeEach(async () => {
+    ({ dir, cleanup } = await demo());
   });
   afterEach(() => cleanup());
 
