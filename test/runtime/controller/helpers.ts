@@ -149,6 +149,12 @@ export class TcpProxy {
     }
   }
 
+  /** Freezes every open connection and refuses new ones until `restore`: every request hangs or fails. */
+  hang(): void {
+    this.freeze();
+    this.refusing = true;
+  }
+
   /** Resets every connection and refuses new ones until `restore`. */
   cut(): void {
     this.refusing = true;
