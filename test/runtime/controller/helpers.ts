@@ -23,6 +23,7 @@ export interface Widget {
     resourceVersion?: string;
     generation?: number;
     labels?: Record<string, string>;
+    annotations?: Record<string, string>;
     finalizers?: string[];
     deletionTimestamp?: string;
     managedFields?: { manager?: string }[];
