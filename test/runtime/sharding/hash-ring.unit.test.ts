@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { Manager } from '../../../src/runtime/index.js';
 import { HashRing } from '../../../src/runtime/sharding/hash-ring.js';
 import { wantedShard } from '../../../src/runtime/sharding/sharder.js';
 import { ShardKeys, checkMemberIdentity, checkShardSetName } from '../../../src/runtime/sharding/shard-labels.js';
@@ -171,5 +172,26 @@ describe('shard keys and names', () => {
     expect(() => checkMemberIdentity('host_1234', 'my-operator')).toThrow(/identity "host_1234" is not usable/);
     expect(() => checkMemberIdentity('x'.repeat(64), 'my-operator')).toThrow(/not usable/);
     expect(() => checkMemberIdentity('my-operator-7d9f-abcde', 'my-operator')).not.toThrow();
+  });
+});
+
+describe('ManagerOptions.sharding, checked when the manager is made', () => {
+  const widgets = {
+    group: 'test.kop.dev',
+    version: 'v1',
+    resource: 'widgets',
+    kind: 'Widget',
+    namespaced: true,
+  } as const;
+  it('refuses a bad name, a bad identity and no kinds, saying what to fix', () => {
+    expect(() => new Manager({ sharding: { name: 'My_Operator', types: [widgets], identity: 'a' } })).toThrow(
+      /sharding.name "My_Operator"/,
+    );
+    expect(() => new Manager({ sharding: { name: 'op', types: [widgets], identity: 'Pod_1' } })).toThrow(
+      /identity "Pod_1"/,
+    );
+    expect(() => new Manager({ sharding: { name: 'op', types: [], identity: 'a' } })).toThrow(
+      /sharding.types is empty/,
+    );
   });
 });
