@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import type { Client } from '../client/client.js';
-import type { ResourceType } from '../client/resource/options.js';
+import { selectorString, type ResourceType } from '../client/resource/options.js';
 import type { RestClient } from '../client/rest/rest-client.js';
 import type { KubernetesObject } from '../client/types/meta.js';
 import type { Informer } from '../cache/informer.js';
@@ -121,15 +121,7 @@ export class Sharding {
     const shard = this.keys.selectorFor(this.member.identity);
     const result = entries.map((entry) => {
       if (!this.covers(entry.type)) return entry;
-      const own = entry.labelSelector;
-      const text =
-        own === undefined
-          ? ''
-          : typeof own === 'string'
-            ? own
-            : Object.entries(own)
-                .map(([k, v]) => `${k}=${v}`)
-                .join(',');
+      const text = selectorString(entry.labelSelector) ?? '';
       return { ...entry, labelSelector: text ? `${text},${shard}` : shard };
     });
     for (const type of this.options.types)
