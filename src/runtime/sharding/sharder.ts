@@ -26,7 +26,10 @@ export interface SharderOptions {
   virtualNodes: number;
   /** How often expired memberships are looked for; default 1 s. */
   memberCheckMs?: number;
-  /** Label patches sent at once; default 8. */
+  /**
+   * Label patches sent at once; default 32: on a first start every object needs one, and the
+   * members reconcile an object only once it is labelled, so this paces the start.
+   */
   concurrency?: number;
   logger: Logger;
 }
@@ -135,7 +138,7 @@ export class Sharder {
         members: members.members,
         objects: this.informers.reduce((sum, { informer }) => sum + informer.indexer.size, 0),
       });
-      const workers = Array.from({ length: this.options.concurrency ?? 8 }, () => this.work());
+      const workers = Array.from({ length: this.options.concurrency ?? 32 }, () => this.work());
       await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
       this.queue.shutDown();
       await Promise.all(workers);
