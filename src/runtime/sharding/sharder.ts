@@ -27,8 +27,9 @@ export interface SharderOptions {
   /** How often expired memberships are looked for; default 1 s. */
   memberCheckMs?: number;
   /**
-   * Label patches sent at once; default 32: on a first start every object needs one, and the
-   * members reconcile an object only once it is labelled, so this paces the start.
+   * Label patches sent at once; default 8. On a first start every object needs one, and the
+   * members reconcile an object only once it is labelled, so this paces the start; more loads
+   * the apiserver the members renew their Leases through.
    */
   concurrency?: number;
   logger: Logger;
@@ -138,7 +139,7 @@ export class Sharder {
         members: members.members,
         objects: this.informers.reduce((sum, { informer }) => sum + informer.indexer.size, 0),
       });
-      const workers = Array.from({ length: this.options.concurrency ?? 32 }, () => this.work());
+      const workers = Array.from({ length: this.options.concurrency ?? 8 }, () => this.work());
       await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
       this.queue.shutDown();
       await Promise.all(workers);
