@@ -32,6 +32,7 @@ const sidebar: DefaultTheme.SidebarItem[] = [
       { text: 'Webhooks and certificates', link: '/howto/webhooks' },
       { text: 'Metrics and monitoring', link: '/howto/metrics' },
       { text: 'Caches and memory', link: '/howto/caches' },
+      { text: 'Sharding across replicas', link: '/howto/sharding' },
       { text: 'Tracing and observability', link: '/howto/observability' },
       { text: 'Evolving an API', link: '/howto/api-versions' },
       { text: 'Upgrading a project', link: '/howto/upgrading' },

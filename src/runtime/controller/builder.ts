@@ -29,7 +29,17 @@ export interface ControllerHost {
   informerFor<T extends KubernetesObject>(type: ResourceType<T>): Informer<T>;
   eventRecorder(component: string): EventRecorder;
   checkControllerName(name: string): void;
-  add(controller: Controller): void;
+  /** Registers `controller`, whose `for` kind is `primary`. */
+  add(controller: Controller, primary?: ResourceType): void;
+  /**
+   * The reconcile function as this manager runs it for a controller of `primary` (read through
+   * `informer`): with sharding, gated to this replica's shard. Absent: as given.
+   */
+  wrapReconcile?(
+    primary: ResourceType,
+    informer: Informer<KubernetesObject>,
+    reconcile: ReconcileFunction,
+  ): ReconcileFunction;
 }
 
 /** Options of one watched kind. */
@@ -138,7 +148,11 @@ export class ControllerBuilder {
   complete(reconciler: Reconciler | ReconcileFunction): Controller {
     if (!this.primary) throw new Error(`controller ${this.name}: call for(kind) before complete()`);
     this.manager.checkControllerName(this.name);
-    const controller = new Controller(reconciler, {
+    const primary = this.primary.type;
+    const reconcile: ReconcileFunction =
+      typeof reconciler === 'function' ? reconciler : (request, context) => reconciler.reconcile(request, context);
+    const wrapped = this.manager.wrapReconcile?.(primary, this.manager.informerFor(primary), reconcile) ?? reconciler;
+    const controller = new Controller(wrapped, {
       name: this.name,
       client: this.manager.client,
       recorder: this.manager.eventRecorder(`${this.name}-controller`),
@@ -157,7 +171,7 @@ export class ControllerBuilder {
       const map = watch.map === 'owner' ? mapToControllerOwner(owner) : watch.map;
       controller.watch(this.manager.informerFor(watch.type), map, [...this.globalPredicates, ...watch.predicates]);
     }
-    this.manager.add(controller);
+    this.manager.add(controller, primary);
     return controller;
   }
 }

@@ -23,7 +23,7 @@ export interface LeaseSpec {
 export interface LeaseObject {
   apiVersion?: string;
   kind?: string;
-  metadata?: { name?: string; namespace?: string; resourceVersion?: string };
+  metadata?: { name?: string; namespace?: string; resourceVersion?: string; labels?: Record<string, string> };
   spec?: LeaseSpec;
 }
 
@@ -36,6 +36,8 @@ export interface LeaderElectionOptions {
   name: string;
   /** This candidate's identity; default `<hostname>_<uuid>`. */
   identity?: string;
+  /** Labels of the Lease when this candidate creates it (a shard set's membership Leases carry the set's name). */
+  labels?: Record<string, string>;
   /** How long a lease stays valid without renewal; others take over after it. Default 15 s. */
   leaseDurationMs?: number;
   /** The leader gives up if it cannot renew for this long (must be < leaseDuration). Default 10 s. */
@@ -211,7 +213,14 @@ export class LeaderElector {
       };
       try {
         await this.leases.create(
-          { metadata: { name: this.options.name, namespace: this.options.namespace }, spec },
+          {
+            metadata: {
+              name: this.options.name,
+              namespace: this.options.namespace,
+              ...(this.options.labels ? { labels: this.options.labels } : {}),
+            },
+            spec,
+          },
           call,
         );
         this.observe(spec, now);

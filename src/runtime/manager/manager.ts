@@ -26,6 +26,7 @@ import v8 from 'node:v8';
 import { observeRestCalls } from '../client/rest/instrumentation.js';
 import { RunnableGroup, type Runnable } from './runnable-group.js';
 import { ServerRunnable } from './server-runnable.js';
+import { Sharding, type ShardingOptions } from '../sharding/sharding.js';
 
 export type { HealthCheck } from './health-checks.js';
 export type { Runnable } from './runnable-group.js';
@@ -134,6 +135,14 @@ export interface ManagerOptions {
    * or conversion is registered.
    */
   webhookServer?: WebhookServerOptions;
+  /**
+   * Share the objects of some kinds among the replicas (see the sharding how-to): each replica
+   * caches and reconciles only the objects labelled for it; a sharder on the leader labels them
+   * over a consistent-hash ring of the replicas' membership Leases, and moves them (drain, then
+   * reassign) when a replica joins or leaves, never letting two replicas reconcile one object at
+   * once. Example: `sharding: { name: 'my-operator', types: [widgetType] }` with leader election on.
+   */
+  sharding?: ShardingOptions;
   logger?: Logger;
   metrics?: ManagerMetrics;
 }
@@ -233,10 +242,13 @@ export class Manager {
   private readonly abandonedNow: AbandonedReconciles[] = [];
   /** Reconciles abandoned at the shutdown deadline, per controller, when that is an error (not after a lost lease). */
   private abandoned: AbandonedReconciles[] = [];
+  /** Sharding across replicas, when configured. */
+  private readonly sharding: Sharding | undefined;
 
   constructor(private readonly options: ManagerOptions = {}) {
     this.logger = options.logger ?? createLogger();
     this.metrics = options.metrics ?? new ManagerMetrics();
+    this.sharding = options.sharding && this.shardingFor(options.sharding);
     this.cluster = new Cluster({
       rest: options.rest,
       kubeconfig: options.kubeconfig,
@@ -244,7 +256,7 @@ export class Manager {
       namespace: options.namespace,
       uncachedTypes: options.uncachedTypes,
       cacheManagedFields: options.cacheManagedFields,
-      byObject: options.byObject,
+      byObject: this.sharding ? this.sharding.byObject(options.byObject) : options.byObject,
       informerDefaults: options.informerDefaults,
       cacheSyncTimeoutMs: options.cacheSyncTimeoutMs,
       logger: this.logger,
@@ -259,6 +271,10 @@ export class Manager {
       leaderElection: group('leader election'),
     };
     this.add(this.cluster);
+    if (this.sharding) {
+      this.runnables.others.add(this.sharding.member.runnable);
+      this.runnables.leaderElection.add(this.sharding.sharder);
+    }
     this.metrics.informers(() => this.cluster.informers.map((i) => i.stats));
     if (options.cacheMemoryBudget) {
       const budget = new CacheMemoryBudget(
@@ -517,7 +533,7 @@ export class Manager {
       throw new Error(`a controller named "${name}" is registered already; give each controller its own name`);
   }
 
-  private addController(controller: Controller): void {
+  private addController(controller: Controller, primary?: ResourceType): void {
     this.checkControllerName(controller.name);
     const runnable = new ControllerRunnable(controller, {
       // Lists now what a standby without warmStandby has not cached; at once when the cache is warm.
@@ -536,8 +552,28 @@ export class Manager {
       deadlineMs: () => (this.leaseLost ? 0 : (this.options.gracefulShutdownTimeoutMs ?? 30_000)),
       onAbandoned: (abandoned) => this.abandonedNow.push(abandoned),
     });
-    this.runnables.leaderElection.add(runnable, { stopsByDeadline: true });
+    // A sharded kind's controller runs on every member, over its own shard.
+    if (this.sharding?.covers(primary))
+      this.runnables.others.add(this.sharding.controllerRunnable(runnable), { stopsByDeadline: true });
+    else this.runnables.leaderElection.add(runnable, { stopsByDeadline: true });
     this.controllers.push(runnable);
+  }
+
+  /** The sharding of this manager, wired to its client, its Lease settings and its failure path. */
+  private shardingFor(options: ShardingOptions): Sharding {
+    return new Sharding(options, {
+      rest: () => this.rest,
+      apiReader: () => this.cluster.apiReader,
+      leaseNamespace: () => this.leaseNamespace,
+      cacheNamespace: this.options.namespace,
+      leaderElection: this.options.leaderElection ?? false,
+      leaseDurationMs: this.options.leaseDurationMs,
+      renewDeadlineMs: this.options.renewDeadlineMs,
+      retryPeriodMs: this.options.retryPeriodMs,
+      logger: this.logger,
+      // Like a lost leader lease: stop now, without waiting for reconciles in flight.
+      onLost: (lease) => this.fail(new LeaderElectionLostError(lease)),
+    });
   }
 
   /** What the controller builder needs of this manager: the seam through which it registers a controller. */
@@ -554,7 +590,9 @@ export class Manager {
         cluster.informerFor(type, { deferStart: !!this.options.leaderElection && !this.options.warmStandby }),
       eventRecorder: (component) => this.eventRecorder(component),
       checkControllerName: (name) => this.checkControllerName(name),
-      add: (controller) => this.addController(controller),
+      add: (controller, primary) => this.addController(controller, primary),
+      wrapReconcile: (primary, informer, reconcile) =>
+        this.sharding?.covers(primary) ? this.sharding.gate(primary, informer, reconcile) : reconcile,
     };
   }
 

@@ -23,6 +23,7 @@ export interface Widget {
     resourceVersion?: string;
     generation?: number;
     labels?: Record<string, string>;
+    annotations?: Record<string, string>;
     finalizers?: string[];
     deletionTimestamp?: string;
     managedFields?: { manager?: string }[];
@@ -147,6 +148,12 @@ export class TcpProxy {
       pair.client.pause();
       pair.upstream.pause();
     }
+  }
+
+  /** Freezes every open connection and refuses new ones until `restore`: every request hangs or fails. */
+  hang(): void {
+    this.freeze();
+    this.refusing = true;
   }
 
   /** Resets every connection and refuses new ones until `restore`. */

@@ -96,6 +96,9 @@ async function runManager(flags: ManagerFlags, logger: Logger): Promise<number> 
     // answers NotFound). For example, only the Secrets this operator labels, with coreV1SecretType
     // from 'kop/runtime/builtin':
     // byObject: [{ type: coreV1SecretType, labelSelector: { 'app.kubernetes.io/managed-by': 'demo' } }],
+    // Share the objects of a kind among the replicas, each caching and reconciling only its share
+    // ("Sharding across replicas" in the kop book; keep leader election on, raise the replicas):
+    // sharding: { name: 'demo', types: [myKindType] },
     logger,
   });
 

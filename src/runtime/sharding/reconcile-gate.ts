@@ -1,0 +1,161 @@
+import { metadataOnly, type ResourceType } from '../client/resource/options.js';
+import type { Client } from '../client/client.js';
+import type { KubernetesObject } from '../client/types/meta.js';
+import { isConflict, isNotFound } from '../client/errors/api-error.js';
+import type { Informer } from '../cache/informer.js';
+import { objectKey } from '../cache/object-meta.js';
+import type { ReconcileFunction } from '../controller/controller.js';
+import { parseKey, requestKey } from '../controller/request.js';
+import type { Logger } from '../util/logger.js';
+import type { ShardKeys } from './shard-labels.js';
+
+/** How long a failed release waits before it looks at the object again. */
+const RELEASE_RETRY_MS = 500;
+
+/**
+ * The member side of a sharded kind on one replica: decides which reconciles may run here, and
+ * lets objects go when the sharder drains them.
+ *
+ * The handoff, end to end (the sharder's side is in sharder.ts):
+ * 1. The sharder wants object O, assigned to member A, to move to B. It adds the drain label to
+ *    O (the shard label stays A), so O stays in A's cache and A sees the change.
+ * 2. From the moment A's cache holds O with the drain label, A starts no reconcile of O (the
+ *    gate below refuses it, whatever queued it). A waits until no reconcile of O runs here, then
+ *    removes the shard label, the drain label and the assignment annotation in one patch that
+ *    carries O's resourceVersion (so it applies only to the state A judged): that is A's
+ *    acknowledgement. O then leaves A's cache; the delete A's informer reports carries the
+ *    drained state, so it starts nothing either.
+ * 3. The sharder sees O unassigned and labels (and annotates) it for B; B's informer selects it
+ *    and B reconciles it.
+ * A member whose Lease expired cannot acknowledge: it stopped reconciling at its renew deadline,
+ * before the Lease expired for the sharder, which then assigns its objects without a drain.
+ *
+ * A reconcile runs here only when the cache holds the object labelled and assigned to this
+ * member and not draining, or when this member's cache saw such an object deleted (the
+ * reconcile of a deletion, which then finds nothing). A shard label edited by hand therefore
+ * starts nothing on the replica it names: the assignment annotation, which only the sharder
+ * writes, still names the old member, and the sharder puts the label back (and drains the object
+ * through the old member if it should move).
+ */
+export class ReconcileGate {
+  /** Reconciles running here, per key. */
+  private readonly inFlight = new Map<string, number>();
+  /** Wakes a release waiting for a key's reconciles to end. */
+  private readonly idleWaiters = new Map<string, Array<() => void>>();
+  /** Keys whose deletion this member may reconcile (it held them, not draining, when they left its cache). */
+  private readonly deleted = new Set<string>();
+  /** Keys being released now. */
+  private readonly releasing = new Set<string>();
+  private stopped = false;
+
+  constructor(
+    private readonly informer: Informer<KubernetesObject>,
+    private readonly type: ResourceType,
+    private readonly keys: ShardKeys,
+    private readonly member: { readonly identity: string; readonly held: boolean },
+    /** Writes to the apiserver (read lazily: the manager loads its REST client on first use). */
+    private readonly client: () => Client,
+    private readonly logger: Logger,
+  ) {
+    informer.addEventHandler({
+      onAdd: (object) => this.seen(object),
+      onUpdate: (_old, object) => this.seen(object),
+      onDelete: (object) => {
+        if (this.keys.isReconciledBy(object, this.member.identity)) this.deleted.add(objectKey(object));
+      },
+    });
+  }
+
+  /** Stops releasing objects (the replica is leaving). */
+  stop(): void {
+    this.stopped = true;
+  }
+
+  /** True when a reconcile of `key` may start on this replica now. */
+  allows(key: string): boolean {
+    if (!this.member.held) return false;
+    const object = this.informer.indexer.get(key);
+    if (object) return this.keys.isReconciledBy(object, this.member.identity);
+    return this.deleted.has(key);
+  }
+
+  /** `reconcile`, run only for the objects this replica may reconcile now (see {@link allows}); others are skipped. */
+  wrap(reconcile: ReconcileFunction): ReconcileFunction {
+    return async (request, context) => {
+      const key = requestKey(request);
+      if (!this.allows(key)) {
+        context.logger.debug('skipped: the object is not in this replica’s shard');
+        return;
+      }
+      this.inFlight.set(key, (this.inFlight.get(key) ?? 0) + 1);
+      try {
+        return await reconcile(request, context);
+      } finally {
+        const left = (this.inFlight.get(key) ?? 1) - 1;
+        if (left > 0) this.inFlight.set(key, left);
+        else {
+          this.inFlight.delete(key);
+          if (!this.informer.indexer.get(key)) this.deleted.delete(key);
+          for (const wake of this.idleWaiters.get(key) ?? []) wake();
+          this.idleWaiters.delete(key);
+        }
+      }
+    };
+  }
+
+  private seen(object: KubernetesObject): void {
+    const key = objectKey(object);
+    this.deleted.delete(key);
+    const state = this.keys.stateOf(object);
+    if (state.draining && state.label === this.member.identity && state.assigned === this.member.identity)
+      void this.release(key);
+  }
+
+  private untilIdle(key: string): Promise<void> {
+    if (!this.inFlight.has(key)) return Promise.resolve();
+    return new Promise((resolve) => {
+      const waiters = this.idleWaiters.get(key) ?? [];
+      waiters.push(resolve);
+      this.idleWaiters.set(key, waiters);
+    });
+  }
+
+  /** Step 2 of the handoff: once no reconcile of `key` runs here, give the object up. */
+  private async release(key: string): Promise<void> {
+    if (this.releasing.has(key)) return;
+    this.releasing.add(key);
+    try {
+      for (;;) {
+        await this.untilIdle(key);
+        if (this.stopped || !this.member.held) return;
+        const object = this.informer.indexer.get(key);
+        if (!object) return;
+        const state = this.keys.stateOf(object);
+        if (!(state.draining && state.label === this.member.identity && state.assigned === this.member.identity))
+          return; // the sharder changed its mind
+        try {
+          // Through the metadata-only view: the patch touches metadata only, and the answer is small.
+          await this.client().patch(metadataOnly(this.type), parseKey(key), {
+            type: 'merge',
+            patch: {
+              metadata: {
+                resourceVersion: object.metadata?.resourceVersion,
+                labels: { [this.keys.shardLabel]: null, [this.keys.drainLabel]: null },
+                annotations: { [this.keys.assignedAnnotation]: null },
+              },
+            } as never,
+          });
+          this.logger.debug('released a drained object', { key });
+          return;
+        } catch (err) {
+          if (isNotFound(err)) return;
+          // A conflict: the cache is behind the object; look again once it has caught up.
+          if (!isConflict(err)) this.logger.warn('releasing a drained object failed; retrying', { key, err });
+          await new Promise((resolve) => setTimeout(resolve, RELEASE_RETRY_MS));
+        }
+      }
+    } finally {
+      this.releasing.delete(key);
+    }
+  }
+}

@@ -1,0 +1,210 @@
+import type { Client } from '../client/client.js';
+import { isConflict, isNotFound } from '../client/errors/api-error.js';
+import { metadataOnly, type PartialObjectMetadata, type ResourceType } from '../client/resource/options.js';
+import { ResourceClient } from '../client/resource/resource-client.js';
+import type { RestClient } from '../client/rest/rest-client.js';
+import { Informer, stripManagedFields } from '../cache/informer.js';
+import { WorkQueue } from '../queue/work-queue.js';
+import { ExponentialBackoffRateLimiter } from '../queue/rate-limiter.js';
+import type { Logger } from '../util/logger.js';
+import { HashRing } from './hash-ring.js';
+import { MemberWatcher } from './membership.js';
+import type { ShardKeys, ShardState } from './shard-labels.js';
+
+/** Options of {@link Sharder}. */
+export interface SharderOptions {
+  rest: () => RestClient;
+  /** Writes the labels (the manager's API reader: a client that does not read from the cache). */
+  client: () => Client;
+  keys: ShardKeys;
+  /** The sharded kinds. */
+  types: readonly ResourceType[];
+  /** The namespace the sharded kinds are cached in; undefined for all. */
+  namespace: string | undefined;
+  /** Where the membership Leases are. */
+  leaseNamespace: () => string;
+  virtualNodes: number;
+  /** How often expired memberships are looked for; default 1 s. */
+  memberCheckMs?: number;
+  /**
+   * Label patches sent at once; default 8. On a first start every object needs one, and the
+   * members reconcile an object only once it is labelled, so this paces the start; more loads
+   * the apiserver the members renew their Leases through.
+   */
+  concurrency?: number;
+  logger: Logger;
+}
+
+/** What the sharder writes on an object: the labels and the annotation it wants (undefined removes one). */
+interface Wanted {
+  label: string | undefined;
+  draining: boolean;
+  assigned: string | undefined;
+}
+
+/**
+ * What the sharder wants for one object, given the member that owns its key on the ring and the
+ * live members. The rules (the member's side of the handoff is in reconcile-gate.ts):
+ * - never assigned, released by its member, or assigned to a member whose Lease expired (which
+ *   stopped reconciling before the Lease expired): label and assign it to the owner;
+ * - assigned to the owner: label it for the owner, without a drain (which also puts back a
+ *   shard label edited by hand, and calls off a drain when the ring moved back);
+ * - assigned to another live member: label it for that member, with the drain label, and wait
+ *   for that member to release it.
+ * Returns undefined when the object is as wanted, or when no member is alive.
+ */
+export function wantedShard(
+  state: ShardState,
+  owner: string | undefined,
+  isMember: (identity: string) => boolean,
+): Wanted | undefined {
+  if (owner === undefined) return undefined;
+  let wanted: Wanted;
+  if (state.assigned === undefined || !isMember(state.assigned)) {
+    wanted = { label: owner, draining: false, assigned: owner };
+  } else if (state.assigned === owner) {
+    wanted = { label: owner, draining: false, assigned: owner };
+  } else {
+    wanted = { label: state.assigned, draining: true, assigned: state.assigned };
+  }
+  const same = wanted.label === state.label && wanted.draining === state.draining && wanted.assigned === state.assigned;
+  return same ? undefined : wanted;
+}
+
+/**
+ * The sharder of a shard set: one per set, on the replica holding the leader lease. It caches
+ * the metadata of every object of the sharded kinds (their labels are all it needs), keeps a
+ * hash ring over the live members, and labels each object for the member that owns its key,
+ * moving objects between live members through a drain (see {@link wantedShard}). Every write
+ * carries the resourceVersion it was judged on, so a write made against a changed object fails
+ * (409) and the object is judged again.
+ */
+export class Sharder {
+  readonly needLeaderElection = true;
+  private readonly informers: Array<{
+    type: ResourceType<PartialObjectMetadata>;
+    informer: Informer<PartialObjectMetadata>;
+  }> = [];
+  private ring = new HashRing([]);
+  private members: MemberWatcher | undefined;
+  private readonly queue = new WorkQueue({
+    rateLimiter: new ExponentialBackoffRateLimiter({ baseDelayMs: 50, maxDelayMs: 5_000 }),
+  });
+
+  constructor(private readonly options: SharderOptions) {}
+
+  /** Runs until `signal` aborts. */
+  async start(signal: AbortSignal): Promise<void> {
+    const { keys, logger } = this.options;
+    const rest = this.options.rest();
+    for (const [index, full] of this.options.types.entries()) {
+      const type = metadataOnly(full);
+      const informer = new Informer<PartialObjectMetadata>(
+        new ResourceClient<PartialObjectMetadata>(rest, type, full.namespaced ? this.options.namespace : undefined),
+        {
+          name: `${full.kind}.${full.group || 'core'}/sharder`,
+          streamingList: true,
+          transform: stripManagedFields,
+          namespace: full.namespaced ? this.options.namespace : undefined,
+          logger,
+        },
+      );
+      const enqueue = (object: PartialObjectMetadata): void =>
+        this.queue.add(`${index}|${object.metadata.namespace ?? ''}/${object.metadata.name ?? ''}`);
+      informer.addEventHandler({ onAdd: enqueue, onUpdate: (_old, object) => enqueue(object) });
+      this.informers.push({ type, informer });
+    }
+    const members = new MemberWatcher(
+      rest,
+      this.options.leaseNamespace(),
+      keys.set,
+      (alive) => {
+        this.ring = new HashRing(alive, this.options.virtualNodes);
+        if (alive.length === 0)
+          logger.warn('the shard set has no live member: its objects stay where they are until one joins', {
+            set: keys.set,
+          });
+        this.enqueueAll();
+      },
+      logger,
+    );
+    this.members = members;
+    try {
+      // Members first: objects are assigned only once the ring holds every live member.
+      await members.start(signal, this.options.memberCheckMs ?? 1_000);
+      for (const { informer } of this.informers) informer.start();
+      await Promise.all(this.informers.map(({ informer }) => informer.waitForSync(signal)));
+      logger.info('sharder started', {
+        set: keys.set,
+        members: members.members,
+        objects: this.informers.reduce((sum, { informer }) => sum + informer.indexer.size, 0),
+      });
+      const workers = Array.from({ length: this.options.concurrency ?? 8 }, () => this.work());
+      await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+      this.queue.shutDown();
+      await Promise.all(workers);
+    } catch (err) {
+      if (!signal.aborted) throw err;
+    } finally {
+      this.queue.shutDown();
+      await members.stop();
+      await Promise.all(this.informers.map(({ informer }) => informer.stop()));
+    }
+  }
+
+  private enqueueAll(): void {
+    for (const [index, { informer }] of this.informers.entries())
+      for (const key of informer.indexer.keys()) this.queue.add(`${index}|${key.includes('/') ? key : `/${key}`}`);
+  }
+
+  private async work(): Promise<void> {
+    for (;;) {
+      const item = await this.queue.get();
+      if (item === undefined) return;
+      try {
+        await this.assign(item);
+        this.queue.forget(item);
+      } catch (err) {
+        if (!isConflict(err))
+          this.options.logger.warn('labelling an object for its shard failed; retrying', { item, err });
+        this.queue.addRateLimited(item);
+      } finally {
+        this.queue.done(item);
+      }
+    }
+  }
+
+  private async assign(item: string): Promise<void> {
+    const bar = item.indexOf('|');
+    const { type, informer } = this.informers[Number(item.slice(0, bar))]!;
+    const path = item.slice(bar + 1);
+    const slash = path.indexOf('/');
+    const namespace = path.slice(0, slash);
+    const name = path.slice(slash + 1);
+    const key = namespace ? `${namespace}/${name}` : name;
+    const object = informer.indexer.get(key);
+    if (!object || !this.members) return;
+    const { keys } = this.options;
+    const wanted = wantedShard(keys.stateOf(object), this.ring.ownerOf(key), (m) => this.members!.isMember(m));
+    if (!wanted) return;
+    try {
+      await this.options.client().patch(
+        type,
+        { namespace, name },
+        {
+          type: 'merge',
+          patch: {
+            metadata: {
+              resourceVersion: object.metadata.resourceVersion,
+              labels: { [keys.shardLabel]: wanted.label ?? null, [keys.drainLabel]: wanted.draining ? 'true' : null },
+              annotations: { [keys.assignedAnnotation]: wanted.assigned ?? null },
+            },
+          } as never,
+        },
+      );
+    } catch (err) {
+      if (isNotFound(err)) return;
+      throw err;
+    }
+  }
+}
