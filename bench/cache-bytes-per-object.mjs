@@ -1,5 +1,6 @@
 // Bytes per cached object (issue 26): the RSS an operator gains per object its cache holds, as
-// (RSS with OBJECTS ConfigMaps cached - RSS with none cached) / OBJECTS, for
+// (RSS with OBJECTS ConfigMaps cached - RSS with none cached) / OBJECTS (KIND=pods: Pods of
+// realistic size written by two field managers, see bench/lib/cache-objects.mjs), for
 //  - kop's default cache (managedFields dropped) and kop metadata-only (for(type, { metadataOnly: true })),
 //  - a controller-runtime v0.23 manager with its defaults, with TransformStripManagedFields, and
 //    with OnlyMetadata (bench/controller-runtime-operator/cachebench, built with `go build` into
@@ -12,6 +13,9 @@
 // SETTLE_MS later. ROUNDS rounds, the order of the operators alternating; printed: each
 // measurement, then per operator the median and min–max bytes per object, and the ratios.
 // kop runs with the Node flags of the scaffold's `npm start` (templates/init/package.json.hbs).
+// BENCH_KUBECONFIG runs it on a control plane that is up already (objects only created if
+// missing, so a set of 100,000 made once serves several runs); the load average is printed with
+// each measurement, since other work on the machine moves the figures.
 // Needs `npm run build`, Go, and the control-plane binaries (`node bin/kop.js setup-envtest`).
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
@@ -21,13 +25,16 @@ import { fileURLToPath } from 'node:url';
 const OBJECTS = Number(process.env.OBJECTS ?? 10_000);
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const SETTLE_MS = Number(process.env.SETTLE_MS ?? 1500);
-const READY_TIMEOUT_MS = Number(process.env.READY_TIMEOUT_MS ?? 300_000);
+const READY_TIMEOUT_MS = Number(process.env.READY_TIMEOUT_MS ?? 600_000);
+const KIND = process.env.KIND ?? 'configmaps';
+const PREFIX = KIND === 'pods' ? 'pods' : 'cache';
 
 if (process.argv[2] === 'kop') {
   // The measured kop process: a manager with one controller, nothing else loaded.
-  const [, , , kubeconfig, namespace, mode, expect] = process.argv;
+  const [, , , kubeconfig, namespace, mode, expect, kind] = process.argv;
   const { Manager, silentLogger } = await import('../dist/runtime/index.js');
-  const { coreV1ConfigMapType } = await import('../dist/runtime/builtin/index.js');
+  const { coreV1ConfigMapType, coreV1PodType } = await import('../dist/runtime/builtin/index.js');
+  const type = kind === 'pods' ? coreV1PodType : coreV1ConfigMapType;
   const manager = new Manager({
     kubeconfig,
     namespace,
@@ -36,8 +43,8 @@ if (process.argv[2] === 'kop') {
     logger: silentLogger,
   });
   const seen = new Set();
-  const builder = manager.controller('configmaps');
-  (mode === 'metadata' ? builder.for(coreV1ConfigMapType, { metadataOnly: true }) : builder.for(coreV1ConfigMapType))
+  const builder = manager.controller('cached');
+  (mode === 'metadata' ? builder.for(type, { metadataOnly: true }) : builder.for(type))
     .withOptions({ maxConcurrentReconciles: 4 })
     .complete((req) => {
       seen.add(req.name);
@@ -135,55 +142,51 @@ execFileSync('go', ['build', '-o', goBinary, './cachebench'], {
 
 const nodeFlags = scaffoldNodeFlags();
 const self = fileURLToPath(import.meta.url);
-const operators = [
+// ONLY=name,name measures only those operators (a run of 100,000 objects on a loaded machine is long).
+const ONLY = process.env.ONLY?.split(',');
+const allOperators = [
   { name: 'kop default', kop: 'default' },
   { name: 'kop metadata-only', kop: 'metadata' },
   { name: 'controller-runtime default', go: 'default' },
   { name: 'controller-runtime TransformStripManagedFields', go: 'strip' },
   { name: 'controller-runtime OnlyMetadata', go: 'metadata' },
 ];
+const operators = ONLY ? allOperators.filter((o) => ONLY.includes(o.name)) : allOperators;
 const commandOf = (operator, kubeconfig, namespace, expect) =>
   operator.kop
     ? [
         process.execPath,
-        [...nodeFlags, '--expose-gc', self, 'kop', kubeconfig, namespace, operator.kop, String(expect)],
+        [...nodeFlags, '--expose-gc', self, 'kop', kubeconfig, namespace, operator.kop, String(expect), KIND],
       ]
     : [
         goBinary,
-        ['--kubeconfig', kubeconfig, '--namespace', namespace, '--mode', operator.go, '--expect', String(expect)],
+        [
+          ...['--kubeconfig', kubeconfig, '--namespace', namespace, '--kind', KIND],
+          ...['--mode', operator.go, '--expect', String(expect)],
+        ],
       ];
 
 const { RestClient, loadClientConfig, createClient } = await import('../dist/runtime/client/index.js');
-const { coreV1ConfigMapType, coreV1NamespaceType } = await import('../dist/runtime/builtin/index.js');
+const types = await import('../dist/runtime/builtin/index.js');
 const { startControlPlane } = await import('../dist/testing/index.js');
-plane = await startControlPlane();
+const { ensureObjects } = await import('./lib/cache-objects.mjs');
+plane = process.env.BENCH_KUBECONFIG
+  ? { kubeconfigPath: process.env.BENCH_KUBECONFIG, stop: async () => {} }
+  : await startControlPlane();
 const rest = new RestClient(loadClientConfig({ kubeconfig: plane.kubeconfigPath }), { qps: Infinity });
+const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+const EMPTY = `${PREFIX}-empty`;
+const FULL = `${PREFIX}-full`;
 try {
   const client = createClient(rest);
-  for (const name of ['cache-empty', 'cache-full']) {
-    await client.create(coreV1NamespaceType, { metadata: { name } });
-  }
-  const started = Date.now();
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: 32 }, async () => {
-      while (next < OBJECTS) {
-        const i = next++;
-        await client.create(coreV1ConfigMapType, {
-          metadata: {
-            name: `cm-${String(i).padStart(6, '0')}`,
-            namespace: 'cache-full',
-            labels: { app: 'bench', index: String(i) },
-          },
-          data: { payload: 'x'.repeat(500) },
-        });
-      }
-    }),
-  );
-  const sample = await client.get(coreV1ConfigMapType, { namespace: 'cache-full', name: 'cm-000000' });
+  await ensureObjects(client, types, KIND, EMPTY, 0);
+  const created = await ensureObjects(client, types, KIND, FULL, OBJECTS, { log });
+  const type = KIND === 'pods' ? types.coreV1PodType : types.coreV1ConfigMapType;
+  const sample = await client.get(type, { namespace: FULL, name: KIND === 'pods' ? 'pod-000000' : 'cm-000000' });
   log(
-    `created ${OBJECTS} ConfigMaps of ${JSON.stringify(sample).length} bytes as JSON ` +
-      `(${JSON.stringify(sample.metadata?.managedFields ?? []).length} of them managedFields) in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+    `${OBJECTS} ${KIND} of ${JSON.stringify(sample).length} bytes as JSON ` +
+      `(${JSON.stringify(sample.metadata?.managedFields ?? []).length} of them managedFields, ` +
+      `${sample.metadata?.managedFields?.length ?? 0} managers); created ${created.created} in ${created.seconds.toFixed(1)} s`,
   );
   log(
     `node ${process.version} ${nodeFlags.join(' ')}; ${execFileSync('go', ['version'], { encoding: 'utf8' }).trim()}`,
@@ -193,12 +196,12 @@ try {
   for (let round = 0; round < ROUNDS; round++) {
     const order = round % 2 === 0 ? operators : [...operators].reverse();
     for (const operator of order) {
-      const empty = await measure(...commandOf(operator, plane.kubeconfigPath, 'cache-empty', 0));
-      const full = await measure(...commandOf(operator, plane.kubeconfigPath, 'cache-full', OBJECTS));
+      const empty = await measure(...commandOf(operator, plane.kubeconfigPath, EMPTY, 0));
+      const full = await measure(...commandOf(operator, plane.kubeconfigPath, FULL, OBJECTS));
       const perObject = (full - empty) / OBJECTS;
       results.get(operator.name).push({ empty, full, perObject });
       log(
-        `round ${round + 1} ${operator.name}: RSS ${(empty / 2 ** 20).toFixed(1)} MB empty, ${(full / 2 ** 20).toFixed(1)} MB with ${OBJECTS}: ${perObject.toFixed(0)} bytes per object`,
+        `round ${round + 1} ${operator.name}: RSS ${(empty / 2 ** 20).toFixed(1)} MB empty, ${(full / 2 ** 20).toFixed(1)} MB with ${OBJECTS}: ${perObject.toFixed(0)} bytes per object; load average ${load()}`,
       );
     }
   }
@@ -208,7 +211,7 @@ try {
     return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
   };
   const med = new Map();
-  log(`\nbytes per cached object (RSS growth from 0 to ${OBJECTS} ConfigMaps / ${OBJECTS}), median of ${ROUNDS}:`);
+  log(`\nbytes per cached object (RSS growth from 0 to ${OBJECTS} ${KIND} / ${OBJECTS}), median of ${ROUNDS}:`);
   for (const operator of operators) {
     const per = results.get(operator.name).map((r) => r.perObject);
     const full = results.get(operator.name).map((r) => r.full / 2 ** 20);
@@ -217,7 +220,7 @@ try {
       `  ${operator.name.padEnd(48)} ${median(per).toFixed(0).padStart(6)} B (${Math.min(...per).toFixed(0)}–${Math.max(...per).toFixed(0)}); RSS with ${OBJECTS}: ${median(full).toFixed(1)} MB`,
     );
   }
-  const ratio = (a, b) => `${(med.get(a) / med.get(b)).toFixed(2)}×`;
+  const ratio = (a, b) => (med.has(a) && med.has(b) ? `${(med.get(a) / med.get(b)).toFixed(2)}×` : 'not measured');
   log('ratios of the medians:');
   log(
     `  kop default / controller-runtime default:                        ${ratio('kop default', 'controller-runtime default')} (aim ≤ 0.7×)`,

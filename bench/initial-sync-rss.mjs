@@ -1,27 +1,32 @@
 // Peak memory and time of a cache's initial sync with many objects (issue 26, part 2): creates
-// OBJECTS ConfigMaps of about 1 KB in one namespace, then, ROUNDS times and in an order that
-// rotates between rounds, starts a fresh process whose manager caches that namespace's ConfigMaps
-// and stops it once the cache has synced:
+// OBJECTS ConfigMaps of about 1 KB (KIND=pods: Pods of realistic size with two field managers,
+// bench/lib/cache-objects.mjs) in one namespace, then, ROUNDS times and in an order that rotates
+// between rounds, starts a fresh process whose manager caches that namespace's objects and stops
+// it once the cache has synced:
 //  - kop, streaming list (the default: a watch with sendInitialEvents, kop/runtime's Manager);
 //  - kop, paginated list (informerDefaults.streamingList: false, pages of 500);
 //  - kop, one unpaginated list (streamingList: false, one page as large as the set);
 //  - controller-runtime v0.23 with its defaults, and with TransformStripManagedFields
 //    (bench/controller-runtime-operator/initial-sync, built with `go build`; GO=0 skips it).
 // Each process reports the milliseconds from the manager's start to synced, the objects cached,
-// and its peak resident set (VmHWM) and resident set at that moment; printed per round, then
-// the median and min–max per variant and the ratio to controller-runtime's default.
+// its CPU time (user+system, the whole process) by then, and its peak resident set (VmHWM) and
+// resident set at that moment; printed per round, then the median and min–max per variant and the
+// ratios to controller-runtime's default. On a loaded machine the CPU time says more than the
+// time: a process waits for a core most of the time, and Go's several threads get more turns.
+// BENCH_KUBECONFIG runs it on a control plane that is up already (objects only created if missing).
 // kop runs with the Node flags of the scaffold's `npm start` (templates/init/package.json.hbs).
 // Needs `npm run build`, Go (unless GO=0) and the binaries (`node bin/kop.js setup-envtest`).
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const OBJECTS = Number(process.env.OBJECTS ?? 100_000);
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const GO = process.env.GO !== '0';
-const CREATE_CONCURRENCY = Number(process.env.CREATE_CONCURRENCY ?? 128);
-const NAMESPACE = 'sync';
+const CREATE_CONCURRENCY = Number(process.env.CREATE_CONCURRENCY ?? 64);
+const KIND = process.env.KIND ?? 'configmaps';
+const NAMESPACE = process.env.NAMESPACE ?? (KIND === 'pods' ? 'pods-full' : 'cache-full');
 
 /** /proc/self/status field in bytes. */
 function status(field) {
@@ -33,13 +38,13 @@ function status(field) {
 
 if (process.argv[2] === 'kop') {
   // The measured process: only a manager with one informer lives here.
-  const [kubeconfig, method] = process.argv.slice(3);
+  const [kubeconfig, method, kind, namespace] = process.argv.slice(3);
   const { Manager, silentLogger } = await import('../dist/runtime/index.js');
-  const { coreV1ConfigMapType } = await import('../dist/runtime/builtin/index.js');
+  const { coreV1ConfigMapType, coreV1PodType } = await import('../dist/runtime/builtin/index.js');
   const started = performance.now();
   const manager = new Manager({
     kubeconfig,
-    namespace: NAMESPACE,
+    namespace,
     metricsBindAddress: '0',
     healthProbeBindAddress: '0',
     logger: silentLogger,
@@ -48,13 +53,14 @@ if (process.argv[2] === 'kop') {
         ? { streamingList: true }
         : { streamingList: false, listPageSize: method === 'paginated' ? 500 : 10_000_000 },
   });
-  const informer = manager.informerFor(coreV1ConfigMapType);
+  const informer = manager.informerFor(kind === 'pods' ? coreV1PodType : coreV1ConfigMapType);
   const running = manager.start();
   await informer.waitForSync();
   const syncedMs = performance.now() - started;
+  const cpu = process.cpuUsage();
   const stats = informer.stats;
   process.stdout.write(
-    `${JSON.stringify({ syncedMs, objects: stats.objects, method: stats.lastListMethod, cachedBytes: stats.bytes, peak: status('VmHWM'), rss: status('VmRSS') })}\n`,
+    `${JSON.stringify({ syncedMs, cpuMs: (cpu.user + cpu.system) / 1000, objects: stats.objects, method: stats.lastListMethod, cachedBytes: stats.bytes, peak: status('VmHWM'), rss: status('VmRSS') })}\n`,
   );
   await manager.stop();
   await running;
@@ -72,34 +78,46 @@ function scaffoldNodeFlags() {
 }
 const nodeFlags = scaffoldNodeFlags();
 
-const VARIANTS = [
+// ONLY=name,name runs only those variants (a run of 100,000 objects on a loaded machine is long).
+const ONLY = process.env.ONLY?.split(',');
+const ALL_VARIANTS = [
   {
     name: 'kop streaming',
-    command: (kc) => [process.execPath, [...nodeFlags, fileURLToPath(import.meta.url), 'kop', kc, 'streaming']],
+    command: (kc) => [
+      process.execPath,
+      [...nodeFlags, fileURLToPath(import.meta.url), 'kop', kc, 'streaming', KIND, NAMESPACE],
+    ],
   },
   {
     name: 'kop paginated',
-    command: (kc) => [process.execPath, [...nodeFlags, fileURLToPath(import.meta.url), 'kop', kc, 'paginated']],
+    command: (kc) => [
+      process.execPath,
+      [...nodeFlags, fileURLToPath(import.meta.url), 'kop', kc, 'paginated', KIND, NAMESPACE],
+    ],
   },
   {
     name: 'kop unpaginated',
-    command: (kc) => [process.execPath, [...nodeFlags, fileURLToPath(import.meta.url), 'kop', kc, 'unpaginated']],
+    command: (kc) => [
+      process.execPath,
+      [...nodeFlags, fileURLToPath(import.meta.url), 'kop', kc, 'unpaginated', KIND, NAMESPACE],
+    ],
   },
   ...(GO
     ? [
         {
           name: 'controller-runtime',
-          command: (_kc) => [goBinary, ['-namespace', NAMESPACE]],
+          command: (_kc) => [goBinary, ['-namespace', NAMESPACE, '-kind', KIND]],
           env: (kc) => ({ KUBECONFIG: kc }),
         },
         {
           name: 'controller-runtime strip',
-          command: (_kc) => [goBinary, ['-namespace', NAMESPACE, '-strip-managed-fields']],
+          command: (_kc) => [goBinary, ['-namespace', NAMESPACE, '-kind', KIND, '-strip-managed-fields']],
           env: (kc) => ({ KUBECONFIG: kc }),
         },
       ]
     : []),
 ];
+const VARIANTS = ONLY ? ALL_VARIANTS.filter((v) => ONLY.includes(v.name)) : ALL_VARIANTS;
 
 function runChild(variant, kubeconfig) {
   const [file, args] = variant.command(kubeconfig);
@@ -123,7 +141,8 @@ const median = (xs) => {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
-if (GO && !existsSync(goBinary)) {
+if (GO) {
+  // Incremental: quick when nothing changed, and never a stale binary.
   console.log('building bench/controller-runtime-operator/initial-sync (go build) ...');
   execFileSync('go', ['build', '-o', goBinary, './initial-sync'], {
     cwd: join(root, 'bench/controller-runtime-operator'),
@@ -132,37 +151,30 @@ if (GO && !existsSync(goBinary)) {
   });
 }
 
-const { RestClient, loadClientConfig, DynamicClient } = await import('../dist/runtime/client/index.js');
-const { coreV1ConfigMapType, coreV1NamespaceType } = await import('../dist/runtime/builtin/index.js');
+const { RestClient, loadClientConfig, createClient } = await import('../dist/runtime/client/index.js');
+const types = await import('../dist/runtime/builtin/index.js');
 const { startControlPlane } = await import('../dist/testing/index.js');
-const plane = await startControlPlane();
+const { ensureObjects } = await import('./lib/cache-objects.mjs');
+const plane = process.env.BENCH_KUBECONFIG
+  ? { kubeconfigPath: process.env.BENCH_KUBECONFIG, stop: async () => {} }
+  : await startControlPlane();
 const rest = new RestClient(loadClientConfig({ kubeconfig: plane.kubeconfigPath }), { qps: Infinity });
 try {
-  const dynamic = new DynamicClient(rest);
-  await dynamic.resource(coreV1NamespaceType, coreV1NamespaceType.kind).create({ metadata: { name: NAMESPACE } });
-  const client = dynamic.resource(coreV1ConfigMapType, coreV1ConfigMapType.kind).inNamespace(NAMESPACE);
-  let next = 0;
-  const createStart = Date.now();
-  await Promise.all(
-    Array.from({ length: CREATE_CONCURRENCY }, async () => {
-      while (next < OBJECTS) {
-        const i = next++;
-        await client.create({
-          metadata: { name: `cm-${String(i).padStart(6, '0')}`, labels: { app: 'bench', index: String(i) } },
-          data: { key: `value-${i}`, payload: 'x'.repeat(800) },
-        });
-      }
-    }),
-  );
-  console.log(`created ${OBJECTS} ConfigMaps of about 1 KB in ${((Date.now() - createStart) / 1000).toFixed(1)} s`);
-  console.log(`kop runs with node ${process.version} ${nodeFlags.join(' ')}; ${ROUNDS} rounds`);
+  const created = await ensureObjects(createClient(rest), types, KIND, NAMESPACE, OBJECTS, {
+    concurrency: CREATE_CONCURRENCY,
+    log: console.log,
+  });
+  console.log(`${OBJECTS} ${KIND} in ${NAMESPACE}: created ${created.created} in ${created.seconds.toFixed(1)} s`);
+  const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+  console.log(`kop runs with node ${process.version} ${nodeFlags.join(' ')}; ${ROUNDS} rounds; load average ${load()}`);
 
   const results = new Map(VARIANTS.map((v) => [v.name, []]));
   for (let round = 0; round < ROUNDS; round++) {
     const order = VARIANTS.map((_, i) => VARIANTS[(i + round) % VARIANTS.length]);
     for (const variant of order) {
       const result = await runChild(variant, plane.kubeconfigPath);
-      if (result.objects !== OBJECTS) throw new Error(`${variant.name} cached ${result.objects} of ${OBJECTS} objects`);
+      if (result.objects !== OBJECTS)
+        throw new Error(`${variant.name} cached ${result.objects} objects, not ${OBJECTS}: is ${NAMESPACE} shared?`);
       if (
         variant.name.startsWith('kop') &&
         result.method !== variant.name.split(' ')[1].replace('unpaginated', 'paginated')
@@ -170,30 +182,33 @@ try {
         throw new Error(`${variant.name} filled its cache by a ${result.method} list`);
       results.get(variant.name).push(result);
       console.log(
-        `round ${round + 1} ${variant.name.padEnd(26)} synced in ${(result.syncedMs / 1000).toFixed(2)} s, peak RSS ${mb(result.peak)} MB, RSS at sync ${mb(result.rss)} MB` +
-          (result.cachedBytes ? `, cache estimate ${mb(result.cachedBytes)} MB` : ''),
+        `round ${round + 1} ${variant.name.padEnd(26)} synced in ${(result.syncedMs / 1000).toFixed(2)} s, CPU ${(result.cpuMs / 1000).toFixed(2)} s, peak RSS ${mb(result.peak)} MB, RSS at sync ${mb(result.rss)} MB` +
+          (result.cachedBytes ? `, cache estimate ${mb(result.cachedBytes)} MB` : '') +
+          `; load average ${load()}`,
       );
     }
   }
   const reference = GO ? results.get('controller-runtime') : undefined;
-  console.log(`\nmedians of ${ROUNDS} rounds, ${OBJECTS} ConfigMaps (min–max):`);
+  console.log(`\nmedians of ${ROUNDS} rounds, ${OBJECTS} ${KIND} (min–max):`);
+  const range = (xs, f) => `${f(Math.min(...xs))}–${f(Math.max(...xs))}`;
+  const seconds = (x) => (x / 1000).toFixed(2);
   for (const [name, rows] of results) {
-    const peak = median(rows.map((r) => r.peak));
-    const synced = median(rows.map((r) => r.syncedMs));
-    const range = (xs, f) => `${f(Math.min(...xs))}–${f(Math.max(...xs))}`;
-    const ratio = reference
-      ? `; ×${(peak / median(reference.map((r) => r.peak))).toFixed(2)} peak, ×${(synced / median(reference.map((r) => r.syncedMs))).toFixed(2)} time of controller-runtime's default`
-      : '';
+    const of = (field) => median(rows.map((r) => r[field]));
+    const times = (field) => (reference ? ` ×${(of(field) / median(reference.map((r) => r[field]))).toFixed(2)}` : '');
     console.log(
-      `${name.padEnd(26)} peak RSS ${mb(peak)} MB (${range(
+      `${name.padEnd(26)} peak RSS ${mb(of('peak'))} MB (${range(
         rows.map((r) => r.peak),
         mb,
-      )}), synced in ${(synced / 1000).toFixed(2)} s (${range(
+      )})${times('peak')}; synced in ${seconds(of('syncedMs'))} s (${range(
         rows.map((r) => r.syncedMs),
-        (x) => (x / 1000).toFixed(2),
-      )})${ratio}`,
+        seconds,
+      )})${times('syncedMs')}; CPU ${seconds(of('cpuMs'))} s (${range(
+        rows.map((r) => r.cpuMs),
+        seconds,
+      )})${times('cpuMs')}`,
     );
   }
+  if (reference) console.log("(× are ratios to controller-runtime's default)");
 } finally {
   rest.close();
   await plane.stop();

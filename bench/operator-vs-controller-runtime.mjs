@@ -578,6 +578,14 @@ try {
       `(anonymous ${floor.rssAnonMb.toFixed(1)}, file-backed ${floor.rssFileMb.toFixed(1)}); the RSS aim is ${rssAim.toFixed(1)} MB, ` +
       `${(rssAim - floor.rssMb).toFixed(1)} MB above the floor; kop's operator is ${(kopRss - floor.rssMb).toFixed(1)} MB above it`,
   );
+  // Issue 26's RSS aim: no more than Node's floor plus what controller-runtime's operator holds
+  // anonymously (heaps, stacks), both measured in this run.
+  const crAnon = median(results['controller-runtime'].map((r) => r.rssAnonMb));
+  const floorAim = floor.rssMb + crAnon;
+  log(
+    `RSS after ${OBJECTS} objects: kop ${kopRss.toFixed(1)} MB against Node's floor + controller-runtime's anonymous memory ` +
+      `${floor.rssMb.toFixed(1)} + ${crAnon.toFixed(1)} = ${floorAim.toFixed(1)} MB (issue 26's aim): ${kopRss <= floorAim ? 'met' : 'not met'}`,
+  );
 } catch (error) {
   for (const file of ['kop.log', 'controller-runtime.log'])
     if (existsSync(join(workDir, file))) log(`--- ${file} (last lines)\n${tail(join(workDir, file))}`);

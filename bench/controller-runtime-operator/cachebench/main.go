@@ -1,5 +1,5 @@
-// A controller-runtime v0.23 manager whose one controller reconciles the ConfigMaps of one
-// namespace and does nothing else: what bench/cache-bytes-per-object.mjs measures the cache of.
+// A controller-runtime v0.23 manager whose one controller reconciles the ConfigMaps (or, with
+// --kind pods, the Pods) of one namespace and does nothing else: what bench/cache-bytes-per-object.mjs measures the cache of.
 // --mode picks the cache: "default" (controller-runtime's defaults, managedFields kept),
 // "strip" (cache.Options.DefaultTransform = cache.TransformStripManagedFields()) or "metadata"
 // (For with builder.OnlyMetadata: PartialObjectMetadata objects). Once the cache has synced and
@@ -22,17 +22,19 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
 func main() {
-	var namespace, mode string
+	var namespace, mode, kind string
 	var expect int64
 	var settle time.Duration
 	flag.StringVar(&namespace, "namespace", "default", "the one namespace cached")
 	flag.StringVar(&mode, "mode", "default", "default, strip or metadata")
-	flag.Int64Var(&expect, "expect", 0, "ConfigMaps to reconcile before reporting ready")
+	flag.StringVar(&kind, "kind", "configmaps", "configmaps or pods")
+	flag.Int64Var(&expect, "expect", 0, "objects to reconcile before reporting ready")
 	flag.DurationVar(&settle, "settle", time.Second, "wait after the garbage collection")
 	flag.Parse() // --kubeconfig is registered by controller-runtime's config package
 
@@ -65,11 +67,15 @@ func main() {
 		}
 		return reconcile.Result{}, nil
 	})
-	b := ctrl.NewControllerManagedBy(mgr).Named("configmaps")
+	var object client.Object = &corev1.ConfigMap{}
+	if kind == "pods" {
+		object = &corev1.Pod{}
+	}
+	b := ctrl.NewControllerManagedBy(mgr).Named("cached")
 	if mode == "metadata" {
-		b = b.For(&corev1.ConfigMap{}, builder.OnlyMetadata)
+		b = b.For(object, builder.OnlyMetadata)
 	} else {
-		b = b.For(&corev1.ConfigMap{})
+		b = b.For(object)
 	}
 	if err := b.Complete(count); err != nil {
 		fmt.Fprintln(os.Stderr, "cannot create the controller:", err)

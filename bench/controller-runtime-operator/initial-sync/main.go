@@ -1,8 +1,9 @@
 // The initial sync of a controller-runtime v0.23 cache, for bench/initial-sync-rss.mjs: a manager
 // with controller-runtime's defaults (or TransformStripManagedFields with -strip-managed-fields)
-// caching the ConfigMaps of one namespace. It starts the manager, waits until the ConfigMap
-// informer has synced, and prints one JSON line: milliseconds from start to synced, objects
-// cached, and the process's peak and current resident set (VmHWM, VmRSS of /proc/self/status).
+// caching the ConfigMaps (or, with -kind pods, the Pods) of one namespace. It starts the manager,
+// waits until the informer has synced, and prints one JSON line: milliseconds from start to
+// synced, objects cached, the process's CPU time (user+system) by then, and its peak and current
+// resident set (VmHWM, VmRSS of /proc/self/status).
 package main
 
 import (
@@ -13,18 +14,27 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 )
 
 func main() {
 	namespace := flag.String("namespace", "sync", "namespace whose ConfigMaps are cached")
 	strip := flag.Bool("strip-managed-fields", false, "cache with TransformStripManagedFields")
+	kind := flag.String("kind", "configmaps", "configmaps or pods")
 	flag.Parse()
+	var object client.Object = &corev1.ConfigMap{}
+	var list client.ObjectList = &corev1.ConfigMapList{}
+	if *kind == "pods" {
+		object, list = &corev1.Pod{}, &corev1.PodList{}
+	}
 
 	started := time.Now()
 	cacheOptions := cache.Options{DefaultNamespaces: map[string]cache.Config{*namespace: {}}}
@@ -41,7 +51,7 @@ func main() {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	if _, err := mgr.GetCache().GetInformer(ctx, &corev1.ConfigMap{}); err != nil {
+	if _, err := mgr.GetCache().GetInformer(ctx, object); err != nil {
 		fail(err)
 	}
 	go func() {
@@ -53,13 +63,16 @@ func main() {
 		fail(fmt.Errorf("cache did not sync"))
 	}
 	synced := time.Since(started)
-	var list corev1.ConfigMapList
-	if err := mgr.GetCache().List(ctx, &list); err != nil {
+	var usage syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &usage)
+	cpu := time.Duration(usage.Utime.Nano() + usage.Stime.Nano())
+	if err := mgr.GetCache().List(ctx, list); err != nil {
 		fail(err)
 	}
 	out, _ := json.Marshal(map[string]any{
 		"syncedMs": synced.Milliseconds(),
-		"objects":  len(list.Items),
+		"cpuMs":    cpu.Milliseconds(),
+		"objects":  meta.LenList(list),
 		"peak":     statusBytes("VmHWM"),
 		"rss":      statusBytes("VmRSS"),
 	})

@@ -76,9 +76,8 @@ export class Indexer<T extends KubernetesObject> {
     return result;
   }
 
-  /** Stores `object`, returning the object it replaced. */
-  upsert(object: T): T | undefined {
-    const key = objectKey(object);
+  /** Stores `object` under `key` (its {@link objectKey}, when the caller has it already), returning the object it replaced. */
+  upsert(object: T, key: string = objectKey(object)): T | undefined {
     const previous = this.items.get(key);
     if (previous) {
       this.unindex(previous, key);

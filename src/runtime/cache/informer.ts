@@ -104,6 +104,12 @@ export interface InformerOptions<T extends KubernetesObject> {
    * nobody reads (see {@link stripManagedFields}) and save memory. Must not change name or namespace.
    */
   transform?: (object: T) => T;
+  /**
+   * Nothing reads the objects' managedFields (the transform drops them): the watch may leave them
+   * out of each event's text before parsing it, which saves most of the parse of a large list
+   * streamed. The transform still runs on every object.
+   */
+  omitManagedFields?: boolean;
   /** Custom indexes of the cache, by name. */
   indexers?: Record<string, IndexFunction<T>>;
   /**
@@ -405,23 +411,34 @@ export class Informer<T extends KubernetesObject> {
     this.replace(list.items, list.metadata.resourceVersion ?? '', 'paginated');
   }
 
-  /** Makes the cache equal to a complete list, notifying handlers of the differences. */
-  private replace(items: Iterable<T>, resourceVersion: string, method: InformerListMethod): void {
+  /**
+   * Makes the cache equal to a complete list (objects, or objects by key as a streaming list
+   * gathers them), notifying handlers of the differences. Filling an empty cache (the first list,
+   * always) needs no record of the keys seen: nothing can have vanished; with 100,000 objects that
+   * set was 100,000 more strings for the collector to move during the sync.
+   */
+  private replace(
+    items: readonly T[] | ReadonlyMap<string, T>,
+    resourceVersion: string,
+    method: InformerListMethod,
+  ): void {
     const initial = !this.synced;
-    let count = 0;
-    const seen = new Set<string>();
-    for (const item of items) {
-      const key = objectKey(item);
-      seen.add(key);
-      count++;
-      const previous = this.indexer.upsert(item);
+    const seen = this.indexer.size === 0 ? undefined : new Set<string>();
+    const store = (key: string, item: T): void => {
+      seen?.add(key);
+      const previous = this.indexer.upsert(item, key);
       if (!previous) this.dispatchAdd(item, initial);
       else if (metaOf(previous).resourceVersion !== metaOf(item).resourceVersion) this.dispatchUpdate(previous, item);
-    }
-    for (const key of this.indexer.keys()) {
-      if (seen.has(key)) continue;
-      const gone = this.indexer.remove(key);
-      if (gone) this.dispatchDelete(gone, { finalStateUnknown: true });
+    };
+    if (Array.isArray(items)) for (const item of items as readonly T[]) store(objectKey(item), item);
+    else for (const [key, item] of items as ReadonlyMap<string, T>) store(key, item);
+    const count = Array.isArray(items) ? items.length : (items as ReadonlyMap<string, T>).size;
+    if (seen) {
+      for (const key of this.indexer.keys()) {
+        if (seen.has(key)) continue;
+        const gone = this.indexer.remove(key);
+        if (gone) this.dispatchDelete(gone, { finalStateUnknown: true });
+      }
     }
     this.resourceVersion = resourceVersion;
     this.lists++;
@@ -459,6 +476,7 @@ export class Informer<T extends KubernetesObject> {
       labelSelector: this.options.labelSelector,
       fieldSelector: this.options.fieldSelector,
       signal: controller.signal,
+      ...(this.options.omitManagedFields ? { omitManagedFields: true } : {}),
     });
     const iterator = events[Symbol.asyncIterator]();
     // One watchdog per watch rather than a timer per event (a busy watch delivers thousands):
@@ -497,7 +515,7 @@ export class Informer<T extends KubernetesObject> {
         if (initial) {
           if (!this.gatherInitialEvent(initial, result.value)) continue;
           if (this.stopped) return 'closed';
-          this.replace(initial.values(), this.resourceVersion, 'streaming');
+          this.replace(initial, this.resourceVersion, 'streaming');
           initial = undefined;
           listed!();
           continue;

@@ -214,6 +214,7 @@ export class Cluster {
         resyncPeriodMs:
           this.options.informerDefaults?.resyncPeriodMs ?? Math.round(DEFAULT_RESYNC_MS * (1 + Math.random() / 10)),
         transform: cacheTransform(type, settings, this.options.cacheManagedFields ?? false),
+        omitManagedFields: !(settings?.cacheManagedFields ?? this.options.cacheManagedFields ?? false),
         labelSelector: selectorString(settings?.labelSelector),
         fieldSelector: fieldSelectorString(settings?.fieldSelector),
         namespace,

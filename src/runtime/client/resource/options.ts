@@ -131,6 +131,12 @@ export interface WatchOptions {
   timeoutSeconds?: number;
   /** Cancels the watch; the iteration ends without an error. */
   signal?: AbortSignal;
+  /**
+   * Leave `metadata.managedFields` out of the objects, cut from each event's text before it is
+   * parsed (a cache that drops them anyway saves parsing them); objects where the field is not
+   * found where the apiserver puts it keep it.
+   */
+  omitManagedFields?: boolean;
 }
 
 /** Options of create/update/updateStatus. */

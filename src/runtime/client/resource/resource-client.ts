@@ -170,6 +170,7 @@ export class ResourceClient<T extends KubernetesObject> {
     return this.rest.watch<T>(this.collectionPath, query, {
       signal: options.signal,
       accept: this.accept(false),
+      omitManagedFields: options.omitManagedFields,
     }) as AsyncGenerator<WatchEvent<T>, void, undefined>;
   }
 

@@ -15,6 +15,7 @@ import { startRestCall, type RestCall } from './instrumentation.js';
 import { sleep } from '../../util/clock.js';
 import { TokenBucket } from '../../util/token-bucket.js';
 import type { Status } from '../../../api/index.js';
+import { omitManagedFields } from './omit-managed-fields.js';
 
 /** HTTP verbs the apiserver understands. */
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD';
@@ -246,9 +247,10 @@ export class RestClient {
   async *watch<T>(
     path: string,
     query: Query = {},
-    options: { signal?: AbortSignal; accept?: string } = {},
+    options: { signal?: AbortSignal; accept?: string; omitManagedFields?: boolean } = {},
   ): AsyncGenerator<RawWatchEvent<T>, void, undefined> {
     const signal = options.signal;
+    const omit = options.omitManagedFields === true;
     if (signal?.aborted) return;
     const method = 'GET';
     let res: http.IncomingMessage;
@@ -297,10 +299,10 @@ export class RestClient {
               path,
             );
           }
-          yield decodeWatchEvent<T>(line, path);
+          yield decodeWatchEvent<T>(omit ? omitManagedFields(line) : line, path);
         }
       }
-      if (buffered.trim() !== '') yield decodeWatchEvent<T>(buffered, path);
+      if (buffered.trim() !== '') yield decodeWatchEvent<T>(omit ? omitManagedFields(buffered) : buffered, path);
     } catch (err) {
       if (signal?.aborted) return;
       if (err instanceof ApiError || err instanceof TransportError) throw err;
