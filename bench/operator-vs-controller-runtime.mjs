@@ -26,14 +26,30 @@
 // afterwards (RSS_10K=0 skips it).
 // Needs `npm run build`, Go, npm with access to its registry, and the binaries
 // (`node bin/kop.js setup-envtest`).
-import { execFileSync, spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { Agent, request as httpsRequest } from 'node:https';
-import { createServer } from 'node:net';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { startControlPlane } from '../dist/testing/index.js';
+import {
+  BenchClient,
+  collection,
+  cpuSeconds,
+  killChildrenSync,
+  log,
+  now,
+  removeWorkDir,
+  root,
+  run,
+  scaffoldKopOperator,
+  sleep,
+  startOperator,
+  stopChildrenOnExit,
+  stopOperator,
+  tail,
+  trackChild,
+  untrackChild,
+} from './lib/operator-bench.mjs';
 
 const OBJECTS = Number(process.env.OBJECTS ?? 1000);
 const UPDATES = Number(process.env.UPDATES ?? 200);
@@ -43,84 +59,17 @@ const SETTLE_MS = Number(process.env.SETTLE_MS ?? 1500);
 const PHASE_TIMEOUT_MS = Number(process.env.PHASE_TIMEOUT_MS ?? 600_000);
 const KEEP = process.env.KEEP === '1';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
 const goDir = join(root, 'bench/controller-runtime-operator');
 const goBinary = join(root, 'bench/.cache/controller-runtime-operator');
-const GROUP = 'cache.example.com';
-const VERSION = 'v1alpha1';
-const PLURAL = 'redisclusters';
-const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
 
-const now = () => Number(process.hrtime.bigint()) / 1e6;
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const log = (line) => process.stdout.write(`${line}\n`);
-
-// ---- processes this bench starts: stopped by pid on every way out ---------------------------
-const children = new Set();
 let plane;
 let workDir;
-function killChildrenSync() {
-  for (const child of children) {
-    try {
-      process.kill(child.pid, 'SIGKILL');
-    } catch {
-      // already gone
-    }
-  }
-}
-process.on('exit', () => {
-  killChildrenSync();
-  if (workDir && !KEEP) rmSync(workDir, { recursive: true, force: true });
+let client;
+stopChildrenOnExit({
+  cleanup: () => plane?.stop() ?? Promise.resolve(),
+  onExit: () => workDir && !KEEP && removeWorkDir(workDir, false),
 });
-let stoppingOnSignal = false;
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
-  // `on`, not `once`: while this listener is registered kop/testing's own handler leaves the
-  // exit to it (and so the temp folder is removed by the 'exit' handler).
-  process.on(signal, async () => {
-    if (stoppingOnSignal) return;
-    stoppingOnSignal = true;
-    log(`\n${signal}: stopping the operators and the control plane`);
-    // SIGTERM first: the operators stop as they would in a pod, and a controller-rss.mjs child
-    // stops its own control plane.
-    for (const child of children) child.kill('SIGTERM');
-    await Promise.race([
-      Promise.all(
-        [...children].map(
-          (c) => new Promise((r) => (c.exitCode !== null || c.signalCode !== null ? r() : c.once('exit', r))),
-        ),
-      ),
-      sleep(10_000),
-    ]);
-    killChildrenSync();
-    await plane?.stop().catch(() => {});
-    process.exit(130);
-  });
-}
 
-function run(command, args, cwd, env = process.env) {
-  try {
-    return execFileSync(command, args, { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-  } catch (error) {
-    throw new Error(`${command} ${args.join(' ')} (in ${cwd}) failed:\n${error.stdout ?? ''}${error.stderr ?? ''}`, {
-      cause: error,
-    });
-  }
-}
-
-async function freePort() {
-  const server = createServer();
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-/** utime + stime of a process, in seconds (Linux /proc). */
-function cpuSeconds(pid) {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
-}
 /**
  * Resident set size of a process in MB (Linux /proc), whole and in its two parts: anonymous
  * memory (heaps, stacks, JIT code: the process's own) and file-backed pages (the pages of the
@@ -143,7 +92,7 @@ async function nodeFloor(nodeFlags) {
     [...nodeFlags, '--input-type=module', '-e', "await import('node:https'); setInterval(() => {}, 60_000);"],
     { stdio: 'ignore' },
   );
-  children.add(child);
+  trackChild(child);
   try {
     await sleep(SETTLE_MS);
     return rss(child.pid);
@@ -152,241 +101,14 @@ async function nodeFloor(nodeFlags) {
     await new Promise((resolve) =>
       child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', resolve),
     );
-    children.delete(child);
+    untrackChild(child);
   }
 }
 
 // ---- the two operators ------------------------------------------------------------------------
 function buildControllerRuntimeOperator() {
   mkdirSync(join(root, 'bench/.cache'), { recursive: true });
-  run('go', ['build', '-o', goBinary, '.'], goDir, { ...process.env, GOFLAGS: '-mod=mod' });
-}
-
-function scaffoldKopOperator(dir) {
-  const kop = join(root, 'bin/kop.js');
-  mkdirSync(dir);
-  run(process.execPath, [kop, 'init', '--domain', 'example.com', '--yes'], dir);
-  run(
-    process.execPath,
-    [kop, 'create', 'api', '--group', GROUP.split('.')[0], '--version', VERSION, '--kind', 'RedisCluster', '--yes'],
-    dir,
-  );
-  run(process.execPath, [kop, 'generate', '--yes'], dir);
-  run('npm', ['run', 'build'], dir);
-  const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
-  // `npm start` is `node [V8/Node flags] <main>`: run that node directly with the same flags, so
-  // the pid measured is the operator's.
-  const start = /^node((?: --[\w-]+(?:=\S+)?)*) (\S+)$/.exec(pkg.scripts.start);
-  if (!start)
-    throw new Error(
-      `the generated start script is ${JSON.stringify(pkg.scripts.start)}; teach the bench how to start it`,
-    );
-  const crdDir = join(dir, 'config/crd/bases');
-  return {
-    startScript: pkg.scripts.start,
-    nodeFlags: start[1].trim().split(' ').filter(Boolean),
-    main: join(dir, start[2]),
-    crd: join(
-      crdDir,
-      readdirSync(crdDir).find((f) => f.endsWith('.yaml')),
-    ),
-  };
-}
-
-/** Starts an operator; resolves once its /readyz answers 200. */
-async function startOperator(operator, kubeconfig) {
-  const metrics = await freePort();
-  const health = await freePort();
-  const flags = [
-    '--kubeconfig',
-    kubeconfig,
-    '--metrics-bind-address',
-    `127.0.0.1:${metrics}`,
-    '--health-probe-bind-address',
-    `127.0.0.1:${health}`,
-  ];
-  const out = openSync(operator.logFile, 'a');
-  const [command, ...args] = [...operator.command, ...flags];
-  const spawnedAt = now();
-  const child = spawn(command, args, { cwd: operator.cwd, stdio: ['ignore', out, out] });
-  closeSync(out);
-  children.add(child);
-  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-  child.exited = exited;
-  let gone;
-  exited.then((status) => (gone = status));
-  for (;;) {
-    if (gone)
-      throw new Error(
-        `${operator.name} exited before it was ready (${JSON.stringify(gone)}); its log: ${operator.logFile}\n${tail(operator.logFile)}`,
-      );
-    const ok = await fetch(`http://127.0.0.1:${health}/readyz`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) break;
-    await sleep(20);
-  }
-  return { child, pid: child.pid, spawnedAt };
-}
-
-async function stopOperator(running) {
-  running.child.kill('SIGTERM');
-  const stopped = await Promise.race([running.child.exited, sleep(15_000).then(() => undefined)]);
-  if (!stopped) {
-    running.child.kill('SIGKILL');
-    await running.child.exited;
-  }
-  children.delete(running.child);
-}
-
-const tail = (file) => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').slice(-15).join('\n') : '');
-
-// ---- a plain HTTPS client: keep-alive, no client-side limit -----------------------------------
-let agent;
-let server;
-function api(method, path, body, contentType = 'application/json') {
-  return new Promise((resolve, reject) => {
-    const url = new URL(path, server);
-    const data = body === undefined ? undefined : JSON.stringify(body);
-    const req = httpsRequest(
-      url,
-      {
-        method,
-        agent,
-        headers: {
-          accept: 'application/json',
-          ...(data ? { 'content-type': contentType, 'content-length': Buffer.byteLength(data) } : {}),
-        },
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c) => (text += c));
-        res.on('end', () => {
-          if (res.statusCode >= 300) reject(new Error(`${method} ${path}: ${res.statusCode} ${text.slice(0, 300)}`));
-          else resolve(text ? JSON.parse(text) : undefined);
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end(data);
-  });
-}
-const collection = (ns) => `/apis/${GROUP}/${VERSION}/namespaces/${ns}/${PLURAL}`;
-const isReady = (o) =>
-  (o.status?.conditions ?? []).some(
-    (c) => c.type === 'Ready' && c.status === 'True' && c.observedGeneration === o.metadata.generation,
-  );
-
-async function pool(count, concurrency, task) {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(concurrency, count) }, async () => {
-      while (next < count) await task(next++);
-    }),
-  );
-}
-const createObjects = (ns, count) =>
-  pool(count, CREATE_CONCURRENCY, (i) =>
-    api('POST', collection(ns), {
-      apiVersion: `${GROUP}/${VERSION}`,
-      kind: 'RedisCluster',
-      metadata: { name: `rc-${String(i).padStart(5, '0')}` },
-      spec: { foo: 'a' },
-    }),
-  );
-
-/**
- * A watch on the namespace's RedisClusters from this process: tracks which objects are Ready at
- * their generation, and when each object was first seen Ready at each generation.
- */
-async function watchReady(ns) {
-  const ready = new Set();
-  const waiters = [];
-  let closed = false;
-  let current;
-  const list = await api('GET', collection(ns));
-  for (const o of list.items) if (isReady(o)) ready.add(o.metadata.name);
-  let resourceVersion = list.metadata.resourceVersion;
-  const notify = () => {
-    for (let i = waiters.length - 1; i >= 0; i--) {
-      if (waiters[i].done()) {
-        waiters[i].resolve(now());
-        waiters.splice(i, 1);
-      }
-    }
-  };
-  const latest = new Map();
-  const connect = () => {
-    const url = new URL(
-      `${collection(ns)}?watch=1&allowWatchBookmarks=true&resourceVersion=${resourceVersion}`,
-      server,
-    );
-    current = httpsRequest(url, { agent, headers: { accept: 'application/json' } }, (res) => {
-      let buffer = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk) => {
-        buffer += chunk;
-        let newline;
-        while ((newline = buffer.indexOf('\n')) >= 0) {
-          const line = buffer.slice(0, newline);
-          buffer = buffer.slice(newline + 1);
-          if (!line.trim()) continue;
-          const event = JSON.parse(line);
-          if (event.type === 'ERROR') continue; // a 410 would need a relist: phases are far shorter than the watch cache's window
-          resourceVersion = event.object.metadata.resourceVersion;
-          if (event.type === 'BOOKMARK') continue;
-          const o = event.object;
-          latest.set(o.metadata.name, o);
-          if (event.type !== 'DELETED' && isReady(o)) ready.add(o.metadata.name);
-          else ready.delete(o.metadata.name);
-        }
-        notify();
-      });
-      res.on('end', () => {
-        if (!closed) connect();
-      });
-    });
-    current.on('error', () => {
-      if (!closed) setTimeout(connect, 100);
-    });
-    current.end();
-  };
-  connect();
-  /** Resolves with the time the condition first held. */
-  const until = (done) =>
-    new Promise((resolve, reject) => {
-      if (done()) return resolve(now());
-      const timer = setTimeout(
-        () => reject(new Error(`${ns}: not there after ${PHASE_TIMEOUT_MS} ms (${ready.size} Ready)`)),
-        PHASE_TIMEOUT_MS,
-      );
-      waiters.push({ done, resolve: (t) => (clearTimeout(timer), resolve(t)) });
-    });
-  return {
-    allReady: (count) => until(() => ready.size >= count),
-    readyAt: (name, generation) => until(() => ready.has(name) && latest.get(name)?.metadata.generation >= generation),
-    close() {
-      closed = true;
-      current.destroy();
-    },
-  };
-}
-
-/** With no operator running: drop the finalizers, delete the objects, wait until none is left. */
-async function cleanup(ns) {
-  const { items } = await api('GET', collection(ns));
-  await pool(items.length, CREATE_CONCURRENCY, (i) =>
-    api(
-      'PATCH',
-      `${collection(ns)}/${items[i].metadata.name}`,
-      { metadata: { finalizers: null } },
-      'application/merge-patch+json',
-    ),
-  );
-  await api('DELETE', collection(ns));
-  while ((await api('GET', collection(ns))).items.length > 0) await sleep(100);
+  run('go', ['build', '-o', goBinary, '.'], goDir, { env: { ...process.env, GOFLAGS: '-mod=mod' } });
 }
 
 // ---- one operator's phases in one round -------------------------------------------------------
@@ -395,24 +117,19 @@ async function measure(operator, round) {
   const result = {};
   const createdNs = `created-${tag}`;
   const backlogNs = `backlog-${tag}`;
-  for (const ns of [createdNs, backlogNs]) await api('POST', '/api/v1/namespaces', { metadata: { name: ns } });
+  for (const ns of [createdNs, backlogNs]) await client.createNamespace(ns);
 
   // 1. created while running; 2. idle updates.
   let running = await startOperator(operator, plane.kubeconfigPath);
   try {
-    const watch = await watchReady(createdNs);
+    const watch = await client.watchReady(createdNs);
     // Working, not only serving its probes: one object (the idle phase's) reconciled to Ready.
-    const first = await api('POST', collection(createdNs), {
-      apiVersion: `${GROUP}/${VERSION}`,
-      kind: 'RedisCluster',
-      metadata: { name: 'idle' },
-      spec: { foo: 'u0' },
-    });
+    const first = await client.createObject(createdNs, 'idle', 'u0');
     await watch.readyAt('idle', first.metadata.generation);
     await sleep(SETTLE_MS);
     const cpuBefore = cpuSeconds(running.pid);
     const start = now();
-    await createObjects(createdNs, OBJECTS);
+    await client.createObjects(createdNs, OBJECTS);
     result.createsSeconds = (now() - start) / 1000;
     const readyAt = await watch.allReady(OBJECTS + 1);
     result.createdSeconds = (readyAt - start) / 1000;
@@ -423,7 +140,7 @@ async function measure(operator, round) {
     const latencies = [];
     for (let i = 1; i <= UPDATES; i++) {
       const sent = now();
-      const patched = await api(
+      const patched = await client.api(
         'PATCH',
         `${collection(createdNs)}/idle`,
         { spec: { foo: `u${i}` } },
@@ -437,11 +154,11 @@ async function measure(operator, round) {
   } finally {
     await stopOperator(running);
   }
-  await cleanup(createdNs);
+  await client.cleanup(createdNs);
 
   // 3. backlog.
-  const watch = await watchReady(backlogNs);
-  await createObjects(backlogNs, OBJECTS);
+  const watch = await client.watchReady(backlogNs);
+  await client.createObjects(backlogNs, OBJECTS);
   await sleep(SETTLE_MS);
   running = await startOperator(operator, plane.kubeconfigPath);
   try {
@@ -451,7 +168,7 @@ async function measure(operator, round) {
   } finally {
     await stopOperator(running);
   }
-  await cleanup(backlogNs);
+  await client.cleanup(backlogNs);
   return result;
 }
 
@@ -528,14 +245,7 @@ try {
   ];
 
   plane = await startControlPlane({ crds: [kopProject.crd] });
-  server = plane.server;
-  agent = new Agent({
-    keepAlive: true,
-    maxSockets: CREATE_CONCURRENCY + 4,
-    ca: plane.caData,
-    cert: plane.admin.certData,
-    key: plane.admin.keyData,
-  });
+  client = new BenchClient(plane, { concurrency: CREATE_CONCURRENCY, phaseTimeoutMs: PHASE_TIMEOUT_MS });
 
   const floors = [];
   for (let round = 1; round <= ROUNDS; round++) {
@@ -592,10 +302,9 @@ try {
   throw error;
 } finally {
   killChildrenSync();
-  agent?.destroy();
+  client?.destroy();
   await plane?.stop();
-  if (!KEEP) rmSync(workDir, { recursive: true, force: true });
-  else log(`kept ${workDir}`);
+  removeWorkDir(workDir, KEEP);
 }
 
 if (process.env.RSS_10K !== '0') {
@@ -603,8 +312,8 @@ if (process.env.RSS_10K !== '0') {
   const child = spawn(process.execPath, [join(root, 'bench/controller-rss.mjs')], {
     stdio: ['ignore', 'inherit', 'inherit'],
   });
-  children.add(child);
+  trackChild(child);
   const code = await new Promise((resolve) => child.once('exit', (c) => resolve(c ?? 1)));
-  children.delete(child);
+  untrackChild(child);
   if (code !== 0) process.exitCode = code;
 }

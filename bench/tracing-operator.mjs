@@ -1,44 +1,58 @@
 // What tracing costs the scaffolded operator, as a process on a real control plane: the same
 // operator (kop init + create api RedisCluster + generate + npm run build, started as its `npm start`
-// starts it) run three ways, taking turns in each of ROUNDS rounds (the order rotates):
+// starts it) run several ways (VARIANTS, default before,off,sdk), taking turns in each of ROUNDS
+// rounds (the order rotates):
 //   before  its node_modules/kop/dist replaced by kop/runtime as built from the commit before tracing
-//           landed (the parent of the commit that added src/runtime/util/tracing.ts), `git archive`d
-//           into a temp folder and compiled with tsc there;
+//           landed (the parent of the commit that added src/runtime/util/tracing.ts, which also
+//           brought the rest_client_* metrics), `git archive`d into a temp folder and compiled there;
 //   off     today's runtime, no OpenTelemetry SDK (what an operator without OTEL_* settings runs);
 //   sdk     today's runtime with the trace SDK registered before main (`node --import`): a
 //           BatchSpanProcessor and the OTLP/HTTP (protobuf) exporter sending to a sink on loopback
-//           that this process runs (it answers 200 and counts what it got).
+//           that this process runs (it answers 200 and counts what it got);
+//   no-client-metrics  today's runtime without an SDK and with the manager's rest_client_* hook
+//           taken out of its dist (separates the client metrics from the spans' code);
+//   at:<rev>  the runtime as built from any commit (to place a cost between two commits).
 // Each turn, in fresh namespaces: (1) the operator started and one object seen Ready, then OBJECTS
 // RedisClusters created → all Ready on this process's watch (Ready=True at their generation): the
 // seconds from the first create, and the operator's CPU (user+sys, /proc) over them; (2) the operator
 // stopped, OBJECTS created while none runs, the operator started → all Ready: the seconds from its
-// spawn, and its CPU over its whole life until then (BACKLOG=0 skips it). Printed: each turn, then the medians (min–max)
-// and the ratios off/before and sdk/before of the medians (issue 27's aim for off: ≤ 1.02×).
-// The operator's plumbing (scaffold, start/stop by pid, the keep-alive client, the watch) follows
-// bench/operator-vs-controller-runtime.mjs.
+// spawn, and its CPU over its whole life until then (BACKLOG=0 skips it). Printed: each turn, then
+// the medians (min–max) and their ratios against the first variant (issue 27's aim for off/before:
+// ≤ 1.02×). CPU_PROF=<dir> runs the operators without an SDK under `node --cpu-prof`.
+// The plumbing (scaffold, start/stop by pid, the keep-alive client, the watch) is bench/lib/operator-bench.mjs.
 // Needs `npm run build`, git, npm with access to its registry, and the binaries (`node bin/kop.js setup-envtest`).
-import { execFileSync, spawn } from 'node:child_process';
 import {
-  closeSync,
   cpSync,
   existsSync,
   lstatSync,
   mkdirSync,
   mkdtempSync,
-  openSync,
-  readdirSync,
   readFileSync,
   rmSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
-import { Agent, request as httpsRequest } from 'node:https';
-import { createServer } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { startControlPlane } from '../dist/testing/index.js';
+import {
+  BenchClient,
+  cpuSeconds,
+  killChildrenSync,
+  log,
+  median,
+  now,
+  removeWorkDir,
+  root,
+  run,
+  scaffoldKopOperator,
+  sleep,
+  startOperator,
+  stopChildrenOnExit,
+  stopOperator,
+  tail,
+} from './lib/operator-bench.mjs';
 
 const OBJECTS = Number(process.env.OBJECTS ?? 1000);
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
@@ -49,101 +63,17 @@ const KEEP = process.env.KEEP === '1';
 /** BACKLOG=0 skips the second phase (a backlog of OBJECTS, operator started), halving a round. */
 const BACKLOG = process.env.BACKLOG !== '0';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
-const GROUP = 'cache.example.com';
-const VERSION = 'v1alpha1';
-const PLURAL = 'redisclusters';
-const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-
-const now = () => Number(process.hrtime.bigint()) / 1e6;
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const log = (line) => process.stdout.write(`${line}\n`);
-
-// ---- processes this bench starts: stopped by pid on every way out ---------------------------
-const children = new Set();
 let plane;
 let workDir;
 let sink;
-function killChildrenSync() {
-  for (const child of children) {
-    try {
-      process.kill(child.pid, 'SIGKILL');
-    } catch {
-      // already gone
-    }
-  }
-}
-process.on('exit', () => {
-  killChildrenSync();
-  if (workDir && !KEEP) rmSync(workDir, { recursive: true, force: true });
-});
-let stoppingOnSignal = false;
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
-  process.on(signal, async () => {
-    if (stoppingOnSignal) return;
-    stoppingOnSignal = true;
-    log(`\n${signal}: stopping the operator and the control plane`);
-    killChildrenSync();
+let client;
+stopChildrenOnExit({
+  cleanup: async () => {
     sink?.close();
-    await plane?.stop().catch(() => {});
-    process.exit(130);
-  });
-}
-
-function run(command, args, cwd, options = {}) {
-  try {
-    return execFileSync(command, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], ...options });
-  } catch (error) {
-    throw new Error(`${command} ${args.join(' ')} (in ${cwd}) failed:\n${error.stdout ?? ''}${error.stderr ?? ''}`, {
-      cause: error,
-    });
-  }
-}
-
-async function freePort() {
-  const server = createServer();
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-/** utime + stime of a process, in seconds (Linux /proc). */
-function cpuSeconds(pid) {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
-}
-
-// ---- the operator, and the runtime before tracing ----------------------------------------------
-function scaffoldKopOperator(dir) {
-  const kop = join(root, 'bin/kop.js');
-  mkdirSync(dir);
-  run(process.execPath, [kop, 'init', '--domain', 'example.com', '--yes'], dir);
-  run(
-    process.execPath,
-    [kop, 'create', 'api', '--group', GROUP.split('.')[0], '--version', VERSION, '--kind', 'RedisCluster', '--yes'],
-    dir,
-  );
-  run(process.execPath, [kop, 'generate', '--yes'], dir);
-  run('npm', ['run', 'build'], dir);
-  const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
-  const start = /^node((?: --[\w-]+(?:=\S+)?)*) (\S+)$/.exec(pkg.scripts.start);
-  if (!start)
-    throw new Error(
-      `the generated start script is ${JSON.stringify(pkg.scripts.start)}; teach the bench how to start it`,
-    );
-  const crdDir = join(dir, 'config/crd/bases');
-  return {
-    startScript: pkg.scripts.start,
-    nodeFlags: start[1].trim().split(' ').filter(Boolean),
-    main: start[2],
-    crd: join(
-      crdDir,
-      readdirSync(crdDir).find((f) => f.endsWith('.yaml')),
-    ),
-  };
-}
+    await plane?.stop();
+  },
+  onExit: () => workDir && !KEEP && removeWorkDir(workDir, false),
+});
 
 /** The commit before the one that added src/runtime/util/tracing.ts. */
 function commitBeforeTracing() {
@@ -214,218 +144,23 @@ async function startSink() {
   return { url: `http://127.0.0.1:${server.address().port}/v1/traces`, counts, close: () => server.close() };
 }
 
-/** Starts an operator; resolves once its /readyz answers 200. */
-async function startOperator(operator, kubeconfig) {
-  const metrics = await freePort();
-  const health = await freePort();
-  const flags = [
-    '--kubeconfig',
-    kubeconfig,
-    '--metrics-bind-address',
-    `127.0.0.1:${metrics}`,
-    '--health-probe-bind-address',
-    `127.0.0.1:${health}`,
-  ];
-  const out = openSync(operator.logFile, 'a');
-  const [command, ...args] = [...operator.command, ...flags];
-  const spawnedAt = now();
-  const child = spawn(command, args, { cwd: operator.cwd, env: operator.env, stdio: ['ignore', out, out] });
-  closeSync(out);
-  children.add(child);
-  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-  child.exited = exited;
-  let gone;
-  exited.then((status) => (gone = status));
-  for (;;) {
-    if (gone)
-      throw new Error(
-        `${operator.name} exited before it was ready (${JSON.stringify(gone)}); its log: ${operator.logFile}\n${tail(operator.logFile)}`,
-      );
-    const ok = await fetch(`http://127.0.0.1:${health}/readyz`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) break;
-    await sleep(20);
-  }
-  return { child, pid: child.pid, spawnedAt };
-}
-
-async function stopOperator(running) {
-  running.child.kill('SIGTERM');
-  const stopped = await Promise.race([running.child.exited, sleep(15_000).then(() => undefined)]);
-  if (!stopped) {
-    running.child.kill('SIGKILL');
-    await running.child.exited;
-  }
-  children.delete(running.child);
-}
-
-const tail = (file) => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').slice(-15).join('\n') : '');
-
-// ---- a plain HTTPS client: keep-alive, no client-side limit -----------------------------------
-let agent;
-let server;
-function api(method, path, body, contentType = 'application/json') {
-  return new Promise((resolve, reject) => {
-    const url = new URL(path, server);
-    const data = body === undefined ? undefined : JSON.stringify(body);
-    const req = httpsRequest(
-      url,
-      {
-        method,
-        agent,
-        headers: {
-          accept: 'application/json',
-          ...(data ? { 'content-type': contentType, 'content-length': Buffer.byteLength(data) } : {}),
-        },
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c) => (text += c));
-        res.on('end', () => {
-          if (res.statusCode >= 300) reject(new Error(`${method} ${path}: ${res.statusCode} ${text.slice(0, 300)}`));
-          else resolve(text ? JSON.parse(text) : undefined);
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end(data);
-  });
-}
-const collection = (ns) => `/apis/${GROUP}/${VERSION}/namespaces/${ns}/${PLURAL}`;
-const isReady = (o) =>
-  (o.status?.conditions ?? []).some(
-    (c) => c.type === 'Ready' && c.status === 'True' && c.observedGeneration === o.metadata.generation,
-  );
-
-async function pool(count, concurrency, task) {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(concurrency, count) }, async () => {
-      while (next < count) await task(next++);
-    }),
-  );
-}
-const createObjects = (ns, count) =>
-  pool(count, CREATE_CONCURRENCY, (i) =>
-    api('POST', collection(ns), {
-      apiVersion: `${GROUP}/${VERSION}`,
-      kind: 'RedisCluster',
-      metadata: { name: `rc-${String(i).padStart(5, '0')}` },
-      spec: { foo: 'a' },
-    }),
-  );
-
-/** A watch on the namespace's RedisClusters from this process: which objects are Ready at their generation. */
-async function watchReady(ns) {
-  const ready = new Set();
-  const waiters = [];
-  let closed = false;
-  let current;
-  const list = await api('GET', collection(ns));
-  for (const o of list.items) if (isReady(o)) ready.add(o.metadata.name);
-  let resourceVersion = list.metadata.resourceVersion;
-  const notify = () => {
-    for (let i = waiters.length - 1; i >= 0; i--) {
-      if (waiters[i].done()) {
-        waiters[i].resolve(now());
-        waiters.splice(i, 1);
-      }
-    }
-  };
-  const connect = () => {
-    const url = new URL(
-      `${collection(ns)}?watch=1&allowWatchBookmarks=true&resourceVersion=${resourceVersion}`,
-      server,
-    );
-    current = httpsRequest(url, { agent, headers: { accept: 'application/json' } }, (res) => {
-      let buffer = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk) => {
-        buffer += chunk;
-        let newline;
-        while ((newline = buffer.indexOf('\n')) >= 0) {
-          const line = buffer.slice(0, newline);
-          buffer = buffer.slice(newline + 1);
-          if (!line.trim()) continue;
-          const event = JSON.parse(line);
-          if (event.type === 'ERROR') continue; // a 410 would need a relist: phases are far shorter than the watch cache's window
-          resourceVersion = event.object.metadata.resourceVersion;
-          if (event.type === 'BOOKMARK') continue;
-          const o = event.object;
-          if (event.type !== 'DELETED' && isReady(o)) ready.add(o.metadata.name);
-          else ready.delete(o.metadata.name);
-        }
-        notify();
-      });
-      res.on('end', () => {
-        if (!closed) connect();
-      });
-    });
-    current.on('error', () => {
-      if (!closed) setTimeout(connect, 100);
-    });
-    current.end();
-  };
-  connect();
-  const until = (done) =>
-    new Promise((resolve, reject) => {
-      if (done()) return resolve(now());
-      const timer = setTimeout(
-        () => reject(new Error(`${ns}: not there after ${PHASE_TIMEOUT_MS} ms (${ready.size} Ready)`)),
-        PHASE_TIMEOUT_MS,
-      );
-      waiters.push({ done, resolve: (t) => (clearTimeout(timer), resolve(t)) });
-    });
-  return {
-    allReady: (count) => until(() => ready.size >= count),
-    ready: (name) => until(() => ready.has(name)),
-    close() {
-      closed = true;
-      current.destroy();
-    },
-  };
-}
-
-/** With no operator running: drop the finalizers, delete the objects, wait until none is left. */
-async function cleanup(ns) {
-  const { items } = await api('GET', collection(ns));
-  await pool(items.length, CREATE_CONCURRENCY, (i) =>
-    api(
-      'PATCH',
-      `${collection(ns)}/${items[i].metadata.name}`,
-      { metadata: { finalizers: null } },
-      'application/merge-patch+json',
-    ),
-  );
-  await api('DELETE', collection(ns));
-  while ((await api('GET', collection(ns))).items.length > 0) await sleep(100);
-}
-
 // ---- one variant's two phases in one round ----------------------------------------------------
 async function measure(operator, round) {
-  const tag = `${operator.name}-${round}`;
+  const tag = `${operator.name}-${round}`.toLowerCase().replace(/[^a-z0-9-]/g, '-');
   const result = {};
   const createdNs = `created-${tag}`;
   const backlogNs = `backlog-${tag}`;
-  for (const ns of [createdNs, backlogNs]) await api('POST', '/api/v1/namespaces', { metadata: { name: ns } });
+  for (const ns of [createdNs, backlogNs]) await client.createNamespace(ns);
 
   let running = await startOperator(operator, plane.kubeconfigPath);
   try {
-    const watch = await watchReady(createdNs);
-    await api('POST', collection(createdNs), {
-      apiVersion: `${GROUP}/${VERSION}`,
-      kind: 'RedisCluster',
-      metadata: { name: 'first' },
-      spec: { foo: 'a' },
-    });
-    await watch.ready('first');
+    const watch = await client.watchReady(createdNs);
+    await client.createObject(createdNs, 'first');
+    await watch.readyAt('first');
     await sleep(SETTLE_MS);
     const cpuBefore = cpuSeconds(running.pid);
     const start = now();
-    await createObjects(createdNs, OBJECTS);
+    await client.createObjects(createdNs, OBJECTS);
     const readyAt = await watch.allReady(OBJECTS + 1);
     result.createdSeconds = (readyAt - start) / 1000;
     result.createdCpu = cpuSeconds(running.pid) - cpuBefore;
@@ -433,11 +168,11 @@ async function measure(operator, round) {
   } finally {
     await stopOperator(running);
   }
-  await cleanup(createdNs);
+  await client.cleanup(createdNs);
   if (!BACKLOG) return result;
 
-  const watch = await watchReady(backlogNs);
-  await createObjects(backlogNs, OBJECTS);
+  const watch = await client.watchReady(backlogNs);
+  await client.createObjects(backlogNs, OBJECTS);
   await sleep(SETTLE_MS);
   running = await startOperator(operator, plane.kubeconfigPath);
   try {
@@ -448,11 +183,41 @@ async function measure(operator, round) {
   } finally {
     await stopOperator(running);
   }
-  await cleanup(backlogNs);
+  await client.cleanup(backlogNs);
   return result;
 }
 
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+/**
+ * A copy of the scaffolded project whose installed kop has `dist` as its dist/ (the project's
+ * own node_modules, so the operator runs exactly the runtime given).
+ */
+function projectWithDist(projectDir, copyDir, dist) {
+  cpSync(projectDir, copyDir, { recursive: true, verbatimSymlinks: true });
+  const installedKop = join(copyDir, 'node_modules/kop');
+  if (lstatSync(installedKop).isSymbolicLink())
+    throw new Error(`${installedKop} is a link; the bench needs kop installed as a copy (its packed tarball)`);
+  rmSync(join(installedKop, 'dist'), { recursive: true, force: true });
+  cpSync(dist, join(installedKop, 'dist'), { recursive: true });
+  return copyDir;
+}
+
+/**
+ * A copy of the project with today's runtime, its manager's client-metrics hook taken out (the
+ * one line of dist/runtime/manager/manager.js that attaches the rest_client_* observer): what
+ * the operator costs with the spans' code but without the client metrics.
+ */
+function projectWithoutClientMetrics(projectDir, copyDir) {
+  cpSync(projectDir, copyDir, { recursive: true, verbatimSymlinks: true });
+  const installedKop = join(copyDir, 'node_modules/kop');
+  if (lstatSync(installedKop).isSymbolicLink())
+    throw new Error(`${installedKop} is a link; the bench needs kop installed as a copy (its packed tarball)`);
+  const manager = join(installedKop, 'dist/runtime/manager/manager.js');
+  const source = readFileSync(manager, 'utf8');
+  const hook = /^\s*onRestClient: \(rest\) => observeRestCalls\(rest, this\.metrics\.restClient\(\)\),\n/m;
+  if (!hook.test(source)) throw new Error(`${manager} has no client-metrics hook line this bench knows how to remove`);
+  writeFileSync(manager, source.replace(hook, ''));
+  return copyDir;
+}
 
 // ---- main ---------------------------------------------------------------------------------------
 const figures = [
@@ -462,6 +227,15 @@ const figures = [
   { key: 'backlogCpu', label: `operator CPU from its start until the backlog is Ready`, unit: 's' },
 ];
 
+/**
+ * VARIANTS (comma-separated; default before,off,sdk): `before`, `off` and `sdk` as above;
+ * `no-client-metrics`, today's runtime with the client metrics unhooked; `at:<git rev>`, the
+ * runtime as built from that commit (to place a cost between two commits).
+ */
+const VARIANTS = (process.env.VARIANTS ?? 'before,off,sdk').split(',').filter(Boolean);
+/** CPU_PROF=<dir>: each operator without an SDK runs with `node --cpu-prof` writing into <dir>/<variant>/. */
+const CPU_PROF = process.env.CPU_PROF;
+
 workDir = mkdtempSync(join(tmpdir(), 'kop-bench-tracing-'));
 const load = [loadavg()[0]];
 log(
@@ -470,55 +244,69 @@ log(
     .join(' ')}`,
 );
 try {
-  const { added, before, subject } = commitBeforeTracing();
-  log(`tracing landed in ${added.slice(0, 7)}; "before" is its parent, ${subject.slice(0, 100)}`);
-  log(
-    'building kop/runtime at that commit (git archive + tsc) and scaffolding the operator (kop init, create api, generate, npm run build) ...',
+  const unknown = VARIANTS.filter(
+    (v) => !['before', 'off', 'sdk', 'no-client-metrics'].includes(v) && !v.startsWith('at:'),
   );
-  const beforeDist = buildDistAt(before, join(workDir, 'kop-before'));
+  if (unknown.length > 0)
+    throw new Error(`unknown VARIANTS ${unknown.join(', ')}: use before, off, sdk, no-client-metrics, at:<git rev>`);
+  log('scaffolding the operator (kop init, create api, generate, npm run build) ...');
   const projectDir = join(workDir, 'redis-operator');
   const project = scaffoldKopOperator(projectDir);
-  // The same operator with the older runtime: a copy of the project whose installed kop has the old dist/.
-  const beforeProjectDir = join(workDir, 'redis-operator-before');
-  cpSync(projectDir, beforeProjectDir, { recursive: true, verbatimSymlinks: true });
-  const installedKop = join(beforeProjectDir, 'node_modules/kop');
-  if (lstatSync(installedKop).isSymbolicLink())
-    throw new Error(`${installedKop} is a link; the bench needs kop installed as a copy (its packed tarball)`);
-  rmSync(join(installedKop, 'dist'), { recursive: true, force: true });
-  cpSync(beforeDist, join(installedKop, 'dist'), { recursive: true });
-
   sink = await startSink();
   const preload = join(workDir, 'otel-sdk.mjs');
   writeSdkPreload(preload);
   log(`the operator: \`${project.startScript}\` (its npm start script) on Node ${process.version}`);
   const baseEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('OTEL_')));
-  const operators = [
-    { name: 'before', cwd: beforeProjectDir, flags: [], env: baseEnv },
-    { name: 'off', cwd: projectDir, flags: [], env: baseEnv },
-    {
-      name: 'sdk',
-      cwd: projectDir,
-      flags: ['--import', preload],
-      env: { ...baseEnv, KOP_BENCH_SDK_FROM: join(root, 'package.json'), KOP_BENCH_OTLP_URL: sink.url },
-    },
-  ].map((o) => ({
+  const variants = VARIANTS.map((name, i) => {
+    if (name === 'off') return { name, cwd: projectDir, flags: [], env: baseEnv };
+    if (name === 'sdk')
+      return {
+        name,
+        cwd: projectDir,
+        flags: ['--import', preload],
+        env: { ...baseEnv, KOP_BENCH_SDK_FROM: join(root, 'package.json'), KOP_BENCH_OTLP_URL: sink.url },
+      };
+    if (name === 'no-client-metrics')
+      return {
+        name,
+        cwd: projectWithoutClientMetrics(projectDir, join(workDir, `project-${i}`)),
+        flags: [],
+        env: baseEnv,
+      };
+    let commit;
+    if (name === 'before') {
+      const { added, before, subject } = commitBeforeTracing();
+      log(`tracing landed in ${added.slice(0, 7)}; "before" is its parent, ${subject.slice(0, 100)}`);
+      commit = before;
+    } else {
+      commit = run('git', ['rev-parse', '--verify', `${name.slice(3)}^{commit}`], root).trim();
+      log(`"${name}" is ${run('git', ['log', '-1', '--format=%h %s', commit], root).trim().slice(0, 110)}`);
+    }
+    log(`building kop/runtime at ${commit.slice(0, 7)} (git archive + tsc) ...`);
+    const dist = buildDistAt(commit, join(workDir, `kop-${i}`));
+    return { name, cwd: projectWithDist(projectDir, join(workDir, `project-${i}`), dist), flags: [], env: baseEnv };
+  });
+  const operators = variants.map((o) => ({
     ...o,
-    command: [process.execPath, ...project.nodeFlags, ...o.flags, project.main],
-    logFile: join(workDir, `${o.name}.log`),
+    command: [
+      process.execPath,
+      ...project.nodeFlags,
+      ...(CPU_PROF && o.name !== 'sdk'
+        ? ['--cpu-prof', `--cpu-prof-dir=${join(CPU_PROF, o.name.replace(/[^\w.-]/g, '_'))}`]
+        : []),
+      ...o.flags,
+      project.main,
+    ],
+    logFile: join(workDir, `${o.name.replace(/[^\w.-]/g, '_')}.log`),
   }));
+  const reference = operators[0].name;
 
   plane = await startControlPlane({ crds: [project.crd] });
-  server = plane.server;
-  agent = new Agent({
-    keepAlive: true,
-    maxSockets: CREATE_CONCURRENCY + 4,
-    ca: plane.caData,
-    cert: plane.admin.certData,
-    key: plane.admin.keyData,
-  });
+  client = new BenchClient(plane, { concurrency: CREATE_CONCURRENCY, phaseTimeoutMs: PHASE_TIMEOUT_MS });
 
   const results = Object.fromEntries(operators.map((o) => [o.name, []]));
   const exported = { requests: 0, bytes: 0 };
+  const width = Math.max(...operators.map((o) => o.name.length));
   for (let round = 1; round <= ROUNDS; round++) {
     const order = operators.map((_, i) => operators[(i + round - 1) % operators.length]);
     for (const operator of order) {
@@ -536,35 +324,38 @@ try {
       ];
       if (BACKLOG) parts.push(`backlog → all Ready ${r.backlogSeconds.toFixed(2)} s, CPU ${r.backlogCpu.toFixed(2)} s`);
       if (operator.name === 'sdk') parts.push(`${requests} OTLP exports received`);
-      log(`round ${round}/${ROUNDS} ${operator.name.padEnd(6)}: ${parts.join('; ')}`);
+      log(
+        `round ${round}/${ROUNDS} ${operator.name.padEnd(width)}: ${parts.join('; ')}; load ${loadavg()[0].toFixed(1)}`,
+      );
     }
   }
-  if (exported.requests === 0) throw new Error('the sdk variant exported nothing: the SDK did not register');
+  if (results.sdk && exported.requests === 0)
+    throw new Error('the sdk variant exported nothing: the SDK did not register');
 
-  log(`\nmedian (min–max) over ${ROUNDS} rounds; ratios of the medians against "before"`);
+  log(`\nmedian (min–max) over ${ROUNDS} rounds; ratios of the medians against "${reference}"`);
   for (const figure of figures.filter((f) => BACKLOG || !f.key.startsWith('backlog'))) {
     const values = (name) => results[name].map((r) => r[figure.key]);
     const cell = (name) =>
-      `${median(values(name)).toFixed(2)} ${figure.unit} (${Math.min(...values(name)).toFixed(2)}–${Math.max(...values(name)).toFixed(2)})`;
-    const ratio = (name) => (median(values(name)) / median(values('before'))).toFixed(3);
-    log(
-      `${figure.label}: before ${cell('before')}, off ${cell('off')}, sdk ${cell('sdk')}; off/before ${ratio('off')}×, sdk/before ${ratio('sdk')}×`,
-    );
+      `${name} ${median(values(name)).toFixed(2)} ${figure.unit} (${Math.min(...values(name)).toFixed(2)}–${Math.max(...values(name)).toFixed(2)})`;
+    const ratio = (name) => `${name}/${reference} ${(median(values(name)) / median(values(reference))).toFixed(3)}×`;
+    const others = operators.slice(1).map((o) => o.name);
+    log(`${figure.label}: ${operators.map((o) => cell(o.name)).join(', ')}; ${others.map(ratio).join(', ')}`);
   }
-  log(
-    `sdk: ${exported.requests} OTLP exports, ${(exported.bytes / 1024 / 1024).toFixed(1)} MB of protobuf received by the sink; ` +
-      `load average (1 min) during the run ${Math.min(...load).toFixed(1)}–${Math.max(...load).toFixed(1)}`,
-  );
+  if (results.sdk)
+    log(
+      `sdk: ${exported.requests} OTLP exports, ${(exported.bytes / 1024 / 1024).toFixed(1)} MB of protobuf received by the sink`,
+    );
+  log(`load average (1 min) during the run ${Math.min(...load).toFixed(1)}–${Math.max(...load).toFixed(1)}`);
 } catch (error) {
-  for (const name of ['before', 'off', 'sdk'])
-    if (existsSync(join(workDir, `${name}.log`)))
-      log(`--- ${name}.log (last lines)\n${tail(join(workDir, `${name}.log`))}`);
+  for (const name of VARIANTS) {
+    const file = join(workDir, `${name.replace(/[^\w.-]/g, '_')}.log`);
+    if (existsSync(file)) log(`--- ${name}.log (last lines)\n${tail(file)}`);
+  }
   throw error;
 } finally {
   killChildrenSync();
-  agent?.destroy();
+  client?.destroy();
   sink?.close();
   await plane?.stop();
-  if (!KEEP) rmSync(workDir, { recursive: true, force: true });
-  else log(`kept ${workDir}`);
+  removeWorkDir(workDir, KEEP);
 }

@@ -7,7 +7,7 @@ import { listOf } from '../client/client.js';
 import { resourcePath } from '../client/resource/resource-client.js';
 import { selectorString } from '../client/resource/options.js';
 import type { Informer } from './informer.js';
-import { inSpan } from '../util/tracing.js';
+import { inSpan, tracer } from '../util/tracing.js';
 import type { Attributes } from '@opentelemetry/api';
 
 /** What a {@link CacheReader} reads through: the manager's shared informers and its live reader. */
@@ -52,6 +52,7 @@ function readAttributes(
 
 /** A span for a read answered from memory (when an SDK records). */
 function traceHit(verb: 'get' | 'list', type: ResourceType, namespace?: string, name?: string): void {
+  if (!tracer()) return; // no SDK: not even the span's name is built
   inSpan(`cache ${verb} ${type.kind}`, {}, (span) =>
     span?.setAttributes(readAttributes(verb, type, namespace, name, true)),
   );

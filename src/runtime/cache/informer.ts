@@ -11,7 +11,7 @@ import type { Logger } from '../util/logger.js';
 import { silentLogger } from '../util/logger.js';
 import { metaOf, objectKey } from './object-meta.js';
 import { SpanKind } from '@opentelemetry/api';
-import { inSpan } from '../util/tracing.js';
+import { inSpan, tracer } from '../util/tracing.js';
 
 /**
  * What an informer needs from the API: a paged list and a watch. The manager gives each informer
@@ -550,7 +550,7 @@ export class Informer<T extends KubernetesObject> {
 
   /** Applies one watch event in a span of its own (when an SDK records), which the reconciles it queues link to. */
   private handleEvent(event: WatchEvent<T>): void {
-    if (event.type === 'BOOKMARK') return this.applyEvent(event);
+    if (event.type === 'BOOKMARK' || !tracer()) return this.applyEvent(event);
     inSpan(`watch event ${event.type}`, { kind: SpanKind.CONSUMER }, (span) => {
       if (span) {
         const meta = event.object.metadata;

@@ -17,7 +17,7 @@ import type { RateLimiter } from '../queue/rate-limiter.js';
 import type { WorkQueueMetrics } from '../queue/work-queue.js';
 import { WorkQueue } from '../queue/work-queue.js';
 import { SpanKind, SpanStatusCode, type Link, type Span } from '@opentelemetry/api';
-import { activeSpanContext, inSpan } from '../util/tracing.js';
+import { activeSpanContext, inSpan, tracer } from '../util/tracing.js';
 
 /** Watch events linked from one reconcile span at most (many events may fold into one reconcile). */
 const MAX_LINKS = 8;
@@ -242,7 +242,8 @@ export class Controller {
    */
   private process(key: string): Promise<void> {
     const links = this.origins.get(key);
-    this.origins.delete(key);
+    if (links) this.origins.delete(key);
+    if (!tracer()) return this.reconcileKey(key, undefined);
     return inSpan(`reconcile ${this.name}`, { kind: SpanKind.INTERNAL, links }, (span) => this.reconcileKey(key, span));
   }
 

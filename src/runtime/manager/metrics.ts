@@ -205,30 +205,23 @@ export class ManagerMetrics {
    * is the whole call's, its retries and limiter waits included; watches count only their answer.
    */
   restClient(): RestCallObserver {
-    const children = new Map<string, ReturnType<Counter<'code' | 'method' | 'host'>['labels']>>();
-    const requests = (code: number | undefined, method: string, host: string) => {
-      const key = `${code ?? '<error>'} ${method} ${host}`;
-      let child = children.get(key);
-      if (!child) {
-        child = this.restRequests.labels({ code: code === undefined ? '<error>' : String(code), method, host });
-        children.set(key, child);
+    // Children bound once per method and host (one host per client, a handful of methods and
+    // codes), so a request does no label validation and builds no label object or key.
+    const byHost = new Map<string, Map<string, RestMethodChildren>>();
+    const childrenOf = (method: string, host: string): RestMethodChildren => {
+      let byMethod = byHost.get(host);
+      if (!byMethod) byHost.set(host, (byMethod = new Map<string, RestMethodChildren>()));
+      let children = byMethod.get(method);
+      if (!children) {
+        children = new RestMethodChildren(this.restRequests, this.restRetries, method, host, {
+          duration: this.restDuration.labels({ verb: method, host }),
+          limiter: this.restLimiterDuration.labels({ verb: method, host }),
+        });
+        byMethod.set(method, children);
       }
-      return child;
+      return children;
     };
-    return {
-      start: ({ method, host, watch }) => {
-        const started = performance.now();
-        return {
-          answered: (code) => requests(code, method, host).inc(),
-          rateLimited: (seconds) => this.restLimiterDuration.observe({ verb: method, host }, seconds),
-          retrying: (code) =>
-            this.restRetries.inc({ code: code === undefined ? '<error>' : String(code), verb: method, host }),
-          end: () => {
-            if (!watch) this.restDuration.observe({ verb: method, host }, (performance.now() - started) / 1000);
-          },
-        };
-      },
-    };
+    return { start: ({ method, host, watch }) => new RestCallMetrics(childrenOf(method, host), watch) };
   }
 
   /** Hooks for the requests of the webhook served on `path` (label-bound children; one per status code seen). */
@@ -374,5 +367,71 @@ export class ManagerMetrics {
   /** Content-Type of {@link render}'s output. */
   get contentType(): string {
     return this.registry.contentType;
+  }
+}
+
+type CounterChild = ReturnType<Counter<string>['labels']>;
+type HistogramChild = ReturnType<Histogram<string>['labels']>;
+
+/** The rest_client_* children of one method and host; the children per status code are bound as codes are seen. */
+class RestMethodChildren {
+  private readonly requests = new Map<number | undefined, CounterChild>();
+  private readonly retries = new Map<number | undefined, CounterChild>();
+
+  constructor(
+    private readonly requestsCounter: Counter<'code' | 'method' | 'host'>,
+    private readonly retriesCounter: Counter<'code' | 'verb' | 'host'>,
+    private readonly method: string,
+    private readonly host: string,
+    readonly histograms: { readonly duration: HistogramChild; readonly limiter: HistogramChild },
+  ) {}
+
+  requestsFor(code: number | undefined): CounterChild {
+    let child = this.requests.get(code);
+    if (!child) {
+      child = this.requestsCounter.labels({ code: codeLabel(code), method: this.method, host: this.host });
+      this.requests.set(code, child);
+    }
+    return child;
+  }
+
+  retriesFor(code: number | undefined): CounterChild {
+    let child = this.retries.get(code);
+    if (!child) {
+      child = this.retriesCounter.labels({ code: codeLabel(code), verb: this.method, host: this.host });
+      this.retries.set(code, child);
+    }
+    return child;
+  }
+}
+
+/** client-go's code label: the status code, or `<error>` when no answer came. */
+const codeLabel = (code: number | undefined): string => (code === undefined ? '<error>' : String(code));
+
+/** One call as the rest_client_* metrics see it (one object per call, its hooks on the prototype). */
+class RestCallMetrics {
+  private readonly started: number;
+
+  constructor(
+    private readonly children: RestMethodChildren,
+    private readonly watch: boolean,
+  ) {
+    this.started = watch ? 0 : performance.now();
+  }
+
+  answered(code: number | undefined): void {
+    this.children.requestsFor(code).inc();
+  }
+
+  rateLimited(seconds: number): void {
+    this.children.histograms.limiter.observe(seconds);
+  }
+
+  retrying(code: number | undefined): void {
+    this.children.retriesFor(code).inc();
+  }
+
+  end(): void {
+    if (!this.watch) this.children.histograms.duration.observe((performance.now() - this.started) / 1000);
   }
 }

@@ -1,4 +1,6 @@
 import {
+  ProxyTracerProvider,
+  ROOT_CONTEXT,
   SpanStatusCode,
   context,
   trace,
@@ -6,31 +8,51 @@ import {
   type SpanContext,
   type SpanOptions,
   type Tracer,
+  type TracerProvider,
 } from '@opentelemetry/api';
 
 /**
  * kop/runtime traces through the OpenTelemetry API only: without an SDK registered in the
- * process, every span is a non-recording one and nothing is exported. The tracer is asked for on
- * each use (the API's proxy resolves it once an SDK registers), never cached before that.
+ * process, no span is made at all (the API would hand out non-recording ones, each an allocation
+ * and a few calls on paths that run for every request, watch event and cache read).
  */
 export const TRACER_NAME = 'kop/runtime';
 
-let cached: Tracer | undefined;
+/** The API's no-op provider: what its proxy delegates to until an SDK registers a provider. */
+const NO_PROVIDER = new ProxyTracerProvider().getDelegate();
 
-/** The tracer of kop/runtime (a proxy until an SDK registers, then the SDK's). */
-export function tracer(): Tracer {
-  return (cached ??= trace.getTracer(TRACER_NAME));
+let cached: { provider: TracerProvider; tracer: Tracer } | undefined;
+
+/**
+ * The tracer of kop/runtime when an SDK registered a tracer provider; undefined otherwise, and
+ * then callers skip their span work altogether. Asked on each use (a check of the global
+ * provider, no allocation): an SDK may register after kop/runtime loaded, and tests unregister it.
+ */
+export function tracer(): Tracer | undefined {
+  const provider = trace.getTracerProvider();
+  // The API's own proxy without a delegate: nothing registered. A provider of another copy of
+  // the API is not one of these, so it counts as registered.
+  if (provider instanceof ProxyTracerProvider && provider.getDelegate() === NO_PROVIDER) return undefined;
+  if (cached?.provider !== provider) cached = { provider, tracer: provider.getTracer(TRACER_NAME) };
+  return cached.tracer;
 }
 
 /** The span active now, when it records; undefined without an SDK or outside a span. */
 export function recordingSpan(): Span | undefined {
-  const span = trace.getSpan(context.active());
+  const active = context.active();
+  if (active === ROOT_CONTEXT) return undefined;
+  const span = trace.getSpan(active);
   return span?.isRecording() ? span : undefined;
 }
 
-/** The span context active now when it is a valid one (what a queued key links back to). */
+/**
+ * The span context active now when it is a valid one (what a queued key links back to, what a
+ * log line names). Without a context manager (no SDK) the active context is always the root one.
+ */
 export function activeSpanContext(): SpanContext | undefined {
-  const span = trace.getSpan(context.active());
+  const active = context.active();
+  if (active === ROOT_CONTEXT) return undefined;
+  const span = trace.getSpan(active);
   if (!span) return undefined;
   const spanContext = span.spanContext();
   return trace.isSpanContextValid(spanContext) ? spanContext : undefined;
@@ -43,8 +65,8 @@ export function activeSpanContext(): SpanContext | undefined {
  * attribute work then).
  */
 export function inSpan<R>(name: string, options: SpanOptions, fn: (span: Span | undefined) => R): R {
-  const span = tracer().startSpan(name, options);
-  if (!span.isRecording()) return fn(undefined);
+  const span = tracer()?.startSpan(name, options);
+  if (!span?.isRecording()) return fn(undefined);
   let result: R;
   try {
     result = context.with(trace.setSpan(context.active(), span), fn, undefined, span);

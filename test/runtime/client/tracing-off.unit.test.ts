@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RestClient, loadClientConfig } from '../../../src/runtime/client/index.js';
 import { createLogger } from '../../../src/runtime/index.js';
 import { startRestCall } from '../../../src/runtime/client/rest/instrumentation.js';
-import { inSpan } from '../../../src/runtime/util/tracing.js';
+import { inSpan, tracer } from '../../../src/runtime/util/tracing.js';
 
 let server: http.Server;
 let base: string;
@@ -54,6 +54,24 @@ describe('tracing', () => {
     expect(given).toBeUndefined();
     expect(traceparents.at(-1)).toBeUndefined();
     expect(lines[0]).not.toHaveProperty('trace_id');
+  });
+
+  it('without an SDK no span is started at all; a provider registered later, or again after one was removed, is used', () => {
+    // The hot paths (every request, watch event, cache read and reconcile) ask this first and
+    // skip their span work, rather than making the API's non-recording spans.
+    expect(tracer()).toBeUndefined();
+    for (let round = 0; round < 2; round++) {
+      const exporter = new InMemorySpanExporter();
+      trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }));
+      try {
+        expect(tracer()).toBeDefined();
+        inSpan(`span ${round}`, {}, (span) => expect(span?.isRecording()).toBe(true));
+        expect(exporter.getFinishedSpans().map((s) => s.name)).toEqual([`span ${round}`]);
+      } finally {
+        trace.disable();
+      }
+      expect(tracer()).toBeUndefined();
+    }
   });
 
   it('with an SDK: the call is a child span that sends its traceparent, and log lines name their span', async () => {

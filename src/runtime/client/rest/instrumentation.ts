@@ -68,9 +68,9 @@ export interface RestCall extends Required<RestCallObservation> {
 }
 
 /**
- * Starts the observation of one call: a client span when an OpenTelemetry SDK records (the API
- * alone hands out non-recording spans, dropped at once), and the attached observers. Undefined
- * when there is neither, so an untraced, unmetered client does no more than this lookup.
+ * Starts the observation of one call: a client span when an OpenTelemetry SDK is registered
+ * (without one no span is started at all), and the attached observers. Undefined when there is
+ * neither, so an untraced, unmetered client does no more than this lookup.
  */
 export function startRestCall(
   client: Instrumented,
@@ -81,46 +81,60 @@ export function startRestCall(
   const state = stateOf(client);
   const span = watch ? undefined : startClientSpan(state.host, method, path);
   if (!span && state.observers.length === 0) return undefined;
-  const info: RestCallInfo = { method, path, host: state.host, watch };
-  const observations = state.observers.map((o) => o.start(info));
-  let headers: Record<string, string> | undefined;
-  if (span) {
-    headers = {};
-    propagation.inject(trace.setSpan(context.active(), span), headers);
+  return new ObservedCall(state, { method, path, host: state.host, watch }, span);
+}
+
+/** A call with its observers' observations and its span (one object per call, its hooks on the prototype). */
+class ObservedCall implements RestCall {
+  readonly headers: Record<string, string> | undefined;
+  private readonly observations: RestCallObservation[];
+  private resends = 0;
+  private lastCode: number | undefined;
+
+  constructor(
+    state: ClientState,
+    info: RestCallInfo,
+    private readonly span: Span | undefined,
+  ) {
+    this.observations = state.observers.map((o) => o.start(info));
+    if (span) {
+      this.headers = {};
+      propagation.inject(trace.setSpan(context.active(), span), this.headers);
+    }
   }
-  let resends = 0;
-  let lastCode: number | undefined;
-  return {
-    headers,
-    rateLimited(seconds) {
-      for (const o of observations) o.rateLimited?.(seconds);
-      if (span && seconds > 0) span.addEvent('client-side rate limiter', { 'kop.wait_seconds': seconds });
-    },
-    answered(code) {
-      lastCode = code;
-      for (const o of observations) o.answered?.(code);
-    },
-    retrying(code, waitSeconds) {
-      resends++;
-      for (const o of observations) o.retrying?.(code, waitSeconds);
-      span?.addEvent('retry', {
-        ...(code !== undefined ? { 'http.response.status_code': code } : {}),
-        'kop.wait_seconds': waitSeconds,
-      });
-    },
-    end(error) {
-      for (const o of observations) o.end?.(error);
-      if (!span) return;
-      if (lastCode !== undefined) span.setAttribute('http.response.status_code', lastCode);
-      if (resends > 0) span.setAttribute('http.request.resend_count', resends);
-      if (error !== undefined) {
-        // HTTP semantics: the status code names the error when there is one, else the error's class.
-        span.setAttribute('error.type', error instanceof ApiError ? String(error.code) : errorName(error));
-        span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error).message });
-      }
-      span.end();
-    },
-  };
+
+  rateLimited(seconds: number): void {
+    for (const o of this.observations) o.rateLimited?.(seconds);
+    if (this.span && seconds > 0) this.span.addEvent('client-side rate limiter', { 'kop.wait_seconds': seconds });
+  }
+
+  answered(code: number | undefined): void {
+    this.lastCode = code;
+    for (const o of this.observations) o.answered?.(code);
+  }
+
+  retrying(code: number | undefined, waitSeconds: number): void {
+    this.resends++;
+    for (const o of this.observations) o.retrying?.(code, waitSeconds);
+    this.span?.addEvent('retry', {
+      ...(code !== undefined ? { 'http.response.status_code': code } : {}),
+      'kop.wait_seconds': waitSeconds,
+    });
+  }
+
+  end(error: unknown): void {
+    for (const o of this.observations) o.end?.(error);
+    const span = this.span;
+    if (!span) return;
+    if (this.lastCode !== undefined) span.setAttribute('http.response.status_code', this.lastCode);
+    if (this.resends > 0) span.setAttribute('http.request.resend_count', this.resends);
+    if (error !== undefined) {
+      // HTTP semantics: the status code names the error when there is one, else the error's class.
+      span.setAttribute('error.type', error instanceof ApiError ? String(error.code) : errorName(error));
+      span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error).message });
+    }
+    span.end();
+  }
 }
 
 function errorName(error: unknown): string {
@@ -128,8 +142,8 @@ function errorName(error: unknown): string {
 }
 
 function startClientSpan(host: string, method: string, path: string): Span | undefined {
-  const span = tracer().startSpan(method, { kind: SpanKind.CLIENT });
-  if (!span.isRecording()) return undefined;
+  const span = tracer()?.startSpan(method, { kind: SpanKind.CLIENT });
+  if (!span?.isRecording()) return undefined;
   const target = describeApiPath(path);
   const resource = target.resource
     ? `${target.resource}${target.subresource ? `/${target.subresource}` : ''}`
