@@ -131,6 +131,17 @@ describe('kop edit --plugins helm', () => {
       imagePullPolicy: 'IfNotPresent',
     });
     expect(manager.spec.template.spec.securityContext).toEqual(deployedManager.spec.template.spec.securityContext);
+    // The container's memory limit reaches the manager (its cache memory budget).
+    expect(manager.spec.template.spec.containers[0].env).toContainEqual({
+      name: 'MEMORY_LIMIT',
+      valueFrom: { resourceFieldRef: { resource: 'limits.memory' } },
+    });
+    expect(
+      (
+        rendered.find((o) => o.kind === 'ClusterRole' && o.metadata.name === 'demo-metrics-debug-cache-reader') as
+          (Manifest & { rules?: unknown }) | undefined
+      )?.rules,
+    ).toEqual([{ nonResourceURLs: ['/debug/cache'], verbs: ['get'] }]);
     const values = parseYaml(await readFile(path.join(dir, 'dist/chart/values.yaml'), 'utf8'));
     expect(values).toMatchObject({
       crd: { enable: true, keep: true },

@@ -227,6 +227,10 @@ describe('kubectl kustomize config/default', () => {
     expect(find(built, 'ClusterRole', 'demo-metrics-reader')[0]?.rules).toEqual([
       { nonResourceURLs: ['/metrics'], verbs: ['get'] },
     ]);
+    // /debug/cache is authorised for its own path: a role of its own, apart from the scrapers'.
+    expect(find(built, 'ClusterRole', 'demo-metrics-debug-cache-reader')[0]?.rules).toEqual([
+      { nonResourceURLs: ['/debug/cache'], verbs: ['get'] },
+    ]);
   });
 
   it('gives the pod longer to stop than the manager waits for reconciles', async () => {

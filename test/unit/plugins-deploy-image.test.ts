@@ -157,6 +157,7 @@ describe('kop create api --plugins deploy-image/v1-alpha', () => {
           ...(namespaced
             ? [{ name: 'WATCH_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } }]
             : []),
+          { name: 'MEMORY_LIMIT', valueFrom: { resourceFieldRef: { resource: 'limits.memory' } } },
           { name: 'MEMCACHED_IMAGE', value: 'memcached:1.6.26-alpine3.19' },
           { name: 'BUSYBOX_IMAGE', value: 'busybox:1.36.1' },
         ]);

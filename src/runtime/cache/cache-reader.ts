@@ -20,8 +20,11 @@ export interface CacheSource {
   isUncached(type: ResourceType): boolean;
   /** Reads from the apiserver. */
   readonly live: ObjectReader;
-  /** What limits the cache of a kind beyond its namespace (a label or field selector), in words; named in "not found". */
-  cacheSelectorOf?(type: ResourceType): string | undefined;
+  /**
+   * What limits the cache of a kind beyond its namespace (a label or field selector, the one of
+   * `namespace` when it has its own), in words; named in "not found".
+   */
+  cacheSelectorOf?(type: ResourceType, namespace?: string): string | undefined;
   /**
    * The index lookups that answer `matchingFields` in `namespace` (all namespaces when undefined);
    * throws for a field without an index. Without it, `matchingFields` is refused.
@@ -92,7 +95,7 @@ export class CacheReader implements ObjectReader {
       await traceSync('get', type, key.namespace, key.name, () => informer.waitForSync(options.signal));
     else traceHit('get', type, key.namespace, key.name);
     const object = type.namespaced ? informer.lister.get(key.namespace ?? '', key.name) : informer.lister.get(key.name);
-    if (object === undefined) throw notFound(type, key, this.source.cacheSelectorOf?.(type));
+    if (object === undefined) throw notFound(type, key, this.source.cacheSelectorOf?.(type, key.namespace));
     return object;
   }
 

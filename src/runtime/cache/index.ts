@@ -5,7 +5,9 @@ export {
   stripManagedFields,
   type DeleteInfo,
   type InformerEventHandler,
+  type InformerListMethod,
   type InformerOptions,
+  type InformerStats,
   type ListerWatcher,
 } from './informer.js';
 // The namespace index is looked up through `lister.list({ namespace })`; its name is not exported.

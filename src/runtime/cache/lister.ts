@@ -25,9 +25,14 @@ export interface ListerListOptions {
  * the object exists, so answering "not found" could make a reconcile treat it as deleted.
  */
 export class CacheScopeError extends Error {
-  constructor(requested: string, cached: string) {
+  /** `cached`: the namespace, or namespaces, the cache holds. */
+  constructor(requested: string, cached: string | readonly string[]) {
+    const held =
+      typeof cached === 'string' || cached.length === 1
+        ? `namespace "${String(cached)}" only`
+        : `namespaces ${cached.map((ns) => `"${ns}"`).join(', ')} only`;
     super(
-      `the cache holds namespace "${cached}" only; "${requested}" is not cached (read it with a client, or widen the manager's namespace)`,
+      `the cache holds ${held}; "${requested}" is not cached (read it with { live: true }, or widen the cache's namespaces)`,
     );
     this.name = 'CacheScopeError';
   }
@@ -56,17 +61,20 @@ export class CacheNotSyncedError extends Error {
  */
 export class Lister<T extends KubernetesObject> {
   /**
-   * `namespace`: the one namespace the cache holds, when its informer is limited to it;
-   * `source`: the informer, whose sync state guards reads.
+   * `namespace`: the namespace (or namespaces) the cache holds, when its informer is limited to
+   * them; `source`: the informer, whose sync state guards reads.
    */
   constructor(
     private readonly indexer: Indexer<T>,
-    private readonly namespace?: string,
+    private readonly namespace?: string | readonly string[],
     private readonly source?: { readonly name: string; hasSynced(): boolean },
   ) {}
 
   private checkScope(namespace: string): void {
-    if (this.namespace && namespace !== this.namespace) throw new CacheScopeError(namespace, this.namespace);
+    const held = this.namespace;
+    if (held === undefined || held === '') return;
+    if (typeof held === 'string' ? namespace !== held : !held.includes(namespace))
+      throw new CacheScopeError(namespace, held);
   }
 
   private checkSynced(): void {

@@ -28,7 +28,6 @@ export {
   isBadRequest,
   isForbidden,
   isGone,
-  isResourceVersionTooLarge,
   isTimeout,
   isTooManyRequests,
   isUnauthorized,

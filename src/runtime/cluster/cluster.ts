@@ -36,6 +36,16 @@ export interface CacheByObject {
    */
   namespace?: string;
   /**
+   * Cache several namespaces of a namespaced kind (in place of `namespace`): a list of names, or
+   * a map from each name to selectors that replace the kind's own in that namespace. Each
+   * namespace is listed and watched on its own; reads and lists see them as one cache (a list
+   * without a namespace spans them all), and a read in any other namespace fails with a
+   * CacheScopeError naming them.
+   */
+  namespaces?:
+    | readonly string[]
+    | Readonly<Record<string, { readonly labelSelector?: Selector; readonly fieldSelector?: Selector }>>;
+  /**
    * Applied to each object before it is cached (after managedFields are dropped): drop fields
    * the operator never reads. It must keep the name and namespace.
    */
@@ -113,6 +123,10 @@ export class Cluster {
   /** The indexed fields per kind (by the informer's id). */
   private readonly indexedFields = new Map<string, Set<string>>();
   private phase: 'new' | 'started' | 'stopped' = 'new';
+  /** Aborted when the cache stops: ends what waits for an informer's first list. */
+  private readonly stopped = new AbortController();
+  /** Kinds whose empty cache was named already (a kind and its metadata-only view share one warning). */
+  private readonly warnedEmpty = new Set<string>();
   private restClient: RestClient | undefined;
   private cachedClient: Client | undefined;
   private liveClient: Client | undefined;
@@ -167,7 +181,7 @@ export class Cluster {
         isUncached: (type) =>
           uncached.some((t) => t.group === type.group && t.version === type.version && t.resource === type.resource),
         live: this.apiReader,
-        cacheSelectorOf: (type) => cluster.cacheSelectorOf(type),
+        cacheSelectorOf: (type, namespace) => cluster.cacheSelectorOf(type, namespace),
         fieldIndexes: (type, namespace, fields) => cluster.fieldIndexes(type, namespace, fields),
       });
       this.cachedClient = new ApiClient(this.rest, reader);
@@ -204,7 +218,15 @@ export class Cluster {
     if (!informer) {
       const settings = this.byObject.get(typeId({ ...type, metadataOnly: false }));
       const namespace = type.namespaced ? (settings?.namespace ?? this.options.namespace) : undefined;
-      const source = new ResourceClient<KubernetesObject>(this.rest, type, namespace);
+      const split = type.namespaced && settings ? namespaceSettings(settings) : undefined;
+      const source = split
+        ? split.map(({ namespace: ns, labelSelector, fieldSelector }) => ({
+            namespace: ns,
+            source: new ResourceClient<KubernetesObject>(this.rest, type, ns),
+            labelSelector: selectorString(labelSelector),
+            fieldSelector: fieldSelectorString(fieldSelector),
+          }))
+        : new ResourceClient<KubernetesObject>(this.rest, type, namespace);
       const name = `${type.kind}.${type.group || 'core'}${type.metadataOnly ? '/metadata' : ''}`;
       const onWatchRestart = this.options.onWatchRestart;
       informer = new Informer<KubernetesObject>(source, {
@@ -217,7 +239,7 @@ export class Cluster {
         omitManagedFields: !(settings?.cacheManagedFields ?? this.options.cacheManagedFields ?? false),
         labelSelector: selectorString(settings?.labelSelector),
         fieldSelector: fieldSelectorString(settings?.fieldSelector),
-        namespace,
+        namespace: split ? undefined : namespace,
         name,
         notServedMessage: notServedMessage(type),
         logger: this.logger,
@@ -226,34 +248,38 @@ export class Cluster {
       this.informerMap.set(id, informer);
       if (options.deferStart) this.deferred.add(informer);
       else if (this.phase === 'started') informer.start();
-      if (settings?.labelSelector !== undefined || settings?.fieldSelector !== undefined) {
-        // A selector with a typo caches nothing and reconciles nothing, silently: say so once.
+      const scope = settings && cacheScopeOf(settings);
+      const kindId = typeId({ ...type, metadataOnly: false });
+      if (scope && !this.warnedEmpty.has(kindId)) {
+        this.warnedEmpty.add(kindId);
+        // A selector or namespace with a typo caches nothing and reconciles nothing, silently: say so once.
         const synced = informer;
-        void synced.waitForSync().then(() => {
-          if (synced.indexer.list().length === 0)
-            this.logger.info('the cache selector of a kind matches no object', {
-              informer: name,
-              ...selectorsOf(settings),
-            });
-        });
+        void synced.waitForSync(this.stopped.signal).then(
+          () => {
+            if (synced.indexer.size === 0)
+              this.logger.warn(
+                `the cache of ${type.kind} holds no object: nothing matches ${scope} (check the byObject settings of ${type.kind})`,
+                { informer: name },
+              );
+          },
+          () => undefined,
+        );
       }
     }
     return informer as unknown as Informer<T>;
   }
 
   /**
-   * What limits the cache of a kind beyond its namespace, in words ("ConfigMaps with labels
-   * app=web"), for a cached read that found nothing; undefined when the whole kind is cached.
+   * What limits the cache of a kind beyond its namespace, in words ("labels app=web"), for a
+   * cached read that found nothing: the selector of `namespace` when that namespace has its own
+   * (see `namespaces`); undefined when the whole kind is cached.
    */
-  cacheSelectorOf(type: ResourceType): string | undefined {
+  cacheSelectorOf(type: ResourceType, namespace?: string): string | undefined {
     const settings = this.byObject.get(typeId({ ...type, metadataOnly: false }));
     if (!settings) return undefined;
-    const { labelSelector, fieldSelector } = selectorsOf(settings);
-    const parts = [
-      ...(labelSelector ? [`labels ${labelSelector}`] : []),
-      ...(fieldSelector ? [`fields ${fieldSelector}`] : []),
-    ];
-    return parts.length ? parts.join(' and ') : undefined;
+    const own =
+      namespace === undefined ? undefined : namespaceSettings(settings)?.find((n) => n.namespace === namespace);
+    return selectorWords(own ?? settings);
   }
 
   /**
@@ -308,6 +334,7 @@ export class Cluster {
     for (const informer of this.informerMap.values()) if (!this.deferred.has(informer)) informer.start();
     if (!signal.aborted) await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
     this.phase = 'stopped';
+    this.stopped.abort();
     await Promise.all([...this.informerMap.values()].map((i) => i.stop()));
   }
 
@@ -357,11 +384,51 @@ function typeId(type: ResourceType): string {
   return `${apiVersionOf(type)}/${type.resource}${type.metadataOnly ? '#metadata' : ''}`;
 }
 
-function selectorsOf(settings: CacheByObject): { labelSelector?: string; fieldSelector?: string } {
-  return {
-    labelSelector: selectorString(settings.labelSelector),
-    fieldSelector: fieldSelectorString(settings.fieldSelector),
-  };
+/** A kind's selectors in words ("labels app=web and fields status.phase=Running"); undefined when there are none. */
+function selectorWords(selectors: { labelSelector?: Selector; fieldSelector?: Selector }): string | undefined {
+  const labels = selectorString(selectors.labelSelector);
+  const fields = fieldSelectorString(selectors.fieldSelector);
+  const parts = [...(labels ? [`labels ${labels}`] : []), ...(fields ? [`fields ${fields}`] : [])];
+  return parts.length ? parts.join(' and ') : undefined;
+}
+
+/** The namespaces of an entry with several, each with its selectors (its own, else the kind's); undefined otherwise. */
+function namespaceSettings(
+  settings: CacheByObject,
+): Array<{ namespace: string; labelSelector?: Selector; fieldSelector?: Selector }> | undefined {
+  const namespaces = settings.namespaces;
+  if (namespaces === undefined) return undefined;
+  const entries: Array<[string, { labelSelector?: Selector; fieldSelector?: Selector }]> = isNameList(namespaces)
+    ? namespaces.map((ns) => [ns, {}])
+    : Object.entries(namespaces);
+  return entries.map(([namespace, own]) => ({
+    namespace,
+    labelSelector: own.labelSelector ?? settings.labelSelector,
+    fieldSelector: own.fieldSelector ?? settings.fieldSelector,
+  }));
+}
+
+function isNameList(namespaces: NonNullable<CacheByObject['namespaces']>): namespaces is readonly string[] {
+  return Array.isArray(namespaces);
+}
+
+/**
+ * What limits a kind's cache, in words, when its byObject entry limits it at all ("labels
+ * app=web in namespaces "a", "b""): named when the cache of the kind turns out empty.
+ */
+function cacheScopeOf(settings: CacheByObject): string | undefined {
+  const split = namespaceSettings(settings);
+  if (split) {
+    const words = split.map(({ namespace, ...selectors }) => {
+      const selector = selectorWords(selectors);
+      return selector ? `${selector} in namespace "${namespace}"` : `namespace "${namespace}"`;
+    });
+    return words.join('; ');
+  }
+  const selector = selectorWords(settings);
+  const namespace = settings.namespace === undefined ? undefined : `namespace "${settings.namespace}"`;
+  if (selector && namespace) return `${selector} in ${namespace}`;
+  return selector ?? namespace;
 }
 
 /**
@@ -383,21 +450,40 @@ function checkByObject(
       throw new TypeError(`${where}: namespace "${entry.namespace}" given for a cluster-scoped kind`);
     if (entry.namespace === '')
       throw new TypeError(`${where}: namespace is empty; leave it out to cache all namespaces`);
-    if (uncached.some((t) => t.group === type.group && t.version === type.version && t.resource === type.resource))
-      throw new TypeError(`${where}: the kind is in uncachedTypes, so it is never cached; drop one of the two`);
-    const labels = selectorString(entry.labelSelector);
-    if (labels !== undefined) {
-      try {
-        parseLabelSelector(labels);
-      } catch (err) {
-        throw new TypeError(`${where}: labelSelector ${JSON.stringify(labels)}: ${(err as Error).message}`, {
-          cause: err,
-        });
+    const namespaces = namespaceSettings(entry);
+    if (namespaces !== undefined) {
+      if (!type.namespaced) throw new TypeError(`${where}: namespaces given for a cluster-scoped kind`);
+      if (entry.namespace !== undefined)
+        throw new TypeError(`${where}: both namespace and namespaces given; list "${entry.namespace}" in namespaces`);
+      if (namespaces.length === 0)
+        throw new TypeError(`${where}: namespaces is empty; leave it out to cache all namespaces`);
+      const seen = new Set<string>();
+      for (const { namespace, labelSelector } of namespaces) {
+        if (namespace === '') throw new TypeError(`${where}: namespaces names an empty namespace`);
+        if (seen.has(namespace)) throw new TypeError(`${where}: namespace "${namespace}" is named twice in namespaces`);
+        seen.add(namespace);
+        checkLabelSelector(`${where} in namespace "${namespace}"`, labelSelector);
       }
     }
+    if (uncached.some((t) => t.group === type.group && t.version === type.version && t.resource === type.resource))
+      throw new TypeError(`${where}: the kind is in uncachedTypes, so it is never cached; drop one of the two`);
+    checkLabelSelector(where, entry.labelSelector);
     map.set(id, entry);
   }
   return map;
+}
+
+/** Refuses a label selector the apiserver would refuse (the informer would retry it forever). */
+function checkLabelSelector(where: string, selector: Selector | undefined): void {
+  const labels = selectorString(selector);
+  if (labels === undefined) return;
+  try {
+    parseLabelSelector(labels);
+  } catch (err) {
+    throw new TypeError(`${where}: labelSelector ${JSON.stringify(labels)}: ${(err as Error).message}`, {
+      cause: err,
+    });
+  }
 }
 
 /**

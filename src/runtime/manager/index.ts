@@ -5,4 +5,5 @@ export { Cluster, type ClusterOptions } from '../cluster/index.js';
 export { MetricsServer, type MetricsServerOptions } from './metrics-server.js';
 export { LeaderElector, type LeaderElectionOptions } from './leader-election.js';
 export { ManagerMetrics } from './metrics.js';
+export type { CacheMemoryBudgetOptions } from './cache-budget.js';
 export { type LogFields, type LogLevel, type LoggerOptions } from '../util/logger.js';

@@ -7,4 +7,5 @@ export { ConversionBuilder, WebhookBuilder, defaultingPath, validatingPath, type
 export { ConversionRegistry, type PartialObject, type SpokeConversion } from './conversion.js';
 export type { FieldErrorType } from './field-error.js';
 export type { WebhookHandler } from './webhook-handler.js';
-export { DEFAULT_CERT_DIR, WebhookServer, type WebhookServerOptions } from './webhook-server.js';
+// The default certDir is named in WebhookServerOptions' docs; a program has no use for the constant.
+export { WebhookServer, type WebhookServerOptions } from './webhook-server.js';

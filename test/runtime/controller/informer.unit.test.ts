@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { KubernetesObject, ObjectList } from '../../../src/runtime/index.js';
 import type { ListOptions, WatchEvent, WatchOptions } from '../../../src/runtime/client/resource/options.js';
 import { ApiError } from '../../../src/runtime/index.js';
+import { CacheScopeError } from '../../../src/runtime/cache/lister.js';
 import { Informer, stripManagedFields } from '../../../src/runtime/cache/informer.js';
 import type { ListerWatcher } from '../../../src/runtime/cache/informer.js';
 import { FakeClock } from './fake-clock.js';
@@ -23,6 +24,10 @@ class FakeApi implements ListerWatcher<Obj> {
   private readonly wakers = new Set<() => void>();
   lists = 0;
   watches: string[] = [];
+  /** While set, a list waits for it (an apiserver slow to answer this source). */
+  listGate: Promise<void> | undefined;
+
+  constructor(private readonly namespace = 'ns') {}
   /** When set, watches end right after delivering what is pending (like a server-side timeout). */
   closeWatchesWhenIdle = false;
 
@@ -30,7 +35,7 @@ class FakeApi implements ListerWatcher<Obj> {
     const rev = ++this.revision;
     const existed = this.objects.has(name);
     const object: Obj = {
-      metadata: { name, namespace: 'ns', resourceVersion: String(rev), managedFields: [{ manager: 'x' }] },
+      metadata: { name, namespace: this.namespace, resourceVersion: String(rev), managedFields: [{ manager: 'x' }] },
       value,
     };
     this.objects.set(name, object);
@@ -53,6 +58,7 @@ class FakeApi implements ListerWatcher<Obj> {
 
   async list(_options: ListOptions): Promise<ObjectList<Obj>> {
     this.lists++;
+    await this.listGate;
     return { metadata: { resourceVersion: String(this.revision) }, items: [...this.objects.values()] };
   }
 
@@ -221,5 +227,73 @@ describe('Informer (in-memory API)', () => {
     const alive = versions.slice(0, -1).filter((ref) => ref.deref() !== undefined).length;
     expect(alive).toBeLessThanOrEqual(2);
     await informer.stop();
+  });
+
+  it('caches several namespaces from one source each, as one cache: synced once all are, a relist of one keeps the others', async () => {
+    const a = new FakeApi('a');
+    const b = new FakeApi('b');
+    a.put('x', 1);
+    b.put('y', 1);
+    b.put('z', 1);
+    b.closeWatchesWhenIdle = true;
+    let release!: () => void;
+    b.listGate = new Promise((resolve) => (release = resolve));
+    const informer = new Informer<Obj>(
+      [
+        { namespace: 'a', source: a },
+        { namespace: 'b', source: b },
+      ],
+      { name: 'objs', initialBackoffMs: 10, maxBackoffMs: 20 },
+    );
+    informer.start();
+    await waitFor(() => a.watches.length === 1, 2000);
+    // Namespace a is in, b still lists: not synced, and a handler added now still sees a's objects.
+    expect(informer.hasSynced()).toBe(false);
+    const events = record(informer);
+    expect(events).toEqual(['add x (initial)']);
+    release();
+    await informer.waitForSync();
+    expect(events).toEqual(['add x (initial)', 'add y (initial)', 'add z (initial)']);
+    expect(
+      informer.lister
+        .list()
+        .map((o) => `${o.metadata.namespace}/${o.metadata.name}`)
+        .sort(),
+    ).toEqual(['a/x', 'b/y', 'b/z']);
+    expect(informer.lister.list({ namespace: 'b' }).map((o) => o.metadata.name)).toEqual(['y', 'z']);
+    expect(informer.lister.get('a', 'x')?.value).toBe(1);
+    expect(() => informer.lister.get('c', 'x')).toThrow(CacheScopeError);
+    expect(() => informer.lister.list({ namespace: 'c' })).toThrow('the cache holds namespaces "a", "b" only');
+    // Each namespace watches from its own list's resourceVersion.
+    expect(a.watches).toEqual(['2']);
+
+    // b falls behind a compaction and relists: only b's part of the cache is replaced.
+    b.remove('z');
+    b.compact();
+    await waitFor(() => b.lists === 2 && events.length >= 4, 3000);
+    a.put('x', 2);
+    await waitFor(() => events.includes('update x 1->2'), 2000);
+    expect(events.slice(3)).toEqual(['delete z 1 (final state unknown)', 'update x 1->2']);
+    expect(informer.stats).toMatchObject({ name: 'objs', objects: 2, relists: 1, synced: true });
+    expect(informer.lastSyncResourceVersion).toBe('');
+    await informer.stop();
+  });
+
+  it('refuses namespace sources that cannot work, naming the informer', () => {
+    const api = new FakeApi();
+    expect(() => new Informer<Obj>([], { name: 'objs' })).toThrow('informer objs: no namespace given');
+    expect(
+      () =>
+        new Informer<Obj>(
+          [
+            { namespace: 'a', source: api },
+            { namespace: 'a', source: api },
+          ],
+          { name: 'objs' },
+        ),
+    ).toThrow('informer objs: namespace "a" is given twice');
+    expect(() => new Informer<Obj>([{ namespace: 'a', source: api }], { name: 'objs', namespace: 'b' })).toThrow(
+      'options.namespace and one source per namespace given',
+    );
   });
 });

@@ -4,13 +4,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RestRequest } from '../../../src/runtime/client/rest/rest-client.js';
 import { CacheScopeError } from '../../../src/runtime/cache/index.js';
-import { Manager, isNotFound, setControllerReference, silentLogger, type Request } from '../../../src/runtime/index.js';
+import {
+  Manager,
+  isNotFound,
+  setControllerReference,
+  silentLogger,
+  type Logger,
+  type Request,
+} from '../../../src/runtime/index.js';
 import { RestClient, createClient, loadClientConfig, metadataOnly } from '../../../src/runtime/client/index.js';
 import {
   coreV1ConfigMapType,
   coreV1NamespaceType,
   coreV1SecretType,
   coreV1ServiceAccountType,
+  coreV1ServiceType,
 } from '../../../src/runtime/builtin/index.js';
 import type { ControlPlane } from '../../../src/testing/index.js';
 import { freshNamespace, restFor, startTestControlPlane, waitFor, widgetResource } from './helpers.js';
@@ -296,6 +304,103 @@ describe('byObject: per-kind cache settings', () => {
     }
   });
 
+  it('caches several namespaces of a kind, each with its own selector, behind one view; a read elsewhere names them', async () => {
+    const web = await freshNamespace(admin, 'byobject-web');
+    const all = await freshNamespace(admin, 'byobject-all');
+    const elsewhere = await freshNamespace(admin, 'byobject-elsewhere');
+    const api = createClient(admin);
+    const cm = (namespace: string, name: string, labels?: Record<string, string>) =>
+      api.create(coreV1ConfigMapType, { metadata: { name, namespace, labels }, data: { k: 'v' } });
+    await cm(web, 'front', { tier: 'web' });
+    await cm(web, 'db', { tier: 'db' });
+    await cm(all, 'any');
+    await cm(elsewhere, 'other');
+    const manager = new Manager({
+      rest: restFor(plane),
+      metricsBindAddress: '0',
+      healthProbeBindAddress: '0',
+      logger: silentLogger,
+      byObject: [{ type: coreV1ConfigMapType, namespaces: { [web]: { labelSelector: { tier: 'web' } }, [all]: {} } }],
+    });
+    const stop = await run(manager);
+    try {
+      const client = manager.client;
+      const names = (list: { items: Array<{ metadata?: { namespace?: string; name?: string } }> }) =>
+        list.items.map((o) => `${o.metadata?.namespace}/${o.metadata?.name}`).sort();
+      // A list without a namespace spans both.
+      expect(names(await client.list(coreV1ConfigMapType))).toEqual([`${all}/any`, `${web}/front`].sort());
+      expect(names(await client.list(coreV1ConfigMapType, { namespace: web }))).toEqual([`${web}/front`]);
+      expect((await client.get(coreV1ConfigMapType, { namespace: all, name: 'any' })).data).toEqual({ k: 'v' });
+      // Outside the namespace's own selector: "not found" naming that selector.
+      const db = await client.get(coreV1ConfigMapType, { namespace: web, name: 'db' }).catch((e: unknown) => e);
+      expect(isNotFound(db)).toBe(true);
+      expect((db as Error).message).toContain('matching labels tier=web');
+      // Outside the namespaces: the cache cannot tell, and says which namespaces it holds.
+      const other = await client
+        .get(coreV1ConfigMapType, { namespace: elsewhere, name: 'other' })
+        .catch((e: unknown) => e);
+      expect(other).toBeInstanceOf(CacheScopeError);
+      expect((other as Error).message).toContain(`the cache holds namespaces "${web}", "${all}" only`);
+      await expect(client.list(coreV1ConfigMapType, { namespace: elsewhere })).rejects.toBeInstanceOf(CacheScopeError);
+
+      // Each namespace is watched: changes in both reach the one cache, the other namespace's do not.
+      await cm(elsewhere, 'later');
+      await cm(web, 'front2', { tier: 'web' });
+      await cm(all, 'any2');
+      const informer = manager.informerFor(coreV1ConfigMapType);
+      await waitFor(() => informer.indexer.size === 4);
+      expect(informer.indexer.list().filter((o) => o.metadata?.namespace === elsewhere)).toEqual([]);
+      expect(informer.stats).toMatchObject({ objects: 4, synced: true, relists: 0 });
+    } finally {
+      await stop();
+    }
+  });
+
+  it('warns once at start when the cache of a kind holds nothing, naming the kind and its selector or namespace', async () => {
+    const empty = await freshNamespace(admin, 'byobject-empty');
+    const full = await freshNamespace(admin, 'byobject-full');
+    const api = createClient(admin);
+    await api.create(coreV1SecretType, { metadata: { name: 's', namespace: full, labels: { team: 'a' } } });
+    const warnings: string[] = [];
+    const logger: Logger = {
+      debug: () => {},
+      info: () => {},
+      warn: (message) => void warnings.push(message),
+      error: () => {},
+      child: () => logger,
+    };
+    const manager = new Manager({
+      rest: restFor(plane),
+      metricsBindAddress: '0',
+      healthProbeBindAddress: '0',
+      logger,
+      byObject: [
+        // A typo in a label: nothing matches.
+        { type: coreV1ConfigMapType, labelSelector: { 'app.kubernetes.io/nmae': 'web' } },
+        // A namespace with no Service in it.
+        { type: coreV1ServiceType, namespace: empty },
+        // Matches its one object: no warning.
+        { type: coreV1SecretType, labelSelector: { team: 'a' }, namespaces: [full] },
+      ],
+    });
+    const stop = await run(manager);
+    try {
+      await manager.client.list(coreV1ConfigMapType);
+      await manager.client.list(metadataOnly(coreV1ConfigMapType));
+      await manager.client.list(coreV1ServiceType, { namespace: empty });
+      expect((await manager.client.list(coreV1SecretType)).items).toHaveLength(1);
+      await waitFor(() => warnings.filter((w) => w.startsWith('the cache of')).length >= 2);
+      // Give a late (wrong) warning of the Secrets or of the metadata-only view a moment to show.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(warnings.filter((w) => w.startsWith('the cache of')).sort()).toEqual([
+        'the cache of ConfigMap holds no object: nothing matches labels app.kubernetes.io/nmae=web (check the byObject settings of ConfigMap)',
+        `the cache of Service holds no object: nothing matches namespace "${empty}" (check the byObject settings of Service)`,
+      ]);
+    } finally {
+      await stop();
+    }
+  });
+
   it('refuses settings that could only go wrong later, naming the kind', () => {
     const make = (byObject: ConstructorParameters<typeof Manager>[0]): Manager =>
       new Manager({ metricsBindAddress: '0', healthProbeBindAddress: '0', logger: silentLogger, ...byObject });
@@ -311,5 +416,20 @@ describe('byObject: per-kind cache settings', () => {
     expect(() =>
       make({ uncachedTypes: [coreV1SecretType], byObject: [{ type: coreV1SecretType, namespace: 'a' }] }),
     ).toThrow('byObject Secret (v1): the kind is in uncachedTypes');
+    expect(() => make({ byObject: [{ type: coreV1NamespaceType, namespaces: ['a'] }] })).toThrow(
+      'byObject Namespace (v1): namespaces given for a cluster-scoped kind',
+    );
+    expect(() => make({ byObject: [{ type: coreV1ConfigMapType, namespace: 'a', namespaces: ['b'] }] })).toThrow(
+      'byObject ConfigMap (v1): both namespace and namespaces given',
+    );
+    expect(() => make({ byObject: [{ type: coreV1ConfigMapType, namespaces: [] }] })).toThrow(
+      'byObject ConfigMap (v1): namespaces is empty',
+    );
+    expect(() => make({ byObject: [{ type: coreV1ConfigMapType, namespaces: ['a', 'a'] }] })).toThrow(
+      'byObject ConfigMap (v1): namespace "a" is named twice in namespaces',
+    );
+    expect(() =>
+      make({ byObject: [{ type: coreV1ConfigMapType, namespaces: { a: { labelSelector: 'x in (' } } }] }),
+    ).toThrow(/byObject ConfigMap \(v1\) in namespace "a": labelSelector "x in \("/);
   });
 });

@@ -16,7 +16,8 @@ import {
   type Validator,
 } from '../../../src/runtime/index.js';
 import { CertificateAuthority } from '../../../src/testing/certificates.js';
-import { DEFAULT_CERT_DIR, defaultingPath, validatingPath } from '../../../src/runtime/webhook/index.js';
+import { defaultingPath, validatingPath } from '../../../src/runtime/webhook/index.js';
+import { DEFAULT_CERT_DIR } from '../../../src/runtime/webhook/webhook-server.js';
 import { FieldError, ValidationError } from '../../../src/runtime/index.js';
 import { makeCertDir, post, writePair, type CertDir } from './helpers.js';
 
