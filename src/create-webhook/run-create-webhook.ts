@@ -2,7 +2,8 @@ import type { Context } from '../base/context.js';
 import { askChecked, requireValid } from '../base/ask.js';
 import { KopError, UsageError } from '../base/errors.js';
 import { runCommandPipeline, runPhases, type CommandStep, type PhaseHandlers } from '../project/command-pipeline.js';
-import type { ProjectFile, ProjectWebhooks } from '../project/project-file.js';
+import { recordFlags } from '../project/command-flags.js';
+import type { ProjectFile, ProjectResource, ProjectWebhooks } from '../project/project-file.js';
 import { CREATE_API_PATHS } from '../project/resource-layout.js';
 import { checkDomain, checkGroup, checkKind, checkVersion } from '../project/resource.js';
 import {
@@ -26,7 +27,7 @@ import {
   type ExternalApiFlags,
 } from '../import/external-api.js';
 import { moduleFrom, scaffoldKindFixture } from '../project/kind-fixture.js';
-import type { CreateWebhookFlags } from './create-webhook-flags.js';
+import { CREATE_WEBHOOK_FLAGS, type CreateWebhookFlags } from './create-webhook-flags.js';
 import { specFitsFooExample } from './spec-example.js';
 import {
   askWebhookKinds,
@@ -184,7 +185,7 @@ export const CREATE_WEBHOOK_PHASES: PhaseHandlers<CreateWebhookStep> = {
     const target = step.target!;
     const { names, resource } = target;
     const { kind } = step.gvk!;
-    const { wanted, spokes, existing, paths, ownTypes, externalKind, fooExample } = step.plan!;
+    const { wanted, spokes, paths, ownTypes, externalKind, fooExample } = step.plan!;
     const sameKind = resource.versions;
     const force = options.force ?? false;
     // A kind whose name another group's kind had first gets group-qualified class and webhook names (webhookNamePrefix).
@@ -245,7 +246,7 @@ export const CREATE_WEBHOOK_PHASES: PhaseHandlers<CreateWebhookStep> = {
     }
     await insertWebhookWiring(tree, registrations);
 
-    resource.entry.webhooks = recordWebhooks(existing, wanted, spokes, paths);
+    recordWebhooks(resource.entry, wanted, spokes, paths);
     // A webhook replaces the no-op conversion an earlier `create api --no-conversion` recorded (a CRD has one strategy).
     if (wanted.conversion)
       for (const entry of sameKind) if (entry.api?.conversion !== undefined) delete entry.api.conversion;
@@ -305,21 +306,30 @@ async function scaffoldAll(
   }
 }
 
-/** The PROJECT entry after this run: what was there plus what was added, in Kubebuilder's key order. */
+/**
+ * Records the run in the kind's PROJECT entry through the flags' own `record`
+ * (create-webhook-flags.ts): what was there plus what was added, in Kubebuilder's key order.
+ */
 function recordWebhooks(
-  existing: ProjectWebhooks,
+  entry: ProjectResource,
   wanted: WebhookKinds,
   spokes: readonly string[],
   paths: { defaulting?: string; validation?: string },
-): ProjectWebhooks {
-  const spoke = [...new Set([...(existing.spoke ?? []), ...spokes])].sort();
-  return {
-    ...(existing.conversion || wanted.conversion ? { conversion: true } : {}),
-    ...(existing.defaulting || wanted.defaulting ? { defaulting: true } : {}),
-    ...(paths.defaulting !== undefined ? { defaultingPath: paths.defaulting } : {}),
-    ...(spoke.length > 0 ? { spoke } : {}),
-    ...(existing.validation || wanted.validation ? { validation: true } : {}),
-    ...(paths.validation !== undefined ? { validationPath: paths.validation } : {}),
+): void {
+  const existing = entry.webhooks ?? {};
+  entry.webhooks = { ...existing };
+  recordFlags(CREATE_WEBHOOK_FLAGS, entry, {
+    defaulting: existing.defaulting === true || wanted.defaulting,
+    programmaticValidation: existing.validation === true || wanted.validation,
+    conversion: existing.conversion === true || wanted.conversion,
+    spoke: [...new Set([...(existing.spoke ?? []), ...spokes])].sort(),
+    defaultingPath: paths.defaulting,
+    validationPath: paths.validation,
+  });
+  // Kubebuilder writes the keys in alphabetical order, webhookVersion last.
+  const { webhookVersion: _version, ...recorded } = entry.webhooks;
+  entry.webhooks = {
+    ...Object.fromEntries(Object.entries(recorded).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
     webhookVersion: 'v1',
   };
 }
