@@ -4,7 +4,19 @@
  * Light: `kop --help` loads it.
  */
 import { flag, type OptionsOf } from '../project/command-flags.js';
+import type { ProjectResource, ProjectWebhooks } from '../project/project-file.js';
 import { originOf } from '../project/resource-origin.js';
+
+/** Sets (or, for undefined, removes) one key of the kind's `webhooks:` entry. */
+function setWebhooks<K extends keyof ProjectWebhooks>(
+  resource: ProjectResource,
+  key: K,
+  value: ProjectWebhooks[K] | undefined,
+): void {
+  const webhooks = (resource.webhooks ??= {});
+  if (value === undefined) delete webhooks[key];
+  else webhooks[key] = value;
+}
 
 export const CREATE_WEBHOOK_FLAGS = [
   flag({
@@ -40,18 +52,21 @@ export const CREATE_WEBHOOK_FLAGS = [
     type: 'switch',
     help: 'a mutating webhook that sets defaults (asked on a terminal)',
     recorded: ({ resource }) => resource.webhooks?.defaulting === true,
+    record: (resource, on) => setWebhooks(resource, 'defaulting', on === true ? true : undefined),
   }),
   flag({
     name: 'programmatic-validation',
     type: 'switch',
     help: 'a validating webhook with checks in code (asked on a terminal)',
     recorded: ({ resource }) => resource.webhooks?.validation === true,
+    record: (resource, on) => setWebhooks(resource, 'validation', on === true ? true : undefined),
   }),
   flag({
     name: 'conversion',
     type: 'switch',
     help: 'a conversion webhook: --version is the hub, --spoke the versions converting to it',
     recorded: ({ resource }) => resource.webhooks?.conversion === true,
+    record: (resource, on) => setWebhooks(resource, 'conversion', on === true ? true : undefined),
   }),
   flag({
     name: 'spoke',
@@ -59,6 +74,8 @@ export const CREATE_WEBHOOK_FLAGS = [
     arg: '<versions>',
     help: 'spoke versions for --conversion, comma-separated or repeated',
     recorded: ({ resource }) => (resource.webhooks?.conversion ? [...(resource.webhooks.spoke ?? [])] : undefined),
+    record: (resource, spokes) =>
+      setWebhooks(resource, 'spoke', spokes !== undefined && spokes.length > 0 ? spokes : undefined),
   }),
   flag({
     name: 'defaulting-path',
@@ -66,6 +83,7 @@ export const CREATE_WEBHOOK_FLAGS = [
     arg: '<path>',
     help: "the defaulting webhook's URL path instead of /mutate-<group>-<version>-<kind>",
     recorded: ({ resource }) => resource.webhooks?.defaultingPath,
+    record: (resource, path) => setWebhooks(resource, 'defaultingPath', path),
   }),
   flag({
     name: 'validation-path',
@@ -73,6 +91,7 @@ export const CREATE_WEBHOOK_FLAGS = [
     arg: '<path>',
     help: "the validating webhook's URL path instead of /validate-<group>-<version>-<kind>",
     recorded: ({ resource }) => resource.webhooks?.validationPath,
+    record: (resource, path) => setWebhooks(resource, 'validationPath', path),
   }),
   flag({
     name: 'external-api-domain',

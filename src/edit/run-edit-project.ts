@@ -2,14 +2,16 @@ import { rmdir } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Context } from '../base/context.js';
 import { KopError, UsageError } from '../base/errors.js';
-import { recordedSettings, resolvePlugins, splitPluginNames } from '../plugins/registry.js';
-import { runEdit } from '../plugins/run-edit.js';
-import { loadProjectFile, saveProjectFile } from '../project/project-file.js';
+import type { EditStep } from '../plugins/edit-step.js';
+import { resolvePlugins, splitPluginNames } from '../plugins/registry.js';
+import { editPluginPhases, runEdit } from '../plugins/run-edit.js';
+import { runCommandPipeline, type PhaseHandlers } from '../project/command-pipeline.js';
+import type { ProjectFile } from '../project/project-file.js';
 import { controllersOf, CREATE_API_PATHS, insertControllerWiring } from '../project/resource-layout.js';
 import { MAIN_WEBHOOK_CALL } from '../project/webhook-layout.js';
-import { applyTree, type ApplyResult } from '../scaffold/apply.js';
+import type { ApplyResult } from '../scaffold/apply.js';
 import { insertIntoFile } from '../scaffold/insert.js';
-import { VirtualTree } from '../scaffold/tree.js';
+import type { VirtualTree } from '../scaffold/tree.js';
 import { stageMultigroupEdit, type Obstacles } from './edit-multigroup.js';
 import { stageNamespacedEdit } from './edit-namespaced.js';
 
@@ -58,7 +60,8 @@ export function parseMaxDescriptionLength(value: number | string): number | unde
 /**
  * `kop edit`: changes the layout (multigroup, namespaced) and adds plugins, all staged into one
  * tree and written only when every step succeeded. Where the user's edits are in the way of a
- * layout change, nothing is written unless --force; every obstacle is named.
+ * layout change, nothing is written unless --force; every obstacle is named. The layout and CRD
+ * settings are the command's own phase handlers, before the plugins' (and its closing note after).
  */
 export async function runEditProject(options: EditProjectOptions, context: Context): Promise<ApplyResult> {
   const plugins = options.plugins !== undefined ? splitPluginNames(options.plugins) : [];
@@ -76,83 +79,94 @@ export async function runEditProject(options: EditProjectOptions, context: Conte
   }
   // Checked before anything is staged.
   const resolved = plugins.length > 0 ? resolvePlugins(plugins, 'edit') : [];
-  const tree = new VirtualTree(context.cwd);
-  const project = await loadProjectFile(tree);
-  const force = options.force ?? false;
-  const obstacles: Obstacles = [];
+  const layout = editLayoutPhases(options, descriptionCap);
+  const handlers = [layout.phases, ...(await editPluginPhases(resolved)), layout.closing];
+  return runCommandPipeline(context, (base) => ({ ...base, force: options.force ?? false }), handlers);
+}
+
+/**
+ * kop edit's own handlers: the layout and CRD settings staged before the plugins stage theirs,
+ * and, once all is written, the folders the move left empty removed and the notes printed
+ * (before the plugins' reports), then what to run next (after them).
+ */
+function editLayoutPhases(
+  options: EditProjectOptions,
+  descriptionCap: number | undefined,
+): { phases: PhaseHandlers<EditStep>; closing: PhaseHandlers<EditStep> } {
   const notes: string[] = [];
   const vacated: string[] = [];
-
-  if (options.multigroup !== undefined) {
-    if ((project.multigroup === true) === options.multigroup)
-      notes.push(`the project is ${options.multigroup ? 'already' : 'not'} multigroup: nothing to move`);
-    else {
-      const staged = await stageMultigroupEdit(tree, project, options.multigroup, force, obstacles);
-      notes.push(...staged.notes);
-      vacated.push(...staged.vacated);
-    }
-  }
-  if (options.namespaced !== undefined) {
-    if ((project.namespaced === true) === options.namespaced) {
-      notes.push(`the project is ${options.namespaced ? 'already' : 'not'} namespaced: nothing to switch`);
-    } else {
-      const { notes: more, replaced } = await stageNamespacedEdit(
-        tree,
-        project,
-        options.namespaced,
-        force,
-        obstacles,
-        context,
-      );
-      notes.push(...more);
-      if (replaced.includes(CREATE_API_PATHS.main)) await rewireMain(tree, project);
-    }
-  }
-  if (obstacles.length > 0 && !force) {
-    throw new KopError(
-      `kop edit wrote nothing: your edits are in the way:\n${obstacles.map((o) => `  - ${o}`).join('\n')}`,
-      "change those lines back to what kop wrote, or pass --force (a conflicting file gets kop's version; compare it with version control)",
-    );
-  }
-  for (const obstacle of obstacles) context.out.warn(`--force: ${obstacle}`);
   let regenerate = false;
-  if (setsDescriptionCap && project.crd?.maxDescriptionLength !== descriptionCap) {
-    const { maxDescriptionLength: _previous, ...otherSettings } = project.crd ?? {};
-    project.crd =
-      descriptionCap === undefined ? otherSettings : { ...otherSettings, maxDescriptionLength: descriptionCap };
-    regenerate = true;
-  }
-  for (const name of CRD_SWITCHES) {
-    const wanted = options[name];
-    if (wanted === undefined || (project.crd?.[name] === true) === wanted) continue;
-    // Recorded only when on: off is controller-gen's default, and PROJECT stays as short as the project's choices.
-    const { [name]: _previous, ...otherSettings } = project.crd ?? {};
-    project.crd = wanted ? { ...otherSettings, [name]: true } : otherSettings;
-    regenerate = true;
-  }
-  if (project.crd !== undefined && Object.keys(project.crd).length === 0) delete project.crd;
-
-  const followUps: ((result: ApplyResult) => void)[] = [];
-  for (const plugin of resolved) {
-    const followUp = await plugin.edit!({ tree, project, context, force });
-    if (followUp) followUps.push(followUp);
-    project.plugins = { ...project.plugins, [plugin.key]: recordedSettings(plugin, project) };
-  }
-  saveProjectFile(tree, project);
-  const result = await applyTree(tree, context);
-  if (result.written) {
-    // rmdir removes only an empty folder: one holding anything else of the user's stays.
-    for (const dir of vacated) await rmdir(path.join(context.cwd, dir)).catch(() => undefined);
-  }
-  for (const note of notes) context.out.info(note);
-  for (const followUp of followUps) followUp(result);
-  if (result.written && (options.namespaced !== undefined || regenerate))
-    context.out.info('Next: `npm run generate` and `npm test`.');
-  return result;
+  const phases: PhaseHandlers<EditStep> = {
+    async scaffold(step) {
+      const { tree, project, force, context } = step;
+      const obstacles: Obstacles = [];
+      if (options.multigroup !== undefined) {
+        if ((project.multigroup === true) === options.multigroup)
+          notes.push(`the project is ${options.multigroup ? 'already' : 'not'} multigroup: nothing to move`);
+        else {
+          const staged = await stageMultigroupEdit(tree, project, options.multigroup, force, obstacles);
+          notes.push(...staged.notes);
+          vacated.push(...staged.vacated);
+        }
+      }
+      if (options.namespaced !== undefined) {
+        if ((project.namespaced === true) === options.namespaced) {
+          notes.push(`the project is ${options.namespaced ? 'already' : 'not'} namespaced: nothing to switch`);
+        } else {
+          const { notes: more, replaced } = await stageNamespacedEdit(
+            tree,
+            project,
+            options.namespaced,
+            force,
+            obstacles,
+            context,
+          );
+          notes.push(...more);
+          if (replaced.includes(CREATE_API_PATHS.main)) await rewireMain(tree, project);
+        }
+      }
+      if (obstacles.length > 0 && !force) {
+        throw new KopError(
+          `kop edit wrote nothing: your edits are in the way:\n${obstacles.map((o) => `  - ${o}`).join('\n')}`,
+          "change those lines back to what kop wrote, or pass --force (a conflicting file gets kop's version; compare it with version control)",
+        );
+      }
+      for (const obstacle of obstacles) context.out.warn(`--force: ${obstacle}`);
+      if (options.maxDescriptionLength !== undefined && project.crd?.maxDescriptionLength !== descriptionCap) {
+        const { maxDescriptionLength: _previous, ...otherSettings } = project.crd ?? {};
+        project.crd =
+          descriptionCap === undefined ? otherSettings : { ...otherSettings, maxDescriptionLength: descriptionCap };
+        regenerate = true;
+      }
+      for (const name of CRD_SWITCHES) {
+        const wanted = options[name];
+        if (wanted === undefined || (project.crd?.[name] === true) === wanted) continue;
+        // Recorded only when on: off is controller-gen's default, and PROJECT stays as short as the project's choices.
+        const { [name]: _previous, ...otherSettings } = project.crd ?? {};
+        project.crd = wanted ? { ...otherSettings, [name]: true } : otherSettings;
+        regenerate = true;
+      }
+      if (project.crd !== undefined && Object.keys(project.crd).length === 0) delete project.crd;
+    },
+    async postScaffold(step, result) {
+      if (result.written) {
+        // rmdir removes only an empty folder: one holding anything else of the user's stays.
+        for (const dir of vacated) await rmdir(path.join(step.context.cwd, dir)).catch(() => undefined);
+      }
+      for (const note of notes) step.context.out.info(note);
+    },
+  };
+  const closing: PhaseHandlers<EditStep> = {
+    postScaffold(step, result) {
+      if (result.written && (options.namespaced !== undefined || regenerate))
+        step.context.out.info('Next: `npm run generate` and `npm test`.');
+    },
+  };
+  return { phases, closing };
 }
 
 /** main.ts replaced under --force: the project's reconcilers and webhooks go back at its markers. */
-async function rewireMain(tree: VirtualTree, project: Awaited<ReturnType<typeof loadProjectFile>>): Promise<void> {
+async function rewireMain(tree: VirtualTree, project: ProjectFile): Promise<void> {
   for (const resource of project.resources) {
     for (const controller of controllersOf(resource, project)) {
       if (await tree.exists(CREATE_API_PATHS.namedControllerFile(controller)))

@@ -1,23 +1,27 @@
-import type { Context } from '../base/context.js';
 import { UsageError } from '../base/errors.js';
+import type { CreateApiStep } from '../create-api/run-create-api.js';
+import type { PhaseHandlers } from '../project/command-pipeline.js';
 import type { ProjectFile } from '../project/project-file.js';
-import type { ApplyResult } from '../scaffold/apply.js';
-import type { VirtualTree } from '../scaffold/tree.js';
+import { DEPLOY_IMAGE_PLUGIN } from './deploy-image/deploy-image-flags.js';
+import type { EditStep } from './edit-step.js';
 
-/** What an edit plugin gets: the tree every plugin of one `kop edit` stages into, and the project. */
-export interface EditStep {
-  tree: VirtualTree;
-  project: ProjectFile;
-  context: Context;
-  /** `kop edit --force`: replace files the plugin otherwise keeps or merges. */
-  force: boolean;
-}
+export { DEPLOY_IMAGE_PLUGIN };
+export type { EditStep };
 
 /** The command a plugin works with. */
 export type PluginCommand = 'edit' | 'create api';
 
-/** One of kop's plugins, named as Kubebuilder names it. */
-export interface KopPlugin {
+/** The step each command's phases share (project/command-pipeline.ts), which its plugins' handlers get. */
+export interface PluginSteps {
+  edit: EditStep;
+  'create api': CreateApiStep;
+}
+
+/**
+ * One of kop's plugins, named as Kubebuilder names it. Every plugin is the same thing: handlers of
+ * its command's phases (project/command-pipeline.ts), run after the command's own in each phase.
+ */
+export interface KopPlugin<C extends PluginCommand = PluginCommand> {
   /** Kubebuilder's full key, under which PROJECT's `plugins:` records it. */
   key: string;
   /** Every name `--plugins` accepts for it (Kubebuilder's short and full names, kop's own). */
@@ -25,21 +29,22 @@ export interface KopPlugin {
   /** One line for help and errors. */
   summary: string;
   /** The command that runs it. */
-  command: PluginCommand;
+  command: C;
   /**
    * What PROJECT records for the plugin when `kop edit` first adds it (Kubebuilder's keys); a value
    * already recorded is kept, so a re-run keeps the user's configuration.
    */
   settings?: Readonly<Record<string, unknown>>;
   /**
-   * `kop edit`: stages the plugin's files into `step.tree` (nothing is written until every plugin
-   * staged its files). Returns what to print once the tree was applied, if anything.
+   * The plugin's handlers for one run of its command, given the command's flags by field (a plugin
+   * reads its own). Loaded on first use, so `kop --help` does not pay for the plugin's code.
    */
-  edit?(step: EditStep): Promise<((result: ApplyResult) => void) | void>;
+  phases(flags: Readonly<Record<string, unknown>>): Promise<PhaseHandlers<PluginSteps[C]>>;
 }
 
-/** Kubebuilder's key of the deploy-image plugin. */
-export const DEPLOY_IMAGE_PLUGIN = 'deploy-image.go.kubebuilder.io/v1-alpha';
+/** A plugin of either command. */
+export type AnyKopPlugin = { [C in PluginCommand]: KopPlugin<C> }[PluginCommand];
+
 /** Kubebuilder's key of the grafana plugin. */
 export const GRAFANA_PLUGIN = 'grafana.kubebuilder.io/v1-alpha';
 /** Kubebuilder's key of the autoupdate plugin (a workflow that runs `alpha update` weekly). */
@@ -47,25 +52,26 @@ export const AUTOUPDATE_PLUGIN = 'autoupdate.kubebuilder.io/v1-alpha';
 /** The key kop records its Helm chart under: Kubebuilder's helm plugin that writes dist/chart. */
 export const HELM_PLUGIN = 'helm.kubebuilder.io/v2-alpha';
 
-/**
- * Every plugin kop has. The edit plugins load their code on first use, so `kop --help` does
- * not pay for them.
- */
-export const PLUGINS: readonly KopPlugin[] = [
+/** Every plugin kop has; each loads its code on first use, so `kop --help` does not pay for them. */
+export const PLUGINS: readonly AnyKopPlugin[] = [
   {
     key: DEPLOY_IMAGE_PLUGIN,
     names: ['deploy-image/v1-alpha', DEPLOY_IMAGE_PLUGIN],
     summary: 'create api --image <ref>: a kind whose controller runs that image as a Deployment',
     command: 'create api',
+    phases: async (flags) => {
+      const { deployImagePhases } = await import('./deploy-image/run-deploy-image.js');
+      return deployImagePhases(flags);
+    },
   },
   {
     key: GRAFANA_PLUGIN,
     names: ['grafana/v1-alpha', GRAFANA_PLUGIN, 'grafana'],
     summary: "Grafana dashboards of the manager's metrics in grafana/",
     command: 'edit',
-    edit: async (step) => {
-      const { stageGrafanaDashboards } = await import('./grafana/grafana-plugin.js');
-      await stageGrafanaDashboards(step.tree);
+    phases: async () => {
+      const { grafanaPhases } = await import('./grafana/grafana-plugin.js');
+      return grafanaPhases();
     },
   },
   {
@@ -76,10 +82,9 @@ export const PLUGINS: readonly KopPlugin[] = [
     // Kubebuilder's keys: the installer the chart matches (kop builds both from config/default) and
     // the folder the chart goes in, as <output>/chart.
     settings: { manifests: 'dist/install.yaml', output: 'dist' },
-    edit: async (step) => {
-      const { stageHelmChart } = await import('../helm/run-helm.js');
-      const recorded = step.project.plugins?.[HELM_PLUGIN];
-      return stageHelmChart(step.tree, step.project, { force: step.force, output: recorded?.output }, step.context);
+    phases: async () => {
+      const { helmPhases } = await import('./helm/helm-plugin.js');
+      return helmPhases(HELM_PLUGIN);
     },
   },
   {
@@ -88,15 +93,18 @@ export const PLUGINS: readonly KopPlugin[] = [
     summary:
       'a GitHub Actions workflow that runs kop alpha update weekly and opens a pull request (an issue on conflicts)',
     command: 'edit',
-    edit: async (step) => {
-      const { stageAutoUpdateWorkflow } = await import('./autoupdate/autoupdate-plugin.js');
-      return stageAutoUpdateWorkflow(step.tree, { force: step.force }, step.context);
+    phases: async () => {
+      const { autoUpdatePhases } = await import('./autoupdate/autoupdate-plugin.js');
+      return autoUpdatePhases();
     },
   },
 ];
 
 /** What PROJECT records for `plugin` after `kop edit` ran it: its settings, under what was recorded before. */
-export function recordedSettings(plugin: KopPlugin, project: ProjectFile): Record<string, unknown> {
+export function recordedSettings(
+  plugin: Pick<KopPlugin, 'key' | 'settings'>,
+  project: ProjectFile,
+): Record<string, unknown> {
   return { ...plugin.settings, ...project.plugins?.[plugin.key] };
 }
 
@@ -112,9 +120,9 @@ export function splitPluginNames(values: readonly string[] | string): string[] {
  * The plugins `--plugins` names for `command`, each once; an unknown name, or a plugin of the
  * other command, is a usage error that lists what kop has.
  */
-export function resolvePlugins(names: readonly string[], command: PluginCommand): KopPlugin[] {
+export function resolvePlugins<C extends PluginCommand>(names: readonly string[], command: C): KopPlugin<C>[] {
   if (names.length === 0) throw new UsageError('--plugins: name a plugin', `kop has: ${pluginList(command)}`);
-  const resolved: KopPlugin[] = [];
+  const resolved: KopPlugin<C>[] = [];
   for (const name of names) {
     const plugin = PLUGINS.find((candidate) => candidate.names.includes(name));
     if (!plugin) throw new UsageError(`--plugins: unknown plugin "${name}"`, `kop has: ${pluginList(command)}`);
@@ -126,7 +134,8 @@ export function resolvePlugins(names: readonly string[], command: PluginCommand)
           : `run \`kop create api --plugins ${name} --image <ref> ...\``,
       );
     }
-    if (!resolved.includes(plugin)) resolved.push(plugin);
+    // The plugin is one of `command`'s: checked just above.
+    if (!resolved.some((known) => known.key === plugin.key)) resolved.push(plugin as KopPlugin<C>);
   }
   return resolved;
 }

@@ -4,7 +4,6 @@ import { runCreateApi, type CreateApiOptions } from '../create-api/run-create-ap
 import type { ApplyResult } from '../scaffold/apply.js';
 import { fieldOf } from '../project/command-flags.js';
 import { CREATE_API_PLUGIN_FLAGS, type CreateApiPluginFlags } from './deploy-image/deploy-image-flags.js';
-import { runDeployImage, type DeployImageFlags } from './deploy-image/run-deploy-image.js';
 import { DEPLOY_IMAGE_PLUGIN, resolvePlugins, splitPluginNames } from './registry.js';
 
 /** `kop create api`'s options with `--plugins` and the deploy-image flags. */
@@ -12,12 +11,12 @@ export type CreateApiWithPluginsOptions = CreateApiOptions & CreateApiPluginFlag
 
 /** The deploy-image flags, by field and spelling: given without the plugin, they are an error. */
 const IMAGE_FLAGS = CREATE_API_PLUGIN_FLAGS.filter((spec) => spec.name !== 'plugins').map(
-  (spec) => [fieldOf(spec.name) as keyof DeployImageFlags, `--${spec.name}`] as const,
+  (spec) => [fieldOf(spec.name) as keyof CreateApiPluginFlags, `--${spec.name}`] as const,
 );
 
 /**
- * `kop create api [--plugins ...]`: without plugins, create api itself; with
- * `deploy-image/v1-alpha`, the deploy-image scaffold. The deploy-image flags without that plugin
+ * `kop create api [--plugins ...]`: create api's phases, then those of each plugin named (with
+ * `deploy-image/v1-alpha`, the deploy-image scaffold). The deploy-image flags without that plugin
  * are an error rather than silently ignored.
  */
 export async function runCreateApiWithPlugins(
@@ -26,15 +25,15 @@ export async function runCreateApiWithPlugins(
 ): Promise<ApplyResult> {
   const { plugins: names, image, imageContainerCommand, imageContainerPort, runAsUser, ...createApi } = options;
   const plugins = names === undefined ? [] : resolvePlugins(splitPluginNames(names), 'create api');
-  const deployImage = plugins.some((plugin) => plugin.key === DEPLOY_IMAGE_PLUGIN);
-  if (!deployImage) {
+  if (!plugins.some((plugin) => plugin.key === DEPLOY_IMAGE_PLUGIN)) {
     const given = IMAGE_FLAGS.find(([field]) => options[field] !== undefined);
     if (given)
       throw new UsageError(
         `${given[1]} belongs to the deploy-image plugin`,
         `add --plugins deploy-image/v1-alpha, or leave out ${given[1]}`,
       );
-    return runCreateApi(createApi, context);
   }
-  return runDeployImage({ ...createApi, image, imageContainerCommand, imageContainerPort, runAsUser }, context);
+  const pluginFlags = { image, imageContainerCommand, imageContainerPort, runAsUser };
+  const handlers = await Promise.all(plugins.map((plugin) => plugin.phases(pluginFlags)));
+  return runCreateApi(createApi, context, handlers);
 }

@@ -1,8 +1,8 @@
 import type { Context } from '../base/context.js';
-import { loadProjectFile, saveProjectFile } from '../project/project-file.js';
-import { applyTree, type ApplyResult } from '../scaffold/apply.js';
-import { VirtualTree } from '../scaffold/tree.js';
-import { recordedSettings, resolvePlugins, splitPluginNames } from './registry.js';
+import { runCommandPipeline, type PhaseHandlers } from '../project/command-pipeline.js';
+import type { ApplyResult } from '../scaffold/apply.js';
+import type { EditStep } from './edit-step.js';
+import { recordedSettings, resolvePlugins, splitPluginNames, type KopPlugin } from './registry.js';
 
 /** `kop edit`'s options. */
 export interface EditOptions {
@@ -13,22 +13,31 @@ export interface EditOptions {
 }
 
 /**
+ * The handlers the plugins of one `kop edit` run add to its phases: each plugin's own, and after
+ * it staged its files, its record under its Kubebuilder key in PROJECT's `plugins:` (kept when
+ * already there, so a re-run keeps its configuration).
+ */
+export async function editPluginPhases(plugins: readonly KopPlugin<'edit'>[]): Promise<PhaseHandlers<EditStep>[]> {
+  const handlers: PhaseHandlers<EditStep>[] = [];
+  for (const plugin of plugins) {
+    const own = await plugin.phases({});
+    handlers.push({
+      ...own,
+      async scaffold(step) {
+        await own.scaffold?.(step);
+        step.project.plugins = { ...step.project.plugins, [plugin.key]: recordedSettings(plugin, step.project) };
+      },
+    });
+  }
+  return handlers;
+}
+
+/**
  * `kop edit --plugins a,b`: every plugin stages its files into one virtual tree, each is recorded
- * under its Kubebuilder key in PROJECT's `plugins:` (kept when already there, so a re-run keeps
- * its configuration), and the tree is written only when all of them succeeded.
+ * in PROJECT, and the tree is written only when all of them succeeded.
  */
 export async function runEdit(options: EditOptions, context: Context): Promise<ApplyResult> {
   const plugins = resolvePlugins(splitPluginNames(options.plugins), 'edit');
-  const tree = new VirtualTree(context.cwd);
-  const project = await loadProjectFile(tree);
-  const followUps: ((result: ApplyResult) => void)[] = [];
-  for (const plugin of plugins) {
-    const followUp = await plugin.edit!({ tree, project, context, force: options.force ?? false });
-    if (followUp) followUps.push(followUp);
-    project.plugins = { ...project.plugins, [plugin.key]: recordedSettings(plugin, project) };
-  }
-  saveProjectFile(tree, project);
-  const result = await applyTree(tree, context);
-  for (const followUp of followUps) followUp(result);
-  return result;
+  const handlers = await editPluginPhases(plugins);
+  return runCommandPipeline(context, (base) => ({ ...base, force: options.force ?? false }), handlers);
 }

@@ -1,8 +1,8 @@
 /**
  * One declaration per command flag (Kubebuilder binds each plugin's flags in one place): from a
  * table of {@link FlagSpec}s come the commander options (commands/flag-options.ts), the typed
- * options of the command's run ({@link OptionsOf}), the value PROJECT records for it (read back
- * by `recorded`) and the command line that replays it (`kop alpha generate`, {@link replayArgv}).
+ * options of the command's run ({@link OptionsOf}), the value PROJECT records for it (written by
+ * `record` through {@link recordFlags}, read back by `recorded`) and the command line that replays it (`kop alpha generate`, {@link replayArgv}).
  * Adding a flag is one entry in its command's table.
  *
  * This module stays light (types and pure functions): every command module imports its table
@@ -46,6 +46,11 @@ export interface FlagSpec<N extends string = string, T extends FlagType = FlagTy
    * out. Absent: the flag is not recorded (it is never replayed from PROJECT).
    */
   readonly recorded?: (source: RecordedSource) => FlagValue<T> | undefined;
+  /**
+   * Writes the value the run settled for this flag into the kind's PROJECT entry, the inverse of
+   * `recorded` (undefined removes it). Commands record their flags through {@link recordFlags}.
+   */
+  readonly record?: (resource: ProjectResource, value: FlagValue<T> | undefined) => void;
   /** False for a flag the replay's command line never carries (`--force`). */
   readonly replay?: false;
 }
@@ -109,4 +114,15 @@ export function recordedOptions<Table extends readonly FlagSpec[]>(
     if (value !== undefined) options[fieldOf(spec.name)] = value;
   }
   return options as OptionsOf<Table>;
+}
+
+/** Records a run in a PROJECT entry: every flag of the table that declares `record`, with its value in `values`. */
+export function recordFlags<Table extends readonly FlagSpec[]>(
+  table: Table,
+  resource: ProjectResource,
+  values: OptionsOf<Table>,
+): void {
+  const given = values as Record<string, unknown>;
+  for (const spec of table)
+    (spec.record as ((r: ProjectResource, v: unknown) => void) | undefined)?.(resource, given[fieldOf(spec.name)]);
 }

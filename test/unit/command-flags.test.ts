@@ -6,6 +6,7 @@ import { CREATE_WEBHOOK_FLAGS } from '../../src/create-webhook/create-webhook-fl
 import {
   flag,
   recordedOptions,
+  recordFlags,
   replayArgv,
   type OptionsOf,
   type RecordedSource,
@@ -41,6 +42,7 @@ describe('one declaration per flag', () => {
       arg: '<name>',
       help: 'the storage class of the kind',
       recorded: ({ resource: r }) => (r as ProjectResource & { storageClass?: string }).storageClass,
+      record: (r, value) => Object.assign(r, { storageClass: value }),
     }),
   ] as const;
 
@@ -75,5 +77,35 @@ describe('one declaration per flag', () => {
     expect(replayArgv(['create', 'webhook'], CREATE_WEBHOOK_FLAGS, options).join(' ')).toBe(
       'create webhook --group cache --version v1 --kind Memcached --defaulting --conversion --spoke v2 --yes',
     );
+  });
+
+  it('writes the PROJECT field from the same declaration, and reads back what it wrote', () => {
+    const entry: ProjectResource = { ...resource };
+    recordFlags(table, entry, { storageClass: 'fast' });
+    expect((entry as ProjectResource & { storageClass?: string }).storageClass).toBe('fast');
+    expect(recordedOptions(table, { ...source, resource: entry }).storageClass).toBe('fast');
+  });
+
+  it("records create webhook's flags in PROJECT as the replay reads them back", () => {
+    const entry: ProjectResource = { ...resource, webhooks: undefined };
+    const values = {
+      defaulting: true,
+      programmaticValidation: false,
+      conversion: true,
+      spoke: ['v2'],
+      defaultingPath: '/default-memcached',
+    };
+    recordFlags(CREATE_WEBHOOK_FLAGS, entry, values);
+    expect(entry.webhooks).toEqual({
+      defaulting: true,
+      conversion: true,
+      spoke: ['v2'],
+      defaultingPath: '/default-memcached',
+    });
+    const options = recordedOptions(CREATE_WEBHOOK_FLAGS, { ...source, resource: entry });
+    expect(options).toMatchObject(values);
+    // The values are the run's settled ones: off, empty or not given removes the key.
+    recordFlags(CREATE_WEBHOOK_FLAGS, entry, { defaulting: false, spoke: [], conversion: true });
+    expect(entry.webhooks).toEqual({ conversion: true });
   });
 });

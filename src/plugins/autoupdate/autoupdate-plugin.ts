@@ -3,7 +3,9 @@ import * as path from 'node:path';
 import { templatesRoot } from '../../base/paths.js';
 import type { Context } from '../../base/context.js';
 import type { ApplyResult } from '../../scaffold/apply.js';
+import type { PhaseHandlers } from '../../project/command-pipeline.js';
 import type { VirtualTree } from '../../scaffold/tree.js';
+import type { EditStep } from '../edit-step.js';
 
 /** The workflow, where Kubebuilder's autoupdate plugin writes it. */
 export const AUTO_UPDATE_WORKFLOW = '.github/workflows/auto_update.yml';
@@ -34,5 +36,16 @@ export async function stageAutoUpdateWorkflow(
       `\nNext: commit ${AUTO_UPDATE_WORKFLOW}. It installs kop from the repository variable KOP_PACKAGE (default kop@latest; ` +
         'a tarball or git URL works too), and opens pull requests when "Allow GitHub Actions to create and approve pull requests" is on (Settings > Actions > General).',
     );
+  };
+}
+
+/** The autoupdate plugin's handlers of kop edit's phases: it stages the workflow, then says what to do with it. */
+export function autoUpdatePhases(): PhaseHandlers<EditStep> {
+  let report: ((result: ApplyResult) => void) | undefined;
+  return {
+    async scaffold(step) {
+      report = await stageAutoUpdateWorkflow(step.tree, { force: step.force }, step.context);
+    },
+    postScaffold: (_step, result) => report?.(result),
   };
 }

@@ -5,7 +5,9 @@
  */
 import { flag, type OptionsOf, type RecordedSource } from '../../project/command-flags.js';
 import type { DeployImageOptions } from '../../project/project-file.js';
-import { DEPLOY_IMAGE_PLUGIN } from '../registry.js';
+
+/** Kubebuilder's key of the deploy-image plugin (declared with its flags, which read PROJECT under it; the registry lists it). */
+export const DEPLOY_IMAGE_PLUGIN = 'deploy-image.go.kubebuilder.io/v1-alpha';
 
 /** The deploy-image options PROJECT recorded for the source's kind, when the plugin scaffolded it. */
 export function deployImageOf({ project, resource }: RecordedSource): DeployImageOptions | undefined {

@@ -1,6 +1,7 @@
 import type { Context } from '../../base/context.js';
 import { UsageError } from '../../base/errors.js';
-import { runCreateApi, type CreateApiOptions } from '../../create-api/run-create-api.js';
+import { ownedPlan, runCreateApi, type CreateApiOptions, type CreateApiStep } from '../../create-api/run-create-api.js';
+import type { PhaseHandlers } from '../../project/command-pipeline.js';
 import { parseImageReference } from '../../deploy/image-reference.js';
 import {
   fullGroup,
@@ -10,8 +11,7 @@ import {
 } from '../../project/project-file.js';
 import type { ApplyResult } from '../../scaffold/apply.js';
 import { jsonLiteral } from '../../scaffold/render.js';
-import { DEPLOY_IMAGE_PLUGIN } from '../registry.js';
-import type { CreateApiPluginFlags } from './deploy-image-flags.js';
+import { DEPLOY_IMAGE_PLUGIN, type CreateApiPluginFlags } from './deploy-image-flags.js';
 import { insertManagerEnv } from './manager-env.js';
 
 /** The deploy-image flags of `kop create api`, as Kubebuilder spells them (declared in deploy-image-flags.ts). */
@@ -70,71 +70,91 @@ export function deployImageOptions(flags: DeployImageFlags): DeployImageOptions 
 }
 
 /**
- * `kop create api --plugins deploy-image/v1-alpha --image <ref> ...`: create api's run with the
- * plugin's templates (types with spec.size, a controller that runs the image as a Deployment, its
- * test against the control plane), the image's variable in the manager's Deployment, and the
- * options recorded in PROJECT under `plugins: deploy-image.go.kubebuilder.io/v1-alpha`.
+ * The deploy-image plugin's handlers of create api's phases: create api's run with the plugin's
+ * templates (types with spec.size, a controller that runs the image as a Deployment, its test
+ * against the control plane), the image's variable in the manager's Deployment, and the options
+ * recorded in PROJECT under `plugins: deploy-image.go.kubebuilder.io/v1-alpha`.
  */
-export async function runDeployImage(
-  options: CreateApiOptions & DeployImageFlags,
-  context: Context,
-): Promise<ApplyResult> {
-  const recorded = deployImageOptions(options);
-  if (options.resource === false || options.controller === false) {
-    throw new UsageError(
-      '--plugins deploy-image/v1-alpha scaffolds both the API types and the controller',
-      'leave out --resource=false and --controller=false',
-    );
-  }
-  if (options.namespaced === false) {
-    throw new UsageError(
-      '--plugins deploy-image/v1-alpha needs a namespaced kind: its Deployment lives in the namespace of each object',
-      'leave out --namespaced=false',
-    );
-  }
-  const command = recorded.containerCommand?.split(',');
-  return runCreateApi({ ...options, resource: true, controller: true, namespaced: true }, context, {
-    templates: {
-      'api/resource': 'plugins/deploy-image/resource',
-      'api/controller': 'plugins/deploy-image/controller',
-      'api/controller-test': 'plugins/deploy-image/controller-test',
+export function deployImagePhases(flags: DeployImageFlags): PhaseHandlers<CreateApiStep> {
+  let recorded: DeployImageOptions | undefined;
+  return {
+    bindFlags(step) {
+      recorded = deployImageOptions(flags);
+      const { options } = step;
+      if (options.resource === false || options.controller === false) {
+        throw new UsageError(
+          '--plugins deploy-image/v1-alpha scaffolds both the API types and the controller',
+          'leave out --resource=false and --controller=false',
+        );
+      }
+      if (options.namespaced === false) {
+        throw new UsageError(
+          '--plugins deploy-image/v1-alpha needs a namespaced kind: its Deployment lives in the namespace of each object',
+          'leave out --namespaced=false',
+        );
+      }
+      step.options = { ...options, resource: true, controller: true, namespaced: true };
+      step.templates = {
+        ...step.templates,
+        'api/resource': 'plugins/deploy-image/resource',
+        'api/controller': 'plugins/deploy-image/controller',
+        'api/controller-test': 'plugins/deploy-image/controller-test',
+      };
     },
-    data: ({ kind, kindLower }) => {
+
+    preScaffold(step) {
+      const { names, data } = ownedPlan(step);
+      const { kind, kindLower } = names;
       if (RESERVED_BY_TEMPLATES.has(kind)) {
         throw new UsageError(
           `--kind: the deploy-image controller already uses the name ${kind}`,
           `pick another kind, e.g. "App${kind}"`,
         );
       }
+      const command = recorded!.containerCommand?.split(',');
       const imageEnvVar = `${kind.toUpperCase()}_IMAGE`;
-      return {
+      Object.assign(data, {
         // Checked as an image reference, which has no quotes or backslashes: safe in a '...' literal.
-        image: recorded.image,
+        image: recorded!.image,
         imageEnvVar,
         imageEnvConstant: imageEnvVar,
         containerName: kindLower.slice(0, 63),
         containerCommand: command ?? false,
         // Each part a JSON string literal, so no argument can break out of the array.
         containerCommandLiteral: command ? `[${command.map((part) => jsonLiteral(part)).join(', ')}]` : false,
-        containerPort: recorded.containerPort !== undefined ? Number(recorded.containerPort) : false,
+        containerPort: recorded!.containerPort !== undefined ? Number(recorded!.containerPort) : false,
         // An IANA service name: at most 15 characters, with a letter.
         portName: kindLower.slice(0, 15),
-        runAsUser: recorded.runAsUser !== undefined ? Number(recorded.runAsUser) : false,
+        runAsUser: recorded!.runAsUser !== undefined ? Number(recorded!.runAsUser) : false,
         componentLabel: kindLower.slice(0, 63),
         managedByLabel: `${kindLower}-controller`.slice(0, 63).replace(/-+$/, ''),
-      };
-    },
-    extend: async ({ tree, project, data }) => {
-      await insertManagerEnv(tree, String(data.imageEnvVar), recorded.image);
-      recordDeployImage(project, {
-        domain: project.domain,
-        group: String(data.group),
-        version: String(data.version),
-        kind: String(data.kind),
-        options: recorded,
       });
     },
-  });
+
+    async scaffold(step) {
+      const { tree, project } = step;
+      const { names, data } = ownedPlan(step);
+      await insertManagerEnv(tree, String(data.imageEnvVar), recorded!.image);
+      recordDeployImage(project, {
+        domain: project.domain,
+        group: names.group,
+        version: names.version,
+        kind: names.kind,
+        options: recorded!,
+      });
+    },
+  };
+}
+
+/** `kop create api --plugins deploy-image/v1-alpha --image <ref> ...`: create api with the plugin's phases. */
+export async function runDeployImage(
+  options: CreateApiOptions & DeployImageFlags,
+  context: Context,
+): Promise<ApplyResult> {
+  const { image, imageContainerCommand, imageContainerPort, runAsUser, ...createApi } = options;
+  return runCreateApi(createApi, context, [
+    deployImagePhases({ image, imageContainerCommand, imageContainerPort, runAsUser }),
+  ]);
 }
 
 /** Adds (or replaces) the kind's entry under PROJECT's deploy-image plugin. */

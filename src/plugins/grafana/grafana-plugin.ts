@@ -1,4 +1,6 @@
+import type { PhaseHandlers } from '../../project/command-pipeline.js';
 import type { VirtualTree } from '../../scaffold/tree.js';
+import type { EditStep } from '../edit-step.js';
 import { CONTROLLER_RESOURCES_DASHBOARD, CONTROLLER_RUNTIME_DASHBOARD } from './builtin-dashboards.js';
 import {
   CUSTOM_METRICS_CONFIG,
@@ -36,4 +38,9 @@ export async function stageGrafanaDashboards(tree: VirtualTree): Promise<void> {
     // The list was emptied: its dashboard goes too.
     tree.remove(GRAFANA_FILES.customMetricsDashboard);
   }
+}
+
+/** The grafana plugin's handler of kop edit's phases: it stages the dashboards. */
+export function grafanaPhases(): PhaseHandlers<EditStep> {
+  return { scaffold: (step) => stageGrafanaDashboards(step.tree) };
 }

@@ -1,0 +1,184 @@
+/**
+ * What `kop create api` stages for a kind: the template values that name a reconciler, the
+ * reconciler and its test, and the kind's PROJECT entry.
+ */
+import type { Context } from '../base/context.js';
+import { declarationMarkers } from '../markers/collect.js';
+import {
+  moduleFrom,
+  readKindShape,
+  scaffoldKindFixture,
+  type FixtureTarget,
+  type KindShape,
+} from '../project/kind-fixture.js';
+import { fullGroup, type ProjectFile, type ProjectResource } from '../project/project-file.js';
+import {
+  controllersOf,
+  CREATE_API_PATHS,
+  placeControllerFile,
+  type ControllerNames,
+  type ResourceNames,
+} from '../project/resource-layout.js';
+import { pluralOf } from '../project/resource.js';
+import { renderTemplateDir, type TemplateData } from '../scaffold/render.js';
+import type { VirtualTree } from '../scaffold/tree.js';
+
+/** The template values that name a reconciler; the kind's unnamed one keeps the finalizer it always had. */
+export function controllerTemplateData(
+  controller: ControllerNames,
+  kind: string,
+  group: string,
+  isolate: boolean,
+): TemplateData {
+  return {
+    reconcilerClass: controller.className,
+    controllerName: controller.name,
+    controllerStem: controller.stem,
+    // The reconciler's file under src/controllers/ without extension (`<group>/<stem>` in multigroup projects),
+    // and the way back to the project root from it and from its test, for relative imports.
+    controllerPath: `${controller.dir}${controller.stem}`,
+    toRoot: controller.toRoot,
+    // Each other reconciler holds its own finalizer, so one's cleanup never releases an object another still cleans up.
+    finalizer: controller.className === `${kind}Reconciler` ? `${group}/finalizer` : `${group}/${controller.name}`,
+    // Each reconciler's test runs in a namespace of its own (a DNS label: a multigroup folder's dots become dashes) on the one shared control
+    // plane, so tests run at the same time (reconcilers of one kind, webhook tests) never see, or
+    // hold by a finalizer, each other's objects.
+    testNamespace: isolate
+      ? `${`${controller.dir}${controller.stem}`
+          .toLowerCase()
+          .replace(/[^a-z0-9-]/g, '-')
+          .slice(0, 58)
+          .replace(/-+$/, '')}-test`
+      : false,
+  };
+}
+
+/**
+ * What the reconciler and its test need to know of the kind's types: whether it reports a Ready
+ * condition (`hasConditions`, the one decision both reconcilers, update and server-side apply,
+ * and their tests follow), and the fixture its test creates objects from, `valid<Kind>()`,
+ * scaffolded once per kind (see project/kind-fixture.ts) when the project has a control plane for tests.
+ */
+export async function kindTestData(
+  tree: VirtualTree,
+  target: FixtureTarget,
+  data: TemplateData,
+): Promise<TemplateData> {
+  const typesText = (await tree.read(target.typesFile)) ?? '';
+  // Ready goes into status.conditions through the status subresource (and the generated
+  // statusApplyConfigurationFor<Kind> exists only with it): both must be there.
+  const reportsReady = async (shape: KindShape | undefined) =>
+    shape?.hasConditions === true &&
+    ((await declarationMarkers(typesText, target.typesFile, target.kind)) ?? []).some(
+      (m) => m.text === '+kubebuilder:subresource:status',
+    );
+  if (!(await tree.exists(CREATE_API_PATHS.globalSetup)))
+    return { hasConditions: await reportsReady(await readKindShape(typesText, target.kind)) };
+  const { file, shape } = await scaffoldKindFixture(
+    tree,
+    target,
+    typeof data.licenseHeaderTs === 'string' ? data.licenseHeaderTs : '',
+  );
+  return {
+    hasConditions: await reportsReady(shape),
+    fixtureModule: moduleFrom(`test/controllers/${String(data.controllerPath)}.controller.test.ts`, file),
+    fixtureFunction: `valid${target.kind}`,
+  };
+}
+
+/** Renders a reconciler and, when the project has a control plane for tests, its test. */
+export async function scaffoldController(
+  tree: VirtualTree,
+  context: Context,
+  template: string,
+  testTemplate: string | undefined,
+  data: TemplateData,
+  force: boolean,
+  controller: ControllerNames,
+): Promise<void> {
+  for (const file of await renderTemplateDir(template, data))
+    await tree.scaffold(placeControllerFile(file.path, controller), file.content, { force });
+  if (testTemplate === undefined) return;
+  // The test reaches the control plane that test/global-setup.ts (from kop init) starts.
+  if (await tree.exists(CREATE_API_PATHS.globalSetup)) {
+    for (const file of await renderTemplateDir(testTemplate, data))
+      await tree.scaffold(placeControllerFile(file.path, controller), file.content, { force });
+  } else {
+    context.out.warn(
+      `no reconciler test: the project has no ${CREATE_API_PATHS.globalSetup} to start a control plane for it`,
+    );
+  }
+}
+
+/** `+kubebuilder:resource:` arguments, only where the defaults would be wrong. */
+export function resourceMarker(names: ResourceNames, namespaced: boolean): string {
+  const args: string[] = [];
+  if (names.plural !== pluralOf(names.kind)) args.push(`path=${names.plural}`);
+  if (!namespaced) args.push('scope=Cluster');
+  return args.join(',');
+}
+
+interface RecordedResource {
+  group: string;
+  version: string;
+  kind: string;
+  plural: string;
+  domain: string;
+  resource: boolean;
+  /** The reconciler scaffolded, if any. */
+  controller: ControllerNames | undefined;
+  /** It was named with --controller-name. */
+  controllerNamed: boolean;
+  namespaced: boolean;
+  ssa: boolean;
+  /** `--no-conversion` on a new version: the CRD's conversion strategy None. */
+  conversionNone: boolean;
+  path: string;
+}
+
+/** Adds or updates the PROJECT entry of a kind/version, keeping what earlier runs recorded. */
+export function recordResource(project: ProjectFile, wanted: RecordedResource): void {
+  const index = project.resources.findIndex(
+    (r) => r.kind === wanted.kind && r.version === wanted.version && fullGroup(r) === fullGroup(wanted),
+  );
+  const previous: ProjectResource | undefined = index === -1 ? undefined : project.resources[index];
+  const entry: ProjectResource = {
+    ...previous,
+    group: wanted.group,
+    version: wanted.version,
+    kind: wanted.kind,
+    plural: wanted.plural,
+    domain: wanted.domain,
+  };
+  if (wanted.resource) {
+    entry.path = wanted.path;
+    entry.api = {
+      crdVersion: 'v1',
+      namespaced: wanted.namespaced,
+      ...(wanted.ssa ? { ssa: true } : {}),
+      ...(wanted.conversionNone ? { conversion: 'None' as const } : {}),
+    };
+  }
+  if (wanted.controller) addController(entry, wanted.controller, wanted.controllerNamed);
+  if (index === -1) project.resources.push(entry);
+  else project.resources[index] = entry;
+}
+
+/**
+ * Records a reconciler as Kubebuilder does: the unnamed one as `controller: true` while the
+ * kind has no named ones; a named one in `controllers:`, where an earlier `controller: true`
+ * moves as the one named after the lower-case kind.
+ */
+export function addController(entry: ProjectResource, controller: ControllerNames, named: boolean): void {
+  // Only the names are recorded: the layout does not matter here.
+  const list = controllersOf(entry);
+  if (!named && (entry.controllers ?? []).length === 0) {
+    entry.controller = true;
+    return;
+  }
+  if (!list.some((c) => c.stem === controller.stem)) list.push(controller);
+  // The name as given (the file stem): in a multigroup project the manager registers the kind's
+  // unnamed one as <group>-<kind>, but PROJECT records it as Kubebuilder does, by the lower-case kind.
+  entry.controllers = list.map((c) => ({ name: c.stem }));
+  delete entry.controller;
+}

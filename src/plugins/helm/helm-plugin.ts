@@ -1,0 +1,25 @@
+/**
+ * The helm plugin of `kop edit`: the chart itself is built in src/helm (it renders config/ the way
+ * `kop deploy` does); this is the plugin's part, its handlers of kop edit's phases.
+ */
+import type { PhaseHandlers } from '../../project/command-pipeline.js';
+import type { ApplyResult } from '../../scaffold/apply.js';
+import { stageHelmChart } from '../../helm/run-helm.js';
+import type { EditStep } from '../edit-step.js';
+
+/** Stages the chart in PROJECT's `output` (the key recorded under `pluginKey`), then says what was written. */
+export function helmPhases(pluginKey: string): PhaseHandlers<EditStep> {
+  let report: ((result: ApplyResult) => void) | undefined;
+  return {
+    async scaffold(step) {
+      const recorded = step.project.plugins?.[pluginKey];
+      report = await stageHelmChart(
+        step.tree,
+        step.project,
+        { force: step.force, output: recorded?.output },
+        step.context,
+      );
+    },
+    postScaffold: (_step, result) => report?.(result),
+  };
+}
