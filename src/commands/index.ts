@@ -18,7 +18,7 @@
  *   with an optional hint) for everything the user can act on; the root prints one
  *   line and sets the exit code. Never call process.exit.
  * - Generating commands write through a `VirtualTree` and finish with
- *   `applyTree(tree, context, { tasks })` from src/scaffold/apply.ts.
+ *   `flushTree(tree, context, { tasks })` from src/scaffold/flush-tree.ts.
  */
 import type { CommandModule } from './command-module.js';
 import * as alpha from './alpha.js';

@@ -34,7 +34,7 @@ import {
   singularOf,
   type NameCheck,
 } from '../project/resource.js';
-import { applyTree, type ApplyResult } from '../scaffold/apply.js';
+import { flushTree, type FlushResult } from '../scaffold/flush-tree.js';
 import { loadBoilerplate } from '../scaffold/boilerplate.js';
 import { renderTemplateDir, type TemplateData } from '../scaffold/render.js';
 import { VirtualTree } from '../scaffold/tree.js';
@@ -196,7 +196,7 @@ export async function runCreateApi(
   options: CreateApiOptions,
   context: Context,
   extension: CreateApiExtension = {},
-): Promise<ApplyResult> {
+): Promise<FlushResult> {
   const tree = new VirtualTree(context.cwd);
   const project = await loadProjectFile(tree);
   const external: ExternalApiFlags = {
@@ -444,7 +444,7 @@ export async function runCreateApi(
   await extension.extend?.({ tree, project, data });
   saveProjectFile(tree, project);
 
-  const result = await applyTree(tree, context);
+  const result = await flushTree(tree, context);
   if (result.written) {
     context.out.info(
       `\nNext: edit ${CREATE_API_PATHS.typesFile(names)}, then run \`npm run generate\` for the CRD, RBAC role and typed client.`,
@@ -711,7 +711,7 @@ async function createUnownedController(
   tree: VirtualTree,
   project: ProjectFile,
   target: UnownedTarget,
-): Promise<ApplyResult> {
+): Promise<FlushResult> {
   const { group, version, kind } = target;
   if (options.controller === false)
     throw new UsageError(
@@ -815,7 +815,7 @@ async function createUnownedController(
   if (!project.resources.includes(entry)) project.resources.push(entry);
   saveProjectFile(tree, project);
 
-  const result = await applyTree(tree, context);
+  const result = await flushTree(tree, context);
   if (result.written) {
     const next = builtin
       ? 'run `npm run generate` for the RBAC role, then `npm test`.'

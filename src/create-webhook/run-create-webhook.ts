@@ -26,7 +26,7 @@ import {
   webhookRegistration,
   type WebhookRegistration,
 } from '../project/webhook-layout.js';
-import { applyTree, type ApplyResult } from '../scaffold/apply.js';
+import { flushTree, type FlushResult } from '../scaffold/flush-tree.js';
 import { loadBoilerplate } from '../scaffold/boilerplate.js';
 import { renderTemplateDir, type TemplateData } from '../scaffold/render.js';
 import { VirtualTree } from '../scaffold/tree.js';
@@ -54,12 +54,12 @@ const STORAGE_VERSION_MARKER = '+kubebuilder:storageversion';
  * first time; and the PROJECT entry. Webhooks the kind already has are refused unless `force`.
  * Nothing is written when any step fails.
  */
-export async function runCreateWebhook(options: CreateWebhookOptions, context: Context): Promise<ApplyResult> {
+export async function runCreateWebhook(options: CreateWebhookOptions, context: Context): Promise<FlushResult> {
   const tree = new VirtualTree(context.cwd);
   const project = await loadProjectFile(tree);
   const { next } = await stageCreateWebhook(options, context, tree, project);
   saveProjectFile(tree, project);
-  const result = await applyTree(tree, context);
+  const result = await flushTree(tree, context);
   if (result.written) context.out.info(`\nNext: ${next}`);
   return result;
 }

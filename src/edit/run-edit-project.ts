@@ -3,11 +3,11 @@ import * as path from 'node:path';
 import type { Context } from '../base/context.js';
 import { KopError, UsageError } from '../base/errors.js';
 import { recordedSettings, resolvePlugins, splitPluginNames } from '../plugins/registry.js';
-import { runEdit } from '../plugins/run-edit.js';
+import { runEdit } from './run-edit-plugins.js';
 import { loadProjectFile, saveProjectFile } from '../project/project-file.js';
 import { controllersOf, CREATE_API_PATHS, insertControllerWiring } from '../project/resource-layout.js';
 import { MAIN_WEBHOOK_CALL } from '../project/webhook-layout.js';
-import { applyTree, type ApplyResult } from '../scaffold/apply.js';
+import { flushTree, type FlushResult } from '../scaffold/flush-tree.js';
 import { insertIntoFile } from '../scaffold/insert.js';
 import { VirtualTree } from '../scaffold/tree.js';
 import { stageMultigroupEdit, type Obstacles } from './edit-multigroup.js';
@@ -60,7 +60,7 @@ export function parseMaxDescriptionLength(value: number | string): number | unde
  * tree and written only when every step succeeded. Where the user's edits are in the way of a
  * layout change, nothing is written unless --force; every obstacle is named.
  */
-export async function runEditProject(options: EditProjectOptions, context: Context): Promise<ApplyResult> {
+export async function runEditProject(options: EditProjectOptions, context: Context): Promise<FlushResult> {
   const plugins = options.plugins !== undefined ? splitPluginNames(options.plugins) : [];
   const setsDescriptionCap = options.maxDescriptionLength !== undefined;
   const descriptionCap = setsDescriptionCap ? parseMaxDescriptionLength(options.maxDescriptionLength!) : undefined;
@@ -132,14 +132,14 @@ export async function runEditProject(options: EditProjectOptions, context: Conte
   }
   if (project.crd !== undefined && Object.keys(project.crd).length === 0) delete project.crd;
 
-  const followUps: ((result: ApplyResult) => void)[] = [];
+  const followUps: ((result: FlushResult) => void)[] = [];
   for (const plugin of resolved) {
     const followUp = await plugin.edit!({ tree, project, context, force });
     if (followUp) followUps.push(followUp);
     project.plugins = { ...project.plugins, [plugin.key]: recordedSettings(plugin, project) };
   }
   saveProjectFile(tree, project);
-  const result = await applyTree(tree, context);
+  const result = await flushTree(tree, context);
   if (result.written) {
     // rmdir removes only an empty folder: one holding anything else of the user's stays.
     for (const dir of vacated) await rmdir(path.join(context.cwd, dir)).catch(() => undefined);

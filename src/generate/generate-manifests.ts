@@ -11,8 +11,8 @@ import {
   buildWebhookConfigurations,
   formatWebhookConfigurations,
   WEBHOOK_MANIFESTS,
-} from '../webhook/webhook-configuration.js';
-import { parseWebhookMarkers, WEBHOOK_SCAN_PREFIX } from '../webhook/webhook-markers.js';
+} from '../webhook-manifests/webhook-configuration.js';
+import { parseWebhookMarkers, WEBHOOK_SCAN_PREFIX } from '../webhook-manifests/webhook-markers.js';
 import {
   convertingCrds,
   CRD_KUSTOMIZE_CONFIG,
@@ -23,7 +23,7 @@ import {
   WEBHOOK_KUSTOMIZATION,
   WEBHOOK_REPLACEMENTS,
   type ConvertingKind,
-} from '../webhook/webhook-kustomize.js';
+} from '../webhook-manifests/webhook-kustomize.js';
 import { fullGroup, type ProjectFile } from '../project/project-file.js';
 import { conversionPatchFile } from '../project/webhook-layout.js';
 import type { VirtualTree } from '../scaffold/tree.js';

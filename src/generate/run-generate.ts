@@ -1,7 +1,7 @@
 import { KopError } from '../base/errors.js';
 import type { Context } from '../base/context.js';
 import { PROJECT_FILE, loadProjectFile, saveProjectFile, type ProjectFile } from '../project/project-file.js';
-import { applyTree } from '../scaffold/apply.js';
+import { flushTree } from '../scaffold/flush-tree.js';
 import { VirtualTree } from '../scaffold/tree.js';
 import type { GenerateOptions, GeneratorEntry } from './generator.js';
 
@@ -35,7 +35,7 @@ export async function runGenerate(options: RunGenerateOptions, context: Context)
     context.out.info('generated files are up to date');
     return;
   }
-  await applyTree(tree, context);
+  await flushTree(tree, context);
 }
 
 /**

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import type { Context } from '../base/context.js';
 import { KopError } from '../base/errors.js';
 import type { ProjectFile } from '../project/project-file.js';
-import type { ApplyResult } from '../scaffold/apply.js';
+import type { FlushResult } from '../scaffold/flush-tree.js';
 import { GENERATED_HEADER } from '../scaffold/header.js';
 import type { VirtualTree } from '../scaffold/tree.js';
 import { chartYaml, HELMIGNORE, helpersTpl, valuesYaml } from './chart-files.js';
@@ -54,7 +54,7 @@ export async function stageHelmChart(
   project: ProjectFile,
   options: HelmChartOptions,
   context: Context,
-): Promise<(result: ApplyResult) => void> {
+): Promise<(result: FlushResult) => void> {
   const chartDir = chartDirectory(options.output);
   const valuesBase = `${chartDir}/${VALUES_BASE_FILE}`;
   const variants = await renderConfigVariants(context);

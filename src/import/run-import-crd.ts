@@ -18,7 +18,7 @@ import {
   type ProjectFile,
   type ProjectResource,
 } from '../project/project-file.js';
-import { applyTree, type ApplyResult } from '../scaffold/apply.js';
+import { flushTree, type FlushResult } from '../scaffold/flush-tree.js';
 import { loadBoilerplate } from '../scaffold/boilerplate.js';
 import { VirtualTree } from '../scaffold/tree.js';
 import { readClusterCrds } from './cluster-crds.js';
@@ -47,7 +47,7 @@ export interface ImportCrdOptions {
 }
 
 /** What an import did, for the command (it runs `kop generate` next) and tests. */
-export interface ImportCrdResult extends ApplyResult {
+export interface ImportCrdResult extends FlushResult {
   /** Some imported field is a float: `kop generate` needs --allow-dangerous-types. */
   usesFloats: boolean;
   /** Every kind/version imported, as `Kind group/version`. */
@@ -73,7 +73,7 @@ export async function runImportCrd(
   const project = await loadProjectFile(tree);
   const { usesFloats, imported } = await stageImportCrd(tree, project, options, context, readStdin);
   saveProjectFile(tree, project);
-  const result = await applyTree(tree, context);
+  const result = await flushTree(tree, context);
   return { ...result, usesFloats, imported };
 }
 

@@ -21,7 +21,7 @@ import {
   insertResourceWiring,
   resourceNamesOf,
 } from '../project/resource-layout.js';
-import { applyTree, type ApplyResult, type PostFlushTask } from '../scaffold/apply.js';
+import { flushTree, type FlushResult, type PostFlushTask } from '../scaffold/flush-tree.js';
 import { boilerplateComment } from '../scaffold/boilerplate.js';
 import { commentText, renderTemplateDir } from '../scaffold/render.js';
 import { VirtualTree } from '../scaffold/tree.js';
@@ -81,7 +81,7 @@ const KEEP_IF_PRESENT = new Set(['README.md', 'LICENSE', '.gitignore', '.dockeri
  * Scaffolds a new operator project in `context.cwd`. Refuses, writing nothing, when
  * the folder already has a PROJECT or package.json and `force` is off.
  */
-export async function runInit(options: InitOptions, context: Context): Promise<ApplyResult> {
+export async function runInit(options: InitOptions, context: Context): Promise<FlushResult> {
   // Refused before anything else: a wrong plugin name is a typo to fix, not a project to write.
   const layoutNote = checkInitPlugins(options.plugins);
   if (layoutNote !== undefined) context.out.info(layoutNote);
@@ -125,7 +125,7 @@ export async function runInit(options: InitOptions, context: Context): Promise<A
   if (enginesNote !== undefined) context.out.warn(enginesNote);
   const tasks: PostFlushTask[] = [];
   if (!options.skipInstall) tasks.push(npmInstallTask(context.cwd, source.kopSource));
-  const result = await applyTree(tree, context, { tasks });
+  const result = await flushTree(tree, context, { tasks });
   if (result.written) {
     if (source.kopPack) {
       context.out.info(

@@ -3,7 +3,7 @@ import type { Context } from '../base/context.js';
 import { KopError } from '../base/errors.js';
 import { kopPackageRoot } from '../base/paths.js';
 import { loadProjectFile, saveProjectFile } from '../project/project-file.js';
-import { applyTree, type ApplyResult, type PostFlushTask } from '../scaffold/apply.js';
+import { flushTree, type FlushResult, type PostFlushTask } from '../scaffold/flush-tree.js';
 import { VirtualTree } from '../scaffold/tree.js';
 import { packKop, PACK_DIR } from './kop-source.js';
 import { npmInstallTask, stageKopPack } from './run-init.js';
@@ -19,7 +19,7 @@ export interface UpdatePackOptions {
  * then `npm install kop@file:.kop/kop-<version>.tgz` brings the lockfile and node_modules along.
  * Packing the same kop again changes nothing ("no changes", no install).
  */
-export async function runUpdatePack(options: UpdatePackOptions, context: Context): Promise<ApplyResult> {
+export async function runUpdatePack(options: UpdatePackOptions, context: Context): Promise<FlushResult> {
   const tree = new VirtualTree(context.cwd);
   const project = await loadProjectFile(tree);
   const kopRoot = kopPackageRoot();
@@ -69,7 +69,7 @@ export async function runUpdatePack(options: UpdatePackOptions, context: Context
 
   const changed = (await tree.plan()).some((change) => change.action !== 'unchanged' && change.action !== 'skip');
   const tasks: PostFlushTask[] = changed && !options.skipInstall ? [npmInstallTask(context.cwd, spec)] : [];
-  const result = await applyTree(tree, context, { tasks });
+  const result = await flushTree(tree, context, { tasks });
   if (result.written && changed) {
     context.out.info(
       `\nThe project depends on ${spec}. Commit ${PACK_DIR}/, package.json, package-lock.json and PROJECT.`,

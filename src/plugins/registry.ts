@@ -1,7 +1,7 @@
 import type { Context } from '../base/context.js';
 import { UsageError } from '../base/errors.js';
 import type { ProjectFile } from '../project/project-file.js';
-import type { ApplyResult } from '../scaffold/apply.js';
+import type { FlushResult } from '../scaffold/flush-tree.js';
 import type { VirtualTree } from '../scaffold/tree.js';
 
 /** What an edit plugin gets: the tree every plugin of one `kop edit` stages into, and the project. */
@@ -35,7 +35,7 @@ export interface KopPlugin {
    * `kop edit`: stages the plugin's files into `step.tree` (nothing is written until every plugin
    * staged its files). Returns what to print once the tree was applied, if anything.
    */
-  edit?(step: EditStep): Promise<((result: ApplyResult) => void) | void>;
+  edit?(step: EditStep): Promise<((result: FlushResult) => void) | void>;
 }
 
 /** Kubebuilder's key of the deploy-image plugin. */

@@ -1,7 +1,7 @@
 import type { Context } from '../base/context.js';
 import { UsageError } from '../base/errors.js';
 import { runCreateApi, type CreateApiOptions } from '../create-api/run-create-api.js';
-import type { ApplyResult } from '../scaffold/apply.js';
+import type { FlushResult } from '../scaffold/flush-tree.js';
 import { fieldOf } from '../project/command-flags.js';
 import { CREATE_API_PLUGIN_FLAGS, type CreateApiPluginFlags } from './deploy-image/deploy-image-flags.js';
 import { runDeployImage, type DeployImageFlags } from './deploy-image/run-deploy-image.js';
@@ -23,7 +23,7 @@ const IMAGE_FLAGS = CREATE_API_PLUGIN_FLAGS.filter((spec) => spec.name !== 'plug
 export async function runCreateApiWithPlugins(
   options: CreateApiWithPluginsOptions,
   context: Context,
-): Promise<ApplyResult> {
+): Promise<FlushResult> {
   const { plugins: names, image, imageContainerCommand, imageContainerPort, runAsUser, ...createApi } = options;
   const plugins = names === undefined ? [] : resolvePlugins(splitPluginNames(names), 'create api');
   const deployImage = plugins.some((plugin) => plugin.key === DEPLOY_IMAGE_PLUGIN);

@@ -15,7 +15,7 @@ const GENERATOR_FLOORS: readonly (readonly string[])[] = [
   ['project'], // PROJECT file, resource names, a resource's file layout and wiring
   ['markers'], // one marker parser and registry (when the folder exists)
   ['schema'],
-  ['rbac', 'webhook', 'clientgen'],
+  ['rbac', 'webhook-manifests', 'clientgen'],
   ['import'], // kop import crd, which create api's --external-api-module <crd> runs too
   ['generate', 'init', 'create-webhook', 'deploy'], // the runs of the commands
   ['create-api'], // create api --conversion stages create webhook's conversion in its own plan
@@ -23,7 +23,7 @@ const GENERATOR_FLOORS: readonly (readonly string[])[] = [
   ['plugins'], // the plugin registry of kop edit / create api --plugins: helm, grafana, deploy-image (runs create-api)
   ['dev'], // kop dev: runs generate in its loop
   ['edit'], // kop edit --multigroup / --namespaced: moves reconcilers, re-renders init's files, then runs the edit plugins
-  ['upgrade'], // kop alpha generate / update: replays init, create api, create webhook, generate and plugins
+  ['alpha'], // kop alpha generate / update: replays init, create api, create webhook, generate and plugins
   ['commands'],
   ['cli'], // main.ts, commander wiring, output: imported by nobody
 ];

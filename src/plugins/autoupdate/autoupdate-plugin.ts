@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { templatesRoot } from '../../base/paths.js';
 import type { Context } from '../../base/context.js';
-import type { ApplyResult } from '../../scaffold/apply.js';
+import type { FlushResult } from '../../scaffold/flush-tree.js';
 import type { VirtualTree } from '../../scaffold/tree.js';
 
 /** The workflow, where Kubebuilder's autoupdate plugin writes it. */
@@ -23,7 +23,7 @@ export async function stageAutoUpdateWorkflow(
   tree: VirtualTree,
   options: { force: boolean },
   context: Pick<Context, 'out'>,
-): Promise<(result: ApplyResult) => void> {
+): Promise<(result: FlushResult) => void> {
   await tree.scaffold(AUTO_UPDATE_WORKFLOW, await autoUpdateWorkflow(), { ifExists: 'skip', force: options.force });
   return (result) => {
     const written = result.changes.some(

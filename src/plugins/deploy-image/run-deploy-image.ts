@@ -8,7 +8,7 @@ import {
   type DeployImageResource,
   type ProjectFile,
 } from '../../project/project-file.js';
-import type { ApplyResult } from '../../scaffold/apply.js';
+import type { FlushResult } from '../../scaffold/flush-tree.js';
 import { jsonLiteral } from '../../scaffold/render.js';
 import { DEPLOY_IMAGE_PLUGIN } from '../registry.js';
 import type { CreateApiPluginFlags } from './deploy-image-flags.js';
@@ -78,7 +78,7 @@ export function deployImageOptions(flags: DeployImageFlags): DeployImageOptions 
 export async function runDeployImage(
   options: CreateApiOptions & DeployImageFlags,
   context: Context,
-): Promise<ApplyResult> {
+): Promise<FlushResult> {
   const recorded = deployImageOptions(options);
   if (options.resource === false || options.controller === false) {
     throw new UsageError(

@@ -516,7 +516,7 @@ const pluginsFeature: ProjectFeature = {
         // The chart is built with kubectl kustomize from config/: without kubectl, the project is still whole.
         optional: true,
         run: async (context) => {
-          const { runEdit } = await import('../plugins/run-edit.js');
+          const { runEdit } = await import('../edit/run-edit-plugins.js');
           await runEdit({ plugins: [plugin] }, context);
         },
       });

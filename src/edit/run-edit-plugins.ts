@@ -1,8 +1,8 @@
 import type { Context } from '../base/context.js';
 import { loadProjectFile, saveProjectFile } from '../project/project-file.js';
-import { applyTree, type ApplyResult } from '../scaffold/apply.js';
+import { flushTree, type FlushResult } from '../scaffold/flush-tree.js';
 import { VirtualTree } from '../scaffold/tree.js';
-import { recordedSettings, resolvePlugins, splitPluginNames } from './registry.js';
+import { recordedSettings, resolvePlugins, splitPluginNames } from '../plugins/registry.js';
 
 /** `kop edit`'s options. */
 export interface EditOptions {
@@ -17,18 +17,18 @@ export interface EditOptions {
  * under its Kubebuilder key in PROJECT's `plugins:` (kept when already there, so a re-run keeps
  * its configuration), and the tree is written only when all of them succeeded.
  */
-export async function runEdit(options: EditOptions, context: Context): Promise<ApplyResult> {
+export async function runEdit(options: EditOptions, context: Context): Promise<FlushResult> {
   const plugins = resolvePlugins(splitPluginNames(options.plugins), 'edit');
   const tree = new VirtualTree(context.cwd);
   const project = await loadProjectFile(tree);
-  const followUps: ((result: ApplyResult) => void)[] = [];
+  const followUps: ((result: FlushResult) => void)[] = [];
   for (const plugin of plugins) {
     const followUp = await plugin.edit!({ tree, project, context, force: options.force ?? false });
     if (followUp) followUps.push(followUp);
     project.plugins = { ...project.plugins, [plugin.key]: recordedSettings(plugin, project) };
   }
   saveProjectFile(tree, project);
-  const result = await applyTree(tree, context);
+  const result = await flushTree(tree, context);
   for (const followUp of followUps) followUp(result);
   return result;
 }

@@ -6,7 +6,7 @@ import { UsageError } from '../base/errors.js';
 import type { GeneratorEntry } from '../generate/generator.js';
 import { isPackedSpec, kopSourceProblem } from '../init/kop-source.js';
 import { loadProjectFile, type ProjectFile } from '../project/project-file.js';
-import { applyTree, type ApplyResult } from '../scaffold/apply.js';
+import { flushTree, type FlushResult } from '../scaffold/flush-tree.js';
 import { BOILERPLATE_FILE } from '../scaffold/boilerplate.js';
 import { isGenerated } from '../scaffold/header.js';
 import { VirtualTree } from '../scaffold/tree.js';
@@ -26,7 +26,7 @@ export interface AlphaGenerateOptions {
 }
 
 /** What `kop alpha generate` did. */
-export interface AlphaGenerateResult extends ApplyResult {
+export interface AlphaGenerateResult extends FlushResult {
   outputDir: string;
   /** Steps that failed without stopping the replay (generate, plugins). */
   skipped: SkippedStep[];
@@ -163,7 +163,7 @@ export async function runAlphaGenerate(options: AlphaGenerateOptions, context: C
       context.out.info(`The ${replaced.length} files replaced below were copied to ${backupDir} first.`);
     }
   }
-  const result = await applyTree(tree, context);
+  const result = await flushTree(tree, context);
   if (result.written) {
     context.out.info(
       inPlace

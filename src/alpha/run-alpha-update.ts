@@ -15,7 +15,7 @@ import {
 } from '../init/kop-source.js';
 import { npmInstallTask, stageKopPack } from '../init/run-init.js';
 import { loadProjectFile, saveProjectFile } from '../project/project-file.js';
-import { applyTree, type ApplyResult, type PostFlushTask } from '../scaffold/apply.js';
+import { flushTree, type FlushResult, type PostFlushTask } from '../scaffold/flush-tree.js';
 import { VirtualTree } from '../scaffold/tree.js';
 import { LOCKFILES, mergeProject, PACKAGE_JSON, type FileOutcome } from './merge-trees.js';
 import { findOldKop } from './old-kop.js';
@@ -36,7 +36,7 @@ export interface AlphaUpdateOptions {
 }
 
 /** What `kop alpha update` did. */
-export interface AlphaUpdateResult extends ApplyResult {
+export interface AlphaUpdateResult extends FlushResult {
   fromVersion: string;
   toVersion: string;
   outcomes: FileOutcome[];
@@ -162,7 +162,7 @@ export async function runAlphaUpdate(options: AlphaUpdateOptions, context: Conte
     const dependencySteps = [...(lockfile === undefined ? [] : [lockfileTask(lockfile, target.spec)]), install];
     // On --dry-run the plan lists them; otherwise they run after the files are written, as below.
     const planned = context.dryRun ? dependencySteps.filter((task) => task !== undefined) : [];
-    const result = await applyTree(tree, context, { tasks: [...tasks, ...planned] });
+    const result = await flushTree(tree, context, { tasks: [...tasks, ...planned] });
     if (result.written) {
       if (packageJson?.outcome === 'conflict') {
         context.out.warn(
@@ -247,7 +247,7 @@ async function regenerateLockfile(lockfile: string, kopSpec: string, context: Co
   return false;
 }
 
-/** Runs one step after the files are written, as applyTree runs its tasks. */
+/** Runs one step after the files are written, as flushTree runs its tasks. */
 async function runStep(task: PostFlushTask, context: Context): Promise<void> {
   const styles = context.out.styles;
   const started = Date.now();
