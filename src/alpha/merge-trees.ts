@@ -1,6 +1,6 @@
-import { PROJECT_FILE } from '../project/project-file.js';
-import { isGenerated } from '../scaffold/header.js';
-import { mergeLines } from '../scaffold/line-diff.js';
+import { PROJECT_FILE } from '../project/index.js';
+import { isGenerated } from '../scaffold/index.js';
+import { mergeLines } from '../scaffold/index.js';
 import { mergePackageJson } from './merge-package-json.js';
 import { isBinary, type Snapshot } from './replay.js';
 

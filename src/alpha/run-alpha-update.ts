@@ -1,10 +1,10 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import type { Context } from '../base/context.js';
-import { KopError } from '../base/errors.js';
-import { kopPackageRoot, kopVersion } from '../base/paths.js';
-import type { GeneratorEntry } from '../generate/generator.js';
+import type { Context } from '../base/index.js';
+import { KopError } from '../base/index.js';
+import { kopPackageRoot, kopVersion } from '../base/index.js';
+import type { GeneratorEntry } from '../generate/index.js';
 import {
   installedFromRegistry,
   isPackedSpec,
@@ -12,11 +12,11 @@ import {
   packKop,
   PACK_DIR,
   type PackedKop,
-} from '../init/kop-source.js';
-import { npmInstallTask, stageKopPack } from '../init/run-init.js';
-import { loadProjectFile, saveProjectFile } from '../project/project-file.js';
-import { flushTree, type FlushResult, type PostFlushTask } from '../scaffold/flush-tree.js';
-import { VirtualTree } from '../scaffold/tree.js';
+} from '../init/index.js';
+import { npmInstallTask, stageKopPack } from '../init/index.js';
+import { loadProjectFile, saveProjectFile } from '../project/index.js';
+import { flushTree, type FlushResult, type PostFlushTask } from '../scaffold/index.js';
+import { VirtualTree } from '../scaffold/index.js';
 import { LOCKFILES, mergeProject, PACKAGE_JSON, type FileOutcome } from './merge-trees.js';
 import { findOldKop } from './old-kop.js';
 import { replaySteps } from './project-features.js';
@@ -151,7 +151,7 @@ export async function runAlphaUpdate(options: AlphaUpdateOptions, context: Conte
         title: 'kop generate',
         hint: 'the merged files were written; fix what it names and run `kop generate`',
         run: async (ctx) => {
-          const { runGenerate } = await import('../generate/run-generate.js');
+          const { runGenerate } = await import('../generate/index.js');
           await runGenerate({ check: false, generators }, ctx);
         },
       });

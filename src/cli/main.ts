@@ -1,14 +1,14 @@
 import type { Command } from 'commander';
-import type { MakeContext } from '../commands/command-module.js';
+import type { MakeContext } from '../commands/index.js';
 import { commands } from '../commands/index.js';
-import type { Context } from '../base/context.js';
-import { KopError } from '../base/errors.js';
+import type { Context } from '../base/index.js';
+import { KopError } from '../base/index.js';
 import { loadCommander } from './load-commander.js';
 import { respellKubebuilderFlags } from './pflag-spelling.js';
 import { findUnknownCommand, unknownCommandMessage } from './unknown-command.js';
-import { createContext } from '../base/make-context.js';
+import { createContext } from '../base/index.js';
 import { createOutput, createStyles, shouldUseColor, type OutputStreams } from './output.js';
-import { kopVersion } from '../base/paths.js';
+import { kopVersion } from '../base/index.js';
 
 const { Command: CommandClass, CommanderError } = loadCommander();
 

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import type { AlphaGenerateOptions } from '../alpha/run-alpha-generate.js';
-import type { AlphaUpdateOptions } from '../alpha/run-alpha-update.js';
+import type { AlphaGenerateOptions } from '../alpha/index.js';
+import type { AlphaUpdateOptions } from '../alpha/index.js';
 import type { MakeContext } from './command-module.js';
 import { generators } from './generate.js';
 
@@ -19,7 +19,7 @@ function updateCommand(command: Command, makeContext: MakeContext): Command {
       'do not install node_modules afterwards (package-lock.json is still written anew from the merged package.json)',
     )
     .action(async (flags: UpdateFlags) => {
-      const { runAlphaUpdate } = await import('../alpha/run-alpha-update.js');
+      const { runAlphaUpdate } = await import('../alpha/index.js');
       await runAlphaUpdate({ ...flags, generators }, makeContext());
     });
 }
@@ -50,7 +50,7 @@ export function register(program: Command, makeContext: MakeContext): void {
     )
     .option('--no-generate', 'do not run kop generate at the end')
     .action(async (flags: GenerateFlags) => {
-      const { runAlphaGenerate } = await import('../alpha/run-alpha-generate.js');
+      const { runAlphaGenerate } = await import('../alpha/index.js');
       const { generate, ...options } = flags;
       await runAlphaGenerate({ ...options, generators: generate === false ? undefined : generators }, makeContext());
     });

@@ -39,6 +39,9 @@ import * as uninstall from './uninstall.js';
 import * as updatePack from './update-pack.js';
 import * as version from './version.js';
 
+/** The context factory every command module's `register` receives (src/cli/main.ts makes it). */
+export type { MakeContext } from './command-module.js';
+
 /** Every command, in the order `kop --help` lists them. */
 export const commands: readonly CommandModule[] = [
   init,

@@ -1,14 +1,14 @@
 import * as path from 'node:path';
-import { askChecked, askYesNo } from '../base/ask.js';
-import type { Context } from '../base/context.js';
-import { KopError, UsageError } from '../base/errors.js';
+import { askChecked, askYesNo } from '../base/index.js';
+import type { Context } from '../base/index.js';
+import { KopError, UsageError } from '../base/index.js';
 import {
   fullGroup,
   loadProjectFile,
   saveProjectFile,
   type ProjectFile,
   type ProjectResource,
-} from '../project/project-file.js';
+} from '../project/index.js';
 import {
   controllerGroupOf,
   controllerNamesOf,
@@ -21,7 +21,7 @@ import {
   roleStemOf,
   type ControllerNames,
   type ResourceNames,
-} from '../project/resource-layout.js';
+} from '../project/index.js';
 import {
   checkControllerName,
   checkGroup,
@@ -33,31 +33,31 @@ import {
   requireValid,
   singularOf,
   type NameCheck,
-} from '../project/resource.js';
-import { flushTree, type FlushResult } from '../scaffold/flush-tree.js';
-import { loadBoilerplate } from '../scaffold/boilerplate.js';
-import { renderTemplateDir, type TemplateData } from '../scaffold/render.js';
-import { VirtualTree } from '../scaffold/tree.js';
-import { declarationMarkers } from '../markers/collect.js';
+} from '../project/index.js';
+import { flushTree, type FlushResult } from '../scaffold/index.js';
+import { loadBoilerplate } from '../scaffold/index.js';
+import { renderTemplateDir, type TemplateData } from '../scaffold/index.js';
+import { VirtualTree } from '../scaffold/index.js';
+import { declarationMarkers } from '../markers/index.js';
 import { builtinSampleLiteral } from './builtin-samples.js';
-import { stageCreateWebhook } from '../create-webhook/run-create-webhook.js';
+import { stageCreateWebhook } from '../create-webhook/index.js';
 import type { CreateApiFlags } from './create-api-flags.js';
-import { describeBuiltinKinds, type BuiltinKind } from '../project/builtin-kinds.js';
-import { resolveResource, type Resource } from '../project/resource-model.js';
+import { describeBuiltinKinds, type BuiltinKind } from '../project/index.js';
+import { resolveResource, type Resource } from '../project/index.js';
 import {
   moduleFrom,
   readKindShape,
   scaffoldKindFixture,
   type FixtureTarget,
   type KindShape,
-} from '../project/kind-fixture.js';
+} from '../project/index.js';
 import {
   checkExternalApiFlags,
   hasExternalApiFlags,
   isCrdSource,
   resolveExternalKind,
   type ExternalApiFlags,
-} from '../import/external-api.js';
+} from '../import/index.js';
 
 /** `kop create api`'s options: one field per flag of CREATE_API_FLAGS (create-api-flags.ts), where each is declared once. */
 export type CreateApiOptions = CreateApiFlags;

@@ -1,9 +1,9 @@
 import { posix } from 'node:path';
-import { askChecked, askYesNo, requireValid, type NameCheck } from '../base/ask.js';
-import { declarationMarkers } from '../markers/collect.js';
-import { formatLocation } from '../markers/errors.js';
-import type { Context } from '../base/context.js';
-import { KopError, UsageError } from '../base/errors.js';
+import { askChecked, askYesNo, requireValid, type NameCheck } from '../base/index.js';
+import { declarationMarkers } from '../markers/index.js';
+import { formatLocation } from '../markers/index.js';
+import type { Context } from '../base/index.js';
+import { KopError, UsageError } from '../base/index.js';
 import {
   fullGroup,
   loadProjectFile,
@@ -11,10 +11,10 @@ import {
   type ProjectFile,
   type ProjectResource,
   type ProjectWebhooks,
-} from '../project/project-file.js';
-import { resolveResource, type Resource } from '../project/resource-model.js';
-import { CREATE_API_PATHS, resourceNamesOf, type ResourceNames } from '../project/resource-layout.js';
-import { checkDomain, checkGroup, checkKind, checkVersion, descriptorNameOf, singularOf } from '../project/resource.js';
+} from '../project/index.js';
+import { resolveResource, type Resource } from '../project/index.js';
+import { CREATE_API_PATHS, resourceNamesOf, type ResourceNames } from '../project/index.js';
+import { checkDomain, checkGroup, checkKind, checkVersion, descriptorNameOf, singularOf } from '../project/index.js';
 import {
   admissionWebhookName,
   admissionWebhookPath,
@@ -25,21 +25,21 @@ import {
   webhookNamePrefix,
   webhookRegistration,
   type WebhookRegistration,
-} from '../project/webhook-layout.js';
-import { flushTree, type FlushResult } from '../scaffold/flush-tree.js';
-import { loadBoilerplate } from '../scaffold/boilerplate.js';
-import { renderTemplateDir, type TemplateData } from '../scaffold/render.js';
-import { VirtualTree } from '../scaffold/tree.js';
+} from '../project/index.js';
+import { flushTree, type FlushResult } from '../scaffold/index.js';
+import { loadBoilerplate } from '../scaffold/index.js';
+import { renderTemplateDir, type TemplateData } from '../scaffold/index.js';
+import { VirtualTree } from '../scaffold/index.js';
 import {
   checkExternalApiFlags,
   isCrdSource,
   isGoModule,
   resolveExternalKind,
   type ExternalApiFlags,
-} from '../import/external-api.js';
+} from '../import/index.js';
 import type { CreateWebhookFlags } from './create-webhook-flags.js';
 import { specFitsFooExample } from './spec-example.js';
-import { moduleFrom, scaffoldKindFixture } from '../project/kind-fixture.js';
+import { moduleFrom, scaffoldKindFixture } from '../project/index.js';
 
 /** `kop create webhook`'s options: one field per flag of CREATE_WEBHOOK_FLAGS (create-webhook-flags.ts), where each is declared once. */
 export type CreateWebhookOptions = CreateWebhookFlags;

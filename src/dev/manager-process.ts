@@ -1,6 +1,6 @@
 import { get } from 'node:http';
-import { trackForCleanup } from '../testing/cleanup.js';
-import { ManagedProcess, type ProcessExit } from '../testing/managed-process.js';
+import { trackForCleanup } from '../testing/internal.js';
+import { ManagedProcess, type ProcessExit } from '../testing/internal.js';
 
 /** How the manager process ended. */
 export type ManagerExit = ProcessExit;

@@ -1,8 +1,8 @@
-import type { Context } from '../base/context.js';
-import { loadProjectFile, saveProjectFile } from '../project/project-file.js';
-import { flushTree, type FlushResult } from '../scaffold/flush-tree.js';
-import { VirtualTree } from '../scaffold/tree.js';
-import { recordedSettings, resolvePlugins, splitPluginNames } from '../plugins/registry.js';
+import type { Context } from '../base/index.js';
+import { loadProjectFile, saveProjectFile } from '../project/index.js';
+import { flushTree, type FlushResult } from '../scaffold/index.js';
+import { VirtualTree } from '../scaffold/index.js';
+import { recordedSettings, resolvePlugins, splitPluginNames } from '../plugins/index.js';
 
 /** `kop edit`'s options. */
 export interface EditOptions {

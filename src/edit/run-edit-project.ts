@@ -1,15 +1,15 @@
 import { rmdir } from 'node:fs/promises';
 import * as path from 'node:path';
-import type { Context } from '../base/context.js';
-import { KopError, UsageError } from '../base/errors.js';
-import { recordedSettings, resolvePlugins, splitPluginNames } from '../plugins/registry.js';
+import type { Context } from '../base/index.js';
+import { KopError, UsageError } from '../base/index.js';
+import { recordedSettings, resolvePlugins, splitPluginNames } from '../plugins/index.js';
 import { runEdit } from './run-edit-plugins.js';
-import { loadProjectFile, saveProjectFile } from '../project/project-file.js';
-import { controllersOf, CREATE_API_PATHS, insertControllerWiring } from '../project/resource-layout.js';
-import { MAIN_WEBHOOK_CALL } from '../project/webhook-layout.js';
-import { flushTree, type FlushResult } from '../scaffold/flush-tree.js';
-import { insertIntoFile } from '../scaffold/insert.js';
-import { VirtualTree } from '../scaffold/tree.js';
+import { loadProjectFile, saveProjectFile } from '../project/index.js';
+import { controllersOf, CREATE_API_PATHS, insertControllerWiring } from '../project/index.js';
+import { MAIN_WEBHOOK_CALL } from '../project/index.js';
+import { flushTree, type FlushResult } from '../scaffold/index.js';
+import { insertIntoFile } from '../scaffold/index.js';
+import { VirtualTree } from '../scaffold/index.js';
 import { stageMultigroupEdit, type Obstacles } from './edit-multigroup.js';
 import { stageNamespacedEdit } from './edit-namespaced.js';
 

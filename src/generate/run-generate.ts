@@ -1,8 +1,8 @@
-import { KopError } from '../base/errors.js';
-import type { Context } from '../base/context.js';
-import { PROJECT_FILE, loadProjectFile, saveProjectFile, type ProjectFile } from '../project/project-file.js';
-import { flushTree } from '../scaffold/flush-tree.js';
-import { VirtualTree } from '../scaffold/tree.js';
+import { KopError } from '../base/index.js';
+import type { Context } from '../base/index.js';
+import { PROJECT_FILE, loadProjectFile, saveProjectFile, type ProjectFile } from '../project/index.js';
+import { flushTree } from '../scaffold/index.js';
+import { VirtualTree } from '../scaffold/index.js';
 import type { GenerateOptions, GeneratorEntry } from './generator.js';
 
 export interface RunGenerateOptions extends GenerateOptions {

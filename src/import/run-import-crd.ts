@@ -9,18 +9,18 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import type { Context } from '../base/context.js';
-import { KopError, UsageError } from '../base/errors.js';
+import type { Context } from '../base/index.js';
+import { KopError, UsageError } from '../base/index.js';
 import {
   fullGroup,
   loadProjectFile,
   saveProjectFile,
   type ProjectFile,
   type ProjectResource,
-} from '../project/project-file.js';
-import { flushTree, type FlushResult } from '../scaffold/flush-tree.js';
-import { loadBoilerplate } from '../scaffold/boilerplate.js';
-import { VirtualTree } from '../scaffold/tree.js';
+} from '../project/index.js';
+import { flushTree, type FlushResult } from '../scaffold/index.js';
+import { loadBoilerplate } from '../scaffold/index.js';
+import { VirtualTree } from '../scaffold/index.js';
 import { readClusterCrds } from './cluster-crds.js';
 import { CoreTypeIndex } from './core-type-index.js';
 import { readCrdDocuments, type CrdDocument } from './crd-documents.js';

@@ -1,9 +1,9 @@
 import { readdir, realpath } from 'node:fs/promises';
 import * as path from 'node:path';
-import { askChecked } from '../base/ask.js';
-import type { Context } from '../base/context.js';
-import { KopError, UsageError } from '../base/errors.js';
-import { kopPackageRoot, kopVersion } from '../base/paths.js';
+import { askChecked } from '../base/index.js';
+import type { Context } from '../base/index.js';
+import { KopError, UsageError } from '../base/index.js';
+import { kopPackageRoot, kopVersion } from '../base/index.js';
 import {
   LAYOUT,
   PROJECT_FILE,
@@ -12,19 +12,19 @@ import {
   saveProjectFile,
   type ProjectFile,
   type ProjectResource,
-} from '../project/project-file.js';
-import { checkDomain, checkProjectName, isDns1123Label } from '../project/resource.js';
+} from '../project/index.js';
+import { checkDomain, checkProjectName, isDns1123Label } from '../project/index.js';
 import {
   controllersOf,
   CREATE_API_PATHS,
   insertControllerWiring,
   insertResourceWiring,
   resourceNamesOf,
-} from '../project/resource-layout.js';
-import { flushTree, type FlushResult, type PostFlushTask } from '../scaffold/flush-tree.js';
-import { boilerplateComment } from '../scaffold/boilerplate.js';
-import { commentText, renderTemplateDir } from '../scaffold/render.js';
-import { VirtualTree } from '../scaffold/tree.js';
+} from '../project/index.js';
+import { flushTree, type FlushResult, type PostFlushTask } from '../scaffold/index.js';
+import { boilerplateComment } from '../scaffold/index.js';
+import { commentText, renderTemplateDir } from '../scaffold/index.js';
+import { VirtualTree } from '../scaffold/index.js';
 import { checkInitPlugins } from './init-plugins.js';
 import { nodeEnginesNote, PROJECT_NODE_ENGINES } from './node-engines.js';
 import {

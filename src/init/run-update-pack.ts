@@ -1,10 +1,10 @@
 import { realpath } from 'node:fs/promises';
-import type { Context } from '../base/context.js';
-import { KopError } from '../base/errors.js';
-import { kopPackageRoot } from '../base/paths.js';
-import { loadProjectFile, saveProjectFile } from '../project/project-file.js';
-import { flushTree, type FlushResult, type PostFlushTask } from '../scaffold/flush-tree.js';
-import { VirtualTree } from '../scaffold/tree.js';
+import type { Context } from '../base/index.js';
+import { KopError } from '../base/index.js';
+import { kopPackageRoot } from '../base/index.js';
+import { loadProjectFile, saveProjectFile } from '../project/index.js';
+import { flushTree, type FlushResult, type PostFlushTask } from '../scaffold/index.js';
+import { VirtualTree } from '../scaffold/index.js';
 import { packKop, PACK_DIR } from './kop-source.js';
 import { npmInstallTask, stageKopPack } from './run-init.js';
 

@@ -1,8 +1,8 @@
-import type { Context } from '../base/context.js';
-import { UsageError } from '../base/errors.js';
-import type { ProjectFile } from '../project/project-file.js';
-import type { FlushResult } from '../scaffold/flush-tree.js';
-import type { VirtualTree } from '../scaffold/tree.js';
+import type { Context } from '../base/index.js';
+import { UsageError } from '../base/index.js';
+import type { ProjectFile } from '../project/index.js';
+import type { FlushResult } from '../scaffold/index.js';
+import type { VirtualTree } from '../scaffold/index.js';
 
 /** What an edit plugin gets: the tree every plugin of one `kop edit` stages into, and the project. */
 export interface EditStep {
@@ -77,7 +77,7 @@ export const PLUGINS: readonly KopPlugin[] = [
     // the folder the chart goes in, as <output>/chart.
     settings: { manifests: 'dist/install.yaml', output: 'dist' },
     edit: async (step) => {
-      const { stageHelmChart } = await import('../helm/run-helm.js');
+      const { stageHelmChart } = await import('../helm/index.js');
       const recorded = step.project.plugins?.[HELM_PLUGIN];
       return stageHelmChart(step.tree, step.project, { force: step.force, output: recorded?.output }, step.context);
     },

@@ -1,7 +1,7 @@
-import type { Context } from '../base/context.js';
-import { UsageError } from '../base/errors.js';
-import { runCreateApi, type CreateApiOptions } from '../create-api/run-create-api.js';
-import type { FlushResult } from '../scaffold/flush-tree.js';
+import type { Context } from '../base/index.js';
+import { UsageError } from '../base/index.js';
+import { runCreateApi, type CreateApiOptions } from '../create-api/index.js';
+import type { FlushResult } from '../scaffold/index.js';
 import { fieldOf } from '../project/command-flags.js';
 import { CREATE_API_PLUGIN_FLAGS, type CreateApiPluginFlags } from './deploy-image/deploy-image-flags.js';
 import { runDeployImage, type DeployImageFlags } from './deploy-image/run-deploy-image.js';

@@ -1,6 +1,6 @@
 import * as path from 'node:path';
-import { KopError } from '../base/errors.js';
-import type { Context } from '../base/context.js';
+import { KopError } from '../base/index.js';
+import type { Context } from '../base/index.js';
 import { formatScaffoldedFiles } from './format.js';
 import { lineDiff } from './line-diff.js';
 import type { PlannedChange, VirtualTree } from './tree.js';

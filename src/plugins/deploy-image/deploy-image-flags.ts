@@ -4,7 +4,7 @@
  * records them under the plugin's key. Light: `kop --help` loads it.
  */
 import { flag, type OptionsOf, type RecordedSource } from '../../project/command-flags.js';
-import type { DeployImageOptions } from '../../project/project-file.js';
+import type { DeployImageOptions } from '../../project/index.js';
 import { DEPLOY_IMAGE_PLUGIN } from '../registry.js';
 
 /** The deploy-image options PROJECT recorded for the source's kind, when the plugin scaffolded it. */

@@ -1,15 +1,10 @@
-import type { Context } from '../../base/context.js';
-import { UsageError } from '../../base/errors.js';
-import { runCreateApi, type CreateApiOptions } from '../../create-api/run-create-api.js';
-import { parseImageReference } from '../../deploy/image-reference.js';
-import {
-  fullGroup,
-  type DeployImageOptions,
-  type DeployImageResource,
-  type ProjectFile,
-} from '../../project/project-file.js';
-import type { FlushResult } from '../../scaffold/flush-tree.js';
-import { jsonLiteral } from '../../scaffold/render.js';
+import type { Context } from '../../base/index.js';
+import { UsageError } from '../../base/index.js';
+import { runCreateApi, type CreateApiOptions } from '../../create-api/index.js';
+import { parseImageReference } from '../../deploy/index.js';
+import { fullGroup, type DeployImageOptions, type DeployImageResource, type ProjectFile } from '../../project/index.js';
+import type { FlushResult } from '../../scaffold/index.js';
+import { jsonLiteral } from '../../scaffold/index.js';
 import { DEPLOY_IMAGE_PLUGIN } from '../registry.js';
 import type { CreateApiPluginFlags } from './deploy-image-flags.js';
 import { insertManagerEnv } from './manager-env.js';

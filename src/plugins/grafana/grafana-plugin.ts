@@ -1,4 +1,4 @@
-import type { VirtualTree } from '../../scaffold/tree.js';
+import type { VirtualTree } from '../../scaffold/index.js';
 import { CONTROLLER_RESOURCES_DASHBOARD, CONTROLLER_RUNTIME_DASHBOARD } from './builtin-dashboards.js';
 import {
   CUSTOM_METRICS_CONFIG,
