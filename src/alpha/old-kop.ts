@@ -3,9 +3,7 @@ import { mkdtemp, readFile, rm, stat, symlink } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import type { Context } from '../base/index.js';
-import { KopError, UsageError } from '../base/index.js';
-import { kopPackageRoot } from '../base/index.js';
+import { type Context, KopError, UsageError, kopPackageRoot } from '../base/index.js';
 import { PACK_DIR } from '../init/index.js';
 import type { KopInstallation } from './replay.js';
 

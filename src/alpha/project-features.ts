@@ -21,22 +21,19 @@ import {
   saveProjectFile,
   type ProjectFile,
   type ProjectResource,
+  controllersOf,
+  originOf,
+  singularOf,
 } from '../project/index.js';
-import { GRAFANA_PLUGIN, PLUGINS } from '../plugins/index.js';
-import { controllersOf } from '../project/index.js';
-import { originOf } from '../project/index.js';
-import { singularOf } from '../project/index.js';
+import { GRAFANA_PLUGIN, PLUGINS, CUSTOM_METRICS_CONFIG, type CreateApiWithPluginsOptions } from '../plugins/index.js';
 import { isCrdSource } from '../import/index.js';
-import { CUSTOM_METRICS_CONFIG } from '../plugins/index.js';
-import { BOILERPLATE_FILE } from '../scaffold/index.js';
-import { VirtualTree } from '../scaffold/index.js';
+import { BOILERPLATE_FILE, VirtualTree } from '../scaffold/index.js';
 import type { CreateApiOptions } from '../create-api/index.js';
 import { CREATE_API_FLAGS } from '../create-api/create-api-flags.js';
 import type { CreateWebhookOptions } from '../create-webhook/index.js';
 import { CREATE_WEBHOOK_FLAGS } from '../create-webhook/create-webhook-flags.js';
 import { recordedOptions, replayArgv, type RecordedSource } from '../project/command-flags.js';
 import { CREATE_API_PLUGIN_FLAGS } from '../plugins/deploy-image/deploy-image-flags.js';
-import type { CreateApiWithPluginsOptions } from '../plugins/index.js';
 import type { InitOptions } from '../init/index.js';
 
 /** One step of the replay: a kop command, or a copy of files no command can make again. */

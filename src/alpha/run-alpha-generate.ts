@@ -1,15 +1,11 @@
 import { cp, mkdir, mkdtemp, readdir, realpath, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import type { Context } from '../base/index.js';
-import { UsageError } from '../base/index.js';
+import { type Context, UsageError } from '../base/index.js';
 import type { GeneratorEntry } from '../generate/index.js';
 import { isPackedSpec, kopSourceProblem } from '../init/index.js';
 import { loadProjectFile, type ProjectFile } from '../project/index.js';
-import { flushTree, type FlushResult } from '../scaffold/index.js';
-import { BOILERPLATE_FILE } from '../scaffold/index.js';
-import { isGenerated } from '../scaffold/index.js';
-import { VirtualTree } from '../scaffold/index.js';
+import { flushTree, type FlushResult, BOILERPLATE_FILE, isGenerated, VirtualTree } from '../scaffold/index.js';
 import { parseBoilerplate, replaySteps, type ReplayInput } from './project-features.js';
 import { isBinary, replayInProcess, snapshotDir, type SkippedStep, type Snapshot } from './replay.js';
 

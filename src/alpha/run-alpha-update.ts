@@ -1,9 +1,7 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import type { Context } from '../base/index.js';
-import { KopError } from '../base/index.js';
-import { kopPackageRoot, kopVersion } from '../base/index.js';
+import { type Context, KopError, kopPackageRoot, kopVersion } from '../base/index.js';
 import type { GeneratorEntry } from '../generate/index.js';
 import {
   installedFromRegistry,
@@ -12,11 +10,11 @@ import {
   packKop,
   PACK_DIR,
   type PackedKop,
+  npmInstallTask,
+  stageKopPack,
 } from '../init/index.js';
-import { npmInstallTask, stageKopPack } from '../init/index.js';
 import { loadProjectFile, saveProjectFile } from '../project/index.js';
-import { flushTree, type FlushResult, type PostFlushTask } from '../scaffold/index.js';
-import { VirtualTree } from '../scaffold/index.js';
+import { flushTree, type FlushResult, type PostFlushTask, VirtualTree } from '../scaffold/index.js';
 import { LOCKFILES, mergeProject, PACKAGE_JSON, type FileOutcome } from './merge-trees.js';
 import { findOldKop } from './old-kop.js';
 import { replaySteps } from './project-features.js';

@@ -1,14 +1,10 @@
 import type { Command } from 'commander';
-import type { MakeContext } from '../commands/index.js';
-import { commands } from '../commands/index.js';
-import type { Context } from '../base/index.js';
-import { KopError } from '../base/index.js';
+import { type MakeContext, commands } from '../commands/index.js';
+import { type Context, KopError, createContext, kopVersion } from '../base/index.js';
 import { loadCommander } from './load-commander.js';
 import { respellKubebuilderFlags } from './pflag-spelling.js';
 import { findUnknownCommand, unknownCommandMessage } from './unknown-command.js';
-import { createContext } from '../base/index.js';
 import { createOutput, createStyles, shouldUseColor, type OutputStreams } from './output.js';
-import { kopVersion } from '../base/index.js';
 
 const { Command: CommandClass, CommanderError } = loadCommander();
 

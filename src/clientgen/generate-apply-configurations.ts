@@ -15,12 +15,20 @@
  */
 import * as path from 'node:path';
 import { KopError } from '../base/index.js';
-import { fullGroup, type ProjectFile } from '../project/index.js';
-import { descriptorNameOf } from '../project/index.js';
+import { fullGroup, type ProjectFile, descriptorNameOf } from '../project/index.js';
 import { GENERATED_HEADER } from '../scaffold/index.js';
-import { allFields } from '../schema/index.js';
-import { findMarker, markersNamed, type Marker } from '../schema/index.js';
-import type { ApiKind, ApiKindVersion, ApiModel, FieldModel, TypeDeclaration, TypeRef } from '../schema/index.js';
+import {
+  allFields,
+  findMarker,
+  markersNamed,
+  type Marker,
+  type ApiKind,
+  type ApiKindVersion,
+  type ApiModel,
+  type FieldModel,
+  type TypeDeclaration,
+  type TypeRef,
+} from '../schema/index.js';
 import type { GeneratedClientFile } from './generate-clients.js';
 
 /** The modules the generated apply configurations import from. */

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import type { AlphaGenerateOptions } from '../alpha/index.js';
-import type { AlphaUpdateOptions } from '../alpha/index.js';
+import type { AlphaGenerateOptions, AlphaUpdateOptions } from '../alpha/index.js';
 import type { MakeContext } from './command-module.js';
 import { generators } from './generate.js';
 

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import type { Context } from '../base/index.js';
-import { KopError, UsageError } from '../base/index.js';
+import { type Context, KopError, UsageError } from '../base/index.js';
 import type { MakeContext } from './command-module.js';
 
 /** Options of `kop setup-envtest`, as {@link runSetupEnvtest} takes them. */

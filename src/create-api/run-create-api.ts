@@ -1,15 +1,11 @@
 import * as path from 'node:path';
-import { askChecked, askYesNo } from '../base/index.js';
-import type { Context } from '../base/index.js';
-import { KopError, UsageError } from '../base/index.js';
+import { askChecked, askYesNo, type Context, KopError, UsageError } from '../base/index.js';
 import {
   fullGroup,
   loadProjectFile,
   saveProjectFile,
   type ProjectFile,
   type ProjectResource,
-} from '../project/index.js';
-import {
   controllerGroupOf,
   controllerNamesOf,
   controllersOf,
@@ -21,8 +17,6 @@ import {
   roleStemOf,
   type ControllerNames,
   type ResourceNames,
-} from '../project/index.js';
-import {
   checkControllerName,
   checkGroup,
   checkKind,
@@ -33,24 +27,28 @@ import {
   requireValid,
   singularOf,
   type NameCheck,
-} from '../project/index.js';
-import { flushTree, type FlushResult } from '../scaffold/index.js';
-import { loadBoilerplate } from '../scaffold/index.js';
-import { renderTemplateDir, type TemplateData } from '../scaffold/index.js';
-import { VirtualTree } from '../scaffold/index.js';
-import { declarationMarkers } from '../markers/index.js';
-import { builtinSampleLiteral } from './builtin-samples.js';
-import { stageCreateWebhook } from '../create-webhook/index.js';
-import type { CreateApiFlags } from './create-api-flags.js';
-import { describeBuiltinKinds, type BuiltinKind } from '../project/index.js';
-import { resolveResource, type Resource } from '../project/index.js';
-import {
+  describeBuiltinKinds,
+  type BuiltinKind,
+  resolveResource,
+  type Resource,
   moduleFrom,
   readKindShape,
   scaffoldKindFixture,
   type FixtureTarget,
   type KindShape,
 } from '../project/index.js';
+import {
+  flushTree,
+  type FlushResult,
+  loadBoilerplate,
+  renderTemplateDir,
+  type TemplateData,
+  VirtualTree,
+} from '../scaffold/index.js';
+import { declarationMarkers } from '../markers/index.js';
+import { builtinSampleLiteral } from './builtin-samples.js';
+import { stageCreateWebhook } from '../create-webhook/index.js';
+import type { CreateApiFlags } from './create-api-flags.js';
 import {
   checkExternalApiFlags,
   hasExternalApiFlags,

@@ -1,9 +1,14 @@
 import { posix } from 'node:path';
-import { askChecked, askYesNo, requireValid, type NameCheck } from '../base/index.js';
-import { declarationMarkers } from '../markers/index.js';
-import { formatLocation } from '../markers/index.js';
-import type { Context } from '../base/index.js';
-import { KopError, UsageError } from '../base/index.js';
+import {
+  askChecked,
+  askYesNo,
+  requireValid,
+  type NameCheck,
+  type Context,
+  KopError,
+  UsageError,
+} from '../base/index.js';
+import { declarationMarkers, formatLocation } from '../markers/index.js';
 import {
   fullGroup,
   loadProjectFile,
@@ -11,11 +16,17 @@ import {
   type ProjectFile,
   type ProjectResource,
   type ProjectWebhooks,
-} from '../project/index.js';
-import { resolveResource, type Resource } from '../project/index.js';
-import { CREATE_API_PATHS, resourceNamesOf, type ResourceNames } from '../project/index.js';
-import { checkDomain, checkGroup, checkKind, checkVersion, descriptorNameOf, singularOf } from '../project/index.js';
-import {
+  resolveResource,
+  type Resource,
+  CREATE_API_PATHS,
+  resourceNamesOf,
+  type ResourceNames,
+  checkDomain,
+  checkGroup,
+  checkKind,
+  checkVersion,
+  descriptorNameOf,
+  singularOf,
   admissionWebhookName,
   admissionWebhookPath,
   checkWebhookPath,
@@ -25,11 +36,17 @@ import {
   webhookNamePrefix,
   webhookRegistration,
   type WebhookRegistration,
+  moduleFrom,
+  scaffoldKindFixture,
 } from '../project/index.js';
-import { flushTree, type FlushResult } from '../scaffold/index.js';
-import { loadBoilerplate } from '../scaffold/index.js';
-import { renderTemplateDir, type TemplateData } from '../scaffold/index.js';
-import { VirtualTree } from '../scaffold/index.js';
+import {
+  flushTree,
+  type FlushResult,
+  loadBoilerplate,
+  renderTemplateDir,
+  type TemplateData,
+  VirtualTree,
+} from '../scaffold/index.js';
 import {
   checkExternalApiFlags,
   isCrdSource,
@@ -39,7 +56,6 @@ import {
 } from '../import/index.js';
 import type { CreateWebhookFlags } from './create-webhook-flags.js';
 import { specFitsFooExample } from './spec-example.js';
-import { moduleFrom, scaffoldKindFixture } from '../project/index.js';
 
 /** `kop create webhook`'s options: one field per flag of CREATE_WEBHOOK_FLAGS (create-webhook-flags.ts), where each is declared once. */
 export type CreateWebhookOptions = CreateWebhookFlags;

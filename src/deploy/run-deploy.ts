@@ -1,11 +1,8 @@
 import * as path from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import type { Context } from '../base/index.js';
-import { KopError, UsageError } from '../base/index.js';
+import { type Context, KopError, UsageError } from '../base/index.js';
 import { loadProjectFile } from '../project/index.js';
-import { flushTree, type FlushResult } from '../scaffold/index.js';
-import { withHeader } from '../scaffold/index.js';
-import { VirtualTree } from '../scaffold/index.js';
+import { flushTree, type FlushResult, withHeader, VirtualTree } from '../scaffold/index.js';
 import { NoConfigurationError, RestClient, InvalidConfigurationError } from '../runtime/client/index.js';
 import { applyManifests, deleteManifests, ManifestOperationError } from './apply-manifests.js';
 import { overrideFor, parseImageReference, setImages } from './image-reference.js';

@@ -11,13 +11,10 @@ import {
 } from 'node:fs';
 import * as path from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import type { Exec } from '../base/index.js';
-import { KopError } from '../base/index.js';
-import { CertificateAuthority } from '../testing/internal.js';
-import { findRejectedStoredObjects, type RejectedObjects } from '../deploy/index.js';
-import type { ManifestObject } from '../deploy/index.js';
+import { type Exec, KopError } from '../base/index.js';
+import { CertificateAuthority, findFreePorts } from '../testing/internal.js';
+import { findRejectedStoredObjects, type RejectedObjects, type ManifestObject } from '../deploy/index.js';
 import { RestClient, loadClientConfig } from '../runtime/client/index.js';
-import { findFreePorts } from '../testing/internal.js';
 import {
   findControlPlaneBinary,
   startControlPlane,

@@ -1,9 +1,7 @@
 import { existsSync, mkdirSync, openSync, readFileSync, readSync, closeSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import type { Context, Output } from '../base/index.js';
-import { KopError, UsageError } from '../base/index.js';
-import type { GeneratorEntry } from '../generate/index.js';
-import { runGenerate } from '../generate/index.js';
+import { type Context, type Output, KopError, UsageError } from '../base/index.js';
+import { type GeneratorEntry, runGenerate } from '../generate/index.js';
 import { loadProjectFile, type ProjectFile } from '../project/index.js';
 import { VirtualTree } from '../scaffold/index.js';
 import { findFreePorts } from '../testing/internal.js';

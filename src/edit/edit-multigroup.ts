@@ -10,15 +10,13 @@
 import { readdir } from 'node:fs/promises';
 import * as path from 'node:path';
 import { KopError } from '../base/index.js';
-import type { ProjectFile } from '../project/index.js';
 import {
+  type ProjectFile,
   controllersOf,
   controllerWiringLines,
   CREATE_API_PATHS,
   resourceNamesOf,
   type ControllerNames,
-} from '../project/index.js';
-import {
   admissionWebhookName,
   WEBHOOK_PATHS,
   webhookNamePrefix,

@@ -9,11 +9,8 @@
 import type { Context } from '../base/index.js';
 import { initTemplateData } from '../init/index.js';
 import type { ProjectFile } from '../project/index.js';
-import { buildRoles, formatRoles } from '../rbac/index.js';
-import { parseRbacMarkers, RBAC_SCAN_PREFIX } from '../rbac/index.js';
-import { mergeLines } from '../scaffold/index.js';
-import { renderTemplateDir } from '../scaffold/index.js';
-import type { VirtualTree } from '../scaffold/index.js';
+import { buildRoles, formatRoles, parseRbacMarkers, RBAC_SCAN_PREFIX } from '../rbac/index.js';
+import { mergeLines, renderTemplateDir, type VirtualTree } from '../scaffold/index.js';
 import { collectCommentMarkers } from '../markers/index.js';
 import type { Obstacles } from './edit-multigroup.js';
 

@@ -1,7 +1,6 @@
 import type { Context } from '../base/index.js';
 import { loadProjectFile, saveProjectFile } from '../project/index.js';
-import { flushTree, type FlushResult } from '../scaffold/index.js';
-import { VirtualTree } from '../scaffold/index.js';
+import { flushTree, type FlushResult, VirtualTree } from '../scaffold/index.js';
 import { recordedSettings, resolvePlugins, splitPluginNames } from '../plugins/index.js';
 
 /** `kop edit`'s options. */

@@ -1,15 +1,17 @@
 import { rmdir } from 'node:fs/promises';
 import * as path from 'node:path';
-import type { Context } from '../base/index.js';
-import { KopError, UsageError } from '../base/index.js';
+import { type Context, KopError, UsageError } from '../base/index.js';
 import { recordedSettings, resolvePlugins, splitPluginNames } from '../plugins/index.js';
 import { runEdit } from './run-edit-plugins.js';
-import { loadProjectFile, saveProjectFile } from '../project/index.js';
-import { controllersOf, CREATE_API_PATHS, insertControllerWiring } from '../project/index.js';
-import { MAIN_WEBHOOK_CALL } from '../project/index.js';
-import { flushTree, type FlushResult } from '../scaffold/index.js';
-import { insertIntoFile } from '../scaffold/index.js';
-import { VirtualTree } from '../scaffold/index.js';
+import {
+  loadProjectFile,
+  saveProjectFile,
+  controllersOf,
+  CREATE_API_PATHS,
+  insertControllerWiring,
+  MAIN_WEBHOOK_CALL,
+} from '../project/index.js';
+import { flushTree, type FlushResult, insertIntoFile, VirtualTree } from '../scaffold/index.js';
 import { stageMultigroupEdit, type Obstacles } from './edit-multigroup.js';
 import { stageNamespacedEdit } from './edit-namespaced.js';
 

@@ -5,8 +5,7 @@
  */
 import type { Generator, GeneratorInput } from './generator.js';
 import { loadApiModel } from '../schema/index.js';
-import { generateClients } from '../clientgen/index.js';
-import { generateApplyConfigurations } from '../clientgen/index.js';
+import { generateClients, generateApplyConfigurations } from '../clientgen/index.js';
 import { removeLeftoverGeneratedFiles } from './leftovers.js';
 
 /** Where API types, and so their clients, live. */

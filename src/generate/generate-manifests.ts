@@ -11,9 +11,8 @@ import {
   buildWebhookConfigurations,
   formatWebhookConfigurations,
   WEBHOOK_MANIFESTS,
-} from '../webhook-manifests/index.js';
-import { parseWebhookMarkers, WEBHOOK_SCAN_PREFIX } from '../webhook-manifests/index.js';
-import {
+  parseWebhookMarkers,
+  WEBHOOK_SCAN_PREFIX,
   convertingCrds,
   CRD_KUSTOMIZE_CONFIG,
   formatConversionPatch,
@@ -24,18 +23,20 @@ import {
   WEBHOOK_REPLACEMENTS,
   type ConvertingKind,
 } from '../webhook-manifests/index.js';
-import { fullGroup, type ProjectFile } from '../project/index.js';
-import { conversionPatchFile } from '../project/index.js';
-import type { VirtualTree } from '../scaffold/index.js';
-import { isGenerated } from '../scaffold/index.js';
-import { generatedYaml } from '../scaffold/index.js';
+import { fullGroup, type ProjectFile, conversionPatchFile } from '../project/index.js';
+import { type VirtualTree, isGenerated, generatedYaml } from '../scaffold/index.js';
 import { removeLeftoverGeneratedFiles } from './leftovers.js';
 import type { Generator, GeneratorInput } from './generator.js';
-import { buildCrds, formatCrd, type CustomResourceDefinition } from '../schema/index.js';
-import { schemaDifference } from '../schema/index.js';
+import {
+  buildCrds,
+  formatCrd,
+  type CustomResourceDefinition,
+  schemaDifference,
+  largeCrdWarning,
+  tooLargeForClientSideApply,
+  loadApiModel,
+} from '../schema/index.js';
 import type { Context } from '../base/index.js';
-import { largeCrdWarning, tooLargeForClientSideApply } from '../schema/index.js';
-import { loadApiModel } from '../schema/index.js';
 
 export const CRD_BASES_DIR = 'config/crd/bases';
 

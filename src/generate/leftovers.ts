@@ -6,8 +6,7 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { isGenerated } from '../scaffold/index.js';
-import type { VirtualTree } from '../scaffold/index.js';
+import { isGenerated, type VirtualTree } from '../scaffold/index.js';
 import { listSourceFiles } from '../markers/index.js';
 
 /**

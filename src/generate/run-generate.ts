@@ -1,8 +1,6 @@
-import { KopError } from '../base/index.js';
-import type { Context } from '../base/index.js';
+import { KopError, type Context } from '../base/index.js';
 import { PROJECT_FILE, loadProjectFile, saveProjectFile, type ProjectFile } from '../project/index.js';
-import { flushTree } from '../scaffold/index.js';
-import { VirtualTree } from '../scaffold/index.js';
+import { flushTree, VirtualTree } from '../scaffold/index.js';
 import type { GenerateOptions, GeneratorEntry } from './generator.js';
 
 export interface RunGenerateOptions extends GenerateOptions {

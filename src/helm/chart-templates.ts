@@ -1,5 +1,4 @@
-import type { ManifestObject } from '../deploy/index.js';
-import { splitImage } from '../deploy/index.js';
+import { type ManifestObject, splitImage } from '../deploy/index.js';
 import type { ConfigVariants } from './render-variants.js';
 import { ANNOTATIONS_SIZE_LIMIT, formatKiB, LARGE_CRD_INSTALL_HINT } from '../schema/index.js';
 import { TemplatedYaml } from './templated-yaml.js';

@@ -1,11 +1,8 @@
 import { readdir } from 'node:fs/promises';
 import * as path from 'node:path';
-import type { Context } from '../base/index.js';
-import { KopError } from '../base/index.js';
+import { type Context, KopError } from '../base/index.js';
 import type { ProjectFile } from '../project/index.js';
-import type { FlushResult } from '../scaffold/index.js';
-import { GENERATED_HEADER } from '../scaffold/index.js';
-import type { VirtualTree } from '../scaffold/index.js';
+import { type FlushResult, GENERATED_HEADER, type VirtualTree } from '../scaffold/index.js';
 import { chartYaml, HELMIGNORE, helpersTpl, valuesYaml } from './chart-files.js';
 import { ChartBuilder } from './chart-templates.js';
 import { mergeValues } from './merge-values.js';

@@ -6,9 +6,13 @@
  */
 import { KopError } from '../base/index.js';
 import { checkVersion } from '../project/index.js';
-import { GENERATOR_ANNOTATION, type CrdVersion, type CustomResourceDefinition } from '../schema/index.js';
-import type { JSONSchemaProps } from '../schema/index.js';
-import { checkStructural } from '../schema/index.js';
+import {
+  GENERATOR_ANNOTATION,
+  type CrdVersion,
+  type CustomResourceDefinition,
+  type JSONSchemaProps,
+  checkStructural,
+} from '../schema/index.js';
 import type { CrdDocument } from './crd-documents.js';
 
 /** A CRD ready to become types: the input reduced to the parts kop writes. */

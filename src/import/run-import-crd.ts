@@ -9,8 +9,7 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import type { Context } from '../base/index.js';
-import { KopError, UsageError } from '../base/index.js';
+import { type Context, KopError, UsageError } from '../base/index.js';
 import {
   fullGroup,
   loadProjectFile,
@@ -18,9 +17,7 @@ import {
   type ProjectFile,
   type ProjectResource,
 } from '../project/index.js';
-import { flushTree, type FlushResult } from '../scaffold/index.js';
-import { loadBoilerplate } from '../scaffold/index.js';
-import { VirtualTree } from '../scaffold/index.js';
+import { flushTree, type FlushResult, loadBoilerplate, VirtualTree } from '../scaffold/index.js';
 import { readClusterCrds } from './cluster-crds.js';
 import { CoreTypeIndex } from './core-type-index.js';
 import { readCrdDocuments, type CrdDocument } from './crd-documents.js';

@@ -18,11 +18,15 @@
  * its subtree verbatim with `+kop:schema=<JSON>`, and its TypeScript type is derived leniently.
  */
 import { normaliseDoc } from '../schema/index.js';
-import type { CrdVersion, CustomResourceDefinition } from '../schema/index.js';
+import {
+  type CrdVersion,
+  type CustomResourceDefinition,
+  type JSONSchemaProps,
+  type ValidationRule,
+  isMarkerLine,
+  TYPE_META_PROPERTIES,
+} from '../schema/index.js';
 import type { JSONValue } from '../base/index.js';
-import type { JSONSchemaProps, ValidationRule } from '../schema/index.js';
-import { isMarkerLine } from '../schema/index.js';
-import { TYPE_META_PROPERTIES } from '../schema/index.js';
 import { pluralOfKind } from '../project/index.js';
 import type { CoreTypeIndex } from './core-type-index.js';
 import { canonicalJson } from './canonical-json.js';

@@ -7,10 +7,13 @@
  */
 import * as path from 'node:path';
 import { KopError } from '../base/index.js';
-import { buildCrd, type CustomResourceDefinition } from '../schema/index.js';
-import type { JSONSchemaProps } from '../schema/index.js';
-import { loadApiModel } from '../schema/index.js';
-import { OpenApiConverter } from '../schema/index.js';
+import {
+  buildCrd,
+  type CustomResourceDefinition,
+  type JSONSchemaProps,
+  loadApiModel,
+  OpenApiConverter,
+} from '../schema/index.js';
 import { canonicalJson } from './canonical-json.js';
 
 export interface RoundTripInput {

@@ -1,9 +1,6 @@
 import { readdir, realpath } from 'node:fs/promises';
 import * as path from 'node:path';
-import { askChecked } from '../base/index.js';
-import type { Context } from '../base/index.js';
-import { KopError, UsageError } from '../base/index.js';
-import { kopPackageRoot, kopVersion } from '../base/index.js';
+import { askChecked, type Context, KopError, UsageError, kopPackageRoot, kopVersion } from '../base/index.js';
 import {
   LAYOUT,
   PROJECT_FILE,
@@ -12,19 +9,24 @@ import {
   saveProjectFile,
   type ProjectFile,
   type ProjectResource,
-} from '../project/index.js';
-import { checkDomain, checkProjectName, isDns1123Label } from '../project/index.js';
-import {
+  checkDomain,
+  checkProjectName,
+  isDns1123Label,
   controllersOf,
   CREATE_API_PATHS,
   insertControllerWiring,
   insertResourceWiring,
   resourceNamesOf,
 } from '../project/index.js';
-import { flushTree, type FlushResult, type PostFlushTask } from '../scaffold/index.js';
-import { boilerplateComment } from '../scaffold/index.js';
-import { commentText, renderTemplateDir } from '../scaffold/index.js';
-import { VirtualTree } from '../scaffold/index.js';
+import {
+  flushTree,
+  type FlushResult,
+  type PostFlushTask,
+  boilerplateComment,
+  commentText,
+  renderTemplateDir,
+  VirtualTree,
+} from '../scaffold/index.js';
 import { checkInitPlugins } from './init-plugins.js';
 import { nodeEnginesNote, PROJECT_NODE_ENGINES } from './node-engines.js';
 import {

@@ -1,10 +1,7 @@
 import { realpath } from 'node:fs/promises';
-import type { Context } from '../base/index.js';
-import { KopError } from '../base/index.js';
-import { kopPackageRoot } from '../base/index.js';
+import { type Context, KopError, kopPackageRoot } from '../base/index.js';
 import { loadProjectFile, saveProjectFile } from '../project/index.js';
-import { flushTree, type FlushResult, type PostFlushTask } from '../scaffold/index.js';
-import { VirtualTree } from '../scaffold/index.js';
+import { flushTree, type FlushResult, type PostFlushTask, VirtualTree } from '../scaffold/index.js';
 import { packKop, PACK_DIR } from './kop-source.js';
 import { npmInstallTask, stageKopPack } from './run-init.js';
 

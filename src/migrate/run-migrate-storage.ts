@@ -1,9 +1,7 @@
-import type { Context } from '../base/index.js';
-import { KopError, UsageError } from '../base/index.js';
+import { type Context, KopError, UsageError } from '../base/index.js';
 import { loadProjectFile } from '../project/index.js';
 import { VirtualTree } from '../scaffold/index.js';
-import { connect, DEPLOY_PATHS, type ClusterOptions } from '../deploy/index.js';
-import { renderKustomization } from '../deploy/index.js';
+import { connect, DEPLOY_PATHS, type ClusterOptions, renderKustomization } from '../deploy/index.js';
 import { isNotFound } from '../runtime/index.js';
 import type { RestClient } from '../runtime/client/index.js';
 import {

@@ -1,8 +1,6 @@
-import type { Context } from '../base/index.js';
-import { UsageError } from '../base/index.js';
+import { type Context, UsageError } from '../base/index.js';
 import type { ProjectFile } from '../project/index.js';
-import type { FlushResult } from '../scaffold/index.js';
-import type { VirtualTree } from '../scaffold/index.js';
+import type { FlushResult, VirtualTree } from '../scaffold/index.js';
 
 /** What an edit plugin gets: the tree every plugin of one `kop edit` stages into, and the project. */
 export interface EditStep {

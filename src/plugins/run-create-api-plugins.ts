@@ -1,5 +1,4 @@
-import type { Context } from '../base/index.js';
-import { UsageError } from '../base/index.js';
+import { type Context, UsageError } from '../base/index.js';
 import { runCreateApi, type CreateApiOptions } from '../create-api/index.js';
 import type { FlushResult } from '../scaffold/index.js';
 import { fieldOf } from '../project/command-flags.js';

@@ -4,9 +4,15 @@
  * lines of src/**\/*.ts without a TypeScript program; they are plain text.
  */
 import { collectCommentMarkers, commentMarkersInText, type CommentMarker } from '../markers/index.js';
-import { MarkerSyntaxError, parseEach, type SourceLocation } from '../markers/index.js';
-import type { ArgumentSpecs } from '../markers/index.js';
-import { markerRegistry, markerUsage, type MarkerDefinition } from '../markers/index.js';
+import {
+  MarkerSyntaxError,
+  parseEach,
+  type SourceLocation,
+  type ArgumentSpecs,
+  markerRegistry,
+  markerUsage,
+  type MarkerDefinition,
+} from '../markers/index.js';
 
 /** One rbac marker as written. */
 export interface RbacMarker {

@@ -1,6 +1,5 @@
 import * as path from 'node:path';
-import { KopError } from '../base/index.js';
-import type { Context } from '../base/index.js';
+import { KopError, type Context } from '../base/index.js';
 import { formatScaffoldedFiles } from './format.js';
 import { lineDiff } from './line-diff.js';
 import type { PlannedChange, VirtualTree } from './tree.js';

@@ -6,8 +6,7 @@
  */
 import { generatedYamlDocuments } from '../scaffold/index.js';
 import { MarkerPlacementError, SchemaErrors, type SourceLocation } from './errors.js';
-import { KopError } from '../base/index.js';
-import { kopVersion } from '../base/index.js';
+import { KopError, kopVersion } from '../base/index.js';
 import type { JSONSchemaProps } from './json-schema.js';
 import { crdMarker, type Marker } from './markers.js';
 import type { ApiKind, ApiKindVersion, ApiModel } from './model.js';

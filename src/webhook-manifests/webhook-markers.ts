@@ -8,10 +8,16 @@
  * and the apiserver or the user finds out later.
  */
 import type { JSONValue } from '../base/index.js';
-import type { CommentMarker } from '../markers/index.js';
-import { MarkerSyntaxError, parseEach, type SourceLocation } from '../markers/index.js';
-import type { ArgumentSpecs } from '../markers/index.js';
-import { markerRegistry, markerUsage, type MarkerDefinition } from '../markers/index.js';
+import {
+  type CommentMarker,
+  MarkerSyntaxError,
+  parseEach,
+  type SourceLocation,
+  type ArgumentSpecs,
+  markerRegistry,
+  markerUsage,
+  type MarkerDefinition,
+} from '../markers/index.js';
 
 /** The text every webhook marker line starts with. */
 export const WEBHOOK_PREFIX = '+kubebuilder:webhook:';

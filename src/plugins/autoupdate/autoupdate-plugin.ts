@@ -1,9 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
-import { templatesRoot } from '../../base/index.js';
-import type { Context } from '../../base/index.js';
-import type { FlushResult } from '../../scaffold/index.js';
-import type { VirtualTree } from '../../scaffold/index.js';
+import { templatesRoot, type Context } from '../../base/index.js';
+import type { FlushResult, VirtualTree } from '../../scaffold/index.js';
 
 /** The workflow, where Kubebuilder's autoupdate plugin writes it. */
 export const AUTO_UPDATE_WORKFLOW = '.github/workflows/auto_update.yml';

@@ -1,10 +1,8 @@
-import type { Context } from '../../base/index.js';
-import { UsageError } from '../../base/index.js';
+import { type Context, UsageError } from '../../base/index.js';
 import { runCreateApi, type CreateApiOptions } from '../../create-api/index.js';
 import { parseImageReference } from '../../deploy/index.js';
 import { fullGroup, type DeployImageOptions, type DeployImageResource, type ProjectFile } from '../../project/index.js';
-import type { FlushResult } from '../../scaffold/index.js';
-import { jsonLiteral } from '../../scaffold/index.js';
+import { type FlushResult, jsonLiteral } from '../../scaffold/index.js';
 import { DEPLOY_IMAGE_PLUGIN } from '../registry.js';
 import type { CreateApiPluginFlags } from './deploy-image-flags.js';
 import { insertManagerEnv } from './manager-env.js';
