@@ -81,7 +81,7 @@ export default defineConfig(
     // (src/markers/arguments.ts: a `string` argument is always a string), which the
     // Record<string, JSONValue> they arrive in cannot express: String(args.x) narrows, it does not
     // stringify objects.
-    files: ['src/schema/**/*.ts', 'src/rbac/**/*.ts', 'src/webhook/**/*.ts', 'src/markers/**/*.ts'],
+    files: ['src/schema/**/*.ts', 'src/rbac/**/*.ts', 'src/webhook-manifests/**/*.ts', 'src/markers/**/*.ts'],
     rules: { '@typescript-eslint/no-base-to-string': 'off' },
   },
   {

@@ -134,7 +134,7 @@ const VOCABULARIES = [
 export function renderMarkersReference(definitions, usage) {
   const lines = header(
     'Markers reference',
-    'the marker registry (src/markers/, src/schema/markers/, src/rbac/, src/webhook/)',
+    'the marker registry (src/markers/, src/schema/markers/, src/rbac/, src/webhook-manifests/)',
   );
   lines.push(
     'Every marker kop reads, with where it may stand and how to write it. A marker kop does not know, or one in the wrong place, is an error naming the nearest known one. [API types and markers](./api-types.md) explains what they do.',

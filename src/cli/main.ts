@@ -1,14 +1,10 @@
 import type { Command } from 'commander';
-import type { MakeContext } from '../commands/command-module.js';
-import { commands } from '../commands/index.js';
-import type { Context } from '../base/context.js';
-import { KopError } from '../base/errors.js';
+import { type MakeContext, commands } from '../commands/index.js';
+import { type Context, KopError, createContext, kopVersion } from '../base/index.js';
 import { loadCommander } from './load-commander.js';
 import { respellKubebuilderFlags } from './pflag-spelling.js';
 import { findUnknownCommand, unknownCommandMessage } from './unknown-command.js';
-import { createContext } from '../base/make-context.js';
 import { createOutput, createStyles, shouldUseColor, type OutputStreams } from './output.js';
-import { kopVersion } from '../base/paths.js';
 
 const { Command: CommandClass, CommanderError } = loadCommander();
 

@@ -1,4 +1,4 @@
-import type { Output, Styles } from '../base/context.js';
+import type { Output, Styles } from '../base/index.js';
 
 /** Where output goes; process.stdout/stderr in the CLI, string sinks in tests. */
 export interface OutputStreams {

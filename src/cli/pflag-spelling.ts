@@ -6,7 +6,7 @@
  * generate`, is dropped with a note, since kop's generate step is `kop generate`.
  */
 import type { Command, Option } from 'commander';
-import { UsageError } from '../base/errors.js';
+import { UsageError } from '../base/index.js';
 
 /** pflag's spellings of a boolean value (strconv.ParseBool). */
 const TRUE = new Set(['1', 't', 'T', 'true', 'TRUE', 'True']);

@@ -5,7 +5,7 @@
  * the closest known command suggested.
  */
 import type { Command } from 'commander';
-import { editDistance } from '../base/edit-distance.js';
+import { editDistance } from '../base/index.js';
 
 /** A command path word that names no command where it stands. */
 export interface UnknownCommand {

@@ -14,13 +14,21 @@
  * are emitted only for kinds that opted in; other kinds have their descriptor only.
  */
 import * as path from 'node:path';
-import { KopError } from '../base/errors.js';
-import { fullGroup, type ProjectFile } from '../project/project-file.js';
-import { descriptorNameOf } from '../project/resource.js';
-import { GENERATED_HEADER } from '../scaffold/header.js';
-import { allFields } from '../schema/kinds.js';
-import { findMarker, markersNamed, type Marker } from '../schema/markers.js';
-import type { ApiKind, ApiKindVersion, ApiModel, FieldModel, TypeDeclaration, TypeRef } from '../schema/model.js';
+import { KopError } from '../base/index.js';
+import { fullGroup, type ProjectFile, descriptorNameOf } from '../project/index.js';
+import { GENERATED_HEADER } from '../scaffold/index.js';
+import {
+  allFields,
+  findMarker,
+  markersNamed,
+  type Marker,
+  type ApiKind,
+  type ApiKindVersion,
+  type ApiModel,
+  type FieldModel,
+  type TypeDeclaration,
+  type TypeRef,
+} from '../schema/index.js';
 import type { GeneratedClientFile } from './generate-clients.js';
 
 /** The modules the generated apply configurations import from. */

@@ -6,10 +6,10 @@
  * controller builder does for `for()`, `owns()` and `watches()`.
  */
 import * as path from 'node:path';
-import { descriptorNameOf } from '../project/resource.js';
-import { KopError } from '../base/errors.js';
-import { GENERATED_HEADER } from '../scaffold/header.js';
-import type { ApiKind, ApiKindVersion, ApiModel } from '../schema/model.js';
+import { descriptorNameOf } from '../project/index.js';
+import { KopError } from '../base/index.js';
+import { GENERATED_HEADER } from '../scaffold/index.js';
+import type { ApiKind, ApiKindVersion, ApiModel } from '../schema/index.js';
 
 /** One generated descriptor file. */
 export interface GeneratedClientFile {

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import type { AlphaGenerateOptions } from '../upgrade/run-alpha-generate.js';
-import type { AlphaUpdateOptions } from '../upgrade/run-alpha-update.js';
+import type { AlphaGenerateOptions, AlphaUpdateOptions } from '../alpha/index.js';
 import type { MakeContext } from './command-module.js';
 import { generators } from './generate.js';
 
@@ -19,7 +18,7 @@ function updateCommand(command: Command, makeContext: MakeContext): Command {
       'do not install node_modules afterwards (package-lock.json is still written anew from the merged package.json)',
     )
     .action(async (flags: UpdateFlags) => {
-      const { runAlphaUpdate } = await import('../upgrade/run-alpha-update.js');
+      const { runAlphaUpdate } = await import('../alpha/index.js');
       await runAlphaUpdate({ ...flags, generators }, makeContext());
     });
 }
@@ -50,7 +49,7 @@ export function register(program: Command, makeContext: MakeContext): void {
     )
     .option('--no-generate', 'do not run kop generate at the end')
     .action(async (flags: GenerateFlags) => {
-      const { runAlphaGenerate } = await import('../upgrade/run-alpha-generate.js');
+      const { runAlphaGenerate } = await import('../alpha/index.js');
       const { generate, ...options } = flags;
       await runAlphaGenerate({ ...options, generators: generate === false ? undefined : generators }, makeContext());
     });

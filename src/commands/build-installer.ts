@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { BuildInstallerOptions } from '../deploy/run-deploy.js';
+import type { BuildInstallerOptions } from '../deploy/index.js';
 import type { MakeContext } from './command-module.js';
 
 /** `kop build-installer`: one YAML file that installs the operator (Kubebuilder's `make build-installer`). */
@@ -10,7 +10,7 @@ export function register(program: Command, makeContext: MakeContext): void {
     .option('--image <image>', "the manager's image (default: $IMG)")
     .option('--output <file>', 'where to write it, inside the project', 'dist/install.yaml')
     .action(async (flags: BuildInstallerOptions) => {
-      const { runBuildInstaller } = await import('../deploy/run-deploy.js');
+      const { runBuildInstaller } = await import('../deploy/index.js');
       await runBuildInstaller(flags, makeContext());
     });
 }

@@ -4,7 +4,7 @@
  * import the registry that imports them.
  */
 import type { Command } from 'commander';
-import type { Context } from '../base/context.js';
+import type { Context } from '../base/index.js';
 
 /** Builds the real context from the global flags; `overrides` replaces fields (tests, or a command that changes cwd). */
 export type MakeContext = (overrides?: Partial<Context>) => Context;

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { CREATE_API_FLAGS } from '../create-api/create-api-flags.js';
 import { CREATE_API_PLUGIN_FLAGS } from '../plugins/deploy-image/deploy-image-flags.js';
-import type { CreateApiWithPluginsOptions } from '../plugins/run-create-api-plugins.js';
+import type { CreateApiWithPluginsOptions } from '../plugins/index.js';
 import { createCommandGroup, type MakeContext } from './command-module.js';
 import { addFlags } from './flag-options.js';
 
@@ -17,7 +17,7 @@ export function register(program: Command, makeContext: MakeContext): void {
   addFlags(api, [...CREATE_API_FLAGS, ...CREATE_API_PLUGIN_FLAGS])
     // The flags' fields are CreateApiWithPluginsOptions' (both tables), and an absent flag means "ask or default".
     .action(async (flags: CreateApiWithPluginsOptions) => {
-      const { runCreateApiWithPlugins } = await import('../plugins/run-create-api-plugins.js');
+      const { runCreateApiWithPlugins } = await import('../plugins/index.js');
       await runCreateApiWithPlugins(flags, makeContext());
     });
 }

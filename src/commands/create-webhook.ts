@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { CREATE_WEBHOOK_FLAGS } from '../create-webhook/create-webhook-flags.js';
-import type { CreateWebhookOptions } from '../create-webhook/run-create-webhook.js';
+import type { CreateWebhookOptions } from '../create-webhook/index.js';
 import { createCommandGroup, type MakeContext } from './command-module.js';
 import { addFlags } from './flag-options.js';
 
@@ -13,7 +13,7 @@ export function register(program: Command, makeContext: MakeContext): void {
   addFlags(webhook, CREATE_WEBHOOK_FLAGS)
     // The flags' fields are CreateWebhookOptions', and an absent flag means "ask or default".
     .action(async (flags: CreateWebhookOptions) => {
-      const { runCreateWebhook } = await import('../create-webhook/run-create-webhook.js');
+      const { runCreateWebhook } = await import('../create-webhook/index.js');
       await runCreateWebhook(flags, makeContext());
     });
 }

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { DeployOptions } from '../deploy/run-deploy.js';
+import type { DeployOptions } from '../deploy/index.js';
 import type { MakeContext } from './command-module.js';
 
 /** `kop deploy`: the whole operator into the current cluster (Kubebuilder's `make deploy IMG=...`). */
@@ -16,7 +16,7 @@ export function register(program: Command, makeContext: MakeContext): void {
       '\nExamples:\n  npx kop deploy --image registry.example.com/team/operator:v0.1.0\n  IMG=registry.example.com/team/operator:v0.1.0 npm run deploy\n',
     )
     .action(async (flags: DeployOptions) => {
-      const { runDeploy } = await import('../deploy/run-deploy.js');
+      const { runDeploy } = await import('../deploy/index.js');
       await runDeploy(flags, makeContext());
     });
 }

@@ -35,8 +35,8 @@ export function register(program: Command, makeContext: MakeContext): void {
     )
     .action(async (managerFlags: string[], flags: DevFlags, command: Command) => {
       const context = makeContext();
-      const { runDev } = await import('../dev/run-dev.js');
-      const { stopOnSignals } = await import('../dev/stop-on-signals.js');
+      const { runDev } = await import('../dev/index.js');
+      const { stopOnSignals } = await import('../dev/index.js');
       // commander sets installCrds to true by default because of --no-install-crds: only an explicit flag counts.
       const installCrds = command.getOptionValueSource('installCrds') === 'cli' ? flags.installCrds : undefined;
       const stop = stopOnSignals((line) => context.out.info(line));

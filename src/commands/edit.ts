@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { EditProjectOptions } from '../edit/run-edit-project.js';
+import type { EditProjectOptions } from '../edit/index.js';
 import type { MakeContext } from './command-module.js';
 
 /**
@@ -49,7 +49,7 @@ export function register(program: Command, makeContext: MakeContext): void {
       "go ahead where your edits are in the way of --multigroup/--namespaced (a conflicting file gets kop's version); helm: replace values.yaml instead of merging your changes into it",
     )
     .action(async (flags: EditProjectOptions) => {
-      const { runEditProject } = await import('../edit/run-edit-project.js');
+      const { runEditProject } = await import('../edit/index.js');
       await runEditProject(
         {
           plugins: flags.plugins,

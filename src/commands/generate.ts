@@ -1,25 +1,25 @@
 import type { Command } from 'commander';
-import { UsageError } from '../base/errors.js';
-import type { GenerateOptions, GeneratorEntry } from '../generate/generator.js';
+import { UsageError } from '../base/index.js';
+import type { GenerateOptions, GeneratorEntry } from '../generate/index.js';
 import type { MakeContext } from './command-module.js';
 
 /**
  * The generators of `kop generate`, in the order `kop generate` runs them. Each is also
  * a sub-command (`kop generate manifests`). To add one, append an entry whose `load`
- * imports a module exporting `generate(input)` (see src/generate/generator.ts).
+ * loads a `Generator` (see src/generate/generator.ts).
  */
 export const generators: GeneratorEntry[] = [
   {
     name: 'manifests',
     description:
       'CRDs (config/crd) from the API types, the manager role (config/rbac/role.yaml) from rbac markers and webhook configurations (config/webhook/manifests.yaml) from webhook markers',
-    load: () => import('../generate/generate-manifests.js'),
+    load: async () => (await import('../generate/index.js')).manifestsGenerator,
   },
   {
     name: 'client',
     description:
       'typed clients (api/<group>/<version>/<kind>.client.ts) for every kind, on kop/runtime, and apply configurations (<kind>.apply.ts) for kinds created with --ssa',
-    load: () => import('../generate/generate-client.js'),
+    load: async () => (await import('../generate/index.js')).clientGenerator,
   },
 ];
 
@@ -78,14 +78,14 @@ export function register(program: Command, makeContext: MakeContext): void {
       `rewrite generated files: ${generators.map((g) => g.name).join(', ')} (all when no sub-command is given)`,
     )
     .action(async (flags: GenerateFlags) => {
-      const { runGenerate } = await import('../generate/run-generate.js');
+      const { runGenerate } = await import('../generate/index.js');
       await runGenerate({ ...parseFlags(flags), generators }, makeContext());
     });
   for (const entry of generators) {
     withFlags(generate.command(entry.name))
       .description(entry.description)
       .action(async (flags: GenerateFlags) => {
-        const { runGenerate } = await import('../generate/run-generate.js');
+        const { runGenerate } = await import('../generate/index.js');
         await runGenerate(
           { ...parseFlags({ ...generate.opts<GenerateFlags>(), ...flags }), generators: [entry] },
           makeContext(),

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { ImportCrdOptions } from '../import/run-import-crd.js';
+import type { ImportCrdOptions } from '../import/index.js';
 import type { MakeContext } from './command-module.js';
 import { generators } from './generate.js';
 
@@ -36,12 +36,12 @@ export function register(program: Command, makeContext: MakeContext): void {
     .option('--no-generate', 'do not run `kop generate` afterwards')
     .action(async (sources: string[], flags: ImportCrdFlags) => {
       const context = makeContext();
-      const { runImportCrd } = await import('../import/run-import-crd.js');
+      const { runImportCrd } = await import('../import/index.js');
       const options: ImportCrdOptions = { sources, ...flags };
       const result = await runImportCrd(options, context);
       if (!result.written || flags.generate === false) return;
       // The typed clients (and an owned kind's CRD) come from `kop generate`, as for any API type.
-      const { runGenerate } = await import('../generate/run-generate.js');
+      const { runGenerate } = await import('../generate/index.js');
       await runGenerate({ check: false, generators }, context);
     });
 }

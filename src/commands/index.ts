@@ -18,7 +18,7 @@
  *   with an optional hint) for everything the user can act on; the root prints one
  *   line and sets the exit code. Never call process.exit.
  * - Generating commands write through a `VirtualTree` and finish with
- *   `applyTree(tree, context, { tasks })` from src/scaffold/apply.ts.
+ *   `flushTree(tree, context, { tasks })` from src/scaffold/flush-tree.ts.
  */
 import type { CommandModule } from './command-module.js';
 import * as alpha from './alpha.js';
@@ -38,6 +38,9 @@ import * as undeploy from './undeploy.js';
 import * as uninstall from './uninstall.js';
 import * as updatePack from './update-pack.js';
 import * as version from './version.js';
+
+/** The context factory every command module's `register` receives (src/cli/main.ts makes it). */
+export type { MakeContext } from './command-module.js';
 
 /** Every command, in the order `kop --help` lists them. */
 export const commands: readonly CommandModule[] = [

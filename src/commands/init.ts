@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { InitOptions } from '../init/run-init.js';
+import type { InitOptions } from '../init/index.js';
 import type { MakeContext } from './command-module.js';
 
 /** `kop init`: scaffolds a new operator project in the current folder. */
@@ -31,7 +31,7 @@ export function register(program: Command, makeContext: MakeContext): void {
     .option('--force', 'write even when the folder already holds a project')
     // The flags' camel-cased names are InitOptions' fields, and an absent flag means the default.
     .action(async (flags: InitOptions) => {
-      const { runInit } = await import('../init/run-init.js');
+      const { runInit } = await import('../init/index.js');
       await runInit(flags, makeContext());
     });
 }

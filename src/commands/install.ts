@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { InstallOptions } from '../deploy/run-deploy.js';
+import type { InstallOptions } from '../deploy/index.js';
 import type { MakeContext } from './command-module.js';
 
 /** `kop install`: the CRDs into the current cluster (Kubebuilder's `make install`). */
@@ -13,7 +13,7 @@ export function register(program: Command, makeContext: MakeContext): void {
     .option('--context <name>', 'kubeconfig context (default: its current context)')
     .option('--force-conflicts', 'take fields another field manager owns')
     .action(async (flags: InstallOptions) => {
-      const { runInstall } = await import('../deploy/run-deploy.js');
+      const { runInstall } = await import('../deploy/index.js');
       await runInstall(flags, makeContext());
     });
 }

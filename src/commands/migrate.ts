@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { MigrateStorageOptions } from '../migrate/run-migrate-storage.js';
+import type { MigrateStorageOptions } from '../migrate/index.js';
 import type { MakeContext } from './command-module.js';
 
 /** `kop migrate storage`: every object of the project's CRDs rewritten at the storage version, old versions pruned. */
@@ -20,7 +20,7 @@ export function register(program: Command, makeContext: MakeContext): void {
     .option('--concurrency <n>', 'objects rewritten at once (default 1; a large cluster may gain from a few)')
     .option('--restart', 'forget the progress an earlier run saved and walk every object again')
     .action(async (crds: string[], flags: Omit<MigrateStorageOptions, 'crds'>) => {
-      const { runMigrateStorage } = await import('../migrate/run-migrate-storage.js');
+      const { runMigrateStorage } = await import('../migrate/index.js');
       await runMigrateStorage({ ...flags, crds }, makeContext());
     });
 }

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import type { Context } from '../base/context.js';
-import { KopError, UsageError } from '../base/errors.js';
+import { type Context, KopError, UsageError } from '../base/index.js';
 import type { MakeContext } from './command-module.js';
 
 /** Options of `kop setup-envtest`, as {@link runSetupEnvtest} takes them. */
@@ -99,9 +98,9 @@ interface SetupEnvtestFlags {
  * (or the bare folder with `print: 'path'`). Returns the folder.
  */
 export async function runSetupEnvtest(options: SetupEnvtestOptions, context: Context): Promise<string> {
-  const { GoUnavailableError } = await import('../testing/build-envtest.js');
-  const { setupEnvtest } = await import('../testing/setup-envtest.js');
-  const { normalizeKubernetesVersion } = await import('../testing/versions.js');
+  const { GoUnavailableError } = await import('../testing/internal.js');
+  const { setupEnvtest } = await import('../testing/internal.js');
+  const { normalizeKubernetesVersion } = await import('../testing/internal.js');
   const { resolve } = await import('node:path'); // eslint-disable-line @typescript-eslint/unbound-method -- node:path's functions use no `this`
   if (options.kubernetesVersion) {
     try {
@@ -132,7 +131,7 @@ export async function runSetupEnvtest(options: SetupEnvtestOptions, context: Con
       progress,
     });
     if (options.helm) {
-      const { buildHelm } = await import('../testing/build-helm.js');
+      const { buildHelm } = await import('../testing/internal.js');
       await buildHelm({
         binDir: result.binDir,
         force: options.force,
@@ -142,7 +141,7 @@ export async function runSetupEnvtest(options: SetupEnvtestOptions, context: Con
       });
     }
     if (options.otelcol) {
-      const { buildOtelcol } = await import('../testing/build-otelcol.js');
+      const { buildOtelcol } = await import('../testing/internal.js');
       await buildOtelcol({
         binDir: result.binDir,
         force: options.force,

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { DeleteOptions } from '../deploy/run-deploy.js';
+import type { DeleteOptions } from '../deploy/index.js';
 import type { MakeContext } from './command-module.js';
 
 /** `kop uninstall`: the CRDs out of the current cluster (Kubebuilder's `make uninstall`). */
@@ -11,7 +11,7 @@ export function register(program: Command, makeContext: MakeContext): void {
     .option('--context <name>', 'kubeconfig context (default: its current context)')
     .option('--ignore-not-found', 'do not fail when some are already gone')
     .action(async (flags: DeleteOptions) => {
-      const { runUninstall } = await import('../deploy/run-deploy.js');
+      const { runUninstall } = await import('../deploy/index.js');
       await runUninstall(flags, makeContext());
     });
 }

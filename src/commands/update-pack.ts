@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { UpdatePackOptions } from '../init/run-update-pack.js';
+import type { UpdatePackOptions } from '../init/index.js';
 import type { MakeContext } from './command-module.js';
 
 /** `kop update-pack`: packs the running kop into the project and points the project's dependency at it. */
@@ -18,7 +18,7 @@ export function register(program: Command, makeContext: MakeContext): void {
       '\nRun it with the kop you want the project to use, e.g.\n  node <path-to-kop>/bin/kop.js update-pack\n  npx -p ./kop-<version>.tgz kop update-pack\n',
     )
     .action(async (flags: UpdatePackOptions) => {
-      const { runUpdatePack } = await import('../init/run-update-pack.js');
+      const { runUpdatePack } = await import('../init/index.js');
       await runUpdatePack(flags, makeContext());
     });
 }

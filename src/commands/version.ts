@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { MakeContext } from './command-module.js';
-import { kopVersion } from '../base/paths.js';
+import { kopVersion } from '../base/index.js';
 
 /** `kop version`: kop's version and the Node version running it. */
 export function register(program: Command, makeContext: MakeContext): void {

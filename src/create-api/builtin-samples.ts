@@ -4,7 +4,7 @@
  * keyed by kind; a kind kop/runtime gains without a sample here gets its test refused by
  * test/unit/create-api-builtin.test.ts, which scaffolds every built-in kind.
  */
-import type { BuiltinKind } from '../project/builtin-kinds.js';
+import type { BuiltinKind } from '../project/index.js';
 
 type ResourceType = BuiltinKind['type'];
 

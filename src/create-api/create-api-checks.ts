@@ -3,13 +3,25 @@
  * name and the names derived from it, its one plural and scope across versions, reconcilers that
  * would clash, and how a new version converts.
  */
-import type { Context } from '../base/context.js';
-import { KopError, UsageError } from '../base/errors.js';
-import { declarationMarkers } from '../markers/collect.js';
-import { fullGroup, type ProjectFile, type ProjectResource } from '../project/project-file.js';
-import { controllersOf, CREATE_API_PATHS, resourceNamesOf, type ControllerNames } from '../project/resource-layout.js';
-import { checkKind, isDns1123Label, pluralOf, requireValid, singularOf, type NameCheck } from '../project/resource.js';
-import type { VirtualTree } from '../scaffold/tree.js';
+import type { Context } from '../base/index.js';
+import { KopError, UsageError } from '../base/index.js';
+import { declarationMarkers } from '../markers/index.js';
+import {
+  fullGroup,
+  type ProjectFile,
+  type ProjectResource,
+  controllersOf,
+  CREATE_API_PATHS,
+  resourceNamesOf,
+  type ControllerNames,
+  checkKind,
+  isDns1123Label,
+  pluralOf,
+  requireValid,
+  singularOf,
+  type NameCheck,
+} from '../project/index.js';
+import type { VirtualTree } from '../scaffold/index.js';
 import type { CreateApiFlags } from './create-api-flags.js';
 
 /**

@@ -2,13 +2,10 @@
  * What the phases of one `kop create api` run share (project/command-pipeline.ts): each phase
  * fills in what the next ones need. Plugins of create api (deploy-image) read and extend it.
  */
-import type { BuiltinKind } from '../project/builtin-kinds.js';
-import type { ProjectResource } from '../project/project-file.js';
-import type { CommandStep } from '../project/command-pipeline.js';
-import type { Resource } from '../project/resource-model.js';
-import type { ControllerNames, ResourceNames } from '../project/resource-layout.js';
-import type { TemplateData } from '../scaffold/render.js';
-import type { ExternalApiFlags } from '../import/external-api.js';
+import type { BuiltinKind } from '../project/index.js';
+import type { ProjectResource, CommandStep, Resource, ControllerNames, ResourceNames } from '../project/index.js';
+import type { TemplateData } from '../scaffold/index.js';
+import type { ExternalApiFlags } from '../import/index.js';
 import type { CreateApiFlags } from './create-api-flags.js';
 import type { ConversionChoice } from './create-api-checks.js';
 

@@ -1,9 +1,8 @@
-import { askChecked, askYesNo } from '../base/ask.js';
-import type { Context } from '../base/context.js';
-import { KopError, UsageError } from '../base/errors.js';
-import { runCommandPipeline, type PhaseHandlers } from '../project/command-pipeline.js';
-import { fullGroup } from '../project/project-file.js';
+import { askChecked, askYesNo, type Context, KopError, UsageError } from '../base/index.js';
 import {
+  runCommandPipeline,
+  type PhaseHandlers,
+  fullGroup,
   controllerGroupOf,
   controllerNamesOf,
   controllersOf,
@@ -13,23 +12,19 @@ import {
   resourceNamesOf,
   roleStemOf,
   type ResourceNames,
-} from '../project/resource-layout.js';
-import {
   checkControllerName,
   checkGroup,
   checkVersion,
   descriptorNameOf,
   requireValid,
   singularOf,
-} from '../project/resource.js';
-import type { ApplyResult } from '../scaffold/apply.js';
-import { loadBoilerplate } from '../scaffold/boilerplate.js';
-import { renderTemplateDir } from '../scaffold/render.js';
-import { stageCreateWebhook } from '../create-webhook/run-create-webhook.js';
+  describeBuiltinKinds,
+  resolveResource,
+} from '../project/index.js';
+import { type FlushResult, loadBoilerplate, renderTemplateDir } from '../scaffold/index.js';
+import { stageCreateWebhook } from '../create-webhook/index.js';
 import type { CreateApiFlags } from './create-api-flags.js';
-import { describeBuiltinKinds } from '../project/builtin-kinds.js';
-import { resolveResource } from '../project/resource-model.js';
-import { checkExternalApiFlags, hasExternalApiFlags, type ExternalApiFlags } from '../import/external-api.js';
+import { checkExternalApiFlags, hasExternalApiFlags, type ExternalApiFlags } from '../import/index.js';
 import {
   checkConflicts,
   checkControllerClash,
@@ -331,7 +326,7 @@ export const CREATE_API_PHASES: PhaseHandlers<CreateApiStep> = {
 };
 
 /** What to do next, and what a kind of several versions still needs. */
-async function reportCreateApi(step: CreateApiStep, result: ApplyResult): Promise<void> {
+async function reportCreateApi(step: CreateApiStep, result: FlushResult): Promise<void> {
   const { context, tree } = step;
   const { group, version, kind } = step.gvk!;
   const sameKind = step.sameKind!;
@@ -379,6 +374,6 @@ export async function runCreateApi(
   options: CreateApiOptions,
   context: Context,
   plugins: readonly PhaseHandlers<CreateApiStep>[] = [],
-): Promise<ApplyResult> {
+): Promise<FlushResult> {
   return runCommandPipeline(context, (base) => ({ ...base, options, templates: {} }), [CREATE_API_PHASES, ...plugins]);
 }

@@ -2,26 +2,25 @@
  * What `kop create api` stages for a kind: the template values that name a reconciler, the
  * reconciler and its test, and the kind's PROJECT entry.
  */
-import type { Context } from '../base/context.js';
-import { declarationMarkers } from '../markers/collect.js';
+import type { Context } from '../base/index.js';
+import { declarationMarkers } from '../markers/index.js';
 import {
   moduleFrom,
   readKindShape,
   scaffoldKindFixture,
   type FixtureTarget,
   type KindShape,
-} from '../project/kind-fixture.js';
-import { fullGroup, type ProjectFile, type ProjectResource } from '../project/project-file.js';
-import {
+  fullGroup,
+  type ProjectFile,
+  type ProjectResource,
   controllersOf,
   CREATE_API_PATHS,
   placeControllerFile,
   type ControllerNames,
   type ResourceNames,
-} from '../project/resource-layout.js';
-import { pluralOf } from '../project/resource.js';
-import { renderTemplateDir, type TemplateData } from '../scaffold/render.js';
-import type { VirtualTree } from '../scaffold/tree.js';
+  pluralOf,
+} from '../project/index.js';
+import { renderTemplateDir, type TemplateData, type VirtualTree } from '../scaffold/index.js';
 
 /** The template values that name a reconciler; the kind's unnamed one keeps the finalizer it always had. */
 export function controllerTemplateData(

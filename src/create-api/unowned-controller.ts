@@ -6,21 +6,24 @@
  * resolve found such a kind.
  */
 import * as path from 'node:path';
-import { KopError, UsageError } from '../base/errors.js';
-import { fullGroup, type ProjectResource } from '../project/project-file.js';
-import { requireValid, descriptorNameOf, pluralOf, singularOf } from '../project/resource.js';
-import type { PhaseHandlers } from '../project/command-pipeline.js';
+import { KopError, UsageError } from '../base/index.js';
 import {
+  fullGroup,
+  type ProjectResource,
+  requireValid,
+  descriptorNameOf,
+  pluralOf,
+  singularOf,
+  type PhaseHandlers,
   controllerGroupOf,
   controllerNamesOf,
   controllersOf,
   CREATE_API_PATHS,
   insertControllerWiring,
-} from '../project/resource-layout.js';
-import type { BuiltinKind } from '../project/builtin-kinds.js';
-import { loadBoilerplate } from '../scaffold/boilerplate.js';
-import type { TemplateData } from '../scaffold/render.js';
-import { hasExternalApiFlags, isCrdSource, resolveExternalKind } from '../import/external-api.js';
+  type BuiltinKind,
+} from '../project/index.js';
+import { loadBoilerplate, type TemplateData } from '../scaffold/index.js';
+import { hasExternalApiFlags, isCrdSource, resolveExternalKind } from '../import/index.js';
 import { builtinSampleLiteral } from './builtin-samples.js';
 import { checkControllerClash, checkPlural } from './create-api-checks.js';
 import type { CreateApiStep, UnownedPlan } from './create-api-step.js';

@@ -4,7 +4,7 @@
  * Light: `kop --help` loads it.
  */
 import { flag, type OptionsOf } from '../project/command-flags.js';
-import type { ProjectResource, ProjectWebhooks } from '../project/project-file.js';
+import type { ProjectResource, ProjectWebhooks } from '../project/index.js';
 import { originOf } from '../project/resource-origin.js';
 
 /** Sets (or, for undefined, removes) one key of the kind's `webhooks:` entry. */

@@ -1,12 +1,17 @@
-import type { Context } from '../base/context.js';
-import { askChecked, requireValid } from '../base/ask.js';
-import { KopError, UsageError } from '../base/errors.js';
-import { runCommandPipeline, runPhases, type CommandStep, type PhaseHandlers } from '../project/command-pipeline.js';
-import { recordFlags } from '../project/command-flags.js';
-import type { ProjectFile, ProjectResource, ProjectWebhooks } from '../project/project-file.js';
-import { CREATE_API_PATHS } from '../project/resource-layout.js';
-import { checkDomain, checkGroup, checkKind, checkVersion } from '../project/resource.js';
+import { type Context, askChecked, requireValid, KopError, UsageError } from '../base/index.js';
 import {
+  runCommandPipeline,
+  runPhases,
+  type CommandStep,
+  type PhaseHandlers,
+  type ProjectFile,
+  type ProjectResource,
+  type ProjectWebhooks,
+  CREATE_API_PATHS,
+  checkDomain,
+  checkGroup,
+  checkKind,
+  checkVersion,
   admissionWebhookName,
   admissionWebhookPath,
   insertWebhookWiring,
@@ -14,19 +19,24 @@ import {
   webhookNamePrefix,
   webhookRegistration,
   type WebhookRegistration,
-} from '../project/webhook-layout.js';
-import type { ApplyResult } from '../scaffold/apply.js';
-import { loadBoilerplate } from '../scaffold/boilerplate.js';
-import { renderTemplateDir, type TemplateData } from '../scaffold/render.js';
-import type { VirtualTree } from '../scaffold/tree.js';
+  moduleFrom,
+  scaffoldKindFixture,
+} from '../project/index.js';
+import { recordFlags } from '../project/command-flags.js';
+import {
+  type FlushResult,
+  loadBoilerplate,
+  renderTemplateDir,
+  type TemplateData,
+  type VirtualTree,
+} from '../scaffold/index.js';
 import {
   checkExternalApiFlags,
   isCrdSource,
   isGoModule,
   resolveExternalKind,
   type ExternalApiFlags,
-} from '../import/external-api.js';
-import { moduleFrom, scaffoldKindFixture } from '../project/kind-fixture.js';
+} from '../import/index.js';
 import { CREATE_WEBHOOK_FLAGS, type CreateWebhookFlags } from './create-webhook-flags.js';
 import { specFitsFooExample } from './spec-example.js';
 import {
@@ -275,7 +285,7 @@ export const CREATE_WEBHOOK_PHASES: PhaseHandlers<CreateWebhookStep> = {
  * first time; and the PROJECT entry. Webhooks the kind already has are refused unless `force`.
  * Nothing is written when any step fails.
  */
-export async function runCreateWebhook(options: CreateWebhookOptions, context: Context): Promise<ApplyResult> {
+export async function runCreateWebhook(options: CreateWebhookOptions, context: Context): Promise<FlushResult> {
   return runCommandPipeline(context, (base) => ({ ...base, options }), [CREATE_WEBHOOK_PHASES]);
 }
 

@@ -3,16 +3,23 @@
  * asked for, the spokes of a conversion, webhooks the kind has already, and the hub as the
  * storage version.
  */
-import { askChecked, askYesNo, requireValid, type NameCheck } from '../base/ask.js';
-import type { Context } from '../base/context.js';
-import { KopError, UsageError } from '../base/errors.js';
-import { declarationMarkers } from '../markers/collect.js';
-import { formatLocation } from '../markers/errors.js';
-import { fullGroup, type ProjectFile, type ProjectResource, type ProjectWebhooks } from '../project/project-file.js';
-import { CREATE_API_PATHS, resourceNamesOf, type ResourceNames } from '../project/resource-layout.js';
-import { checkVersion } from '../project/resource.js';
-import { admissionWebhookPath, checkWebhookPath, WEBHOOK_PATHS } from '../project/webhook-layout.js';
-import type { VirtualTree } from '../scaffold/tree.js';
+import { askChecked, askYesNo, requireValid, type NameCheck } from '../base/index.js';
+import { type Context, KopError, UsageError } from '../base/index.js';
+import { declarationMarkers, formatLocation } from '../markers/index.js';
+import {
+  fullGroup,
+  type ProjectFile,
+  type ProjectResource,
+  type ProjectWebhooks,
+  CREATE_API_PATHS,
+  resourceNamesOf,
+  type ResourceNames,
+  checkVersion,
+  admissionWebhookPath,
+  checkWebhookPath,
+  WEBHOOK_PATHS,
+} from '../project/index.js';
+import type { VirtualTree } from '../scaffold/index.js';
 import type { CreateWebhookFlags } from './create-webhook-flags.js';
 import { requireTypes } from './webhook-target.js';
 

@@ -3,12 +3,20 @@
  * import: create webhook's resolve phase.
  */
 import { posix } from 'node:path';
-import { KopError } from '../base/errors.js';
-import { fullGroup, type ProjectFile, type ProjectResource } from '../project/project-file.js';
-import { resolveResource, type Resource } from '../project/resource-model.js';
-import { CREATE_API_PATHS, resourceNamesOf, type ResourceNames } from '../project/resource-layout.js';
-import { descriptorNameOf, singularOf } from '../project/resource.js';
-import type { VirtualTree } from '../scaffold/tree.js';
+import { KopError } from '../base/index.js';
+import {
+  fullGroup,
+  type ProjectFile,
+  type ProjectResource,
+  resolveResource,
+  type Resource,
+  CREATE_API_PATHS,
+  resourceNamesOf,
+  type ResourceNames,
+  descriptorNameOf,
+  singularOf,
+} from '../project/index.js';
+import type { VirtualTree } from '../scaffold/index.js';
 import type { CreateWebhookFlags } from './create-webhook-flags.js';
 
 export interface WebhookTarget {

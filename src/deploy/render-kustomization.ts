@@ -1,8 +1,7 @@
 import { stat, readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { parse as parseYaml, parseAllDocuments, stringify } from 'yaml';
-import type { Context } from '../base/context.js';
-import { KopError } from '../base/errors.js';
+import { type Context, KopError } from '../base/index.js';
 
 /** A Kubernetes object as rendered manifests hold it. */
 export interface ManifestObject {

@@ -1,11 +1,8 @@
 import * as path from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import type { Context } from '../base/context.js';
-import { KopError, UsageError } from '../base/errors.js';
-import { loadProjectFile } from '../project/project-file.js';
-import { applyTree, type ApplyResult } from '../scaffold/apply.js';
-import { withHeader } from '../scaffold/header.js';
-import { VirtualTree } from '../scaffold/tree.js';
+import { type Context, KopError, UsageError } from '../base/index.js';
+import { loadProjectFile } from '../project/index.js';
+import { flushTree, type FlushResult, withHeader, VirtualTree } from '../scaffold/index.js';
 import { NoConfigurationError, RestClient, InvalidConfigurationError } from '../runtime/client/index.js';
 import { applyManifests, deleteManifests, ManifestOperationError } from './apply-manifests.js';
 import { overrideFor, parseImageReference, setImages } from './image-reference.js';
@@ -112,7 +109,7 @@ export async function runUndeploy(options: DeleteOptions, context: Context): Pro
  * `kop build-installer`: writes config/default, built and with the image set, to one file
  * (dist/install.yaml) that `kubectl apply --server-side -f` installs. Kubebuilder's `make build-installer`.
  */
-export async function runBuildInstaller(options: BuildInstallerOptions, context: Context): Promise<ApplyResult> {
+export async function runBuildInstaller(options: BuildInstallerOptions, context: Context): Promise<FlushResult> {
   const tree = new VirtualTree(context.cwd);
   await loadProjectFile(tree);
   const output = options.output ?? DEPLOY_PATHS.installer;
@@ -130,7 +127,7 @@ export async function runBuildInstaller(options: BuildInstallerOptions, context:
     serializeManifests(objects),
   ].join('\n');
   tree.write(relative, withHeader(relative, body, 'generated'), { kind: 'generated' });
-  return applyTree(tree, context);
+  return flushTree(tree, context);
 }
 
 /** config/default built, with the manager's image replaced when one is given. */

@@ -1,8 +1,7 @@
-import type { Output } from '../base/context.js';
+import type { Output } from '../base/index.js';
 import type { RestClient } from '../runtime/client/index.js';
 import { isNotFound } from '../runtime/index.js';
-import type { JSONSchemaProps } from '../schema/json-schema.js';
-import { firstSchemaViolation } from '../schema/validate-object.js';
+import { type JSONSchemaProps, firstSchemaViolation } from '../schema/index.js';
 import type { ManifestObject } from './render-kustomization.js';
 
 const CRD_PATH = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';

@@ -11,13 +11,10 @@ import {
 } from 'node:fs';
 import * as path from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import type { Exec } from '../base/context.js';
-import { KopError } from '../base/errors.js';
-import { CertificateAuthority } from '../testing/certificates.js';
-import { findRejectedStoredObjects, type RejectedObjects } from '../deploy/stored-objects-check.js';
-import type { ManifestObject } from '../deploy/render-kustomization.js';
+import { type Exec, KopError } from '../base/index.js';
+import { CertificateAuthority, findFreePorts } from '../testing/internal.js';
+import { findRejectedStoredObjects, type RejectedObjects, type ManifestObject } from '../deploy/index.js';
 import { RestClient, loadClientConfig } from '../runtime/client/index.js';
-import { findFreePorts } from '../testing/ports.js';
 import {
   findControlPlaneBinary,
   startControlPlane,

@@ -3,7 +3,7 @@ import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { KopError } from '../base/errors.js';
+import { KopError } from '../base/index.js';
 
 /**
  * The parts of esbuild's API `kop dev` uses. esbuild is the project's own devDependency (kop

@@ -1,6 +1,5 @@
 import { get } from 'node:http';
-import { trackForCleanup } from '../testing/cleanup.js';
-import { ManagedProcess, type ProcessExit } from '../testing/managed-process.js';
+import { trackForCleanup, ManagedProcess, type ProcessExit } from '../testing/internal.js';
 
 /** How the manager process ended. */
 export type ManagerExit = ProcessExit;

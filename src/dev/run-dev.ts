@@ -1,12 +1,10 @@
 import { existsSync, mkdirSync, openSync, readFileSync, readSync, closeSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import type { Context, Output } from '../base/context.js';
-import { KopError, UsageError } from '../base/errors.js';
-import type { GeneratorEntry } from '../generate/generator.js';
-import { runGenerate } from '../generate/run-generate.js';
-import { loadProjectFile, type ProjectFile } from '../project/project-file.js';
-import { VirtualTree } from '../scaffold/tree.js';
-import { findFreePorts } from '../testing/ports.js';
+import { type Context, type Output, KopError, UsageError } from '../base/index.js';
+import { type GeneratorEntry, runGenerate } from '../generate/index.js';
+import { loadProjectFile, type ProjectFile } from '../project/index.js';
+import { VirtualTree } from '../scaffold/index.js';
+import { findFreePorts } from '../testing/internal.js';
 import { DevCluster, CRD_DIR, type CRDSync } from './dev-cluster.js';
 import { DevLoop, type ChangeSet } from './dev-loop.js';
 import { FastBuild } from './fast-build.js';
@@ -16,7 +14,7 @@ import { ReconcileTraces } from './reconcile-traces.js';
 import { count, describeChanges, formatDuration, statusLine } from './status-line.js';
 import { TraceReceiver } from './trace-receiver.js';
 import { renderWaterfall } from './trace-waterfall.js';
-import { describeRejectedObjects } from '../deploy/stored-objects-check.js';
+import { describeRejectedObjects } from '../deploy/index.js';
 
 /** Options of `kop dev`, as {@link runDev} takes them. */
 export interface DevOptions {

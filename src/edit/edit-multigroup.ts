@@ -9,23 +9,21 @@
  */
 import { readdir } from 'node:fs/promises';
 import * as path from 'node:path';
-import { KopError } from '../base/errors.js';
-import type { ProjectFile } from '../project/project-file.js';
+import { KopError } from '../base/index.js';
 import {
+  type ProjectFile,
   controllersOf,
   controllerWiringLines,
   CREATE_API_PATHS,
   resourceNamesOf,
   type ControllerNames,
-} from '../project/resource-layout.js';
-import {
   admissionWebhookName,
   WEBHOOK_PATHS,
   webhookNamePrefix,
   webhookRegistration,
   type WebhookRegistration,
-} from '../project/webhook-layout.js';
-import type { VirtualTree } from '../scaffold/tree.js';
+} from '../project/index.js';
+import type { VirtualTree } from '../scaffold/index.js';
 
 /** One reconciler file that changes place. */
 interface Move {

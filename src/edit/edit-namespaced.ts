@@ -6,15 +6,12 @@
  * the flag as the base, the user's file as ours, kop's rendering with it as theirs), so the
  * user's edits stay; the generated RBAC role is rebuilt from the source markers, as `kop generate` does.
  */
-import type { Context } from '../base/context.js';
-import { initTemplateData } from '../init/run-init.js';
-import type { ProjectFile } from '../project/project-file.js';
-import { buildRoles, formatRoles } from '../rbac/role.js';
-import { parseRbacMarkers, RBAC_SCAN_PREFIX } from '../rbac/rbac-markers.js';
-import { mergeLines } from '../scaffold/line-diff.js';
-import { renderTemplateDir } from '../scaffold/render.js';
-import type { VirtualTree } from '../scaffold/tree.js';
-import { collectCommentMarkers } from '../markers/collect.js';
+import type { Context } from '../base/index.js';
+import { initTemplateData } from '../init/index.js';
+import type { ProjectFile } from '../project/index.js';
+import { buildRoles, formatRoles, parseRbacMarkers, RBAC_SCAN_PREFIX } from '../rbac/index.js';
+import { mergeLines, renderTemplateDir, type VirtualTree } from '../scaffold/index.js';
+import { collectCommentMarkers } from '../markers/index.js';
 import type { Obstacles } from './edit-multigroup.js';
 
 /** The manager's Deployment, whose container sets WATCH_NAMESPACE in a namespaced project. */

@@ -1,17 +1,18 @@
 import { rmdir } from 'node:fs/promises';
 import * as path from 'node:path';
-import type { Context } from '../base/context.js';
-import { KopError, UsageError } from '../base/errors.js';
-import type { EditStep } from '../plugins/edit-step.js';
-import { resolvePlugins, splitPluginNames } from '../plugins/registry.js';
-import { editPluginPhases, runEdit } from '../plugins/run-edit.js';
-import { runCommandPipeline, type PhaseHandlers } from '../project/command-pipeline.js';
-import type { ProjectFile } from '../project/project-file.js';
-import { controllersOf, CREATE_API_PATHS, insertControllerWiring } from '../project/resource-layout.js';
-import { MAIN_WEBHOOK_CALL } from '../project/webhook-layout.js';
-import type { ApplyResult } from '../scaffold/apply.js';
-import { insertIntoFile } from '../scaffold/insert.js';
-import type { VirtualTree } from '../scaffold/tree.js';
+import { type Context, KopError, UsageError } from '../base/index.js';
+import { type EditStep, resolvePlugins, splitPluginNames } from '../plugins/index.js';
+import { editPluginPhases, runEdit } from './run-edit-plugins.js';
+import {
+  runCommandPipeline,
+  type PhaseHandlers,
+  type ProjectFile,
+  controllersOf,
+  CREATE_API_PATHS,
+  insertControllerWiring,
+  MAIN_WEBHOOK_CALL,
+} from '../project/index.js';
+import { type FlushResult, insertIntoFile, type VirtualTree } from '../scaffold/index.js';
 import { stageMultigroupEdit, type Obstacles } from './edit-multigroup.js';
 import { stageNamespacedEdit } from './edit-namespaced.js';
 
@@ -63,7 +64,7 @@ export function parseMaxDescriptionLength(value: number | string): number | unde
  * layout change, nothing is written unless --force; every obstacle is named. The layout and CRD
  * settings are the command's own phase handlers, before the plugins' (and its closing note after).
  */
-export async function runEditProject(options: EditProjectOptions, context: Context): Promise<ApplyResult> {
+export async function runEditProject(options: EditProjectOptions, context: Context): Promise<FlushResult> {
   const plugins = options.plugins !== undefined ? splitPluginNames(options.plugins) : [];
   const setsDescriptionCap = options.maxDescriptionLength !== undefined;
   const descriptionCap = setsDescriptionCap ? parseMaxDescriptionLength(options.maxDescriptionLength!) : undefined;

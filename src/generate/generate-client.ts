@@ -3,10 +3,9 @@
  * for every served kind version, and <kind-lower>.apply.ts for those created with --ssa, into the
  * shared tree (so `--check` and `--dry-run` cover them).
  */
-import type { GeneratorInput } from './generator.js';
-import { loadApiModel } from '../schema/model.js';
-import { generateClients } from '../clientgen/generate-clients.js';
-import { generateApplyConfigurations } from '../clientgen/generate-apply-configurations.js';
+import type { Generator, GeneratorInput } from './generator.js';
+import { loadApiModel } from '../schema/index.js';
+import { generateClients, generateApplyConfigurations } from '../clientgen/index.js';
 import { removeLeftoverGeneratedFiles } from './leftovers.js';
 
 /** Where API types, and so their clients, live. */
@@ -25,3 +24,6 @@ export async function generate({ tree, project, context }: GeneratorInput): Prom
     `client: ${files.length} typed client(s), ${applyConfigurations.length} apply configuration file(s)`,
   );
 }
+
+/** `kop generate client`, as the generators table loads it. */
+export const clientGenerator: Generator = { generate };

@@ -4,16 +4,15 @@
  * (config/rbac/role.yaml) and the admission webhook configurations from webhook markers
  * (config/webhook/manifests.yaml, only when there are webhook markers).
  */
-import { buildRoles, formatRoles } from '../rbac/role.js';
-import { parseRbacMarkers, RBAC_SCAN_PREFIX } from '../rbac/rbac-markers.js';
-import { collectCommentMarkers } from '../markers/collect.js';
+import { buildRoles, formatRoles } from '../rbac/index.js';
+import { parseRbacMarkers, RBAC_SCAN_PREFIX } from '../rbac/index.js';
+import { collectCommentMarkers } from '../markers/index.js';
 import {
   buildWebhookConfigurations,
   formatWebhookConfigurations,
   WEBHOOK_MANIFESTS,
-} from '../webhook/webhook-configuration.js';
-import { parseWebhookMarkers, WEBHOOK_SCAN_PREFIX } from '../webhook/webhook-markers.js';
-import {
+  parseWebhookMarkers,
+  WEBHOOK_SCAN_PREFIX,
   convertingCrds,
   CRD_KUSTOMIZE_CONFIG,
   formatConversionPatch,
@@ -23,19 +22,21 @@ import {
   WEBHOOK_KUSTOMIZATION,
   WEBHOOK_REPLACEMENTS,
   type ConvertingKind,
-} from '../webhook/webhook-kustomize.js';
-import { fullGroup, type ProjectFile } from '../project/project-file.js';
-import { conversionPatchFile } from '../project/webhook-layout.js';
-import type { VirtualTree } from '../scaffold/tree.js';
-import { isGenerated } from '../scaffold/header.js';
-import { generatedYaml } from '../scaffold/yaml.js';
+} from '../webhook-manifests/index.js';
+import { fullGroup, type ProjectFile, conversionPatchFile } from '../project/index.js';
+import { type VirtualTree, isGenerated, generatedYaml } from '../scaffold/index.js';
 import { removeLeftoverGeneratedFiles } from './leftovers.js';
-import type { GeneratorInput } from './generator.js';
-import { buildCrds, formatCrd, type CustomResourceDefinition } from '../schema/crd.js';
-import { schemaDifference } from '../schema/schema-difference.js';
-import type { Context } from '../base/context.js';
-import { largeCrdWarning, tooLargeForClientSideApply } from '../schema/crd-size.js';
-import { loadApiModel } from '../schema/model.js';
+import type { Generator, GeneratorInput } from './generator.js';
+import {
+  buildCrds,
+  formatCrd,
+  type CustomResourceDefinition,
+  schemaDifference,
+  largeCrdWarning,
+  tooLargeForClientSideApply,
+  loadApiModel,
+} from '../schema/index.js';
+import type { Context } from '../base/index.js';
 
 export const CRD_BASES_DIR = 'config/crd/bases';
 
@@ -201,3 +202,6 @@ async function removeIfGenerated(tree: VirtualTree, file: string, project: Proje
   if (tree.files().includes(file)) return;
   if (isGenerated((await tree.read(file)) ?? '') && (project.generated?.includes(file) ?? true)) tree.remove(file);
 }
+
+/** `kop generate manifests`, as the generators table loads it. */
+export const manifestsGenerator: Generator = { generate };

@@ -3,9 +3,9 @@
  * Every generator writes into one shared VirtualTree, so `kop generate` with several
  * generators writes all files or none, and `--check` / `--dry-run` see them all.
  */
-import type { Context } from '../base/context.js';
-import type { ProjectFile } from '../project/project-file.js';
-import type { VirtualTree } from '../scaffold/tree.js';
+import type { Context } from '../base/index.js';
+import type { ProjectFile } from '../project/index.js';
+import type { VirtualTree } from '../scaffold/index.js';
 
 /** Options every generator receives (each reads the ones it understands). */
 export interface GenerateOptions {

@@ -6,9 +6,8 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { isGenerated } from '../scaffold/header.js';
-import type { VirtualTree } from '../scaffold/tree.js';
-import { listSourceFiles } from '../markers/collect.js';
+import { isGenerated, type VirtualTree } from '../scaffold/index.js';
+import { listSourceFiles } from '../markers/index.js';
 
 /**
  * Stages the removal of every generated file under `dir` (project-relative, searched

@@ -1,8 +1,6 @@
-import { KopError } from '../base/errors.js';
-import type { Context } from '../base/context.js';
-import { PROJECT_FILE, loadProjectFile, saveProjectFile, type ProjectFile } from '../project/project-file.js';
-import { applyTree } from '../scaffold/apply.js';
-import { VirtualTree } from '../scaffold/tree.js';
+import { KopError, type Context } from '../base/index.js';
+import { PROJECT_FILE, loadProjectFile, saveProjectFile, type ProjectFile } from '../project/index.js';
+import { flushTree, VirtualTree } from '../scaffold/index.js';
 import type { GenerateOptions, GeneratorEntry } from './generator.js';
 
 export interface RunGenerateOptions extends GenerateOptions {
@@ -35,7 +33,7 @@ export async function runGenerate(options: RunGenerateOptions, context: Context)
     context.out.info('generated files are up to date');
     return;
   }
-  await applyTree(tree, context);
+  await flushTree(tree, context);
 }
 
 /**

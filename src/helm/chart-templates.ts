@@ -1,7 +1,6 @@
-import type { ManifestObject } from '../deploy/render-kustomization.js';
-import { splitImage } from '../deploy/image-reference.js';
+import { type ManifestObject, splitImage } from '../deploy/index.js';
 import type { ConfigVariants } from './render-variants.js';
-import { ANNOTATIONS_SIZE_LIMIT, formatKiB, LARGE_CRD_INSTALL_HINT } from '../schema/crd-size.js';
+import { ANNOTATIONS_SIZE_LIMIT, formatKiB, LARGE_CRD_INSTALL_HINT } from '../schema/index.js';
 import { TemplatedYaml } from './templated-yaml.js';
 
 /** One file under the chart's templates/. */

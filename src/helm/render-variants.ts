@@ -2,8 +2,8 @@ import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import type { Context } from '../base/context.js';
-import { renderKustomization, type ManifestObject } from '../deploy/render-kustomization.js';
+import type { Context } from '../base/index.js';
+import { renderKustomization, type ManifestObject } from '../deploy/index.js';
 
 /**
  * The optional parts of config/default the chart offers as values, by their toggle names in

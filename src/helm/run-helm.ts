@@ -1,11 +1,8 @@
 import { readdir } from 'node:fs/promises';
 import * as path from 'node:path';
-import type { Context } from '../base/context.js';
-import { KopError } from '../base/errors.js';
-import type { ProjectFile } from '../project/project-file.js';
-import type { ApplyResult } from '../scaffold/apply.js';
-import { GENERATED_HEADER } from '../scaffold/header.js';
-import type { VirtualTree } from '../scaffold/tree.js';
+import { type Context, KopError } from '../base/index.js';
+import type { ProjectFile } from '../project/index.js';
+import { type FlushResult, GENERATED_HEADER, type VirtualTree } from '../scaffold/index.js';
 import { chartYaml, HELMIGNORE, helpersTpl, valuesYaml } from './chart-files.js';
 import { ChartBuilder } from './chart-templates.js';
 import { mergeValues } from './merge-values.js';
@@ -54,7 +51,7 @@ export async function stageHelmChart(
   project: ProjectFile,
   options: HelmChartOptions,
   context: Context,
-): Promise<(result: ApplyResult) => void> {
+): Promise<(result: FlushResult) => void> {
   const chartDir = chartDirectory(options.output);
   const valuesBase = `${chartDir}/${VALUES_BASE_FILE}`;
   const variants = await renderConfigVariants(context);

@@ -3,7 +3,7 @@
  * kop/runtime's client and configuration loading (the manager's: --kubeconfig, KUBECONFIG,
  * in-cluster, ~/.kube/config), loaded only when the flag is used.
  */
-import { KopError } from '../base/errors.js';
+import { KopError } from '../base/index.js';
 import type { CrdDocument } from './crd-documents.js';
 
 export interface ClusterOptions {

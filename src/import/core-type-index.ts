@@ -5,8 +5,8 @@
  * become a reference to the kop/api type instead of a copy of it; anything else (another
  * Kubernetes version's PodSpec, say) is written out in full.
  */
-import { coreTypeNames, coreTypeSchema } from '../schema/core-types.js';
-import type { JSONSchemaProps } from '../schema/json-schema.js';
+import { coreTypeNames, coreTypeSchema } from '../schema/index.js';
+import type { JSONSchemaProps } from '../schema/index.js';
 
 /** Scalars kop maps by their own rules (int32, Time, ...), and ObjectMeta, whose schema is a bare `type: object`. */
 const NOT_REUSED = new Set(['int', 'int32', 'int64', 'Time', 'MicroTime', 'Duration', 'ObjectMeta']);

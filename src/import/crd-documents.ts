@@ -6,7 +6,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { CORE_SCHEMA, loadAll, YAMLException } from 'js-yaml';
-import { KopError } from '../base/errors.js';
+import { KopError } from '../base/index.js';
 
 /** One parsed YAML or JSON document. */
 export interface CrdDocument {

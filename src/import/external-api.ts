@@ -15,11 +15,16 @@
  *   RBAC rules name; without it the project's domain is used, as in Kubebuilder.
  */
 import * as path from 'node:path';
-import type { Context } from '../base/context.js';
-import { KopError, UsageError } from '../base/errors.js';
-import { fullGroup, type ProjectFile, type ProjectResource } from '../project/project-file.js';
-import { checkDomain, requireValid, singularOf } from '../project/resource.js';
-import type { VirtualTree } from '../scaffold/tree.js';
+import { type Context, KopError, UsageError } from '../base/index.js';
+import {
+  fullGroup,
+  type ProjectFile,
+  type ProjectResource,
+  checkDomain,
+  requireValid,
+  singularOf,
+} from '../project/index.js';
+import type { VirtualTree } from '../scaffold/index.js';
 import type { CrdDocument } from './crd-documents.js';
 import { fetchGoModule, resolveGoModuleVersion } from './go-module/fetch-go-module.js';
 import { findModuleCrd, type ModuleCrd } from './go-module/module-crds.js';

@@ -4,11 +4,15 @@
  * version — and reduced to what kop's CRD generator writes. Problems name the document and,
  * where they are in a schema, the JSON path (`spec.versions[v1] .spec.replicas`).
  */
-import { KopError } from '../base/errors.js';
-import { checkVersion } from '../project/resource.js';
-import { GENERATOR_ANNOTATION, type CrdVersion, type CustomResourceDefinition } from '../schema/crd.js';
-import type { JSONSchemaProps } from '../schema/json-schema.js';
-import { checkStructural } from '../schema/structural.js';
+import { KopError } from '../base/index.js';
+import { checkVersion } from '../project/index.js';
+import {
+  GENERATOR_ANNOTATION,
+  type CrdVersion,
+  type CustomResourceDefinition,
+  type JSONSchemaProps,
+  checkStructural,
+} from '../schema/index.js';
 import type { CrdDocument } from './crd-documents.js';
 
 /** A CRD ready to become types: the input reduced to the parts kop writes. */

@@ -3,9 +3,9 @@
  * `api/<group>/<version>/<kind>.types.ts` and the folder's `groupversion.ts` (when the folder
  * has none yet).
  */
-import { withHeader } from '../scaffold/header.js';
-import { renderTemplateDir } from '../scaffold/render.js';
-import { singularOf } from '../project/resource.js';
+import { withHeader } from '../scaffold/index.js';
+import { renderTemplateDir } from '../scaffold/index.js';
+import { singularOf } from '../project/index.js';
 import type { CoreTypeIndex } from './core-type-index.js';
 import type { ImportedCrd } from './imported-crd.js';
 import { renderTypesFile } from './render-types.js';

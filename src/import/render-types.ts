@@ -3,7 +3,7 @@
  * kop's comment reader (schema/comments.ts) gives back exactly: a JSDoc block, or `//` lines
  * when some line holds `*\/`, which would end a block.
  */
-import { WELL_KNOWN_MODULE } from '../schema/model.js';
+import { WELL_KNOWN_MODULE } from '../schema/index.js';
 import { propertyKey } from './schema-to-types.js';
 import type { KindTypes } from './type-declarations.js';
 

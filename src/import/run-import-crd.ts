@@ -9,18 +9,15 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import type { Context } from '../base/context.js';
-import { KopError, UsageError } from '../base/errors.js';
+import { type Context, KopError, UsageError } from '../base/index.js';
 import {
   fullGroup,
   loadProjectFile,
   saveProjectFile,
   type ProjectFile,
   type ProjectResource,
-} from '../project/project-file.js';
-import { applyTree, type ApplyResult } from '../scaffold/apply.js';
-import { loadBoilerplate } from '../scaffold/boilerplate.js';
-import { VirtualTree } from '../scaffold/tree.js';
+} from '../project/index.js';
+import { flushTree, type FlushResult, loadBoilerplate, VirtualTree } from '../scaffold/index.js';
 import { readClusterCrds } from './cluster-crds.js';
 import { CoreTypeIndex } from './core-type-index.js';
 import { readCrdDocuments, type CrdDocument } from './crd-documents.js';
@@ -47,7 +44,7 @@ export interface ImportCrdOptions {
 }
 
 /** What an import did, for the command (it runs `kop generate` next) and tests. */
-export interface ImportCrdResult extends ApplyResult {
+export interface ImportCrdResult extends FlushResult {
   /** Some imported field is a float: `kop generate` needs --allow-dangerous-types. */
   usesFloats: boolean;
   /** Every kind/version imported, as `Kind group/version`. */
@@ -73,7 +70,7 @@ export async function runImportCrd(
   const project = await loadProjectFile(tree);
   const { usesFloats, imported } = await stageImportCrd(tree, project, options, context, readStdin);
   saveProjectFile(tree, project);
-  const result = await applyTree(tree, context);
+  const result = await flushTree(tree, context);
   return { ...result, usesFloats, imported };
 }
 

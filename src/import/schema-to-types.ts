@@ -17,13 +17,17 @@
  * the import naming its path, unless `rawSchema` is set: then the nearest enclosing field keeps
  * its subtree verbatim with `+kop:schema=<JSON>`, and its TypeScript type is derived leniently.
  */
-import { normaliseDoc } from '../schema/comments.js';
-import type { CrdVersion, CustomResourceDefinition } from '../schema/crd.js';
-import type { JSONValue } from '../base/json-value.js';
-import type { JSONSchemaProps, ValidationRule } from '../schema/json-schema.js';
-import { isMarkerLine } from '../schema/markers.js';
-import { TYPE_META_PROPERTIES } from '../schema/to-openapi.js';
-import { pluralOfKind } from '../project/plural.js';
+import { normaliseDoc } from '../schema/index.js';
+import {
+  type CrdVersion,
+  type CustomResourceDefinition,
+  type JSONSchemaProps,
+  type ValidationRule,
+  isMarkerLine,
+  TYPE_META_PROPERTIES,
+} from '../schema/index.js';
+import type { JSONValue } from '../base/index.js';
+import { pluralOfKind } from '../project/index.js';
 import type { CoreTypeIndex } from './core-type-index.js';
 import { canonicalJson } from './canonical-json.js';
 import type { FieldDeclaration, KindTypes, TypeDeclaration } from './type-declarations.js';

@@ -6,11 +6,14 @@
  * a types file that would not give the CRD back is never written.
  */
 import * as path from 'node:path';
-import { KopError } from '../base/errors.js';
-import { buildCrd, type CustomResourceDefinition } from '../schema/crd.js';
-import type { JSONSchemaProps } from '../schema/json-schema.js';
-import { loadApiModel } from '../schema/model.js';
-import { OpenApiConverter } from '../schema/to-openapi.js';
+import { KopError } from '../base/index.js';
+import {
+  buildCrd,
+  type CustomResourceDefinition,
+  type JSONSchemaProps,
+  loadApiModel,
+  OpenApiConverter,
+} from '../schema/index.js';
 import { canonicalJson } from './canonical-json.js';
 
 export interface RoundTripInput {

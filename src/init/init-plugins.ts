@@ -1,5 +1,5 @@
-import { UsageError } from '../base/errors.js';
-import { LAYOUT } from '../project/project-file.js';
+import { UsageError } from '../base/index.js';
+import { LAYOUT } from '../project/index.js';
 
 /**
  * The names `kop init --plugins` accepts for kop's one project layout: Kubebuilder's Go layout

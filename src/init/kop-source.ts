@@ -1,8 +1,7 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import type { Context } from '../base/context.js';
-import { KopError, UsageError } from '../base/errors.js';
+import { type Context, KopError, UsageError } from '../base/index.js';
 
 /**
  * How a kop project depends on kop. The dependency must resolve on any machine and inside a

@@ -1,9 +1,6 @@
 import { readdir, realpath } from 'node:fs/promises';
 import * as path from 'node:path';
-import { askChecked } from '../base/ask.js';
-import type { Context } from '../base/context.js';
-import { KopError, UsageError } from '../base/errors.js';
-import { kopPackageRoot, kopVersion } from '../base/paths.js';
+import { askChecked, type Context, KopError, UsageError, kopPackageRoot, kopVersion } from '../base/index.js';
 import {
   LAYOUT,
   PROJECT_FILE,
@@ -12,19 +9,24 @@ import {
   saveProjectFile,
   type ProjectFile,
   type ProjectResource,
-} from '../project/project-file.js';
-import { checkDomain, checkProjectName, isDns1123Label } from '../project/resource.js';
-import {
+  checkDomain,
+  checkProjectName,
+  isDns1123Label,
   controllersOf,
   CREATE_API_PATHS,
   insertControllerWiring,
   insertResourceWiring,
   resourceNamesOf,
-} from '../project/resource-layout.js';
-import { applyTree, type ApplyResult, type PostFlushTask } from '../scaffold/apply.js';
-import { boilerplateComment } from '../scaffold/boilerplate.js';
-import { commentText, renderTemplateDir } from '../scaffold/render.js';
-import { VirtualTree } from '../scaffold/tree.js';
+} from '../project/index.js';
+import {
+  flushTree,
+  type FlushResult,
+  type PostFlushTask,
+  boilerplateComment,
+  commentText,
+  renderTemplateDir,
+  VirtualTree,
+} from '../scaffold/index.js';
 import { checkInitPlugins } from './init-plugins.js';
 import { nodeEnginesNote, PROJECT_NODE_ENGINES } from './node-engines.js';
 import {
@@ -81,7 +83,7 @@ const KEEP_IF_PRESENT = new Set(['README.md', 'LICENSE', '.gitignore', '.dockeri
  * Scaffolds a new operator project in `context.cwd`. Refuses, writing nothing, when
  * the folder already has a PROJECT or package.json and `force` is off.
  */
-export async function runInit(options: InitOptions, context: Context): Promise<ApplyResult> {
+export async function runInit(options: InitOptions, context: Context): Promise<FlushResult> {
   // Refused before anything else: a wrong plugin name is a typo to fix, not a project to write.
   const layoutNote = checkInitPlugins(options.plugins);
   if (layoutNote !== undefined) context.out.info(layoutNote);
@@ -125,7 +127,7 @@ export async function runInit(options: InitOptions, context: Context): Promise<A
   if (enginesNote !== undefined) context.out.warn(enginesNote);
   const tasks: PostFlushTask[] = [];
   if (!options.skipInstall) tasks.push(npmInstallTask(context.cwd, source.kopSource));
-  const result = await applyTree(tree, context, { tasks });
+  const result = await flushTree(tree, context, { tasks });
   if (result.written) {
     if (source.kopPack) {
       context.out.info(

@@ -1,10 +1,7 @@
 import { realpath } from 'node:fs/promises';
-import type { Context } from '../base/context.js';
-import { KopError } from '../base/errors.js';
-import { kopPackageRoot } from '../base/paths.js';
-import { loadProjectFile, saveProjectFile } from '../project/project-file.js';
-import { applyTree, type ApplyResult, type PostFlushTask } from '../scaffold/apply.js';
-import { VirtualTree } from '../scaffold/tree.js';
+import { type Context, KopError, kopPackageRoot } from '../base/index.js';
+import { loadProjectFile, saveProjectFile } from '../project/index.js';
+import { flushTree, type FlushResult, type PostFlushTask, VirtualTree } from '../scaffold/index.js';
 import { packKop, PACK_DIR } from './kop-source.js';
 import { npmInstallTask, stageKopPack } from './run-init.js';
 
@@ -19,7 +16,7 @@ export interface UpdatePackOptions {
  * then `npm install kop@file:.kop/kop-<version>.tgz` brings the lockfile and node_modules along.
  * Packing the same kop again changes nothing ("no changes", no install).
  */
-export async function runUpdatePack(options: UpdatePackOptions, context: Context): Promise<ApplyResult> {
+export async function runUpdatePack(options: UpdatePackOptions, context: Context): Promise<FlushResult> {
   const tree = new VirtualTree(context.cwd);
   const project = await loadProjectFile(tree);
   const kopRoot = kopPackageRoot();
@@ -69,7 +66,7 @@ export async function runUpdatePack(options: UpdatePackOptions, context: Context
 
   const changed = (await tree.plan()).some((change) => change.action !== 'unchanged' && change.action !== 'skip');
   const tasks: PostFlushTask[] = changed && !options.skipInstall ? [npmInstallTask(context.cwd, spec)] : [];
-  const result = await applyTree(tree, context, { tasks });
+  const result = await flushTree(tree, context, { tasks });
   if (result.written && changed) {
     context.out.info(
       `\nThe project depends on ${spec}. Commit ${PACK_DIR}/, package.json, package-lock.json and PROJECT.`,

@@ -4,7 +4,7 @@
  * are `a;b;c` or `{a,b,c}`, and untyped values are guessed (numbers, booleans, strings, lists,
  * maps). Shared by every vocabulary (CRD, rbac, webhook).
  */
-import type { JSONValue } from '../base/json-value.js';
+import type { JSONValue } from '../base/index.js';
 
 /** How an argument's text is read. */
 export type ArgumentType =

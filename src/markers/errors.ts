@@ -4,7 +4,7 @@
  * several problems reported together. The schema, rbac and webhook vocabularies throw these;
  * schema/errors.ts re-exports them beside its own.
  */
-import { KopError } from '../base/errors.js';
+import { KopError } from '../base/index.js';
 
 /** Where something was written: a project-relative file and a 1-based line. */
 export interface SourceLocation {

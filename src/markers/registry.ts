@@ -14,9 +14,8 @@ import {
   type ArgumentSpecs,
   type ArgumentType,
 } from './arguments.js';
-import type { JSONValue } from '../base/json-value.js';
+import { type JSONValue, editDistance } from '../base/index.js';
 import { MarkerSyntaxError, UnknownMarkerError, type SourceLocation } from './errors.js';
-import { editDistance } from '../base/edit-distance.js';
 
 /** Where a marker may appear. */
 export type MarkerTarget = 'package' | 'type' | 'field';

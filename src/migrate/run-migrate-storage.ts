@@ -1,9 +1,7 @@
-import type { Context } from '../base/context.js';
-import { KopError, UsageError } from '../base/errors.js';
-import { loadProjectFile } from '../project/project-file.js';
-import { VirtualTree } from '../scaffold/tree.js';
-import { connect, DEPLOY_PATHS, type ClusterOptions } from '../deploy/run-deploy.js';
-import { renderKustomization } from '../deploy/render-kustomization.js';
+import { type Context, KopError, UsageError } from '../base/index.js';
+import { loadProjectFile } from '../project/index.js';
+import { VirtualTree } from '../scaffold/index.js';
+import { connect, DEPLOY_PATHS, type ClusterOptions, renderKustomization } from '../deploy/index.js';
 import { isNotFound } from '../runtime/index.js';
 import type { RestClient } from '../runtime/client/index.js';
 import {
@@ -11,7 +9,7 @@ import {
   MIGRATION_ANNOTATION,
   type StorageMigrationProgress,
   type StorageMigrationResult,
-} from '../runtime/migration/storage-version-migration.js';
+} from '../runtime/internal.js';
 
 /** `kop migrate storage`'s options. */
 export interface MigrateStorageOptions extends ClusterOptions {

@@ -1,4 +1,4 @@
-import type { CommandStep } from '../project/command-pipeline.js';
+import type { CommandStep } from '../project/index.js';
 
 /** What a plugin of `kop edit` gets in every phase: the one tree all of the run's plugins stage into, and PROJECT. */
 export interface EditStep extends CommandStep {

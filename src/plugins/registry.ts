@@ -1,7 +1,6 @@
-import { UsageError } from '../base/errors.js';
-import type { CreateApiStep } from '../create-api/run-create-api.js';
-import type { PhaseHandlers } from '../project/command-pipeline.js';
-import type { ProjectFile } from '../project/project-file.js';
+import { UsageError } from '../base/index.js';
+import type { CreateApiStep } from '../create-api/index.js';
+import type { PhaseHandlers, ProjectFile } from '../project/index.js';
 import { DEPLOY_IMAGE_PLUGIN } from './deploy-image/deploy-image-flags.js';
 import type { EditStep } from './edit-step.js';
 

@@ -1,7 +1,6 @@
-import type { Context } from '../base/context.js';
-import { UsageError } from '../base/errors.js';
-import { runCreateApi, type CreateApiOptions } from '../create-api/run-create-api.js';
-import type { ApplyResult } from '../scaffold/apply.js';
+import { type Context, UsageError } from '../base/index.js';
+import { runCreateApi, type CreateApiOptions } from '../create-api/index.js';
+import type { FlushResult } from '../scaffold/index.js';
 import { fieldOf } from '../project/command-flags.js';
 import { CREATE_API_PLUGIN_FLAGS, type CreateApiPluginFlags } from './deploy-image/deploy-image-flags.js';
 import { DEPLOY_IMAGE_PLUGIN, resolvePlugins, splitPluginNames } from './registry.js';
@@ -22,7 +21,7 @@ const IMAGE_FLAGS = CREATE_API_PLUGIN_FLAGS.filter((spec) => spec.name !== 'plug
 export async function runCreateApiWithPlugins(
   options: CreateApiWithPluginsOptions,
   context: Context,
-): Promise<ApplyResult> {
+): Promise<FlushResult> {
   const { plugins: names, image, imageContainerCommand, imageContainerPort, runAsUser, ...createApi } = options;
   const plugins = names === undefined ? [] : resolvePlugins(splitPluginNames(names), 'create api');
   if (!plugins.some((plugin) => plugin.key === DEPLOY_IMAGE_PLUGIN)) {

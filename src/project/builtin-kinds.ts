@@ -5,7 +5,7 @@
  * exports a descriptor for it (and kop/api its type).
  */
 import * as descriptors from '../runtime/builtin/index.js';
-import type { ResourceType } from '../runtime/client/resource/options.js';
+import type { ResourceType } from '../runtime/index.js';
 
 /** The domain Kubebuilder gives a core group (its `coreGroups`): empty for the legacy and unsuffixed groups, `k8s.io` for the others. */
 const UNSUFFIXED_GROUPS = new Set(['core', 'apps', 'autoscaling', 'batch', 'extensions', 'policy']);

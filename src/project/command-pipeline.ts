@@ -9,9 +9,8 @@
  * pipeline saves PROJECT and writes the tree only once every handler of every phase succeeded
  * (one failure anywhere means nothing is written), then runs `postScaffold` with what was written.
  */
-import type { Context } from '../base/context.js';
-import { applyTree, type ApplyResult } from '../scaffold/apply.js';
-import { VirtualTree } from '../scaffold/tree.js';
+import type { Context } from '../base/index.js';
+import { flushTree, type FlushResult, VirtualTree } from '../scaffold/index.js';
 import { loadProjectFile, saveProjectFile, type ProjectFile } from './project-file.js';
 
 /** The phases before the flush, in the order they run. */
@@ -40,7 +39,7 @@ export interface PhaseHandlers<Step extends CommandStep> {
   /** Stages files into `step.tree` and records the run in `step.project`. */
   scaffold?(step: Step): void | Promise<void>;
   /** After the flush: what to tell the user, from what was written. */
-  postScaffold?(step: Step, result: ApplyResult): void | Promise<void>;
+  postScaffold?(step: Step, result: FlushResult): void | Promise<void>;
 }
 
 /**
@@ -65,13 +64,13 @@ export async function runCommandPipeline<Step extends CommandStep>(
   context: Context,
   makeStep: (base: CommandStep) => Step,
   handlers: readonly PhaseHandlers<Step>[],
-): Promise<ApplyResult> {
+): Promise<FlushResult> {
   const tree = new VirtualTree(context.cwd);
   const project = await loadProjectFile(tree);
   const step = makeStep({ context, tree, project });
   await runPhases(step, handlers);
   saveProjectFile(tree, step.project);
-  const result = await applyTree(tree, context);
+  const result = await flushTree(tree, context);
   for (const handler of handlers) await handler.postScaffold?.(step, result);
   return result;
 }

@@ -7,8 +7,7 @@
  */
 import { posix } from 'node:path';
 import type { ts as TypeScript } from 'ts-morph';
-import { renderTemplateDir } from '../scaffold/render.js';
-import type { VirtualTree } from '../scaffold/tree.js';
+import { renderTemplateDir, type VirtualTree } from '../scaffold/index.js';
 
 /** The facts about one kind's types. */
 export interface KindShape {

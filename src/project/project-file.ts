@@ -1,6 +1,6 @@
 import { parse, stringify } from 'yaml';
-import { KopError } from '../base/errors.js';
-import type { VirtualTree } from '../scaffold/tree.js';
+import { KopError } from '../base/index.js';
+import type { VirtualTree } from '../scaffold/index.js';
 import { validateProjectDocument } from './validate-project.js';
 
 /**

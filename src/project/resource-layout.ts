@@ -3,8 +3,8 @@
  * scaffolds: `kop create api` writes these files and lines, and `kop init --force`
  * re-inserts the lines of the resources PROJECT records.
  */
-import { insertIntoFile, type Insertion } from '../scaffold/insert.js';
-import type { VirtualTree } from '../scaffold/tree.js';
+import { insertIntoFile, type Insertion } from '../scaffold/index.js';
+import type { VirtualTree } from '../scaffold/index.js';
 import { fullGroup, type ProjectResource } from './project-file.js';
 import { singularOf } from './resource.js';
 

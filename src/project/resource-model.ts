@@ -3,7 +3,7 @@
  * alpha generate/update through {@link originOf}): its names and where it comes from, decided
  * here and nowhere else (Kubebuilder's `resource.Resource` with its `External`/`Core` flags and `Path`).
  */
-import { UsageError } from '../base/errors.js';
+import { UsageError } from '../base/index.js';
 import { findBuiltinKind } from './builtin-kinds.js';
 import { fullGroup, type ProjectFile, type ProjectResource } from './project-file.js';
 import { originOf, type ResourceOrigin, type ResourceOriginType } from './resource-origin.js';

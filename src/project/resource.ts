@@ -1,5 +1,5 @@
 import { pluralOfKind } from './plural.js';
-import { requireValid, type NameCheck } from '../base/ask.js';
+import { requireValid, type NameCheck } from '../base/index.js';
 
 // The check type and its flag-naming error live with the prompts in base/; re-exported for the name checks' users.
 export { requireValid, type NameCheck };

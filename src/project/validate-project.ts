@@ -1,5 +1,5 @@
 import { isMap, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
-import { KopError } from '../base/errors.js';
+import { KopError } from '../base/index.js';
 import { checkWebhookPath } from './webhook-path.js';
 import {
   checkControllerName,

@@ -4,8 +4,8 @@
  * entries. The paths and names follow controller-runtime's defaults, so the markers the scaffold
  * writes and the paths kop/runtime serves agree.
  */
-import { insertIntoFile } from '../scaffold/insert.js';
-import type { VirtualTree } from '../scaffold/tree.js';
+import { insertIntoFile } from '../scaffold/index.js';
+import type { VirtualTree } from '../scaffold/index.js';
 import type { ProjectResource } from './project-file.js';
 import { roleStemOf, type ResourceNames } from './resource-layout.js';
 import { singularOf } from './resource.js';

@@ -3,10 +3,16 @@
  * source (reconcilers, main.ts): the permissions the manager needs. Read from comment
  * lines of src/**\/*.ts without a TypeScript program; they are plain text.
  */
-import { collectCommentMarkers, commentMarkersInText, type CommentMarker } from '../markers/collect.js';
-import { MarkerSyntaxError, parseEach, type SourceLocation } from '../markers/errors.js';
-import type { ArgumentSpecs } from '../markers/arguments.js';
-import { markerRegistry, markerUsage, type MarkerDefinition } from '../markers/registry.js';
+import { collectCommentMarkers, commentMarkersInText, type CommentMarker } from '../markers/index.js';
+import {
+  MarkerSyntaxError,
+  parseEach,
+  type SourceLocation,
+  type ArgumentSpecs,
+  markerRegistry,
+  markerUsage,
+  type MarkerDefinition,
+} from '../markers/index.js';
 
 /** One rbac marker as written. */
 export interface RbacMarker {

@@ -5,7 +5,7 @@
  * rules differing only in resources, then only in groups, then only in URLs are joined —
  * de-duplicated and sorted, and `core` means the core group "".
  */
-import { generatedYamlDocuments } from '../scaffold/yaml.js';
+import { generatedYamlDocuments } from '../scaffold/index.js';
 import type { RbacMarker } from './rbac-markers.js';
 
 /** The default role name, as Kubebuilder's config/rbac expects. */

@@ -1,4 +1,4 @@
-import { KopError } from '../base/errors.js';
+import { KopError } from '../base/index.js';
 import type { VirtualTree } from './tree.js';
 
 /** The project's Prettier settings, which `kop init` scaffolds. */

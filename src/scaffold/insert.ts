@@ -1,4 +1,4 @@
-import { KopError } from '../base/errors.js';
+import { KopError } from '../base/index.js';
 import { commentSyntaxFor } from './comment-syntax.js';
 import type { VirtualTree } from './tree.js';
 

@@ -2,8 +2,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import Handlebars from 'handlebars';
 import { parse as parseYaml } from 'yaml';
-import { KopError } from '../base/errors.js';
-import { templatesRoot } from '../base/paths.js';
+import { KopError, templatesRoot } from '../base/index.js';
 import { withHeader } from './header.js';
 import type { FileKind } from './tree.js';
 

@@ -1,6 +1,6 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { FileExistsError, KopError } from '../base/errors.js';
+import { FileExistsError, KopError } from '../base/index.js';
 
 /** How kop treats a file it writes (see conventions: generated, scaffolded, inserted). */
 export type FileKind = 'generated' | 'scaffolded' | 'inserted';

@@ -5,7 +5,7 @@
  * are reported rather than dropped. The model builder (model.ts) asks it for each node.
  */
 import type { ts as TypeScript } from 'ts-morph';
-import { groupLeadingComments, unescapeCommentClose } from '../markers/collect.js';
+import { groupLeadingComments, unescapeCommentClose } from '../markers/index.js';
 import { MarkerPlacementError } from './errors.js';
 import { isMarkerLine, parseMarker, markerDefinition, type Marker, type MarkerTarget } from './markers.js';
 

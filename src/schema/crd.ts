@@ -4,10 +4,9 @@
  * versions), subresources, printer columns, selectable fields, CRD labels and
  * annotations — and its deterministic YAML.
  */
-import { generatedYamlDocuments } from '../scaffold/yaml.js';
+import { generatedYamlDocuments } from '../scaffold/index.js';
 import { MarkerPlacementError, SchemaErrors, type SourceLocation } from './errors.js';
-import { KopError } from '../base/errors.js';
-import { kopVersion } from '../base/paths.js';
+import { KopError, kopVersion } from '../base/index.js';
 import type { JSONSchemaProps } from './json-schema.js';
 import { crdMarker, type Marker } from './markers.js';
 import type { ApiKind, ApiKindVersion, ApiModel } from './model.js';

@@ -1,8 +1,8 @@
-import { KopError } from '../base/errors.js';
+import { KopError } from '../base/index.js';
 
 // Locations and the marker errors live with the marker parser (markers/), which every
 // vocabulary shares; they are re-exported here beside the schema's own errors.
-import { formatLocation, SchemaError, type SourceLocation } from '../markers/errors.js';
+import { formatLocation, SchemaError, type SourceLocation } from '../markers/index.js';
 export {
   formatLocation,
   MarkerPlacementError,
@@ -12,7 +12,7 @@ export {
   SchemaErrors,
   UnknownMarkerError,
   type SourceLocation,
-} from '../markers/errors.js';
+} from '../markers/index.js';
 
 /** A union that is neither string literals (an enum) nor `T | undefined`. */
 export class UnsupportedUnionError extends SchemaError {}

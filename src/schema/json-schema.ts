@@ -1,4 +1,4 @@
-import type { JSONValue } from '../base/json-value.js';
+import type { JSONValue } from '../base/index.js';
 
 /**
  * The subset of OpenAPI v3 that a CustomResourceDefinition's `openAPIV3Schema` carries

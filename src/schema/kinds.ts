@@ -4,9 +4,7 @@
  * resource markers, checked as the apiserver will check them.
  */
 import type { ApiKind, ApiKindVersion, ApiPackage, FieldModel, TypeDeclaration, TypeRef } from './model-types.js';
-import type { ProjectFile } from '../project/project-file.js';
-import { fullGroup } from '../project/project-file.js';
-import { pluralOfKind } from '../project/plural.js';
+import { type ProjectFile, fullGroup, pluralOfKind } from '../project/index.js';
 import { MarkerPlacementError, StorageVersionError } from './errors.js';
 import { crdMarker, findMarker, type Marker } from './markers.js';
 

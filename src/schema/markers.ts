@@ -6,14 +6,14 @@
  * the CRD (schema/markers/*.ts); the stages run those effects. Every marker keeps its file and
  * line, for errors.
  */
-import { markerRegistry, type Marker, type RegisteredMarker } from '../markers/registry.js';
-import type { SourceLocation } from '../markers/errors.js';
+import { markerRegistry, type Marker, type RegisteredMarker } from '../markers/index.js';
+import type { SourceLocation } from '../markers/index.js';
 import type { CrdMarkerDefinition } from './markers/definition.js';
 import { DOC_MARKERS, PRESENCE_MARKERS, TOPOLOGY_MARKERS } from './markers/fields.js';
 import { KIND_MARKERS, PACKAGE_MARKERS } from './markers/kind.js';
 import { VALIDATION_MARKERS } from './markers/validation.js';
 
-export { isMarkerLine, type Marker, type MarkerDefinition, type MarkerTarget } from '../markers/registry.js';
+export { isMarkerLine, type Marker, type MarkerDefinition, type MarkerTarget } from '../markers/index.js';
 export type { CrdMarkerDefinition } from './markers/definition.js';
 export {
   argumentsUsage,
@@ -23,7 +23,7 @@ export {
   splitTopLevel,
   type ArgumentSpecs,
   type ArgumentType,
-} from '../markers/arguments.js';
+} from '../markers/index.js';
 
 /**
  * The whole vocabulary: controller-gen's CRD markers plus the few kop reads for kinds and

@@ -3,8 +3,8 @@
  * comments.ts and kinds.ts) and its later stages read (to-openapi.ts, crd.ts, the typed clients).
  */
 import type { SchemaError, SourceLocation } from './errors.js';
-import type { Marker } from '../markers/registry.js';
-import type { ProjectFile } from '../project/project-file.js';
+import type { Marker } from '../markers/index.js';
+import type { ProjectFile } from '../project/index.js';
 
 /** A property's or alias's type, resolved syntactically. `text` is the type as written. */
 export type TypeRef =

@@ -15,8 +15,7 @@ import { collectKinds, stringValue } from './kinds.js';
 export { allFields, compareKubeVersions } from './kinds.js';
 import type { ApiModel, ApiPackage, FieldModel, LoadApiModelOptions, TypeDeclaration, TypeRef } from './model-types.js';
 import { ApiPackageError, SchemaError, SchemaErrors, type SourceLocation } from './errors.js';
-import { fullGroup } from '../project/project-file.js';
-import { isDns1123Subdomain } from '../project/resource.js';
+import { fullGroup, isDns1123Subdomain } from '../project/index.js';
 
 /** The module specifier whose named imports are well-known types. */
 export const WELL_KNOWN_MODULE = 'kop/api';

@@ -13,7 +13,7 @@ import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import type { ts as TypeScript } from 'ts-morph';
 import { ApiSyntaxError } from './errors.js';
-import { isTypeScriptSource, listSourceFiles } from '../markers/collect.js';
+import { isTypeScriptSource, listSourceFiles } from '../markers/index.js';
 
 /** The parsed API sources. */
 export interface ApiProgram {

@@ -4,7 +4,7 @@
  * same rules at generate time and reports every violation with the file:line of the
  * type or field it came from, before any apiserver sees the CRD.
  */
-import type { JSONValue } from '../base/json-value.js';
+import type { JSONValue } from '../base/index.js';
 import { StructuralSchemaError, type SourceLocation } from './errors.js';
 import type { JSONSchemaProps, ValidationRule } from './json-schema.js';
 import type { SchemaOrigins } from './to-openapi.js';

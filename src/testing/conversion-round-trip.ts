@@ -7,9 +7,9 @@
  * changed, and the smallest object fast-check found that shows it.
  */
 import fc from 'fast-check';
-import type { KubernetesObject } from '../runtime/client/types/meta.js';
-import { apiVersionOf, type ResourceType } from '../runtime/client/resource/options.js';
-import { ConversionRegistry, type SpokeConversion } from '../runtime/webhook/conversion.js';
+import type { KubernetesObject } from '../runtime/index.js';
+import { apiVersionOf, type ResourceType } from '../runtime/internal.js';
+import { ConversionRegistry, type SpokeConversion } from '../runtime/webhook/index.js';
 import { readCRDs, type CRDSource } from './crds.js';
 import {
   arbitraryCustomResource,

@@ -5,12 +5,12 @@ import { join } from 'node:path';
 // kop/runtime's own loader and connection code, not @kubernetes/client-node's KubeConfig: that
 // one loads client-node's whole generated API (about 65 MB of memory, a slow import) into
 // every test process that only needs to read a kubeconfig and sign requests.
-import { loadClientConfig, type ClientConfig } from '../runtime/client/config/client-config.js';
-import type {
-  KubeconfigCluster as LoadedCluster,
-  KubeconfigUser as LoadedUser,
-} from '../runtime/client/config/kubeconfig.js';
-import { Transport } from '../runtime/client/rest/transport.js';
+import { loadClientConfig, type ClientConfig } from '../runtime/client/index.js';
+import {
+  type KubeconfigCluster as LoadedCluster,
+  type KubeconfigUser as LoadedUser,
+  Transport,
+} from '../runtime/internal.js';
 import { removeDirSync } from './cleanup.js';
 import type { ControlPlane, ControlPlaneOptions, ControlPlaneUser } from './control-plane.js';
 import { installCRDs, readCRDs, type CRDSource } from './crds.js';

@@ -9,8 +9,11 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { commentMarkersInText } from '../../src/markers/collect.js';
-import { buildWebhookConfigurations, formatWebhookConfigurations } from '../../src/webhook/webhook-configuration.js';
-import { parseWebhookMarkers, WEBHOOK_SCAN_PREFIX } from '../../src/webhook/webhook-markers.js';
+import {
+  buildWebhookConfigurations,
+  formatWebhookConfigurations,
+} from '../../src/webhook-manifests/webhook-configuration.js';
+import { parseWebhookMarkers, WEBHOOK_SCAN_PREFIX } from '../../src/webhook-manifests/webhook-markers.js';
 import { controllerGenOnMarkers, goAvailable, parseDocuments } from './controller-gen-tool.js';
 
 const CASES = path.join(path.dirname(fileURLToPath(import.meta.url)), 'webhook');

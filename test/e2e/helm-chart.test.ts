@@ -16,7 +16,7 @@ import { runCreateApi } from '../../src/create-api/run-create-api.js';
 import { runCreateWebhook } from '../../src/create-webhook/run-create-webhook.js';
 import { renderKustomization } from '../../src/deploy/render-kustomization.js';
 import { runGenerate } from '../../src/generate/run-generate.js';
-import { runEdit } from '../../src/plugins/run-edit.js';
+import { runEdit } from '../../src/edit/run-edit-plugins.js';
 import { runInit } from '../../src/init/run-init.js';
 import { parseProjectFile } from '../../src/project/project-file.js';
 import { findHelm } from '../../src/testing/build-helm.js';

@@ -18,7 +18,7 @@ import { runCreateApi } from '../../src/create-api/run-create-api.js';
 import { runBuildInstaller, runDeploy, runInstall, runUndeploy } from '../../src/deploy/run-deploy.js';
 import { runGenerate } from '../../src/generate/run-generate.js';
 import { runInit } from '../../src/init/run-init.js';
-import { runEdit } from '../../src/plugins/run-edit.js';
+import { runEdit } from '../../src/edit/run-edit-plugins.js';
 import { ANNOTATIONS_SIZE_LIMIT, LAST_APPLIED_ANNOTATION } from '../../src/schema/crd-size.js';
 import { findHelm } from '../../src/testing/build-helm.js';
 import { findControlPlaneBinary, startControlPlane, type ControlPlane } from '../../src/testing/index.js';

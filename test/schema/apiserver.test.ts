@@ -19,8 +19,8 @@ import { commentMarkersInText } from '../../src/markers/collect.js';
 import {
   buildWebhookConfigurations,
   type WebhookConfigurationObject,
-} from '../../src/webhook/webhook-configuration.js';
-import { parseWebhookMarkers, WEBHOOK_SCAN_PREFIX } from '../../src/webhook/webhook-markers.js';
+} from '../../src/webhook-manifests/webhook-configuration.js';
+import { parseWebhookMarkers, WEBHOOK_SCAN_PREFIX } from '../../src/webhook-manifests/webhook-markers.js';
 
 let plane: ControlPlane;
 

@@ -1,13 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { commentMarkersInText } from '../../src/markers/collect.js';
 import { MarkerPlacementError, MarkerSyntaxError } from '../../src/schema/errors.js';
-import { buildWebhookConfigurations, formatWebhookConfigurations } from '../../src/webhook/webhook-configuration.js';
+import {
+  buildWebhookConfigurations,
+  formatWebhookConfigurations,
+} from '../../src/webhook-manifests/webhook-configuration.js';
 import {
   parseWebhookConfigurationMarker,
   parseWebhookMarker,
   parseWebhookMarkers,
   WEBHOOK_SCAN_PREFIX,
-} from '../../src/webhook/webhook-markers.js';
+} from '../../src/webhook-manifests/webhook-markers.js';
 
 const at = { file: 'src/webhooks/rediscluster.webhook.ts', line: 7 };
 const BASE =

@@ -9,7 +9,7 @@ import { runCreateWebhook } from '../../src/create-webhook/run-create-webhook.js
 import { runGenerate } from '../../src/generate/run-generate.js';
 import { runInit } from '../../src/init/run-init.js';
 import { parseProjectFile } from '../../src/project/project-file.js';
-import { createApiOptions } from '../../src/upgrade/project-features.js';
+import { createApiOptions } from '../../src/alpha/project-features.js';
 import { testContext, type TestContextOptions } from './helpers/fake-context.js';
 import { preparedProject } from './helpers/prepared-project.js';
 import { listFiles } from './helpers/files.js';

@@ -18,7 +18,7 @@ import {
 } from '../../hack/gen-reference.mjs';
 import '../../src/schema/markers.js';
 import '../../src/rbac/rbac-markers.js';
-import '../../src/webhook/webhook-markers.js';
+import '../../src/webhook-manifests/webhook-markers.js';
 import { markerRegistry, markerUsage } from '../../src/markers/registry.js';
 import { createProgram } from '../../src/cli/main.js';
 

@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 /**
  * The floor plan of src/: a folder imports only folders on a floor below its own, never one
  * beside it or above it. Two stacks: the generator side (the kop CLI) and the library side
- * (kop/api, kop/runtime, kop/testing, which import nothing of the CLI).
+ * (kop/api, kop/runtime, kop/testing, which import nothing of the CLI). A folder is entered
+ * through its public module (see isPublicModule), never through the files behind it.
  */
 const GENERATOR_FLOORS: readonly (readonly string[])[] = [
   ['base'], // errors, context, prompts, paths
@@ -15,7 +16,7 @@ const GENERATOR_FLOORS: readonly (readonly string[])[] = [
   ['project'], // PROJECT file, resource names, a resource's file layout and wiring
   ['markers'], // one marker parser and registry (when the folder exists)
   ['schema'],
-  ['rbac', 'webhook', 'clientgen'],
+  ['rbac', 'webhook-manifests', 'clientgen'],
   ['import'], // kop import crd, which create api's --external-api-module <crd> runs too
   ['generate', 'init', 'create-webhook', 'deploy'], // the runs of the commands
   ['create-api'], // create api --conversion stages create webhook's conversion in its own plan
@@ -23,7 +24,7 @@ const GENERATOR_FLOORS: readonly (readonly string[])[] = [
   ['plugins'], // the plugin registry of kop edit / create api --plugins: helm, grafana, deploy-image (runs create-api)
   ['dev'], // kop dev: runs generate in its loop
   ['edit'], // kop edit --multigroup / --namespaced: moves reconcilers, re-renders init's files, then runs the edit plugins
-  ['upgrade'], // kop alpha generate / update: replays init, create api, create webhook, generate and plugins
+  ['alpha'], // kop alpha generate / update: replays init, create api, create webhook, generate and plugins
   ['commands'],
   ['cli'], // main.ts, commander wiring, output: imported by nobody
 ];
@@ -43,6 +44,30 @@ const CROSSINGS: Readonly<Record<string, readonly string[]>> = {
   migrate: ['runtime'],
   project: ['runtime'],
 };
+
+/**
+ * Modules another folder may enter directly, besides the folder's public modules (its index.ts files and, on the
+ * library side, internal.ts): the flag tables and what they import, which `kop --help` loads for every command
+ * (see src/commands/index.ts); the folder's index would load the command's implementation with them.
+ */
+const LIGHT_MODULES: ReadonlySet<string> = new Set([
+  'src/project/command-flags.ts',
+  'src/project/resource-origin.ts',
+  'src/create-api/create-api-flags.ts',
+  'src/create-webhook/create-webhook-flags.ts',
+  'src/plugins/deploy-image/deploy-image-flags.ts',
+]);
+
+/**
+ * Whether another folder may import `file`: a folder's public modules are its index.ts (kop/runtime has one per
+ * entry point) and, for kop/api, kop/runtime and kop/testing, internal.ts (what kop's CLI side uses beyond the
+ * package's entry points, no entry point itself).
+ */
+function isPublicModule(file: string): boolean {
+  const folder = folderOf(file)!;
+  const library = LIBRARY_FLOORS.flat().includes(folder);
+  return file.endsWith('/index.ts') || (library && file === `src/${folder}/internal.ts`) || LIGHT_MODULES.has(file);
+}
 
 /** Folder -> the folders it may import. */
 function allowedImports(): Map<string, Set<string>> {
@@ -76,7 +101,10 @@ function folderOf(file: string): string | undefined {
   return parts[0] === 'src' && parts.length > 2 ? parts[1] : undefined;
 }
 
-/** One line per arrow that runs up or across the floor plan, and per folder on no floor. */
+/**
+ * One line per arrow that runs up or across the floor plan, per import of a file inside another folder that is not
+ * its public module, and per folder on no floor.
+ */
 function layeringViolations(files: readonly SourceFile[]): string[] {
   const allowed = allowedImports();
   const violations: string[] = [];
@@ -89,9 +117,16 @@ function layeringViolations(files: readonly SourceFile[]): string[] {
       continue;
     }
     for (const specifier of relativeImports(text)) {
-      const to = folderOf(path.posix.join(path.posix.dirname(file), specifier));
-      if (to === undefined || to === from || may.has(to)) continue;
-      violations.push(`${file}: imports '${specifier}' (${from} -> ${to}), which is not on a floor below ${from}`);
+      const target = path.posix.join(path.posix.dirname(file), specifier).replace(/\.js$/, '.ts');
+      const to = folderOf(target);
+      if (to === undefined || to === from) continue;
+      if (!may.has(to)) {
+        violations.push(`${file}: imports '${specifier}' (${from} -> ${to}), which is not on a floor below ${from}`);
+      } else if (!isPublicModule(target)) {
+        violations.push(
+          `${file}: imports '${specifier}', a file inside src/${to}; enter ${to} through its public module, src/${to}/index.ts`,
+        );
+      }
     }
   }
   return violations.sort();
@@ -145,7 +180,7 @@ describe('layering of src/', () => {
   const cases: { name: string; given: SourceFile[]; want: string[] }[] = [
     {
       name: 'an arrow down is allowed',
-      given: [{ file: 'src/schema/crd.ts', text: "import { KopError } from '../base/errors.js';" }],
+      given: [{ file: 'src/schema/crd.ts', text: "import { KopError } from '../base/index.js';" }],
       want: [],
     },
     {
@@ -199,6 +234,51 @@ describe('layering of src/', () => {
       ],
     },
     {
+      name: 'another folder is entered through its public module',
+      given: [
+        { file: 'src/init/run-init.ts', text: "import { loadProjectFile } from '../project/index.js';" },
+        { file: 'src/dev/run-dev.ts', text: "const { runGenerate } = await import('../generate/index.js');" },
+      ],
+      want: [],
+    },
+    {
+      name: 'an import of a file inside another folder is refused, static or dynamic, value or type',
+      given: [
+        { file: 'src/init/run-init.ts', text: "import { loadProjectFile } from '../project/project-file.js';" },
+        { file: 'src/dev/run-dev.ts', text: "const { runGenerate } = await import('../generate/run-generate.js');" },
+        { file: 'src/plugins/deploy-image/x.ts', text: "import type { Context } from '../../base/context.js';" },
+      ],
+      want: [
+        "src/dev/run-dev.ts: imports '../generate/run-generate.js', a file inside src/generate; enter generate through its public module, src/generate/index.ts",
+        "src/init/run-init.ts: imports '../project/project-file.js', a file inside src/project; enter project through its public module, src/project/index.ts",
+        "src/plugins/deploy-image/x.ts: imports '../../base/context.js', a file inside src/base; enter base through its public module, src/base/index.ts",
+      ],
+    },
+    {
+      name: "the library side is entered through an entry point's index or its internal.ts, not its files",
+      given: [
+        { file: 'src/deploy/x.ts', text: "import { RestClient } from '../runtime/client/index.js';" },
+        { file: 'src/dev/x.ts', text: "import { findFreePorts } from '../testing/internal.js';" },
+        { file: 'src/dev/y.ts', text: "import { findFreePorts } from '../testing/ports.js';" },
+      ],
+      want: [
+        "src/dev/y.ts: imports '../testing/ports.js', a file inside src/testing; enter testing through its public module, src/testing/index.ts",
+      ],
+    },
+    {
+      name: 'a flag table, which `kop --help` loads, is entered directly; a generator folder has no internal.ts',
+      given: [
+        {
+          file: 'src/commands/create-api.ts',
+          text: "import { CREATE_API_FLAGS } from '../create-api/create-api-flags.js';",
+        },
+        { file: 'src/commands/x.ts', text: "import { a } from '../create-api/internal.js';" },
+      ],
+      want: [
+        "src/commands/x.ts: imports '../create-api/internal.js', a file inside src/create-api; enter create-api through its public module, src/create-api/index.ts",
+      ],
+    },
+    {
       name: 'a folder on no floor is reported',
       given: [{ file: 'src/extra/x.ts', text: '' }],
       want: ['src/extra/x.ts: src/extra is on no floor of the table in test/unit/layering.test.ts; place it there'],
@@ -223,7 +303,7 @@ describe('layering of src/', () => {
     expect(importCircles(sourceFiles().filter((f) => generatorSide.has(folderOf(f.file)!)))).toEqual([]);
   });
 
-  it('every import in src/ runs down the floor plan', () => {
+  it('every import in src/ runs down the floor plan and enters another folder through its public module', () => {
     const files = sourceFiles();
     expect(files.length).toBeGreaterThan(50);
     expect(layeringViolations(files)).toEqual([]);

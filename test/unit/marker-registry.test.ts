@@ -4,7 +4,7 @@ import { MarkerRegistry, markerRegistry } from '../../src/markers/registry.js';
 // Each vocabulary registers its markers when its module loads, as `kop generate` loads them all.
 import '../../src/schema/markers.js';
 import '../../src/rbac/rbac-markers.js';
-import '../../src/webhook/webhook-markers.js';
+import '../../src/webhook-manifests/webhook-markers.js';
 
 const at = { file: 'f.ts', line: 3 };
 

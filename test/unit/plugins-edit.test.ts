@@ -5,7 +5,7 @@ import { UsageError } from '../../src/base/errors.js';
 import { runInit } from '../../src/init/run-init.js';
 import { parseProjectFile } from '../../src/project/project-file.js';
 import { PLUGINS, resolvePlugins, splitPluginNames } from '../../src/plugins/registry.js';
-import { runEdit } from '../../src/plugins/run-edit.js';
+import { runEdit } from '../../src/edit/run-edit-plugins.js';
 import { parseCustomMetrics } from '../../src/plugins/grafana/custom-metrics.js';
 import { autoUpdateWorkflow } from '../../src/plugins/autoupdate/autoupdate-plugin.js';
 import { dashboardQueries, metricNamesOf } from '../helpers/promql-metrics.js';

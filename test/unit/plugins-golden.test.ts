@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, it } from 'vitest';
 import { runInit } from '../../src/init/run-init.js';
 import { runCreateApiWithPlugins } from '../../src/plugins/run-create-api-plugins.js';
-import { runEdit } from '../../src/plugins/run-edit.js';
+import { runEdit } from '../../src/edit/run-edit-plugins.js';
 import { tempDir, testContext } from './helpers/fake-context.js';
 import { expectGoldenFiles, GOLDEN_INIT_OPTIONS, GOLDEN_NOW, UPDATE_GOLDEN } from './helpers/golden.js';
 

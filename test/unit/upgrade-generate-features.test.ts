@@ -8,10 +8,10 @@ import { runCreateWebhook } from '../../src/create-webhook/run-create-webhook.js
 import { runInit } from '../../src/init/run-init.js';
 import { parseProjectFile, type ProjectFile } from '../../src/project/project-file.js';
 import { runCreateApiWithPlugins } from '../../src/plugins/run-create-api-plugins.js';
-import { runEdit } from '../../src/plugins/run-edit.js';
-import { controllerNamesToReplay, replaySteps } from '../../src/upgrade/project-features.js';
-import { replayContext, snapshotDir } from '../../src/upgrade/replay.js';
-import { projectReader, runAlphaGenerate } from '../../src/upgrade/run-alpha-generate.js';
+import { runEdit } from '../../src/edit/run-edit-plugins.js';
+import { controllerNamesToReplay, replaySteps } from '../../src/alpha/project-features.js';
+import { replayContext, snapshotDir } from '../../src/alpha/replay.js';
+import { projectReader, runAlphaGenerate } from '../../src/alpha/run-alpha-generate.js';
 import { testContext } from './helpers/fake-context.js';
 import { preparedProject } from './helpers/prepared-project.js';
 

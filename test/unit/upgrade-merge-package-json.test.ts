@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { mergeLines } from '../../src/scaffold/line-diff.js';
-import { mergePackageJson } from '../../src/upgrade/merge-package-json.js';
-import { mergeProject } from '../../src/upgrade/merge-trees.js';
-import { snapshotOf } from '../../src/upgrade/replay.js';
+import { mergePackageJson } from '../../src/alpha/merge-package-json.js';
+import { mergeProject } from '../../src/alpha/merge-trees.js';
+import { snapshotOf } from '../../src/alpha/replay.js';
 
 const labels = { ours: 'ours', theirs: 'kop 0.2.0' };
 /** package.json as npm (and kop's scaffold) writes it. */

@@ -15,7 +15,7 @@ import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { homedir } from 'node:os';
 import * as path from 'node:path';
-import { KopError } from '../../base/errors.js';
+import { KopError } from '../../base/index.js';
 import { hashGoMod, hashZip } from './dirhash.js';
 import { insecureFlag, readGoEnv, type GoEnv } from './go-env.js';
 import { ModuleNotFoundError, parseGoProxy, proxyGet, type Fetcher, type ProxyEntry } from './go-proxy.js';

@@ -7,7 +7,7 @@
  */
 import { promises as fs } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { KopError } from '../../base/errors.js';
+import { KopError } from '../../base/index.js';
 import { escapeModulePath } from './module-path.js';
 
 /** How kop fetches a URL: `fetch` in use, a local server's handler in tests. */

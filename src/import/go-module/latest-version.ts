@@ -6,7 +6,7 @@
  * only) and, when a compatible version exists, `+incompatible` ones are passed over, as are the
  * versions the module retracts in the go.mod of its highest version.
  */
-import { KopError } from '../../base/errors.js';
+import { KopError } from '../../base/index.js';
 
 /** A semantic version with Go's `v` prefix: major, minor, patch, pre-release, build. */
 const SEMVER =

@@ -5,7 +5,7 @@
  * command leaves those out of builds too, and test copies there are often older or broken);
  * files that are not plain YAML (Helm templates) are passed over.
  */
-import { KopError } from '../../base/errors.js';
+import { KopError } from '../../base/index.js';
 import { parseDocuments, type CrdDocument } from '../crd-documents.js';
 import type { FetchedModule } from './fetch-go-module.js';
 

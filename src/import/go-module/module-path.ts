@@ -3,7 +3,7 @@
  * checked, upper-case letters escaped as `!` + lower case (the proxy serves case-insensitive file
  * systems), and the glob patterns of GOPRIVATE / GONOSUMDB matched against a path.
  */
-import { UsageError } from '../../base/errors.js';
+import { UsageError } from '../../base/index.js';
 
 /** A module and a version, or no version (then the proxy's latest). */
 export interface ModuleVersion {

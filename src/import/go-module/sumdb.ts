@@ -11,7 +11,7 @@
 import { createHash, createPublicKey, randomBytes, verify, type KeyObject } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { KopError } from '../../base/errors.js';
+import { KopError } from '../../base/index.js';
 import { getUrl, NotFoundError, type Fetcher, type ProxyEntry } from './go-proxy.js';
 import { escapeModulePath } from './module-path.js';
 import {

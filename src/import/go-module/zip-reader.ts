@@ -5,7 +5,7 @@
  * where a dependency would bring a general reader (and its advisories) to every kop install.
  */
 import { crc32, inflateRawSync } from 'node:zlib';
-import { KopError } from '../../base/errors.js';
+import { KopError } from '../../base/index.js';
 
 /** One file of a zip: its name and a function that inflates it (and checks its CRC-32). */
 export interface ZipEntry {

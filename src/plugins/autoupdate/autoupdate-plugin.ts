@@ -1,10 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
-import { templatesRoot } from '../../base/paths.js';
-import type { Context } from '../../base/context.js';
-import type { ApplyResult } from '../../scaffold/apply.js';
-import type { PhaseHandlers } from '../../project/command-pipeline.js';
-import type { VirtualTree } from '../../scaffold/tree.js';
+import { templatesRoot, type Context } from '../../base/index.js';
+import type { FlushResult, VirtualTree } from '../../scaffold/index.js';
+import type { PhaseHandlers } from '../../project/index.js';
 import type { EditStep } from '../edit-step.js';
 
 /** The workflow, where Kubebuilder's autoupdate plugin writes it. */
@@ -25,7 +23,7 @@ export async function stageAutoUpdateWorkflow(
   tree: VirtualTree,
   options: { force: boolean },
   context: Pick<Context, 'out'>,
-): Promise<(result: ApplyResult) => void> {
+): Promise<(result: FlushResult) => void> {
   await tree.scaffold(AUTO_UPDATE_WORKFLOW, await autoUpdateWorkflow(), { ifExists: 'skip', force: options.force });
   return (result) => {
     const written = result.changes.some(
@@ -41,7 +39,7 @@ export async function stageAutoUpdateWorkflow(
 
 /** The autoupdate plugin's handlers of kop edit's phases: it stages the workflow, then says what to do with it. */
 export function autoUpdatePhases(): PhaseHandlers<EditStep> {
-  let report: ((result: ApplyResult) => void) | undefined;
+  let report: ((result: FlushResult) => void) | undefined;
   return {
     async scaffold(step) {
       report = await stageAutoUpdateWorkflow(step.tree, { force: step.force }, step.context);

@@ -4,7 +4,7 @@
  * records them under the plugin's key. Light: `kop --help` loads it.
  */
 import { flag, type OptionsOf, type RecordedSource } from '../../project/command-flags.js';
-import type { DeployImageOptions } from '../../project/project-file.js';
+import type { DeployImageOptions } from '../../project/index.js';
 
 /** Kubebuilder's key of the deploy-image plugin (declared with its flags, which read PROJECT under it; the registry lists it). */
 export const DEPLOY_IMAGE_PLUGIN = 'deploy-image.go.kubebuilder.io/v1-alpha';

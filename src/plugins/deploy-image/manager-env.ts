@@ -1,7 +1,5 @@
-import { KopError } from '../../base/errors.js';
-import { insertIntoFile, markerComment } from '../../scaffold/insert.js';
-import { yamlScalar } from '../../scaffold/render.js';
-import type { VirtualTree } from '../../scaffold/tree.js';
+import { KopError } from '../../base/index.js';
+import { insertIntoFile, markerComment, yamlScalar, type VirtualTree } from '../../scaffold/index.js';
 
 /** The manager's Deployment, where the operand images are set. */
 export const MANAGER_YAML = 'config/manager/manager.yaml';

@@ -1,16 +1,14 @@
-import type { Context } from '../../base/context.js';
-import { UsageError } from '../../base/errors.js';
-import { ownedPlan, runCreateApi, type CreateApiOptions, type CreateApiStep } from '../../create-api/run-create-api.js';
-import type { PhaseHandlers } from '../../project/command-pipeline.js';
-import { parseImageReference } from '../../deploy/image-reference.js';
+import { type Context, UsageError } from '../../base/index.js';
+import { ownedPlan, runCreateApi, type CreateApiOptions, type CreateApiStep } from '../../create-api/index.js';
 import {
+  type PhaseHandlers,
   fullGroup,
   type DeployImageOptions,
   type DeployImageResource,
   type ProjectFile,
-} from '../../project/project-file.js';
-import type { ApplyResult } from '../../scaffold/apply.js';
-import { jsonLiteral } from '../../scaffold/render.js';
+} from '../../project/index.js';
+import { parseImageReference } from '../../deploy/index.js';
+import { type FlushResult, jsonLiteral } from '../../scaffold/index.js';
 import { DEPLOY_IMAGE_PLUGIN, type CreateApiPluginFlags } from './deploy-image-flags.js';
 import { insertManagerEnv } from './manager-env.js';
 
@@ -150,7 +148,7 @@ export function deployImagePhases(flags: DeployImageFlags): PhaseHandlers<Create
 export async function runDeployImage(
   options: CreateApiOptions & DeployImageFlags,
   context: Context,
-): Promise<ApplyResult> {
+): Promise<FlushResult> {
   const { image, imageContainerCommand, imageContainerPort, runAsUser, ...createApi } = options;
   return runCreateApi(createApi, context, [
     deployImagePhases({ image, imageContainerCommand, imageContainerPort, runAsUser }),

@@ -1,5 +1,5 @@
 import { parse } from 'yaml';
-import { KopError } from '../../base/errors.js';
+import { KopError } from '../../base/index.js';
 import type { DashboardSpec, PanelSpec } from './dashboard.js';
 
 /** Where the custom metrics are listed (Kubebuilder's grafana plugin reads the same file). */

@@ -1,4 +1,4 @@
-import { GENERATED_HEADER } from '../../scaffold/header.js';
+import { GENERATED_HEADER } from '../../scaffold/index.js';
 
 /** One PromQL query of a panel and how its series are named in the legend. */
 export interface PanelQuery {

@@ -1,5 +1,5 @@
-import type { PhaseHandlers } from '../../project/command-pipeline.js';
-import type { VirtualTree } from '../../scaffold/tree.js';
+import type { PhaseHandlers } from '../../project/index.js';
+import type { VirtualTree } from '../../scaffold/index.js';
 import type { EditStep } from '../edit-step.js';
 import { CONTROLLER_RESOURCES_DASHBOARD, CONTROLLER_RUNTIME_DASHBOARD } from './builtin-dashboards.js';
 import {

@@ -8,8 +8,7 @@
 import type { ApiKindVersion } from '../model-types.js';
 import type { JSONSchemaProps, ValidationRule } from '../json-schema.js';
 import type { CrdVersion, CustomResourceDefinition } from '../crd-types.js';
-import type { Marker, MarkerDefinition } from '../../markers/registry.js';
-import type { SourceLocation } from '../../markers/errors.js';
+import type { Marker, MarkerDefinition, SourceLocation } from '../../markers/index.js';
 
 /** Where a marker stands, for messages: the type or `Type: field "name"`, and its file:line. */
 export interface SchemaSite {

@@ -4,10 +4,10 @@
  * flags (served, deprecated, skipped), and what each version of the CRD carries: subresources,
  * printer columns, selectable fields, and the CRD's own labels and annotations.
  */
-import type { JSONValue } from '../../base/json-value.js';
+import type { JSONValue } from '../../base/index.js';
 import { MarkerPlacementError } from '../errors.js';
 import type { CrdVersion } from '../crd-types.js';
-import type { Marker } from '../../markers/registry.js';
+import type { Marker } from '../../markers/index.js';
 import type { CrdMarkerDefinition } from './definition.js';
 import { PRESENCE } from './fields.js';
 

@@ -4,11 +4,11 @@
  * (XValidation, ExactlyOneOf, AtMostOneOf, AtLeastOneOf, k8s:immutable), and the markers that
  * say where a schema comes from or how much of it the apiserver keeps.
  */
-import type { JSONValue } from '../../base/json-value.js';
+import type { JSONValue } from '../../base/index.js';
 import { MarkerPlacementError, MarkerSyntaxError } from '../errors.js';
 import type { ValidationRule } from '../json-schema.js';
 import { re2PatternProblem } from '../re2-pattern.js';
-import type { MarkerTarget } from '../../markers/registry.js';
+import type { MarkerTarget } from '../../markers/index.js';
 import type { CrdMarkerDefinition, SchemaApplication } from './definition.js';
 
 /** The reasons the apiserver accepts on a CEL rule. */

@@ -13,31 +13,28 @@
  * copies it before the plugin runs.
  */
 import * as path from 'node:path';
-import type { Context } from '../base/context.js';
-import type { GeneratorEntry } from '../generate/generator.js';
+import type { Context } from '../base/index.js';
+import type { GeneratorEntry } from '../generate/index.js';
 import {
   fullGroup,
   loadProjectFile,
   saveProjectFile,
   type ProjectFile,
   type ProjectResource,
-} from '../project/project-file.js';
-import { GRAFANA_PLUGIN, PLUGINS } from '../plugins/registry.js';
-import { controllersOf } from '../project/resource-layout.js';
-import { originOf } from '../project/resource-model.js';
-import { singularOf } from '../project/resource.js';
-import { isCrdSource } from '../import/external-api.js';
-import { CUSTOM_METRICS_CONFIG } from '../plugins/grafana/custom-metrics.js';
-import { BOILERPLATE_FILE } from '../scaffold/boilerplate.js';
-import { VirtualTree } from '../scaffold/tree.js';
-import type { CreateApiOptions } from '../create-api/run-create-api.js';
+  controllersOf,
+  originOf,
+  singularOf,
+} from '../project/index.js';
+import { GRAFANA_PLUGIN, PLUGINS, CUSTOM_METRICS_CONFIG, type CreateApiWithPluginsOptions } from '../plugins/index.js';
+import { isCrdSource } from '../import/index.js';
+import { BOILERPLATE_FILE, VirtualTree } from '../scaffold/index.js';
+import type { CreateApiOptions } from '../create-api/index.js';
 import { CREATE_API_FLAGS } from '../create-api/create-api-flags.js';
-import type { CreateWebhookOptions } from '../create-webhook/run-create-webhook.js';
+import type { CreateWebhookOptions } from '../create-webhook/index.js';
 import { CREATE_WEBHOOK_FLAGS } from '../create-webhook/create-webhook-flags.js';
 import { recordedOptions, replayArgv, type RecordedSource } from '../project/command-flags.js';
 import { CREATE_API_PLUGIN_FLAGS } from '../plugins/deploy-image/deploy-image-flags.js';
-import type { CreateApiWithPluginsOptions } from '../plugins/run-create-api-plugins.js';
-import type { InitOptions } from '../init/run-init.js';
+import type { InitOptions } from '../init/index.js';
 
 /** One step of the replay: a kop command, or a copy of files no command can make again. */
 export interface ReplayStep {
@@ -130,7 +127,7 @@ const initFeature: ProjectFeature = {
           '--yes',
         ],
         run: async (context) => {
-          const { runInit } = await import('../init/run-init.js');
+          const { runInit } = await import('../init/index.js');
           await runInit(options, context);
         },
       },
@@ -278,7 +275,7 @@ function createApiStep(options: CreateApiWithPluginsOptions): ReplayStep {
     title: argv.join(' '),
     argv,
     run: async (context) => {
-      const { runCreateApiWithPlugins } = await import('../plugins/run-create-api-plugins.js');
+      const { runCreateApiWithPlugins } = await import('../plugins/index.js');
       await runCreateApiWithPlugins(options, context);
     },
   };
@@ -392,7 +389,7 @@ const webhookFeature: ProjectFeature = {
         title: argv.join(' '),
         argv,
         run: async (context) => {
-          const { runCreateWebhook } = await import('../create-webhook/run-create-webhook.js');
+          const { runCreateWebhook } = await import('../create-webhook/index.js');
           await runCreateWebhook(options, context);
         },
       });
@@ -420,7 +417,7 @@ const generateFeature: ProjectFeature = {
               title: `edit ${argv.join(' ')}`,
               argv: ['edit', ...argv],
               run: async (context) => {
-                const { runEditProject } = await import('../edit/run-edit-project.js');
+                const { runEditProject } = await import('../edit/index.js');
                 await runEditProject(
                   {
                     maxDescriptionLength: cap,
@@ -439,7 +436,7 @@ const generateFeature: ProjectFeature = {
         argv: ['generate'],
         optional: true,
         run: async (context) => {
-          const { runGenerate } = await import('../generate/run-generate.js');
+          const { runGenerate } = await import('../generate/index.js');
           await runGenerate({ check: false, generators }, context);
         },
       },
@@ -516,7 +513,7 @@ const pluginsFeature: ProjectFeature = {
         // The chart is built with kubectl kustomize from config/: without kubectl, the project is still whole.
         optional: true,
         run: async (context) => {
-          const { runEdit } = await import('../plugins/run-edit.js');
+          const { runEdit } = await import('../edit/index.js');
           await runEdit({ plugins: [plugin] }, context);
         },
       });

@@ -1,8 +1,7 @@
-import type { Context } from '../base/context.js';
-import { runCommandPipeline, type PhaseHandlers } from '../project/command-pipeline.js';
-import type { ApplyResult } from '../scaffold/apply.js';
-import type { EditStep } from './edit-step.js';
-import { recordedSettings, resolvePlugins, splitPluginNames, type KopPlugin } from './registry.js';
+import type { Context } from '../base/index.js';
+import { runCommandPipeline, type PhaseHandlers } from '../project/index.js';
+import type { FlushResult } from '../scaffold/index.js';
+import { type EditStep, recordedSettings, resolvePlugins, splitPluginNames, type KopPlugin } from '../plugins/index.js';
 
 /** `kop edit`'s options. */
 export interface EditOptions {
@@ -36,7 +35,7 @@ export async function editPluginPhases(plugins: readonly KopPlugin<'edit'>[]): P
  * `kop edit --plugins a,b`: every plugin stages its files into one virtual tree, each is recorded
  * in PROJECT, and the tree is written only when all of them succeeded.
  */
-export async function runEdit(options: EditOptions, context: Context): Promise<ApplyResult> {
+export async function runEdit(options: EditOptions, context: Context): Promise<FlushResult> {
   const plugins = resolvePlugins(splitPluginNames(options.plugins), 'edit');
   const handlers = await editPluginPhases(plugins);
   return runCommandPipeline(context, (base) => ({ ...base, force: options.force ?? false }), handlers);

@@ -1,6 +1,5 @@
 import * as path from 'node:path';
-import { KopError } from '../base/errors.js';
-import type { Context } from '../base/context.js';
+import { KopError, type Context } from '../base/index.js';
 import { formatScaffoldedFiles } from './format.js';
 import { lineDiff } from './line-diff.js';
 import type { PlannedChange, VirtualTree } from './tree.js';
@@ -14,12 +13,12 @@ export interface PostFlushTask {
   hint?: string;
 }
 
-export interface ApplyOptions {
+export interface FlushOptions {
   tasks?: readonly PostFlushTask[];
 }
 
-/** What `applyTree` did. */
-export interface ApplyResult {
+/** What `flushTree` did. */
+export interface FlushResult {
   changes: PlannedChange[];
   /** False on --dry-run. */
   written: boolean;
@@ -33,7 +32,7 @@ const LABELS = { create: 'CREATE', update: 'UPDATE', delete: 'DELETE', skip: 'SK
  * there on --dry-run, otherwise flushes the tree and runs the post-flush tasks with a
  * progress line each.
  */
-export async function applyTree(tree: VirtualTree, context: Context, options: ApplyOptions = {}): Promise<ApplyResult> {
+export async function flushTree(tree: VirtualTree, context: Context, options: FlushOptions = {}): Promise<FlushResult> {
   const styles = context.out.styles;
   await formatScaffoldedFiles(tree);
   const changes = await tree.plan();

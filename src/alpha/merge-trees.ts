@@ -1,6 +1,5 @@
-import { PROJECT_FILE } from '../project/project-file.js';
-import { isGenerated } from '../scaffold/header.js';
-import { mergeLines } from '../scaffold/line-diff.js';
+import { PROJECT_FILE } from '../project/index.js';
+import { isGenerated, mergeLines } from '../scaffold/index.js';
 import { mergePackageJson } from './merge-package-json.js';
 import { isBinary, type Snapshot } from './replay.js';
 

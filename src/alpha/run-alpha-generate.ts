@@ -1,15 +1,11 @@
 import { cp, mkdir, mkdtemp, readdir, realpath, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import type { Context } from '../base/context.js';
-import { UsageError } from '../base/errors.js';
-import type { GeneratorEntry } from '../generate/generator.js';
-import { isPackedSpec, kopSourceProblem } from '../init/kop-source.js';
-import { loadProjectFile, type ProjectFile } from '../project/project-file.js';
-import { applyTree, type ApplyResult } from '../scaffold/apply.js';
-import { BOILERPLATE_FILE } from '../scaffold/boilerplate.js';
-import { isGenerated } from '../scaffold/header.js';
-import { VirtualTree } from '../scaffold/tree.js';
+import { type Context, UsageError } from '../base/index.js';
+import type { GeneratorEntry } from '../generate/index.js';
+import { isPackedSpec, kopSourceProblem } from '../init/index.js';
+import { loadProjectFile, type ProjectFile } from '../project/index.js';
+import { flushTree, type FlushResult, BOILERPLATE_FILE, isGenerated, VirtualTree } from '../scaffold/index.js';
 import { parseBoilerplate, replaySteps, type ReplayInput } from './project-features.js';
 import { isBinary, replayInProcess, snapshotDir, type SkippedStep, type Snapshot } from './replay.js';
 
@@ -26,7 +22,7 @@ export interface AlphaGenerateOptions {
 }
 
 /** What `kop alpha generate` did. */
-export interface AlphaGenerateResult extends ApplyResult {
+export interface AlphaGenerateResult extends FlushResult {
   outputDir: string;
   /** Steps that failed without stopping the replay (generate, plugins). */
   skipped: SkippedStep[];
@@ -163,7 +159,7 @@ export async function runAlphaGenerate(options: AlphaGenerateOptions, context: C
       context.out.info(`The ${replaced.length} files replaced below were copied to ${backupDir} first.`);
     }
   }
-  const result = await applyTree(tree, context);
+  const result = await flushTree(tree, context);
   if (result.written) {
     context.out.info(
       inPlace

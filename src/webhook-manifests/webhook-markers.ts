@@ -7,11 +7,17 @@
  * some unknown values through (failurePolicy, verbs) or drops them (reinvocationPolicy),
  * and the apiserver or the user finds out later.
  */
-import type { JSONValue } from '../base/json-value.js';
-import type { CommentMarker } from '../markers/collect.js';
-import { MarkerSyntaxError, parseEach, type SourceLocation } from '../markers/errors.js';
-import type { ArgumentSpecs } from '../markers/arguments.js';
-import { markerRegistry, markerUsage, type MarkerDefinition } from '../markers/registry.js';
+import type { JSONValue } from '../base/index.js';
+import {
+  type CommentMarker,
+  MarkerSyntaxError,
+  parseEach,
+  type SourceLocation,
+  type ArgumentSpecs,
+  markerRegistry,
+  markerUsage,
+  type MarkerDefinition,
+} from '../markers/index.js';
 
 /** The text every webhook marker line starts with. */
 export const WEBHOOK_PREFIX = '+kubebuilder:webhook:';

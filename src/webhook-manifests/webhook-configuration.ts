@@ -5,8 +5,8 @@
  * name, served by the Service `webhook-service` in `system` (Kubebuilder's config/default
  * kustomization renames both). No webhook markers: no configuration and no file.
  */
-import { generatedYamlDocuments } from '../scaffold/yaml.js';
-import { formatLocation, MarkerPlacementError } from '../markers/errors.js';
+import { generatedYamlDocuments } from '../scaffold/index.js';
+import { formatLocation, MarkerPlacementError } from '../markers/index.js';
 import type { WebhookConfigurationMarker, WebhookMarker, WebhookOperation } from './webhook-markers.js';
 
 /** Where generated webhook configurations go. */

@@ -2,11 +2,11 @@ import { readFile, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KopError } from '../../src/base/errors.js';
-import { applyTree, type PostFlushTask } from '../../src/scaffold/apply.js';
+import { flushTree, type PostFlushTask } from '../../src/scaffold/flush-tree.js';
 import { VirtualTree } from '../../src/scaffold/tree.js';
 import { tempDir, testContext } from './helpers/fake-context.js';
 
-describe('applyTree', () => {
+describe('flushTree', () => {
   let dir: string;
   let cleanup: () => Promise<void>;
   beforeEach(async () => {
@@ -30,7 +30,7 @@ describe('applyTree', () => {
     const task = (title: string): PostFlushTask => ({ title, run: async () => void ran.push(title) });
     const tree = new VirtualTree(dir);
     await stage(tree);
-    const result = await applyTree(tree, context, { tasks: [task('first'), task('second')] });
+    const result = await flushTree(tree, context, { tasks: [task('first'), task('second')] });
     expect(result.written).toBe(true);
     expect(context.out.lines).toEqual([
       'SKIP   mine.txt (exists)',
@@ -50,7 +50,7 @@ describe('applyTree', () => {
     const context = testContext({ cwd: dir, dryRun: true });
     const tree = new VirtualTree(dir);
     await stage(tree);
-    const result = await applyTree(tree, context, {
+    const result = await flushTree(tree, context, {
       tasks: [{ title: 'npm install', run: () => Promise.reject(new Error('ran')) }],
     });
     expect(result.written).toBe(false);
@@ -63,7 +63,7 @@ describe('applyTree', () => {
     const context = testContext({ cwd: dir });
     const tree = new VirtualTree(dir);
     tree.write('same.txt', 'same\n');
-    await applyTree(tree, context);
+    await flushTree(tree, context);
     expect(context.out.lines).toEqual(['no changes']);
   });
 
@@ -76,8 +76,8 @@ describe('applyTree', () => {
       run: () => Promise.reject(new Error('exit 1')),
       hint: 'run npm install yourself',
     };
-    await expect(applyTree(tree, context, { tasks: [failing] })).rejects.toThrow(KopError);
-    await expect(applyTree(tree, context, { tasks: [failing] })).rejects.toMatchObject({
+    await expect(flushTree(tree, context, { tasks: [failing] })).rejects.toThrow(KopError);
+    await expect(flushTree(tree, context, { tasks: [failing] })).rejects.toMatchObject({
       message: 'npm install failed: exit 1',
       hint: 'run npm install yourself',
     });
@@ -88,7 +88,7 @@ describe('applyTree', () => {
     const context = testContext({ cwd: path.dirname(dir) });
     const tree = new VirtualTree(dir);
     tree.write('sub/file.txt', 'x\n');
-    await applyTree(tree, context);
+    await flushTree(tree, context);
     expect(context.out.lines).toEqual([`CREATE ${path.basename(dir)}/sub/file.txt`]);
   });
 });

@@ -1,4 +1,4 @@
-import type { MergeLabels } from '../scaffold/line-diff.js';
+import type { MergeLabels } from '../scaffold/index.js';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };

@@ -1,8 +1,7 @@
 import { existsSync } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import * as path from 'node:path';
-import type { Context, Output } from '../base/context.js';
-import { KopError } from '../base/errors.js';
+import { type Context, type Output, KopError } from '../base/index.js';
 import type { ReplayStep } from './project-features.js';
 
 /** Folders a snapshot of a project leaves out: installs, kop's own tarballs and sessions, version control. */

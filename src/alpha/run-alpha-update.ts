@@ -1,10 +1,8 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import type { Context } from '../base/context.js';
-import { KopError } from '../base/errors.js';
-import { kopPackageRoot, kopVersion } from '../base/paths.js';
-import type { GeneratorEntry } from '../generate/generator.js';
+import { type Context, KopError, kopPackageRoot, kopVersion } from '../base/index.js';
+import type { GeneratorEntry } from '../generate/index.js';
 import {
   installedFromRegistry,
   isPackedSpec,
@@ -12,11 +10,11 @@ import {
   packKop,
   PACK_DIR,
   type PackedKop,
-} from '../init/kop-source.js';
-import { npmInstallTask, stageKopPack } from '../init/run-init.js';
-import { loadProjectFile, saveProjectFile } from '../project/project-file.js';
-import { applyTree, type ApplyResult, type PostFlushTask } from '../scaffold/apply.js';
-import { VirtualTree } from '../scaffold/tree.js';
+  npmInstallTask,
+  stageKopPack,
+} from '../init/index.js';
+import { loadProjectFile, saveProjectFile } from '../project/index.js';
+import { flushTree, type FlushResult, type PostFlushTask, VirtualTree } from '../scaffold/index.js';
 import { LOCKFILES, mergeProject, PACKAGE_JSON, type FileOutcome } from './merge-trees.js';
 import { findOldKop } from './old-kop.js';
 import { replaySteps } from './project-features.js';
@@ -36,7 +34,7 @@ export interface AlphaUpdateOptions {
 }
 
 /** What `kop alpha update` did. */
-export interface AlphaUpdateResult extends ApplyResult {
+export interface AlphaUpdateResult extends FlushResult {
   fromVersion: string;
   toVersion: string;
   outcomes: FileOutcome[];
@@ -151,7 +149,7 @@ export async function runAlphaUpdate(options: AlphaUpdateOptions, context: Conte
         title: 'kop generate',
         hint: 'the merged files were written; fix what it names and run `kop generate`',
         run: async (ctx) => {
-          const { runGenerate } = await import('../generate/run-generate.js');
+          const { runGenerate } = await import('../generate/index.js');
           await runGenerate({ check: false, generators }, ctx);
         },
       });
@@ -162,7 +160,7 @@ export async function runAlphaUpdate(options: AlphaUpdateOptions, context: Conte
     const dependencySteps = [...(lockfile === undefined ? [] : [lockfileTask(lockfile, target.spec)]), install];
     // On --dry-run the plan lists them; otherwise they run after the files are written, as below.
     const planned = context.dryRun ? dependencySteps.filter((task) => task !== undefined) : [];
-    const result = await applyTree(tree, context, { tasks: [...tasks, ...planned] });
+    const result = await flushTree(tree, context, { tasks: [...tasks, ...planned] });
     if (result.written) {
       if (packageJson?.outcome === 'conflict') {
         context.out.warn(
@@ -247,7 +245,7 @@ async function regenerateLockfile(lockfile: string, kopSpec: string, context: Co
   return false;
 }
 
-/** Runs one step after the files are written, as applyTree runs its tasks. */
+/** Runs one step after the files are written, as flushTree runs its tasks. */
 async function runStep(task: PostFlushTask, context: Context): Promise<void> {
   const styles = context.out.styles;
   const started = Date.now();

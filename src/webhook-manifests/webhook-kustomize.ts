@@ -5,9 +5,9 @@
  * replacements that give cert-manager's Certificate the webhook Service's DNS names and inject
  * its CA into every webhook configuration and converting CRD.
  */
-import { KopError } from '../base/errors.js';
-import type { GeneratedCrd } from '../schema/crd.js';
-import { generatedYaml } from '../scaffold/yaml.js';
+import { KopError } from '../base/index.js';
+import type { GeneratedCrd } from '../schema/index.js';
+import { generatedYaml } from '../scaffold/index.js';
 import { WEBHOOK_SERVICE, type WebhookConfigurationObject } from './webhook-configuration.js';
 
 /** The certificate config/certmanager scaffolds for the webhook server. */

@@ -3,10 +3,8 @@ import { mkdtemp, readFile, rm, stat, symlink } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import type { Context } from '../base/context.js';
-import { KopError, UsageError } from '../base/errors.js';
-import { kopPackageRoot } from '../base/paths.js';
-import { PACK_DIR } from '../init/kop-source.js';
+import { type Context, KopError, UsageError, kopPackageRoot } from '../base/index.js';
+import { PACK_DIR } from '../init/index.js';
 import type { KopInstallation } from './replay.js';
 
 /** A kop ready to run, and how to clean up after it. */

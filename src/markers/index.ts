@@ -1,0 +1,28 @@
+/**
+ * The public module of src/markers/: what kop's other folders use of it. They import the folder only
+ * through this file (test/unit/layering.test.ts checks); its own files import each other directly.
+ */
+export { argumentsUsage, guessValue, parseArgument, parseNamedArguments, splitTopLevel } from './arguments.js';
+export type { ArgumentSpecs, ArgumentType } from './arguments.js';
+export {
+  collectCommentMarkers,
+  commentMarkersInText,
+  declarationMarkers,
+  groupLeadingComments,
+  isTypeScriptSource,
+  listSourceFiles,
+  unescapeCommentClose,
+} from './collect.js';
+export type { CommentMarker } from './collect.js';
+export {
+  MarkerPlacementError,
+  MarkerSyntaxError,
+  SchemaError,
+  SchemaErrors,
+  UnknownMarkerError,
+  formatLocation,
+  parseEach,
+} from './errors.js';
+export type { SourceLocation } from './errors.js';
+export { isMarkerLine, markerRegistry, markerUsage } from './registry.js';
+export type { Marker, MarkerDefinition, MarkerTarget, RegisteredMarker } from './registry.js';
