@@ -360,7 +360,11 @@ export class Informer<T extends KubernetesObject> {
    * part (the first list, always) needs no record of the keys seen: nothing can have vanished; with
    * 100,000 objects that set was 100,000 more strings for the collector to move during the sync.
    */
-  private replace(items: Iterable<T> | ReadonlyMap<string, T>, namespace: string | undefined, initial: boolean): number {
+  private replace(
+    items: Iterable<T> | ReadonlyMap<string, T>,
+    namespace: string | undefined,
+    initial: boolean,
+  ): number {
     const cached =
       namespace === undefined
         ? this.indexer.keys()
@@ -657,7 +661,11 @@ class Reflector<T extends KubernetesObject> {
   }
 
   /** Makes the loop's part of the cache equal to a complete list. */
-  private replace(items: Iterable<T> | ReadonlyMap<string, T>, resourceVersion: string, method: InformerListMethod): void {
+  private replace(
+    items: Iterable<T> | ReadonlyMap<string, T>,
+    resourceVersion: string,
+    method: InformerListMethod,
+  ): void {
     const count = this.host.replace(items, !this.synced);
     this.resourceVersion = resourceVersion;
     this.lists++;
