@@ -134,7 +134,7 @@ describe('kop edit --plugins helm', () => {
     // The container's memory limit reaches the manager (its cache memory budget).
     expect(manager.spec.template.spec.containers[0].env).toContainEqual({
       name: 'MEMORY_LIMIT',
-      valueFrom: { resourceFieldRef: { resource: 'limits.memory' } },
+      valueFrom: { resourceFieldRef: { resource: 'limits.memory', divisor: '1' } },
     });
     expect(
       (

@@ -307,7 +307,7 @@ describe('kop edit --multigroup / --namespaced', () => {
     await edit({ namespaced: true });
     const manager = await read('config/manager/manager.yaml');
     expect(manager).toMatch(
-      / {10}env:\n {12}- name: WATCH_NAMESPACE\n {14}valueFrom:\n {16}fieldRef:\n {18}fieldPath: metadata.namespace\n(?: {12}#.*\n)? {12}- name: MEMORY_LIMIT\n(?: {14,}.*\n)+ {12}- name: MEMCACHED_IMAGE\n/,
+      / {10}env:\n {12}- name: WATCH_NAMESPACE\n {14}valueFrom:\n {16}fieldRef:\n {18}apiVersion: v1\n {18}fieldPath: metadata.namespace\n(?: {12}#.*\n)* {12}- name: MEMORY_LIMIT\n(?: {14,}.*\n)+ {12}- name: MEMCACHED_IMAGE\n/,
     );
     await edit({ namespaced: false });
     expect(await read('config/manager/manager.yaml')).toBe(original);

@@ -155,9 +155,14 @@ describe('kop create api --plugins deploy-image/v1-alpha', () => {
         const env = deployment.spec!.template.spec.containers.find((c) => c.name === 'manager')!.env;
         expect(env).toEqual([
           ...(namespaced
-            ? [{ name: 'WATCH_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } }]
+            ? [
+                {
+                  name: 'WATCH_NAMESPACE',
+                  valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' } },
+                },
+              ]
             : []),
-          { name: 'MEMORY_LIMIT', valueFrom: { resourceFieldRef: { resource: 'limits.memory' } } },
+          { name: 'MEMORY_LIMIT', valueFrom: { resourceFieldRef: { resource: 'limits.memory', divisor: '1' } } },
           { name: 'MEMCACHED_IMAGE', value: 'memcached:1.6.26-alpine3.19' },
           { name: 'BUSYBOX_IMAGE', value: 'busybox:1.36.1' },
         ]);
