@@ -14,7 +14,7 @@ import {
   stageKopPack,
 } from '../init/index.js';
 import { loadProjectFile, saveProjectFile } from '../project/index.js';
-import { flushTree, type FlushResult, type PostFlushTask, VirtualTree } from '../scaffold/index.js';
+import { flushTree, runPostFlushTask, type FlushResult, type PostFlushTask, VirtualTree } from '../scaffold/index.js';
 import { LOCKFILES, mergeProject, PACKAGE_JSON, type FileOutcome } from './merge-trees.js';
 import { findOldKop } from './old-kop.js';
 import { replaySteps } from './project-features.js';
@@ -168,7 +168,7 @@ export async function runAlphaUpdate(options: AlphaUpdateOptions, context: Conte
         );
       } else {
         const locked = lockfile === undefined || (await regenerateLockfile(lockfile, target.spec, context));
-        if (install !== undefined && locked) await runStep(install, context);
+        if (install !== undefined && locked) await runPostFlushTask(install, context);
       }
     }
     const summary = { fromVersion: old.version, toVersion, outcomes, conflicts };
@@ -243,22 +243,6 @@ async function regenerateLockfile(lockfile: string, kopSpec: string, context: Co
       `It is left as it was, describing the old package.json: run \`npm install\` (or \`npm ${args.join(' ')}\`) once npm can reach its registry.`,
   );
   return false;
-}
-
-/** Runs one step after the files are written, as flushTree runs its tasks. */
-async function runStep(task: PostFlushTask, context: Context): Promise<void> {
-  const styles = context.out.styles;
-  const started = Date.now();
-  context.out.info(`${styles?.cyan('RUN') ?? 'RUN'}    ${task.title} ...`);
-  try {
-    await task.run(context);
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new KopError(`${task.title} failed: ${reason}`, task.hint);
-  }
-  context.out.info(
-    `${styles?.green('DONE') ?? 'DONE'}   ${task.title} (${((Date.now() - started) / 1000).toFixed(1)}s)`,
-  );
 }
 
 async function readBytes(dir: string, file: string): Promise<Buffer | undefined> {

@@ -66,23 +66,25 @@ export async function flushTree(tree: VirtualTree, context: Context, options: Fl
     return { changes, written: false };
   }
   await tree.flush();
-  for (const task of tasks) {
-    const started = Date.now();
-    context.out.info(`${styles?.cyan('RUN') ?? 'RUN'}    ${task.title} ...`);
-    try {
-      await task.run(context);
-    } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
-      throw new KopError(
-        `${task.title} failed: ${reason}`,
-        task.hint ?? 'the files were written; fix the problem and run the step yourself',
-      );
-    }
-    context.out.info(
-      `${styles?.green('DONE') ?? 'DONE'}   ${task.title} (${((Date.now() - started) / 1000).toFixed(1)}s)`,
-    );
-  }
+  for (const task of tasks)
+    await runPostFlushTask(task, context, 'the files were written; fix the problem and run the step yourself');
   return { changes, written: true };
+}
+
+/** Runs one step after files are written, with a RUN/DONE progress line; a failure names the step and its hint. */
+export async function runPostFlushTask(task: PostFlushTask, context: Context, fallbackHint?: string): Promise<void> {
+  const styles = context.out.styles;
+  const started = Date.now();
+  context.out.info(`${styles?.cyan('RUN') ?? 'RUN'}    ${task.title} ...`);
+  try {
+    await task.run(context);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new KopError(`${task.title} failed: ${reason}`, task.hint ?? fallbackHint);
+  }
+  context.out.info(
+    `${styles?.green('DONE') ?? 'DONE'}   ${task.title} (${((Date.now() - started) / 1000).toFixed(1)}s)`,
+  );
 }
 
 /** The path as the user sees it: relative to where they ran kop. */

@@ -3,7 +3,7 @@
  * through this file (test/unit/layering.test.ts checks); its own files import each other directly.
  */
 export { BOILERPLATE_FILE, boilerplateComment, loadBoilerplate } from './boilerplate.js';
-export { flushTree } from './flush-tree.js';
+export { flushTree, runPostFlushTask } from './flush-tree.js';
 export type { FlushResult, PostFlushTask } from './flush-tree.js';
 export { GENERATED_HEADER, isGenerated, withHeader } from './header.js';
 export { insertIntoFile, markerComment } from './insert.js';
