@@ -12,7 +12,7 @@ const NOT_KOP_TESTS = [...configDefaults.exclude, '**/fixtures/**', '**/golden/*
  *   live  a real control plane (LIVE_TESTS)
  *   e2e   the CLI and scaffolded projects, installed and run (E2E_TESTS)
  * `npm test` runs all three. Files stay where they are; a project is the lists of test/helpers/vitest-projects.ts, and
- * test/unit/vitest-projects.test.ts checks every entry names a file and no file is in two projects.
+ * test/repository/vitest-projects.test.ts checks every entry names a file and no file is in two projects.
  */
 export default defineConfig({
   test: {

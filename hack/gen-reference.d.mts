@@ -1,4 +1,4 @@
-/** Types of hack/gen-reference.mjs, for test/unit/docs-reference.test.ts. */
+/** Types of hack/gen-reference.mjs, for test/repository/docs-reference.test.ts. */
 import type { Command } from 'commander';
 import type { MarkerDefinition, MarkerVocabulary } from '../src/markers/registry.js';
 

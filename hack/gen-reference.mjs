@@ -2,7 +2,7 @@
 //   docs/reference/cli.md      every command and option, walked from the commander program
 //   docs/reference/markers.md  every marker of the one registry (CRD, RBAC, webhook vocabularies)
 //   docs/reference/runtime.md  every public entry point's names and signatures, from the API reports
-// The pages are committed; test/unit/docs-reference.test.ts renders them from src/ with the same
+// The pages are committed; test/repository/docs-reference.test.ts renders them from src/ with the same
 // functions and fails when a committed page is stale. This script renders them from dist/
 // (`npm run build` first): `node hack/gen-reference.mjs` writes, `--check` only compares.
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';

@@ -2,7 +2,7 @@
  * An object of each built-in kind that the API server accepts as it is, for the test scaffolded
  * with a built-in kind's reconciler (it creates one and waits for the reconcile). Objects are
  * keyed by kind; a kind kop/runtime gains without a sample here gets its test refused by
- * test/unit/create-api-builtin.test.ts, which scaffolds every built-in kind.
+ * test/create-api/create-api-unowned.test.ts, which scaffolds every built-in kind.
  */
 import type { BuiltinKind } from '../project/index.js';
 

@@ -27,7 +27,7 @@ import type { CreateApiFlags } from './create-api-flags.js';
 /**
  * Names the scaffolded and generated files import or use as types (kop/api, kop/runtime, vitest,
  * TypeScript's own): a kind of that name would clash with them, and the project would not compile.
- * test/unit/reserved-kinds.test.ts checks that every such name in the templates is listed, and that
+ * test/create-api/reserved-kinds.test.ts checks that every such name in the templates is listed, and that
  * every kop name listed is still used (a name the scaffold stopped importing is a valid kind again).
  */
 export const SCAFFOLD_IMPORTED_NAMES: readonly string[] = [

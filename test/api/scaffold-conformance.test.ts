@@ -9,7 +9,7 @@ import { runCreateApi } from '../../src/create-api/run-create-api.js';
 import { runGenerate } from '../../src/generate/run-generate.js';
 import { runInit } from '../../src/init/run-init.js';
 import { GENERATOR_ANNOTATION } from '../../src/schema/crd.js';
-import { tempDir, testContext } from '../unit/helpers/fake-context.js';
+import { tempDir, testContext } from '../helpers/fake-context.js';
 
 /**
  * The issue's acceptance path, checked against controller-gen: `kop create api` in a fresh

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { generators } from '../../src/commands/generate.js';
 import { runGenerate } from '../../src/generate/run-generate.js';
 import { formatProjectFile, LAYOUT, parseProjectFile, type ProjectResource } from '../../src/project/project-file.js';
-import { testContext } from '../unit/helpers/fake-context.js';
+import { testContext } from '../helpers/fake-context.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const temps: string[] = [];

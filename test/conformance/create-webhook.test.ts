@@ -14,8 +14,8 @@ import { runCreateApi } from '../../src/create-api/run-create-api.js';
 import { runCreateWebhook, type CreateWebhookOptions } from '../../src/create-webhook/run-create-webhook.js';
 import { runGenerate } from '../../src/generate/run-generate.js';
 import { runInit } from '../../src/init/run-init.js';
-import { tempDir, testContext } from '../unit/helpers/fake-context.js';
-import { listFiles } from '../unit/helpers/files.js';
+import { tempDir, testContext } from '../helpers/fake-context.js';
+import { listFiles } from '../helpers/files.js';
 import { controllerGenOnMarkers, goAvailable, parseDocuments } from './controller-gen-tool.js';
 
 const hasGo = await goAvailable();

@@ -34,7 +34,7 @@ beforeAll(async () => {
     await run('npm', ['ci', '--prefix', 'docs', '--no-audit', '--no-fund'], { cwd: repo });
   }
   outDir = await fs.mkdtemp(path.join(os.tmpdir(), 'kop-book-'));
-  // The committed pages as they are: the reference pages' freshness is test/unit/docs-reference.test.ts's.
+  // The committed pages as they are: the reference pages' freshness is test/repository/docs-reference.test.ts's.
   await run(path.join(docs, 'node_modules/.bin/vitepress'), ['build', '.', '--outDir', outDir], {
     cwd: docs,
     maxBuffer: 32 * 1024 * 1024,

@@ -21,7 +21,7 @@ import { runInit } from '../../src/init/run-init.js';
 import { parseProjectFile } from '../../src/project/project-file.js';
 import { findHelm } from '../../src/testing/build-helm.js';
 import { findControlPlaneBinary, startControlPlane, type ControlPlane } from '../../src/testing/index.js';
-import { tempDir, testContext } from '../unit/helpers/fake-context.js';
+import { tempDir, testContext } from '../helpers/fake-context.js';
 
 type Manifest = {
   apiVersion: string;

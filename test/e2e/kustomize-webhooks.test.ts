@@ -26,7 +26,7 @@ import { runGenerate } from '../../src/generate/run-generate.js';
 import { runInit } from '../../src/init/run-init.js';
 import { findControlPlaneBinary } from '../../src/testing/binaries.js';
 import { startControlPlane, type ControlPlane, type CustomResourceDefinition } from '../../src/testing/index.js';
-import { tempDir, testContext } from '../unit/helpers/fake-context.js';
+import { tempDir, testContext } from '../helpers/fake-context.js';
 
 type Manifest = {
   kind: string;

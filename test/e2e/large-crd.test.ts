@@ -22,7 +22,7 @@ import { runEdit } from '../../src/edit/run-edit-plugins.js';
 import { ANNOTATIONS_SIZE_LIMIT, LAST_APPLIED_ANNOTATION } from '../../src/schema/crd-size.js';
 import { findHelm } from '../../src/testing/build-helm.js';
 import { findControlPlaneBinary, startControlPlane, type ControlPlane } from '../../src/testing/index.js';
-import { tempDir, testContext } from '../unit/helpers/fake-context.js';
+import { tempDir, testContext } from '../helpers/fake-context.js';
 
 const TIMEOUT = 240_000;
 const CRD_NAME = 'cronjobs.batch.example.com';

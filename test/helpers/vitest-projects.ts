@@ -1,6 +1,6 @@
 /**
  * Which vitest project a test file belongs to, by what it does (vitest.config.ts builds the
- * projects from these lists; test/unit/vitest-projects.test.ts checks them). A file in neither
+ * projects from these lists; test/repository/vitest-projects.test.ts checks them). A file in neither
  * list is a unit test, and test/helpers/unit-guard.ts fails it if it is not.
  */
 
@@ -46,5 +46,5 @@ export const E2E_TESTS = [
   'test/testing/envtest-download.test.ts',
   'test/testing/envtest-modules.test.ts',
   'test/testing/setup-envtest.test.ts',
-  'test/unit/cli.test.ts',
+  'test/cli/cli.test.ts',
 ];

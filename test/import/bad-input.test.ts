@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runImportCrd, type ImportCrdOptions } from '../../src/import/run-import-crd.js';
-import { testContext } from '../unit/helpers/fake-context.js';
+import { testContext } from '../helpers/fake-context.js';
 import { bareProject, importAndGenerate, listFiles } from './import-helpers.js';
 
 const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures');

@@ -9,7 +9,7 @@ import { runImportCrd } from '../../src/import/run-import-crd.js';
 import { parseProjectFile } from '../../src/project/project-file.js';
 import { kopVersion } from '../../src/base/paths.js';
 import { formatCrd, GENERATOR_ANNOTATION, type CustomResourceDefinition } from '../../src/schema/crd.js';
-import { testContext } from '../unit/helpers/fake-context.js';
+import { testContext } from '../helpers/fake-context.js';
 import { bareProject, comparable, importAndGenerate, listFiles, yamlDocuments } from './import-helpers.js';
 
 const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures');

@@ -7,7 +7,7 @@ import { runGenerate } from '../../src/generate/run-generate.js';
 import { runImportCrd, type ImportCrdOptions, type ImportCrdResult } from '../../src/import/run-import-crd.js';
 import { canonicalJson } from '../../src/import/canonical-json.js';
 import { GENERATOR_ANNOTATION } from '../../src/schema/crd.js';
-import { testContext, tempDir } from '../unit/helpers/fake-context.js';
+import { testContext, tempDir } from '../helpers/fake-context.js';
 
 export const PROJECT_TEXT = `version: "1"
 layout:

@@ -5,7 +5,7 @@ import { KopError } from '../../src/base/errors.js';
 import { generators } from '../../src/commands/generate.js';
 import { runGenerate } from '../../src/generate/run-generate.js';
 import { formatProjectFile, parseProjectFile, LAYOUT } from '../../src/project/project-file.js';
-import { tempDir, testContext } from '../unit/helpers/fake-context.js';
+import { tempDir, testContext } from '../helpers/fake-context.js';
 import { parseAllDocuments } from 'yaml';
 import type { CustomResourceDefinition } from '../../src/schema/crd.js';
 import { CASES_DIR } from './run-case.js';

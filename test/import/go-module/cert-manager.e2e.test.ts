@@ -12,7 +12,7 @@ import { runCreateApi } from '../../../src/create-api/run-create-api.js';
 import { fetchGoModule } from '../../../src/import/go-module/fetch-go-module.js';
 import { runInit } from '../../../src/init/run-init.js';
 import { parseProjectFile } from '../../../src/project/project-file.js';
-import { tempDir, testContext } from '../../unit/helpers/fake-context.js';
+import { tempDir, testContext } from '../../helpers/fake-context.js';
 import { reachableOrCi } from './online.js';
 
 const MODULE = 'github.com/cert-manager/cert-manager@v1.20.2';

@@ -18,7 +18,7 @@ import { findModuleCrd } from '../../../src/import/go-module/module-crds.js';
 import { escapeModulePath, matchesGlobList } from '../../../src/import/go-module/module-path.js';
 import { runInit } from '../../../src/init/run-init.js';
 import { parseProjectFile } from '../../../src/project/project-file.js';
-import { tempDir, testContext } from '../../unit/helpers/fake-context.js';
+import { tempDir, testContext } from '../../helpers/fake-context.js';
 import { buildLog, expectedHash, makeZip, startFakeServer, sumDbKey, treeNote } from './fake-goproxy.js';
 
 const MODULE = 'example.com/Acme/ops';
