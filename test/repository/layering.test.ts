@@ -113,7 +113,9 @@ function layeringViolations(files: readonly SourceFile[]): string[] {
     if (from === undefined) continue;
     const may = allowed.get(from);
     if (may === undefined) {
-      violations.push(`${file}: src/${from} is on no floor of the table in test/repository/layering.test.ts; place it there`);
+      violations.push(
+        `${file}: src/${from} is on no floor of the table in test/repository/layering.test.ts; place it there`,
+      );
       continue;
     }
     for (const specifier of relativeImports(text)) {
@@ -281,7 +283,9 @@ describe('layering of src/', () => {
     {
       name: 'a folder on no floor is reported',
       given: [{ file: 'src/extra/x.ts', text: '' }],
-      want: ['src/extra/x.ts: src/extra is on no floor of the table in test/repository/layering.test.ts; place it there'],
+      want: [
+        'src/extra/x.ts: src/extra is on no floor of the table in test/repository/layering.test.ts; place it there',
+      ],
     },
   ];
   it.each(cases)('$name', ({ given, want }) => {
