@@ -12,7 +12,7 @@ import {
   Transport,
 } from '../runtime/internal.js';
 import { removeDirSync } from './cleanup.js';
-import type { ControlPlane, ControlPlaneOptions, ControlPlaneUser } from './control-plane.js';
+import type { ControlPlane, ControlPlaneOptions, ControlPlaneUser } from './control-plane-types.js';
 import { installCRDs, readCRDs, type CRDSource } from './crds.js';
 import { ApiServerTransport } from './http.js';
 import { writeKubeconfig, type Kubeconfig, type KubeconfigCluster, type KubeconfigUser } from './kubeconfig.js';
