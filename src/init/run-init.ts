@@ -18,13 +18,7 @@ import {
   insertResourceWiring,
   resourceNamesOf,
 } from '../project/index.js';
-import {
-  flushTree,
-  type FlushResult,
-  type PostFlushTask,
-  renderTemplateDir,
-  VirtualTree,
-} from '../scaffold/index.js';
+import { flushTree, type FlushResult, type PostFlushTask, renderTemplateDir, VirtualTree } from '../scaffold/index.js';
 import { checkInitPlugins } from './init-plugins.js';
 import { INIT_TEMPLATES, initTemplateData } from './init-template-data.js';
 import { nodeEnginesNote } from './node-engines.js';
