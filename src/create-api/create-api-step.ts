@@ -4,10 +4,10 @@
  */
 import type { BuiltinKind } from '../project/index.js';
 import type { ProjectResource, CommandStep, Resource, ControllerNames, ResourceNames } from '../project/index.js';
-import type { TemplateData } from '../scaffold/index.js';
 import type { ExternalApiFlags } from '../import/index.js';
 import type { CreateApiFlags } from './create-api-flags.js';
 import type { ConversionChoice } from './create-api-checks.js';
+import type { ApiTemplateData, ApiTemplateFolders } from './api-template-data.js';
 
 /** The template folders of a kind's own files, which a plugin may replace with its own. */
 export type ApiTemplate =
@@ -22,7 +22,7 @@ export interface CreateApiStep extends CommandStep {
   /** The flags; a plugin's bindFlags may settle some (deploy-image: always types and a reconciler). */
   options: CreateApiFlags;
   /** Template folders rendered instead of create api's own, by the one they replace (set by plugins). */
-  templates: Partial<Record<ApiTemplate, string>>;
+  templates: Partial<ApiTemplateFolders>;
   /** bindFlags: the --external-api-* flags. */
   external?: ExternalApiFlags;
   /** resolve: the kind, its full group and the PROJECT entries of its other versions. */
@@ -56,8 +56,8 @@ export interface OwnedPlan {
   controllerNames: ControllerNames;
   ssa: boolean;
   names: ResourceNames;
-  /** The templates' values; a plugin's preScaffold adds its own. */
-  data: TemplateData;
+  /** The templates' values. */
+  data: ApiTemplateData;
   /** scaffold: what to do next about the conversion webhook staged with the version. */
   webhookNext?: string;
 }

@@ -4,3 +4,9 @@
  */
 export { ownedPlan, runCreateApi } from './run-create-api.js';
 export type { CreateApiOptions, CreateApiStep } from './run-create-api.js';
+export type {
+  ApiControllerData,
+  ApiControllerTestData,
+  ApiTemplateData,
+  ResourceTemplateData,
+} from './api-template-data.js';

@@ -20,6 +20,7 @@ import {
   singularOf,
   describeBuiltinKinds,
   resolveResource,
+  GROUP_VERSION_TEMPLATES,
 } from '../project/index.js';
 import { type FlushResult, loadBoilerplate, renderTemplateDir } from '../scaffold/index.js';
 import { stageCreateWebhook } from '../create-webhook/index.js';
@@ -36,9 +37,11 @@ import {
   storageVersionOf,
 } from './create-api-checks.js';
 import { ownedPlan, type ApiTemplate, type CreateApiStep } from './create-api-step.js';
+import { API_TEMPLATES, ROLES_TEMPLATES, type ApiTemplateData } from './api-template-data.js';
 import {
   controllerTemplateData,
-  kindTestData,
+  kindFixture,
+  kindReportsReady,
   recordResource,
   resourceMarker,
   scaffoldController,
@@ -228,7 +231,7 @@ export const CREATE_API_PHASES: PhaseHandlers<CreateApiStep> = {
       roleStem: roleStemOf({ group, kind, domain: project.domain }, project.resources),
     };
     const roleName = (level: string) => `${names.roleStem.replace(/_/g, '-')}-${level}-role`;
-    const data = {
+    const data: ApiTemplateData = {
       ...names,
       ...controllerTemplateData(controllerNames, kind, fullGroupName, namespaced),
       projectName: project.projectName,
@@ -253,18 +256,18 @@ export const CREATE_API_PHASES: PhaseHandlers<CreateApiStep> = {
     const resource = step.resource!;
     const plan = ownedPlan(step);
     const { existing, plural, namespaced, controller, conversion, controllerNames, ssa, names, data } = plan;
-    const templates = (dir: ApiTemplate) => step.templates[dir] ?? dir;
+    const templates = <K extends ApiTemplate>(dir: K) => step.templates[dir] ?? API_TEMPLATES[dir];
     const force = options.force ?? false;
 
     if (resource) {
-      for (const file of await renderTemplateDir('api/groupversion', data)) {
+      for (const file of await renderTemplateDir(GROUP_VERSION_TEMPLATES, data)) {
         // Shared by every kind of the version and the user's to extend: never overwritten.
         await tree.scaffold(file.path, file.content, { ifExists: 'skip' });
       }
       for (const file of await renderTemplateDir(templates('api/resource'), data))
         await tree.scaffold(file.path, file.content, { force });
       // One set of roles per kind: a new version of the kind keeps the roles it has.
-      for (const file of await renderTemplateDir('api/roles', data))
+      for (const file of await renderTemplateDir(ROLES_TEMPLATES, data))
         await tree.scaffold(file.path, file.content, { force, ifExists: 'skip' });
       await insertResourceWiring(tree, names, { sample: true });
     } else if (!(await tree.exists(CREATE_API_PATHS.typesFile(names)))) {
@@ -279,13 +282,20 @@ export const CREATE_API_PHASES: PhaseHandlers<CreateApiStep> = {
       const controllerTemplate = ssa ? templates('api/controller-ssa/controller') : templates('api/controller');
       const testTemplate = ssa ? templates('api/controller-ssa/test') : templates('api/controller-test');
       const typesFile = existing?.path ?? CREATE_API_PATHS.typesFile(names);
-      const kindData = await kindTestData(tree, { ...names, namespaced, typesFile }, data);
+      const target = { ...names, namespaced, typesFile };
+      const hasConditions = await kindReportsReady(tree, target);
       await scaffoldController(
         tree,
         context,
-        controllerTemplate,
-        testTemplate,
-        { ...data, ...kindData },
+        { template: controllerTemplate, data: { ...data, hasConditions } },
+        {
+          template: testTemplate,
+          data: async () => ({
+            ...data,
+            hasConditions,
+            ...(await kindFixture(tree, target, data.licenseHeaderTs, data.controllerPath)),
+          }),
+        },
         force,
         controllerNames,
       );

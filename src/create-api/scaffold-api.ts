@@ -9,7 +9,6 @@ import {
   readKindShape,
   scaffoldKindFixture,
   type FixtureTarget,
-  type KindShape,
   fullGroup,
   type ProjectFile,
   type ProjectResource,
@@ -20,15 +19,11 @@ import {
   type ResourceNames,
   pluralOf,
 } from '../project/index.js';
-import { renderTemplateDir, type TemplateData, type VirtualTree } from '../scaffold/index.js';
+import { renderTemplateDir, type TemplateFolder, type VirtualTree } from '../scaffold/index.js';
+import type { KindTestTemplateData, OwnedReconcilerTemplateData, ReconcilerTemplateData } from './api-template-data.js';
 
-/** The template values that name a reconciler; the kind's unnamed one keeps the finalizer it always had. */
-export function controllerTemplateData(
-  controller: ControllerNames,
-  kind: string,
-  group: string,
-  isolate: boolean,
-): TemplateData {
+/** The template values that name a reconciler. */
+export function reconcilerTemplateData(controller: ControllerNames): ReconcilerTemplateData {
   return {
     reconcilerClass: controller.className,
     controllerName: controller.name,
@@ -37,6 +32,18 @@ export function controllerTemplateData(
     // and the way back to the project root from it and from its test, for relative imports.
     controllerPath: `${controller.dir}${controller.stem}`,
     toRoot: controller.toRoot,
+  };
+}
+
+/** The template values of a reconciler of a kind of this project; the kind's unnamed one keeps the finalizer it always had. */
+export function controllerTemplateData(
+  controller: ControllerNames,
+  kind: string,
+  group: string,
+  isolate: boolean,
+): OwnedReconcilerTemplateData {
+  return {
+    ...reconcilerTemplateData(controller),
     // Each other reconciler holds its own finalizer, so one's cleanup never releases an object another still cleans up.
     finalizer: controller.className === `${kind}Reconciler` ? `${group}/finalizer` : `${group}/${controller.name}`,
     // Each reconciler's test runs in a namespace of its own (a DNS label: a multigroup folder's dots become dashes) on the one shared control
@@ -53,55 +60,59 @@ export function controllerTemplateData(
 }
 
 /**
- * What the reconciler and its test need to know of the kind's types: whether it reports a Ready
- * condition (`hasConditions`, the one decision both reconcilers, update and server-side apply,
- * and their tests follow), and the fixture its test creates objects from, `valid<Kind>()`,
- * scaffolded once per kind (see project/kind-fixture.ts) when the project has a control plane for tests.
+ * Whether a reconciler of the kind reports a Ready condition (`hasConditions`, the one decision
+ * both reconcilers, update and server-side apply, and their tests follow).
  */
-export async function kindTestData(
-  tree: VirtualTree,
-  target: FixtureTarget,
-  data: TemplateData,
-): Promise<TemplateData> {
+export async function kindReportsReady(tree: VirtualTree, target: FixtureTarget): Promise<boolean> {
   const typesText = (await tree.read(target.typesFile)) ?? '';
   // Ready goes into status.conditions through the status subresource (and the generated
   // statusApplyConfigurationFor<Kind> exists only with it): both must be there.
-  const reportsReady = async (shape: KindShape | undefined) =>
+  const shape = await readKindShape(typesText, target.kind);
+  return (
     shape?.hasConditions === true &&
     ((await declarationMarkers(typesText, target.typesFile, target.kind)) ?? []).some(
       (m) => m.text === '+kubebuilder:subresource:status',
-    );
-  if (!(await tree.exists(CREATE_API_PATHS.globalSetup)))
-    return { hasConditions: await reportsReady(await readKindShape(typesText, target.kind)) };
-  const { file, shape } = await scaffoldKindFixture(
-    tree,
-    target,
-    typeof data.licenseHeaderTs === 'string' ? data.licenseHeaderTs : '',
+    )
   );
+}
+
+/**
+ * The fixture a reconciler's test creates objects from, `valid<Kind>()`, scaffolded once per
+ * kind (see project/kind-fixture.ts), as the test at `controllerPath` imports it.
+ */
+export async function kindFixture(
+  tree: VirtualTree,
+  target: FixtureTarget,
+  licenseHeaderTs: string,
+  controllerPath: string,
+): Promise<Pick<KindTestTemplateData, 'fixtureFunction' | 'fixtureModule'>> {
+  const { file } = await scaffoldKindFixture(tree, target, licenseHeaderTs);
   return {
-    hasConditions: await reportsReady(shape),
-    fixtureModule: moduleFrom(`test/controllers/${String(data.controllerPath)}.controller.test.ts`, file),
+    fixtureModule: moduleFrom(`test/controllers/${controllerPath}.controller.test.ts`, file),
     fixtureFunction: `valid${target.kind}`,
   };
 }
 
-/** Renders a reconciler and, when the project has a control plane for tests, its test. */
-export async function scaffoldController(
+/**
+ * Renders a reconciler and, when the project has a control plane for tests, its test; `test.data`
+ * is asked for only then, before the reconciler is rendered (it may scaffold the kind's fixture).
+ */
+export async function scaffoldController<C extends object, T extends object>(
   tree: VirtualTree,
   context: Context,
-  template: string,
-  testTemplate: string | undefined,
-  data: TemplateData,
+  controller: { template: TemplateFolder<C>; data: C },
+  test: { template: TemplateFolder<T>; data: () => Promise<T> } | undefined,
   force: boolean,
-  controller: ControllerNames,
+  names: ControllerNames,
 ): Promise<void> {
-  for (const file of await renderTemplateDir(template, data))
-    await tree.scaffold(placeControllerFile(file.path, controller), file.content, { force });
-  if (testTemplate === undefined) return;
   // The test reaches the control plane that test/global-setup.ts (from kop init) starts.
-  if (await tree.exists(CREATE_API_PATHS.globalSetup)) {
-    for (const file of await renderTemplateDir(testTemplate, data))
-      await tree.scaffold(placeControllerFile(file.path, controller), file.content, { force });
+  const testData = test && (await tree.exists(CREATE_API_PATHS.globalSetup)) ? await test.data() : undefined;
+  for (const file of await renderTemplateDir(controller.template, controller.data))
+    await tree.scaffold(placeControllerFile(file.path, names), file.content, { force });
+  if (test === undefined) return;
+  if (testData !== undefined) {
+    for (const file of await renderTemplateDir(test.template, testData))
+      await tree.scaffold(placeControllerFile(file.path, names), file.content, { force });
   } else {
     context.out.warn(
       `no reconciler test: the project has no ${CREATE_API_PATHS.globalSetup} to start a control plane for it`,

@@ -22,12 +22,17 @@ import {
   insertControllerWiring,
   type BuiltinKind,
 } from '../project/index.js';
-import { loadBoilerplate, type TemplateData } from '../scaffold/index.js';
+import { loadBoilerplate } from '../scaffold/index.js';
 import { hasExternalApiFlags, isCrdSource, resolveExternalKind } from '../import/index.js';
 import { builtinSampleLiteral } from './builtin-samples.js';
 import { checkControllerClash, checkPlural } from './create-api-checks.js';
 import type { CreateApiStep, UnownedPlan } from './create-api-step.js';
-import { addController, controllerTemplateData, scaffoldController } from './scaffold-api.js';
+import { addController, reconcilerTemplateData, scaffoldController } from './scaffold-api.js';
+import {
+  UNOWNED_CONTROLLER_TEMPLATES,
+  UNOWNED_CONTROLLER_TEST_TEMPLATES,
+  type UnownedApiTemplateData,
+} from './api-template-data.js';
 
 /** The plan of a run for a kind this project does not own, once preScaffold settled it. */
 function unownedPlan(step: CreateApiStep): UnownedPlan {
@@ -113,16 +118,14 @@ export const UNOWNED_CONTROLLER_PHASES: PhaseHandlers<CreateApiStep> = {
     const { options, context, tree, project } = step;
     const { version, kind } = step.gvk!;
     const { entry, modules, builtin, namespaced, apiGroup, controllerNames } = unownedPlan(step);
-    const data: TemplateData = {
-      ...controllerTemplateData(controllerNames, kind, apiGroup, false),
+    const data: UnownedApiTemplateData = {
+      ...reconcilerTemplateData(controllerNames),
       kind,
-      kindLower: singularOf(kind),
       apiVersion: apiGroup === '' ? version : `${apiGroup}/${version}`,
       plural: entry.plural,
       // controller-gen's spelling of the core group in RBAC markers.
       rbacGroup: apiGroup === '' ? 'core' : apiGroup,
       descriptor: builtin?.descriptor ?? descriptorNameOf(kind),
-      builtin: builtin !== undefined,
       ownerNote: builtin
         ? 'a built-in kind of Kubernetes'
         : `a kind another project owns (${entry.module ?? entry.path})`,
@@ -137,9 +140,8 @@ export const UNOWNED_CONTROLLER_PHASES: PhaseHandlers<CreateApiStep> = {
     await scaffoldController(
       tree,
       context,
-      'api/controller-unowned',
-      builtin ? 'api/controller-unowned-test' : undefined,
-      data,
+      { template: UNOWNED_CONTROLLER_TEMPLATES, data },
+      builtin ? { template: UNOWNED_CONTROLLER_TEST_TEMPLATES, data: async () => data } : undefined,
       force,
       controllerNames,
     );

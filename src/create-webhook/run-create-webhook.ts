@@ -27,9 +27,20 @@ import {
   type FlushResult,
   loadBoilerplate,
   renderTemplateDir,
-  type TemplateData,
+  type TemplateFolder,
   type VirtualTree,
 } from '../scaffold/index.js';
+import {
+  CONVERSION_TEMPLATES,
+  CONVERSION_TEST_TEMPLATES,
+  DEFAULTING_TEMPLATES,
+  DEFAULTING_TEST_TEMPLATES,
+  VALIDATION_TEMPLATES,
+  VALIDATION_TEST_TEMPLATES,
+  WEBHOOK_COMMON_TEMPLATES,
+  type WebhookFixtureTemplateData,
+  type WebhookTemplateData,
+} from './webhook-template-data.js';
 import {
   checkExternalApiFlags,
   isCrdSource,
@@ -201,11 +212,33 @@ export const CREATE_WEBHOOK_PHASES: PhaseHandlers<CreateWebhookStep> = {
     // A kind whose name another group's kind had first gets group-qualified class and webhook names (webhookNamePrefix).
     const prefix = webhookNamePrefix(resource.entry, project);
     const qualifiedGroup = prefix === '' ? undefined : resource.entry.group;
-    const data: TemplateData = {
-      ...names,
+    const licenseHeaderTs = await loadBoilerplate(tree, 'x.ts');
+
+    // A kind whose types live in this project (its own, or an imported CRD's) gets the one fixture
+    // its tests share, valid<Kind>() (project/kind-fixture.ts); a built-in kind's tests carry a sample.
+    let fixture: WebhookFixtureTemplateData = { fixtureFunction: false };
+    if (ownTypes || externalKind) {
+      const typesFile = resource.entry.path ?? CREATE_API_PATHS.typesFile(names);
+      const { file } = await scaffoldKindFixture(
+        tree,
+        { ...names, namespaced: target.namespaced, typesFile },
+        licenseHeaderTs,
+      );
+      fixture = {
+        fixtureFunction: `valid${kind}`,
+        fixtureModule: moduleFrom(`test/webhooks/${names.group}/${names.version}/x.test.ts`, file),
+      };
+    }
+
+    const data: WebhookTemplateData = {
+      group: names.group,
+      version: names.version,
+      kind: names.kind,
+      kindLower: names.kindLower,
+      plural: names.plural,
+      fullGroup: names.fullGroup,
+      apiVersion: names.apiVersion,
       ...target.imports,
-      origin: resource.origin.type,
-      ownTypes,
       fooExample,
       namespaced: target.namespaced,
       labelPrefix: project.domain,
@@ -217,41 +250,27 @@ export const CREATE_WEBHOOK_PHASES: PhaseHandlers<CreateWebhookStep> = {
       markerGroup: names.fullGroup === '' ? '""' : names.fullGroup,
       defaultingName: admissionWebhookName('mutate', names, qualifiedGroup),
       validationName: admissionWebhookName('validate', names, qualifiedGroup),
-      licenseHeaderTs: await loadBoilerplate(tree, 'x.ts'),
+      licenseHeaderTs,
       licenseHeaderYaml: await loadBoilerplate(tree, 'x.yaml'),
+      ...fixture,
     };
 
-    // A kind whose types live in this project (its own, or an imported CRD's) gets the one fixture
-    // its tests share, valid<Kind>() (project/kind-fixture.ts); a built-in kind's tests carry a sample.
-    if (ownTypes || externalKind) {
-      const typesFile = resource.entry.path ?? CREATE_API_PATHS.typesFile(names);
-      const { file } = await scaffoldKindFixture(
-        tree,
-        { ...names, namespaced: target.namespaced, typesFile },
-        typeof data.licenseHeaderTs === 'string' ? data.licenseHeaderTs : '',
-      );
-      data.fixtureFunction = `valid${kind}`;
-      data.fixtureModule = moduleFrom(`test/webhooks/${names.group}/${names.version}/x.test.ts`, file);
-    } else {
-      data.fixtureFunction = false;
-    }
-
     // Shared by every webhook of the project and the user's to edit: written once, never overwritten.
-    for (const file of await renderTemplateDir('webhook/common', data))
+    for (const file of await renderTemplateDir(WEBHOOK_COMMON_TEMPLATES, data))
       await tree.scaffold(file.path, file.content, { ifExists: 'skip' });
 
     const registrations: WebhookRegistration[] = [];
     if (wanted.defaulting) {
-      await scaffoldAll(tree, ['webhook/defaulting', 'webhook/defaulting-test'], data, force);
+      await scaffoldAll(tree, DEFAULTING_TEMPLATES, DEFAULTING_TEST_TEMPLATES, data, force);
       registrations.push(webhookRegistration(names, prefix, 'defaulting'));
     }
     if (wanted.validation) {
-      await scaffoldAll(tree, ['webhook/validation', 'webhook/validation-test'], data, force);
+      await scaffoldAll(tree, VALIDATION_TEMPLATES, VALIDATION_TEST_TEMPLATES, data, force);
       registrations.push(webhookRegistration(names, prefix, 'validation'));
     }
     for (const spoke of spokes) {
       const spokeData = { ...data, spoke, spokeUpper: upperFirst(spoke) };
-      await scaffoldAll(tree, ['webhook/conversion', 'webhook/conversion-test'], spokeData, force);
+      await scaffoldAll(tree, CONVERSION_TEMPLATES, CONVERSION_TEST_TEMPLATES, spokeData, force);
       registrations.push(webhookRegistration(names, prefix, { spoke }));
     }
     await insertWebhookWiring(tree, registrations);
@@ -305,15 +324,16 @@ export async function stageCreateWebhook(
   return { next: step.next! };
 }
 
-async function scaffoldAll(
+/** Renders a webhook's folder and its test's. */
+async function scaffoldAll<T extends object, U extends object>(
   tree: VirtualTree,
-  templateDirs: readonly string[],
-  data: TemplateData,
+  folder: TemplateFolder<T>,
+  testFolder: TemplateFolder<U>,
+  data: T & U,
   force: boolean,
 ): Promise<void> {
-  for (const dir of templateDirs) {
-    for (const file of await renderTemplateDir(dir, data)) await tree.scaffold(file.path, file.content, { force });
-  }
+  for (const file of await renderTemplateDir(folder, data)) await tree.scaffold(file.path, file.content, { force });
+  for (const file of await renderTemplateDir(testFolder, data)) await tree.scaffold(file.path, file.content, { force });
 }
 
 /**

@@ -7,7 +7,7 @@
  * user's edits stay; the generated RBAC role is rebuilt from the source markers, as `kop generate` does.
  */
 import type { Context } from '../base/index.js';
-import { initTemplateData } from '../init/index.js';
+import { INIT_TEMPLATES, initTemplateData } from '../init/index.js';
 import type { ProjectFile } from '../project/index.js';
 import { buildRoles, formatRoles, parseRbacMarkers, RBAC_SCAN_PREFIX } from '../rbac/index.js';
 import { mergeLines, renderTemplateDir, type VirtualTree } from '../scaffold/index.js';
@@ -46,10 +46,9 @@ export async function stageNamespacedEdit(
   };
   const render = async (flag: boolean) =>
     new Map(
-      (await renderTemplateDir('init', initTemplateData({ ...answers, namespaced: flag }, context))).map((file) => [
-        file.path,
-        file,
-      ]),
+      (await renderTemplateDir(INIT_TEMPLATES, initTemplateData({ ...answers, namespaced: flag }, context))).map(
+        (file) => [file.path, file],
+      ),
     );
   const base = await render(!namespaced);
   const theirs = await render(namespaced);

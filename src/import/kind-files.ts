@@ -5,7 +5,7 @@
  */
 import { withHeader } from '../scaffold/index.js';
 import { renderTemplateDir } from '../scaffold/index.js';
-import { singularOf } from '../project/index.js';
+import { GROUP_VERSION_TEMPLATES, singularOf, type GroupVersionTemplateData } from '../project/index.js';
 import type { CoreTypeIndex } from './core-type-index.js';
 import type { ImportedCrd } from './imported-crd.js';
 import { renderTypesFile } from './render-types.js';
@@ -78,14 +78,14 @@ export async function kindFiles(
     );
     const groupVersion = `${dir}/groupversion.ts`;
     if ((await options.read(groupVersion)) === undefined) {
-      const data = {
+      const data: GroupVersionTemplateData = {
         group: options.groupDir,
         version: version.name,
         fullGroup: crd.spec.group,
         apiVersion: `${crd.spec.group}/${version.name}`,
         licenseHeaderTs: options.licenseHeader,
       };
-      for (const file of await renderTemplateDir('api/groupversion', data))
+      for (const file of await renderTemplateDir(GROUP_VERSION_TEMPLATES, data))
         result.groupVersions.set(file.path, file.content);
     }
   }

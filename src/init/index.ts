@@ -4,7 +4,9 @@
  */
 export { PACK_DIR, installedFromRegistry, isPackedSpec, kopSourceProblem, packKop } from './kop-source.js';
 export type { PackedKop } from './kop-source.js';
-export { initTemplateData, npmInstallTask, runInit, stageKopPack } from './run-init.js';
+export { INIT_TEMPLATES, initTemplateData } from './init-template-data.js';
+export type { InitTemplateData } from './init-template-data.js';
+export { npmInstallTask, runInit, stageKopPack } from './run-init.js';
 export type { InitOptions } from './run-init.js';
 export { runUpdatePack } from './run-update-pack.js';
 export type { UpdatePackOptions } from './run-update-pack.js';

@@ -18,23 +18,15 @@ import {
   insertResourceWiring,
   resourceNamesOf,
 } from '../project/index.js';
-import {
-  flushTree,
-  type FlushResult,
-  type PostFlushTask,
-  boilerplateComment,
-  commentText,
-  renderTemplateDir,
-  VirtualTree,
-} from '../scaffold/index.js';
+import { flushTree, type FlushResult, type PostFlushTask, renderTemplateDir, VirtualTree } from '../scaffold/index.js';
 import { checkInitPlugins } from './init-plugins.js';
-import { nodeEnginesNote, PROJECT_NODE_ENGINES } from './node-engines.js';
+import { INIT_TEMPLATES, initTemplateData } from './init-template-data.js';
+import { nodeEnginesNote } from './node-engines.js';
 import {
   checkGivenKopSource,
   installedFromRegistry,
   isPackedSpec,
   kopSourceProblem,
-  localPathOf,
   packKop,
   PACK_DIR,
   type PackedKop,
@@ -211,36 +203,6 @@ export async function stageKopPack(tree: VirtualTree, kopSource: string, pack?: 
     if (/^kop-.+\.tgz$/.test(name) && `${PACK_DIR}/${name}` !== dependedOn) tree.remove(`${PACK_DIR}/${name}`);
 }
 
-/** The values init's templates are rendered with; `kop edit --namespaced` renders them too, to see what the flag changes. */
-export function initTemplateData(
-  answers: Omit<InitAnswers, 'kopPack'>,
-  context: Pick<Context, 'now'>,
-): Record<string, string | boolean> {
-  const year = String(context.now().getUTCFullYear());
-  const boilerplateLines = [
-    `Copyright ${year} ${commentText(answers.owner)}.`,
-    ...(answers.license === 'apache2' ? ['SPDX-License-Identifier: Apache-2.0'] : []),
-  ];
-  return {
-    projectName: answers.projectName,
-    domain: answers.domain,
-    owner: answers.owner,
-    year,
-    description: `Kubernetes operator ${answers.projectName}, written in TypeScript with kop`,
-    licenseApache: answers.license === 'apache2',
-    packageLicense: answers.license === 'apache2' ? 'Apache-2.0' : 'UNLICENSED',
-    namespaced: answers.namespaced,
-    namespace: `${answers.projectName}-system`,
-    namePrefix: `${answers.projectName}-`,
-    kopSource: answers.kopSource,
-    kopPacked: isPackedSpec(answers.kopSource),
-    kopFromPath: !isPackedSpec(answers.kopSource) && localPathOf(answers.kopSource) !== undefined,
-    kopVersion: kopVersion(),
-    nodeEngines: PROJECT_NODE_ENGINES,
-    licenseHeader: boilerplateComment('src/x.ts', boilerplateLines),
-  };
-}
-
 /** Stages every file of a new project in `tree`. Exposed for tests and for `--force` re-scaffolds. */
 export async function scaffoldProject(
   tree: VirtualTree,
@@ -250,7 +212,7 @@ export async function scaffoldProject(
 ): Promise<void> {
   const data = initTemplateData(answers, context);
   await stageKopPack(tree, answers.kopSource, answers.kopPack);
-  const files = await renderTemplateDir('init', data);
+  const files = await renderTemplateDir(INIT_TEMPLATES, data);
   for (const file of files) {
     if (file.path === 'LICENSE' && answers.license !== 'apache2') continue;
     if (file.kind === 'generated') {

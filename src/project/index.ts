@@ -8,6 +8,8 @@ export { runCommandPipeline, runPhases } from './command-pipeline.js';
 export type { CommandStep, PhaseHandlers } from './command-pipeline.js';
 export { moduleFrom, readKindShape, scaffoldKindFixture } from './kind-fixture.js';
 export type { FixtureTarget, KindShape } from './kind-fixture.js';
+export { FIXTURE_TEMPLATES, GROUP_VERSION_TEMPLATES } from './kind-template-data.js';
+export type { FixtureTemplateData, GroupVersionTemplateData } from './kind-template-data.js';
 export { pluralOfKind } from './plural.js';
 export {
   LAYOUT,

@@ -8,6 +8,7 @@
 import { posix } from 'node:path';
 import type { ts as TypeScript } from 'ts-morph';
 import { renderTemplateDir, type VirtualTree } from '../scaffold/index.js';
+import { FIXTURE_TEMPLATES } from './kind-template-data.js';
 
 /** The facts about one kind's types. */
 export interface KindShape {
@@ -158,8 +159,11 @@ export async function scaffoldKindFixture(
     fixtureFields: [],
     hasConditions: false,
   };
-  const [rendered] = await renderTemplateDir('api/fixture', {
-    ...target,
+  const [rendered] = await renderTemplateDir(FIXTURE_TEMPLATES, {
+    kind: target.kind,
+    kindLower: target.kindLower,
+    apiVersion: target.apiVersion,
+    namespaced: target.namespaced,
     licenseHeaderTs,
     fixtureTypesModule: moduleFrom(file, target.typesFile),
     fixtureFields: shape.fixtureFields,

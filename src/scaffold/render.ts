@@ -6,8 +6,39 @@ import { KopError, templatesRoot } from '../base/index.js';
 import { withHeader } from './header.js';
 import type { FileKind } from './tree.js';
 
-/** Values available to templates, and to `__name__` placeholders in template file names. */
-export type TemplateData = Record<string, unknown>;
+/**
+ * A folder under templates/ and the data its templates read (`{{name}}`, `{{#if name}}`, `__name__` in file
+ * names). Declared once per folder, beside the code that builds the data, with {@link templateFolder}, so
+ * renderTemplateDir takes only that data: a misspelled or missing key fails to compile, and
+ * test/scaffold/template-data.test.ts checks the type against what the templates read.
+ */
+export interface TemplateFolder<in T extends object> {
+  /** The folder, relative to templates/. */
+  readonly dir: string;
+  /** Values added to the data the folder is rendered with (see {@link withTemplateData}). */
+  readonly extra?: object;
+  /**
+   * Type only, never set: makes a folder that reads less usable where one reading more is expected,
+   * never the other way round.
+   */
+  readonly reads?: (data: T) => void;
+}
+
+/** Declares a folder of templates/ and the data its templates read. */
+export function templateFolder<T extends object>(dir: string): TemplateFolder<T> {
+  return { dir };
+}
+
+/**
+ * `folder`, bringing `extra` itself: rendered with the data of a folder it replaces (a plugin's templates in
+ * place of a command's), which lacks what only the replacement reads.
+ */
+export function withTemplateData<T extends object, E extends object>(
+  folder: TemplateFolder<T & E>,
+  extra: E,
+): TemplateFolder<T> {
+  return { dir: folder.dir, extra: { ...folder.extra, ...extra } };
+}
 
 /** One file produced from a template directory. */
 export interface RenderedFile {
@@ -79,7 +110,7 @@ export function commentText(value: string): string {
 }
 
 /** Renders a handlebars template string; a missing variable is an error (strict mode), not an empty string. */
-export function renderTemplate(source: string, data: TemplateData, name = 'template'): string {
+export function renderTemplate(source: string, data: object, name = 'template'): string {
   try {
     return engine.compile(source, { noEscape: true, strict: true })(data);
   } catch (error) {
@@ -118,12 +149,12 @@ function parseFrontMatter(source: string, name: string): { front: FrontMatter; b
  * path segment), a leading `_` becomes `.` (npm drops real dotfiles such as
  * .gitignore from published packages), and a trailing `.hbs` is removed.
  */
-export function templatePathToOutput(relative: string, data: TemplateData): string {
+export function templatePathToOutput(relative: string, data: object): string {
   return relative
     .split(/[\\/]/)
     .map((segment) => {
       let out = segment.replace(/__([A-Za-z][A-Za-z0-9]*)__/g, (_match, key: string) => {
-        const value = data[key];
+        const value = (data as { [key: string]: unknown })[key];
         if (typeof value !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(value) || value.includes('..')) {
           throw new KopError(
             `template path ${relative}: placeholder ${key} has no safe value (${JSON.stringify(value)})`,
@@ -139,14 +170,18 @@ export function templatePathToOutput(relative: string, data: TemplateData): stri
 }
 
 /**
- * Renders every file under `templates/<dir>`: `.hbs` files through handlebars, other
- * files verbatim, each headed per its kind (see header.ts). Sorted by output path.
+ * Renders every file of `folder`: `.hbs` files through handlebars, other files verbatim, each
+ * headed per its kind (see header.ts). Sorted by output path. `data` is the folder's own type
+ * (NoInfer: the folder alone decides it), so an object literal with a key the folder does not
+ * declare, or without one it does, fails to compile.
  */
-export async function renderTemplateDir(
-  dir: string,
-  data: TemplateData,
+export async function renderTemplateDir<T extends object>(
+  folder: TemplateFolder<T>,
+  given: NoInfer<T>,
   root = templatesRoot(),
 ): Promise<RenderedFile[]> {
+  const { dir } = folder;
+  const data: object = folder.extra === undefined ? given : { ...given, ...folder.extra };
   const base = path.join(root, dir);
   const relatives = await listFiles(base).catch((error: NodeJS.ErrnoException) => {
     throw new KopError(`kop's templates are missing (${base}): ${error.code ?? error.message}`, 'reinstall kop');

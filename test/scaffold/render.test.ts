@@ -8,7 +8,9 @@ import {
   jsonLiteral,
   renderTemplate,
   renderTemplateDir,
+  templateFolder,
   templatePathToOutput,
+  withTemplateData,
   yamlScalar,
 } from '../../src/scaffold/render.js';
 import { tempDir } from '../helpers/fake-context.js';
@@ -92,6 +94,8 @@ describe('templatePathToOutput', () => {
 });
 
 describe('renderTemplateDir', () => {
+  const demo = templateFolder<{ name: string }>('demo');
+
   it('renders .hbs files, copies others verbatim, applies front matter and headers', async () => {
     const { dir, cleanup } = await tempDir('templates');
     try {
@@ -100,7 +104,7 @@ describe('renderTemplateDir', () => {
       await writeFile(path.join(dir, 'demo/gen.yaml.hbs'), '{{!-- kop: kind=generated --}}\nname: {{yaml name}}\n');
       await writeFile(path.join(dir, 'demo/plain.txt'), 'keep {{this}}\n');
       await writeFile(path.join(dir, 'demo/run.sh.hbs'), '{{!-- kop: header=false mode=755 --}}\n#!/bin/sh\n');
-      const files = await renderTemplateDir('demo', { name: 'widget' }, dir);
+      const files = await renderTemplateDir(demo, { name: 'widget' }, dir);
       expect(files).toEqual([
         { path: 'gen.yaml', content: `# ${GENERATED_HEADER}\nname: widget\n`, kind: 'generated', mode: undefined },
         { path: 'plain.txt', content: 'keep {{this}}\n', kind: 'scaffolded', mode: undefined },
@@ -113,7 +117,23 @@ describe('renderTemplateDir', () => {
         },
       ]);
       await writeFile(path.join(dir, 'demo/bad.hbs'), '{{!-- kop: colour=blue --}}\n');
-      await expect(renderTemplateDir('demo', { name: 'widget' }, dir)).rejects.toThrow(/unknown front matter/);
+      await expect(renderTemplateDir(demo, { name: 'widget' }, dir)).rejects.toThrow(/unknown front matter/);
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it('renders a folder bound with withTemplateData with the data it brings, over the data it is given', async () => {
+    const { dir, cleanup } = await tempDir('templates');
+    try {
+      await mkdir(path.join(dir, 'more'), { recursive: true });
+      await writeFile(path.join(dir, 'more/__name__.txt.hbs'), '{{{comment name}}} runs {{image}}\n');
+      const more = templateFolder<{ name: string; image: string }>('more');
+      const bound = withTemplateData<{ name: string }, { image: string }>(more, { image: 'busybox' });
+      const [file] = await renderTemplateDir(bound, { name: 'widget' }, dir);
+      expect(file).toMatchObject({ path: 'widget.txt', content: 'widget runs busybox\n' });
+      // Without what it brings, the folder's template misses a key (strict rendering).
+      await expect(renderTemplateDir(more as never, { name: 'widget' }, dir)).rejects.toThrow(/image/);
     } finally {
       await cleanup();
     }

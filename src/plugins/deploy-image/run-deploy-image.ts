@@ -1,5 +1,13 @@
 import { type Context, UsageError } from '../../base/index.js';
-import { ownedPlan, runCreateApi, type CreateApiOptions, type CreateApiStep } from '../../create-api/index.js';
+import {
+  ownedPlan,
+  runCreateApi,
+  type ApiControllerData,
+  type ApiControllerTestData,
+  type ApiTemplateData,
+  type CreateApiOptions,
+  type CreateApiStep,
+} from '../../create-api/index.js';
 import {
   type PhaseHandlers,
   fullGroup,
@@ -8,9 +16,15 @@ import {
   type ProjectFile,
 } from '../../project/index.js';
 import { parseImageReference } from '../../deploy/index.js';
-import { type FlushResult, jsonLiteral } from '../../scaffold/index.js';
+import { type FlushResult, jsonLiteral, withTemplateData } from '../../scaffold/index.js';
 import { DEPLOY_IMAGE_PLUGIN, type CreateApiPluginFlags } from './deploy-image-flags.js';
 import { insertManagerEnv } from './manager-env.js';
+import {
+  DEPLOY_IMAGE_CONTROLLER_TEMPLATES,
+  DEPLOY_IMAGE_CONTROLLER_TEST_TEMPLATES,
+  DEPLOY_IMAGE_RESOURCE_TEMPLATES,
+  type DeployImageTemplateData,
+} from './deploy-image-template-data.js';
 
 /** The deploy-image flags of `kop create api`, as Kubebuilder spells them (declared in deploy-image-flags.ts). */
 export type DeployImageFlags = Omit<CreateApiPluginFlags, 'plugins'>;
@@ -75,6 +89,7 @@ export function deployImageOptions(flags: DeployImageFlags): DeployImageOptions 
  */
 export function deployImagePhases(flags: DeployImageFlags): PhaseHandlers<CreateApiStep> {
   let recorded: DeployImageOptions | undefined;
+  let imageEnvVar: string | undefined;
   return {
     bindFlags(step) {
       recorded = deployImageOptions(flags);
@@ -92,16 +107,10 @@ export function deployImagePhases(flags: DeployImageFlags): PhaseHandlers<Create
         );
       }
       step.options = { ...options, resource: true, controller: true, namespaced: true };
-      step.templates = {
-        ...step.templates,
-        'api/resource': 'plugins/deploy-image/resource',
-        'api/controller': 'plugins/deploy-image/controller',
-        'api/controller-test': 'plugins/deploy-image/controller-test',
-      };
     },
 
     preScaffold(step) {
-      const { names, data } = ownedPlan(step);
+      const { names } = ownedPlan(step);
       const { kind, kindLower } = names;
       if (RESERVED_BY_TEMPLATES.has(kind)) {
         throw new UsageError(
@@ -110,8 +119,8 @@ export function deployImagePhases(flags: DeployImageFlags): PhaseHandlers<Create
         );
       }
       const command = recorded!.containerCommand?.split(',');
-      const imageEnvVar = `${kind.toUpperCase()}_IMAGE`;
-      Object.assign(data, {
+      imageEnvVar = `${kind.toUpperCase()}_IMAGE`;
+      const image: DeployImageTemplateData = {
         // Checked as an image reference, which has no quotes or backslashes: safe in a '...' literal.
         image: recorded!.image,
         imageEnvVar,
@@ -126,13 +135,29 @@ export function deployImagePhases(flags: DeployImageFlags): PhaseHandlers<Create
         runAsUser: recorded!.runAsUser !== undefined ? Number(recorded!.runAsUser) : false,
         componentLabel: kindLower.slice(0, 63),
         managedByLabel: `${kindLower}-controller`.slice(0, 63).replace(/-+$/, ''),
-      });
+      };
+      // create api renders these in place of its own, with its data and the image's.
+      step.templates = {
+        ...step.templates,
+        'api/resource': withTemplateData<ApiTemplateData, DeployImageTemplateData>(
+          DEPLOY_IMAGE_RESOURCE_TEMPLATES,
+          image,
+        ),
+        'api/controller': withTemplateData<ApiControllerData, DeployImageTemplateData>(
+          DEPLOY_IMAGE_CONTROLLER_TEMPLATES,
+          image,
+        ),
+        'api/controller-test': withTemplateData<ApiControllerTestData, DeployImageTemplateData>(
+          DEPLOY_IMAGE_CONTROLLER_TEST_TEMPLATES,
+          image,
+        ),
+      };
     },
 
     async scaffold(step) {
       const { tree, project } = step;
-      const { names, data } = ownedPlan(step);
-      await insertManagerEnv(tree, String(data.imageEnvVar), recorded!.image);
+      const { names } = ownedPlan(step);
+      await insertManagerEnv(tree, imageEnvVar!, recorded!.image);
       recordDeployImage(project, {
         domain: project.domain,
         group: names.group,
