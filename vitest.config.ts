@@ -34,7 +34,13 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'live', include: LIVE_TESTS, exclude: [...NOT_KOP_TESTS, ...E2E_TESTS] },
+        test: {
+          name: 'live',
+          include: LIVE_TESTS,
+          exclude: [...NOT_KOP_TESTS, ...E2E_TESTS],
+          // Control planes shared by the files that need no plane of their own (test/helpers/shared-control-plane.ts).
+          globalSetup: ['./test/helpers/shared-control-plane-setup.ts'],
+        },
       },
       {
         extends: true,

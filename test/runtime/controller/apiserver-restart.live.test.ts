@@ -5,12 +5,15 @@ import type { WatchRestartReason } from '../../../src/runtime/cache/informer.js'
 import { coreV1ConfigMapType } from '../../../src/runtime/builtin/index.js';
 import { Informer } from '../../../src/runtime/cache/informer.js';
 import { ResourceClient } from '../../../src/runtime/client/resource/resource-client.js';
-import { delay, freshNamespace, restFor, useTestControlPlane, waitFor } from './helpers.js';
+import { delay, freshNamespace, restFor, useOwnTestControlPlane, waitFor } from './helpers.js';
 
-/** A real kube-apiserver restart mid-watch, through kop/testing, against the same etcd, port and certificates. */
+/**
+ * A real kube-apiserver restart mid-watch, through kop/testing, against the same etcd, port and certificates
+ * (so on a plane of this file's own: a shared one must stay up for the next file).
+ */
 let plane: ControlPlane;
 let admin: RestClient;
-useTestControlPlane((started) => ({ plane, admin } = started));
+useOwnTestControlPlane((started) => ({ plane, admin } = started));
 
 describe('informer across a kube-apiserver restart', () => {
   it.each([

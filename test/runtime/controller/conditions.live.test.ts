@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import type { ControlPlane } from '../../../src/testing/index.js';
+import type { SharedControlPlane } from '../../helpers/shared-control-plane.js';
 import type { Condition } from '../../../src/api/index.js';
 import type { ResourceType } from '../../../src/runtime/index.js';
 import type { RestClient } from '../../../src/runtime/client/index.js';
@@ -17,7 +17,7 @@ const coreTypes = JSON.parse(readFileSync(path.join(here, '../../../src/schema/c
   schemas: Record<string, object>;
 };
 
-let plane: ControlPlane;
+let plane: SharedControlPlane;
 let admin: RestClient;
 useTestControlPlane((started) => ({ plane, admin } = started));
 

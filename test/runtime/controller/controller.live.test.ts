@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ControlPlane } from '../../../src/testing/index.js';
 import type { Condition } from '../../../src/api/index.js';
 import type { Reconciler, ReconcileResult, Request } from '../../../src/runtime/index.js';
 import type { RestClient } from '../../../src/runtime/client/index.js';
@@ -20,21 +19,29 @@ import { coreV1ConfigMapType, eventsV1EventType } from '../../../src/runtime/bui
 import { ExponentialBackoffRateLimiter } from '../../../src/runtime/queue/rate-limiter.js';
 import { ResourceClient } from '../../../src/runtime/client/resource/resource-client.js';
 import type { Widget } from './helpers.js';
-import { delay, freshNamespace, restFor, startTestControlPlane, waitFor, widgetResource } from './helpers.js';
+import {
+  delay,
+  freshNamespace,
+  restFor,
+  leaseTestControlPlane,
+  type LeasedControlPlane,
+  waitFor,
+  widgetResource,
+} from './helpers.js';
 
-let plane: ControlPlane;
+let plane: LeasedControlPlane;
 let admin: RestClient;
 const managers: Manager[] = [];
 
 beforeAll(async () => {
-  plane = await startTestControlPlane();
+  plane = await leaseTestControlPlane();
   admin = restFor(plane);
 });
 
 afterAll(async () => {
   await Promise.all(managers.map((m) => m.stop()));
   admin?.close();
-  await plane?.stop();
+  await plane?.release();
 });
 
 function widgets(namespace: string): ResourceClient<Widget> {

@@ -1,7 +1,5 @@
 import { writeFile } from 'node:fs/promises';
 import net from 'node:net';
-import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll } from 'vitest';
 import type { ResourceType } from '../../../src/runtime/index.js';
 import { RestClient, loadClientConfig } from '../../../src/runtime/client/index.js';
@@ -9,8 +7,8 @@ import { coreV1NamespaceType } from '../../../src/runtime/builtin/index.js';
 import { ResourceClient } from '../../../src/runtime/client/resource/resource-client.js';
 import type { ControlPlane } from '../../../src/testing/index.js';
 import { startControlPlane } from '../../../src/testing/index.js';
-
-const here = path.dirname(fileURLToPath(import.meta.url));
+import { SHARED_CONTROL_PLANE_OPTIONS } from '../../helpers/shared-control-plane-broker.js';
+import { acquireSharedControlPlane, type SharedControlPlane } from '../../helpers/shared-control-plane.js';
 
 /** A Widget as the tests use it. */
 export interface Widget {
@@ -42,19 +40,44 @@ export const widgetResource: ResourceType<Widget> = {
   namespaced: true,
 };
 
-/** A control plane with the Widget CRD; Secrets bypass the watch cache so etcd compaction yields 410. */
+/**
+ * A control plane of the file's own with the Widget CRD, started as the shared ones are
+ * (SHARED_CONTROL_PLANE_OPTIONS): for a file that stops or restarts the apiserver.
+ */
 export function startTestControlPlane(): Promise<ControlPlane> {
-  return startControlPlane({
-    crds: [path.join(here, 'fixtures/widget-crd.yaml')],
-    apiServerArgs: ['--watch-cache-sizes=secrets#0'],
-  });
+  return startControlPlane(SHARED_CONTROL_PLANE_OPTIONS);
+}
+
+/** A leased shared control plane with the Widget CRD (see test/helpers/shared-control-plane.ts); `release()` hands it back. */
+export type LeasedControlPlane = SharedControlPlane & { release(): Promise<void> };
+
+/** Leases a shared control plane with the Widget CRD, where Secrets bypass the watch cache so etcd compaction yields 410. */
+export async function leaseTestControlPlane(): Promise<LeasedControlPlane> {
+  const lease = await acquireSharedControlPlane();
+  return { ...lease.plane, release: lease.release };
 }
 
 /**
- * For a test file: starts {@link startTestControlPlane} and an admin client before its tests
- * (handing both to `use`), and closes the client and stops the control plane after them.
+ * For a test file: leases a shared control plane ({@link leaseTestControlPlane}) and an admin
+ * client before its tests (handing both to `use`), and closes the client and hands the plane back
+ * after them.
  */
-export function useTestControlPlane(use: (started: { plane: ControlPlane; admin: RestClient }) => void): void {
+export function useTestControlPlane(use: (started: { plane: SharedControlPlane; admin: RestClient }) => void): void {
+  let plane: LeasedControlPlane | undefined;
+  let admin: RestClient | undefined;
+  beforeAll(async () => {
+    plane = await leaseTestControlPlane();
+    admin = restFor(plane);
+    use({ plane, admin });
+  });
+  afterAll(async () => {
+    admin?.close();
+    await plane?.release();
+  });
+}
+
+/** {@link useTestControlPlane} with a plane of the file's own, for a file that stops or restarts the apiserver. */
+export function useOwnTestControlPlane(use: (started: { plane: ControlPlane; admin: RestClient }) => void): void {
   let plane: ControlPlane | undefined;
   let admin: RestClient | undefined;
   beforeAll(async () => {
@@ -69,7 +92,7 @@ export function useTestControlPlane(use: (started: { plane: ControlPlane; admin:
 }
 
 /** An unthrottled client for `plane`, optionally through another server URL (a proxy). */
-export function restFor(plane: ControlPlane, server?: string): RestClient {
+export function restFor(plane: Pick<ControlPlane, 'kubeconfigPath'>, server?: string): RestClient {
   const config = loadClientConfig({ kubeconfig: plane.kubeconfigPath });
   if (server) return new RestClient({ ...config, server }, { qps: Infinity });
   return new RestClient(config, { qps: Infinity });
@@ -207,7 +230,7 @@ export class TcpProxy {
  */
 export async function writeTokenKubeconfig(
   file: string,
-  plane: ControlPlane,
+  plane: Pick<ControlPlane, 'server' | 'caData'>,
   token: string,
   namespace: string,
 ): Promise<void> {

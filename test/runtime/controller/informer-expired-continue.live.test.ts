@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ControlPlane } from '../../../src/testing/index.js';
+import type { SharedControlPlane } from '../../helpers/shared-control-plane.js';
 import type { ObjectList } from '../../../src/runtime/index.js';
 import type { RestClient } from '../../../src/runtime/client/index.js';
 import type { ListOptions, WatchEvent, WatchOptions } from '../../../src/runtime/client/resource/options.js';
@@ -23,7 +23,7 @@ interface SecretObject {
   data?: Record<string, string>;
 }
 
-let plane: ControlPlane;
+let plane: SharedControlPlane;
 let admin: RestClient;
 // Secrets bypass the watch cache there, so every page reads etcd and compaction expires continue tokens.
 useTestControlPlane((started) => ({ plane, admin } = started));
@@ -40,7 +40,7 @@ class CompactingBetweenPages implements ListerWatcher<SecretObject> {
 
   constructor(
     private readonly secrets: ResourceClient<SecretObject>,
-    private readonly plane: ControlPlane,
+    private readonly plane: SharedControlPlane,
   ) {}
 
   async list(options: ListOptions): Promise<ObjectList<SecretObject>> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ControlPlane } from '../../../src/testing/index.js';
+import type { SharedControlPlane } from '../../helpers/shared-control-plane.js';
 import type { KubernetesObject, ObjectList } from '../../../src/runtime/index.js';
 import type { RestClient } from '../../../src/runtime/client/index.js';
 import type {
@@ -15,7 +15,7 @@ import { ResourceClient } from '../../../src/runtime/client/resource/resource-cl
 import { startControlPlane } from '../../../src/testing/index.js';
 import { TcpProxy, freshNamespace, restFor, useTestControlPlane, waitFor } from './helpers.js';
 
-let plane: ControlPlane;
+let plane: SharedControlPlane;
 let admin: RestClient;
 useTestControlPlane((started) => ({ plane, admin } = started));
 

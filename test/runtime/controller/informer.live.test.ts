@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ControlPlane } from '../../../src/testing/index.js';
+import type { SharedControlPlane } from '../../helpers/shared-control-plane.js';
 import type { RestClient } from '../../../src/runtime/client/index.js';
 import type { WatchRestartReason } from '../../../src/runtime/cache/informer.js';
 import { coreV1SecretType } from '../../../src/runtime/builtin/index.js';
@@ -15,7 +15,7 @@ interface SecretObject {
   data?: Record<string, string>;
 }
 
-let plane: ControlPlane;
+let plane: SharedControlPlane;
 let admin: RestClient;
 useTestControlPlane((started) => ({ plane, admin } = started));
 

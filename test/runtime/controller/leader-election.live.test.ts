@@ -3,8 +3,6 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import type { ControlPlane } from '../../../src/testing/index.js';
-import type { Logger } from '../../../src/runtime/index.js';
 import { LeaderElectionLostError } from '../../../src/runtime/manager/index.js';
 import { Manager } from '../../../src/runtime/index.js';
 import { RestClient } from '../../../src/runtime/client/index.js';
@@ -13,39 +11,35 @@ import { ResourceClient } from '../../../src/runtime/client/resource/resource-cl
 import { clientConfigFromString } from '../../../src/runtime/client/config/client-config.js';
 import type { LeaseObject } from '../../../src/runtime/manager/leader-election.js';
 import type { Widget } from './helpers.js';
-import { TcpProxy, delay, freshNamespace, restFor, useTestControlPlane, waitFor, widgetResource } from './helpers.js';
+import { TcpProxy, delay, waitFor, widgetResource } from './helpers.js';
+import {
+  FAST_LEASE as LEASE,
+  electingManagerOptions,
+  recordingLogger,
+  startManager,
+  useLiveCluster,
+} from '../../helpers/live-cluster.js';
 
-let plane: ControlPlane;
-let admin: RestClient;
-useTestControlPlane((started) => ({ plane, admin } = started));
-
-const LEASE = { leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 300 };
+const live = useLiveCluster();
 
 /** A candidate manager; records the reconciles it runs and its log messages with timestamps. */
-function candidate(ns: string, identity: string, rest: RestClient = restFor(plane)) {
+function candidate(ns: string, identity: string, rest: RestClient = live.rest()) {
   // The elector's log lines mark the moments it acquires and loses the lease, more precisely
   // than polling the manager (start() rejects only after the shutdown that follows the loss).
-  const logged: Array<{ at: number; message: string }> = [];
-  const recording: Logger = {
-    debug: () => undefined,
-    info: (message) => void logged.push({ at: Date.now(), message }),
-    warn: () => undefined,
-    error: (message) => void logged.push({ at: Date.now(), message }),
-    child: () => recording,
-  };
-  const manager = new Manager({
-    rest,
-    namespace: ns,
-    metricsBindAddress: '127.0.0.1:0',
-    metricsSecure: false, // plain HTTP: these tests read the gauge, test/runtime/manager covers secure serving
-    healthProbeBindAddress: '0',
-    leaderElection: true,
-    leaderElectionId: 'widgets-leader',
-    leaderElectionNamespace: ns,
-    leaderElectionIdentity: identity,
-    logger: recording,
-    ...LEASE,
-  });
+  const { logger, loggedAt } = recordingLogger();
+  const manager = new Manager(
+    electingManagerOptions(
+      rest,
+      ns,
+      { id: 'widgets-leader', identity },
+      {
+        logger,
+        metricsBindAddress: '127.0.0.1:0',
+        metricsSecure: false, // plain HTTP: these tests read the gauge, test/runtime/manager covers secure serving
+        healthProbeBindAddress: '0',
+      },
+    ),
+  );
   const reconciles: number[] = [];
   manager
     .controller('widget')
@@ -53,22 +47,18 @@ function candidate(ns: string, identity: string, rest: RestClient = restFor(plan
     .complete(() => {
       reconciles.push(Date.now());
     });
-  const done = manager.start();
-  let failure: unknown;
-  done.catch((err: unknown) => (failure = err));
-  const loggedAt = (fragment: string): number | undefined => logged.find((l) => l.message.includes(fragment))?.at;
-  return { manager, reconciles, done, failure: () => failure, loggedAt };
+  return { manager, reconciles, ...startManager(manager), loggedAt };
 }
 
 async function holder(ns: string): Promise<string | undefined> {
-  const lease = await new ResourceClient<LeaseObject>(admin, coordinationV1LeaseType, ns).get('widgets-leader');
+  const lease = await new ResourceClient<LeaseObject>(live.admin, coordinationV1LeaseType, ns).get('widgets-leader');
   return lease.spec?.holderIdentity || undefined;
 }
 
 describe('leader election through a Lease', () => {
   it('one leads, the standby never reconciles, and a graceful stop hands over at once', async () => {
-    const ns = await freshNamespace(admin, 'leader');
-    const widgets = new ResourceClient<Widget>(admin, widgetResource, ns);
+    const ns = await live.namespace('leader');
+    const widgets = new ResourceClient<Widget>(live.admin, widgetResource, ns);
     const a = candidate(ns, 'a');
     await waitFor(() => a.manager.isLeader, 15_000, 'a leads');
     const b = candidate(ns, 'b');
@@ -95,9 +85,9 @@ describe('leader election through a Lease', () => {
   });
 
   it('a leader that cannot renew stops reconciling before the standby takes over after the lease expires', async () => {
-    const ns = await freshNamespace(admin, 'leader-cut');
-    const proxy = await TcpProxy.start(plane.server);
-    const a = candidate(ns, 'a', restFor(plane, proxy.url));
+    const ns = await live.namespace('leader-cut');
+    const proxy = await TcpProxy.start(live.plane.server);
+    const a = candidate(ns, 'a', live.rest(proxy.url));
     await waitFor(() => a.manager.isLeader, 15_000, 'a leads');
     const b = candidate(ns, 'b');
     await delay(500);
@@ -117,8 +107,8 @@ describe('leader election through a Lease', () => {
   });
 
   it('a leader whose credential plugin hangs steps down at the renew deadline, before the standby takes over', async () => {
-    const ns = await freshNamespace(admin, 'leader-plugin');
-    const user = await plane.addUser({ name: 'leader-a', groups: ['system:masters'] });
+    const ns = await live.namespace('leader-plugin');
+    const user = await live.plane.addUser({ name: 'leader-a', groups: ['system:masters'] });
     const dir = await mkdtemp(path.join(tmpdir(), 'kop-hung-plugin-'));
     const hangFlag = path.join(dir, 'hang');
     // Hands out the user's certificate for 1.5 s at a time; once the flag file exists it never answers.
@@ -134,7 +124,9 @@ describe('leader election through a Lease', () => {
         '}));',
       ].join('\n'),
     );
-    const kubeconfig = parseYaml(await readFile(plane.kubeconfigPath, 'utf8')) as { users: Array<{ user: unknown }> };
+    const kubeconfig = parseYaml(await readFile(live.plane.kubeconfigPath, 'utf8')) as {
+      users: Array<{ user: unknown }>;
+    };
     kubeconfig.users[0]!.user = {
       exec: {
         apiVersion: 'client.authentication.k8s.io/v1',

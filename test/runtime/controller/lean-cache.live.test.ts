@@ -20,8 +20,14 @@ import {
   coreV1ServiceAccountType,
   coreV1ServiceType,
 } from '../../../src/runtime/builtin/index.js';
-import type { ControlPlane } from '../../../src/testing/index.js';
-import { freshNamespace, restFor, startTestControlPlane, waitFor, widgetResource } from './helpers.js';
+import {
+  freshNamespace,
+  restFor,
+  leaseTestControlPlane,
+  type LeasedControlPlane,
+  waitFor,
+  widgetResource,
+} from './helpers.js';
 
 /** A RestClient that records the Accept header of every request and watch it opens. */
 class AcceptRecordingRestClient extends RestClient {
@@ -40,17 +46,17 @@ class AcceptRecordingRestClient extends RestClient {
   }
 }
 
-let plane: ControlPlane;
+let plane: LeasedControlPlane;
 let admin: RestClient;
 
 beforeAll(async () => {
-  plane = await startTestControlPlane();
+  plane = await leaseTestControlPlane();
   admin = restFor(plane);
 });
 
 afterAll(async () => {
   admin?.close();
-  await plane?.stop();
+  await plane?.release();
 });
 
 /** Starts `manager`; the returned function stops it. */

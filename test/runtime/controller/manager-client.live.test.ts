@@ -7,8 +7,15 @@ import { CacheScopeError } from '../../../src/runtime/cache/index.js';
 import { Manager, finalizer, isConflict, isNotFound, silentLogger, type Client } from '../../../src/runtime/index.js';
 import { RestClient, createClient, loadClientConfig } from '../../../src/runtime/client/index.js';
 import { appsV1DeploymentType, coreV1ConfigMapType, coreV1SecretType } from '../../../src/runtime/builtin/index.js';
-import type { ControlPlane } from '../../../src/testing/index.js';
-import { freshNamespace, restFor, startTestControlPlane, waitFor, widgetResource, type Widget } from './helpers.js';
+import {
+  freshNamespace,
+  restFor,
+  leaseTestControlPlane,
+  type LeasedControlPlane,
+  waitFor,
+  widgetResource,
+  type Widget,
+} from './helpers.js';
 
 /** A RestClient that records the method and path of every request it sends. */
 class CountingRestClient extends RestClient {
@@ -22,7 +29,7 @@ class CountingRestClient extends RestClient {
   }
 }
 
-let plane: ControlPlane;
+let plane: LeasedControlPlane;
 let admin: RestClient;
 let rest: CountingRestClient;
 let manager: Manager;
@@ -31,7 +38,7 @@ let ns: string;
 let running: Promise<void>;
 
 beforeAll(async () => {
-  plane = await startTestControlPlane();
+  plane = await leaseTestControlPlane();
   admin = restFor(plane);
   ns = await freshNamespace(admin, 'client');
   rest = new CountingRestClient(loadClientConfig({ kubeconfig: plane.kubeconfigPath }));
@@ -55,7 +62,7 @@ afterAll(async () => {
   await running?.catch(() => undefined);
   rest?.close();
   admin?.close();
-  await plane?.stop();
+  await plane?.release();
 });
 
 describe("the manager's client", () => {

@@ -1,6 +1,6 @@
 // Behaviours checked against controller-runtime / client-go semantics on a real kube-apiserver.
 import { describe, expect, it } from 'vitest';
-import type { ControlPlane } from '../../../src/testing/index.js';
+import type { SharedControlPlane } from '../../helpers/shared-control-plane.js';
 import type { KubernetesObject, Request } from '../../../src/runtime/index.js';
 import type { RestClient } from '../../../src/runtime/client/index.js';
 import type { LeaseObject } from '../../../src/runtime/manager/leader-election.js';
@@ -25,7 +25,7 @@ import { ResourceClient } from '../../../src/runtime/client/resource/resource-cl
 import type { Widget } from './helpers.js';
 import { delay, freshNamespace, restFor, useTestControlPlane, waitFor, widgetResource } from './helpers.js';
 
-let plane: ControlPlane;
+let plane: SharedControlPlane;
 let admin: RestClient;
 useTestControlPlane((started) => ({ plane, admin } = started));
 

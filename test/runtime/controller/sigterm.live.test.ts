@@ -3,16 +3,22 @@ import { mkdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ControlPlane } from '../../../src/testing/index.js';
 import type { RestClient } from '../../../src/runtime/client/index.js';
 import { ResourceClient } from '../../../src/runtime/client/resource/resource-client.js';
 import type { Widget } from './helpers.js';
-import { freshNamespace, restFor, startTestControlPlane, waitFor, widgetResource } from './helpers.js';
+import {
+  freshNamespace,
+  restFor,
+  leaseTestControlPlane,
+  type LeasedControlPlane,
+  waitFor,
+  widgetResource,
+} from './helpers.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../../..');
 
-let plane: ControlPlane;
+let plane: LeasedControlPlane;
 let admin: RestClient;
 // Bundled next to node_modules so the child resolves prom-client and friends; plain node runs it,
 // so the signal reaches our handler and nothing else (vite-node would install its own).
@@ -30,13 +36,13 @@ beforeAll(async () => {
     `--outfile=${childScript}`,
     '--log-level=warning',
   ]);
-  plane = await startTestControlPlane();
+  plane = await leaseTestControlPlane();
   admin = restFor(plane);
 });
 
 afterAll(async () => {
   admin?.close();
-  await plane?.stop();
+  await plane?.release();
 });
 
 /** Runs the fixture manager in a child node process. */

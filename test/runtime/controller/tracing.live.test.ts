@@ -13,16 +13,22 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Manager, createLogger } from '../../../src/runtime/index.js';
 import { createClient, type RestClient } from '../../../src/runtime/client/index.js';
 import { defaultingPath } from '../../../src/runtime/webhook/index.js';
-import type { ControlPlane } from '../../../src/testing/index.js';
 import { makeCertDir, post, type CertDir } from '../webhook/helpers.js';
-import { freshNamespace, restFor, startTestControlPlane, waitFor, widgetResource } from './helpers.js';
+import {
+  freshNamespace,
+  restFor,
+  leaseTestControlPlane,
+  type LeasedControlPlane,
+  waitFor,
+  widgetResource,
+} from './helpers.js';
 
 const exporter = new InMemorySpanExporter();
 const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
 const contextManager = new AsyncLocalStorageContextManager();
 const logLines: Array<Record<string, unknown>> = [];
 
-let plane: ControlPlane;
+let plane: LeasedControlPlane;
 let admin: RestClient;
 let certs: CertDir;
 let manager: Manager;
@@ -33,7 +39,7 @@ const attempts = new Map<string, number>();
 beforeAll(async () => {
   context.setGlobalContextManager(contextManager.enable());
   trace.setGlobalTracerProvider(provider);
-  plane = await startTestControlPlane();
+  plane = await leaseTestControlPlane();
   admin = restFor(plane);
   ns = await freshNamespace(admin, 'tracing');
   certs = await makeCertDir();
@@ -78,7 +84,7 @@ afterAll(async () => {
   await manager?.stop();
   await running?.catch(() => undefined);
   admin?.close();
-  await plane?.stop();
+  await plane?.release();
   await certs?.remove();
   trace.disable();
   context.disable();

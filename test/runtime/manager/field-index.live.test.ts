@@ -8,9 +8,9 @@ import { coreV1ConfigMapType } from '../../../src/runtime/builtin/index.js';
 import { createClient, type RestClient } from '../../../src/runtime/client/index.js';
 import type { Widget } from '../controller/helpers.js';
 import { freshNamespace, restFor, useTestControlPlane, waitFor, widgetResource } from '../controller/helpers.js';
-import type { ControlPlane } from '../../../src/testing/index.js';
+import type { SharedControlPlane } from '../../helpers/shared-control-plane.js';
 
-let plane: ControlPlane;
+let plane: SharedControlPlane;
 let admin: RestClient;
 let client: Client;
 useTestControlPlane((started) => {

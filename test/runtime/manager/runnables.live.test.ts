@@ -2,39 +2,25 @@
 // runnables start in that order and stop in the reverse one, a second cluster is one more cache,
 // a standby runs only what needs no lease, and a failing runnable stops the manager with its error.
 import { describe, expect, it } from 'vitest';
-import type { ControlPlane } from '../../../src/testing/index.js';
-import type { Client } from '../../../src/runtime/index.js';
 import { Manager, silentLogger } from '../../../src/runtime/index.js';
 import { coordinationV1LeaseType } from '../../../src/runtime/builtin/index.js';
-import { createClient, type RestClient } from '../../../src/runtime/client/index.js';
+import type { RestClient } from '../../../src/runtime/client/index.js';
 import { Cluster, type Runnable } from '../../../src/runtime/manager/index.js';
-import { delay, freshNamespace, restFor, useTestControlPlane, waitFor, widgetResource } from '../controller/helpers.js';
+import { FAST_LEASE, electingManagerOptions, useLiveCluster } from '../../helpers/live-cluster.js';
+import { delay, waitFor, widgetResource } from '../controller/helpers.js';
 
-let plane: ControlPlane;
-let admin: RestClient;
-let client: Client;
-useTestControlPlane((started) => {
-  ({ plane, admin } = started);
-  client = createClient(admin);
-});
+const live = useLiveCluster();
 
-const LEASE = { leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 300 };
-
-function newManager(ns: string, identity: string, rest: RestClient = restFor(plane)): Manager {
-  return new Manager({
-    rest,
-    namespace: ns,
-    logger: silentLogger,
-    metricsBindAddress: '0',
-    healthProbeBindAddress: '127.0.0.1:0',
-    leaderElection: true,
-    leaderElectionId: 'runnables-leader',
-    leaderElectionNamespace: ns,
-    leaderElectionIdentity: identity,
-    // The controllers' caches fill before the lease, as the order test expects (warm-standby.live.test.ts covers both).
-    warmStandby: true,
-    ...LEASE,
-  });
+function newManager(ns: string, identity: string, rest: RestClient = live.rest()): Manager {
+  return new Manager(
+    electingManagerOptions(
+      rest,
+      ns,
+      { id: 'runnables-leader', identity },
+      // The controllers' caches fill before the lease, as the order test expects (warm-standby.live.test.ts covers both).
+      { logger: silentLogger, warmStandby: true },
+    ),
+  );
 }
 
 /** Whether the manager's probe server answers now. */
@@ -47,7 +33,7 @@ async function probesAnswer(manager: Manager): Promise<boolean> {
 }
 
 async function leaseHolder(ns: string): Promise<string | undefined> {
-  const lease = await client.get(coordinationV1LeaseType, { namespace: ns, name: 'runnables-leader' });
+  const lease = await live.client.get(coordinationV1LeaseType, { namespace: ns, name: 'runnables-leader' });
   return lease.spec?.holderIdentity || undefined;
 }
 
@@ -58,7 +44,7 @@ function untilAborted(signal: AbortSignal): Promise<void> {
 
 describe('runnable groups', () => {
   it('start servers, caches, others, then leader-gated runnables once the lease is held; stop in the reverse order', async () => {
-    const ns = await freshNamespace(admin, 'runnables-order');
+    const ns = await live.namespace('runnables-order');
     const manager = newManager(ns, 'a');
     // Each step is recorded when it happens, with what is true at that moment; what needs a request is filled in after.
     const seen: Array<{ step: string; [observed: string]: unknown }> = [];
@@ -73,7 +59,7 @@ describe('runnable groups', () => {
       .for(widgetResource)
       .complete(() => void reconciledAfterGatedStart.push(seen.some((s) => s.step === 'gated started')));
     // A second cluster (the same apiserver, seen through its own client and cache) joins the caches.
-    const second = new Cluster({ rest: restFor(plane), namespace: ns, logger: silentLogger });
+    const second = new Cluster({ rest: live.rest(), namespace: ns, logger: silentLogger });
     second.informerFor(widgetResource);
     manager.add(second);
     const every: Runnable = {
@@ -108,7 +94,7 @@ describe('runnable groups', () => {
     };
     manager.add(every);
     manager.add(gated);
-    await client.create(widgetResource, { metadata: { name: 'w1', namespace: ns } });
+    await live.client.create(widgetResource, { metadata: { name: 'w1', namespace: ns } });
 
     const done = manager.start();
     await waitFor(() => reconciledAfterGatedStart.length > 0, 15_000, 'a reconcile');
@@ -137,7 +123,7 @@ describe('runnable groups', () => {
   });
 
   it('a standby runs the runnables that need no lease and starts the gated ones when it takes over', async () => {
-    const ns = await freshNamespace(admin, 'runnables-standby');
+    const ns = await live.namespace('runnables-standby');
     const started: string[] = [];
     const track = (manager: Manager, name: string): void => {
       manager.add({
@@ -157,13 +143,13 @@ describe('runnable groups', () => {
     track(b, 'b');
     const bDone = b.start();
     await waitFor(() => started.includes('b every'), 15_000, 'b runs what needs no lease');
-    await delay(LEASE.leaseDurationMs);
+    await delay(FAST_LEASE.leaseDurationMs);
     expect(started).toEqual(['a every', 'a gated', 'b every']);
     expect(b.isLeader).toBe(false);
 
     await a.stop();
     await aDone;
-    await waitFor(() => b.isLeader, LEASE.leaseDurationMs, 'b takes over');
+    await waitFor(() => b.isLeader, FAST_LEASE.leaseDurationMs, 'b takes over');
     expect(started).toEqual(['a every', 'a gated', 'b every', 'b gated']);
     // Added while running, a runnable joins its group at once.
     const late: string[] = [];
@@ -175,7 +161,7 @@ describe('runnable groups', () => {
   });
 
   it('a runnable that fails stops the manager, which rejects with its error after stopping everything', async () => {
-    const ns = await freshNamespace(admin, 'runnables-fail');
+    const ns = await live.namespace('runnables-fail');
     const manager = newManager(ns, 'a');
     let reconcileAborted: boolean | undefined;
     let controllerStopped = false;
@@ -192,7 +178,7 @@ describe('runnable groups', () => {
       needLeaderElection: false,
       start: async () => {
         await waitFor(() => manager.isLeader, 15_000, 'the manager leads');
-        await client.create(widgetResource, { metadata: { name: 'w1', namespace: ns } });
+        await live.client.create(widgetResource, { metadata: { name: 'w1', namespace: ns } });
         await delay(100); // the reconcile is in flight now
         throw failure;
       },

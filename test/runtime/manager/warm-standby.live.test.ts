@@ -3,69 +3,42 @@
 // object (one created while it stood by included) from that cache, without listing again.
 // Without it (the default) a standby holds nothing of those kinds and lists them once it leads.
 import { describe, expect, it } from 'vitest';
-import type { ControlPlane } from '../../../src/testing/index.js';
-import type { Client, Logger } from '../../../src/runtime/index.js';
 import { Manager } from '../../../src/runtime/index.js';
 import { LeaderElectionLostError } from '../../../src/runtime/manager/index.js';
-import { createClient, type RestClient } from '../../../src/runtime/client/index.js';
+import type { RestClient } from '../../../src/runtime/client/index.js';
 import {
-  TcpProxy,
-  delay,
-  freshNamespace,
-  restFor,
-  useTestControlPlane,
-  waitFor,
-  widgetResource,
-} from '../controller/helpers.js';
+  FAST_LEASE,
+  electingManagerOptions,
+  recordingLogger,
+  startManager,
+  useLiveCluster,
+} from '../../helpers/live-cluster.js';
+import { TcpProxy, delay, waitFor, widgetResource } from '../controller/helpers.js';
 
-let plane: ControlPlane;
-let admin: RestClient;
-let client: Client;
-useTestControlPlane((started) => {
-  ({ plane, admin } = started);
-  client = createClient(admin);
-});
-
-const LEASE = { leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 300 };
+const live = useLiveCluster();
 const OBJECTS = 30;
 
 /** A replica: a manager with a widget controller that records what it reconciles, and its log lines with their time. */
-function replica(ns: string, identity: string, warmStandby: boolean | undefined, rest: RestClient = restFor(plane)) {
-  const logged: Array<{ at: number; message: string }> = [];
-  const recording: Logger = {
-    debug: () => undefined,
-    info: (message) => void logged.push({ at: Date.now(), message }),
-    warn: () => undefined,
-    error: (message) => void logged.push({ at: Date.now(), message }),
-    child: () => recording,
-  };
-  const manager = new Manager({
-    rest,
-    namespace: ns,
-    logger: recording,
-    metricsBindAddress: '0',
-    healthProbeBindAddress: '127.0.0.1:0',
-    leaderElection: true,
-    leaderElectionId: 'standby-leader',
-    leaderElectionNamespace: ns,
-    leaderElectionIdentity: identity,
-    ...(warmStandby === undefined ? {} : { warmStandby }),
-    ...LEASE,
-  });
+function replica(ns: string, identity: string, warmStandby: boolean | undefined, rest: RestClient = live.rest()) {
+  const { logger, loggedAt } = recordingLogger();
+  const manager = new Manager(
+    electingManagerOptions(
+      rest,
+      ns,
+      { id: 'standby-leader', identity },
+      { logger, ...(warmStandby === undefined ? {} : { warmStandby }) },
+    ),
+  );
   const reconciled: string[] = [];
   manager
     .controller('widget')
     .for(widgetResource)
     .complete((request) => void reconciled.push(request.name));
-  const done = manager.start();
-  let failure: unknown;
-  done.catch((err: unknown) => (failure = err));
   return {
     manager,
     reconciled,
-    done,
-    failure: () => failure,
-    loggedAt: (fragment: string) => logged.find((l) => l.message.includes(fragment))?.at,
+    ...startManager(manager),
+    loggedAt,
     /** The widget informer's figures (objects held, lists, last list) as /metrics and /debug/cache report them. */
     widgets: () => manager.cluster.informers.find((i) => i.name === 'Widget.test.kop.dev')!.stats,
     ready: async () => (await fetch(`http://${manager.healthProbeAddress}/readyz`)).status,
@@ -73,17 +46,17 @@ function replica(ns: string, identity: string, warmStandby: boolean | undefined,
 }
 
 async function createWidgets(ns: string, names: string[]): Promise<void> {
-  await Promise.all(names.map((name) => client.create(widgetResource, { metadata: { name, namespace: ns } })));
+  await Promise.all(names.map((name) => live.client.create(widgetResource, { metadata: { name, namespace: ns } })));
 }
 
 const initial = Array.from({ length: OBJECTS }, (_, i) => `w${i}`);
 
 describe('warm standby', () => {
   it('a warm standby caches before it leads, never reconciles, and takes over from that cache when the leader loses its lease', async () => {
-    const ns = await freshNamespace(admin, 'standby-warm');
+    const ns = await live.namespace('standby-warm');
     await createWidgets(ns, initial);
-    const proxy = await TcpProxy.start(plane.server);
-    const a = replica(ns, 'a', true, restFor(plane, proxy.url));
+    const proxy = await TcpProxy.start(live.plane.server);
+    const a = replica(ns, 'a', true, live.rest(proxy.url));
     await waitFor(() => a.manager.isLeader, 15_000, 'a leads');
     await waitFor(() => a.reconciled.length >= OBJECTS, 15_000, 'a reconciles');
     const b = replica(ns, 'b', true);
@@ -94,7 +67,7 @@ describe('warm standby', () => {
     await createWidgets(ns, ['late']);
     await waitFor(() => a.reconciled.includes('late'), 10_000, 'a reconciles the late widget');
     await waitFor(() => b.widgets().objects === OBJECTS + 1, 10_000, "the late widget in b's cache");
-    await delay(LEASE.leaseDurationMs);
+    await delay(FAST_LEASE.leaseDurationMs);
     expect(b.manager.isLeader).toBe(false);
     expect(b.reconciled).toEqual([]);
     const standbyList = b.widgets();
@@ -122,7 +95,7 @@ describe('warm standby', () => {
   });
 
   it('without warmStandby a standby caches none of its controllers’ kinds, is ready, and lists them once it leads', async () => {
-    const ns = await freshNamespace(admin, 'standby-cold');
+    const ns = await live.namespace('standby-cold');
     await createWidgets(ns, initial);
     const a = replica(ns, 'a', undefined);
     await waitFor(() => a.manager.isLeader, 15_000, 'a leads');
@@ -132,14 +105,14 @@ describe('warm standby', () => {
     await waitFor(async () => (await b.ready()) === 200, 15_000, 'b ready');
     await createWidgets(ns, ['late']);
     await waitFor(() => a.reconciled.includes('late'), 10_000, 'a reconciles the late widget');
-    await delay(LEASE.leaseDurationMs);
+    await delay(FAST_LEASE.leaseDurationMs);
     expect(b.manager.isLeader).toBe(false);
     expect(b.reconciled).toEqual([]);
     expect(b.widgets()).toMatchObject({ objects: 0, synced: false, lastSyncTime: undefined });
 
     await a.manager.stop();
     await a.done;
-    await waitFor(() => b.manager.isLeader, LEASE.leaseDurationMs, 'b takes over');
+    await waitFor(() => b.manager.isLeader, FAST_LEASE.leaseDurationMs, 'b takes over');
     await waitFor(() => b.reconciled.length >= OBJECTS + 1, 10_000, 'b reconciles every widget');
     expect(new Set(b.reconciled)).toEqual(new Set([...initial, 'late']));
     // The list came after the lease: the failover waited for it.
@@ -150,7 +123,7 @@ describe('warm standby', () => {
   });
 
   it('a cached read of a controller’s kind on a standby without warmStandby fills that cache, and still nothing is reconciled', async () => {
-    const ns = await freshNamespace(admin, 'standby-read');
+    const ns = await live.namespace('standby-read');
     await createWidgets(ns, initial);
     const a = replica(ns, 'a', undefined);
     await waitFor(() => a.manager.isLeader, 15_000, 'a leads');
@@ -161,7 +134,7 @@ describe('warm standby', () => {
     const listed = await b.manager.client.list(widgetResource, { namespace: ns });
     expect(listed.items).toHaveLength(OBJECTS);
     expect(b.widgets()).toMatchObject({ objects: OBJECTS, synced: true });
-    await delay(LEASE.leaseDurationMs);
+    await delay(FAST_LEASE.leaseDurationMs);
     expect(b.reconciled).toEqual([]);
     await b.manager.stop();
     await b.done;

@@ -1,24 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import type { ControlPlane } from '../../../src/testing/index.js';
-import type { Logger } from '../../../src/runtime/index.js';
 import { Manager } from '../../../src/runtime/index.js';
 import { LeaderElectionLostError } from '../../../src/runtime/manager/index.js';
 import type { RestClient } from '../../../src/runtime/client/index.js';
 import { ResourceClient } from '../../../src/runtime/client/resource/resource-client.js';
 import type { Widget } from '../controller/helpers.js';
-import {
-  TcpProxy,
-  delay,
-  freshNamespace,
-  restFor,
-  useTestControlPlane,
-  waitFor,
-  widgetResource,
-} from '../controller/helpers.js';
+import { TcpProxy, delay, waitFor, widgetResource } from '../controller/helpers.js';
+import { electingManagerOptions, recordingLogger, startManager, useLiveCluster } from '../../helpers/live-cluster.js';
 
-let plane: ControlPlane;
-let admin: RestClient;
-useTestControlPlane((started) => ({ plane, admin } = started));
+const live = useLiveCluster();
 
 // Renew deadline 3.5 s: long enough that a loaded machine does not cost a replica its Lease mid-test.
 const LEASE = { leaseDurationMs: 5000, renewDeadlineMs: 3500, retryPeriodMs: 400 };
@@ -78,29 +67,22 @@ class ReconcileLog {
 }
 
 /** A replica: a manager sharding Widgets, whose reconcile takes 20 ms and asks to run again after 400 ms. */
-function replica(ns: string, identity: string, log: ReconcileLog, rest: RestClient = restFor(plane)) {
-  const logged: Array<{ at: number; message: string }> = [];
-  const recording: Logger = {
-    debug: () => undefined,
-    info: (message) => void logged.push({ at: performance.now(), message }),
-    warn: (message) => void logged.push({ at: performance.now(), message }),
-    error: (message) => void logged.push({ at: performance.now(), message }),
-    child: () => recording,
-  };
-  const manager = new Manager({
-    rest,
-    namespace: ns,
-    metricsBindAddress: '0',
-    healthProbeBindAddress: '0',
-    leaderElection: true,
-    leaderElectionId: 'widgets-leader',
-    leaderElectionNamespace: ns,
-    leaderElectionIdentity: identity,
-    sharding: { name: 'widgets', types: [widgetResource], identity },
-    gracefulShutdownTimeoutMs: 5_000,
-    logger: recording,
-    ...LEASE,
-  });
+function replica(ns: string, identity: string, log: ReconcileLog, rest: RestClient = live.rest()) {
+  const { logger, logged, loggedAt } = recordingLogger(() => performance.now());
+  const manager = new Manager(
+    electingManagerOptions(
+      rest,
+      ns,
+      { id: 'widgets-leader', identity },
+      {
+        healthProbeBindAddress: '0',
+        sharding: { name: 'widgets', types: [widgetResource], identity },
+        gracefulShutdownTimeoutMs: 5_000,
+        logger,
+        ...LEASE,
+      },
+    ),
+  );
   manager
     .controller('widget')
     .for(widgetResource)
@@ -114,22 +96,18 @@ function replica(ns: string, identity: string, log: ReconcileLog, rest: RestClie
       }
       return { requeueAfter: 400 };
     });
-  const done = manager.start();
-  let failure: unknown;
-  done.catch((err: unknown) => (failure = err));
   const cached = (): string[] =>
     manager.cluster.informers
       .find((i) => i.name.startsWith('Widget.'))!
       .indexer.keys()
       .sort();
-  const loggedAt = (fragment: string): number | undefined => logged.find((l) => l.message.includes(fragment))?.at;
-  return { identity, manager, done, failure: () => failure, cached, loggedAt, logged };
+  return { identity, manager, ...startManager(manager), cached, loggedAt, logged };
 }
 
 type Replica = ReturnType<typeof replica>;
 
 async function createWidgets(ns: string, count: number): Promise<ResourceClient<Widget>> {
-  const widgets = new ResourceClient<Widget>(admin, widgetResource, ns);
+  const widgets = new ResourceClient<Widget>(live.admin, widgetResource, ns);
   await Promise.all(
     Array.from({ length: count }, (_, i) => widgets.create({ metadata: { name: `w${i}` }, spec: { size: i } })),
   );
@@ -164,7 +142,7 @@ async function stopAll(replicas: Replica[]): Promise<void> {
 
 describe('sharding one kind across three replicas', () => {
   it('each replica caches and reconciles only its share; a replica leaving and one joining move objects without two replicas reconciling one at once', async () => {
-    const ns = await freshNamespace(admin, 'shards');
+    const ns = await live.namespace('shards');
     const log = new ReconcileLog();
     const count = 30;
     const widgets = await createWidgets(ns, count);
@@ -211,7 +189,7 @@ describe('sharding one kind across three replicas', () => {
   });
 
   it('a shard label edited by hand is put back, and the replica it names never reconciles the object', async () => {
-    const ns = await freshNamespace(admin, 'shards-edit');
+    const ns = await live.namespace('shards-edit');
     const log = new ReconcileLog();
     const count = 12;
     const widgets = await createWidgets(ns, count);
@@ -237,14 +215,14 @@ describe('sharding one kind across three replicas', () => {
   });
 
   it('a replica whose Lease cannot be renewed stops reconciling before its objects move to the others', async () => {
-    const ns = await freshNamespace(admin, 'shards-hung');
+    const ns = await live.namespace('shards-hung');
     const log = new ReconcileLog();
     const count = 20;
     const widgets = await createWidgets(ns, count);
     const a = replica(ns, 'a', log);
     await waitFor(() => a.manager.isLeader, 15_000, 'a leads');
-    const proxy = await TcpProxy.start(plane.server);
-    const x = replica(ns, 'x', log, restFor(plane, proxy.url));
+    const proxy = await TcpProxy.start(live.plane.server);
+    const x = replica(ns, 'x', log, live.rest(proxy.url));
     await waitFor(() => settled([a, x], widgets, ns, count), 30_000, 'the widgets split over a and x');
     const xKeys = new Set(x.cached());
     expect(xKeys.size).toBeGreaterThan(0);
