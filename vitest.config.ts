@@ -44,7 +44,13 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'e2e', include: E2E_TESTS, exclude: NOT_KOP_TESTS },
+        test: {
+          name: 'e2e',
+          include: E2E_TESTS,
+          exclude: NOT_KOP_TESTS,
+          // One TypeScript compiler for the run's type checks of generated projects (test/helpers/typecheck.ts).
+          globalSetup: ['./test/helpers/e2e-global-setup.ts'],
+        },
       },
     ],
   },

@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { initLinkedProject, KOP_BIN, requireBuilt, type CliProject } from '../helpers/cli-project.js';
+import { tsc } from '../helpers/typecheck.js';
 
 /**
  * Issue 24, snags 6, 7 and 16, through the built CLI and the generated project's own `npm test`:
@@ -78,7 +79,7 @@ describe('scaffolded tests for any kind, on one control plane', () => {
       const created = await initLinkedProject('demo', 'kop-e2e-any-kind-');
       projects.push(created);
       const { project } = created;
-      const { run, ok, kop } = tools(project);
+      const { ok, kop } = tools(project);
       await kop([
         'create',
         'api',
@@ -121,7 +122,7 @@ describe('scaffolded tests for any kind, on one control plane', () => {
         ),
       );
       await kop(['generate']);
-      const broken = await run('npx', ['tsc', '-p', 'tsconfig.json', '--noEmit']);
+      const broken = await tsc(['-p', 'tsconfig.json', '--noEmit'], project);
       expect(broken.exitCode).not.toBe(0);
       const errors = broken.stdout.split('\n').filter((line) => /error TS/.test(line));
       expect(errors).toEqual([
@@ -134,7 +135,8 @@ describe('scaffolded tests for any kind, on one control plane', () => {
       const before = await readFile(fixture, 'utf8');
       expect(before).toContain('spec: {},');
       await writeFile(fixture, before.replace('spec: {},', "spec: { schedule: '*/5 * * * *' },"));
-      await ok('npx', ['tsc', '-p', 'tsconfig.json', '--noEmit']);
+      const fixed = await tsc(['-p', 'tsconfig.json', '--noEmit'], project);
+      expect(fixed.exitCode, fixed.stdout).toBe(0);
       const second = await npmTestCountingApiServers(project);
       expect(second.result.exitCode, second.result.stdout + second.result.stderr).toBe(0);
       expect(second.apiServers).toBe(1);
@@ -338,7 +340,8 @@ describe('scaffolded tests for any kind, on one control plane', () => {
       );
 
       await kop(['generate']);
-      await ok('npx', ['tsc', '-p', 'tsconfig.json', '--strict', '--noEmit']);
+      const checked = await tsc(['-p', 'tsconfig.json', '--strict', '--noEmit'], project);
+      expect(checked.exitCode, checked.stdout).toBe(0);
       await ok('npm', ['run', 'lint']);
       const test = await npmTestCountingApiServers(project);
       expect(test.result.exitCode, test.result.stdout + test.result.stderr).toBe(0);

@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initLinkedProject, KOP_BIN, KOP_ROOT, requireBuilt } from '../helpers/cli-project.js';
+import { tsc } from '../helpers/typecheck.js';
 
 /**
  * Conversion of a kind whose spec has a required field (issue 24 snag 7, issue 25 part 2), through
@@ -12,7 +13,6 @@ import { initLinkedProject, KOP_BIN, KOP_ROOT, requireBuilt } from '../helpers/c
  * field the spoke has not, the conversion is left as scaffolded, and the round-trip test fails
  * naming the path lost. Needs `npm run build` and `kop setup-envtest` first.
  */
-const TSC = path.join(KOP_ROOT, 'node_modules/.bin/tsc');
 const TIMEOUT = 300_000;
 
 /** The scaffolded spec, with a required field and a bounded one. */
@@ -97,8 +97,8 @@ describe('conversion round trip end to end', () => {
 
       const generate = await kop(['generate']);
       expect(generate.exitCode, generate.stderr + generate.stdout).toBe(0);
-      const tsc = await run(TSC, ['-p', 'tsconfig.json', '--strict', '--noEmit']);
-      expect(tsc.exitCode, tsc.stdout + tsc.stderr).toBe(0);
+      const checked = await tsc(['-p', 'tsconfig.json', '--strict', '--noEmit'], project);
+      expect(checked.exitCode, checked.stdout).toBe(0);
 
       // The project's own tests as a user runs them: the round trip (unit) and the apiserver test (webhooks).
       const test = await run('npm', ['test']);

@@ -8,6 +8,7 @@ import { builtinTypes, findBuiltinKind } from '../../src/project/builtin-kinds.j
 const builtinKinds = () => builtinTypes().map(([descriptor, type]) => ({ descriptor, type }));
 import { findControlPlaneBinaries, startControlPlane, type ControlPlane } from '../../src/testing/index.js';
 import { initLinkedProject, KOP_BIN, KOP_ROOT, requireBuilt } from '../helpers/cli-project.js';
+import { tsc } from '../helpers/typecheck.js';
 
 /**
  * Reconcilers for kinds the project does not own, and several reconcilers of one kind, through
@@ -18,7 +19,6 @@ import { initLinkedProject, KOP_BIN, KOP_ROOT, requireBuilt } from '../helpers/c
  * the control plane of test/global-setup.ts, and the built manager (src/main.ts) reconciles a
  * Deployment on a real API server. Needs `npm run build` and the envtest binaries.
  */
-const TSC = path.join(KOP_ROOT, 'node_modules/.bin/tsc');
 const CRDS = path.join(KOP_ROOT, 'test/fixtures/external-crds/issuers.yaml');
 const TIMEOUT = 180_000;
 
@@ -244,8 +244,8 @@ describe('kop create api for kinds the project does not own', () => {
       expect(rule('cert-manager.io', 'issuers')?.verbs).toContain('watch');
       expect(rule('acme.example.org', 'widgets')?.verbs).toContain('watch');
 
-      const tsc = await execa(TSC, ['-p', 'tsconfig.json', '--strict', '--noEmit'], { cwd: project, reject: false });
-      expect(tsc.exitCode, tsc.stdout + tsc.stderr).toBe(0);
+      const checked = await tsc(['-p', 'tsconfig.json', '--strict', '--noEmit'], project);
+      expect(checked.exitCode, checked.stdout).toBe(0);
     },
     TIMEOUT,
   );

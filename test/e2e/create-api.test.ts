@@ -5,7 +5,8 @@ import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { findControlPlaneBinaries, startControlPlane } from '../../src/testing/index.js';
-import { initLinkedProject, KOP_BIN, KOP_ROOT, requireBuilt } from '../helpers/cli-project.js';
+import { initLinkedProject, KOP_BIN, requireBuilt } from '../helpers/cli-project.js';
+import { tsc } from '../helpers/typecheck.js';
 
 /**
  * The built CLI (bin/kop.js -> dist/) adds APIs to a project made by `kop init`, and the
@@ -15,7 +16,6 @@ import { initLinkedProject, KOP_BIN, KOP_ROOT, requireBuilt } from '../helpers/c
  * instead of installed, so the test needs no registry. Needs `npm run build` and
  * `kop setup-envtest` first.
  */
-const TSC = path.join(KOP_ROOT, 'node_modules/.bin/tsc');
 const TIMEOUT = 120_000;
 
 describe('kop create api end to end', () => {
@@ -183,13 +183,13 @@ describe('kop create api end to end', () => {
       const clients = await kop(['generate', 'client']);
       expect(clients.exitCode, clients.stderr).toBe(0);
       // The project's tsconfig covers api/, src/ and test/ (the scaffolded reconciler tests too).
-      const tsc = await execa(TSC, ['-p', 'tsconfig.json', '--strict', '--noEmit'], { cwd: project, reject: false });
-      expect(tsc.exitCode, tsc.stdout + tsc.stderr).toBe(0);
+      const checked = await tsc(['-p', 'tsconfig.json', '--strict', '--noEmit'], project);
+      expect(checked.exitCode, checked.stdout).toBe(0);
 
       // And the check can fail: a wrong field type is an error.
       const good = await read('src/use-types.ts');
       await writeFile(path.join(project, 'src/use-types.ts'), good.replace('replicas: 3', "replicas: 'three'"));
-      const broken = await execa(TSC, ['-p', 'tsconfig.json', '--strict', '--noEmit'], { cwd: project, reject: false });
+      const broken = await tsc(['-p', 'tsconfig.json', '--strict', '--noEmit'], project);
       expect(broken.exitCode).not.toBe(0);
       expect(broken.stdout).toContain('src/use-types.ts');
       await writeFile(path.join(project, 'src/use-types.ts'), good);

@@ -4,7 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { initLinkedProject, KOP_BIN, KOP_ROOT, requireBuilt } from '../helpers/cli-project.js';
+import { initLinkedProject, KOP_BIN, requireBuilt } from '../helpers/cli-project.js';
+import { tsc } from '../helpers/typecheck.js';
 
 /**
  * The webhooks of Kubebuilder's testdata script, as Kubebuilder spells them, through the built
@@ -15,7 +16,6 @@ import { initLinkedProject, KOP_BIN, KOP_ROOT, requireBuilt } from '../helpers/c
  * Sailors through a real apiserver calling the manager's webhooks; and a deploy-image kind
  * (Memcached, whose spec has no `foo`) with both webhooks. Needs `npm run build`.
  */
-const TSC = path.join(KOP_ROOT, 'node_modules/.bin/tsc');
 const ISSUER_CRD = fileURLToPath(new URL('../golden/create-webhook/issuer-crd.yaml', import.meta.url));
 const TIMEOUT = 300_000;
 
@@ -197,8 +197,8 @@ describe('kop create webhook for every kind of kind', () => {
         expect(manifests).toContain(`path: ${servicePath}\n`);
       }
 
-      const tsc = await run(TSC, ['-p', 'tsconfig.json', '--strict', '--noEmit']);
-      expect(tsc.exitCode, tsc.stdout + tsc.stderr).toBe(0);
+      const checked = await tsc(['-p', 'tsconfig.json', '--strict', '--noEmit'], project);
+      expect(checked.exitCode, checked.stdout).toBe(0);
 
       // The Issuer's CRD belongs to another project: its tests install it from test/crds.
       await mkdir(path.join(project, 'test/crds'));

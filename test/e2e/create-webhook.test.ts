@@ -1,8 +1,8 @@
 import { rm } from 'node:fs/promises';
-import * as path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { initLinkedProject, KOP_BIN, KOP_ROOT, requireBuilt } from '../helpers/cli-project.js';
+import { initLinkedProject, KOP_BIN, requireBuilt } from '../helpers/cli-project.js';
+import { tsc } from '../helpers/typecheck.js';
 
 /**
  * What a new user does, through the built CLI: `init` → `create api` (two versions of a kind) →
@@ -11,7 +11,6 @@ import { initLinkedProject, KOP_BIN, KOP_ROOT, requireBuilt } from '../helpers/c
  * tests prove defaulting, validation and conversion through a real apiserver calling the
  * manager's webhook server. Needs `npm run build` and `kop setup-envtest` first.
  */
-const TSC = path.join(KOP_ROOT, 'node_modules/.bin/tsc');
 const TIMEOUT = 240_000;
 
 describe('kop create webhook end to end', () => {
@@ -86,8 +85,8 @@ describe('kop create webhook end to end', () => {
       expect(generate.stdout).toContain('CREATE config/crd/patches/webhook_in_redisclusters.yaml');
       expect(generate.stdout).toContain('CREATE config/webhook/manifests.yaml');
 
-      const tsc = await run(TSC, ['-p', 'tsconfig.json', '--strict', '--noEmit']);
-      expect(tsc.exitCode, tsc.stdout + tsc.stderr).toBe(0);
+      const checked = await tsc(['-p', 'tsconfig.json', '--strict', '--noEmit'], project);
+      expect(checked.exitCode, checked.stdout).toBe(0);
 
       // `npm test` as a user runs it (it regenerates first), all of it: flags, reconciler and webhooks.
       const test = await run('npm', ['test']);

@@ -2,7 +2,8 @@ import { readFile, rm } from 'node:fs/promises';
 import * as path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
-import { initLinkedProject, KOP_BIN, KOP_ROOT, requireBuilt } from '../helpers/cli-project.js';
+import { initLinkedProject, KOP_BIN, requireBuilt } from '../helpers/cli-project.js';
+import { tsc } from '../helpers/typecheck.js';
 
 /**
  * Multigroup end to end, through the built CLI: a project made with Kubebuilder's `init
@@ -11,7 +12,6 @@ import { initLinkedProject, KOP_BIN, KOP_ROOT, requireBuilt } from '../helpers/c
  * multigroup and namespaced by `kop edit`. Each then generates, passes `tsc --strict` and its own
  * tests (reconcilers and webhooks against a real apiserver). Needs `npm run build` and envtest binaries.
  */
-const TSC = path.join(KOP_ROOT, 'node_modules/.bin/tsc');
 const TIMEOUT = 360_000;
 
 describe('multigroup projects end to end', () => {
@@ -31,8 +31,8 @@ describe('multigroup projects end to end', () => {
     /** kop generate, tsc --strict, npm test: the project as its user checks it. */
     const verify = async () => {
       await kop(['generate']);
-      const tsc = await run(TSC, ['-p', 'tsconfig.json', '--strict', '--noEmit']);
-      expect(tsc.exitCode, tsc.stdout + tsc.stderr).toBe(0);
+      const checked = await tsc(['-p', 'tsconfig.json', '--strict', '--noEmit'], project);
+      expect(checked.exitCode, checked.stdout).toBe(0);
       const test = await run('npm', ['test']);
       expect(test.exitCode, test.stdout + test.stderr).toBe(0);
       expect(test.stdout).not.toMatch(/skipped/);

@@ -5,7 +5,8 @@ import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml, parseAllDocuments } from 'yaml';
 import { findControlPlaneBinaries } from '../../src/testing/index.js';
-import { initLinkedProject, KOP_BIN, KOP_ROOT, requireBuilt } from '../helpers/cli-project.js';
+import { initLinkedProject, KOP_BIN, requireBuilt } from '../helpers/cli-project.js';
+import { tsc } from '../helpers/typecheck.js';
 
 /**
  * Kubebuilder's with-plugins commands, as its testdata script spells them, through the built CLI:
@@ -13,7 +14,6 @@ import { initLinkedProject, KOP_BIN, KOP_ROOT, requireBuilt } from '../helpers/c
  * its manifests carry the images and RBAC, and its own reconciler tests (the scaffolded
  * deploy-image tests) pass against a real control plane. Needs `npm run build` first.
  */
-const TSC = path.join(KOP_ROOT, 'node_modules/.bin/tsc');
 const TIMEOUT = 300_000;
 
 describe('kop --plugins end to end', () => {
@@ -110,8 +110,8 @@ describe('kop --plugins end to end', () => {
     async () => {
       const generate = await kop(['generate']);
       expect(generate.exitCode, generate.stderr).toBe(0);
-      const tsc = await execa(TSC, ['-p', 'tsconfig.json', '--strict', '--noEmit'], { cwd: project, reject: false });
-      expect(tsc.exitCode, tsc.stdout).toBe(0);
+      const checked = await tsc(['-p', 'tsconfig.json', '--strict', '--noEmit'], project);
+      expect(checked.exitCode, checked.stdout).toBe(0);
 
       const role = parseYaml(await read('config/rbac/role.yaml')) as {
         rules: { apiGroups: string[]; resources: string[]; verbs: string[] }[];
@@ -190,7 +190,7 @@ describe('kop --plugins end to end', () => {
       );
       const generate = await kop(['generate']);
       expect(generate.exitCode, generate.stderr).toBe(0);
-      const broken = await execa(TSC, ['-p', 'tsconfig.json', '--strict', '--noEmit'], { cwd: project, reject: false });
+      const broken = await tsc(['-p', 'tsconfig.json', '--strict', '--noEmit'], project);
       const errors = broken.stdout.split('\n').filter((line) => /error TS/.test(line));
       expect(errors).toEqual([
         expect.stringMatching(
@@ -201,7 +201,7 @@ describe('kop --plugins end to end', () => {
       const before = await readFile(fixture, 'utf8');
       expect(before).toContain('spec: {},');
       await writeFile(fixture, before.replace('spec: {},', "spec: { motto: 'hello' },"));
-      const fixed = await execa(TSC, ['-p', 'tsconfig.json', '--strict', '--noEmit'], { cwd: project, reject: false });
+      const fixed = await tsc(['-p', 'tsconfig.json', '--strict', '--noEmit'], project);
       expect(fixed.exitCode, fixed.stdout).toBe(0);
       const again = await execa(path.join(project, 'node_modules/.bin/vitest'), ['run', 'test/controllers'], {
         cwd: project,

@@ -4,7 +4,8 @@ import * as path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { initLinkedProject, KOP_BIN, KOP_ROOT, requireBuilt } from '../helpers/cli-project.js';
+import { initLinkedProject, KOP_BIN, requireBuilt } from '../helpers/cli-project.js';
+import { tsc } from '../helpers/typecheck.js';
 
 /**
  * `kop create api --ssa` as a user runs it, through the built CLI: `init` → `create api --ssa`
@@ -14,7 +15,6 @@ import { initLinkedProject, KOP_BIN, KOP_ROOT, requireBuilt } from '../helpers/c
  * plus a test written here that shows what server-side apply buys: a label and a condition set by
  * others survive the reconciler's writes. Needs `npm run build` and `kop setup-envtest` first.
  */
-const TSC = path.join(KOP_ROOT, 'node_modules/.bin/tsc');
 const TIMEOUT = 300_000;
 
 /** A user's test: others' fields survive the reconciler's applies; list-map items merge by key. */
@@ -239,8 +239,8 @@ describe('kop create api --ssa end to end', () => {
       expect(check.exitCode, check.stderr).toBe(0);
 
       await writeFile(path.join(project, 'test/controllers/ssa-semantics.test.ts'), SEMANTICS_TEST);
-      const tsc = await run(TSC, ['-p', 'tsconfig.json', '--strict', '--noEmit']);
-      expect(tsc.exitCode, tsc.stdout + tsc.stderr).toBe(0);
+      const checked = await tsc(['-p', 'tsconfig.json', '--strict', '--noEmit'], project);
+      expect(checked.exitCode, checked.stdout).toBe(0);
       const build = await run('npm', ['run', 'build']);
       expect(build.exitCode, build.stdout + build.stderr).toBe(0);
 

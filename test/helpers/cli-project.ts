@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
-import { expect } from 'vitest';
+import { expect, inject } from 'vitest';
 
 /** The kop package root (this checkout). */
 export const KOP_ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -20,6 +20,16 @@ export function requireBuilt(files: readonly string[] = ['dist/cli/main.js']): v
   }
 }
 
+/**
+ * The environment for a `kop init` the test runs: in the e2e project, with the run's one packed kop
+ * ahead on PATH (test/helpers/e2e-global-setup.ts), so init copies that tarball instead of packing
+ * kop again; elsewhere, the process's own.
+ */
+export function sharedPackEnv(): { PATH?: string } {
+  const bin = inject('sharedPackBin') as string | undefined;
+  return bin === undefined ? {} : { PATH: `${bin}${path.delimiter}${process.env.PATH ?? ''}` };
+}
+
 /** A project made by the built `kop init` in a fresh temp folder. */
 export interface CliProject {
   /** The temp folder holding the project; delete it when done. */
@@ -31,7 +41,8 @@ export interface CliProject {
 /**
  * Runs the built `kop init --domain example.com --project-name <name> --owner Demo --skip-install --yes <extraInitArgs>`
  * in `<new temp folder>/<name>` and links kop's own dependencies (typescript, vitest, @types/node, ...)
- * and kop itself into its node_modules, so the project builds and tests without a registry.
+ * and kop itself into its node_modules, so the project builds and tests without a registry. The
+ * tarball init puts in `.kop/` is the run's one `npm pack` of kop (sharedPackEnv).
  */
 export async function initLinkedProject(
   name: string,
@@ -61,7 +72,7 @@ export async function initLinkedProject(
       cwd: project,
       reject: false,
       stdin: 'ignore',
-      env: { NO_COLOR: '1', CI: 'true' },
+      env: { NO_COLOR: '1', CI: 'true', ...sharedPackEnv() },
     },
   );
   expect(init.exitCode, init.stderr).toBe(0);

@@ -14,11 +14,11 @@ import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startControlPlane } from '../../src/testing/index.js';
-import { initLinkedProject, KOP_BIN, KOP_ROOT, requireBuilt } from '../helpers/cli-project.js';
+import { initLinkedProject, KOP_BIN, requireBuilt } from '../helpers/cli-project.js';
+import { tsc } from '../helpers/typecheck.js';
 import { comparable, yamlDocuments } from './import-helpers.js';
 
 const FIXTURE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'certificates.yaml');
-const TSC = path.join(KOP_ROOT, 'node_modules/.bin/tsc');
 const TIMEOUT = 180_000;
 
 describe('kop import crd (external) end to end', () => {
@@ -112,8 +112,8 @@ describe('kop import crd (external) end to end', () => {
       const generate = await kop(['generate']);
       expect(generate.exitCode, generate.stderr).toBe(0);
       expect(await read('config/rbac/role.yaml')).toContain('- pki.example.org');
-      const tsc = await execa(TSC, ['--noEmit', '--strict', '-p', 'tsconfig.json'], { cwd: project, reject: false });
-      expect(tsc.exitCode, tsc.stdout + tsc.stderr).toBe(0);
+      const checked = await tsc(['--noEmit', '--strict', '-p', 'tsconfig.json'], project);
+      expect(checked.exitCode, checked.stdout).toBe(0);
       const test = await execa(path.join(project, 'node_modules/.bin/vitest'), ['run', 'test/controllers'], {
         cwd: project,
         reject: false,
