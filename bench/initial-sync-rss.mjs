@@ -18,8 +18,8 @@
 // Needs `npm run build`, Go (unless GO=0) and the binaries (`node bin/kop.js setup-envtest`).
 import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const OBJECTS = Number(process.env.OBJECTS ?? 100_000);
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
@@ -38,9 +38,9 @@ function status(field) {
 
 if (process.argv[2] === 'kop') {
   // The measured process: only a manager with one informer lives here.
-  const [kubeconfig, method, kind, namespace] = process.argv.slice(3);
-  const { Manager, silentLogger } = await import('../dist/runtime/index.js');
-  const { coreV1ConfigMapType, coreV1PodType } = await import('../dist/runtime/builtin/index.js');
+  const [kubeconfig, method, kind, namespace, dist = '../dist'] = process.argv.slice(3);
+  const { Manager, silentLogger } = await import(`${dist}/runtime/index.js`);
+  const { coreV1ConfigMapType, coreV1PodType } = await import(`${dist}/runtime/builtin/index.js`);
   const started = performance.now();
   const manager = new Manager({
     kubeconfig,
@@ -48,6 +48,8 @@ if (process.argv[2] === 'kop') {
     metricsBindAddress: '0',
     healthProbeBindAddress: '0',
     logger: silentLogger,
+    // A loaded machine can take longer than the default 2 minutes for 100,000 objects.
+    cacheSyncTimeoutMs: 30 * 60_000,
     informerDefaults:
       method === 'streaming'
         ? { streamingList: true }
@@ -80,6 +82,10 @@ const nodeFlags = scaffoldNodeFlags();
 
 // ONLY=name,name runs only those variants (a run of 100,000 objects on a loaded machine is long).
 const ONLY = process.env.ONLY?.split(',');
+// BEFORE_DIST=<folder>: also runs kop's streaming and paginated variants with kop/runtime from that
+// folder (a `dist/` built from another commit, inside this checkout so its node_modules resolve),
+// as 'kop streaming before' and 'kop paginated before': an A/B in the same run.
+const BEFORE_DIST = process.env.BEFORE_DIST ? pathToFileURL(resolve(process.env.BEFORE_DIST)).href : undefined;
 const ALL_VARIANTS = [
   {
     name: 'kop streaming',
@@ -102,6 +108,15 @@ const ALL_VARIANTS = [
       [...nodeFlags, fileURLToPath(import.meta.url), 'kop', kc, 'unpaginated', KIND, NAMESPACE],
     ],
   },
+  ...(BEFORE_DIST
+    ? ['streaming', 'paginated'].map((method) => ({
+        name: `kop ${method} before`,
+        command: (kc) => [
+          process.execPath,
+          [...nodeFlags, fileURLToPath(import.meta.url), 'kop', kc, method, KIND, NAMESPACE, BEFORE_DIST],
+        ],
+      }))
+    : []),
   ...(GO
     ? [
         {

@@ -105,9 +105,9 @@ export interface InformerOptions<T extends KubernetesObject> {
    */
   transform?: (object: T) => T;
   /**
-   * Nothing reads the objects' managedFields (the transform drops them): the watch may leave them
-   * out of each event's text before parsing it, which saves most of the parse of a large list
-   * streamed. The transform still runs on every object.
+   * Nothing reads the objects' managedFields (the transform drops them): the watch and the list
+   * may leave them out of each event's or page's text before parsing it, which saves most of the
+   * parse of a large list. The transform still runs on every object.
    */
   omitManagedFields?: boolean;
   /** Custom indexes of the cache, by name. */
@@ -654,6 +654,7 @@ class Reflector<T extends KubernetesObject> {
       labelSelector: this.scope.labelSelector,
       fieldSelector: this.scope.fieldSelector,
       signal: this.host.signal,
+      ...(this.options.omitManagedFields ? { omitManagedFields: true } : {}),
       onContinueExpired: (err) => this.logger.info('list continue token expired, listing everything at once', { err }),
     });
     if (this.stopped) return;

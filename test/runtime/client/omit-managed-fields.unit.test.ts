@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { omitManagedFields } from '../../../src/runtime/client/rest/omit-managed-fields.js';
+import { decodeWithoutManagedFields, omitManagedFields } from '../../../src/runtime/client/rest/omit-managed-fields.js';
 
 const managedFields = [
   {
@@ -71,6 +71,11 @@ describe('omitManagedFields', () => {
       given: event({ name: 'a', ownerReferences: [{ managedFields: [1] }] }),
     },
     { name: 'a bare object, not a watch event', given: JSON.stringify({ metadata: { managedFields } }) },
+    {
+      name: 'managedFields that is not a list',
+      given: event({ name: 'a', managedFields: { a: 1 } }),
+    },
+    { name: 'object not an object (an ERROR event)', given: '{"type":"ERROR","object":"managedFields"}' },
     { name: 'text that is cut short', given: event({ name: 'a', managedFields }).slice(0, 90) },
     { name: 'a string that never ends', given: '{"type":"ADDED","object":{"metadata":{"managedFields":["abc' },
     { name: 'not JSON', given: 'managedFields":[' },
@@ -85,4 +90,57 @@ describe('omitManagedFields', () => {
     const given = event({ name: 'a\\', managedFields: [{ fieldsV1: { 'f:\\\\': {} } }] });
     expect(JSON.parse(omitManagedFields(given))).toEqual(JSON.parse(event({ name: 'a\\' })));
   });
+
+  it('cuts in an event with spaces between tokens and text in other encodings', () => {
+    const given = JSON.stringify(
+      JSON.parse(event({ name: 'ä-名', managedFields }, { data: { ü: '"managedFields":[]' } })),
+      null,
+      1,
+    ).replace(/\n/g, ' ');
+    expect(JSON.parse(omitManagedFields(given))).toEqual(
+      JSON.parse(event({ name: 'ä-名' }, { data: { ü: '"managedFields":[]' } })),
+    );
+  });
+});
+
+describe('decodeWithoutManagedFields', () => {
+  const item = (name: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
+    metadata: { name, namespace: 'n', managedFields, ...extra },
+    data: { k: '{"metadata":{"managedFields":[]}}' },
+  });
+  const strip = (o: Record<string, unknown>): unknown => {
+    const { managedFields: _m, ...metadata } = o.metadata as Record<string, unknown>;
+    return { ...o, metadata };
+  };
+
+  it('cuts the managedFields of every item of a list, and nothing else', () => {
+    const items = [item('a'), item('b', { labels: { x: 'y' } }), { metadata: { name: 'c' } }, item('d')];
+    const list = { kind: 'ConfigMapList', apiVersion: 'v1', metadata: { resourceVersion: '7' }, items };
+    const bytes = Buffer.from(JSON.stringify(list));
+    const text = decodeWithoutManagedFields(bytes, 0, bytes.length, 'list');
+    expect(text).not.toContain('"manager"');
+    expect(JSON.parse(text)).toEqual({ ...list, items: items.map(strip) });
+  });
+
+  it('decodes only the given range, leaving the bytes outside it alone', () => {
+    const line = event({ name: 'a', managedFields });
+    const bytes = Buffer.from(`xx\n${line}\nyy`);
+    const text = decodeWithoutManagedFields(bytes, 3, 3 + Buffer.byteLength(line), 'event');
+    expect(JSON.parse(text)).toEqual(JSON.parse(event({ name: 'a' })));
+    expect(bytes.subarray(bytes.length - 3).toString()).toBe('\nyy');
+  });
+
+  const untouchedLists: Array<{ name: string; given: string }> = [
+    { name: 'an empty list', given: '{"kind":"List","items":[]}' },
+    { name: 'items null', given: '{"kind":"List","items":null}' },
+    { name: 'an item that is not an object', given: `{"items":[1,${JSON.stringify(item('a'))}]}` },
+    { name: 'a list cut short', given: JSON.stringify({ items: [item('a'), item('b')] }).slice(0, -40) },
+    { name: 'text after the list', given: `${JSON.stringify({ items: [item('a')] })}x` },
+  ];
+  for (const { name, given } of untouchedLists) {
+    it(`decodes a list whole: ${name}`, () => {
+      const bytes = Buffer.from(given);
+      expect(decodeWithoutManagedFields(bytes, 0, bytes.length, 'list')).toBe(given);
+    });
+  }
 });

@@ -37,6 +37,18 @@ beforeAll(async () => {
       ]);
       for (let i = 0; i < bytes.length; i += 16 * 1024) res.write(bytes.subarray(i, i + 16 * 1024));
       res.end();
+    } else if (path === '/managed') {
+      // Several events in one write, then one split across writes, each with managedFields to cut.
+      const event = (name: string): Buffer =>
+        line('ADDED', {
+          metadata: { name, managedFields: [{ manager: 'm', fieldsV1: { 'f:data': {} } }] },
+          data: { greeting: `hé ${name} 日本` },
+        });
+      res.write(Buffer.concat([event('a'), event('b'), Buffer.from('\r\n'), event('c')]));
+      const split = Buffer.concat([event('d'), event('e')]);
+      res.write(split.subarray(0, 30));
+      res.write(split.subarray(30, 70));
+      res.end(split.subarray(70));
     } else if (path === '/error-500') {
       res.write(line('ADDED', { metadata: { name: 'a' } }));
       res.end(
@@ -60,13 +72,16 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
+type Cached = { metadata?: Record<string, unknown>; data?: Record<string, string> };
+
 async function collect(
   path: string,
-): Promise<{ events: RawWatchEvent<{ data?: Record<string, string> }>[]; error?: unknown }> {
+  options: { omitManagedFields?: boolean } = {},
+): Promise<{ events: RawWatchEvent<Cached>[]; error?: unknown }> {
   const c = new RestClient(loadClientConfig({ server: base, env: {} }), { qps: Infinity });
-  const events: RawWatchEvent<{ data?: Record<string, string> }>[] = [];
+  const events: RawWatchEvent<Cached>[] = [];
   try {
-    for await (const e of c.watch<{ data?: Record<string, string> }>(path)) events.push(e);
+    for await (const e of c.watch<Cached>(path, {}, options)) events.push(e);
     return { events };
   } catch (error) {
     return { events, error };
@@ -87,6 +102,16 @@ describe('watch stream framing', () => {
     expect(error).toBeUndefined();
     expect(events.map((e) => e.type)).toEqual(['ADDED', 'DELETED']);
     expect(events[0]!.object.data?.v).toHaveLength(bigValue.length);
+  });
+
+  it('cuts managedFields from events that share a chunk or span several, leaving the rest intact', async () => {
+    const { events, error } = await collect('/managed', { omitManagedFields: true });
+    expect(error).toBeUndefined();
+    expect(events.map((e) => [e.object.metadata, e.object.data?.greeting])).toEqual(
+      ['a', 'b', 'c', 'd', 'e'].map((name) => [{ name }, `hé ${name} 日本`]),
+    );
+    const kept = await collect('/managed');
+    expect(kept.events.map((e) => (e.object.metadata?.managedFields as unknown[]).length)).toEqual([1, 1, 1, 1, 1]);
   });
 
   it('throws an ERROR event with another code as an ApiError that is not isGone', async () => {

@@ -149,6 +149,31 @@ describe('informer initial lists against a real apiserver', () => {
     }
   });
 
+  it('leaves managedFields out before parsing on both ways of listing, when told to', async () => {
+    const ns = await freshNamespace(admin, 'omit');
+    await createConfigMaps(ns, 12);
+    // No transform: what is cached is what the client parsed.
+    const keep = (o: KubernetesObject): KubernetesObject => o;
+    const options = { transform: keep, omitManagedFields: true };
+    const paged = await informerOn(coreV1ConfigMapType, ns, { ...options, streamingList: false, listPageSize: 5 });
+    const streamed = await informerOn(coreV1ConfigMapType, ns, { ...options, streamingList: true });
+    try {
+      expect(paged.informer.stats).toMatchObject({ objects: 12, lastListMethod: 'paginated' });
+      expect(streamed.informer.stats).toMatchObject({ objects: 12, lastListMethod: 'streaming' });
+      const live = await new ResourceClient(admin, coreV1ConfigMapType, ns).get('cm-003');
+      expect((live.metadata as { managedFields?: unknown[] }).managedFields?.length).toBeGreaterThan(0);
+      for (const { informer } of [paged, streamed]) {
+        const objects = informer.lister.list();
+        expect(objects.filter((o) => 'managedFields' in o.metadata!)).toEqual([]);
+        expect(cached(informer)['cm-003']).toMatchObject({ data: { value: 'v3' }, metadata: { labels: { i: '3' } } });
+      }
+      expect(cached(paged.informer)).toEqual(cached(streamed.informer));
+    } finally {
+      await paged.close();
+      await streamed.close();
+    }
+  });
+
   it('relists after 410 Gone by streaming again, reporting what was deleted meanwhile', async () => {
     // Secrets: their watch cache is off on this control plane, so compacting etcd expires the watch.
     const ns = await freshNamespace(admin, 'stream-gone');

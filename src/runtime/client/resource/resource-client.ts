@@ -118,6 +118,7 @@ export class ResourceClient<T extends KubernetesObject> {
       query: listQuery(options),
       accept: this.accept(true),
       ...call(options),
+      ...(options.omitManagedFields ? { omitManagedFields: true } : {}),
     });
     // An empty PartialObjectMetadataList comes with `"items": null`.
     return this.type.metadataOnly ? list.then((page) => (page.items ? page : { ...page, items: [] })) : list;

@@ -15,7 +15,7 @@ import { startRestCall, type RestCall } from './instrumentation.js';
 import { sleep } from '../../util/clock.js';
 import { TokenBucket } from '../../util/token-bucket.js';
 import type { Status } from '../../../api/index.js';
-import { omitManagedFields } from './omit-managed-fields.js';
+import { decodeWithoutManagedFields } from './omit-managed-fields.js';
 
 /** HTTP verbs the apiserver understands. */
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD';
@@ -86,6 +86,11 @@ export interface RestRequest extends CallOptions {
   accept?: string;
   /** Extra headers. */
   headers?: Record<string, string>;
+  /**
+   * The answer is a list whose items' `metadata.managedFields` nobody reads: they are cut from the
+   * body before it is parsed (items where the field is not found where the apiserver puts it keep it).
+   */
+  omitManagedFields?: boolean;
 }
 
 /** A watch event as it arrives on the wire, before typing. */
@@ -269,40 +274,52 @@ export class RestClient {
     call?.end(undefined);
     if ((res.statusCode ?? 0) >= 300) {
       if (res.statusCode === 401) this.transport.invalidateCredentials();
-      const body = await readBody(res, this.maxResponseBytes, method, path);
+      const body = (await readBody(res, this.maxResponseBytes, method, path)).toString('utf8');
       throw new ApiError(statusFromResponse(res.statusCode ?? 0, body), method, path);
     }
-    res.setEncoding('utf8');
-    let buffered = '';
+    // Lines are found in the bytes and each is decoded once, on its own: no string of a whole
+    // chunk, no joined and split text (UTF-8 never has a newline byte inside a character).
+    // Where an event begins in one chunk and ends in another, the parts wait in `pending`.
+    const pending: Buffer[] = [];
+    let pendingBytes = 0;
+    const tooLarge = (): TransportError =>
+      new TransportError(
+        `a watch event is larger than ${this.maxWatchEventBytes} bytes (maxWatchEventBytes); closing the watch`,
+        'WATCH',
+        path,
+      );
     try {
-      for await (const chunk of res as AsyncIterable<string>) {
-        buffered += chunk;
-        if (!chunk.includes('\n')) {
-          // A line that never ends (a hostile or broken server) must not grow without bound.
-          if (buffered.length > this.maxWatchEventBytes) {
-            throw new TransportError(
-              `a watch event is larger than ${this.maxWatchEventBytes} bytes (maxWatchEventBytes); closing the watch`,
-              'WATCH',
-              path,
-            );
+      for await (const chunk of res as AsyncIterable<Buffer>) {
+        let from = 0;
+        for (let newline = chunk.indexOf(NEWLINE); newline >= 0; newline = chunk.indexOf(NEWLINE, from)) {
+          let line = chunk;
+          let start = from;
+          let end = newline;
+          if (pendingBytes > 0) {
+            pending.push(chunk.subarray(from, newline));
+            line = Buffer.concat(pending, pendingBytes + newline - from);
+            start = 0;
+            end = line.length;
+            pending.length = 0;
+            pendingBytes = 0;
           }
-          continue;
+          from = newline + 1;
+          if (end - start > this.maxWatchEventBytes) throw tooLarge();
+          const event = decodeWatchLine<T>(line, start, end, omit, path);
+          if (event) yield event;
         }
-        const lines = buffered.split('\n');
-        buffered = lines.pop() ?? '';
-        for (const line of lines) {
-          if (line.trim() === '') continue;
-          if (line.length > this.maxWatchEventBytes) {
-            throw new TransportError(
-              `a watch event is larger than ${this.maxWatchEventBytes} bytes (maxWatchEventBytes); closing the watch`,
-              'WATCH',
-              path,
-            );
-          }
-          yield decodeWatchEvent<T>(omit ? omitManagedFields(line) : line, path);
+        if (from < chunk.length) {
+          // A line that never ends (a hostile or broken server) must not grow without bound.
+          pendingBytes += chunk.length - from;
+          if (pendingBytes > this.maxWatchEventBytes) throw tooLarge();
+          pending.push(from === 0 ? chunk : chunk.subarray(from));
         }
       }
-      if (buffered.trim() !== '') yield decodeWatchEvent<T>(omit ? omitManagedFields(buffered) : buffered, path);
+      if (pendingBytes > 0) {
+        const line = Buffer.concat(pending, pendingBytes);
+        const event = decodeWatchLine<T>(line, 0, line.length, omit, path);
+        if (event) yield event;
+      }
     } catch (err) {
       if (signal?.aborted) return;
       if (err instanceof ApiError || err instanceof TransportError) throw err;
@@ -357,9 +374,9 @@ export class RestClient {
 
   private async once(req: RestRequest, call?: RestCall): Promise<string> {
     const res = await this.open(req, call);
-    let body: string;
+    let bytes: Buffer;
     try {
-      body = await readBody(res, this.maxResponseBytes, req.method, req.path);
+      bytes = await readBody(res, this.maxResponseBytes, req.method, req.path);
     } catch (err) {
       if (req.signal?.aborted || err instanceof TransportError) throw err;
       throw new TransportError(`reading the response failed: ${(err as Error).message}`, req.method, req.path, {
@@ -367,18 +384,20 @@ export class RestClient {
       });
     }
     const code = res.statusCode ?? 0;
-    if (code < 200 || code >= 300) {
-      const status = statusFromResponse(code, body);
-      const header = res.headers['retry-after'];
-      const retryAfter = header !== undefined && /^\d+$/.test(header.trim()) ? Number(header) : undefined;
-      if ((code === 429 || code >= 500) && retryAfter !== undefined && !status.details?.retryAfterSeconds) {
-        status.details = { ...status.details, retryAfterSeconds: retryAfter };
-      }
-      const error = new ApiError(status, req.method, req.path);
-      if (code >= 500 && retryAfter !== undefined) serverAskedToRetry.set(error, retryAfter);
-      throw error;
+    if (code >= 200 && code < 300) {
+      return req.omitManagedFields
+        ? decodeWithoutManagedFields(bytes, 0, bytes.length, 'list')
+        : bytes.toString('utf8');
     }
-    return body;
+    const status = statusFromResponse(code, bytes.toString('utf8'));
+    const header = res.headers['retry-after'];
+    const retryAfter = header !== undefined && /^\d+$/.test(header.trim()) ? Number(header) : undefined;
+    if ((code === 429 || code >= 500) && retryAfter !== undefined && !status.details?.retryAfterSeconds) {
+      status.details = { ...status.details, retryAfterSeconds: retryAfter };
+    }
+    const error = new ApiError(status, req.method, req.path);
+    if (code >= 500 && retryAfter !== undefined) serverAskedToRetry.set(error, retryAfter);
+    throw error;
   }
 
   private reportWarnings(header: string | string[], req: RestRequest): void {
@@ -538,7 +557,7 @@ function abortReason(signal: AbortSignal | undefined): Error {
   return reason instanceof Error ? reason : new DOMException('The operation was aborted', 'AbortError');
 }
 
-function readBody(res: http.IncomingMessage, maxBytes: number, method: string, path: string): Promise<string> {
+function readBody(res: http.IncomingMessage, maxBytes: number, method: string, path: string): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -556,9 +575,7 @@ function readBody(res: http.IncomingMessage, maxBytes: number, method: string, p
       }
       chunks.push(c);
     });
-    res.on('end', () =>
-      resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8')),
-    );
+    res.on('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)));
     res.on('error', reject);
     res.on('close', () => {
       if (!res.complete) reject(res.errored ?? new Error('connection closed before the response completed'));
@@ -573,6 +590,30 @@ const PLAIN_PATH = /^\/[!$%&'()*+,\-./0-9:;=@A-Z_a-z~]*$/;
 const DOT_SEGMENT = /\/(?:\.|%2e)/i;
 
 const WATCH_EVENT_TYPES = new Set(['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR']);
+
+const NEWLINE = 0x0a;
+
+/**
+ * Decodes the watch event in `bytes[start, end)` (trimmed; undefined for a blank line), without
+ * its object's managedFields when `omit` is set. The bytes are the caller's: the cut is made in place.
+ */
+function decodeWatchLine<T>(
+  bytes: Buffer,
+  start: number,
+  end: number,
+  omit: boolean,
+  path: string,
+): RawWatchEvent<T> | undefined {
+  while (start < end && isBlank(bytes[start]!)) start++;
+  while (end > start && isBlank(bytes[end - 1]!)) end--;
+  if (start === end) return undefined;
+  const text = omit ? decodeWithoutManagedFields(bytes, start, end, 'event') : bytes.toString('utf8', start, end);
+  return decodeWatchEvent<T>(text, path);
+}
+
+function isBlank(c: number): boolean {
+  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+}
 
 function decodeWatchEvent<T>(line: string, path: string): RawWatchEvent<T> {
   const event = JSON.parse(line) as RawWatchEvent<T> | null;
