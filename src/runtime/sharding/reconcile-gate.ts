@@ -50,6 +50,8 @@ export class ReconcileGate {
    * seen). A reconcile of one runs only once the apiserver says the object is gone.
    */
   private readonly drainedAway = new Set<string>();
+  /** Keys this member let go whose delete (the object leaving its cache) has not arrived yet. */
+  private readonly released = new Set<string>();
   /** Keys being released now. */
   private readonly releasing = new Set<string>();
   private stopped = false;
@@ -62,13 +64,21 @@ export class ReconcileGate {
     /** Writes to the apiserver (read lazily: the manager loads its REST client on first use). */
     private readonly client: () => Client,
     private readonly logger: Logger,
+    /** Queues `key` for this member's controllers of the kind. */
+    private readonly requeue: (key: string) => void,
   ) {
     informer.addEventHandler({
       onAdd: (object) => this.seen(object),
       onUpdate: (_old, object) => this.seen(object),
       onDelete: (object) => {
         if (this.keys.isReconciledBy(object, this.member.identity)) this.deleted.add(objectKey(object));
-        else if (this.drainingHere(object)) this.drainedAway.add(objectKey(object));
+        else if (this.drainingHere(object)) {
+          const key = objectKey(object);
+          // The watch reports an object leaving the selector in its last state, draining: this
+          // member's own release looks like a deletion, so its releases are told apart.
+          if (this.released.delete(key) || this.releasing.has(key)) return;
+          this.drainedAway.add(key);
+        }
       },
     });
   }
@@ -123,6 +133,7 @@ export class ReconcileGate {
     const key = objectKey(object);
     this.deleted.delete(key);
     this.drainedAway.delete(key);
+    this.released.delete(key);
     if (this.drainingHere(object)) void this.release(key);
   }
 
@@ -130,6 +141,12 @@ export class ReconcileGate {
   private drainingHere(object: KubernetesObject): boolean {
     const state = this.keys.stateOf(object);
     return state.draining && state.label === this.member.identity && state.assigned === this.member.identity;
+  }
+
+  /** The object went while its release waited: its deletion is this member's to reconcile, once confirmed. */
+  private deletedBeforeRelease(key: string): void {
+    this.drainedAway.add(key);
+    this.requeue(key);
   }
 
   /**
@@ -171,7 +188,7 @@ export class ReconcileGate {
         await this.untilIdle(key);
         if (this.stopped || !this.member.held) return;
         const object = this.informer.indexer.get(key);
-        if (!object) return;
+        if (!object) return this.deletedBeforeRelease(key);
         if (!this.drainingHere(object)) return; // the sharder changed its mind
         try {
           // Through the metadata-only view: the patch touches metadata only, and the answer is small.
@@ -186,9 +203,11 @@ export class ReconcileGate {
             } as never,
           });
           this.logger.debug('released a drained object', { key });
+          // Unless the object has left the cache already, its delete is still to come.
+          if (this.informer.indexer.get(key)) this.released.add(key);
           return;
         } catch (err) {
-          if (isNotFound(err)) return;
+          if (isNotFound(err)) return this.deletedBeforeRelease(key);
           // A conflict: the cache is behind the object; look again once it has caught up.
           if (!isConflict(err)) this.logger.warn('releasing a drained object failed; retrying', { key, err });
           await new Promise((resolve) => setTimeout(resolve, RELEASE_RETRY_MS));

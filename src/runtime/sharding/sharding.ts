@@ -160,6 +160,7 @@ export class Sharding {
         this.member,
         this.host.apiReader,
         this.host.logger.child({ component: 'sharding', shard: this.member.identity }),
+        (key) => this.enqueue(type, key),
       );
       this.gates.set(informer, gate);
     }
@@ -179,6 +180,11 @@ export class Sharding {
       return;
     }
     for (const gate of this.gates.values()) if (sameKind(gate.type, type)) gate.acceptDeletion(key);
+    this.enqueue(type, key);
+  }
+
+  /** Queues `key` for this replica's sharded controllers of `type`. */
+  private enqueue(type: ResourceType, key: string): void {
     for (const { primary, controller } of this.controllers)
       if (sameKind(primary, type)) controller.enqueue(parseKey(key));
   }
