@@ -100,8 +100,9 @@ export function wantedShard(
  * objects assigned to members that are not back yet. For `rejoinGraceMs` it leaves those where
  * they are, so a member that comes back under the same identity (a StatefulSet's pod) finds its
  * objects in place instead of watching them move away and back. The grace ends early once as
- * many members are live as the objects were assigned to: the absent ones were replaced (a
- * Deployment's pods come back under new names) and their objects move at once.
+ * many members are live as the objects were assigned to, one of them under a new name: the
+ * absent ones were replaced (a Deployment's pods come back under new names) and their objects
+ * move at once.
  */
 export class Sharder {
   readonly needLeaderElection = true;
@@ -113,8 +114,8 @@ export class Sharder {
   private members: MemberWatcher | undefined;
   /** Until when (this process's clock) absent members may come back; 0 once the grace is over. */
   private graceUntil = 0;
-  /** How many members the objects were assigned to when this sharder started. */
-  private priorMembers = 0;
+  /** The members the objects were assigned to when this sharder started. */
+  private priorMembers = new Set<string>();
   private graceTimer: NodeJS.Timeout | undefined;
   private readonly queue = new WorkQueue({
     rateLimiter: new ExponentialBackoffRateLimiter({ baseDelayMs: 50, maxDelayMs: 5_000 }),
@@ -208,7 +209,7 @@ export class Sharder {
     const assigned = this.assignedMembers();
     const awaited = [...assigned].filter((m) => !this.members!.isMember(m));
     if (rejoinGraceMs <= 0 || awaited.length === 0) return;
-    this.priorMembers = assigned.size;
+    this.priorMembers = assigned;
     this.graceUntil = Date.now() + rejoinGraceMs;
     this.graceTimer = setTimeout(() => this.checkGrace(), rejoinGraceMs + 1);
     logger.info('keeping the objects of members that are not back yet', {
@@ -221,7 +222,9 @@ export class Sharder {
   /** Ends the grace when its time is up or the set is as large as it was; the objects kept then move. */
   private checkGrace(): void {
     if (this.graceUntil === 0) return;
-    const replaced = this.members !== undefined && this.members.members.length >= this.priorMembers;
+    // Replaced: the set is as large as before, with at least one member under a new name.
+    const live = this.members?.members ?? [];
+    const replaced = live.length >= this.priorMembers.size && live.some((m) => !this.priorMembers.has(m));
     if (Date.now() < this.graceUntil && !replaced) return;
     this.graceUntil = 0;
     clearTimeout(this.graceTimer);

@@ -45,7 +45,8 @@ export interface ShardingOptions {
    * How long a newly elected sharder keeps objects with members whose Leases are missing or
    * expired, for them to come back under the same identity (after a restart of every replica,
    * say); default the lease duration (15 s). The wait ends early once as many members are live
-   * as the objects were assigned to. 0 moves such objects at once.
+   * as the objects were assigned to, one of them new (the others were replaced). 0 moves such
+   * objects at once.
    */
   rejoinGraceMs?: number;
 }
