@@ -4,11 +4,16 @@
 //  2. REPLICAS replicas sharding the same number of Widgets (leader election on, the sharder on the
 //     leader), 1 worker each, started together: time until every Widget was reconciled once by the
 //     replica holding it, and the throughput ratio against (1); each replica's cached fraction;
+//  2b. steady state, after (1) and after (2), objects already labelled: the replicas' reconciles
+//     paused, every Widget updated (its spec changes), the reconciles resumed: time from the resume
+//     until every Widget was reconciled after its update, REPLICAS shards against one replica. No
+//     label patches in this phase, and the updates (paced by the apiserver) are not in the time:
+//     each shard is bound by its own worker;
 //  3. a replica that is not the leader SIGKILLed: time until every Widget it held was reconciled by
 //     another replica (aim: lease duration + 5 s);
 //  and, over 2 and 3, every reconcile's start and end on this machine's clock: objects reconciled by
 //     two replicas at once (aim: none).
-// Aims (issue 26): throughput >= 2.5x, cached fraction <= 0.4, takeover <= lease duration + 5 s.
+// Aims (issue 26): throughput >= 2.5x (from unlabelled objects and in the steady state), cached fraction <= 0.4, takeover <= lease duration + 5 s.
 // Each replica is a child process (this script with --replica). Needs `npm run build` and the binaries.
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -54,10 +59,14 @@ async function replicaMain([identity, namespace, kubeconfig, sharded]) {
     batch = [];
   };
   setInterval(flush, 100).unref();
+  // The bench's steady-state phase pauses the reconciles while it updates every Widget.
+  let resume;
+  let paused;
   manager
     .controller('widget')
     .for(widgetResource)
     .complete(async (request) => {
+      await paused;
       const start = performance.timeOrigin + performance.now();
       await new Promise((resolve) => setTimeout(resolve, RECONCILE_MS));
       batch.push([request.name, start, performance.timeOrigin + performance.now()]);
@@ -69,6 +78,11 @@ async function replicaMain([identity, namespace, kubeconfig, sharded]) {
         process.send({ report: { leader: manager.isLeader, cached: informer ? informer.indexer.keys() : [] } });
     }
     if (message === 'stop') void manager.stop();
+    if (message === 'pause' && !paused) paused = new Promise((resolve) => (resume = resolve));
+    if (message === 'resume' && paused) {
+      resume();
+      paused = undefined;
+    }
   });
   try {
     await manager.start();
@@ -142,6 +156,36 @@ async function main() {
     };
     const now = () => performance.timeOrigin + performance.now();
     const allReconciled = (spans) => () => new Set(spans.map((s) => s.name)).size >= OBJECTS;
+    /**
+     * With `replicas`' reconciles paused, updates every Widget of `namespace` (16 at once); then
+     * resumes them and times until each Widget was reconciled after its update.
+     */
+    const steadyState = async (namespace, spans, replicas) => {
+      const widgets = dynamic.resource(widgetResource, widgetResource.kind).inNamespace(namespace);
+      const updated = new Map();
+      for (const r of replicas) if (r.child.connected) r.child.send('pause');
+      const patching = now();
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: 16 }, async () => {
+          while (next < OBJECTS) {
+            const name = `w-${String(next++).padStart(5, '0')}`;
+            updated.set(name, now());
+            await widgets.patch(name, { type: 'merge', patch: { spec: { size: -1 } } });
+          }
+        }),
+      );
+      const patchedSeconds = (now() - patching) / 1000;
+      const started = now();
+      for (const r of replicas) if (r.child.connected) r.child.send('resume');
+      await until(
+        () =>
+          new Set(spans.filter((s) => s.start >= (updated.get(s.name) ?? Infinity)).map((s) => s.name)).size >= OBJECTS,
+        30 * 60_000,
+        `the steady-state reconciles in ${namespace}`,
+      );
+      return { seconds: (now() - started) / 1000, patchedSeconds };
+    };
     const stopAll = async (replicas) => {
       await Promise.all(
         replicas.map(
@@ -162,10 +206,14 @@ async function main() {
     const single = start('single', 'single', false, singleSpans);
     await until(allReconciled(singleSpans), 30 * 60_000, 'the single replica');
     const singleSeconds = (now() - singleStart) / 1000;
-    await stopAll([single]);
     console.log(
       `1 replica: ${OBJECTS} reconciled in ${singleSeconds.toFixed(1)} s (${(OBJECTS / singleSeconds).toFixed(1)}/s)`,
     );
+    const singleSteady = await steadyState('single', singleSpans, [single]);
+    console.log(
+      `1 replica, steady state: ${OBJECTS} updated (in ${singleSteady.patchedSeconds.toFixed(1)} s, reconciles paused), then reconciled in ${singleSteady.seconds.toFixed(1)} s (${(OBJECTS / singleSteady.seconds).toFixed(1)}/s)`,
+    );
+    await stopAll([single]);
 
     // 2. Shards.
     await create('sharded');
@@ -187,6 +235,10 @@ async function main() {
     }
     console.log(
       `cached fraction per replica: ${reports.map((r, i) => `${replicas[i].identity}${r.leader ? ' (leader)' : ''} ${(r.cached.length / OBJECTS).toFixed(3)}`).join(', ')} (aim <= 0.4)`,
+    );
+    const shardedSteady = await steadyState('sharded', spans, replicas);
+    console.log(
+      `${REPLICAS} shards, steady state: ${OBJECTS} updated (in ${shardedSteady.patchedSeconds.toFixed(1)} s, reconciles paused), then reconciled in ${shardedSteady.seconds.toFixed(1)} s (${(OBJECTS / shardedSteady.seconds).toFixed(1)}/s): ${(singleSteady.seconds / shardedSteady.seconds).toFixed(2)}x the single replica (aim >= 2.5x)`,
     );
 
     // 3. SIGKILL a replica that is not the leader.

@@ -554,7 +554,7 @@ export class Manager {
     });
     // A sharded kind's controller runs on every member, over its own shard.
     if (this.sharding?.covers(primary))
-      this.runnables.others.add(this.sharding.controllerRunnable(runnable), { stopsByDeadline: true });
+      this.runnables.others.add(this.sharding.controllerRunnable(runnable, primary!), { stopsByDeadline: true });
     else this.runnables.leaderElection.add(runnable, { stopsByDeadline: true });
     this.controllers.push(runnable);
   }

@@ -44,24 +44,41 @@ export class ReconcileGate {
   private readonly idleWaiters = new Map<string, Array<() => void>>();
   /** Keys whose deletion this member may reconcile (it held them, not draining, when they left its cache). */
   private readonly deleted = new Set<string>();
+  /**
+   * Keys that left this member's cache while draining here: deleted while moving away, or let go
+   * (the release's own delete carries no shard label, but a relist shows only the last state
+   * seen). A reconcile of one runs only once the apiserver says the object is gone.
+   */
+  private readonly drainedAway = new Set<string>();
+  /** Keys this member let go whose delete (the object leaving its cache) has not arrived yet. */
+  private readonly released = new Set<string>();
   /** Keys being released now. */
   private readonly releasing = new Set<string>();
   private stopped = false;
 
   constructor(
     private readonly informer: Informer<KubernetesObject>,
-    private readonly type: ResourceType,
+    readonly type: ResourceType,
     private readonly keys: ShardKeys,
     private readonly member: { readonly identity: string; readonly held: boolean },
     /** Writes to the apiserver (read lazily: the manager loads its REST client on first use). */
     private readonly client: () => Client,
     private readonly logger: Logger,
+    /** Queues `key` for this member's controllers of the kind. */
+    private readonly requeue: (key: string) => void,
   ) {
     informer.addEventHandler({
       onAdd: (object) => this.seen(object),
       onUpdate: (_old, object) => this.seen(object),
       onDelete: (object) => {
         if (this.keys.isReconciledBy(object, this.member.identity)) this.deleted.add(objectKey(object));
+        else if (this.drainingHere(object)) {
+          const key = objectKey(object);
+          // The watch reports an object leaving the selector in its last state, draining: this
+          // member's own release looks like a deletion, so its releases are told apart.
+          if (this.released.delete(key) || this.releasing.has(key)) return;
+          this.drainedAway.add(key);
+        }
       },
     });
   }
@@ -69,6 +86,15 @@ export class ReconcileGate {
   /** Stops releasing objects (the replica is leaving). */
   stop(): void {
     this.stopped = true;
+  }
+
+  /**
+   * Lets this member reconcile the deletion of `key`, an object it never held: the sharder saw it
+   * deleted while no live member had it (released and not yet labelled again, or assigned to a
+   * member that is gone), so no other replica reconciles it.
+   */
+  acceptDeletion(key: string): void {
+    if (!this.informer.indexer.get(key)) this.deleted.add(key);
   }
 
   /** True when a reconcile of `key` may start on this replica now. */
@@ -83,7 +109,7 @@ export class ReconcileGate {
   wrap(reconcile: ReconcileFunction): ReconcileFunction {
     return async (request, context) => {
       const key = requestKey(request);
-      if (!this.allows(key)) {
+      if (!this.allows(key) && !(await this.goneWhileDraining(key))) {
         context.logger.debug('skipped: the object is not in this replica’s shard');
         return;
       }
@@ -106,9 +132,42 @@ export class ReconcileGate {
   private seen(object: KubernetesObject): void {
     const key = objectKey(object);
     this.deleted.delete(key);
+    this.drainedAway.delete(key);
+    this.released.delete(key);
+    if (this.drainingHere(object)) void this.release(key);
+  }
+
+  /** True when the object is labelled and assigned to this member and draining. */
+  private drainingHere(object: KubernetesObject): boolean {
     const state = this.keys.stateOf(object);
-    if (state.draining && state.label === this.member.identity && state.assigned === this.member.identity)
-      void this.release(key);
+    return state.draining && state.label === this.member.identity && state.assigned === this.member.identity;
+  }
+
+  /** The object went while its release waited: its deletion is this member's to reconcile, once confirmed. */
+  private deletedBeforeRelease(key: string): void {
+    this.drainedAway.add(key);
+    this.requeue(key);
+  }
+
+  /**
+   * True when `key` left this member's cache while draining here and the object is gone from the
+   * apiserver: it was deleted before this member let it go, so no other member got it and the
+   * reconcile of its deletion is this member's. (A reconcile of the key never runs twice at once
+   * here, so this one follows any reconcile of the object still in flight.)
+   */
+  private async goneWhileDraining(key: string): Promise<boolean> {
+    if (!this.drainedAway.has(key) || !this.member.held || this.informer.indexer.get(key)) return false;
+    try {
+      await this.client().get(metadataOnly(this.type), parseKey(key));
+      this.drainedAway.delete(key); // still there: it was let go, and another member has it now
+      return false;
+    } catch (err) {
+      if (!isNotFound(err)) throw err; // the reconcile fails and is retried with backoff
+      this.drainedAway.delete(key);
+      if (!this.member.held || this.informer.indexer.get(key)) return false;
+      this.deleted.add(key);
+      return true;
+    }
   }
 
   private untilIdle(key: string): Promise<void> {
@@ -129,10 +188,8 @@ export class ReconcileGate {
         await this.untilIdle(key);
         if (this.stopped || !this.member.held) return;
         const object = this.informer.indexer.get(key);
-        if (!object) return;
-        const state = this.keys.stateOf(object);
-        if (!(state.draining && state.label === this.member.identity && state.assigned === this.member.identity))
-          return; // the sharder changed its mind
+        if (!object) return this.deletedBeforeRelease(key);
+        if (!this.drainingHere(object)) return; // the sharder changed its mind
         try {
           // Through the metadata-only view: the patch touches metadata only, and the answer is small.
           await this.client().patch(metadataOnly(this.type), parseKey(key), {
@@ -146,9 +203,11 @@ export class ReconcileGate {
             } as never,
           });
           this.logger.debug('released a drained object', { key });
+          // Unless the object has left the cache already, its delete is still to come.
+          if (this.informer.indexer.get(key)) this.released.add(key);
           return;
         } catch (err) {
-          if (isNotFound(err)) return;
+          if (isNotFound(err)) return this.deletedBeforeRelease(key);
           // A conflict: the cache is behind the object; look again once it has caught up.
           if (!isConflict(err)) this.logger.warn('releasing a drained object failed; retrying', { key, err });
           await new Promise((resolve) => setTimeout(resolve, RELEASE_RETRY_MS));

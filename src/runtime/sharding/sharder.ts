@@ -4,6 +4,7 @@ import { metadataOnly, type PartialObjectMetadata, type ResourceType } from '../
 import { ResourceClient } from '../client/resource/resource-client.js';
 import type { RestClient } from '../client/rest/rest-client.js';
 import { Informer, stripManagedFields } from '../cache/informer.js';
+import { objectKey } from '../cache/object-meta.js';
 import { WorkQueue } from '../queue/work-queue.js';
 import { ExponentialBackoffRateLimiter } from '../queue/rate-limiter.js';
 import type { Logger } from '../util/logger.js';
@@ -24,6 +25,17 @@ export interface SharderOptions {
   /** Where the membership Leases are. */
   leaseNamespace: () => string;
   virtualNodes: number;
+  /**
+   * How long after it starts this sharder keeps objects assigned to members whose Leases are
+   * missing or expired, for them to come back (see {@link Sharder}); 0 moves them at once.
+   */
+  rejoinGraceMs: number;
+  /**
+   * Told when an object was deleted while no live member held it (released and not yet labelled
+   * again, or assigned to a member that is gone): no member's cache saw it go, so the sharder's
+   * own replica reconciles the deletion.
+   */
+  onUnheldDeletion: (type: ResourceType, key: string) => void;
   /** How often expired memberships are looked for; default 1 s. */
   memberCheckMs?: number;
   /**
@@ -50,15 +62,20 @@ interface Wanted {
  * - assigned to the owner: label it for the owner, without a drain (which also puts back a
  *   shard label edited by hand, and calls off a drain when the ring moved back);
  * - assigned to another live member: label it for that member, with the drain label, and wait
- *   for that member to release it.
+ *   for that member to release it;
+ * - assigned to a member that is not live but may still come back (`awaited`, a new sharder's
+ *   grace period): leave it as it is; nobody reconciles it until that member is back or the
+ *   grace ends.
  * Returns undefined when the object is as wanted, or when no member is alive.
  */
 export function wantedShard(
   state: ShardState,
   owner: string | undefined,
   isMember: (identity: string) => boolean,
+  awaited: (identity: string) => boolean = () => false,
 ): Wanted | undefined {
   if (owner === undefined) return undefined;
+  if (state.assigned !== undefined && !isMember(state.assigned) && awaited(state.assigned)) return undefined;
   let wanted: Wanted;
   if (state.assigned === undefined || !isMember(state.assigned)) {
     wanted = { label: owner, draining: false, assigned: owner };
@@ -78,6 +95,14 @@ export function wantedShard(
  * moving objects between live members through a drain (see {@link wantedShard}). Every write
  * carries the resourceVersion it was judged on, so a write made against a changed object fails
  * (409) and the object is judged again.
+ *
+ * A new sharder (a new leader, after a rolling update or a restart of every replica) often finds
+ * objects assigned to members that are not back yet. For `rejoinGraceMs` it leaves those where
+ * they are, so a member that comes back under the same identity (a StatefulSet's pod) finds its
+ * objects in place instead of watching them move away and back. The grace ends early once as
+ * many members are live as the objects were assigned to, one of them under a new name: the
+ * absent ones were replaced (a Deployment's pods come back under new names) and their objects
+ * move at once.
  */
 export class Sharder {
   readonly needLeaderElection = true;
@@ -87,6 +112,11 @@ export class Sharder {
   }> = [];
   private ring = new HashRing([]);
   private members: MemberWatcher | undefined;
+  /** Until when (this process's clock) absent members may come back; 0 once the grace is over. */
+  private graceUntil = 0;
+  /** The members the objects were assigned to when this sharder started. */
+  private priorMembers = new Set<string>();
+  private graceTimer: NodeJS.Timeout | undefined;
   private readonly queue = new WorkQueue({
     rateLimiter: new ExponentialBackoffRateLimiter({ baseDelayMs: 50, maxDelayMs: 5_000 }),
   });
@@ -111,7 +141,15 @@ export class Sharder {
       );
       const enqueue = (object: PartialObjectMetadata): void =>
         this.queue.add(`${index}|${object.metadata.namespace ?? ''}/${object.metadata.name ?? ''}`);
-      informer.addEventHandler({ onAdd: enqueue, onUpdate: (_old, object) => enqueue(object) });
+      informer.addEventHandler({
+        onAdd: enqueue,
+        onUpdate: (_old, object) => enqueue(object),
+        onDelete: (object) => {
+          const { assigned } = keys.stateOf(object);
+          if (assigned === undefined || !this.members?.isMember(assigned))
+            this.options.onUnheldDeletion(full, objectKey(object));
+        },
+      });
       this.informers.push({ type, informer });
     }
     const members = new MemberWatcher(
@@ -120,6 +158,7 @@ export class Sharder {
       keys.set,
       (alive) => {
         this.ring = new HashRing(alive, this.options.virtualNodes);
+        this.checkGrace();
         if (alive.length === 0)
           logger.warn('the shard set has no live member: its objects stay where they are until one joins', {
             set: keys.set,
@@ -134,6 +173,7 @@ export class Sharder {
       await members.start(signal, this.options.memberCheckMs ?? 1_000);
       for (const { informer } of this.informers) informer.start();
       await Promise.all(this.informers.map(({ informer }) => informer.waitForSync(signal)));
+      this.startGrace();
       logger.info('sharder started', {
         set: keys.set,
         members: members.members,
@@ -147,9 +187,57 @@ export class Sharder {
       if (!signal.aborted) throw err;
     } finally {
       this.queue.shutDown();
+      clearTimeout(this.graceTimer);
       await members.stop();
       await Promise.all(this.informers.map(({ informer }) => informer.stop()));
     }
+  }
+
+  /** The members the objects are assigned to, as this sharder found them at its start. */
+  private assignedMembers(): Set<string> {
+    const assigned = new Set<string>();
+    for (const { informer } of this.informers)
+      for (const object of informer.indexer.list()) {
+        const member = this.options.keys.stateOf(object).assigned;
+        if (member !== undefined) assigned.add(member);
+      }
+    return assigned;
+  }
+
+  private startGrace(): void {
+    const { rejoinGraceMs, logger, keys } = this.options;
+    const assigned = this.assignedMembers();
+    const awaited = [...assigned].filter((m) => !this.members!.isMember(m));
+    if (rejoinGraceMs <= 0 || awaited.length === 0) return;
+    this.priorMembers = assigned;
+    this.graceUntil = Date.now() + rejoinGraceMs;
+    this.graceTimer = setTimeout(() => this.checkGrace(), rejoinGraceMs + 1);
+    logger.info('keeping the objects of members that are not back yet', {
+      set: keys.set,
+      awaited,
+      graceMs: rejoinGraceMs,
+    });
+  }
+
+  /** Ends the grace when its time is up or the set is as large as it was; the objects kept then move. */
+  private checkGrace(): void {
+    if (this.graceUntil === 0) return;
+    // Replaced: the set is as large as before, with at least one member under a new name.
+    const live = this.members?.members ?? [];
+    const replaced = live.length >= this.priorMembers.size && live.some((m) => !this.priorMembers.has(m));
+    if (Date.now() < this.graceUntil && !replaced) return;
+    this.graceUntil = 0;
+    clearTimeout(this.graceTimer);
+    this.options.logger.info('the grace for members to come back is over', {
+      set: this.options.keys.set,
+      members: this.members?.members,
+    });
+    this.enqueueAll();
+  }
+
+  /** True while an absent member may still come back to take its objects (any absent member, during the grace). */
+  private awaited(): boolean {
+    return this.graceUntil !== 0;
   }
 
   private enqueueAll(): void {
@@ -185,7 +273,12 @@ export class Sharder {
     const object = informer.indexer.get(key);
     if (!object || !this.members) return;
     const { keys } = this.options;
-    const wanted = wantedShard(keys.stateOf(object), this.ring.ownerOf(key), (m) => this.members!.isMember(m));
+    const wanted = wantedShard(
+      keys.stateOf(object),
+      this.ring.ownerOf(key),
+      (m) => this.members!.isMember(m),
+      () => this.awaited(),
+    );
     if (!wanted) return;
     try {
       await this.options.client().patch(

@@ -8,7 +8,11 @@ import type { CacheByObject } from '../cluster/cluster.js';
 import type { ReconcileFunction } from '../controller/controller.js';
 import type { Runnable } from '../manager/runnable-group.js';
 import type { Logger } from '../util/logger.js';
+import { parseKey, type Request } from '../controller/request.js';
 import { DEFAULT_VIRTUAL_NODES } from './hash-ring.js';
+
+/** The leader election lease duration when the manager sets none (the elector's default). */
+const DEFAULT_LEASE_DURATION_MS = 15_000;
 import { ShardMember, type LeaseTimings } from './membership.js';
 import { ReconcileGate } from './reconcile-gate.js';
 import { Sharder } from './sharder.js';
@@ -37,6 +41,14 @@ export interface ShardingOptions {
   identity?: string;
   /** Points each member takes on the hash ring; default 100. More evens out the shares, at a little CPU. */
   virtualNodes?: number;
+  /**
+   * How long a newly elected sharder keeps objects with members whose Leases are missing or
+   * expired, for them to come back under the same identity (after a restart of every replica,
+   * say); default the lease duration (15 s). The wait ends early once as many members are live
+   * as the objects were assigned to, one of them new (the others were replaced). 0 moves such
+   * objects at once.
+   */
+  rejoinGraceMs?: number;
 }
 
 /** What the sharding of a manager needs from the manager. */
@@ -67,7 +79,11 @@ export class Sharding {
   readonly member: ShardMember;
   readonly sharder: Sharder;
   private readonly gates = new Map<Informer<KubernetesObject>, ReconcileGate>();
-  private readonly controllers: Array<{ readonly stopped: Promise<void> }> = [];
+  private readonly controllers: Array<{
+    readonly stopped: Promise<void>;
+    readonly primary: ResourceType;
+    readonly controller: { enqueue(request: Request): void };
+  }> = [];
 
   constructor(
     private readonly options: ShardingOptions,
@@ -77,6 +93,9 @@ export class Sharding {
     if (options.types.length === 0) throw new TypeError('sharding.types is empty: name the kinds to share out');
     const identity = options.identity ?? hostname().toLowerCase();
     checkMemberIdentity(identity, options.name);
+    const rejoinGraceMs = options.rejoinGraceMs ?? host.leaseDurationMs ?? DEFAULT_LEASE_DURATION_MS;
+    if (!Number.isFinite(rejoinGraceMs) || rejoinGraceMs < 0)
+      throw new TypeError(`sharding.rejoinGraceMs must be a number of milliseconds >= 0, got ${rejoinGraceMs}`);
     if (!host.leaderElection)
       host.logger.warn(
         'sharding without leader election: every replica runs a sharder; turn leader election on when running more than one replica',
@@ -103,7 +122,9 @@ export class Sharding {
       namespace: host.cacheNamespace,
       leaseNamespace: host.leaseNamespace,
       virtualNodes: options.virtualNodes ?? DEFAULT_VIRTUAL_NODES,
+      rejoinGraceMs,
       memberCheckMs: Math.min(1_000, host.retryPeriodMs ?? 1_000),
+      onUnheldDeletion: (type, key) => this.reconcileDeletion(type, key, logger),
       logger: logger.child({ component: 'sharder' }),
     });
   }
@@ -140,6 +161,7 @@ export class Sharding {
         this.member,
         this.host.apiReader,
         this.host.logger.child({ component: 'sharding', shard: this.member.identity }),
+        (key) => this.enqueue(type, key),
       );
       this.gates.set(informer, gate);
     }
@@ -147,11 +169,36 @@ export class Sharding {
   }
 
   /**
+   * Reconciles here the deletion of an object no live member held when it went (the sharder on
+   * this replica saw it): its gates let the key through once, and its controllers queue it.
+   */
+  private reconcileDeletion(type: ResourceType, key: string, logger: Logger): void {
+    if (!this.member.held) {
+      logger.warn(
+        'an object was deleted while no member held it, and this replica is no member now: its deletion is not reconciled',
+        { key },
+      );
+      return;
+    }
+    for (const gate of this.gates.values()) if (sameKind(gate.type, type)) gate.acceptDeletion(key);
+    this.enqueue(type, key);
+  }
+
+  /** Queues `key` for this replica's sharded controllers of `type`. */
+  private enqueue(type: ResourceType, key: string): void {
+    for (const { primary, controller } of this.controllers)
+      if (sameKind(primary, type)) controller.enqueue(parseKey(key));
+  }
+
+  /**
    * A sharded controller as every replica runs it: started once this replica holds its
    * membership Lease; the Lease is released only after it has stopped.
    */
-  controllerRunnable(inner: Runnable & { readonly stopped: Promise<void> }): Runnable {
-    this.controllers.push(inner);
+  controllerRunnable(
+    inner: Runnable & { readonly stopped: Promise<void>; readonly controller: { enqueue(request: Request): void } },
+    primary: ResourceType,
+  ): Runnable {
+    this.controllers.push({ stopped: inner.stopped, primary, controller: inner.controller });
     return {
       needLeaderElection: false,
       start: async (signal: AbortSignal) => {

@@ -76,7 +76,15 @@ describe('wantedShard (the sharder’s rules)', () => {
       members.includes(m);
   const cases: Array<{
     name: string;
-    given: { label?: string; draining?: boolean; assigned?: string; owner?: string; alive: string[] };
+    given: {
+      label?: string;
+      draining?: boolean;
+      assigned?: string;
+      owner?: string;
+      alive: string[];
+      /** A new sharder's grace: absent members may come back. */
+      grace?: boolean;
+    };
     want: ReturnType<typeof wantedShard>;
   }> = [
     {
@@ -130,6 +138,26 @@ describe('wantedShard (the sharder’s rules)', () => {
       want: { label: 'b', draining: false, assigned: 'b' },
     },
     {
+      name: 'during a new sharder’s grace, the object of an absent member stays with it',
+      given: { label: 'a', assigned: 'a', owner: 'b', alive: ['b'], grace: true },
+      want: undefined,
+    },
+    {
+      name: 'during the grace, a drain under way when the member went away stays as it is',
+      given: { label: 'a', draining: true, assigned: 'a', owner: 'b', alive: ['b'], grace: true },
+      want: undefined,
+    },
+    {
+      name: 'during the grace, objects of live members and new objects are assigned as usual',
+      given: { label: 'c', assigned: 'b', owner: 'b', alive: ['b'], grace: true },
+      want: { label: 'b', draining: false, assigned: 'b' },
+    },
+    {
+      name: 'during the grace, a new object goes to its owner among the live members',
+      given: { owner: 'b', alive: ['b'], grace: true },
+      want: { label: 'b', draining: false, assigned: 'b' },
+    },
+    {
       name: 'no live member: nothing changes',
       given: { label: 'a', assigned: 'a', owner: undefined, alive: [] },
       want: undefined,
@@ -138,7 +166,7 @@ describe('wantedShard (the sharder’s rules)', () => {
   for (const { name, given, want } of cases) {
     it(name, () => {
       const state = { label: given.label, draining: given.draining ?? false, assigned: given.assigned };
-      expect(wantedShard(state, given.owner, alive(...given.alive))).toEqual(want);
+      expect(wantedShard(state, given.owner, alive(...given.alive), () => given.grace ?? false)).toEqual(want);
     });
   }
 });

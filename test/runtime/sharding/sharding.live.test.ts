@@ -4,6 +4,8 @@ import { LeaderElectionLostError } from '../../../src/runtime/manager/index.js';
 import type { RestClient } from '../../../src/runtime/client/index.js';
 import { ResourceClient } from '../../../src/runtime/client/resource/resource-client.js';
 import type { Widget } from '../controller/helpers.js';
+import { HashRing } from '../../../src/runtime/sharding/hash-ring.js';
+import { isNotFound } from '../../../src/runtime/client/errors/api-error.js';
 import { TcpProxy, delay, waitFor, widgetResource } from '../controller/helpers.js';
 import { electingManagerOptions, recordingLogger, startManager, useLiveCluster } from '../../helpers/live-cluster.js';
 
@@ -66,8 +68,27 @@ class ReconcileLog {
   }
 }
 
-/** A replica: a manager sharding Widgets, whose reconcile takes 20 ms and asks to run again after 400 ms. */
-function replica(ns: string, identity: string, log: ReconcileLog, rest: RestClient = live.rest()) {
+const FINALIZER = 'test.kop.dev/cleanup';
+
+/** Test knobs of a replica: the rejoin grace, and keys whose reconcile is slow (to hold a drain open). */
+interface ReplicaOptions {
+  rejoinGraceMs?: number;
+  slow?: Set<string>;
+  /** Lease timings; default LEASE. */
+  lease?: typeof LEASE;
+}
+
+/**
+ * A replica: a manager sharding Widgets, whose reconcile takes 20 ms (2.5 s for `slow` keys),
+ * removes the test finalizer from a Widget being deleted, and asks to run again after 400 ms.
+ */
+function replica(
+  ns: string,
+  identity: string,
+  log: ReconcileLog,
+  rest: RestClient = live.rest(),
+  options: ReplicaOptions = {},
+) {
   const { logger, logged, loggedAt } = recordingLogger(() => performance.now());
   const manager = new Manager(
     electingManagerOptions(
@@ -76,10 +97,10 @@ function replica(ns: string, identity: string, log: ReconcileLog, rest: RestClie
       { id: 'widgets-leader', identity },
       {
         healthProbeBindAddress: '0',
-        sharding: { name: 'widgets', types: [widgetResource], identity },
+        sharding: { name: 'widgets', types: [widgetResource], identity, rejoinGraceMs: options.rejoinGraceMs ?? 0 },
         gracefulShutdownTimeoutMs: 5_000,
         logger,
-        ...LEASE,
+        ...(options.lease ?? LEASE),
       },
     ),
   );
@@ -88,9 +109,22 @@ function replica(ns: string, identity: string, log: ReconcileLog, rest: RestClie
     .for(widgetResource)
     .withOptions({ maxConcurrentReconciles: 4 })
     .complete(async (request) => {
-      const done = log.record(identity, `${request.namespace}/${request.name}`);
+      const key = `${request.namespace}/${request.name}`;
+      const done = log.record(identity, key);
       try {
-        await delay(20);
+        await delay(options.slow?.has(key) ? 2500 : 20);
+        const widget = await manager.client.get(widgetResource, request).catch((err: unknown) => {
+          if (isNotFound(err)) return undefined;
+          throw err;
+        });
+        if (!widget) return;
+        if (widget.metadata?.deletionTimestamp && widget.metadata.finalizers?.includes(FINALIZER)) {
+          await manager.client.patch(widgetResource, request, {
+            type: 'merge',
+            patch: { metadata: { finalizers: widget.metadata.finalizers.filter((f) => f !== FINALIZER) } },
+          });
+          return;
+        }
       } finally {
         done();
       }
@@ -106,10 +140,15 @@ function replica(ns: string, identity: string, log: ReconcileLog, rest: RestClie
 
 type Replica = ReturnType<typeof replica>;
 
-async function createWidgets(ns: string, count: number): Promise<ResourceClient<Widget>> {
+async function createWidgets(ns: string, count: number, finalizers = false): Promise<ResourceClient<Widget>> {
   const widgets = new ResourceClient<Widget>(live.admin, widgetResource, ns);
   await Promise.all(
-    Array.from({ length: count }, (_, i) => widgets.create({ metadata: { name: `w${i}` }, spec: { size: i } })),
+    Array.from({ length: count }, (_, i) =>
+      widgets.create({
+        metadata: { name: `w${i}`, ...(finalizers && i % 2 === 0 ? { finalizers: [FINALIZER] } : {}) },
+        spec: { size: i },
+      }),
+    ),
   );
   return widgets;
 }
@@ -247,5 +286,133 @@ describe('sharding one kind across three replicas', () => {
     proxy.restore();
     await stopAll([a, x]);
     await proxy.close();
+  });
+  it('after every replica restarts, a member that rejoins within the grace keeps its objects; an absent one’s move when the grace ends', async () => {
+    const ns = await live.namespace('shards-restart');
+    const log = new ReconcileLog();
+    const count = 30;
+    const graceMs = 12_000;
+    const widgets = await createWidgets(ns, count);
+    const opts = { rejoinGraceMs: graceMs };
+    const a = replica(ns, 'a', log, live.rest(), opts);
+    await waitFor(() => a.manager.isLeader, 15_000, 'a leads');
+    const b = replica(ns, 'b', log, live.rest(), opts);
+    const c = replica(ns, 'c', log, live.rest(), opts);
+    await waitFor(() => settled([a, b, c], widgets, ns, count), 30_000, 'the widgets split over a, b and c');
+    const bKeys = new Set(b.cached());
+    const cKeys = new Set(c.cached());
+    expect(bKeys.size).toBeGreaterThan(1);
+    expect(cKeys.size).toBeGreaterThan(1);
+
+    // Every replica stops; a and b come back under the same identities, c does not.
+    await stopAll([a, b, c]);
+    const restarted = performance.now();
+    const a2 = replica(ns, 'a', log, live.rest(), opts);
+    await waitFor(
+      () => a2.loggedAt('keeping the objects of members'),
+      15_000,
+      'a’s new sharder keeps the absent members’ objects',
+    );
+    const graceFrom = a2.loggedAt('keeping the objects of members')!;
+    await delay(1000);
+    const b2 = replica(ns, 'b', log, live.rest(), opts);
+    await waitFor(
+      () => [...bKeys].every((k) => log.spans.some((s) => s.key === k && s.replica === 'b' && s.start > restarted)),
+      graceMs,
+      'b reconciles its own widgets again',
+    );
+    expect(b2.cached()).toEqual([...bKeys].sort());
+    // Deleted while its member is away: the sharder's replica reconciles the deletion.
+    const [gone, ...cKept] = [...cKeys];
+    const deletedAt = performance.now();
+    await widgets.delete(gone!.slice(ns.length + 1));
+    await waitFor(
+      () => log.spans.some((s) => s.key === gone && s.start > deletedAt),
+      10_000,
+      'the deletion of the absent member’s widget is reconciled',
+    );
+
+    // The grace ends (2 of 3 members are back): c's widgets move to a and b.
+    await waitFor(() => a2.loggedAt('the grace for members to come back is over'), 20_000, 'the grace ends');
+    const graceOver = a2.loggedAt('the grace for members to come back is over')!;
+    expect(graceOver - graceFrom).toBeGreaterThanOrEqual(graceMs - 100);
+    await waitFor(() => settled([a2, b2], widgets, ns, count - 1), 20_000, 'c’s widgets move to a and b');
+    await waitFor(
+      () => cKept.every((k) => log.spans.some((s) => s.key === k && s.replica !== 'c' && s.start > restarted)),
+      10_000,
+      'c’s widgets reconciled by a or b',
+    );
+    // b's widgets never went to a; c's were reconciled by nobody before the grace ended.
+    expect(log.spans.filter((s) => bKeys.has(s.key) && s.replica === 'a' && s.start > restarted)).toEqual([]);
+    expect(log.spans.filter((s) => cKept.includes(s.key) && s.start > restarted && s.start < graceOver)).toEqual([]);
+    expect(log.overlaps()).toEqual([]);
+    await stopAll([a2, b2]);
+  });
+
+  it('objects deleted while they move are reconciled: by the member draining them, or by the new one through their finalizer', async () => {
+    const ns = await live.namespace('shards-delete');
+    const log = new ReconcileLog();
+    const count = 40;
+    const widgets = await createWidgets(ns, count, true);
+    const slow = new Set<string>();
+    // Longer Leases: a replica that lost its own on a loaded machine would take its deletions with it.
+    const lease = { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 1000 };
+    const a = replica(ns, 'a', log, live.rest(), { slow, lease });
+    await waitFor(() => a.manager.isLeader, 15_000, 'a leads');
+    const b = replica(ns, 'b', log, live.rest(), { slow, lease });
+    await waitFor(() => settled([a, b], widgets, ns, count), 30_000, 'the widgets split over a and b');
+    // The widgets c will take: their reconciles turn slow, so their drains stay open a while.
+    const ring = new HashRing(['a', 'b', 'c']);
+    const moving = Array.from({ length: count }, (_, i) => `${ns}/w${i}`).filter((k) => ring.ownerOf(k) === 'c');
+    expect(moving.length).toBeGreaterThan(4);
+    for (const key of moving) slow.add(key);
+    await delay(1000);
+    const c = replica(ns, 'c', log, live.rest(), { slow, lease });
+    const deleted = new Map<string, number>();
+    await waitFor(
+      async () => {
+        for (const w of (await widgets.list()).items) {
+          const key = `${ns}/${w.metadata!.name}`;
+          if (w.metadata?.labels?.[DRAIN_LABEL] === undefined || deleted.has(key) || deleted.size >= 6) continue;
+          deleted.set(key, performance.now());
+          await widgets.delete(w.metadata!.name!);
+        }
+        return deleted.size >= 6;
+      },
+      20_000,
+      'six widgets deleted while draining',
+    );
+    const names = [...deleted.keys()];
+    const withFinalizer = names.filter((k) => Number(k.slice(ns.length + 2)) % 2 === 0);
+    expect(withFinalizer.length).toBeGreaterThan(0);
+    expect(withFinalizer.length).toBeLessThan(names.length);
+    // Each deletion is reconciled after it happened, and each widget with a finalizer is let go.
+    await waitFor(
+      () => names.every((k) => log.spans.some((s) => s.key === k && s.start > deleted.get(k)!)),
+      20_000,
+      'every deletion reconciled',
+    );
+    await waitFor(
+      async () => {
+        for (const k of withFinalizer) {
+          const found = await widgets.get(k.slice(ns.length + 1)).catch((err: unknown) => {
+            if (isNotFound(err)) return undefined;
+            throw err;
+          });
+          if (found) return false;
+        }
+        return true;
+      },
+      20_000,
+      'the widgets with a finalizer are gone',
+    );
+    slow.clear();
+    await waitFor(
+      () => settled([a, b, c], widgets, ns, count - names.length),
+      30_000,
+      'the rest settle over a, b and c',
+    );
+    expect(log.overlaps()).toEqual([]);
+    await stopAll([a, b, c]);
   });
 });
