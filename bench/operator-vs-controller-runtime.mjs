@@ -18,33 +18,40 @@
 //     created while no operator runs; the operator started -> all Ready (seconds from its spawn).
 // The objects are created from this process over HTTPS with keep-alive, CREATE_CONCURRENCY in
 // flight and no client-side limit, the same for both operators.
-// Printed: each round's figures, then per operator the median and min–max, the ratio
-// kop / controller-runtime of the medians and the aims of issue 10 beside them (printed, not
-// asserted). RSS is also printed in its anonymous and file-backed parts, and beside the floor of
+// BASELINES=<git rev>[,<git rev>...] adds, for each, the same scaffolded project running kop/runtime
+// as built from that commit (`git archive` + tsc, swapped into a copy of the project's installed
+// kop: bench/lib/operator-bench.mjs), as a third operator taking its turn in every round: today's
+// runtime before and after a change, and controller-runtime, in one run on one control plane.
+// Printed: the machine and its load, each round's figures, then per operator the median and
+// min–max, the ratio kop / controller-runtime of the medians and the aims of issue 10 beside them
+// (printed, not asserted), and with BASELINES each round's ratios (kop / controller-runtime, and
+// today / baseline) with their median: other work on a shared machine moves all operators of a
+// round together, so a round's ratio is steadier than its times. RSS is also printed in its anonymous and file-backed parts, and beside the floor of
 // a Node process that only loaded node:https (measured each round with the operator's flags).
 // kop's RSS with 10,000 cached objects is bench/controller-rss.mjs's figure: run here
 // afterwards (RSS_10K=0 skips it).
 // Needs `npm run build`, Go, npm with access to its registry, and the binaries
 // (`node bin/kop.js setup-envtest`).
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { startControlPlane } from '../dist/testing/index.js';
 import {
-  BenchClient,
+  backlogToReady,
   collection,
+  commitOf,
   cpuSeconds,
-  killChildrenSync,
   log,
+  machineLine,
   now,
-  removeWorkDir,
+  operatorBench,
+  projectWithRuntimeAt,
   root,
   run,
   scaffoldKopOperator,
   sleep,
   startOperator,
-  stopChildrenOnExit,
   stopOperator,
   tail,
   trackChild,
@@ -58,17 +65,15 @@ const CREATE_CONCURRENCY = Number(process.env.CREATE_CONCURRENCY ?? 32);
 const SETTLE_MS = Number(process.env.SETTLE_MS ?? 1500);
 const PHASE_TIMEOUT_MS = Number(process.env.PHASE_TIMEOUT_MS ?? 600_000);
 const KEEP = process.env.KEEP === '1';
+/** Git revisions whose kop/runtime runs beside today's (BASELINES=4be57df,HEAD~3). */
+const BASELINES = (process.env.BASELINES ?? '').split(',').filter(Boolean);
 
 const goDir = join(root, 'bench/controller-runtime-operator');
 const goBinary = join(root, 'bench/.cache/controller-runtime-operator');
 
-let plane;
-let workDir;
+const bench = operatorBench({ name: 'operators', keep: KEEP });
+const { workDir } = bench;
 let client;
-stopChildrenOnExit({
-  cleanup: () => plane?.stop() ?? Promise.resolve(),
-  onExit: () => workDir && !KEEP && removeWorkDir(workDir, false),
-});
 
 /**
  * Resident set size of a process in MB (Linux /proc), whole and in its two parts: anonymous
@@ -120,7 +125,7 @@ async function measure(operator, round) {
   for (const ns of [createdNs, backlogNs]) await client.createNamespace(ns);
 
   // 1. created while running; 2. idle updates.
-  let running = await startOperator(operator, plane.kubeconfigPath);
+  const running = await startOperator(operator, bench.plane.kubeconfigPath);
   try {
     const watch = await client.watchReady(createdNs);
     // Working, not only serving its probes: one object (the idle phase's) reconciled to Ready.
@@ -157,18 +162,11 @@ async function measure(operator, round) {
   await client.cleanup(createdNs);
 
   // 3. backlog.
-  const watch = await client.watchReady(backlogNs);
-  await client.createObjects(backlogNs, OBJECTS);
-  await sleep(SETTLE_MS);
-  running = await startOperator(operator, plane.kubeconfigPath);
-  try {
-    const readyAt = await watch.allReady(OBJECTS);
-    result.backlogSeconds = (readyAt - running.spawnedAt) / 1000;
-    watch.close();
-  } finally {
-    await stopOperator(running);
-  }
-  await client.cleanup(backlogNs);
+  const backlog = await backlogToReady(client, operator, bench.plane.kubeconfigPath, backlogNs, {
+    objects: OBJECTS,
+    settleMs: SETTLE_MS,
+  });
+  result.backlogSeconds = backlog.seconds;
   return result;
 }
 
@@ -218,49 +216,62 @@ const figures = [
   { key: 'rssFileMb', label: `  of it file-backed (pages of the program binary and libraries)`, unit: 'MB', digits: 1 },
 ];
 
-workDir = mkdtempSync(join(tmpdir(), 'kop-bench-operators-'));
-const results = { kop: [], 'controller-runtime': [] };
+const CR = 'controller-runtime';
+const results = {};
+/** A figure's ratio `name / reference` in each round. */
+const roundRatios = (name, reference, key) => results[name].map((r, i) => r[key] / results[reference][i][key]);
+const load = [loadavg()[0]];
+log(machineLine());
 try {
   log(
     'building the controller-runtime operator (go build) and scaffolding the kop operator (kop init, create api, generate, npm run build) ...',
   );
   buildControllerRuntimeOperator();
-  const kopProject = scaffoldKopOperator(join(workDir, 'redis-operator'));
+  const projectDir = join(workDir, 'redis-operator');
+  const kopProject = scaffoldKopOperator(projectDir);
   log(`kop operator: \`${kopProject.startScript}\` (its npm start script) on Node ${process.version}`);
+  const kopOperator = (name, short, cwd) => ({
+    name,
+    short,
+    command: [process.execPath, ...kopProject.nodeFlags, kopProject.main],
+    cwd,
+    logFile: join(workDir, `${short}.log`),
+  });
+  const baselines = BASELINES.map((rev, i) => {
+    const short = commitOf(rev).commit.slice(0, 7);
+    const at = projectWithRuntimeAt(rev, projectDir, join(workDir, `project-${short}`), join(workDir, `kop-${short}`));
+    log(`kop@${short}: the same project with kop/runtime from ${at.subject.slice(0, 100)}`);
+    return kopOperator(`kop@${short}`, `kop-${i}`, at.dir);
+  });
   const operators = [
-    {
-      name: 'kop',
-      short: 'kop',
-      command: [process.execPath, ...kopProject.nodeFlags, kopProject.main],
-      cwd: join(workDir, 'redis-operator'),
-      logFile: join(workDir, 'kop.log'),
-    },
-    {
-      name: 'controller-runtime',
-      short: 'cr',
-      command: [goBinary],
-      cwd: workDir,
-      logFile: join(workDir, 'controller-runtime.log'),
-    },
+    kopOperator('kop', 'kop', projectDir),
+    ...baselines,
+    { name: CR, short: 'cr', command: [goBinary], cwd: workDir, logFile: join(workDir, `${CR}.log`) },
   ];
+  for (const operator of operators) results[operator.name] = [];
+  const width = Math.max(...operators.map((o) => o.name.length));
 
-  plane = await startControlPlane({ crds: [kopProject.crd] });
-  client = new BenchClient(plane, { concurrency: CREATE_CONCURRENCY, phaseTimeoutMs: PHASE_TIMEOUT_MS });
+  bench.plane = await startControlPlane({ crds: [kopProject.crd] });
+  client = bench.connect({ concurrency: CREATE_CONCURRENCY, phaseTimeoutMs: PHASE_TIMEOUT_MS });
 
   const floors = [];
   for (let round = 1; round <= ROUNDS; round++) {
     floors.push(await nodeFloor(kopProject.nodeFlags));
-    const order = round % 2 === 1 ? operators : [...operators].reverse();
+    // Each operator goes first in turn (with two, the order alternates).
+    const order = operators.map((_, i) => operators[(i + round - 1) % operators.length]);
     for (const operator of order) {
       const r = await measure(operator, round);
       results[operator.name].push(r);
+      load.push(loadavg()[0]);
       log(
-        `round ${round}/${ROUNDS} ${operator.name.padEnd(18)}: ${OBJECTS} created → all Ready ${r.createdSeconds.toFixed(2)} s (creates ${r.createsSeconds.toFixed(2)} s), ` +
-          `backlog → all Ready ${r.backlogSeconds.toFixed(2)} s, idle p50/p99 ${r.idleP50.toFixed(1)}/${r.idleP99.toFixed(1)} ms, CPU ${r.cpuSeconds.toFixed(2)} s, RSS ${r.rssMb.toFixed(1)} MB (anonymous ${r.rssAnonMb.toFixed(1)}, file-backed ${r.rssFileMb.toFixed(1)})`,
+        `round ${round}/${ROUNDS} ${operator.name.padEnd(width)}: ${OBJECTS} created → all Ready ${r.createdSeconds.toFixed(2)} s (creates ${r.createsSeconds.toFixed(2)} s), ` +
+          `backlog → all Ready ${r.backlogSeconds.toFixed(2)} s, idle p50/p99 ${r.idleP50.toFixed(1)}/${r.idleP99.toFixed(1)} ms, CPU ${r.cpuSeconds.toFixed(2)} s, ` +
+          `RSS ${r.rssMb.toFixed(1)} MB (anonymous ${r.rssAnonMb.toFixed(1)}, file-backed ${r.rssFileMb.toFixed(1)}); load ${loadavg()[0].toFixed(1)}`,
       );
     }
   }
 
+  const kops = operators.filter((o) => o.name !== CR).map((o) => o.name);
   log(
     `\nmedian (min–max) over ${ROUNDS} rounds; ratio = kop / controller-runtime of the medians; aims from issue 10 (printed, not checked)`,
   );
@@ -268,20 +279,32 @@ try {
     const cell = (name) => {
       const values = results[name].map((r) => r[figure.key]);
       const f = (v) => v.toFixed(figure.digits);
-      return `${f(median(values))} ${figure.unit} (${f(Math.min(...values))}–${f(Math.max(...values))})`;
+      return `${name} ${f(median(values))} ${figure.unit} (${f(Math.min(...values))}–${f(Math.max(...values))})`;
     };
-    const ratio =
-      median(results.kop.map((r) => r[figure.key])) / median(results['controller-runtime'].map((r) => r[figure.key]));
-    const aim = figure.aim ? `aim ${figure.aimText}: ${ratio <= figure.aim ? 'met' : 'not met'}` : '';
-    log(
-      `${figure.label}: kop ${cell('kop')}, controller-runtime ${cell('controller-runtime')}; ratio ${ratio.toFixed(2)}× ${aim}`,
-    );
+    const parts = kops.map((name) => {
+      const ratio = median(results[name].map((r) => r[figure.key])) / median(results[CR].map((r) => r[figure.key]));
+      const aim = figure.aim ? ` aim ${figure.aimText}: ${ratio <= figure.aim ? 'met' : 'not met'}` : '';
+      return `${kops.length > 1 ? `${name} ` : ''}ratio ${ratio.toFixed(2)}×${aim}`;
+    });
+    log(`${figure.label}: ${operators.map((o) => cell(o.name)).join(', ')}; ${parts.join('; ')}`);
+  }
+  if (baselines.length > 0) {
+    // A round's operators share that round's load, so its ratios are steadier than its times.
+    log(`\nratios per round (${Array.from({ length: ROUNDS }, (_, i) => i + 1).join(', ')}) and their median`);
+    const pairs = [...kops.map((name) => [name, CR]), ...baselines.map((b) => ['kop', b.name])];
+    for (const figure of figures.filter((f) => !f.label.startsWith(' '))) {
+      const cells = pairs.map(([a, b]) => {
+        const ratios = roundRatios(a, b, figure.key);
+        return `${a} / ${b} ${ratios.map((x) => x.toFixed(2)).join(' ')} → ${median(ratios).toFixed(2)}×`;
+      });
+      log(`${figure.label}: ${cells.join('; ')}`);
+    }
   }
   // The RSS aim beside what Node itself takes before any operator code runs.
   const floor = Object.fromEntries(
     ['rssMb', 'rssAnonMb', 'rssFileMb'].map((key) => [key, median(floors.map((f) => f[key]))]),
   );
-  const rssAim = 1.3 * median(results['controller-runtime'].map((r) => r.rssMb));
+  const rssAim = 1.3 * median(results[CR].map((r) => r.rssMb));
   const kopRss = median(results.kop.map((r) => r.rssMb));
   log(
     `Node's floor (node ${kopProject.nodeFlags.join(' ')} with node:https loaded, no operator code): RSS ${floor.rssMb.toFixed(1)} MB ` +
@@ -290,21 +313,19 @@ try {
   );
   // Issue 26's RSS aim: no more than Node's floor plus what controller-runtime's operator holds
   // anonymously (heaps, stacks), both measured in this run.
-  const crAnon = median(results['controller-runtime'].map((r) => r.rssAnonMb));
+  const crAnon = median(results[CR].map((r) => r.rssAnonMb));
   const floorAim = floor.rssMb + crAnon;
   log(
     `RSS after ${OBJECTS} objects: kop ${kopRss.toFixed(1)} MB against Node's floor + controller-runtime's anonymous memory ` +
       `${floor.rssMb.toFixed(1)} + ${crAnon.toFixed(1)} = ${floorAim.toFixed(1)} MB (issue 26's aim): ${kopRss <= floorAim ? 'met' : 'not met'}`,
   );
+  log(`load average (1 min) during the run ${Math.min(...load).toFixed(1)}–${Math.max(...load).toFixed(1)}`);
 } catch (error) {
-  for (const file of ['kop.log', 'controller-runtime.log'])
-    if (existsSync(join(workDir, file))) log(`--- ${file} (last lines)\n${tail(join(workDir, file))}`);
+  for (const name of readdirSync(workDir).filter((f) => f.endsWith('.log')))
+    log(`--- ${name} (last lines)\n${tail(join(workDir, name))}`);
   throw error;
 } finally {
-  killChildrenSync();
-  client?.destroy();
-  await plane?.stop();
-  removeWorkDir(workDir, KEEP);
+  await bench.close();
 }
 
 if (process.env.RSS_10K !== '0') {

@@ -21,35 +21,26 @@
 // ≤ 1.02×). CPU_PROF=<dir> runs the operators without an SDK under `node --cpu-prof`.
 // The plumbing (scaffold, start/stop by pid, the keep-alive client, the watch) is bench/lib/operator-bench.mjs.
 // Needs `npm run build`, git, npm with access to its registry, and the binaries (`node bin/kop.js setup-envtest`).
-import {
-  cpSync,
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { startControlPlane } from '../dist/testing/index.js';
 import {
-  BenchClient,
+  backlogToReady,
+  copyProject,
   cpuSeconds,
-  killChildrenSync,
   log,
+  machineLine,
   median,
   now,
-  removeWorkDir,
+  operatorBench,
+  projectWithRuntimeAt,
   root,
   run,
   scaffoldKopOperator,
   sleep,
   startOperator,
-  stopChildrenOnExit,
   stopOperator,
   tail,
 } from './lib/operator-bench.mjs';
@@ -63,17 +54,10 @@ const KEEP = process.env.KEEP === '1';
 /** BACKLOG=0 skips the second phase (a backlog of OBJECTS, operator started), halving a round. */
 const BACKLOG = process.env.BACKLOG !== '0';
 
-let plane;
-let workDir;
 let sink;
+const bench = operatorBench({ name: 'tracing', keep: KEEP, onStop: () => sink?.close() });
+const { workDir } = bench;
 let client;
-stopChildrenOnExit({
-  cleanup: async () => {
-    sink?.close();
-    await plane?.stop();
-  },
-  onExit: () => workDir && !KEEP && removeWorkDir(workDir, false),
-});
 
 /** The commit before the one that added src/runtime/util/tracing.ts. */
 function commitBeforeTracing() {
@@ -87,21 +71,6 @@ function commitBeforeTracing() {
     before: run('git', ['rev-parse', `${added}^`], root).trim(),
     subject: run('git', ['log', '-1', '--format=%h %s', `${added}^`], root).trim(),
   };
-}
-
-/** kop's dist/ as built from `commit`: its sources `git archive`d into `dir`, compiled with this checkout's tsc. */
-function buildDistAt(commit, dir) {
-  mkdirSync(dir);
-  const archive = join(dir, 'src.tar');
-  run(
-    'git',
-    ['archive', '--format=tar', '-o', archive, commit, 'src', 'package.json', 'tsconfig.json', 'tsconfig.build.json'],
-    root,
-  );
-  run('tar', ['-xf', archive], dir);
-  symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'));
-  run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], dir);
-  return join(dir, 'dist');
 }
 
 /** Registers the trace SDK before the operator's main runs (`node --import`). */
@@ -152,7 +121,7 @@ async function measure(operator, round) {
   const backlogNs = `backlog-${tag}`;
   for (const ns of [createdNs, backlogNs]) await client.createNamespace(ns);
 
-  let running = await startOperator(operator, plane.kubeconfigPath);
+  const running = await startOperator(operator, bench.plane.kubeconfigPath);
   try {
     const watch = await client.watchReady(createdNs);
     await client.createObject(createdNs, 'first');
@@ -171,34 +140,13 @@ async function measure(operator, round) {
   await client.cleanup(createdNs);
   if (!BACKLOG) return result;
 
-  const watch = await client.watchReady(backlogNs);
-  await client.createObjects(backlogNs, OBJECTS);
-  await sleep(SETTLE_MS);
-  running = await startOperator(operator, plane.kubeconfigPath);
-  try {
-    const readyAt = await watch.allReady(OBJECTS);
-    result.backlogSeconds = (readyAt - running.spawnedAt) / 1000;
-    result.backlogCpu = cpuSeconds(running.pid);
-    watch.close();
-  } finally {
-    await stopOperator(running);
-  }
-  await client.cleanup(backlogNs);
+  const backlog = await backlogToReady(client, operator, bench.plane.kubeconfigPath, backlogNs, {
+    objects: OBJECTS,
+    settleMs: SETTLE_MS,
+  });
+  result.backlogSeconds = backlog.seconds;
+  result.backlogCpu = backlog.cpu;
   return result;
-}
-
-/**
- * A copy of the scaffolded project whose installed kop has `dist` as its dist/ (the project's
- * own node_modules, so the operator runs exactly the runtime given).
- */
-function projectWithDist(projectDir, copyDir, dist) {
-  cpSync(projectDir, copyDir, { recursive: true, verbatimSymlinks: true });
-  const installedKop = join(copyDir, 'node_modules/kop');
-  if (lstatSync(installedKop).isSymbolicLink())
-    throw new Error(`${installedKop} is a link; the bench needs kop installed as a copy (its packed tarball)`);
-  rmSync(join(installedKop, 'dist'), { recursive: true, force: true });
-  cpSync(dist, join(installedKop, 'dist'), { recursive: true });
-  return copyDir;
 }
 
 /**
@@ -207,11 +155,8 @@ function projectWithDist(projectDir, copyDir, dist) {
  * the operator costs with the spans' code but without the client metrics.
  */
 function projectWithoutClientMetrics(projectDir, copyDir) {
-  cpSync(projectDir, copyDir, { recursive: true, verbatimSymlinks: true });
-  const installedKop = join(copyDir, 'node_modules/kop');
-  if (lstatSync(installedKop).isSymbolicLink())
-    throw new Error(`${installedKop} is a link; the bench needs kop installed as a copy (its packed tarball)`);
-  const manager = join(installedKop, 'dist/runtime/manager/manager.js');
+  copyProject(projectDir, copyDir);
+  const manager = join(copyDir, 'node_modules/kop/dist/runtime/manager/manager.js');
   const source = readFileSync(manager, 'utf8');
   const hook = /^\s*onRestClient: \(rest\) => observeRestCalls\(rest, this\.metrics\.restClient\(\)\),\n/m;
   if (!hook.test(source)) throw new Error(`${manager} has no client-metrics hook line this bench knows how to remove`);
@@ -236,13 +181,8 @@ const VARIANTS = (process.env.VARIANTS ?? 'before,off,sdk').split(',').filter(Bo
 /** CPU_PROF=<dir>: each operator without an SDK runs with `node --cpu-prof` writing into <dir>/<variant>/. */
 const CPU_PROF = process.env.CPU_PROF;
 
-workDir = mkdtempSync(join(tmpdir(), 'kop-bench-tracing-'));
 const load = [loadavg()[0]];
-log(
-  `${new Date().toISOString()}: Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, load average ${loadavg()
-    .map((l) => l.toFixed(1))
-    .join(' ')}`,
-);
+log(machineLine());
 try {
   const unknown = VARIANTS.filter(
     (v) => !['before', 'off', 'sdk', 'no-client-metrics'].includes(v) && !v.startsWith('at:'),
@@ -273,18 +213,14 @@ try {
         flags: [],
         env: baseEnv,
       };
-    let commit;
+    let rev = name.slice(3);
     if (name === 'before') {
       const { added, before, subject } = commitBeforeTracing();
       log(`tracing landed in ${added.slice(0, 7)}; "before" is its parent, ${subject.slice(0, 100)}`);
-      commit = before;
-    } else {
-      commit = run('git', ['rev-parse', '--verify', `${name.slice(3)}^{commit}`], root).trim();
-      log(`"${name}" is ${run('git', ['log', '-1', '--format=%h %s', commit], root).trim().slice(0, 110)}`);
+      rev = before;
     }
-    log(`building kop/runtime at ${commit.slice(0, 7)} (git archive + tsc) ...`);
-    const dist = buildDistAt(commit, join(workDir, `kop-${i}`));
-    return { name, cwd: projectWithDist(projectDir, join(workDir, `project-${i}`), dist), flags: [], env: baseEnv };
+    const at = projectWithRuntimeAt(rev, projectDir, join(workDir, `project-${i}`), join(workDir, `kop-${i}`));
+    return { name, cwd: at.dir, flags: [], env: baseEnv };
   });
   const operators = variants.map((o) => ({
     ...o,
@@ -301,8 +237,8 @@ try {
   }));
   const reference = operators[0].name;
 
-  plane = await startControlPlane({ crds: [project.crd] });
-  client = new BenchClient(plane, { concurrency: CREATE_CONCURRENCY, phaseTimeoutMs: PHASE_TIMEOUT_MS });
+  bench.plane = await startControlPlane({ crds: [project.crd] });
+  client = bench.connect({ concurrency: CREATE_CONCURRENCY, phaseTimeoutMs: PHASE_TIMEOUT_MS });
 
   const results = Object.fromEntries(operators.map((o) => [o.name, []]));
   const exported = { requests: 0, bytes: 0 };
@@ -353,9 +289,5 @@ try {
   }
   throw error;
 } finally {
-  killChildrenSync();
-  client?.destroy();
-  sink?.close();
-  await plane?.stop();
-  removeWorkDir(workDir, KEEP);
+  await bench.close();
 }

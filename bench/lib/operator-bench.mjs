@@ -1,11 +1,25 @@
 // The plumbing shared by the benches that run the scaffolded RedisCluster operator as a process on
-// a real control plane (operator-vs-controller-runtime.mjs, tracing-operator.mjs): scaffolding it,
+// a real control plane (operator-vs-controller-runtime.mjs, tracing-operator.mjs): their start-up
+// and clean-up, scaffolding the operator, swapping in kop/runtime as built from another commit,
 // starting and stopping operators by pid, a keep-alive HTTPS client with no client-side limit that
-// creates and cleans up the objects, and a watch that tells when they are Ready.
+// creates and cleans up the objects, a watch that tells when they are Ready, and the backlog phase.
 import { execFileSync, spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import {
+  closeSync,
+  cpSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+} from 'node:fs';
 import { Agent, request as httpsRequest } from 'node:https';
 import { createServer } from 'node:net';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -47,6 +61,14 @@ export function cpuSeconds(pid) {
 }
 
 export const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+/** When and where a run happens: the date, Node, the CPUs and the load average (1, 5, 15 min). */
+export function machineLine() {
+  const load = loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
+  return `${new Date().toISOString()}: Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, load average ${load}`;
+}
 
 // ---- processes a bench starts: stopped by pid on every way out -------------------------------
 const children = new Set();
@@ -101,6 +123,43 @@ const exitOf = (child) =>
     child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', resolve),
   );
 
+// ---- a bench's start-up and clean-up ----------------------------------------------------------
+/**
+ * What every operator bench sets up first: a temp folder (`kop-bench-<name>-…`), and the
+ * children, `onStop` (a bench's own servers) and the control plane stopped on every way out. The
+ * bench starts its control plane and sets `bench.plane` (the control plane comes from the
+ * bench's own import of kop/testing, which test/repository/bench-imports.test.ts checks), then
+ * `bench.connect(...)` gives it its client; `bench.close()` in its `finally` undoes everything.
+ */
+export function operatorBench({ name, keep = false, onStop = () => {} }) {
+  const bench = {
+    workDir: mkdtempSync(join(tmpdir(), `kop-bench-${name}-`)),
+    /** The control plane the bench started. */
+    plane: undefined,
+    /** The bench's client of that control plane, once `connect` made it. */
+    client: undefined,
+    connect(options) {
+      bench.client = new BenchClient(bench.plane, options);
+      return bench.client;
+    },
+    async close() {
+      killChildrenSync();
+      bench.client?.destroy();
+      onStop();
+      await bench.plane?.stop();
+      removeWorkDir(bench.workDir, keep);
+    },
+  };
+  stopChildrenOnExit({
+    cleanup: async () => {
+      onStop();
+      await bench.plane?.stop();
+    },
+    onExit: () => !keep && removeWorkDir(bench.workDir, false),
+  });
+  return bench;
+}
+
 // ---- the scaffolded operator --------------------------------------------------------------------
 /**
  * The RedisCluster operator as a new user makes it, in `dir`: kop init (whose npm install takes kop
@@ -135,6 +194,55 @@ export function scaffoldKopOperator(dir) {
       readdirSync(crdDir).find((f) => f.endsWith('.yaml')),
     ),
   };
+}
+
+// ---- kop/runtime from another commit ------------------------------------------------------------
+/** A git revision of this checkout as a commit: its full hash and `<short hash> <subject>`. */
+export function commitOf(rev) {
+  const commit = run('git', ['rev-parse', '--verify', `${rev}^{commit}`], root).trim();
+  return { commit, subject: run('git', ['log', '-1', '--format=%h %s', commit], root).trim() };
+}
+
+/** kop's dist/ as built from `commit`: its sources `git archive`d into `dir`, compiled with this checkout's tsc. */
+export function buildDistAt(commit, dir) {
+  mkdirSync(dir);
+  const archive = join(dir, 'src.tar');
+  run(
+    'git',
+    ['archive', '--format=tar', '-o', archive, commit, 'src', 'package.json', 'tsconfig.json', 'tsconfig.build.json'],
+    root,
+  );
+  run('tar', ['-xf', archive], dir);
+  symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'));
+  run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], dir);
+  return join(dir, 'dist');
+}
+
+/**
+ * A copy of the scaffolded project in `copyDir` (left as it is when `dist` is not given) whose
+ * installed kop has `dist` as its dist/: the project's own node_modules, so the operator runs
+ * exactly the runtime given, with the same main.js and dependencies as the original.
+ */
+export function copyProject(projectDir, copyDir, dist) {
+  cpSync(projectDir, copyDir, { recursive: true, verbatimSymlinks: true });
+  const installedKop = join(copyDir, 'node_modules/kop');
+  if (lstatSync(installedKop).isSymbolicLink())
+    throw new Error(`${installedKop} is a link; the bench needs kop installed as a copy (its packed tarball)`);
+  if (dist) {
+    rmSync(join(installedKop, 'dist'), { recursive: true, force: true });
+    cpSync(dist, join(installedKop, 'dist'), { recursive: true });
+  }
+  return copyDir;
+}
+
+/**
+ * A copy of the scaffolded project in `copyDir` that runs kop/runtime as built from git revision
+ * `rev` (built in `buildDir`). Returns the copy and the commit.
+ */
+export function projectWithRuntimeAt(rev, projectDir, copyDir, buildDir) {
+  const { commit, subject } = commitOf(rev);
+  log(`building kop/runtime at ${subject.slice(0, 100)} (git archive + tsc) ...`);
+  return { dir: copyProject(projectDir, copyDir, buildDistAt(commit, buildDir)), commit, subject };
 }
 
 /**
@@ -186,6 +294,28 @@ export async function stopOperator(running) {
     await running.child.exited;
   }
   children.delete(running.child);
+}
+
+/**
+ * The backlog phase: `objects` RedisClusters created in `ns` while no operator runs, then the
+ * operator started → all Ready on the bench's watch. Returns the seconds from the operator's spawn
+ * and its CPU over its whole life until then; stops the operator and cleans the namespace up.
+ */
+export async function backlogToReady(client, operator, kubeconfig, ns, { objects, settleMs }) {
+  const watch = await client.watchReady(ns);
+  await client.createObjects(ns, objects);
+  await sleep(settleMs);
+  const running = await startOperator(operator, kubeconfig);
+  let result;
+  try {
+    const readyAt = await watch.allReady(objects);
+    result = { seconds: (readyAt - running.spawnedAt) / 1000, cpu: cpuSeconds(running.pid) };
+    watch.close();
+  } finally {
+    await stopOperator(running);
+  }
+  await client.cleanup(ns);
+  return result;
 }
 
 /** Removes `dir` unless `keep`, saying where it is otherwise. */

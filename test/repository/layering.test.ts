@@ -12,18 +12,21 @@ import { describe, expect, it } from 'vitest';
  */
 const GENERATOR_FLOORS: readonly (readonly string[])[] = [
   ['base'], // errors, context, prompts, paths
-  ['scaffold'], // virtual tree, render, insert, headers
-  ['project'], // PROJECT file, resource names, a resource's file layout and wiring
-  ['markers'], // one marker parser and registry (when the folder exists)
+  ['scaffold'], // virtual tree, render, insert, headers, the flush
+  ['project'], // PROJECT file, resource names, a resource's file layout and wiring, the command pipeline's phases
+  ['markers'], // one marker parser and registry, and the one marker collection every generator reads
   ['schema'],
   ['rbac', 'webhook-manifests', 'clientgen'],
   ['import'], // kop import crd, which create api's --external-api-module <crd> runs too
   ['generate', 'init', 'create-webhook', 'deploy'], // the runs of the commands
   ['create-api'], // create api --conversion stages create webhook's conversion in its own plan
-  ['helm', 'migrate'], // kop edit --plugins helm: renders config/ through deploy; kop migrate storage: finds the CRDs the same way
-  ['plugins'], // the plugin registry of kop edit / create api --plugins: helm, grafana, deploy-image (runs create-api)
+  ['helm', 'migrate'], // the chart the helm plugin stages: renders config/ through deploy; kop migrate storage: finds the CRDs the same way
+  // The plugins (registry.ts): each is handlers of its command's phases (KopPlugin.phases), helm, grafana and autoupdate
+  // of kop edit's, deploy-image of create api's (hence above create-api: its handlers work on create api's step, and
+  // `create api --plugins` runs create api with them)
+  ['plugins'],
   ['dev'], // kop dev: runs generate in its loop
-  ['edit'], // kop edit --multigroup / --namespaced: moves reconcilers, re-renders init's files, then runs the edit plugins
+  ['edit'], // kop edit: its own phase handlers (--multigroup / --namespaced, CRD settings), then the named plugins', in one pipeline run
   ['alpha'], // kop alpha generate / update: replays init, create api, create webhook, generate and plugins
   ['commands'],
   ['cli'], // main.ts, commander wiring, output: imported by nobody
