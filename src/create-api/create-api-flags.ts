@@ -69,18 +69,21 @@ export const CREATE_API_FLAGS = [
     type: 'value',
     arg: '<path>',
     help: 'a kind another project owns: where its type and descriptor come from (a folder under api/, or a module of an npm package)',
+    unrecorded: "PROJECT records the kind's `path` and `module`; the replay passes the external flags from them",
   }),
   flag({
     name: 'external-api-domain',
     type: 'value',
     arg: '<domain>',
     help: "with --external-api-path: the domain that completes --group to the kind's API group (e.g. io for cert-manager.io)",
+    unrecorded: "PROJECT records the kind's `domain`; the replay passes it when it is not the project's",
   }),
   flag({
     name: 'external-api-module',
     type: 'value',
     arg: '<module>',
     help: 'where the external kind comes from: an npm package spec (name@range, added to package.json) or a CRD file or folder (imported as kop import crd does)',
+    unrecorded: "PROJECT records it as the kind's `module` (through the import); the replay passes it from there",
   }),
   flag({
     name: 'conversion',
@@ -91,7 +94,13 @@ export const CREATE_API_FLAGS = [
     // The webhook is replayed by create webhook from the hub's entry; only the None choice is create api's.
     recorded: ({ resource }) => (resource.api?.conversion === 'None' ? false : undefined),
   }),
-  flag({ name: 'force', type: 'switch', help: 'overwrite the files of an existing kind/version', replay: false }),
+  flag({
+    name: 'force',
+    type: 'switch',
+    help: 'overwrite the files of an existing kind/version',
+    unrecorded: 'how one run writes, not what the kind is',
+    replay: false,
+  }),
   flag({
     name: 'ssa',
     type: 'switch',
