@@ -27,7 +27,8 @@ import { hasExternalApiFlags, isCrdSource, resolveExternalKind } from '../import
 import { builtinSampleLiteral } from './builtin-samples.js';
 import { checkControllerClash, checkPlural } from './create-api-checks.js';
 import type { CreateApiStep, UnownedPlan } from './create-api-step.js';
-import { addController, controllerTemplateData, scaffoldController } from './scaffold-api.js';
+import { recordUnownedController } from './record-resource.js';
+import { controllerTemplateData, scaffoldController } from './scaffold-api.js';
 
 /** The plan of a run for a kind this project does not own, once preScaffold settled it. */
 function unownedPlan(step: CreateApiStep): UnownedPlan {
@@ -145,8 +146,7 @@ export const UNOWNED_CONTROLLER_PHASES: PhaseHandlers<CreateApiStep> = {
     );
     await insertControllerWiring(tree, controllerNames);
 
-    addController(entry, controllerNames, options.controllerName !== undefined);
-    if (!project.resources.includes(entry)) project.resources.push(entry);
+    recordUnownedController(project, entry, options.controllerName);
   },
 
   postScaffold(step, result) {
