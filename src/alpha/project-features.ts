@@ -35,6 +35,7 @@ import { CREATE_WEBHOOK_FLAGS } from '../create-webhook/create-webhook-flags.js'
 import { recordedOptions, replayArgv, type RecordedSource } from '../project/command-flags.js';
 import { CREATE_API_PLUGIN_FLAGS } from '../plugins/deploy-image/deploy-image-flags.js';
 import type { InitOptions } from '../init/index.js';
+import { INIT_FLAGS } from '../init/init-flags.js';
 
 /** One step of the replay: a kop command, or a copy of files no command can make again. */
 export interface ReplayStep {
@@ -93,39 +94,23 @@ export function parseBoilerplate(text: string | undefined): Boilerplate {
   };
 }
 
-const flag = (name: string, value: string | undefined): string[] => (value === undefined ? [] : [`--${name}`, value]);
+/** `kop init`'s options for a recorded project: its recorded flags (init/init-flags.ts), the replay's kop source, no install. */
+export function initOptions(
+  project: ProjectFile,
+  boilerplate: Boilerplate,
+  kopSource: string | undefined,
+): InitOptions {
+  return { ...recordedOptions(INIT_FLAGS, { project, boilerplate }), kopSource, skipInstall: true };
+}
 
 const initFeature: ProjectFeature = {
   name: 'init',
   async steps({ project, read, kopSource }) {
-    const boilerplate = parseBoilerplate(await read(BOILERPLATE_FILE));
-    // PROJECT's `multigroup: true` (Kubebuilder's key): controllers and webhooks live by group.
-    const multigroup = (project as { multigroup?: unknown }).multigroup === true;
-    const options: InitOptions & { multigroup?: boolean } = {
-      ...(multigroup ? { multigroup: true } : {}),
-      domain: project.domain,
-      projectName: project.projectName,
-      namespaced: project.namespaced ?? false,
-      owner: boilerplate.owner,
-      license: boilerplate.license,
-      kopSource,
-      skipInstall: true,
-    };
+    const options = initOptions(project, parseBoilerplate(await read(BOILERPLATE_FILE)), kopSource);
     return [
       {
         title: 'init',
-        argv: [
-          'init',
-          ...flag('domain', options.domain),
-          ...flag('project-name', options.projectName),
-          ...flag('owner', options.owner),
-          ...flag('license', options.license),
-          ...(options.namespaced ? ['--namespaced'] : []),
-          ...(multigroup ? ['--multigroup'] : []),
-          ...flag('kop-source', options.kopSource),
-          '--skip-install',
-          '--yes',
-        ],
+        argv: replayArgv(['init'], INIT_FLAGS, options),
         run: async (context) => {
           const { runInit } = await import('../init/index.js');
           await runInit(options, context);

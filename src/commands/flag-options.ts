@@ -1,12 +1,12 @@
 import type { Command } from 'commander';
-import type { FlagSpec } from '../project/command-flags.js';
+import type { AnyFlagSpec } from '../project/command-flags.js';
 
 /**
  * Adds a table's flags to a command as commander options (project/command-flags.ts declares
  * them): a toggle as `--name` and `--no-name`, a list flag repeatable. Commander names each
  * option's field in camelCase, which is the field the table's options type gives it.
  */
-export function addFlags(command: Command, table: readonly FlagSpec[]): Command {
+export function addFlags(command: Command, table: readonly AnyFlagSpec[]): Command {
   for (const spec of table) {
     const spelled = spec.arg === undefined ? `--${spec.name}` : `--${spec.name} ${spec.arg}`;
     if (spec.type === 'list') command.option(spelled, spec.help, collect);

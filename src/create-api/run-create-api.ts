@@ -38,11 +38,11 @@ import {
 } from './create-api-checks.js';
 import { ownedPlan, type ApiTemplate, type CreateApiStep } from './create-api-step.js';
 import { API_TEMPLATES, ROLES_TEMPLATES, type ApiTemplateData } from './api-template-data.js';
+import { recordResource } from './record-resource.js';
 import {
   controllerTemplateData,
   kindFixture,
   kindReportsReady,
-  recordResource,
   resourceMarker,
   scaffoldController,
 } from './scaffold-api.js';
@@ -302,18 +302,21 @@ export const CREATE_API_PHASES: PhaseHandlers<CreateApiStep> = {
       await insertControllerWiring(tree, controllerNames);
     }
 
+    // The values the run settled for its flags, each recorded by its declaration (create-api-flags.ts).
     recordResource(project, {
-      group,
-      version,
-      kind,
-      plural,
+      values: {
+        group,
+        version,
+        kind,
+        plural,
+        namespaced,
+        resource,
+        controller,
+        controllerName: controller ? options.controllerName : undefined,
+        conversion: conversion?.strategy === 'None' ? false : undefined,
+        ssa,
+      },
       domain: project.domain,
-      resource,
-      controller: controller ? controllerNames : undefined,
-      controllerNamed: options.controllerName !== undefined,
-      namespaced,
-      ssa,
-      conversionNone: conversion?.strategy === 'None',
       path: CREATE_API_PATHS.typesFile(names),
     });
     // The conversion of the new version is the one `kop create webhook --conversion` scaffolds, staged in this plan.

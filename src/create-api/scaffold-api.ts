@@ -1,6 +1,6 @@
 /**
  * What `kop create api` stages for a kind: the template values that name a reconciler, the
- * reconciler and its test, and the kind's PROJECT entry.
+ * reconciler and its test (record-resource.ts records the kind in PROJECT).
  */
 import type { Context } from '../base/index.js';
 import { declarationMarkers } from '../markers/index.js';
@@ -9,10 +9,6 @@ import {
   readKindShape,
   scaffoldKindFixture,
   type FixtureTarget,
-  fullGroup,
-  type ProjectFile,
-  type ProjectResource,
-  controllersOf,
   CREATE_API_PATHS,
   placeControllerFile,
   type ControllerNames,
@@ -126,69 +122,4 @@ export function resourceMarker(names: ResourceNames, namespaced: boolean): strin
   if (names.plural !== pluralOf(names.kind)) args.push(`path=${names.plural}`);
   if (!namespaced) args.push('scope=Cluster');
   return args.join(',');
-}
-
-interface RecordedResource {
-  group: string;
-  version: string;
-  kind: string;
-  plural: string;
-  domain: string;
-  resource: boolean;
-  /** The reconciler scaffolded, if any. */
-  controller: ControllerNames | undefined;
-  /** It was named with --controller-name. */
-  controllerNamed: boolean;
-  namespaced: boolean;
-  ssa: boolean;
-  /** `--no-conversion` on a new version: the CRD's conversion strategy None. */
-  conversionNone: boolean;
-  path: string;
-}
-
-/** Adds or updates the PROJECT entry of a kind/version, keeping what earlier runs recorded. */
-export function recordResource(project: ProjectFile, wanted: RecordedResource): void {
-  const index = project.resources.findIndex(
-    (r) => r.kind === wanted.kind && r.version === wanted.version && fullGroup(r) === fullGroup(wanted),
-  );
-  const previous: ProjectResource | undefined = index === -1 ? undefined : project.resources[index];
-  const entry: ProjectResource = {
-    ...previous,
-    group: wanted.group,
-    version: wanted.version,
-    kind: wanted.kind,
-    plural: wanted.plural,
-    domain: wanted.domain,
-  };
-  if (wanted.resource) {
-    entry.path = wanted.path;
-    entry.api = {
-      crdVersion: 'v1',
-      namespaced: wanted.namespaced,
-      ...(wanted.ssa ? { ssa: true } : {}),
-      ...(wanted.conversionNone ? { conversion: 'None' as const } : {}),
-    };
-  }
-  if (wanted.controller) addController(entry, wanted.controller, wanted.controllerNamed);
-  if (index === -1) project.resources.push(entry);
-  else project.resources[index] = entry;
-}
-
-/**
- * Records a reconciler as Kubebuilder does: the unnamed one as `controller: true` while the
- * kind has no named ones; a named one in `controllers:`, where an earlier `controller: true`
- * moves as the one named after the lower-case kind.
- */
-export function addController(entry: ProjectResource, controller: ControllerNames, named: boolean): void {
-  // Only the names are recorded: the layout does not matter here.
-  const list = controllersOf(entry);
-  if (!named && (entry.controllers ?? []).length === 0) {
-    entry.controller = true;
-    return;
-  }
-  if (!list.some((c) => c.stem === controller.stem)) list.push(controller);
-  // The name as given (the file stem): in a multigroup project the manager registers the kind's
-  // unnamed one as <group>-<kind>, but PROJECT records it as Kubebuilder does, by the lower-case kind.
-  entry.controllers = list.map((c) => ({ name: c.stem }));
-  delete entry.controller;
 }

@@ -27,7 +27,8 @@ import { hasExternalApiFlags, isCrdSource, resolveExternalKind } from '../import
 import { builtinSampleLiteral } from './builtin-samples.js';
 import { checkControllerClash, checkPlural } from './create-api-checks.js';
 import type { CreateApiStep, UnownedPlan } from './create-api-step.js';
-import { addController, reconcilerTemplateData, scaffoldController } from './scaffold-api.js';
+import { recordUnownedController } from './record-resource.js';
+import { reconcilerTemplateData, scaffoldController } from './scaffold-api.js';
 import {
   UNOWNED_CONTROLLER_TEMPLATES,
   UNOWNED_CONTROLLER_TEST_TEMPLATES,
@@ -147,8 +148,7 @@ export const UNOWNED_CONTROLLER_PHASES: PhaseHandlers<CreateApiStep> = {
     );
     await insertControllerWiring(tree, controllerNames);
 
-    addController(entry, controllerNames, options.controllerName !== undefined);
-    if (!project.resources.includes(entry)) project.resources.push(entry);
+    recordUnownedController(project, entry, options.controllerName);
   },
 
   postScaffold(step, result) {

@@ -46,6 +46,7 @@ export const CREATE_WEBHOOK_FLAGS = [
     type: 'value',
     arg: '<plural>',
     help: 'as given to `kop create api` (checked against PROJECT; Kubebuilder passes it again)',
+    unrecorded: 'create api records the plural with the kind',
   }),
   flag({
     name: 'defaulting',
@@ -109,17 +110,20 @@ export const CREATE_WEBHOOK_FLAGS = [
     type: 'value',
     arg: '<path>',
     help: 'for an external kind: accepted as Kubebuilder spells it (a Go package path too); the types are the ones `kop import crd` wrote',
+    unrecorded: 'the kind is found by its group; its types are where `kop import crd` recorded them',
   }),
   flag({
     name: 'external-api-module',
     type: 'value',
     arg: '<module>',
     help: "the external kind's CRD file or folder, imported as `kop import crd` does unless an earlier command brought it",
+    unrecorded: "the import records it as the kind's `module`; the replay imports the kind before its webhooks",
   }),
   flag({
     name: 'force',
     type: 'switch',
     help: 'scaffold webhooks the kind already has again, overwriting their files',
+    unrecorded: 'how one run writes, not what the webhooks are',
     replay: false,
   }),
 ] as const;

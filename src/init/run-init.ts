@@ -1,5 +1,6 @@
 import { readdir, realpath } from 'node:fs/promises';
 import * as path from 'node:path';
+import { recordFlags } from '../project/command-flags.js';
 import { askChecked, type Context, KopError, UsageError, kopPackageRoot, kopVersion } from '../base/index.js';
 import {
   LAYOUT,
@@ -18,7 +19,16 @@ import {
   insertResourceWiring,
   resourceNamesOf,
 } from '../project/index.js';
-import { flushTree, type FlushResult, type PostFlushTask, renderTemplateDir, VirtualTree } from '../scaffold/index.js';
+import {
+  flushTree,
+  type FlushResult,
+  type PostFlushTask,
+  boilerplateComment,
+  commentText,
+  renderTemplateDir,
+  VirtualTree,
+} from '../scaffold/index.js';
+import { INIT_FLAGS, type InitFlags } from './init-flags.js';
 import { checkInitPlugins } from './init-plugins.js';
 import { INIT_TEMPLATES, initTemplateData } from './init-template-data.js';
 import { nodeEnginesNote } from './node-engines.js';
@@ -36,23 +46,8 @@ import {
 export const LICENSES = ['apache2', 'none'] as const;
 export type License = (typeof LICENSES)[number];
 
-/** `kop init`'s flags; anything left undefined is asked for on a TTY or defaulted. */
-export interface InitOptions {
-  domain?: string;
-  projectName?: string;
-  owner?: string;
-  license?: string;
-  namespaced?: boolean;
-  /** Kubebuilder's multigroup layout (PROJECT `multigroup: true`): reconcilers by group. */
-  multigroup?: boolean;
-  /** Kubebuilder's `--plugins` (go/v4 ...): names of kop's one layout, see init-plugins.ts. */
-  plugins?: string[];
-  kopSource?: string;
-  skipInstall?: boolean;
-  force?: boolean;
-  /** Kubebuilder's `--repo` (the Go module path): accepted so its command lines run as written, and ignored. */
-  repo?: string;
-}
+/** `kop init`'s options: one field per flag of INIT_FLAGS (init-flags.ts), where each is declared once. */
+export type InitOptions = InitFlags;
 
 /** Answers after prompting, defaulting and validation. */
 export interface InitAnswers {
@@ -226,19 +221,16 @@ export async function scaffoldProject(
       });
     }
   }
-  const project: ProjectFile = {
+  // Every --plugins name init accepts means kop's one layout; the other keys are its flags' (init-flags.ts).
+  const project = {
     version: PROJECT_FORMAT_VERSION,
     layout: [LAYOUT],
-    domain: answers.domain,
-    projectName: answers.projectName,
-    namespaced: answers.namespaced,
-    ...(answers.multigroup ? { multigroup: true } : {}),
-    kopSource: answers.kopSource,
     cliVersion: kopVersion(),
     resources: [...(options.resources ?? [])],
     // What kop generate wrote stays recorded: without the list, it would fall back on the header alone.
     ...(options.generated ? { generated: [...options.generated] } : {}),
-  };
+  } as ProjectFile;
+  recordFlags(INIT_FLAGS, project, answers);
   saveProjectFile(tree, project);
   // A re-scaffold keeps the project's APIs: their lines go back at the markers of the fresh files.
   for (const resource of project.resources) {

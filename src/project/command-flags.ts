@@ -30,8 +30,17 @@ export interface RecordedSource {
 /** The value a flag of type `T` gives. */
 export type FlagValue<T extends FlagType> = T extends 'value' ? string : T extends 'list' ? string[] : boolean;
 
-/** One flag of one command. */
-export interface FlagSpec<N extends string = string, T extends FlagType = FlagType> {
+/**
+ * One flag of one command. `S` is what its recorded value is read back from and `R` what `record`
+ * writes it into: a kind's PROJECT entry for create api and create webhook (the defaults), the
+ * project itself for init (init/init-flags.ts).
+ */
+export interface FlagSpec<
+  N extends string = string,
+  T extends FlagType = FlagType,
+  S = RecordedSource,
+  R = ProjectResource,
+> {
   /** The flag without dashes, as the command line spells it: `controller-name`. Its options field is the camelCase (`controllerName`), as commander names it. */
   readonly name: N;
   readonly type: T;
@@ -45,12 +54,19 @@ export interface FlagSpec<N extends string = string, T extends FlagType = FlagTy
    * The value PROJECT records for this flag, read back for the replay; undefined leaves the flag
    * out. Absent: the flag is not recorded (it is never replayed from PROJECT).
    */
-  readonly recorded?: (source: RecordedSource) => FlagValue<T> | undefined;
+  readonly recorded?: (source: S) => FlagValue<T> | undefined;
   /**
-   * Writes the value the run settled for this flag into the kind's PROJECT entry, the inverse of
-   * `recorded` (undefined removes it). Commands record their flags through {@link recordFlags}.
+   * Writes the value the run settled for this flag into PROJECT (the kind's entry, or the
+   * project), the inverse of `recorded` (undefined removes it). Commands record their flags
+   * through {@link recordFlags}.
    */
-  readonly record?: (resource: ProjectResource, value: FlagValue<T> | undefined) => void;
+  readonly record?: (target: R, value: FlagValue<T> | undefined) => void;
+  /**
+   * Why PROJECT does not record this flag, for one that declares neither `recorded` nor `record`
+   * (how one run writes, a value the replay chooses itself): every flag says how PROJECT keeps it
+   * or why it does not (test/project/command-flags.test.ts checks each table).
+   */
+  readonly unrecorded?: string;
   /** False for a flag the replay's command line never carries (`--force`). */
   readonly replay?: false;
 }
@@ -61,11 +77,21 @@ export type CamelCase<S extends string> = S extends `${infer Head}-${infer Tail}
   : S;
 
 /** The typed options of a command: one optional field per flag of its table, named and typed by it. */
-export type OptionsOf<Table extends readonly FlagSpec[]> = {
-  [F in Table[number] as CamelCase<F['name']>]?: F extends FlagSpec<string, infer T> ? FlagValue<T> : never;
+export type OptionsOf<Table extends readonly AnyFlagSpec[]> = {
+  [F in Table[number] as CamelCase<F['name']>]?: FlagValue<F['type']>;
 };
 
-/** Declares one flag, keeping its name and type for {@link OptionsOf}. */
+/** A flag of any table, whatever it records into and reads back from. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the tables' sources and targets differ; each function below takes them from its table
+export type AnyFlagSpec = FlagSpec<string, FlagType, any, any>;
+
+/** What the flags of `Table` read their recorded values back from. */
+export type SourceOf<Table extends readonly AnyFlagSpec[]> = Parameters<NonNullable<Table[number]['recorded']>>[0];
+
+/** What the flags of `Table` record their values into. */
+export type TargetOf<Table extends readonly AnyFlagSpec[]> = Parameters<NonNullable<Table[number]['record']>>[0];
+
+/** Declares one flag of a kind's command (create api, create webhook), keeping its name and type for {@link OptionsOf}. */
 export function flag<const N extends string, const T extends FlagType>(spec: FlagSpec<N, T>): FlagSpec<N, T> {
   return spec;
 }
@@ -76,7 +102,7 @@ export function fieldOf(name: string): string {
 }
 
 /** The command line of one flag and its value: nothing when the value is undefined (or false for a switch). */
-export function flagArgv(spec: FlagSpec, value: unknown): string[] {
+export function flagArgv(spec: AnyFlagSpec, value: unknown): string[] {
   if (value === undefined) return [];
   switch (spec.type) {
     case 'value':
@@ -91,7 +117,7 @@ export function flagArgv(spec: FlagSpec, value: unknown): string[] {
 }
 
 /** The command line that runs `command` with `options`: its flags in the table's order, then `--yes`. */
-export function replayArgv<Table extends readonly FlagSpec[]>(
+export function replayArgv<Table extends readonly AnyFlagSpec[]>(
   command: readonly string[],
   table: Table,
   options: OptionsOf<Table>,
@@ -104,9 +130,9 @@ export function replayArgv<Table extends readonly FlagSpec[]>(
 }
 
 /** The options PROJECT records for one entry: every recorded flag of the table whose value is there. */
-export function recordedOptions<Table extends readonly FlagSpec[]>(
+export function recordedOptions<Table extends readonly AnyFlagSpec[]>(
   table: Table,
-  source: RecordedSource,
+  source: SourceOf<Table>,
 ): OptionsOf<Table> {
   const options: Record<string, unknown> = {};
   for (const spec of table) {
@@ -116,13 +142,12 @@ export function recordedOptions<Table extends readonly FlagSpec[]>(
   return options as OptionsOf<Table>;
 }
 
-/** Records a run in a PROJECT entry: every flag of the table that declares `record`, with its value in `values`. */
-export function recordFlags<Table extends readonly FlagSpec[]>(
+/** Records a run in PROJECT (a kind's entry, or the project): every flag of the table that declares `record`, with its value in `values`. */
+export function recordFlags<Table extends readonly AnyFlagSpec[]>(
   table: Table,
-  resource: ProjectResource,
+  target: TargetOf<Table>,
   values: OptionsOf<Table>,
 ): void {
-  const given = values as Record<string, unknown>;
-  for (const spec of table)
-    (spec.record as ((r: ProjectResource, v: unknown) => void) | undefined)?.(resource, given[fieldOf(spec.name)]);
+  const given = values as Record<string, FlagValue<FlagType> | undefined>;
+  for (const spec of table) spec.record?.(target, given[fieldOf(spec.name)]);
 }

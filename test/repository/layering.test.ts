@@ -58,6 +58,7 @@ const LIGHT_MODULES: ReadonlySet<string> = new Set([
   'src/project/resource-origin.ts',
   'src/create-api/create-api-flags.ts',
   'src/create-webhook/create-webhook-flags.ts',
+  'src/init/init-flags.ts',
   'src/plugins/deploy-image/deploy-image-flags.ts',
 ]);
 
