@@ -19,15 +19,7 @@ import {
   insertResourceWiring,
   resourceNamesOf,
 } from '../project/index.js';
-import {
-  flushTree,
-  type FlushResult,
-  type PostFlushTask,
-  boilerplateComment,
-  commentText,
-  renderTemplateDir,
-  VirtualTree,
-} from '../scaffold/index.js';
+import { flushTree, type FlushResult, type PostFlushTask, renderTemplateDir, VirtualTree } from '../scaffold/index.js';
 import { INIT_FLAGS, type InitFlags } from './init-flags.js';
 import { checkInitPlugins } from './init-plugins.js';
 import { INIT_TEMPLATES, initTemplateData } from './init-template-data.js';

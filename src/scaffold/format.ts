@@ -7,6 +7,11 @@ export const PRETTIER_CONFIG_FILE = '.prettierrc.json';
 /** What Prettier formats of the files kop scaffolds (YAML under config/ and Markdown keep their layout). */
 const FORMATTED = /\.(?:ts|mts|cts|js|mjs|cjs|json)$/;
 
+/** Texts formatted in this process, by settings, path and text (see {@link formatScaffoldedFiles}). */
+const formattedBefore = new Map<string, string>();
+/** At most this many are kept (a scaffold is a few dozen files), so a long-lived process does not grow. */
+const FORMATTED_BEFORE_LIMIT = 500;
+
 /**
  * Formats the files a command scaffolds with the project's Prettier settings before they are
  * planned and written, as Kubebuilder runs goimports on the Go files it scaffolds: the scaffold
@@ -33,8 +38,17 @@ export async function formatScaffoldedFiles(tree: VirtualTree): Promise<void> {
   // Loaded only here: a command that scaffolds nothing (and `kop --help`) never pays for it.
   const prettier = await import('prettier');
   await tree.rewriteStaged(formatted, async (file, content) => {
+    // The same text, path and settings always format the same way, so a text formatted before in this
+    // process is not formatted again: a process that scaffolds one project many times (kop's own tests,
+    // a tool that drives kop's commands) formats each file once. The path picks the parser and overrides.
+    const key = `${configText}\0${file}\0${content}`;
+    const known = formattedBefore.get(key);
+    if (known !== undefined) return known;
     try {
-      return await prettier.format(content, { ...config, filepath: file });
+      const result = await prettier.format(content, { ...config, filepath: file });
+      if (formattedBefore.size >= FORMATTED_BEFORE_LIMIT) formattedBefore.clear();
+      formattedBefore.set(key, result);
+      return result;
     } catch (error) {
       // A template rendered to invalid code is kop's bug: say which file, and write nothing.
       throw new KopError(

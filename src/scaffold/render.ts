@@ -109,10 +109,22 @@ export function commentText(value: string): string {
     .replace(/-->/g, '-- >');
 }
 
+/**
+ * Compiled templates by source text: compiling costs far more than running the compiled function, and
+ * one process renders a template more than once (`kop alpha generate` replays `create api` per kind;
+ * kop's tests scaffold hundreds of projects). The sources are kop's template files, so the map stays small.
+ */
+const compiled = new Map<string, HandlebarsTemplateDelegate>();
+
 /** Renders a handlebars template string; a missing variable is an error (strict mode), not an empty string. */
 export function renderTemplate(source: string, data: object, name = 'template'): string {
   try {
-    return engine.compile(source, { noEscape: true, strict: true })(data);
+    let template = compiled.get(source);
+    if (template === undefined) {
+      template = engine.compile(source, { noEscape: true, strict: true });
+      compiled.set(source, template);
+    }
+    return template(data);
   } catch (error) {
     throw new KopError(`cannot render ${name}: ${(error as Error).message}`);
   }

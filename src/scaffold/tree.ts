@@ -70,24 +70,24 @@ export class VirtualTree {
   /**
    * Refuses a path that leaves the project through a symbolic link (a `config/crd/bases` linked to
    * another project's folder): the nearest existing part of the path must resolve inside the root.
+   * `resolved` holds the paths looked up so far in one plan: the files of a folder share its lookups.
    */
-  private async checkResolvesInside(key: string): Promise<void> {
+  private async checkResolvesInside(key: string, resolved: Map<string, Promise<string | undefined>>): Promise<void> {
     this.realRoot ??= fs.realpath(this.root);
     const root = await this.realRoot;
     let current = path.join(this.root, key);
     for (;;) {
-      let resolved: string | undefined;
-      try {
-        resolved = await fs.realpath(current);
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
+      let lookup = resolved.get(current);
+      if (lookup === undefined) {
+        lookup = realpathOrMissing(current);
+        resolved.set(current, lookup);
       }
-      if (resolved !== undefined) {
-        const relative = path.relative(root, resolved);
+      const real = await lookup;
+      if (real !== undefined) {
+        const relative = path.relative(root, real);
         if (relative.startsWith('..') || path.isAbsolute(relative)) {
           throw new KopError(
-            `refusing to touch ${key}: it resolves to ${resolved}, outside the project (through a symbolic link)`,
+            `refusing to touch ${key}: it resolves to ${real}, outside the project (through a symbolic link)`,
             'replace the link with a real folder inside the project',
           );
         }
@@ -223,6 +223,7 @@ export class VirtualTree {
    */
   async plan(): Promise<PlannedChange[]> {
     const changes: PlannedChange[] = [];
+    const resolved = new Map<string, Promise<string | undefined>>();
     for (const [key, file] of this.staged) {
       const onDisk = await this.readDisk(key);
       let action: ChangeAction;
@@ -234,7 +235,8 @@ export class VirtualTree {
       else if (onDisk === undefined) action = 'create';
       else if (onDisk === file.content) action = 'unchanged';
       else action = 'update';
-      if (action === 'create' || action === 'update' || action === 'delete') await this.checkResolvesInside(key);
+      if (action === 'create' || action === 'update' || action === 'delete')
+        await this.checkResolvesInside(key, resolved);
       changes.push({ path: key, action, kind: file.kind, reason: file.skipReason });
     }
     return changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
@@ -336,6 +338,17 @@ export class VirtualTree {
       else this.diskCache.set(change.path, change.action === 'delete' ? undefined : file.content);
     }
     return changes;
+  }
+}
+
+/** The path with its links resolved, or undefined when it (or a folder on the way) does not exist. */
+async function realpathOrMissing(file: string): Promise<string | undefined> {
+  try {
+    return await fs.realpath(file);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
+    return undefined;
   }
 }
 
