@@ -6,7 +6,7 @@ import type { Context } from '../base/index.js';
 import { boilerplateComment, commentText, templateFolder } from '../scaffold/index.js';
 import { isPackedSpec, localPathOf } from './kop-source.js';
 import { PROJECT_NODE_ENGINES } from './node-engines.js';
-import type { InitAnswers } from './run-init.js';
+import type { InitAnswers } from './init-answers.js';
 
 /** What templates/init reads. */
 export interface InitTemplateData {

@@ -22,6 +22,7 @@ import {
 import { flushTree, type FlushResult, type PostFlushTask, renderTemplateDir, VirtualTree } from '../scaffold/index.js';
 import { INIT_FLAGS, type InitFlags } from './init-flags.js';
 import { checkInitPlugins } from './init-plugins.js';
+import { LICENSES, type InitAnswers, type License } from './init-answers.js';
 import { INIT_TEMPLATES, initTemplateData } from './init-template-data.js';
 import { nodeEnginesNote } from './node-engines.js';
 import {
@@ -34,26 +35,8 @@ import {
   type PackedKop,
 } from './kop-source.js';
 
-/** Licenses `kop init` can scaffold. */
-export const LICENSES = ['apache2', 'none'] as const;
-export type License = (typeof LICENSES)[number];
-
 /** `kop init`'s options: one field per flag of INIT_FLAGS (init-flags.ts), where each is declared once. */
 export type InitOptions = InitFlags;
-
-/** Answers after prompting, defaulting and validation. */
-export interface InitAnswers {
-  domain: string;
-  projectName: string;
-  owner: string;
-  license: License;
-  namespaced: boolean;
-  multigroup: boolean;
-  /** The npm spec of the project's kop dependency (see kop-source.ts). */
-  kopSource: string;
-  /** kop packed into the project, when `kopSource` names `.kop/<filename>`. */
-  kopPack?: PackedKop;
-}
 
 /** Files a folder may already hold (a fresh git clone): kept rather than refused without --force. */
 const KEEP_IF_PRESENT = new Set(['README.md', 'LICENSE', '.gitignore', '.dockerignore', 'AGENTS.md']);
