@@ -36,6 +36,7 @@ describe('kop --help cold start', () => {
     const flagTables = [
       'dist/create-api/create-api-flags.js',
       'dist/create-webhook/create-webhook-flags.js',
+      'dist/init/init-flags.js',
       'dist/plugins/deploy-image/deploy-image-flags.js',
       'dist/project/command-flags.js',
       'dist/project/resource-origin.js',

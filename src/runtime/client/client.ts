@@ -46,7 +46,8 @@ export interface ApplyOptions extends PatchOptions {
 }
 
 /** Options of {@link Client.deleteAllOf}. */
-export interface DeleteAllOfOptions extends DeleteOptions, Omit<ListOptions, 'limit' | 'continue'> {
+export interface DeleteAllOfOptions
+  extends DeleteOptions, Omit<ListOptions, 'limit' | 'continue' | 'omitManagedFields'> {
   /** The namespace to empty (namespaced kinds); all namespaces are never emptied at once. */
   namespace?: string;
 }
