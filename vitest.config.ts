@@ -30,9 +30,9 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
           exclude: [...NOT_KOP_TESTS, ...LIVE_TESTS, ...E2E_TESTS],
           setupFiles: ['./test/helpers/unit-guard.ts'],
-          // One module graph per worker, not per file: the files share kop's modules, Prettier and ts-morph
-          // loaded and warmed up once, instead of loading them again for each file (most of the project's
-          // time was that). So a unit test must not leave module state, globals or timers changed.
+          // One module graph per worker, not per file: the files share kop's modules, Prettier and ts-morph,
+          // loaded and warmed up once instead of again for each file. So a unit test must not leave module
+          // state, globals or timers changed.
           isolate: false,
         },
       },
