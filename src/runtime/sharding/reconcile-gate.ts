@@ -113,6 +113,9 @@ export class ReconcileGate {
         context.logger.debug('skipped: the object is not in this replica’s shard');
         return;
       }
+      // Only the reconcile of a deletion uses up the leave to reconcile it: one that began while
+      // the object was cached may have read it before it went, so the deletion's own comes after.
+      const ofDeletion = !this.informer.indexer.get(key);
       this.inFlight.set(key, (this.inFlight.get(key) ?? 0) + 1);
       try {
         return await reconcile(request, context);
@@ -121,7 +124,7 @@ export class ReconcileGate {
         if (left > 0) this.inFlight.set(key, left);
         else {
           this.inFlight.delete(key);
-          if (!this.informer.indexer.get(key)) this.deleted.delete(key);
+          if (ofDeletion && !this.informer.indexer.get(key)) this.deleted.delete(key);
           for (const wake of this.idleWaiters.get(key) ?? []) wake();
           this.idleWaiters.delete(key);
         }
