@@ -573,6 +573,7 @@ export class Manager {
       logger: this.logger,
       // Like a lost leader lease: stop now, without waiting for reconciles in flight.
       onLost: (lease) => this.fail(new LeaderElectionLostError(lease)),
+      syncInformers: (informers, signal) => this.cluster.syncInformers(informers, signal),
     });
   }
 

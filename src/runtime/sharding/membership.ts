@@ -24,6 +24,13 @@ export interface ShardMemberOptions extends LeaseTimings {
   onLost: (lease: string) => void;
   /** Settles once every sharded controller of this replica has stopped; the Lease is released only then. */
   controllersStopped: () => Promise<void>;
+  /**
+   * Settles once this replica's caches of the sharded kinds hold their first list; the Lease is
+   * taken only then. The sharder assigns objects to a member as soon as its Lease appears, so an
+   * object labelled for it (and deleted) right after reaches its cache as watch events, not in a
+   * list taken too late to show it.
+   */
+  cachesSynced: (signal: AbortSignal) => Promise<void>;
 }
 
 /**
@@ -51,9 +58,14 @@ export class ShardMember {
     return this.options.identity;
   }
 
-  /** True while this replica holds its membership Lease: only then may it reconcile sharded objects. */
+  /**
+   * True while this replica holds its membership Lease: only then may it reconcile sharded
+   * objects. False once the last renewal is older than the renew deadline, before the renewal
+   * loop notices: the others may take the objects after the lease duration, and the margin
+   * between the two is all there is.
+   */
   get held(): boolean {
-    return this.holding;
+    return this.holding && this.elector?.isLeader === true;
   }
 
   /** Resolves once the Lease is held (rejects with the signal's reason when it aborts first). */
@@ -91,6 +103,7 @@ export class ShardMember {
     });
     this.elector = elector;
     try {
+      await this.options.cachesSynced(signal);
       await elector.acquire(signal);
     } catch {
       return; // stopped before joining

@@ -43,7 +43,8 @@ export interface ShardingOptions {
   virtualNodes?: number;
   /**
    * How long a newly elected sharder keeps objects with members whose Leases are missing or
-   * expired, for them to come back under the same identity (after a restart of every replica,
+   * expire meanwhile (a Lease left behind by a replica that is gone looks live for a lease
+   * duration), for them to come back under the same identity (after a restart of every replica,
    * say); default the lease duration (15 s). The wait ends early once as many members are live
    * as the objects were assigned to, one of them new (the others were replaced). 0 moves such
    * objects at once.
@@ -64,6 +65,8 @@ export interface ShardingHost extends LeaseTimings {
   logger: Logger;
   /** This replica's membership Lease could not be renewed: the manager stops at once. */
   onLost: (lease: string) => void;
+  /** Starts `informers` (when their start is deferred) and resolves once they hold their first list. */
+  syncInformers: (informers: ReadonlyArray<Informer<KubernetesObject>>, signal: AbortSignal) => Promise<void>;
 }
 
 function sameKind(a: ResourceType, b: ResourceType): boolean {
@@ -113,6 +116,8 @@ export class Sharding {
       logger,
       onLost: host.onLost,
       controllersStopped: () => Promise.all(this.controllers.map((c) => c.stopped)).then(() => undefined),
+      // The gates are made as the controllers are built, before the manager starts.
+      cachesSynced: (signal) => host.syncInformers([...this.gates.keys()], signal),
     });
     this.sharder = new Sharder({
       rest: host.rest,
