@@ -16,6 +16,12 @@ export interface CacheSource {
   informerFor<T extends KubernetesObject>(type: ResourceType<T>): Informer<T>;
   /** True once the manager has started its informers; before that, reads go to the apiserver. */
   readonly informersStarted: boolean;
+  /**
+   * True once the cache has stopped (the manager stopped): reads fail then, so a reconcile still
+   * running after its manager stopped neither reads a cache no longer kept nor reaches the
+   * apiserver on its own.
+   */
+  readonly cacheStopped?: boolean;
   /** True for kinds that are never cached (always read from the apiserver). */
   isUncached(type: ResourceType): boolean;
   /** Reads from the apiserver. */
@@ -146,6 +152,10 @@ export class CacheReader implements ObjectReader {
   }
 
   private cached(type: ResourceType, options: { live?: boolean }): boolean {
+    if (!options.live && this.source.cacheStopped)
+      throw new Error(
+        `cannot read ${type.kind} from the cache: the manager has stopped (pass { live: true } to read from the apiserver)`,
+      );
     return !options.live && this.source.informersStarted && !this.source.isUncached(type);
   }
 }

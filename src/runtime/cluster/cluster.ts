@@ -178,6 +178,9 @@ export class Cluster {
         get informersStarted() {
           return cluster.started;
         },
+        get cacheStopped() {
+          return cluster.phase === 'stopped';
+        },
         isUncached: (type) =>
           uncached.some((t) => t.group === type.group && t.version === type.version && t.resource === type.resource),
         live: this.apiReader,

@@ -88,9 +88,12 @@ export class LeaderElector {
     });
   }
 
-  /** True while this candidate holds the lease. */
+  /**
+   * True while this candidate holds the lease: false from the moment its last renewal is older
+   * than the renew deadline, on its own clock, even before the renewal loop has noticed.
+   */
   get isLeader(): boolean {
-    return this.leading;
+    return this.leading && this.clock.now() - this.lastRenew < this.renewDeadlineMs;
   }
 
   /** Tries every retryPeriod until the lease is ours. Rejects with the signal's reason when aborted. */
