@@ -27,7 +27,7 @@ export interface SharderOptions {
   virtualNodes: number;
   /**
    * How long after it starts this sharder keeps objects assigned to members whose Leases are
-   * missing or expired, for them to come back (see {@link Sharder}); 0 moves them at once.
+   * missing or expire meanwhile, for them to come back (see {@link Sharder}); 0 moves them at once.
    */
   rejoinGraceMs: number;
   /**
@@ -204,19 +204,25 @@ export class Sharder {
     return assigned;
   }
 
+  /**
+   * Starts the grace whether or not a member is missing now: a Lease left behind by a replica
+   * that is gone looks live to a new sharder until it has watched it for a lease duration, so a
+   * member that lapses during the grace is waited for too.
+   */
   private startGrace(): void {
     const { rejoinGraceMs, logger, keys } = this.options;
+    if (rejoinGraceMs <= 0) return;
     const assigned = this.assignedMembers();
     const awaited = [...assigned].filter((m) => !this.members!.isMember(m));
-    if (rejoinGraceMs <= 0 || awaited.length === 0) return;
     this.priorMembers = assigned;
     this.graceUntil = Date.now() + rejoinGraceMs;
     this.graceTimer = setTimeout(() => this.checkGrace(), rejoinGraceMs + 1);
-    logger.info('keeping the objects of members that are not back yet', {
-      set: keys.set,
-      awaited,
-      graceMs: rejoinGraceMs,
-    });
+    if (awaited.length > 0)
+      logger.info('keeping the objects of members that are not back yet', {
+        set: keys.set,
+        awaited,
+        graceMs: rejoinGraceMs,
+      });
   }
 
   /** Ends the grace when its time is up or the set is as large as it was; the objects kept then move. */
@@ -228,10 +234,13 @@ export class Sharder {
     if (Date.now() < this.graceUntil && !replaced) return;
     this.graceUntil = 0;
     clearTimeout(this.graceTimer);
-    this.options.logger.info('the grace for members to come back is over', {
-      set: this.options.keys.set,
-      members: this.members?.members,
-    });
+    const absent = [...this.priorMembers].filter((m) => !live.includes(m));
+    if (absent.length > 0)
+      this.options.logger.info('the grace for members to come back is over', {
+        set: this.options.keys.set,
+        members: live,
+        absent,
+      });
     this.enqueueAll();
   }
 
