@@ -74,7 +74,7 @@ class FakeInformer {
   }
 }
 
-function setup(options: { started?: boolean; uncached?: ResourceType[] } = {}) {
+function setup(options: { started?: boolean; stopped?: boolean; uncached?: ResourceType[] } = {}) {
   const rest = new RestClient(loadClientConfig({ server: base, env: {} }));
   const informer = new FakeInformer();
   informer.indexer.upsert(cm('ns', 'a', 'from-cache', { tier: 'web' }));
@@ -87,6 +87,7 @@ function setup(options: { started?: boolean; uncached?: ResourceType[] } = {}) {
       return informer as unknown as Informer<T>;
     },
     informersStarted: options.started ?? true,
+    cacheStopped: options.stopped ?? false,
     isUncached: (type) => (options.uncached ?? []).some((t) => t.resource === type.resource && t.group === type.group),
     live: new ApiClient(rest),
   };
@@ -125,6 +126,20 @@ describe('manager client routing', () => {
     const err = await client.get(coreV1ConfigMapType, { namespace: 'ns', name: 'gone' }).catch((e: unknown) => e);
     expect(isNotFound(err)).toBe(true);
     expect(sent).toEqual([]);
+    rest.close();
+  });
+
+  it('fails reads once the cache has stopped, without asking the apiserver; live reads still go', async () => {
+    const { client, informer, rest } = setup({ started: false, stopped: true });
+    informer.sync();
+    const key = { namespace: 'ns', name: 'a' };
+    await expect(client.get(coreV1ConfigMapType, key)).rejects.toThrow(
+      'cannot read ConfigMap from the cache: the manager has stopped (pass { live: true } to read from the apiserver)',
+    );
+    await expect(client.list(coreV1ConfigMapType)).rejects.toThrow(/the manager has stopped/);
+    expect(sent).toEqual([]);
+    await client.get(coreV1ConfigMapType, key, { live: true }).catch(() => undefined);
+    expect(sent.length).toBe(1);
     rest.close();
   });
 

@@ -21,6 +21,7 @@ import {
   eventsV1EventType,
 } from '../../../src/runtime/builtin/index.js';
 import { LeaderElector } from '../../../src/runtime/manager/leader-election.js';
+import { systemClock } from '../../../src/runtime/util/clock.js';
 import { ResourceClient } from '../../../src/runtime/client/resource/resource-client.js';
 import type { Widget } from './helpers.js';
 import { delay, freshNamespace, restFor, useTestControlPlane, waitFor, widgetResource } from './helpers.js';
@@ -226,6 +227,28 @@ describe('controller-runtime semantics against a real apiserver', () => {
     expect(taken).toMatchObject({ holderIdentity: 'b', leaseDurationSeconds: 3, leaseTransitions: 1 });
     expect(taken.acquireTime).not.toBe(first.acquireTime);
     await b.release();
+  });
+
+  it('a leader is no longer leader once its last renewal is older than the renew deadline, before any renewal loop notices', async () => {
+    const ns = await freshNamespace(admin, 'lease-deadline');
+    let now = Date.now();
+    const clock = { ...systemClock, now: () => now };
+    const a = new LeaderElector({
+      rest: admin,
+      namespace: ns,
+      name: 'deadline',
+      identity: 'a',
+      leaseDurationMs: 3000,
+      renewDeadlineMs: 2000,
+      retryPeriodMs: 200,
+      clock,
+    });
+    await a.acquire(new AbortController().signal);
+    expect(a.isLeader).toBe(true);
+    now += 1999;
+    expect(a.isLeader).toBe(true);
+    now += 1;
+    expect(a.isLeader).toBe(false);
   });
 
   it('two controllers with one name are refused, as controller-runtime refuses them (their metrics would mix)', () => {

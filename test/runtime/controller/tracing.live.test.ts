@@ -78,6 +78,9 @@ beforeAll(async () => {
     .complete();
   running = manager.start();
   await waitFor(() => manager.webhookAddress, 20_000, 'the webhook server');
+  // An object cached before the controller connects reaches it in the start's replay, outside any
+  // watch event's span: the first test's object must come after, through a watch event.
+  await waitFor(() => logLines.some((l) => l.msg === 'controller started'), 20_000, 'the controller started');
 }, 120_000);
 
 afterAll(async () => {
