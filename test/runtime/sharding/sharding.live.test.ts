@@ -6,6 +6,7 @@ import { ResourceClient } from '../../../src/runtime/client/resource/resource-cl
 import type { Widget } from '../controller/helpers.js';
 import { HashRing } from '../../../src/runtime/sharding/hash-ring.js';
 import { isNotFound } from '../../../src/runtime/client/errors/api-error.js';
+import type { Logger } from '../../../src/runtime/util/logger.js';
 import { TcpProxy, delay, waitFor, widgetResource } from '../controller/helpers.js';
 import { electingManagerOptions, recordingLogger, startManager, useLiveCluster } from '../../helpers/live-cluster.js';
 
@@ -53,6 +54,11 @@ class ReconcileLog {
     return found;
   }
 
+  /** True while a reconcile of `key` runs. */
+  isRunning(key: string): boolean {
+    return this.running.some((s) => s.key === key);
+  }
+
   reconciledBy(key: string): Set<string> {
     return new Set(this.spans.filter((s) => s.key === key).map((s) => s.replica));
   }
@@ -70,17 +76,36 @@ class ReconcileLog {
 
 const FINALIZER = 'test.kop.dev/cleanup';
 
-/** Test knobs of a replica: the rejoin grace, and keys whose reconcile is slow (to hold a drain open). */
+/** Reconciles of some keys that wait, after reading the object, until the test lets them go (holding their drains open). */
+class Hold {
+  readonly keys = new Set<string>();
+  private letGo!: () => void;
+  private readonly released = new Promise<void>((resolve) => (this.letGo = resolve));
+
+  async wait(key: string): Promise<void> {
+    if (this.keys.has(key)) await this.released;
+  }
+
+  release(): void {
+    this.keys.clear();
+    this.letGo();
+  }
+}
+
+/** Test knobs of a replica: the rejoin grace, and reconciles held by the test. */
 interface ReplicaOptions {
   rejoinGraceMs?: number;
-  slow?: Set<string>;
+  hold?: Hold;
+  /** Reconciles at once; default 4. */
+  workers?: number;
   /** Lease timings; default LEASE. */
   lease?: typeof LEASE;
 }
 
 /**
- * A replica: a manager sharding Widgets, whose reconcile takes 20 ms (2.5 s for `slow` keys),
- * removes the test finalizer from a Widget being deleted, and asks to run again after 400 ms.
+ * A replica: a manager sharding Widgets, whose reconcile takes 20 ms, reads the Widget (then
+ * waits while the test holds its key), removes the test finalizer from a Widget it read being
+ * deleted, and asks to run again after 400 ms.
  */
 function replica(
   ns: string,
@@ -89,7 +114,18 @@ function replica(
   rest: RestClient = live.rest(),
   options: ReplicaOptions = {},
 ) {
-  const { logger, logged, loggedAt } = recordingLogger(() => performance.now());
+  const recording = recordingLogger(() => performance.now());
+  const { logged, loggedAt } = recording;
+  // Whether the cache of Widgets held its first list when this replica joined the shard set.
+  let syncedWhenJoined: boolean | undefined;
+  const logger: Logger = {
+    ...recording.logger,
+    info: (message, fields) => {
+      if (message === 'joined the shard set') syncedWhenJoined = widgetInformer()?.hasSynced() ?? false;
+      recording.logger.info(message, fields);
+    },
+    child: () => logger,
+  };
   const manager = new Manager(
     electingManagerOptions(
       rest,
@@ -107,16 +143,17 @@ function replica(
   manager
     .controller('widget')
     .for(widgetResource)
-    .withOptions({ maxConcurrentReconciles: 4 })
+    .withOptions({ maxConcurrentReconciles: options.workers ?? 4 })
     .complete(async (request) => {
       const key = `${request.namespace}/${request.name}`;
       const done = log.record(identity, key);
       try {
-        await delay(options.slow?.has(key) ? 2500 : 20);
+        await delay(20);
         const widget = await manager.client.get(widgetResource, request).catch((err: unknown) => {
           if (isNotFound(err)) return undefined;
           throw err;
         });
+        await options.hold?.wait(key);
         if (!widget) return;
         if (widget.metadata?.deletionTimestamp && widget.metadata.finalizers?.includes(FINALIZER)) {
           await manager.client.patch(widgetResource, request, {
@@ -130,12 +167,17 @@ function replica(
       }
       return { requeueAfter: 400 };
     });
-  const cached = (): string[] =>
-    manager.cluster.informers
-      .find((i) => i.name.startsWith('Widget.'))!
-      .indexer.keys()
-      .sort();
-  return { identity, manager, ...startManager(manager), cached, loggedAt, logged };
+  const widgetInformer = () => manager.cluster.informers.find((i) => i.name.startsWith('Widget.'));
+  const cached = (): string[] => widgetInformer()!.indexer.keys().sort();
+  return {
+    identity,
+    manager,
+    ...startManager(manager),
+    cached,
+    loggedAt,
+    logged,
+    syncedWhenJoined: () => syncedWhenJoined,
+  };
 }
 
 type Replica = ReturnType<typeof replica>;
@@ -190,6 +232,8 @@ describe('sharding one kind across three replicas', () => {
     const b = replica(ns, 'b', log);
     const c = replica(ns, 'c', log);
     await waitFor(() => settled([a, b, c], widgets, ns, count), 30_000, 'the widgets split over a, b and c');
+    // Each joined only with its cache listed: an object labelled for it at once reaches it as an event.
+    expect([a, b, c].map((r) => r.syncedWhenJoined())).toEqual([true, true, true]);
     for (const r of [a, b, c]) {
       expect(r.cached().length).toBeGreaterThan(0);
       expect(r.cached().length).toBeLessThan(count * 0.7);
@@ -299,13 +343,22 @@ describe('sharding one kind across three replicas', () => {
     const b = replica(ns, 'b', log, live.rest(), opts);
     const c = replica(ns, 'c', log, live.rest(), opts);
     await waitFor(() => settled([a, b, c], widgets, ns, count), 30_000, 'the widgets split over a, b and c');
-    const bKeys = new Set(b.cached());
-    const cKeys = new Set(c.cached());
+
+    // Every replica stops; a and b come back under the same identities, c does not. The leader
+    // goes first: a sharder still running would move the objects of a member that stops before
+    // it, while a sharder elected meanwhile starts with the grace and keeps them.
+    await stopAll([a]);
+    await stopAll([b, c]);
+    const labelled = async (member: string) =>
+      new Set(
+        (await widgets.list()).items
+          .filter((w) => w.metadata?.labels?.[SHARD_LABEL] === member)
+          .map((w) => `${ns}/${w.metadata!.name}`),
+      );
+    const bKeys = await labelled('b');
+    const cKeys = await labelled('c');
     expect(bKeys.size).toBeGreaterThan(1);
     expect(cKeys.size).toBeGreaterThan(1);
-
-    // Every replica stops; a and b come back under the same identities, c does not.
-    await stopAll([a, b, c]);
     const restarted = performance.now();
     const a2 = replica(ns, 'a', log, live.rest(), opts);
     await waitFor(
@@ -349,55 +402,55 @@ describe('sharding one kind across three replicas', () => {
     await stopAll([a2, b2]);
   });
 
-  it('objects deleted while they move are reconciled: by the member draining them, or by the new one through their finalizer', async () => {
+  it('objects deleted while they move, or while a reconcile that read them runs, are reconciled: by the member draining them, the new one through their finalizer, or their holder', async () => {
     const ns = await live.namespace('shards-delete');
     const log = new ReconcileLog();
     const count = 40;
     const widgets = await createWidgets(ns, count, true);
-    const slow = new Set<string>();
+    const hold = new Hold();
     // Longer Leases: a replica that lost its own on a loaded machine would take its deletions with it.
     const lease = { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 1000 };
-    const a = replica(ns, 'a', log, live.rest(), { slow, lease });
+    // Eight workers: up to five held reconciles may fall on one replica.
+    const a = replica(ns, 'a', log, live.rest(), { hold, lease, workers: 8 });
     await waitFor(() => a.manager.isLeader, 15_000, 'a leads');
-    const b = replica(ns, 'b', log, live.rest(), { slow, lease });
+    const b = replica(ns, 'b', log, live.rest(), { hold, lease, workers: 8 });
     await waitFor(() => settled([a, b], widgets, ns, count), 30_000, 'the widgets split over a and b');
-    // The widgets c will take: their reconciles turn slow, so their drains stay open a while.
+    // Up to two widgets of each kind that c will take (even-numbered ones carry the finalizer). Their reconciles are held after reading them, so
+    // their drains stay open until the test lets go.
     const ring = new HashRing(['a', 'b', 'c']);
     const moving = Array.from({ length: count }, (_, i) => `${ns}/w${i}`).filter((k) => ring.ownerOf(k) === 'c');
-    expect(moving.length).toBeGreaterThan(4);
-    for (const key of moving) slow.add(key);
-    await delay(1000);
-    const c = replica(ns, 'c', log, live.rest(), { slow, lease });
-    const deleted = new Map<string, number>();
-    // Up to three of each kind (even-numbered widgets carry the finalizer), so both kinds are deleted mid-drain
-    // whichever order the drains come in.
     const isEven = (key: string) => Number(key.slice(ns.length + 2)) % 2 === 0;
-    const wanted = (even: boolean) => Math.min(3, moving.filter((k) => isEven(k) === even).length);
-    const taken = (even: boolean) => [...deleted.keys()].filter((k) => isEven(k) === even).length;
+    const withFinalizer = moving.filter(isEven).slice(0, 2);
+    const without = moving.filter((k) => !isEven(k)).slice(0, 2);
+    expect(withFinalizer.length).toBeGreaterThan(0);
+    expect(without.length).toBeGreaterThan(0);
+    // And one that stays where it is, deleted while a reconcile that read it before is still running.
+    const staying = Array.from({ length: count }, (_, i) => `${ns}/w${i}`).find(
+      (k) => !isEven(k) && ring.ownerOf(k) !== 'c' && ring.ownerOf(k) === new HashRing(['a', 'b']).ownerOf(k),
+    )!;
+    const names = [...withFinalizer, ...without, staying];
+    for (const key of names) hold.keys.add(key);
+    await waitFor(() => names.every((k) => log.isRunning(k)), 10_000, 'a held reconcile of each chosen widget');
+    const c = replica(ns, 'c', log, live.rest(), { hold, lease, workers: 8 });
     await waitFor(
       async () => {
-        for (const w of (await widgets.list()).items) {
-          const key = `${ns}/${w.metadata!.name}`;
-          if (w.metadata?.labels?.[DRAIN_LABEL] === undefined || deleted.has(key)) continue;
-          if (taken(isEven(key)) >= wanted(isEven(key))) continue;
-          deleted.set(key, performance.now());
-          await widgets.delete(w.metadata!.name!);
-        }
-        return taken(true) >= wanted(true) && taken(false) >= wanted(false);
+        const draining = (await widgets.list()).items
+          .filter((w) => w.metadata?.labels?.[DRAIN_LABEL] !== undefined)
+          .map((w) => `${ns}/${w.metadata!.name}`);
+        return [...withFinalizer, ...without].every((k) => draining.includes(k));
       },
       20_000,
-      'six widgets deleted while draining',
+      'the chosen widgets draining',
     );
-    const names = [...deleted.keys()];
-    const withFinalizer = names.filter(isEven);
-    expect(withFinalizer.length).toBeGreaterThan(0);
-    expect(withFinalizer.length).toBeLessThan(names.length);
-    // Each deletion is reconciled after it happened, and each widget with a finalizer is let go.
-    await waitFor(
-      () => names.every((k) => log.spans.some((s) => s.key === k && s.start > deleted.get(k)!)),
-      20_000,
-      'every deletion reconciled',
-    );
+    const deletedAt = performance.now();
+    for (const key of names) await widgets.delete(key.slice(ns.length + 1));
+    // The held reconciles read the widgets before their deletion: the deletions' own reconciles come after.
+    hold.release();
+    const reconciledAfter = (k: string) => log.spans.filter((s) => s.key === k && s.start > deletedAt);
+    await waitFor(() => names.every((k) => reconciledAfter(k).length > 0), 20_000, 'every deletion reconciled');
+    // Gone at once, a widget without the finalizer never reached c: the member draining it reconciled its deletion.
+    for (const key of without) expect(reconciledAfter(key).map((s) => s.replica)).not.toContain('c');
+    expect(reconciledAfter(staying).map((s) => s.replica)).toEqual([ring.ownerOf(staying)]);
     await waitFor(
       async () => {
         for (const k of withFinalizer) {
@@ -412,7 +465,8 @@ describe('sharding one kind across three replicas', () => {
       20_000,
       'the widgets with a finalizer are gone',
     );
-    slow.clear();
+    // A widget kept by its finalizer moved on to c, which let it go.
+    for (const key of withFinalizer) expect(reconciledAfter(key).map((s) => s.replica)).toContain('c');
     await waitFor(
       () => settled([a, b, c], widgets, ns, count - names.length),
       30_000,
