@@ -97,8 +97,14 @@ describe('shared control planes', () => {
       );
       expect(await missing(after, '/api/v1/namespaces/default/services/kubernetes')).toBe(false);
       expect(await missing(after, '/apis/rbac.authorization.k8s.io/v1/clusterroles/cluster-admin')).toBe(false);
-      // The same names can be made again.
+      // The same names can be made again, the CRD the last lease installed too (as files that install theirs do).
       await after.post('/api/v1/namespaces', { metadata: { name: 'made-here' } });
+      await second.plane.installCRDs([gizmoCrd]);
+      await after.post('/apis/shared.kop.dev/v1/namespaces/made-here/gizmos', {
+        apiVersion: 'shared.kop.dev/v1',
+        kind: 'Gizmo',
+        metadata: { name: 'g' },
+      });
     } finally {
       after.close();
       await second.release();

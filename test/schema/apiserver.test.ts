@@ -9,7 +9,12 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startControlPlane, type ControlPlane, type CustomResourceDefinition } from '../../src/testing/index.js';
+import type { CustomResourceDefinition } from '../../src/testing/index.js';
+import {
+  acquireSharedControlPlane,
+  type SharedControlPlane,
+  type SharedControlPlaneLease,
+} from '../helpers/shared-control-plane.js';
 import { apiRequest } from '../testing/helpers.js';
 import type { JSONSchemaProps } from '../../src/schema/json-schema.js';
 import { re2PatternProblem } from '../../src/schema/re2-pattern.js';
@@ -22,7 +27,8 @@ import {
 } from '../../src/webhook-manifests/webhook-configuration.js';
 import { parseWebhookMarkers, WEBHOOK_SCAN_PREFIX } from '../../src/webhook-manifests/webhook-markers.js';
 
-let plane: ControlPlane;
+let lease: SharedControlPlaneLease;
+let plane: SharedControlPlane;
 
 const request = (method: string, url: string, body?: unknown, contentType?: string) =>
   apiRequest(plane, plane.admin, method, url, body, contentType);
@@ -38,12 +44,13 @@ beforeAll(async () => {
     const text = await fs.readFile(path.join(CASES_DIR, name, 'crd.yaml'), 'utf8');
     for (const doc of parseAllDocuments(text)) crds.push(doc.toJS() as CustomResourceDefinition);
   }
-  plane = await startControlPlane();
+  lease = await acquireSharedControlPlane();
+  plane = lease.plane;
   await plane.installCRDs(crds);
 }, 180_000);
 
 afterAll(async () => {
-  await plane?.stop();
+  await lease?.release();
 });
 
 describe('generated CRDs on a real apiserver', () => {

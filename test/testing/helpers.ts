@@ -11,7 +11,7 @@ export interface RawResponse {
 
 /** One HTTPS request to the control plane as `user` (client certificate), read to the end. */
 export function apiRequest(
-  plane: ControlPlane,
+  plane: Pick<ControlPlane, 'server' | 'caData'>,
   user: ControlPlaneUser,
   method: string,
   path: string,

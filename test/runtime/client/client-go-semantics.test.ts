@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startControlPlane, type ControlPlane, type CustomResourceDefinition } from '../../../src/testing/index.js';
+import type { CustomResourceDefinition } from '../../../src/testing/index.js';
 import { ApiError, isNotFound, type KubernetesObject } from '../../../src/runtime/index.js';
 import { RestClient, loadClientConfig } from '../../../src/runtime/client/index.js';
 import { coreV1ConfigMapType, coreV1NamespaceType } from '../../../src/runtime/builtin/index.js';
 import { DynamicClient } from '../../../src/runtime/client/dynamic/dynamic-client.js';
 import { isResourceVersionTooLarge, isTimeout } from '../../../src/runtime/client/errors/api-error.js';
 import { ResourceClient } from '../../../src/runtime/client/resource/resource-client.js';
+import { leaseTestControlPlane, restFor, type LeasedControlPlane } from '../controller/helpers.js';
 
 // Details of client-go's semantics that kop's client once got wrong, each shown against a real
 // kube-apiserver: the bug reproduced first, then fixed.
@@ -40,17 +41,19 @@ interface Widget extends KubernetesObject {
   spec?: { target?: string };
 }
 
-let plane: ControlPlane;
+let plane: LeasedControlPlane;
 let rest: RestClient;
 
 beforeAll(async () => {
-  plane = await startControlPlane({ crds: [widgetCrd] });
-  rest = new RestClient(loadClientConfig({ kubeconfig: plane.kubeconfigPath }), { qps: Infinity });
+  plane = await leaseTestControlPlane();
+  // The plane's reset after this file deletes the CRD again.
+  await plane.installCRDs([widgetCrd]);
+  rest = restFor(plane);
 });
 
 afterAll(async () => {
   rest?.close();
-  await plane?.stop();
+  await plane?.release();
 });
 
 /** Runs a client call, turning a synchronous throw (argument checks) into a rejection. */

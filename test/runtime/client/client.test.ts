@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startControlPlane, type ControlPlane } from '../../../src/testing/index.js';
 import { ApiError, isAlreadyExists, isConflict, isInvalid, isNotFound } from '../../../src/runtime/index.js';
 import {
   RestClient,
@@ -29,6 +28,7 @@ import { generateClients } from '../../../src/clientgen/generate-clients.js';
 import { loadApiModel, type ApiModel } from '../../../src/schema/model.js';
 import { buildCrds, formatCrd } from '../../../src/schema/crd.js';
 import type { RedisCluster } from '../../clientgen/fixtures/project/api/cache/v1alpha1/rediscluster.types.js';
+import { leaseTestControlPlane, restFor, type LeasedControlPlane } from '../controller/helpers.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -59,7 +59,7 @@ async function loadGeneratedType(model: ApiModel): Promise<ResourceType<RedisClu
   return mod.redisClusterType;
 }
 
-let plane: ControlPlane;
+let plane: LeasedControlPlane;
 let rest: RestClient;
 
 beforeAll(async () => {
@@ -69,19 +69,18 @@ beforeAll(async () => {
   temps.push(crdDir);
   for (const generated of buildCrds(model))
     writeFileSync(path.join(crdDir, generated.fileName), formatCrd(generated.crd));
-  plane = await startControlPlane({
-    crds: [crdDir],
-    // Secrets bypass the watch cache, so reads from a compacted revision reach etcd and get 410.
-    apiServerArgs: ['--watch-cache-sizes=secrets#0'],
-  });
-  rest = new RestClient(loadClientConfig({ kubeconfig: plane.kubeconfigPath }), { qps: Infinity });
+  // Secrets bypass the shared plane's watch cache, so reads from a compacted revision reach etcd and get 410.
+  plane = await leaseTestControlPlane();
+  // The plane's reset after this file deletes the CRDs again.
+  await plane.installCRDs([crdDir]);
+  rest = restFor(plane);
   const redisClusterType = await loadGeneratedType(model);
   redisClusterClient = (client) => ({ inNamespace: (ns) => new ScalableResourceClient(client, redisClusterType, ns) });
 });
 
 afterAll(async () => {
   rest?.close();
-  await plane?.stop();
+  await plane?.release();
   temps.forEach((d) => rmSync(d, { recursive: true, force: true }));
 });
 

@@ -8,8 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Manager, type Logger, type ResourceType } from '../../../src/runtime/index.js';
 import { RestClient, loadClientConfig } from '../../../src/runtime/client/index.js';
 import type { LogFields } from '../../../src/runtime/manager/index.js';
-import type { ControlPlane } from '../../../src/testing/index.js';
-import { startControlPlane } from '../../../src/testing/index.js';
+import { leaseTestControlPlane, type LeasedControlPlane } from '../controller/helpers.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const GENERATED_CRD = path.join(here, '../../schema/cases/multi-version/crd.yaml');
@@ -29,12 +28,14 @@ const gadgetV1beta1: ResourceType<Gadget> = {
   namespaced: true,
 };
 
-let plane: ControlPlane;
+let plane: LeasedControlPlane;
 beforeAll(async () => {
-  plane = await startControlPlane({ crds: [GENERATED_CRD] });
+  plane = await leaseTestControlPlane();
+  // The plane's reset after this file deletes the CRD again.
+  await plane.installCRDs([GENERATED_CRD]);
 });
 afterAll(async () => {
-  await plane?.stop();
+  await plane?.release();
 });
 
 describe('deprecated versions', () => {

@@ -2,10 +2,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startControlPlane, type ControlPlane } from '../../../src/testing/index.js';
 import { ApiError } from '../../../src/runtime/index.js';
 import { RestClient } from '../../../src/runtime/client/index.js';
 import { clientConfigFromString } from '../../../src/runtime/client/config/client-config.js';
+import { leaseTestControlPlane, type LeasedControlPlane } from '../controller/helpers.js';
 
 // Against a real kube-apiserver: an exec plugin that hands out the admin's client certificate,
 // and a kubeconfig user that impersonates someone, checked by what the server says it saw.
@@ -14,19 +14,19 @@ interface NamespaceList {
   items: { metadata?: { name?: string } }[];
 }
 
-let plane: ControlPlane;
+let plane: LeasedControlPlane;
 let dir: string;
 /** The admin kubeconfig of the control plane, as an object to derive others from. */
 let admin: { clusters: unknown[]; users: { name: string; user: Record<string, unknown> }[] };
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'kop-exec-live-'));
-  plane = await startControlPlane();
+  plane = await leaseTestControlPlane();
   admin = structuredClone(plane.kubeconfig) as unknown as typeof admin;
 });
 
 afterAll(async () => {
-  await plane?.stop();
+  await plane?.release();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 

@@ -6,13 +6,12 @@
 import https from 'node:https';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Manager } from '../../../src/runtime/index.js';
-import { RestClient, loadClientConfig } from '../../../src/runtime/client/index.js';
+import type { RestClient } from '../../../src/runtime/client/index.js';
 import { coreV1ConfigMapType } from '../../../src/runtime/builtin/index.js';
 import type { Logger } from '../../../src/runtime/util/logger.js';
-import type { ControlPlane } from '../../../src/testing/index.js';
-import { startControlPlane } from '../../../src/testing/index.js';
+import { leaseTestControlPlane, restFor, type LeasedControlPlane } from '../controller/helpers.js';
 
-let plane: ControlPlane;
+let plane: LeasedControlPlane;
 let admin: RestClient;
 let manager: Manager;
 let started: Promise<void>;
@@ -78,8 +77,8 @@ async function grant(serviceAccount: string, paths: string[]): Promise<void> {
 }
 
 beforeAll(async () => {
-  plane = await startControlPlane();
-  admin = new RestClient(loadClientConfig({ kubeconfig: plane.kubeconfigPath }), { qps: Infinity });
+  plane = await leaseTestControlPlane();
+  admin = restFor(plane);
   await admin.post('/api/v1/namespaces', { metadata: { name: namespace } });
   for (const name of ['scraper', 'debugger'])
     await admin.post(`/api/v1/namespaces/${namespace}/serviceaccounts`, { metadata: { name } });
@@ -119,7 +118,7 @@ afterAll(async () => {
   await manager?.stop();
   await started;
   admin?.close();
-  await plane?.stop();
+  await plane?.release();
 });
 
 describe('cache metrics and the /debug/cache endpoint', () => {

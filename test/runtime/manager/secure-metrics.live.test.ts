@@ -16,14 +16,13 @@ import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Manager, silentLogger } from '../../../src/runtime/index.js';
 import { RestClient, loadClientConfig } from '../../../src/runtime/client/index.js';
-import type { ControlPlane } from '../../../src/testing/index.js';
-import { startControlPlane } from '../../../src/testing/index.js';
+import { leaseTestControlPlane, restFor, type LeasedControlPlane } from '../controller/helpers.js';
 import { makeCertDir, type CertDir } from '../webhook/helpers.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const rbacTemplates = path.resolve(here, '../../../templates/init/config/rbac');
 
-let plane: ControlPlane;
+let plane: LeasedControlPlane;
 let admin: RestClient;
 const namespace = 'metrics-test';
 
@@ -75,8 +74,8 @@ function scrape(url: string, options: { token?: string; ca?: string } = {}): Pro
 }
 
 beforeAll(async () => {
-  plane = await startControlPlane();
-  admin = new RestClient(loadClientConfig({ kubeconfig: plane.kubeconfigPath }), { qps: Infinity });
+  plane = await leaseTestControlPlane();
+  admin = restFor(plane);
   await admin.post('/api/v1/namespaces', { metadata: { name: namespace } });
   for (const name of ['controller-manager', 'prometheus', 'someone-else']) {
     await admin.post(`/api/v1/namespaces/${namespace}/serviceaccounts`, { metadata: { name } });
@@ -98,7 +97,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   admin?.close();
-  await plane?.stop();
+  await plane?.release();
 });
 
 /** A REST client authenticated as the manager's ServiceAccount: only what metrics_auth_role grants. */

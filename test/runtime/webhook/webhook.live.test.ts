@@ -10,14 +10,16 @@ import {
   FieldError,
   Manager,
   ValidationError,
+  isNotFound,
   silentLogger,
   type Client,
   type KubernetesObject,
   type ResourceType,
 } from '../../../src/runtime/index.js';
 import { RestClient, createClient, loadClientConfig } from '../../../src/runtime/client/index.js';
-import { startControlPlane, type ControlPlane, type CustomResourceDefinition } from '../../../src/testing/index.js';
+import type { CustomResourceDefinition } from '../../../src/testing/index.js';
 import type { CertificateAuthority } from '../../../src/testing/certificates.js';
+import { leaseTestControlPlane, type LeasedControlPlane } from '../controller/helpers.js';
 import { makeCertDir, post, type CertDir } from './helpers.js';
 
 interface GadgetV2 extends KubernetesObject {
@@ -67,7 +69,7 @@ const crdType: ResourceType<CustomResourceDefinition> = {
   namespaced: false,
 };
 
-let plane: ControlPlane;
+let plane: LeasedControlPlane;
 let rest: RestClient;
 let client: Client;
 let certs: CertDir;
@@ -162,7 +164,7 @@ async function eventually<T>(check: () => Promise<T | undefined>, what: string, 
 }
 
 beforeAll(async () => {
-  plane = await startControlPlane();
+  plane = await leaseTestControlPlane();
   rest = new RestClient(loadClientConfig({ kubeconfig: plane.kubeconfigPath }), {
     qps: Infinity,
     onWarning: (w) => void warnings.push(w),
@@ -237,12 +239,38 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await manager?.stop();
-  await running?.catch(() => undefined);
-  rest?.close();
-  await plane?.stop();
-  await certs?.remove();
+  // Cleaned up while this server still answers: the plane's reset deletes webhook configurations before the
+  // Gadgets, but the apiserver drops them asynchronously, so a Gadget's deletion could still be sent here once
+  // the server is gone, fail, and cost the next file a fresh plane.
+  try {
+    if (client) {
+      for (const [type, kind] of [
+        [mutatingConfigurations, 'Mutating'],
+        [validatingConfigurations, 'Validating'],
+      ] as const)
+        await client.delete(type, { name: `${kind.toLowerCase()}-kop-webhook-live` }).catch(ignoreNotFound);
+      await client.delete(crdType, { name: `gadgets.${GROUP}` }).catch(ignoreNotFound);
+      await eventually(
+        () =>
+          client.get(crdType, { name: `gadgets.${GROUP}` }).then(
+            () => undefined,
+            (error: unknown) => isNotFound(error) || undefined,
+          ),
+        'the Gadget CRD to be deleted',
+      );
+    }
+  } finally {
+    await manager?.stop();
+    await running?.catch(() => undefined);
+    rest?.close();
+    await plane?.release();
+    await certs?.remove();
+  }
 });
+
+function ignoreNotFound(error: unknown): void {
+  if (!isNotFound(error)) throw error;
+}
 
 describe('admission webhooks through the apiserver', () => {
   it('a create is defaulted', async () => {
