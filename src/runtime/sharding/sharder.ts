@@ -31,9 +31,8 @@ export interface SharderOptions {
    */
   rejoinGraceMs: number;
   /**
-   * Told when an object was deleted while no live member held it (released and not yet labelled
-   * again, or assigned to a member that is gone): no member's cache saw it go, so the sharder's
-   * own replica reconciles the deletion.
+   * Told when an object was deleted while no live member held it (see {@link heldWhenDeleted}):
+   * no member's cache saw it go, so the sharder's own replica reconciles the deletion.
    */
   onUnheldDeletion: (type: ResourceType, key: string) => void;
   /** How often expired memberships are looked for; default 1 s. */
@@ -86,6 +85,16 @@ export function wantedShard(
   }
   const same = wanted.label === state.label && wanted.draining === state.draining && wanted.assigned === state.assigned;
   return same ? undefined : wanted;
+}
+
+/**
+ * True when a live member's cache held the object as it was deleted, so that member reconciles
+ * the deletion: the object was assigned to it and labelled for it (draining or not). Otherwise
+ * (never assigned, released, its member gone, or its shard label edited by hand so that its
+ * member's cache had dropped it) no member saw it go, and the sharder's replica reconciles it.
+ */
+export function heldWhenDeleted(state: ShardState, isMember: (identity: string) => boolean): boolean {
+  return state.assigned !== undefined && state.label === state.assigned && isMember(state.assigned);
 }
 
 /**
@@ -145,8 +154,7 @@ export class Sharder {
         onAdd: enqueue,
         onUpdate: (_old, object) => enqueue(object),
         onDelete: (object) => {
-          const { assigned } = keys.stateOf(object);
-          if (assigned === undefined || !this.members?.isMember(assigned))
+          if (!heldWhenDeleted(keys.stateOf(object), (m) => this.members?.isMember(m) ?? false))
             this.options.onUnheldDeletion(full, objectKey(object));
         },
       });
