@@ -2,7 +2,6 @@
  * The kind a webhook is for, resolved once (project/resource-model.ts), and what its webhook files
  * import: create webhook's resolve phase.
  */
-import { posix } from 'node:path';
 import { KopError } from '../base/index.js';
 import {
   fullGroup,
@@ -14,6 +13,7 @@ import {
   resourceNamesOf,
   type ResourceNames,
   descriptorNameOf,
+  kindModulesOf,
   singularOf,
 } from '../project/index.js';
 import type { VirtualTree } from '../scaffold/index.js';
@@ -62,12 +62,11 @@ export function resolveTarget(
       );
     }
     const names = resourceNamesOf(resource.entry);
-    const apiDir = `../../../../${posix.dirname(resource.entry.path ?? CREATE_API_PATHS.typesFile(names))}`;
     return {
       resource,
       names,
       namespaced: resource.entry.api?.namespaced ?? true,
-      imports: kindImports(apiDir, names.kindLower, descriptorNameOf(kind)),
+      imports: kindImports(resource.entry, descriptorNameOf(kind)),
       sampleFields: 'spec: {},',
     };
   }
@@ -80,13 +79,12 @@ export function resolveTarget(
       );
     }
     const names = resourceNamesOf(resource.entry);
-    const apiDir = `../../../../${posix.dirname(resource.entry.path ?? CREATE_API_PATHS.typesFile(names))}`;
     return {
       resource,
       names,
       // kop import crd records no scope for an external kind; its types file says it (requireExternalTypes reads it).
       namespaced: true,
-      imports: kindImports(apiDir, names.kindLower, descriptorNameOf(kind)),
+      imports: kindImports(resource.entry, descriptorNameOf(kind)),
       sampleFields: '',
     };
   }
@@ -136,14 +134,10 @@ export function resolveTarget(
   );
 }
 
-/** Module specifiers of a kind's typed client and types, from the webhook files (four folders below the root). */
-function kindImports(apiDir: string, kindLower: string, descriptor: string): WebhookTarget['imports'] {
-  return {
-    descriptor,
-    descriptorModule: `${apiDir}/${kindLower}.client.js`,
-    descriptorTestModule: `${apiDir}/${kindLower}.client.js`,
-    typesModule: `${apiDir}/${kindLower}.types.js`,
-  };
+/** What the webhook files (four folders below the root, as their tests) import of a kind with a typed client. */
+function kindImports(entry: ProjectResource, descriptor: string): WebhookTarget['imports'] {
+  const modules = kindModulesOf(entry, '../../../../');
+  return { descriptor, ...modules, descriptorTestModule: modules.descriptorModule };
 }
 
 /**

@@ -34,11 +34,12 @@ export {
   controllersOf,
   insertControllerWiring,
   insertResourceWiring,
+  kindModulesOf,
   placeControllerFile,
   resourceNamesOf,
   roleStemOf,
 } from './resource-layout.js';
-export type { ControllerNames, ResourceNames } from './resource-layout.js';
+export type { ControllerNames, KindModules, ResourceNames } from './resource-layout.js';
 export { originOf, resolveResource } from './resource-model.js';
 export type { Resource } from './resource-model.js';
 export {
