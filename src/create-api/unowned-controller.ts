@@ -20,12 +20,12 @@ import {
   CREATE_API_PATHS,
   insertControllerWiring,
   type BuiltinKind,
+  builtinSampleLiteral,
   kindModulesOf,
   type KindModules,
 } from '../project/index.js';
 import { loadBoilerplate } from '../scaffold/index.js';
 import { hasExternalApiFlags, isCrdSource, resolveExternalKind } from '../import/index.js';
-import { builtinSampleLiteral } from './builtin-samples.js';
 import { checkControllerClash, checkPlural } from './create-api-checks.js';
 import type { CreateApiStep, UnownedPlan } from './create-api-step.js';
 import { recordUnownedController } from './record-resource.js';

@@ -12,6 +12,7 @@ import {
   CREATE_API_PATHS,
   resourceNamesOf,
   type ResourceNames,
+  builtinSampleFields,
   descriptorNameOf,
   kindModulesOf,
   singularOf,
@@ -125,7 +126,7 @@ export function resolveTarget(
         descriptorTestModule: 'kop/runtime/builtin',
         typesModule: 'kop/api',
       },
-      sampleFields: BUILTIN_SAMPLES[kind] ?? '',
+      sampleFields: builtinSampleFields(kind),
     };
   }
   throw new KopError(
@@ -139,28 +140,6 @@ function kindImports(entry: ProjectResource, descriptor: string): WebhookTarget[
   const modules = kindModulesOf(entry, '../../../../');
   return { descriptor, ...modules, descriptorTestModule: modules.descriptorModule };
 }
-
-/**
- * What a webhook test puts in a built-in object besides apiVersion, kind and metadata: the least
- * the apiserver admits. Keyed by kop/runtime's built-in kinds; a kind without an entry gets none.
- */
-const BUILTIN_SAMPLES: Readonly<Record<string, string>> = {
-  ConfigMap: "data: { key: 'value' },",
-  Secret: "stringData: { key: 'value' },",
-  Service: 'spec: { ports: [{ port: 80 }] },',
-  Pod: "spec: { containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }] },",
-  PersistentVolumeClaim: "spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },",
-  Deployment:
-    "spec: { selector: { matchLabels: { app: 'sample' } }, template: { metadata: { labels: { app: 'sample' } }, spec: { containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }] } } },",
-  StatefulSet:
-    "spec: { serviceName: 'sample', selector: { matchLabels: { app: 'sample' } }, template: { metadata: { labels: { app: 'sample' } }, spec: { containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }] } } },",
-  Job: "spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }] } } },",
-  CronJob:
-    "spec: { schedule: '0 * * * *', jobTemplate: { spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }] } } } } },",
-  Lease: 'spec: {},',
-  Event:
-    "eventTime: new Date().toISOString(), reportingController: 'example.com/sample', reportingInstance: 'sample', action: 'Sample', reason: 'Sample', type: 'Normal',",
-};
 
 /**
  * An external kind's webhooks import its types and the typed client `kop generate` writes beside

@@ -3,6 +3,7 @@
  * through this file (test/repository/layering.test.ts checks); its own files import each other directly.
  */
 export { describeBuiltinKinds } from './builtin-kinds.js';
+export { builtinSampleFields, builtinSampleLiteral } from './builtin-samples.js';
 export type { BuiltinKind } from './builtin-kinds.js';
 export { runCommandPipeline, runPhases } from './command-pipeline.js';
 export type { CommandStep, PhaseHandlers } from './command-pipeline.js';
