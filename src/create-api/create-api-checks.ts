@@ -5,14 +5,13 @@
  */
 import type { Context } from '../base/index.js';
 import { KopError, UsageError } from '../base/index.js';
-import { declarationMarkers } from '../markers/index.js';
+import { storageVersionOf } from '../markers/index.js';
 import {
   fullGroup,
   type ProjectFile,
   type ProjectResource,
   controllersOf,
   CREATE_API_PATHS,
-  resourceNamesOf,
   type ControllerNames,
   checkKind,
   isDns1123Label,
@@ -217,23 +216,6 @@ export async function chooseConversion(
       .map((r) => r.version),
   ];
   return { strategy: 'Webhook', hub, spokes };
-}
-
-/**
- * The version of a kind marked +kubebuilder:storageversion (found as `kop generate` finds it), or
- * else the first one the kind had: the hub a conversion would convert through.
- */
-export async function storageVersionOf(
-  tree: VirtualTree,
-  sameKind: readonly ProjectResource[],
-): Promise<{ hub: string; marked: boolean }> {
-  for (const resource of sameKind) {
-    if (!resource.api) continue;
-    const file = resource.path ?? CREATE_API_PATHS.typesFile(resourceNamesOf(resource));
-    const markers = await declarationMarkers((await tree.read(file)) ?? '', file, resource.kind);
-    if (markers?.some((m) => m.text === '+kubebuilder:storageversion')) return { hub: resource.version, marked: true };
-  }
-  return { hub: sameKind[0]!.version, marked: false };
 }
 
 /**

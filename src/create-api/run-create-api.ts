@@ -34,8 +34,8 @@ import {
   chooseConversion,
   resolvePlural,
   resolveScope,
-  storageVersionOf,
 } from './create-api-checks.js';
+import { storageVersionOf } from '../markers/index.js';
 import { ownedPlan, type ApiTemplate, type CreateApiStep } from './create-api-step.js';
 import { API_TEMPLATES, ROLES_TEMPLATES, type ApiTemplateData } from './api-template-data.js';
 import { recordResource } from './record-resource.js';

@@ -5,7 +5,6 @@
  * kind's API belongs to Kubernetes or to another operator. These are create api's phases when
  * resolve found such a kind.
  */
-import * as path from 'node:path';
 import { KopError, UsageError } from '../base/index.js';
 import {
   fullGroup,
@@ -21,10 +20,12 @@ import {
   CREATE_API_PATHS,
   insertControllerWiring,
   type BuiltinKind,
+  builtinSampleLiteral,
+  kindModulesOf,
+  type KindModules,
 } from '../project/index.js';
 import { loadBoilerplate } from '../scaffold/index.js';
 import { hasExternalApiFlags, isCrdSource, resolveExternalKind } from '../import/index.js';
-import { builtinSampleLiteral } from './builtin-samples.js';
 import { checkControllerClash, checkPlural } from './create-api-checks.js';
 import type { CreateApiStep, UnownedPlan } from './create-api-step.js';
 import { recordUnownedController } from './record-resource.js';
@@ -55,7 +56,7 @@ export const UNOWNED_CONTROLLER_PHASES: PhaseHandlers<CreateApiStep> = {
     if (options.plural !== undefined) requireValid(checkPlural, options.plural, '--plural');
 
     let entry: ProjectResource;
-    let modules: { descriptorModule: string; typesModule: string } | undefined;
+    let modules: KindModules | undefined;
     let builtin: BuiltinKind | undefined;
     let namespaced: boolean | undefined;
     if (hasExternalApiFlags(target.external)) {
@@ -74,11 +75,7 @@ export const UNOWNED_CONTROLLER_PHASES: PhaseHandlers<CreateApiStep> = {
       entry = target.found.entry;
     } else {
       entry = target.found!.entry;
-      const dir = path.posix.dirname(entry.path!);
-      modules = {
-        descriptorModule: `../../${dir}/${singularOf(kind)}.client.js`,
-        typesModule: `../../${dir}/${singularOf(kind)}.types.js`,
-      };
+      modules = kindModulesOf(entry, '../../');
     }
     if (
       options.plural !== undefined &&

@@ -5,7 +5,13 @@
  */
 import { askChecked, askYesNo, requireValid, type NameCheck } from '../base/index.js';
 import { type Context, KopError, UsageError } from '../base/index.js';
-import { declarationMarkers, formatLocation } from '../markers/index.js';
+import {
+  declarationMarkers,
+  formatLocation,
+  isMarker,
+  STORAGE_VERSION_MARKER,
+  storageVersionMarks,
+} from '../markers/index.js';
 import {
   fullGroup,
   type ProjectFile,
@@ -22,8 +28,6 @@ import {
 import type { VirtualTree } from '../scaffold/index.js';
 import type { CreateWebhookFlags } from './create-webhook-flags.js';
 import { requireTypes } from './webhook-target.js';
-
-const STORAGE_VERSION_MARKER = '+kubebuilder:storageversion';
 
 /** `--defaulting-path` / `--validation-path`: URL paths of their own, never the same one. */
 export function checkPathFlags(options: CreateWebhookFlags): void {
@@ -234,18 +238,12 @@ export async function markHubAsStorageVersion(
   sameKind: readonly ProjectResource[],
   hub: ResourceNames,
 ): Promise<void> {
-  for (const resource of sameKind) {
-    if (resource.version === hub.version || !resource.api) continue;
-    const names = resourceNamesOf(resource);
-    const typesFile = resource.path ?? CREATE_API_PATHS.typesFile(names);
-    const markers = (await declarationMarkers((await tree.read(typesFile)) ?? '', typesFile, names.kind)) ?? [];
-    const storage = markers.find((m) => isMarker(m.text, STORAGE_VERSION_MARKER));
-    if (storage !== undefined) {
-      throw new KopError(
-        `${hub.kind} ${resource.version} is marked ${STORAGE_VERSION_MARKER} (${formatLocation(storage.location)}), but the hub of a conversion is the storage version`,
-        `pass --version ${resource.version} to make it the hub, or move the marker to ${hub.version}'s ${hub.kind} type`,
-      );
-    }
+  const other = (await storageVersionMarks(tree, sameKind)).find((mark) => mark.resource.version !== hub.version);
+  if (other !== undefined) {
+    throw new KopError(
+      `${hub.kind} ${other.resource.version} is marked ${STORAGE_VERSION_MARKER} (${formatLocation(other.marker.location)}), but the hub of a conversion is the storage version`,
+      `pass --version ${other.resource.version} to make it the hub, or move the marker to ${hub.version}'s ${hub.kind} type`,
+    );
   }
   const hubResource = sameKind.find((r) => r.version === hub.version)!;
   const typesFile = hubResource.path ?? CREATE_API_PATHS.typesFile(hub);
@@ -267,9 +265,4 @@ export async function markHubAsStorageVersion(
   const prefix = rootLine.slice(0, rootLine.indexOf('+'));
   lines.splice(root.location.line, 0, `${prefix}${STORAGE_VERSION_MARKER}`);
   await tree.update(typesFile, () => lines.join('\n'), 'inserted');
-}
-
-/** True when a marker line is `marker`, or `marker` with arguments. */
-function isMarker(text: string, marker: string): boolean {
-  return text === marker || text.startsWith(`${marker}:`) || text.startsWith(`${marker}=`);
 }

@@ -2,7 +2,6 @@
  * The kind a webhook is for, resolved once (project/resource-model.ts), and what its webhook files
  * import: create webhook's resolve phase.
  */
-import { posix } from 'node:path';
 import { KopError } from '../base/index.js';
 import {
   fullGroup,
@@ -13,7 +12,9 @@ import {
   CREATE_API_PATHS,
   resourceNamesOf,
   type ResourceNames,
+  builtinSampleFields,
   descriptorNameOf,
+  kindModulesOf,
   singularOf,
 } from '../project/index.js';
 import type { VirtualTree } from '../scaffold/index.js';
@@ -62,12 +63,11 @@ export function resolveTarget(
       );
     }
     const names = resourceNamesOf(resource.entry);
-    const apiDir = `../../../../${posix.dirname(resource.entry.path ?? CREATE_API_PATHS.typesFile(names))}`;
     return {
       resource,
       names,
       namespaced: resource.entry.api?.namespaced ?? true,
-      imports: kindImports(apiDir, names.kindLower, descriptorNameOf(kind)),
+      imports: kindImports(resource.entry, descriptorNameOf(kind)),
       sampleFields: 'spec: {},',
     };
   }
@@ -80,13 +80,12 @@ export function resolveTarget(
       );
     }
     const names = resourceNamesOf(resource.entry);
-    const apiDir = `../../../../${posix.dirname(resource.entry.path ?? CREATE_API_PATHS.typesFile(names))}`;
     return {
       resource,
       names,
       // kop import crd records no scope for an external kind; its types file says it (requireExternalTypes reads it).
       namespaced: true,
-      imports: kindImports(apiDir, names.kindLower, descriptorNameOf(kind)),
+      imports: kindImports(resource.entry, descriptorNameOf(kind)),
       sampleFields: '',
     };
   }
@@ -127,7 +126,7 @@ export function resolveTarget(
         descriptorTestModule: 'kop/runtime/builtin',
         typesModule: 'kop/api',
       },
-      sampleFields: BUILTIN_SAMPLES[kind] ?? '',
+      sampleFields: builtinSampleFields(kind),
     };
   }
   throw new KopError(
@@ -136,37 +135,11 @@ export function resolveTarget(
   );
 }
 
-/** Module specifiers of a kind's typed client and types, from the webhook files (four folders below the root). */
-function kindImports(apiDir: string, kindLower: string, descriptor: string): WebhookTarget['imports'] {
-  return {
-    descriptor,
-    descriptorModule: `${apiDir}/${kindLower}.client.js`,
-    descriptorTestModule: `${apiDir}/${kindLower}.client.js`,
-    typesModule: `${apiDir}/${kindLower}.types.js`,
-  };
+/** What the webhook files (four folders below the root, as their tests) import of a kind with a typed client. */
+function kindImports(entry: ProjectResource, descriptor: string): WebhookTarget['imports'] {
+  const modules = kindModulesOf(entry, '../../../../');
+  return { descriptor, ...modules, descriptorTestModule: modules.descriptorModule };
 }
-
-/**
- * What a webhook test puts in a built-in object besides apiVersion, kind and metadata: the least
- * the apiserver admits. Keyed by kop/runtime's built-in kinds; a kind without an entry gets none.
- */
-const BUILTIN_SAMPLES: Readonly<Record<string, string>> = {
-  ConfigMap: "data: { key: 'value' },",
-  Secret: "stringData: { key: 'value' },",
-  Service: 'spec: { ports: [{ port: 80 }] },',
-  Pod: "spec: { containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }] },",
-  PersistentVolumeClaim: "spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },",
-  Deployment:
-    "spec: { selector: { matchLabels: { app: 'sample' } }, template: { metadata: { labels: { app: 'sample' } }, spec: { containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }] } } },",
-  StatefulSet:
-    "spec: { serviceName: 'sample', selector: { matchLabels: { app: 'sample' } }, template: { metadata: { labels: { app: 'sample' } }, spec: { containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }] } } },",
-  Job: "spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }] } } },",
-  CronJob:
-    "spec: { schedule: '0 * * * *', jobTemplate: { spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }] } } } } },",
-  Lease: 'spec: {},',
-  Event:
-    "eventTime: new Date().toISOString(), reportingController: 'example.com/sample', reportingInstance: 'sample', action: 'Sample', reason: 'Sample', type: 'Normal',",
-};
 
 /**
  * An external kind's webhooks import its types and the typed client `kop generate` writes beside

@@ -21,6 +21,7 @@ import {
   type ProjectFile,
   type ProjectResource,
   checkDomain,
+  kindModulesOf,
   requireValid,
   singularOf,
 } from '../project/index.js';
@@ -140,7 +141,7 @@ export async function resolveExternalKind(
         `pass --external-api-path ${dir}, or leave it out`,
       );
     }
-    return { entry, ...localModules(dir, kindLower) };
+    return { entry, ...kindModulesOf(entry, '../../') };
   }
 
   const given = flags.path!;
@@ -163,7 +164,7 @@ export async function resolveExternalKind(
         'pass the module of the package as --external-api-path',
       );
     const entry = externalEntry(project, { ...wanted, domain, path: typesFile, plural: wanted.plural });
-    return { entry, ...localModules(dir, kindLower) };
+    return { entry, ...kindModulesOf(entry, '../../') };
   }
 
   // A module of an npm package.
@@ -253,11 +254,6 @@ function isLocalPath(value: string): boolean {
 /** `./api/x/v1/` -> `api/x/v1`. */
 function localFolder(value: string): string {
   return path.posix.normalize(value).replace(/^\.\//, '').replace(/\/+$/, '');
-}
-
-function localModules(dir: string, kindLower: string): { descriptorModule: string; typesModule: string } {
-  // As seen from src/controllers/.
-  return { descriptorModule: `../../${dir}/${kindLower}.client.js`, typesModule: `../../${dir}/${kindLower}.types.js` };
 }
 
 /** The PROJECT entry of the kind, existing or new, marked external. */

@@ -5,7 +5,7 @@
  * and owner and license are read back from the license header, where init wrote them. Light:
  * `kop --help` loads it.
  */
-import { type FlagSpec, type FlagType, type OptionsOf } from '../project/command-flags.js';
+import { type FlagSpec, type FlagType, type FlagValue, type OptionsOf } from '../project/command-flags.js';
 import type { ProjectFile } from '../project/index.js';
 
 /** What init's recorded flags are read back from: PROJECT, and the owner and license of hack/boilerplate.txt. */
@@ -119,3 +119,28 @@ export const INIT_FLAGS = [
 
 /** The values of {@link INIT_FLAGS}, by field; anything left undefined is asked for on a TTY or defaulted. */
 export type InitFlags = OptionsOf<typeof INIT_FLAGS>;
+
+/** A flag of {@link INIT_FLAGS}. */
+export type InitFlagSpec = (typeof INIT_FLAGS)[number];
+
+/**
+ * init's flags that are the project's identity: PROJECT records them and reads them back (`record`
+ * and `recorded`), so `kop init --force` keeps them and refuses a flag that contradicts them. How
+ * the project depends on kop is not identity (`--kop-source` is recorded but never read back:
+ * under --force it switches the source).
+ */
+export const INIT_IDENTITY_FLAGS: readonly InitFlagSpec[] = INIT_FLAGS.filter(
+  (spec: InitFlagSpec) => 'record' in spec && 'recorded' in spec,
+);
+
+/** The value PROJECT records for an identity flag; a switch or toggle it leaves out is off (`record` removes it when off). */
+export function recordedIdentity(spec: InitFlagSpec, project: ProjectFile): FlagValue<FlagType> | undefined {
+  const source: InitRecordedSource = {
+    project,
+    get boilerplate(): never {
+      throw new Error(`--${spec.name}: an identity flag is read back from PROJECT alone, not hack/boilerplate.txt`);
+    },
+  };
+  const value = 'recorded' in spec ? spec.recorded?.(source) : undefined;
+  return value ?? (spec.type === 'switch' || spec.type === 'toggle' ? false : undefined);
+}

@@ -1,6 +1,6 @@
 import { readdir, realpath } from 'node:fs/promises';
 import * as path from 'node:path';
-import { recordFlags } from '../project/command-flags.js';
+import { fieldOf, recordFlags } from '../project/command-flags.js';
 import { askChecked, type Context, KopError, UsageError, kopPackageRoot, kopVersion } from '../base/index.js';
 import {
   LAYOUT,
@@ -20,7 +20,7 @@ import {
   resourceNamesOf,
 } from '../project/index.js';
 import { flushTree, type FlushResult, type PostFlushTask, renderTemplateDir, VirtualTree } from '../scaffold/index.js';
-import { INIT_FLAGS, type InitFlags } from './init-flags.js';
+import { INIT_FLAGS, INIT_IDENTITY_FLAGS, type InitFlags, recordedIdentity } from './init-flags.js';
 import { checkInitPlugins } from './init-plugins.js';
 import { LICENSES, type InitAnswers, type License } from './init-answers.js';
 import { INIT_TEMPLATES, initTemplateData } from './init-template-data.js';
@@ -236,38 +236,22 @@ async function existingProject(tree: VirtualTree, context: Context): Promise<Pro
   }
 }
 
-/** The init options with PROJECT's identity; a flag that contradicts PROJECT is an error naming both. */
-function identityFrom(project: ProjectFile, options: InitOptions): InitOptions {
-  // How the project depends on kop is not identity: --kop-source under --force switches it (chooseKopSource).
-  const recorded = {
-    domain: project.domain,
-    projectName: project.projectName,
-    namespaced: project.namespaced,
-    multigroup: project.multigroup ?? false,
-  };
-  const flags = {
-    domain: '--domain',
-    projectName: '--project-name',
-    namespaced: '--namespaced',
-    multigroup: '--multigroup',
-  } as const;
-  for (const key of Object.keys(flags) as (keyof typeof flags)[]) {
-    const given = options[key];
-    const kept = recorded[key];
-    if (given !== undefined && kept !== undefined && given !== kept) {
+/** The init options with PROJECT's identity (the identity flags of init's table); a flag that contradicts PROJECT is an error naming both. */
+export function identityFrom(project: ProjectFile, options: InitOptions): InitOptions {
+  const kept: Record<string, unknown> = { ...options };
+  for (const spec of INIT_IDENTITY_FLAGS) {
+    const field = fieldOf(spec.name);
+    const given = kept[field];
+    const recorded = recordedIdentity(spec, project);
+    if (given !== undefined && recorded !== undefined && given !== recorded) {
       throw new UsageError(
-        `${flags[key]} ${JSON.stringify(given)} contradicts PROJECT, which records ${JSON.stringify(kept)}; kop init --force keeps the project's identity`,
-        `leave ${flags[key]} out, or edit PROJECT first if the project really changes`,
+        `--${spec.name} ${JSON.stringify(given)} contradicts PROJECT, which records ${JSON.stringify(recorded)}; kop init --force keeps the project's identity`,
+        `leave --${spec.name} out, or edit PROJECT first if the project really changes`,
       );
     }
+    if (recorded !== undefined) kept[field] = recorded;
   }
-  return {
-    ...options,
-    domain: recorded.domain,
-    projectName: recorded.projectName,
-    namespaced: recorded.namespaced ?? options.namespaced,
-    multigroup: recorded.multigroup,
-  };
+  return kept as InitOptions;
 }
 
 /** Fills in what the flags left out: asks on a TTY, otherwise takes defaults or fails naming the flag. kop's source is chosen apart (chooseKopSource). */

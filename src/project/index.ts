@@ -3,6 +3,7 @@
  * through this file (test/repository/layering.test.ts checks); its own files import each other directly.
  */
 export { describeBuiltinKinds } from './builtin-kinds.js';
+export { builtinSampleFields, builtinSampleLiteral } from './builtin-samples.js';
 export type { BuiltinKind } from './builtin-kinds.js';
 export { runCommandPipeline, runPhases } from './command-pipeline.js';
 export type { CommandStep, PhaseHandlers } from './command-pipeline.js';
@@ -34,11 +35,12 @@ export {
   controllersOf,
   insertControllerWiring,
   insertResourceWiring,
+  kindModulesOf,
   placeControllerFile,
   resourceNamesOf,
   roleStemOf,
 } from './resource-layout.js';
-export type { ControllerNames, ResourceNames } from './resource-layout.js';
+export type { ControllerNames, KindModules, ResourceNames } from './resource-layout.js';
 export { originOf, resolveResource } from './resource-model.js';
 export type { Resource } from './resource-model.js';
 export {

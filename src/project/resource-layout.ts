@@ -3,6 +3,7 @@
  * scaffolds: `kop create api` writes these files and lines, and `kop init --force`
  * re-inserts the lines of the resources PROJECT records.
  */
+import * as path from 'node:path';
 import { insertIntoFile, type Insertion } from '../scaffold/index.js';
 import type { VirtualTree } from '../scaffold/index.js';
 import { fullGroup, type ProjectResource } from './project-file.js';
@@ -10,7 +11,8 @@ import { singularOf } from './resource.js';
 
 /** Files and markers `kop create api` writes, for tests and other generators. */
 export const CREATE_API_PATHS = {
-  typesFile: (r: ResourceNames) => `api/${r.group}/${r.version}/${r.kindLower}.types.ts`,
+  typesFile: (r: Pick<ResourceNames, 'group' | 'version' | 'kindLower'>) =>
+    `api/${r.group}/${r.version}/${r.kindLower}.types.ts`,
   groupVersionFile: (r: ResourceNames) => `api/${r.group}/${r.version}/groupversion.ts`,
   sampleFile: (r: ResourceNames) => `config/samples/${r.sampleName}.yaml`,
   /** The kind's unnamed reconciler in a single-group project; in general {@link CREATE_API_PATHS.namedControllerFile}. */
@@ -157,6 +159,29 @@ export function resourceNamesOf(resource: ProjectResource, resources: readonly P
     sampleName: `${resource.group}_${resource.version}_${kindLower}`,
     roleStem: roleStemOf(resource, resources),
   };
+}
+
+/** Where code imports a kind's typed client and types from. */
+export interface KindModules {
+  /** The typed client `kop generate` writes beside the types: it exports the kind's descriptor. */
+  descriptorModule: string;
+  typesModule: string;
+}
+
+/**
+ * The module specifiers of a kind's typed client and types (the folder of its types file: the
+ * recorded `path`, else where create api scaffolds it), from a file that reaches the project root
+ * through `toRoot` (`../../` from src/controllers/, `../../../../` from src/webhooks/<group>/<version>/).
+ */
+export function kindModulesOf(
+  resource: Pick<ProjectResource, 'group' | 'version' | 'kind' | 'path'>,
+  toRoot: string,
+): KindModules {
+  const kindLower = singularOf(resource.kind);
+  const typesFile =
+    resource.path ?? CREATE_API_PATHS.typesFile({ group: resource.group, version: resource.version, kindLower });
+  const dir = `${toRoot}${path.posix.dirname(typesFile)}`;
+  return { descriptorModule: `${dir}/${kindLower}.client.js`, typesModule: `${dir}/${kindLower}.types.js` };
 }
 
 /**

@@ -17,6 +17,7 @@ describe('DeploymentValidator', () => {
     kind: 'Deployment',
     metadata: { generateName: 'deployment-', namespace: environment().namespace },
     spec: {
+      replicas: 1,
       selector: { matchLabels: { app: 'sample' } },
       template: {
         metadata: { labels: { app: 'sample' } },

@@ -1,10 +1,11 @@
 /**
- * An object of each built-in kind that the API server accepts as it is, for the test scaffolded
- * with a built-in kind's reconciler (it creates one and waits for the reconcile). Objects are
- * keyed by kind; a kind kop/runtime gains without a sample here gets its test refused by
- * test/create-api/create-api-unowned.test.ts, which scaffolds every built-in kind.
+ * An object of each built-in kind that the API server accepts as it is, one table for every
+ * scaffold that creates one: the test of a built-in kind's reconciler (create api; it creates one
+ * and waits for the reconcile) and the tests of a built-in kind's webhooks (create webhook). Objects
+ * are keyed by kind; a kind kop/runtime gains without a sample here gets its reconciler test
+ * refused by test/create-api/create-api-unowned.test.ts, which scaffolds every built-in kind.
  */
-import type { BuiltinKind } from '../project/index.js';
+import type { BuiltinKind } from './builtin-kinds.js';
 
 type ResourceType = BuiltinKind['type'];
 
@@ -57,7 +58,7 @@ export function builtinSampleLiteral(type: ResourceType, kindLower: string): str
   const body = BODIES[type.kind];
   if (body === undefined)
     throw new Error(
-      `kop has no sample ${type.kind} for the reconciler test; add one to src/create-api/builtin-samples.ts`,
+      `kop has no sample ${type.kind} for the reconciler test; add one to src/project/builtin-samples.ts`,
     );
   const object = {
     apiVersion: apiVersionOf(type),
@@ -68,17 +69,36 @@ export function builtinSampleLiteral(type: ResourceType, kindLower: string): str
   return tsLiteral(object, '    ');
 }
 
-/** A plain JSON value as a TypeScript literal in the scaffold's style: bare keys, single quotes, two-space indents. */
-function tsLiteral(value: unknown, indent: string): string {
+/**
+ * The members of a built-in kind's sample after apiVersion, kind and metadata, on one line
+ * (`spec: { ... },`; Prettier breaks it in the scaffolded file): empty for a kind whose sample has
+ * none, or that has no sample.
+ */
+export function builtinSampleFields(kind: string): string {
+  return Object.entries(BODIES[kind] ?? {})
+    .map(([name, value]) => `${keyOf(name)}: ${tsLiteral(value)},`)
+    .join(' ');
+}
+
+/** An object key as the scaffold writes it: bare when it is an identifier, else quoted. */
+function keyOf(name: string): string {
+  return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name) ? name : `'${name}'`;
+}
+
+/**
+ * A plain JSON value as a TypeScript literal in the scaffold's style: bare keys, single quotes,
+ * two-space indents below `indent`, or on one line without it.
+ */
+function tsLiteral(value: unknown, indent?: string): string {
   if (typeof value === 'string') return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
   if (typeof value !== 'object' || value === null) return JSON.stringify(value);
-  const inner = `${indent}  `;
-  if (Array.isArray(value))
-    return value.length === 0
-      ? '[]'
-      : `[\n${value.map((item) => `${inner}${tsLiteral(item, inner)},`).join('\n')}\n${indent}]`;
-  const entries = Object.entries(value);
-  if (entries.length === 0) return '{}';
-  const key = (name: string) => (/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name) ? name : `'${name}'`);
-  return `{\n${entries.map(([name, item]) => `${inner}${key(name)}: ${tsLiteral(item, inner)},`).join('\n')}\n${indent}}`;
+  const items = Array.isArray(value)
+    ? value.map((item) => tsLiteral(item, indent === undefined ? undefined : `${indent}  `))
+    : Object.entries(value).map(
+        ([name, item]) => `${keyOf(name)}: ${tsLiteral(item, indent === undefined ? undefined : `${indent}  `)}`,
+      );
+  const [open, close] = Array.isArray(value) ? ['[', ']'] : ['{', '}'];
+  if (items.length === 0) return `${open}${close}`;
+  if (indent === undefined) return Array.isArray(value) ? `[${items.join(', ')}]` : `{ ${items.join(', ')} }`;
+  return `${open}\n${items.map((item) => `${indent}  ${item},`).join('\n')}\n${indent}${close}`;
 }
