@@ -131,14 +131,6 @@ export const checkPlural: NameCheck = (value) =>
     ? true
     : `invalid plural ${JSON.stringify(value)}: a plural must be lower case — letters, digits and '-', starting and ending with a letter or digit, at most 63 characters (e.g. "memcacheds")`;
 
-/**
- * Adds a kind (or a new version of one) to the project in `context.cwd`: records it in
- * PROJECT, scaffolds its types, group-version file and sample, and a reconciler wired
- * into src/main.ts. With `--no-resource`, a reconciler alone: for one of the project's kinds,
- * or for a kind it does not own (built into Kubernetes, imported, or named by the
- * --external-api-* flags); `--controller-name` adds another reconciler of a kind. Nothing is
- * written when any step fails; `--dry-run` prints the plan.
-
 /** How a new version of a kind converts: through the webhook of `hub` (with `spokes`), or by apiVersion alone. */
 export type ConversionChoice = { strategy: 'Webhook'; hub: string; spokes: string[] } | { strategy: 'None' };
 
