@@ -48,6 +48,9 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'live',
+          // After unit: vitest runs each pool at once, and unit's threads beside these forks would be four
+          // workers on two cores.
+          sequence: { groupOrder: 1 },
           include: LIVE_TESTS,
           exclude: [...NOT_KOP_TESTS, ...E2E_TESTS],
           // Control planes shared by the files that need no plane of their own (test/helpers/shared-control-plane.ts).
@@ -58,6 +61,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'e2e',
+          sequence: { groupOrder: 1 },
           include: E2E_TESTS,
           exclude: NOT_KOP_TESTS,
           // One TypeScript compiler for the run's type checks of generated projects (test/helpers/typecheck.ts).
