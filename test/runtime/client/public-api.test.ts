@@ -20,9 +20,13 @@ describe('kop/runtime client public API', () => {
       target: ts.ScriptTarget.ES2022,
       module: ts.ModuleKind.NodeNext,
       moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      lib: ['lib.es2023.d.ts'],
       strict: true,
       declaration: true,
       emitDeclarationOnly: true,
+      // Declarations only: tsc --noEmit type-checks src/ already, and unchecked, the emit of this
+      // 1,000-file program writes the same declarations in a third of the time.
+      noCheck: true,
       skipLibCheck: true,
       types: ['node'],
     });
