@@ -196,18 +196,23 @@ async function createWidgets(ns: string, count: number, finalizers = false): Pro
 }
 
 /**
- * True when the split is steady: every widget labelled and assigned to one of `replicas`, none
- * draining, each replica holding some and caching exactly the ones labelled for it.
+ * True when the split is steady: every widget labelled and assigned to the replica that owns its
+ * key on the ring of `replicas`, none draining, each replica holding some and caching exactly the
+ * ones labelled for it. (Without the ring, a moment between two moves of a sharder still at work
+ * can look steady.)
  */
 async function settled(replicas: Replica[], widgets: ResourceClient<Widget>, ns: string, count: number) {
   const list = (await widgets.list()).items;
   if (list.length !== count) return false;
+  const ring = new HashRing(replicas.map((r) => r.identity));
   const byKey = new Map<string, string | undefined>();
   for (const w of list) {
+    const key = `${ns}/${w.metadata!.name}`;
     const label = w.metadata?.labels?.[SHARD_LABEL];
     if (w.metadata?.labels?.[DRAIN_LABEL] !== undefined || w.metadata?.annotations?.[SHARD_LABEL] !== label)
       return false;
-    byKey.set(`${ns}/${w.metadata!.name}`, label);
+    if (label !== ring.ownerOf(key)) return false;
+    byKey.set(key, label);
   }
   return replicas.every((r) => {
     const want = [...byKey].filter(([, label]) => label === r.identity).map(([key]) => key);
