@@ -105,8 +105,9 @@ export class ShardMember {
     try {
       await this.options.cachesSynced(signal);
       await elector.acquire(signal);
-    } catch {
-      return; // stopped before joining
+    } catch (err) {
+      if (signal.aborted) return; // stopped before joining
+      throw err; // the caches did not sync in time: the manager fails, naming them
     }
     this.holding = true;
     this.options.logger.info('joined the shard set', {
