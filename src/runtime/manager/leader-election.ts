@@ -48,6 +48,9 @@ export interface LeaderElectionOptions {
   clock?: Clock;
 }
 
+/** Writes of a release tried before giving up on conflicts. */
+const RELEASE_ATTEMPTS = 5;
+
 /** MicroTime as the apiserver writes it: RFC 3339 with microseconds. */
 function microTime(ms: number): string {
   return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
@@ -167,24 +170,35 @@ export class LeaderElector {
     }
   }
 
-  /** Gives the lease up so a standby takes over at once instead of after leaseDuration. */
+  /**
+   * Gives the lease up so a standby takes over at once instead of after leaseDuration. A write
+   * that conflicts (a renewal still in flight landed first) is read and tried again, a few times
+   * within the renew deadline, since a lease left looking held delays every standby by a duration.
+   */
   async release(): Promise<void> {
     if (!this.leading) return;
     this.leading = false;
-    try {
-      const lease = await this.leases.get(this.options.name, { timeoutMs: this.renewDeadlineMs });
-      if (lease.spec?.holderIdentity !== this.identity) return;
-      const now = microTime(this.clock.now());
-      await this.leases.update(
-        {
-          ...lease,
-          spec: { ...lease.spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: now, acquireTime: now },
-        },
-        { timeoutMs: this.renewDeadlineMs },
-      );
-      this.logger.info('released the leader lease');
-    } catch (err) {
-      this.logger.warn('could not release the leader lease; it expires after its duration', { err });
+    const deadline = this.clock.now() + this.renewDeadlineMs;
+    for (let attempt = 1; ; attempt++) {
+      const timeoutMs = Math.max(1, deadline - this.clock.now());
+      try {
+        const lease = await this.leases.get(this.options.name, { timeoutMs });
+        if (lease.spec?.holderIdentity !== this.identity) return;
+        const now = microTime(this.clock.now());
+        await this.leases.update(
+          {
+            ...lease,
+            spec: { ...lease.spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: now, acquireTime: now },
+          },
+          { timeoutMs: Math.max(1, deadline - this.clock.now()) },
+        );
+        this.logger.info('released the leader lease');
+        return;
+      } catch (err) {
+        if (isConflict(err) && attempt < RELEASE_ATTEMPTS && this.clock.now() < deadline) continue;
+        this.logger.warn('could not release the leader lease; it expires after its duration', { err });
+        return;
+      }
     }
   }
 

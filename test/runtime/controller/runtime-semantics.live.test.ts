@@ -229,6 +229,35 @@ describe('controller-runtime semantics against a real apiserver', () => {
     await b.release();
   });
 
+  it('release reads the Lease again and retries when its write conflicts (a renewal landed first), instead of leaving it held for a duration', async () => {
+    const ns = await freshNamespace(admin, 'lease-release');
+    const leases = new ResourceClient<LeaseObject>(admin, coordinationV1LeaseType, ns);
+    // The first write after release starts finds the Lease changed under it, as when a renewal
+    // that was still in flight lands between release's read and its write.
+    let releasing = false;
+    let bumped = 0;
+    const rest = restFor(plane);
+    const racing = Object.create(rest) as RestClient;
+    racing.request = async <T>(req: Parameters<RestClient['request']>[0]): Promise<T> => {
+      if (releasing && req.method === 'PUT' && bumped === 0) {
+        bumped++;
+        const lease = await leases.get('release');
+        await leases.update({
+          ...lease,
+          spec: { ...lease.spec, renewTime: lease.spec?.renewTime?.replace(/\d{3}Z$/, '999Z') },
+        });
+      }
+      return rest.request<T>(req);
+    };
+    const timing = { leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 200 };
+    const a = new LeaderElector({ rest: racing, namespace: ns, name: 'release', identity: 'a', ...timing });
+    await a.acquire(new AbortController().signal);
+    releasing = true;
+    await a.release();
+    expect(bumped).toBe(1);
+    expect((await leases.get('release')).spec).toMatchObject({ holderIdentity: '', leaseDurationSeconds: 1 });
+  });
+
   it('a leader is no longer leader once its last renewal is older than the renew deadline, before any renewal loop notices', async () => {
     const ns = await freshNamespace(admin, 'lease-deadline');
     let now = Date.now();
