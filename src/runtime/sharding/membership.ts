@@ -48,6 +48,7 @@ export class ShardMember {
   private joinedResolve!: () => void;
   private readonly joinedPromise = new Promise<void>((resolve) => (this.joinedResolve = resolve));
   private holding = false;
+  private everJoined = false;
 
   constructor(private readonly options: ShardMemberOptions) {
     this.leaseName = memberLeaseName(options.set, options.identity);
@@ -66,6 +67,16 @@ export class ShardMember {
    */
   get held(): boolean {
     return this.holding && this.elector?.isLeader === true;
+  }
+
+  /** True once this replica has joined the shard set, whether or not it still holds its Lease. */
+  get hasJoined(): boolean {
+    return this.everJoined;
+  }
+
+  /** Runs `then` once this replica joins the shard set (never, if it stops before that). */
+  afterJoining(then: () => void): void {
+    void this.joinedPromise.then(then);
   }
 
   /** Resolves once the Lease is held (rejects with the signal's reason when it aborts first). */
@@ -110,6 +121,7 @@ export class ShardMember {
       throw err; // the caches did not sync in time: the manager fails, naming them
     }
     this.holding = true;
+    this.everJoined = true;
     this.options.logger.info('joined the shard set', {
       set: this.options.set,
       lease: `${namespace}/${this.leaseName}`,

@@ -175,18 +175,26 @@ export class Sharding {
 
   /**
    * Reconciles here the deletion of an object no live member held when it went (the sharder on
-   * this replica saw it): its gates let the key through once, and its controllers queue it.
+   * this replica saw it): its gates let the key through once, and its controllers queue it. When
+   * this replica has not joined the shard set yet (its caches are still loading), the deletion
+   * waits for it to join; its controllers start only then.
    */
   private reconcileDeletion(type: ResourceType, key: string, logger: Logger): void {
-    if (!this.member.held) {
+    if (this.member.held) {
+      for (const gate of this.gates.values()) if (sameKind(gate.type, type)) gate.acceptDeletion(key);
+      this.enqueue(type, key);
+    } else if (!this.member.hasJoined) {
+      logger.info('an object was deleted while no member held it; its deletion is reconciled once this replica joins', {
+        key,
+      });
+      this.member.afterJoining(() => this.reconcileDeletion(type, key, logger));
+    } else {
+      // This replica has lost its Lease and is stopping: so does the sharder on it.
       logger.warn(
-        'an object was deleted while no member held it, and this replica is no member now: its deletion is not reconciled',
+        'an object was deleted while no member held it, and this replica has left the shard set: its deletion is not reconciled',
         { key },
       );
-      return;
     }
-    for (const gate of this.gates.values()) if (sameKind(gate.type, type)) gate.acceptDeletion(key);
-    this.enqueue(type, key);
   }
 
   /** Queues `key` for this replica's sharded controllers of `type`. */
