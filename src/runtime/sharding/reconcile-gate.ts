@@ -31,10 +31,11 @@ const RELEASE_RETRY_MS = 500;
  * before the Lease expired for the sharder, which then assigns its objects without a drain.
  *
  * A reconcile runs here only when the cache holds the object labelled and assigned to this
- * member and not draining, or when this member's cache saw such an object deleted (the
- * reconcile of a deletion, which then finds nothing). A shard label edited by hand therefore
- * starts nothing on the replica it names: the assignment annotation, which only the sharder
- * writes, still names the old member, and the sharder puts the label back (and drains the object
+ * member and not draining, or when this member's cache saw such an object go and the apiserver
+ * confirms it is gone (the reconcile of a deletion, which then finds nothing). A shard label
+ * edited by hand therefore starts nothing, neither on the replica it names (the assignment
+ * annotation, which only the sharder writes, still names the old member) nor on the old member,
+ * whose cache drops the object until the sharder puts the label back (and drains the object
  * through the old member if it should move).
  */
 export class ReconcileGate {
@@ -109,7 +110,10 @@ export class ReconcileGate {
   wrap(reconcile: ReconcileFunction): ReconcileFunction {
     return async (request, context) => {
       const key = requestKey(request);
-      if (!this.allows(key) && !(await this.goneWhileDraining(key))) {
+      const allowed = this.allows(key)
+        ? this.informer.indexer.get(key) !== undefined || (await this.goneFromApiserver(key))
+        : await this.goneWhileDraining(key);
+      if (!allowed) {
         context.logger.debug('skipped: the object is not in this replica’s shard');
         return;
       }
@@ -171,6 +175,23 @@ export class ReconcileGate {
       this.deleted.add(key);
       return true;
     }
+  }
+
+  /**
+   * True when `key`, which left this member's cache while held here, is gone from the apiserver
+   * too. An object also leaves the cache when its shard label is edited by hand (the watch
+   * reports that as a delete, in the state it had before the edit): that is no deletion, and no
+   * reconcile runs for it here; the sharder puts the label back and the object comes back.
+   */
+  private async goneFromApiserver(key: string): Promise<boolean> {
+    try {
+      await this.client().get(metadataOnly(this.type), parseKey(key));
+    } catch (err) {
+      if (!isNotFound(err)) throw err; // the reconcile fails and is retried with backoff
+      return this.member.held && !this.informer.indexer.get(key);
+    }
+    this.deleted.delete(key);
+    return false;
   }
 
   private untilIdle(key: string): Promise<void> {

@@ -28,6 +28,8 @@ interface Span {
 /** Every reconcile of every replica, and the pairs of them that overlapped on one object across replicas. */
 class ReconcileLog {
   readonly spans: Span[] = [];
+  /** Reconciles of a deletion: begun with the object gone from the replica's cache. */
+  readonly ofDeletion: Array<{ replica: string; key: string; at: number }> = [];
   private readonly running: Array<Omit<Span, 'end'>> = [];
 
   record(replica: string, key: string): () => void {
@@ -146,6 +148,7 @@ function replica(
     .withOptions({ maxConcurrentReconciles: options.workers ?? 4 })
     .complete(async (request) => {
       const key = `${request.namespace}/${request.name}`;
+      if (!widgetInformer()?.indexer.get(key)) log.ofDeletion.push({ replica: identity, key, at: performance.now() });
       const done = log.record(identity, key);
       try {
         await delay(20);
@@ -298,8 +301,42 @@ describe('sharding one kind across three replicas', () => {
     await delay(1000);
     expect(log.spans.filter((s) => s.key === key && s.replica === 'b' && s.end > editedAt)).toEqual([]);
     expect(log.spans.some((s) => s.key === key && s.replica === 'a' && s.start > editedAt)).toBe(true);
+    // Nor did a take the object's leaving its cache for a deletion.
+    expect(log.ofDeletion.filter((d) => d.key === key && d.at > editedAt)).toEqual([]);
     expect(log.overlaps()).toEqual([]);
     await stopAll([a, b]);
+  });
+
+  it('an object deleted while no member held it, seen by a leader whose replica has not joined yet, is reconciled once that replica joins', async () => {
+    const ns = await live.namespace('shards-unjoined');
+    const log = new ReconcileLog();
+    const widgets = await createWidgets(ns, 1);
+    // a leads, but its membership Lease is held back: its member cannot join until the test lets go.
+    let letJoin!: () => void;
+    const joining = new Promise<void>((resolve) => (letJoin = resolve));
+    const rest = live.rest();
+    const stalled = Object.create(rest) as RestClient;
+    stalled.request = async <T>(req: Parameters<RestClient['request']>[0]): Promise<T> => {
+      const body = req.body as { metadata?: { name?: string } } | undefined;
+      if (
+        req.path.endsWith('/leases/widgets-a') ||
+        (req.path.endsWith('/leases') && body?.metadata?.name === 'widgets-a')
+      )
+        await joining;
+      return rest.request<T>(req);
+    };
+    const a = replica(ns, 'a', log, stalled);
+    await waitFor(() => a.loggedAt('sharder started'), 15_000, 'a leads, with no member to assign w0 to');
+    await widgets.delete('w0');
+    await waitFor(
+      () => a.loggedAt('its deletion is reconciled once this replica joins'),
+      10_000,
+      'the sharder sees w0 go',
+    );
+    expect(log.spans).toEqual([]);
+    letJoin();
+    await waitFor(() => log.reconciledBy(`${ns}/w0`).has('a'), 15_000, 'a reconciles w0’s deletion once it joins');
+    await stopAll([a]);
   });
 
   it('a replica whose Lease cannot be renewed stops reconciling before its objects move to the others', async () => {
