@@ -8,6 +8,7 @@ import {
   controllersOf,
   CREATE_API_PATHS,
   insertControllerWiring,
+  nameKindInShardingExample,
   insertResourceWiring,
   resourceNamesOf,
   roleStemOf,
@@ -300,6 +301,7 @@ export const CREATE_API_PHASES: PhaseHandlers<CreateApiStep> = {
         controllerNames,
       );
       await insertControllerWiring(tree, controllerNames);
+      await nameKindInShardingExample(tree, { group, version, kind, path: existing?.path });
     }
 
     // The values the run settled for its flags, each recorded by its declaration (create-api-flags.ts).

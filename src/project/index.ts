@@ -34,6 +34,7 @@ export {
   controllerWiringLines,
   controllersOf,
   insertControllerWiring,
+  nameKindInShardingExample,
   insertResourceWiring,
   kindModulesOf,
   placeControllerFile,

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { insertIntoFile, type Insertion } from '../scaffold/index.js';
 import type { VirtualTree } from '../scaffold/index.js';
 import { fullGroup, type ProjectResource } from './project-file.js';
-import { singularOf } from './resource.js';
+import { descriptorNameOf, singularOf } from './resource.js';
 
 /** Files and markers `kop create api` writes, for tests and other generators. */
 export const CREATE_API_PATHS = {
@@ -206,6 +206,31 @@ export async function insertResourceWiring(
     }
     if (roles.length > 0) await insertIntoFile(tree, CREATE_API_PATHS.rbacKustomization, roles);
   }
+}
+
+/** The sharding example of a fresh src/main.ts, before any kind exists: its last two lines. */
+const SHARDING_EXAMPLE_UNNAMED =
+  /^( *)\/\/ with the kind's descriptor from its client module \(`kop create api` names its first kind here\):\n( *\/\/ sharding: \{ name: '[^']*', types: \[)myKindType(\] \},)$/m;
+
+/**
+ * Names `resource` in src/main.ts's commented sharding example while it still names no kind, so
+ * uncommenting it (and the import it names) turns sharding on. Once named, or edited, it stays.
+ */
+export async function nameKindInShardingExample(
+  tree: VirtualTree,
+  resource: Pick<ProjectResource, 'group' | 'version' | 'kind' | 'path'>,
+): Promise<void> {
+  const main = await tree.read(CREATE_API_PATHS.main);
+  if (main === undefined || !SHARDING_EXAMPLE_UNNAMED.test(main)) return;
+  const descriptor = descriptorNameOf(resource.kind);
+  const { descriptorModule } = kindModulesOf(resource, '../');
+  await tree.update(CREATE_API_PATHS.main, (content) =>
+    content.replace(
+      SHARDING_EXAMPLE_UNNAMED,
+      (_all, indent: string, head: string, tail: string) =>
+        `${indent}// with import { ${descriptor} } from '${descriptorModule}':\n${head}${descriptor}${tail}`,
+    ),
+  );
 }
 
 /** Stages a reconciler's import and construction in src/main.ts (skipped when already there). */

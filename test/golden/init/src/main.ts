@@ -100,7 +100,8 @@ async function runManager(flags: ManagerFlags, logger: Logger): Promise<number> 
     // from 'kop/runtime/builtin':
     // byObject: [{ type: coreV1SecretType, labelSelector: { 'app.kubernetes.io/managed-by': 'demo' } }],
     // Share the objects of a kind among the replicas, each caching and reconciling only its share
-    // ("Sharding across replicas" in the kop book; keep leader election on, raise the replicas):
+    // ("Sharding across replicas" in the kop book; keep leader election on, raise the replicas),
+    // with the kind's descriptor from its client module (`kop create api` names its first kind here):
     // sharding: { name: 'demo', types: [myKindType] },
     logger,
   });
