@@ -6,6 +6,8 @@
 //  - kop, streaming list (the default: a watch with sendInitialEvents, kop/runtime's Manager);
 //  - kop, paginated list (informerDefaults.streamingList: false, pages of 500);
 //  - kop, one unpaginated list (streamingList: false, one page as large as the set);
+//  - a Node floor: a bare HTTPS watch whose events are JSON.parsed into a Map (no informer), the
+//    least any Node process does for the same list;
 //  - controller-runtime v0.23 with its defaults, and with TransformStripManagedFields
 //    (bench/controller-runtime-operator/initial-sync, built with `go build`; GO=0 skips it).
 // Each process reports the milliseconds from the manager's start to synced, the objects cached,
@@ -69,6 +71,66 @@ if (process.argv[2] === 'kop') {
   process.exit(0);
 }
 
+if (process.argv[2] === 'node-floor') {
+  // The least a Node process does to fill a cache from a streaming list: one HTTPS watch with
+  // sendInitialEvents, each event's line decoded and JSON.parsed and its object kept in a Map until
+  // the bookmark that ends the initial events. No managedFields cut, no indexes, no handlers, no
+  // retries: a floor for what kop/runtime's informer does, not an informer.
+  const [kubeconfig, kind, namespace] = process.argv.slice(3);
+  const https = await import('node:https');
+  const { loadClientConfig } = await import('../dist/runtime/client/index.js');
+  const { server, cluster, user } = loadClientConfig({ kubeconfig });
+  const pem = (file, data) => (file ? readFileSync(file) : data ? Buffer.from(data, 'base64') : undefined);
+  const started = performance.now();
+  const url = new URL(`${server}/api/v1/namespaces/${namespace}/${kind}`);
+  for (const [k, v] of Object.entries({
+    watch: '1',
+    sendInitialEvents: 'true',
+    allowWatchBookmarks: 'true',
+    resourceVersionMatch: 'NotOlderThan',
+  }))
+    url.searchParams.set(k, v);
+  const cache = new Map();
+  await new Promise((resolvePromise, reject) => {
+    const request = https.get(
+      url,
+      {
+        ca: pem(cluster.caFile, cluster.caData),
+        cert: pem(user.certFile, user.certData),
+        key: pem(user.keyFile, user.keyData),
+        headers: { Accept: 'application/json', ...(user.token ? { Authorization: `Bearer ${user.token}` } : {}) },
+      },
+      (response) => {
+        if (response.statusCode !== 200) return reject(new Error(`watch answered ${response.statusCode}`));
+        response.setEncoding('utf8');
+        let rest = '';
+        response.on('data', (chunk) => {
+          const lines = (rest + chunk).split('\n');
+          rest = lines.pop();
+          for (const line of lines) {
+            if (!line) continue;
+            const event = JSON.parse(line);
+            const meta = event.object.metadata;
+            if (event.type === 'ADDED') cache.set(`${meta.namespace}/${meta.name}`, event.object);
+            else if (event.type === 'BOOKMARK' && meta.annotations?.['k8s.io/initial-events-end'] === 'true') {
+              request.destroy();
+              resolvePromise();
+            }
+          }
+        });
+        response.on('error', reject);
+      },
+    );
+    request.on('error', (err) => (cache.size > 0 ? undefined : reject(err)));
+  });
+  const syncedMs = performance.now() - started;
+  const cpu = process.cpuUsage();
+  process.stdout.write(
+    `${JSON.stringify({ syncedMs, cpuMs: (cpu.user + cpu.system) / 1000, objects: cache.size, peak: status('VmHWM'), rss: status('VmRSS') })}\n`,
+  );
+  process.exit(0);
+}
+
 const root = fileURLToPath(new URL('..', import.meta.url));
 const goBinary = join(root, 'bench/.cache/controller-runtime-initial-sync');
 
@@ -78,7 +140,9 @@ function scaffoldNodeFlags() {
   if (!start) throw new Error('no `node [flags] <main>` start script in templates/init/package.json.hbs');
   return start[1].trim().split(' ').filter(Boolean);
 }
-const nodeFlags = scaffoldNodeFlags();
+// NODE_FLAGS='' runs kop (and the Node floor) with Node's defaults instead of the scaffold's flags.
+const nodeFlags =
+  process.env.NODE_FLAGS !== undefined ? process.env.NODE_FLAGS.split(' ').filter(Boolean) : scaffoldNodeFlags();
 
 // ONLY=name,name runs only those variants (a run of 100,000 objects on a loaded machine is long).
 const ONLY = process.env.ONLY?.split(',');
@@ -106,6 +170,14 @@ const ALL_VARIANTS = [
     command: (kc) => [
       process.execPath,
       [...nodeFlags, fileURLToPath(import.meta.url), 'kop', kc, 'unpaginated', KIND, NAMESPACE],
+    ],
+  },
+  {
+    // Not an informer: the floor of any Node process doing this (see 'node-floor' above).
+    name: 'node floor',
+    command: (kc) => [
+      process.execPath,
+      [...nodeFlags, fileURLToPath(import.meta.url), 'node-floor', kc, KIND, NAMESPACE],
     ],
   },
   ...(BEFORE_DIST
