@@ -102,8 +102,9 @@ async function runManager(flags: ManagerFlags, logger: Logger): Promise<number> 
     // from 'kop/runtime/builtin':
     // byObject: [{ type: coreV1SecretType, labelSelector: { 'app.kubernetes.io/managed-by': 'cronjob' } }],
     // Share the objects of a kind among the replicas, each caching and reconciling only its share
-    // ("Sharding across replicas" in the kop book; keep leader election on, raise the replicas):
-    // sharding: { name: 'cronjob', types: [myKindType] },
+    // ("Sharding across replicas" in the kop book; keep leader election on, raise the replicas),
+    // with import { cronJobType } from '../api/batch/v1/cronjob.client.js':
+    // sharding: { name: 'cronjob', types: [cronJobType] },
     logger,
   });
 
