@@ -41,9 +41,6 @@ export default defineConfig({
           // unit project used to start a new process for each file; its own pool, threads, lets the root
           // set that for unit alone. Its CPU time went from 6 min 49 s to 3 min 53 s (2026-11-28, loaded).
           pool: 'threads',
-          // The file watcher's tests miss events now and then in a worker thread of a loaded machine (2 of 5
-          // runs; 0 of 3 in a process of their own): they keep a process of their own until that is understood.
-          poolMatchGlobs: [['test/dev/dev-loop.test.ts', 'forks']],
           isolate: false,
         },
       },

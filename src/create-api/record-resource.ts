@@ -22,7 +22,7 @@ export interface RecordedRun {
   values: CreateApiFlags;
   /** The kind's domain (create api's own kinds are in the project's). */
   domain: string;
-  /** The types file, recorded as the kind's `path` when the run scaffolded the types. */
+  /** The types file, recorded as the kind's `path` when the run scaffolded the types and the entry has none yet. */
   path: string;
 }
 
@@ -31,12 +31,13 @@ export function recordResource(project: ProjectFile, run: RecordedRun): void {
   const recorded = {} as ProjectResource;
   recordFlags(CREATE_API_FLAGS, recorded, run.values);
   const fields: Partial<ProjectResource> = { ...recorded, domain: run.domain };
-  if (fields.api !== undefined) fields.path = run.path;
   const index = project.resources.findIndex(
     (r) =>
       r.kind === fields.kind && r.version === fields.version && fullGroup(r) === fullGroup(fields as ProjectResource),
   );
   const previous = index === -1 ? undefined : project.resources[index];
+  // A path the entry has already stays: the rest of the run (the reconciler's import) reads the types from there.
+  if (fields.api !== undefined) fields.path = previous?.path ?? run.path;
   const entry = {
     ...previous,
     ...Object.fromEntries(RESOURCE_KEYS.filter((key) => fields[key] !== undefined).map((key) => [key, fields[key]])),

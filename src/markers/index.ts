@@ -25,6 +25,12 @@ export {
 } from './errors.js';
 export type { SourceLocation } from './errors.js';
 export { isMarkerLine, markerRegistry, markerUsage } from './registry.js';
-export { isMarker, STORAGE_VERSION_MARKER, storageVersionMarks, storageVersionOf } from './storage-version.js';
-export type { StorageVersionMark } from './storage-version.js';
+export {
+  decideStorageVersion,
+  isMarker,
+  STORAGE_VERSION_MARKER,
+  storageVersionMarks,
+  storageVersionOf,
+} from './storage-version.js';
+export type { StorageVersionDecision, StorageVersionMark } from './storage-version.js';
 export type { Marker, MarkerDefinition, MarkerTarget, RegisteredMarker } from './registry.js';

@@ -1,8 +1,9 @@
 /**
- * Which version of a kind is its storage version, decided once for the commands that edit types
- * before `kop generate` reads them: create api (the hub a new version converts through) and create
- * webhook (the hub of a conversion must be the marked version). It lives here, not in project/,
- * because it reads the markers of each version's types file.
+ * Which version of a kind is its storage version: the rule (`decideStorageVersion`) that `kop
+ * generate` applies to the parsed model, and its use by the commands that edit types before
+ * generate reads them: create api (the hub a new version converts through) and create webhook (the
+ * hub of a conversion must be the marked version). It lives here, not in project/, because it
+ * reads the markers of each version's types file, and below schema/, which uses the rule.
  */
 import { CREATE_API_PATHS, resourceNamesOf, type ProjectResource } from '../project/index.js';
 import type { VirtualTree } from '../scaffold/index.js';
@@ -42,16 +43,41 @@ export async function storageVersionMarks(
   return marks;
 }
 
+/** What {@link decideStorageVersion} found among a kind's versions. */
+export interface StorageVersionDecision<V> {
+  /** The storage version, or undefined where the rule leaves it open. */
+  storage: V | undefined;
+  /** The versions marked {@link STORAGE_VERSION_MARKER}, in the order given. */
+  marked: V[];
+}
+
 /**
- * The storage version of a kind: the first version marked {@link STORAGE_VERSION_MARKER}, or
- * else the first one the kind had (`marked` false), the hub a conversion would convert through.
+ * The one rule for a kind's storage version, shared by `kop generate` (schema/kinds.ts, over the
+ * parsed model) and create api / create webhook ({@link storageVersionOf}, over the types files):
+ * the version marked {@link STORAGE_VERSION_MARKER} when exactly one is, or the kind's only version,
+ * marked or not. With several versions and none or more than one marked it is open; each caller says
+ * what that means (generate refuses the kind, create api and create webhook pick the hub to convert through).
+ */
+export function decideStorageVersion<V>(
+  versions: readonly V[],
+  isMarked: (version: V) => boolean,
+): StorageVersionDecision<V> {
+  const marked = versions.filter(isMarked);
+  if (marked.length === 1) return { storage: marked[0], marked };
+  return { storage: marked.length === 0 && versions.length === 1 ? versions[0] : undefined, marked };
+}
+
+/**
+ * The storage version of a kind by {@link decideStorageVersion}. Where the rule leaves it open, the
+ * hub a conversion would convert through: the first version marked (generate refuses the kind until
+ * only one is), else the first one the kind had (`marked` false: the conversion marks it).
  */
 export async function storageVersionOf(
   tree: VirtualTree,
   sameKind: readonly ProjectResource[],
 ): Promise<{ hub: string; marked: boolean }> {
-  const [first] = await storageVersionMarks(tree, sameKind);
-  return first !== undefined
-    ? { hub: first.resource.version, marked: true }
-    : { hub: sameKind[0]!.version, marked: false };
+  const marks = await storageVersionMarks(tree, sameKind);
+  const { storage, marked } = decideStorageVersion(sameKind, (r) => marks.some((mark) => mark.resource === r));
+  const hub = storage ?? marked[0] ?? sameKind[0]!;
+  return { hub: hub.version, marked: marked.includes(hub) };
 }

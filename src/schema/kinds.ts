@@ -4,6 +4,7 @@
  * resource markers, checked as the apiserver will check them.
  */
 import type { ApiKind, ApiKindVersion, ApiPackage, FieldModel, TypeDeclaration, TypeRef } from './model-types.js';
+import { decideStorageVersion, STORAGE_VERSION_MARKER } from '../markers/index.js';
 import { type ProjectFile, fullGroup, pluralOfKind } from '../project/index.js';
 import { MarkerPlacementError, StorageVersionError } from './errors.js';
 import { crdMarker, findMarker, type Marker } from './markers.js';
@@ -86,19 +87,23 @@ export function collectKinds(packages: ApiPackage[], project: ProjectFile | unde
     }
     versions.sort((a, b) => compareKubeVersions(b.version, a.version));
     const inCrd = versions.filter((v) => !v.skipped);
-    const storage = inCrd.filter((v) => findMarker(v.declaration.markers, 'kubebuilder:storageversion'));
-    if (inCrd.length > 1 && storage.length !== 1) {
-      const at = (storage[1] ?? inCrd[0]!).declaration.location;
+    // The rule create api and create webhook apply to the types files too (markers/storage-version.ts).
+    const { storage, marked } = decideStorageVersion(
+      inCrd,
+      (v) => findMarker(v.declaration.markers, STORAGE_VERSION_MARKER.slice(1)) !== undefined,
+    );
+    if (inCrd.length > 0 && storage === undefined) {
+      const at = (marked[1] ?? inCrd[0]!).declaration.location;
       throw new StorageVersionError(
         at,
         `${kind} (${group})`,
-        storage.length === 0
+        marked.length === 0
           ? `has versions ${inCrd.map((v) => v.version).join(', ')} and none is marked as the storage version`
-          : `has ${storage.length} storage versions (${storage.map((v) => v.version).join(', ')})`,
-        'put +kubebuilder:storageversion on exactly one version of the kind',
+          : `has ${marked.length} storage versions (${marked.map((v) => v.version).join(', ')})`,
+        `put ${STORAGE_VERSION_MARKER} on exactly one version of the kind`,
       );
     }
-    for (const v of inCrd) v.storage = inCrd.length === 1 || storage[0] === v;
+    for (const v of inCrd) v.storage = v === storage;
     kinds.push({
       group,
       kind,

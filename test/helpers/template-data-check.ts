@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import Handlebars from 'handlebars';
 import { Node, Project, type Type } from 'ts-morph';
+import { CLIENT_NODE_INDEX_LEFT_OUT } from './ts-program-options.js';
 
 /** One `templateFolder<T>('dir')` declaration, with the keys of T. */
 export interface FolderDeclaration {
@@ -46,7 +47,11 @@ const projects = new Map<string, Project>();
 function sharedProject(root: string): Project {
   let project = projects.get(root);
   if (project === undefined) {
-    project = new Project({ tsConfigFilePath: path.join(root, 'tsconfig.json'), skipAddingFilesFromTsConfig: true });
+    project = new Project({
+      tsConfigFilePath: path.join(root, 'tsconfig.json'),
+      skipAddingFilesFromTsConfig: true,
+      compilerOptions: { paths: CLIENT_NODE_INDEX_LEFT_OUT },
+    });
     projects.set(root, project);
   }
   return project;

@@ -10,7 +10,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { stringify } from 'yaml';
 import { loadClientConfig } from '../../../src/runtime/client/index.js';
 import {
@@ -231,17 +231,27 @@ describe('exec credential plugins: what the plugin is given', () => {
 });
 
 describe('exec credential plugins: caching', () => {
-  it('keeps a credential until shortly before it expires, then runs the plugin again', async () => {
+  it('keeps a credential until shortly before it expires (a minute at most), then runs the plugin again', async () => {
     const runs = tempFile('runs');
     writeFileSync(runs, '');
-    const transport = transportFor(plugin({ RUNS_FILE: runs, EXPIRES_IN_MS: '1500' }));
-    expect((await transport.authHeaders()).authorization).toBe('Bearer run-1');
-    expect((await transport.authHeaders()).authorization).toBe('Bearer run-1');
-    expect(runsOf(runs)).toBe(1);
-    await new Promise((resolve) => setTimeout(resolve, 1500));
-    expect((await transport.authHeaders()).authorization).toBe('Bearer run-2');
-    expect(runsOf(runs)).toBe(2);
-    transport.close();
+    // The plugin's credential lasts 10 minutes by the real clock; the provider's clock is moved on instead of waited for.
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+    try {
+      const transport = transportFor(plugin({ RUNS_FILE: runs, EXPIRES_IN_MS: String(10 * 60_000) }));
+      expect((await transport.authHeaders()).authorization).toBe('Bearer run-1');
+      expect((await transport.authHeaders()).authorization).toBe('Bearer run-1');
+      // 70 s before the expiry (give or take the plugin's start): still the same credential.
+      vi.setSystemTime(Date.now() + 8 * 60_000 + 50_000);
+      expect((await transport.authHeaders()).authorization).toBe('Bearer run-1');
+      expect(runsOf(runs)).toBe(1);
+      // 50 s before: within the minute kept in hand, so the plugin runs again.
+      vi.setSystemTime(Date.now() + 20_000);
+      expect((await transport.authHeaders()).authorization).toBe('Bearer run-2');
+      expect(runsOf(runs)).toBe(2);
+      transport.close();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('keeps a credential without expiry until invalidateCredentials() (a 401), however long', async () => {
