@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KOP_BIN, KOP_ROOT, requireBuilt } from '../helpers/cli-project.js';
+import { KOP_BIN, KOP_ROOT, requireBuilt, sharedPackEnv } from '../helpers/cli-project.js';
 import { tsc } from '../helpers/typecheck.js';
 
 /**
@@ -37,7 +37,8 @@ describe('kop alpha update keeps your edits', () => {
   let parent: string;
   let project: string;
   let pristine: string;
-  const env = { NO_COLOR: '1', CI: 'true' };
+  // Every `alpha update` packs this kop into the project; in the e2e project that is the run's one pack.
+  const env = { NO_COLOR: '1', CI: 'true', ...sharedPackEnv() };
   const node = (args: string[], cwd: string) =>
     execa(process.execPath, args, { cwd, reject: false, env, stdin: 'ignore' });
   const read = (file: string) => readFile(path.join(project, file), 'utf8');
