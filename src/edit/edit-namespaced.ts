@@ -8,7 +8,7 @@
  */
 import type { Context } from '../base/index.js';
 import { INIT_TEMPLATES, initTemplateData } from '../init/index.js';
-import type { ProjectFile } from '../project/index.js';
+import { CREATE_API_PATHS, withShardingExampleOf, type ProjectFile } from '../project/index.js';
 import { buildRoles, formatRoles, parseRbacMarkers, RBAC_SCAN_PREFIX } from '../rbac/index.js';
 import { mergeLines, renderTemplateDir, type VirtualTree } from '../scaffold/index.js';
 import { collectCommentMarkers } from '../markers/index.js';
@@ -60,7 +60,12 @@ export async function stageNamespacedEdit(
       notes.push(`${file} is not there (removed?): left out`);
       continue;
     }
-    const merge = mergeLines(old.content, ours, wanted.content, { ours: 'yours', theirs: 'kop' });
+    // create api has named a kind in main.ts's sharding example: kop's own line, not the user's edit.
+    const [baseText, theirText] =
+      file === CREATE_API_PATHS.main
+        ? [withShardingExampleOf(ours, old.content), withShardingExampleOf(ours, wanted.content)]
+        : [old.content, wanted.content];
+    const merge = mergeLines(baseText, ours, theirText, { ours: 'yours', theirs: 'kop' });
     if (merge.conflicts === 0) {
       if (merge.text !== ours) tree.write(file, merge.text, { kind: 'inserted' });
       continue;

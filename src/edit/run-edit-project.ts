@@ -7,10 +7,9 @@ import {
   runCommandPipeline,
   type PhaseHandlers,
   type ProjectFile,
-  controllersOf,
   CREATE_API_PATHS,
-  insertControllerWiring,
   MAIN_WEBHOOK_CALL,
+  rewireControllers,
 } from '../project/index.js';
 import { type FlushResult, insertIntoFile, type VirtualTree } from '../scaffold/index.js';
 import { stageMultigroupEdit, type Obstacles } from './edit-multigroup.js';
@@ -168,12 +167,7 @@ function editLayoutPhases(
 
 /** main.ts replaced under --force: the project's reconcilers and webhooks go back at its markers. */
 async function rewireMain(tree: VirtualTree, project: ProjectFile): Promise<void> {
-  for (const resource of project.resources) {
-    for (const controller of controllersOf(resource, project)) {
-      if (await tree.exists(CREATE_API_PATHS.namedControllerFile(controller)))
-        await insertControllerWiring(tree, controller);
-    }
-  }
+  await rewireControllers(tree, project);
   if (await tree.exists('src/webhooks/setup.ts')) {
     await insertIntoFile(tree, CREATE_API_PATHS.main, [
       { marker: 'imports', code: "import { setupWebhooks } from './webhooks/setup.js';" },

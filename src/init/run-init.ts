@@ -13,9 +13,8 @@ import {
   checkDomain,
   checkProjectName,
   isDns1123Label,
-  controllersOf,
   CREATE_API_PATHS,
-  insertControllerWiring,
+  rewireControllers,
   insertResourceWiring,
   resourceNamesOf,
 } from '../project/index.js';
@@ -213,11 +212,8 @@ export async function scaffoldProject(
     await insertResourceWiring(tree, names, {
       sample: resource.api !== undefined && (await tree.exists(CREATE_API_PATHS.sampleFile(names))),
     });
-    for (const controller of controllersOf(resource, project)) {
-      if (await tree.exists(CREATE_API_PATHS.namedControllerFile(controller)))
-        await insertControllerWiring(tree, controller);
-    }
   }
+  await rewireControllers(tree, project);
 }
 
 /**

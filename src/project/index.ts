@@ -35,6 +35,8 @@ export {
   controllersOf,
   insertControllerWiring,
   nameKindInShardingExample,
+  rewireControllers,
+  withShardingExampleOf,
   insertResourceWiring,
   kindModulesOf,
   placeControllerFile,

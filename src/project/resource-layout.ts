@@ -8,6 +8,7 @@ import { insertIntoFile, type Insertion } from '../scaffold/index.js';
 import type { VirtualTree } from '../scaffold/index.js';
 import { fullGroup, type ProjectResource } from './project-file.js';
 import { descriptorNameOf, singularOf } from './resource.js';
+import { originOf } from './resource-origin.js';
 
 /** Files and markers `kop create api` writes, for tests and other generators. */
 export const CREATE_API_PATHS = {
@@ -212,6 +213,29 @@ export async function insertResourceWiring(
 const SHARDING_EXAMPLE_UNNAMED =
   /^( *)\/\/ with the kind's descriptor from its client module \(`kop create api` names its first kind here\):\n( *\/\/ sharding: \{ name: '[^']*', types: \[)myKindType(\] \},)$/m;
 
+/** The same two lines once a kind is named: its descriptor and the module it comes from. */
+const SHARDING_EXAMPLE_NAMED =
+  /^ *\/\/ with import \{ (\w+) \} from '([^']+)':\n *\/\/ sharding: \{ name: '[^']*', types: \[\1\] \},$/m;
+
+/** `content` with its unnamed sharding example naming `descriptor` from `module` (unchanged if it names one already). */
+function nameInShardingExample(content: string, descriptor: string, module: string): string {
+  return content.replace(
+    SHARDING_EXAMPLE_UNNAMED,
+    (_all, indent: string, head: string, tail: string) =>
+      `${indent}// with import { ${descriptor} } from '${module}':\n${head}${descriptor}${tail}`,
+  );
+}
+
+/**
+ * `rendered` (main.ts as a template renders it) with its sharding example naming the kind
+ * `main` (the project's main.ts) names there, so a merge of the two does not see the naming as
+ * the user's edit.
+ */
+export function withShardingExampleOf(main: string, rendered: string): string {
+  const named = SHARDING_EXAMPLE_NAMED.exec(main);
+  return named ? nameInShardingExample(rendered, named[1]!, named[2]!) : rendered;
+}
+
 /**
  * Names `resource` in src/main.ts's commented sharding example while it still names no kind, so
  * uncommenting it (and the import it names) turns sharding on. Once named, or edited, it stays.
@@ -222,15 +246,28 @@ export async function nameKindInShardingExample(
 ): Promise<void> {
   const main = await tree.read(CREATE_API_PATHS.main);
   if (main === undefined || !SHARDING_EXAMPLE_UNNAMED.test(main)) return;
-  const descriptor = descriptorNameOf(resource.kind);
   const { descriptorModule } = kindModulesOf(resource, '../');
   await tree.update(CREATE_API_PATHS.main, (content) =>
-    content.replace(
-      SHARDING_EXAMPLE_UNNAMED,
-      (_all, indent: string, head: string, tail: string) =>
-        `${indent}// with import { ${descriptor} } from '${descriptorModule}':\n${head}${descriptor}${tail}`,
-    ),
+    nameInShardingExample(content, descriptorNameOf(resource.kind), descriptorModule),
   );
+}
+
+/**
+ * Puts the project's reconcilers back into a freshly rendered src/main.ts (`init --force`, `edit
+ * --force`): each one PROJECT records whose file exists, at the markers, and the sharding example
+ * naming the first of the project's own kinds with one, as create api named it.
+ */
+export async function rewireControllers(
+  tree: VirtualTree,
+  project: { resources: readonly ProjectResource[]; multigroup?: boolean },
+): Promise<void> {
+  for (const resource of project.resources) {
+    for (const controller of controllersOf(resource, project)) {
+      if (!(await tree.exists(CREATE_API_PATHS.namedControllerFile(controller)))) continue;
+      await insertControllerWiring(tree, controller);
+      if (originOf(resource).type === 'own') await nameKindInShardingExample(tree, resource);
+    }
+  }
 }
 
 /** Stages a reconciler's import and construction in src/main.ts (skipped when already there). */
