@@ -36,6 +36,10 @@ export interface RunOptions {
   build?: boolean;
   compare?: boolean;
   log?: (line: string) => void;
+  /** Added to every command's environment. */
+  env?: Record<string, string>;
+  /** Runs a build script that is `tsc -p <tsconfig>` in place of npm (test/helpers/typecheck.ts's tsc). */
+  tsc?: (args: string[], cwd: string) => Promise<{ exitCode: number; stdout: string }>;
 }
 export declare function loadExpectedProject(projectName: ProjectName): Promise<Record<string, unknown>>;
 export declare function firstErrorLine(stderr: string, stdout?: string): string;
@@ -45,5 +49,8 @@ export declare function commandScore(result: ScriptResult): string;
 export declare function formatTable(results: readonly ScriptResult[]): string;
 export declare function failureGroupKey(message: string | undefined): string;
 export declare function groupFailures(results: readonly ScriptResult[]): Array<{ message: string; where: string[] }>;
-/** Links kop's own node_modules and kop itself into a project's node_modules, as initLinkedProject does. */
-export declare function linkKopDependencies(project: string): Promise<void>;
+/**
+ * Links kop's own node_modules and kop itself into a project's node_modules, as initLinkedProject does;
+ * with `unpackKop`, kop is the project's `.kop/` tarball unpacked into node_modules/kop, as npm installs it.
+ */
+export declare function linkKopDependencies(project: string, options?: { unpackKop?: boolean }): Promise<void>;

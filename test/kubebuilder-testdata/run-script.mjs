@@ -1,6 +1,7 @@
 // Runs one of Kubebuilder's testdata scripts (scripts.mjs) with the built kop, command for command,
 // in a fresh temp folder, and records what each step did: the commands, the make steps mapped to
-// kop's (`make all` → steps `generate` = `kop generate` and `build` = `npm run build`,
+// kop's (`make all` → steps `generate` = `kop generate` and `build` = `npm run build` without its
+// prebuild, that same `kop generate`,
 // `make build-installer` → step `build-installer` = `kop build-installer`; when commands follow
 // them, `generate (end)` and `build (end)` once more), then step `test` = `npm test`, and a
 // comparison of the project's PROJECT with Kubebuilder's (expected/<project>.yaml). Used by test/e2e/kubebuilder-testdata.test.ts,
@@ -54,9 +55,17 @@ export function firstErrorLine(stderr, stdout = '') {
   );
 }
 
-export async function linkKopDependencies(project) {
-  // As initLinkedProject in test/helpers does it: kop's own dependencies and kop itself, so the
-  // project builds and tests without a registry.
+/**
+ * As initLinkedProject in test/helpers does it: kop's own dependencies and kop itself, so the
+ * project builds and tests without a registry. With `unpackKop`, kop is the tarball `kop init` put
+ * in `.kop/`, unpacked into node_modules/kop as npm would install it (a link to this checkout
+ * where there is none): vitest loads a package under node_modules as Node does, but runs every
+ * module of a linked folder outside node_modules through its own transform and module runner,
+ * again in each test file's process, which made the project's `npm test` slower than a user's.
+ * @param {string} project
+ * @param {{ unpackKop?: boolean }} [options]
+ */
+export async function linkKopDependencies(project, options = {}) {
   const modules = path.join(project, 'node_modules');
   if (existsSync(modules)) return;
   await mkdir(modules);
@@ -64,7 +73,22 @@ export async function linkKopDependencies(project) {
     if (entry !== '.cache' && entry !== '.bin')
       await symlink(path.join(KOP_ROOT, 'node_modules', entry), path.join(modules, entry), 'dir');
   }
-  await symlink(KOP_ROOT, path.join(modules, 'kop'), 'dir');
+  const packed = options.unpackKop
+    ? (await readdir(path.join(project, '.kop')).catch(() => [])).find((name) => /^kop-.+\.tgz$/.test(name))
+    : undefined;
+  if (packed === undefined) {
+    await symlink(KOP_ROOT, path.join(modules, 'kop'), 'dir');
+  } else {
+    await mkdir(path.join(modules, 'kop'));
+    // npm's tarballs hold the package under package/.
+    await execa('tar', [
+      '-xzf',
+      path.join(project, '.kop', packed),
+      '--strip-components=1',
+      '-C',
+      path.join(modules, 'kop'),
+    ]);
+  }
   const bin = path.join(modules, '.bin');
   await mkdir(bin);
   for (const tool of await readdir(path.join(KOP_ROOT, 'node_modules/.bin')))
@@ -72,14 +96,14 @@ export async function linkKopDependencies(project) {
   await symlink(KOP_BIN, path.join(bin, 'kop'));
 }
 
-async function run(file, args, cwd, timeout = COMMAND_TIMEOUT_MS) {
+async function run(file, args, cwd, timeout = COMMAND_TIMEOUT_MS, env = {}) {
   const started = performance.now();
   const result = await execa(file, args, {
     cwd,
     reject: false,
     stdin: 'ignore',
     timeout,
-    env: { NO_COLOR: '1', CI: 'true', FORCE_COLOR: '0' },
+    env: { NO_COLOR: '1', CI: 'true', FORCE_COLOR: '0', ...env },
   });
   const ms = performance.now() - started;
   const ok = result.exitCode === 0 && !result.timedOut;
@@ -96,7 +120,30 @@ async function run(file, args, cwd, timeout = COMMAND_TIMEOUT_MS) {
   };
 }
 
-const kop = (args, cwd) => run(process.execPath, [KOP_BIN, ...args], cwd);
+const kop = (args, cwd, env) => run(process.execPath, [KOP_BIN, ...args], cwd, COMMAND_TIMEOUT_MS, env);
+
+/**
+ * `make all`'s build: `npm run build` without its `prebuild` (`kop generate`), which the step
+ * before has just run (the project's `npm test` runs it once more, through `pretest`). Given
+ * `tsc`, a build script that is `tsc -p <tsconfig>` runs in that compiler instead of a process of
+ * its own: the e2e run's one TypeScript (test/helpers/typecheck.ts), the same version the project
+ * links, with the same emit.
+ */
+async function build(dir, env, tsc) {
+  const script = tsc && JSON.parse(await readFile(path.join(dir, 'package.json'), 'utf8')).scripts?.build;
+  const project = /^tsc -p (\S+)$/.exec(script ?? '')?.[1];
+  if (project === undefined) return run('npm', ['run', 'build', '--ignore-scripts'], dir, COMMAND_TIMEOUT_MS, env);
+  const started = performance.now();
+  const result = await tsc(['-p', project], dir);
+  const ok = result.exitCode === 0;
+  return {
+    ok,
+    exitCode: result.exitCode,
+    ms: performance.now() - started,
+    firstError: ok ? undefined : firstErrorLine('', result.stdout),
+    output: result.stdout,
+  };
+}
 
 /** The argv kop runs for a script command: `kop` → the built CLI, init with INIT_EXTRA_FLAGS. */
 export function kopArgs(argv) {
@@ -107,13 +154,16 @@ export function kopArgs(argv) {
 /**
  * Runs a script.
  * @param {keyof typeof KUBEBUILDER_SCRIPTS} projectName
- * @param {{ keep?: boolean, test?: boolean, build?: boolean, compare?: boolean, log?: (line: string) => void }} [options]
- *   `test: false` skips `npm test`, `build: false` every npm step (the bench: kop's own time).
+ * @param {{ keep?: boolean, test?: boolean, build?: boolean, compare?: boolean, log?: (line: string) => void, env?: Record<string, string>, tsc?: (args: string[], cwd: string) => Promise<{ exitCode: number, stdout: string }> }} [options]
+ *   `test: false` skips `npm test`, `build: false` every npm step (the bench: kop's own time); `env`
+ *   is added to every command's environment (the e2e test's PATH with the run's one packed kop);
+ *   `tsc` runs a build script that is `tsc -p <tsconfig>` (see build()).
  */
 export async function runKubebuilderScript(projectName, options = {}) {
   const script = KUBEBUILDER_SCRIPTS[projectName];
   if (!script) throw new Error(`no Kubebuilder script for ${projectName}`);
   const log = options.log ?? (() => {});
+  const env = options.env ?? {};
   const parent = await mkdtemp(path.join(tmpdir(), 'kop-kb-testdata-'));
   // Kubebuilder takes the project name from the folder; so does kop.
   const dir = path.join(parent, projectName);
@@ -130,7 +180,7 @@ export async function runKubebuilderScript(projectName, options = {}) {
   try {
     for (const step of script) {
       if (Array.isArray(step)) {
-        const result = await kop(kopArgs(step), dir);
+        const result = await kop(kopArgs(step), dir, env);
         kopMs += result.ms;
         const afterFailure = !result.ok && commands.some((c) => !c.ok && sameKind(c.argv, step));
         commands.push({
@@ -145,8 +195,9 @@ export async function runKubebuilderScript(projectName, options = {}) {
           `${result.ok ? 'ok  ' : 'FAIL'} ${step.join(' ')}${result.ok ? '' : `\n       ${result.firstError}${afterFailure ? ' (an earlier command for this kind failed)' : ''}`}`,
         );
         if (step[1] === 'init') {
-          if (!result.ok) bootstrap.push(...(await bootstrapInit(step, dir, log)));
-          if (existsSync(path.join(dir, 'PROJECT')) && options.build !== false) await linkKopDependencies(dir);
+          if (!result.ok) bootstrap.push(...(await bootstrapInit(step, dir, log, env)));
+          if (existsSync(path.join(dir, 'PROJECT')) && options.build !== false)
+            await linkKopDependencies(dir, { unpackKop: true });
         }
         continue;
       }
@@ -154,17 +205,17 @@ export async function runKubebuilderScript(projectName, options = {}) {
         steps.push(
           await namedStep(
             'generate',
-            () => kop(['generate'], dir),
+            () => kop(['generate'], dir, env),
             log,
             (ms) => (kopMs += ms),
           ),
         );
-        if (options.build !== false) steps.push(await namedStep('build', () => run('npm', ['run', 'build'], dir), log));
+        if (options.build !== false) steps.push(await namedStep('build', () => build(dir, env, options.tsc), log));
       } else {
         steps.push(
           await namedStep(
             'build-installer',
-            () => kop(['build-installer'], dir),
+            () => kop(['build-installer'], dir, env),
             log,
             (ms) => (kopMs += ms),
           ),
@@ -176,16 +227,15 @@ export async function runKubebuilderScript(projectName, options = {}) {
       steps.push(
         await namedStep(
           'generate (end)',
-          () => kop(['generate'], dir),
+          () => kop(['generate'], dir, env),
           log,
           (ms) => (kopMs += ms),
         ),
       );
-      if (options.build !== false)
-        steps.push(await namedStep('build (end)', () => run('npm', ['run', 'build'], dir), log));
+      if (options.build !== false) steps.push(await namedStep('build (end)', () => build(dir, env, options.tsc), log));
     }
     if (options.build !== false && options.test !== false) {
-      steps.push(await namedStep('test', () => run('npm', ['test'], dir, TEST_TIMEOUT_MS), log));
+      steps.push(await namedStep('test', () => run('npm', ['test'], dir, TEST_TIMEOUT_MS, env), log));
     }
     let projectDifferences = ['PROJECT missing'];
     if (options.compare !== false && existsSync(path.join(dir, 'PROJECT'))) {
@@ -226,11 +276,11 @@ async function namedStep(name, action, log, addKopMs = () => {}) {
  * and the rest of the script runs in it. The init command stays counted as failed; the flags left
  * out are returned so the report says so.
  */
-async function bootstrapInit(argv, dir, log) {
+async function bootstrapInit(argv, dir, log, env) {
   let args = kopArgs(argv);
   const dropped = [];
   for (let attempt = 0; attempt < 5; attempt++) {
-    const result = await kop(args, dir);
+    const result = await kop(args, dir, env);
     if (result.ok) {
       log(`     (bootstrap: the project was made by kop init without ${dropped.join(' ')})`);
       return dropped;
