@@ -164,17 +164,12 @@ export class ReconcileGate {
    */
   private async goneWhileDraining(key: string): Promise<boolean> {
     if (!this.drainedAway.has(key) || !this.member.held || this.informer.indexer.get(key)) return false;
-    try {
-      await this.client().get(metadataOnly(this.type), parseKey(key));
-      this.drainedAway.delete(key); // still there: it was let go, and another member has it now
-      return false;
-    } catch (err) {
-      if (!isNotFound(err)) throw err; // the reconcile fails and is retried with backoff
-      this.drainedAway.delete(key);
-      if (!this.member.held || this.informer.indexer.get(key)) return false;
-      this.deleted.add(key);
-      return true;
-    }
+    const exists = await this.existsOnApiserver(key);
+    this.drainedAway.delete(key);
+    // Still there: it was let go, and another member has it now.
+    if (exists || !this.member.held || this.informer.indexer.get(key)) return false;
+    this.deleted.add(key);
+    return true;
   }
 
   /**
@@ -184,14 +179,20 @@ export class ReconcileGate {
    * reconcile runs for it here; the sharder puts the label back and the object comes back.
    */
   private async goneFromApiserver(key: string): Promise<boolean> {
-    try {
-      await this.client().get(metadataOnly(this.type), parseKey(key));
-    } catch (err) {
-      if (!isNotFound(err)) throw err; // the reconcile fails and is retried with backoff
-      return this.member.held && !this.informer.indexer.get(key);
-    }
+    if (!(await this.existsOnApiserver(key))) return this.member.held && !this.informer.indexer.get(key);
     this.deleted.delete(key);
     return false;
+  }
+
+  /** Whether the apiserver still has the object; an error other than NotFound fails the reconcile, which is retried with backoff. */
+  private async existsOnApiserver(key: string): Promise<boolean> {
+    try {
+      await this.client().get(metadataOnly(this.type), parseKey(key));
+      return true;
+    } catch (err) {
+      if (isNotFound(err)) return false;
+      throw err;
+    }
   }
 
   private untilIdle(key: string): Promise<void> {
