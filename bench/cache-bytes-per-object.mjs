@@ -14,7 +14,8 @@
 // measurement, then per operator the median and min–max bytes per object, and the ratios.
 // kop runs with the Node flags of the scaffold's `npm start` (templates/init/package.json.hbs).
 // BENCH_KUBECONFIG runs it on a control plane that is up already (objects only created if
-// missing, so a set of 100,000 made once serves several runs); the load average is printed with
+// missing, so a set of 100,000 made once serves several runs; with BENCH_ETCD_URL, the objects
+// missing go into its etcd, see CONTROL_PLANE_WITH_JSON_STORAGE); the load average is printed with
 // each measurement, since other work on the machine moves the figures.
 // Needs `npm run build`, Go, and the control-plane binaries (`node bin/kop.js setup-envtest`).
 import { execFileSync, spawn } from 'node:child_process';
@@ -169,10 +170,10 @@ const commandOf = (operator, kubeconfig, namespace, expect) =>
 const { RestClient, loadClientConfig, createClient } = await import('../dist/runtime/client/index.js');
 const types = await import('../dist/runtime/builtin/index.js');
 const { startControlPlane } = await import('../dist/testing/index.js');
-const { ensureObjects } = await import('./lib/cache-objects.mjs');
+const { ensureObjects, CONTROL_PLANE_WITH_JSON_STORAGE } = await import('./lib/cache-objects.mjs');
 plane = process.env.BENCH_KUBECONFIG
-  ? { kubeconfigPath: process.env.BENCH_KUBECONFIG, stop: async () => {} }
-  : await startControlPlane();
+  ? { kubeconfigPath: process.env.BENCH_KUBECONFIG, etcdUrl: process.env.BENCH_ETCD_URL, stop: async () => {} }
+  : await startControlPlane(CONTROL_PLANE_WITH_JSON_STORAGE);
 const rest = new RestClient(loadClientConfig({ kubeconfig: plane.kubeconfigPath }), { qps: Infinity });
 const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 const EMPTY = `${PREFIX}-empty`;
@@ -180,7 +181,7 @@ const FULL = `${PREFIX}-full`;
 try {
   const client = createClient(rest);
   await ensureObjects(client, types, KIND, EMPTY, 0);
-  const created = await ensureObjects(client, types, KIND, FULL, OBJECTS, { log });
+  const created = await ensureObjects(client, types, KIND, FULL, OBJECTS, { log, etcdUrl: plane.etcdUrl });
   const type = KIND === 'pods' ? types.coreV1PodType : types.coreV1ConfigMapType;
   const sample = await client.get(type, { namespace: FULL, name: KIND === 'pods' ? 'pod-000000' : 'cm-000000' });
   log(

@@ -15,7 +15,8 @@
 // resident set at that moment; printed per round, then the median and min–max per variant and the
 // ratios to controller-runtime's default. On a loaded machine the CPU time says more than the
 // time: a process waits for a core most of the time, and Go's several threads get more turns.
-// BENCH_KUBECONFIG runs it on a control plane that is up already (objects only created if missing).
+// BENCH_KUBECONFIG runs it on a control plane that is up already (objects only created if missing;
+// with BENCH_ETCD_URL, the objects missing go into its etcd: see bench/lib/cache-objects.mjs).
 // kop runs with the Node flags of the scaffold's `npm start` (templates/init/package.json.hbs).
 // Needs `npm run build`, Go (unless GO=0) and the binaries (`node bin/kop.js setup-envtest`).
 import { execFileSync, spawn } from 'node:child_process';
@@ -241,15 +242,16 @@ if (GO) {
 const { RestClient, loadClientConfig, createClient } = await import('../dist/runtime/client/index.js');
 const types = await import('../dist/runtime/builtin/index.js');
 const { startControlPlane } = await import('../dist/testing/index.js');
-const { ensureObjects } = await import('./lib/cache-objects.mjs');
+const { ensureObjects, CONTROL_PLANE_WITH_JSON_STORAGE } = await import('./lib/cache-objects.mjs');
 const plane = process.env.BENCH_KUBECONFIG
-  ? { kubeconfigPath: process.env.BENCH_KUBECONFIG, stop: async () => {} }
-  : await startControlPlane();
+  ? { kubeconfigPath: process.env.BENCH_KUBECONFIG, etcdUrl: process.env.BENCH_ETCD_URL, stop: async () => {} }
+  : await startControlPlane(CONTROL_PLANE_WITH_JSON_STORAGE);
 const rest = new RestClient(loadClientConfig({ kubeconfig: plane.kubeconfigPath }), { qps: Infinity });
 try {
   const created = await ensureObjects(createClient(rest), types, KIND, NAMESPACE, OBJECTS, {
     concurrency: CREATE_CONCURRENCY,
     log: console.log,
+    etcdUrl: plane.etcdUrl,
   });
   console.log(`${OBJECTS} ${KIND} in ${NAMESPACE}: created ${created.created} in ${created.seconds.toFixed(1)} s`);
   const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');

@@ -8,9 +8,12 @@
 //    second manager), so managedFields hold two entries as on a real cluster. No node runs them:
 //    they stay Pending, which changes nothing for a cache.
 // Creating 100,000 objects is the slow part of a run (the apiserver and etcd share the machine):
-// many requests in flight on one client, whose agent keeps connections alive, and
-// BENCH_KUBECONFIG runs a bench on a control plane that is already up, creating only the
+// many requests in flight on one client, whose agent keeps connections alive; all but the first
+// go into etcd directly when the bench knows its URL (see fillThroughEtcd); and BENCH_KUBECONFIG
+// (with BENCH_ETCD_URL) runs a bench on a control plane that is already up, creating only the
 // objects that are missing, so several benches share one set of objects.
+import { randomUUID } from 'node:crypto';
+import { Agent, request } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 const pad = (i) => String(i).padStart(6, '0');
@@ -124,10 +127,49 @@ export function podLabels(i, namespace) {
   };
 }
 
-/** The kinds a bench can fill a namespace with. */
+/**
+ * The control plane a bench starts when it creates many objects (startControlPlane's options):
+ * its apiserver stores JSON, so that `ensureObjects` can put most of them into etcd directly (see
+ * fillThroughEtcd). The encoding in etcd changes nothing a client sees: the apiserver decodes
+ * what it stored and encodes each answer as the client asks.
+ */
+export const CONTROL_PLANE_WITH_JSON_STORAGE = { apiServerArgs: ['--storage-media-type=application/json'] };
+
+/**
+ * The kinds a bench can fill a namespace with: how object `i` is written through the
+ * apiserver, and how a stored copy of another is made object `i` (fillThroughEtcd).
+ */
 export const KINDS = {
-  configmaps: { make: configMap, prefix: 'cm-' },
-  pods: { make: pod, prefix: 'pod-' },
+  configmaps: {
+    prefix: 'cm-',
+    resource: 'configmaps',
+    write: async (client, type, i, namespace) => {
+      try {
+        await client.create(type, configMap(i, namespace));
+      } catch (err) {
+        if (err?.code !== 409) throw err;
+      }
+    },
+    restamp: (copy, i, namespace) => {
+      copy.metadata.name = configMap(i, namespace).metadata.name;
+      copy.metadata.labels = configMap(i, namespace).metadata.labels;
+      return copy;
+    },
+  },
+  pods: {
+    prefix: 'pod-',
+    resource: 'pods',
+    write: applyPodAsTwoManagers,
+    restamp: (copy, i, namespace) => {
+      const wanted = pod(i, namespace);
+      const labelled = podLabels(i, namespace).metadata;
+      copy.metadata.name = wanted.metadata.name;
+      copy.metadata.labels = { ...wanted.metadata.labels, ...labelled.labels };
+      copy.metadata.annotations = { ...wanted.metadata.annotations, ...labelled.annotations };
+      copy.spec.containers[0].args = wanted.spec.containers[0].args;
+      return copy;
+    },
+  },
 };
 
 /**
@@ -135,7 +177,7 @@ export const KINDS = {
  * missing), creating only those not there yet, `concurrency` requests at a time. Returns how many
  * it created and how long that took.
  */
-export async function ensureObjects(client, types, kind, namespace, count, { concurrency = 64, log } = {}) {
+export async function ensureObjects(client, types, kind, namespace, count, { concurrency = 64, log, etcdUrl } = {}) {
   const { coreV1NamespaceType, coreV1ConfigMapType, coreV1PodType } = types;
   const type = kind === 'pods' ? coreV1PodType : coreV1ConfigMapType;
   try {
@@ -150,10 +192,14 @@ export async function ensureObjects(client, types, kind, namespace, count, { con
     token = page.metadata.continue || undefined;
     if (!token) break;
   }
-  const { make, prefix } = KINDS[kind];
+  const { write, prefix } = KINDS[kind];
   const missing = [];
   for (let i = 0; i < count; i++) if (!existing.has(`${prefix}${pad(i)}`)) missing.push(i);
   const started = Date.now();
+  if (etcdUrl && missing.length > 1) {
+    await fillThroughEtcd(client, type, kind, namespace, missing, etcdUrl, log);
+    return { created: missing.length, seconds: (Date.now() - started) / 1000 };
+  }
   let next = 0;
   let done = 0;
   const progress = setInterval(() => log?.(`  ${done} of ${missing.length} ${kind} created`), 30_000);
@@ -162,18 +208,7 @@ export async function ensureObjects(client, types, kind, namespace, count, { con
       Array.from({ length: concurrency }, async () => {
         while (next < missing.length) {
           const i = missing[next++];
-          await withRetries(async () => {
-            if (kind === 'pods') {
-              await client.apply(type, make(i, namespace), { fieldManager: 'bench-deployer', force: true });
-              await client.apply(type, podLabels(i, namespace), { fieldManager: 'bench-labeller', force: true });
-            } else {
-              try {
-                await client.create(type, make(i, namespace));
-              } catch (err) {
-                if (err?.code !== 409) throw err;
-              }
-            }
-          });
+          await withRetries(() => write(client, type, i, namespace));
           done++;
         }
       }),
@@ -182,6 +217,12 @@ export async function ensureObjects(client, types, kind, namespace, count, { con
     clearInterval(progress);
   }
   return { created: missing.length, seconds: (Date.now() - started) / 1000 };
+}
+
+/** Pod `i` as a Deployment's pod is written: the whole pod applied by one manager, a label and an annotation by another. */
+export async function applyPodAsTwoManagers(client, type, i, namespace) {
+  await client.apply(type, pod(i, namespace), { fieldManager: 'bench-deployer', force: true });
+  await client.apply(type, podLabels(i, namespace), { fieldManager: 'bench-labeller', force: true });
 }
 
 /** A loaded apiserver answers some creates with 429 or a timeout: try again a few times. */
@@ -194,4 +235,88 @@ async function withRetries(fn) {
       await sleep(500 * attempt);
     }
   }
+}
+
+/**
+ * Objects through etcd (`ensureObjects` with `etcdUrl`): a 2-core control plane creates about 45
+ * Pods a second (two server-side applies each) and not many more ConfigMaps, so 100,000 would take
+ * most of an hour. Only the first missing object is written through the apiserver, as
+ * `ensureObjects` writes every one otherwise; its stored form, read back from etcd, is copied for
+ * the others with each one's own name, uid and the fields that differ between objects (labels,
+ * annotations, a Pod's arguments), and put into etcd directly, 100 to a transaction, where the
+ * apiserver's watch of its storage picks them up. The copies carry what the apiserver stored for
+ * the first (defaults, managedFields, creation time), so a cache lists the same objects as if
+ * each had been written through the apiserver; the last one is read back through it and checked.
+ * Needs an apiserver that stores JSON (CONTROL_PLANE_WITH_JSON_STORAGE): with the default
+ * protobuf storage this throws before putting anything.
+ */
+async function fillThroughEtcd(client, type, kind, namespace, missing, etcdUrl, log) {
+  const { prefix, resource, write, restamp } = KINDS[kind];
+  const key = (i) => `/registry/${resource}/${namespace}/${prefix}${pad(i)}`;
+  const [first, ...rest] = missing;
+  await withRetries(() => write(client, type, first, namespace));
+  const stored = await etcdGet(etcdUrl, key(first));
+  if (!stored?.startsWith('{'))
+    throw new Error('the apiserver does not store JSON: start it with --storage-media-type=application/json');
+  const template = JSON.parse(stored);
+  const agent = new Agent({ keepAlive: true, maxSockets: 4 });
+  const batches = [];
+  // etcd takes up to 128 operations in one transaction (its --max-txn-ops).
+  for (let at = 0; at < rest.length; at += 100) batches.push(rest.slice(at, at + 100));
+  let next = 0;
+  let done = 1;
+  const progress = setInterval(() => log?.(`  ${done} of ${missing.length} ${kind} put into etcd`), 30_000);
+  try {
+    await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        while (next < batches.length) {
+          const batch = batches[next++];
+          const puts = batch.map((i) => {
+            const copy = restamp(structuredClone(template), i, namespace);
+            copy.metadata.uid = randomUUID();
+            return { requestPut: { key: base64(key(i)), value: base64(JSON.stringify(copy)) } };
+          });
+          await withRetries(() => etcdCall(etcdUrl, 'txn', { success: puts }, agent));
+          done += batch.length;
+        }
+      }),
+    );
+  } finally {
+    clearInterval(progress);
+    agent.destroy();
+  }
+  // What the apiserver serves for the last one, against what it stored for the first.
+  const served = await client.get(type, { namespace, name: `${prefix}${pad(rest.at(-1))}` });
+  const managers = (m) => (m.metadata.managedFields ?? []).map((f) => `${f.manager}/${f.operation}`).join();
+  if (served.metadata.name !== `${prefix}${pad(rest.at(-1))}` || managers(served) !== managers(template))
+    throw new Error(`${served.metadata.name} put into etcd is served with managedFields of ${managers(served)}`);
+}
+
+const base64 = (text) => Buffer.from(text).toString('base64');
+
+async function etcdGet(etcdUrl, key) {
+  const { kvs } = await etcdCall(etcdUrl, 'range', { key: base64(key) });
+  return kvs?.[0] ? Buffer.from(kvs[0].value, 'base64').toString('utf8') : undefined;
+}
+
+/** One call of etcd's JSON gateway (`/v3/kv/<method>`). */
+function etcdCall(etcdUrl, method, body, agent) {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      `${etcdUrl}/v3/kv/${method}`,
+      { method: 'POST', agent, headers: { 'content-type': 'application/json' } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk) => (text += chunk));
+        res.on('end', () =>
+          res.statusCode === 200
+            ? resolve(JSON.parse(text))
+            : reject(new Error(`etcd ${method}: ${res.statusCode} ${text.slice(0, 200)}`)),
+        );
+      },
+    );
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
 }
