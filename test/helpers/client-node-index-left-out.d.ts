@@ -1,6 +1,7 @@
 /**
  * Stands in for @kubernetes/client-node's index in the TypeScript programs that tests build over
- * src/ (template-data-check.ts, test/runtime/client/public-api.test.ts), through the `paths` of
+ * src/ (template-data-check.ts, test/runtime/client/public-api.test.ts,
+ * test/api/builtin-descriptors.test.ts), through the `paths` of
  * ts-program-options.ts. Its generated API is most of such a program (about 800 of 1,300 files,
  * 8 of 14 MB), yet src/ reaches it only through the import() inside a method of transport.ts, for
  * an auth provider, so no declaration those checks read takes a type from it. Were one to, its
