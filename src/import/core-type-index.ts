@@ -33,22 +33,43 @@ export interface CoreTypeMatch {
   layer: Record<string, unknown>;
 }
 
+/** A core type's shape entry: its name, its own description and the keywords of its schema. */
+interface ShapeEntry {
+  name: string;
+  description: string | undefined;
+  keys: Set<string>;
+}
+
+/**
+ * The core types keyed by shape, and the interned texts those keys stand for: the same for every
+ * index of this process (the stored schemas do not change), and keying every core type's whole
+ * schema is most of an import's time, so it is done once.
+ */
+let coreShapes:
+  { byShape: ReadonlyMap<string, readonly ShapeEntry[]>; interned: ReadonlyMap<string, string> } | undefined;
+
 export class CoreTypeIndex {
-  private readonly byShape = new Map<string, { name: string; description: string | undefined; keys: Set<string> }[]>();
+  private readonly byShape: ReadonlyMap<string, readonly ShapeEntry[]>;
   private readonly canonical = new WeakMap<object, string>();
   /** Text of an object in terms of its children's ids -> its id. */
-  private readonly interned = new Map<string, string>();
+  private readonly interned: Map<string, string>;
 
   constructor() {
-    for (const name of coreTypeNames()) {
-      if (NOT_REUSED.has(name)) continue;
-      const { description, ...shape } = coreTypeSchema(name)!;
-      const key = this.key(shape);
-      this.byShape.set(key, [
-        ...(this.byShape.get(key) ?? []),
-        { name, description, keys: new Set(Object.keys(shape)) },
-      ]);
+    if (coreShapes === undefined) {
+      const byShape = new Map<string, ShapeEntry[]>();
+      this.interned = new Map();
+      for (const name of coreTypeNames()) {
+        if (NOT_REUSED.has(name)) continue;
+        const { description, ...shape } = coreTypeSchema(name)!;
+        const key = this.key(shape);
+        byShape.set(key, [...(byShape.get(key) ?? []), { name, description, keys: new Set(Object.keys(shape)) }]);
+      }
+      coreShapes = { byShape, interned: new Map(this.interned) };
+    } else {
+      // A copy: what this index interns of an imported schema stays with it, not with the process.
+      this.interned = new Map(coreShapes.interned);
     }
+    this.byShape = coreShapes.byShape;
   }
 
   /**

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { Context, Exec, Output, PromptQuestion } from '../../src/base/context.js';
@@ -65,9 +65,10 @@ export function testContext(options: TestContextOptions): Context & { out: Recor
 
 /** A fresh temp directory named `name` (the folder name matters to `kop init`), removed by the returned cleanup. */
 export async function tempDir(name = 'work'): Promise<{ dir: string; cleanup: () => Promise<void> }> {
-  const parent = await mkdtemp(path.join(tmpdir(), 'kop-test-'));
+  const parent = mkdtempSync(path.join(tmpdir(), 'kop-test-'));
   const dir = path.join(parent, name);
-  const { mkdir } = await import('node:fs/promises');
-  await mkdir(dir);
-  return { dir, cleanup: () => rm(parent, { recursive: true, force: true }) };
+  mkdirSync(dir);
+  // Synchronous, like the copy in prepared-project.ts: an async recursive rm costs a thread pool round
+  // trip per file and folder, more than the removing.
+  return { dir, cleanup: async () => rmSync(parent, { recursive: true, force: true }) };
 }

@@ -1,4 +1,4 @@
-import { cp } from 'node:fs/promises';
+import { cpSync } from 'node:fs';
 import { afterAll } from 'vitest';
 import { tempDir } from './fake-context.js';
 
@@ -26,7 +26,9 @@ export function preparedProject(
     })();
     const { dir: template } = await prepared;
     const fresh = await tempDir(name);
-    await cp(template, fresh.dir, { recursive: true, preserveTimestamps: true, verbatimSymlinks: true });
+    // Synchronous: the async copy hands each of its few hundred stat, mkdir, copy and chmod calls to
+    // libuv's thread pool and back, which costs more than the copying itself.
+    cpSync(template, fresh.dir, { recursive: true, preserveTimestamps: true, verbatimSymlinks: true });
     return fresh;
   };
 }

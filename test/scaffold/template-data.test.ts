@@ -1,11 +1,16 @@
 import { readdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { CONTROLLER_TEMPLATES } from '../../src/create-api/api-template-data.js';
 import { INIT_TEMPLATES, type InitTemplateData } from '../../src/init/init-template-data.js';
 import { renderTemplateDir } from '../../src/scaffold/render.js';
-import { folderDeclarations, templateDataProblems, templateReads } from '../helpers/template-data-check.js';
+import {
+  folderDeclarations,
+  forgetSharedProjects,
+  templateDataProblems,
+  templateReads,
+} from '../helpers/template-data-check.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const FIXTURE = path.join(ROOT, 'test/scaffold/fixtures/template-data');
@@ -18,6 +23,8 @@ function templateDataModules(dir: string): string[] {
 }
 
 describe('template data types against the templates', () => {
+  afterAll(forgetSharedProjects);
+
   it('finds the names a template reads at the top level of its data', () => {
     const cases = [
       { given: '{{a}} {{json b}} {{#if c}}{{d.e}}{{else}}{{f}}{{/if}}', want: ['a', 'b', 'c', 'd', 'f'] },

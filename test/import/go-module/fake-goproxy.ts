@@ -111,12 +111,6 @@ export async function startFakeServer(
 export function buildLog(records: readonly string[]): { size: number; root: Buffer; tiles: Map<string, Buffer> } {
   const sha = (...parts: Buffer[]) => createHash('sha256').update(Buffer.concat(parts)).digest();
   const leaves = records.map((r) => sha(Buffer.from([0]), Buffer.from(r)));
-  const mth = (from: number, to: number): Buffer => {
-    if (to - from === 1) return leaves[from]!;
-    let k = 1;
-    while (k * 2 < to - from) k *= 2;
-    return sha(Buffer.from([1]), mth(from, from + k), mth(from + k, to));
-  };
   // levels[h][i]: the hash of the complete subtree of 2^h leaves starting at leaf i * 2^h.
   const levels: Buffer[][] = [leaves];
   while (levels.at(-1)!.length >= 2) {
@@ -127,6 +121,15 @@ export function buildLog(records: readonly string[]): { size: number; root: Buff
       ),
     );
   }
+  const mth = (from: number, to: number): Buffer => {
+    if (to - from === 1) return leaves[from]!;
+    let k = 1;
+    while (k * 2 < to - from) k *= 2;
+    // The left part of the RFC's split is a complete subtree (k leaves from a multiple of k), hashed
+    // in levels already: the recursion hashes only the right edge, not the whole tree a second time.
+    const left = levels[Math.log2(k)]![from / k]!;
+    return sha(Buffer.from([1]), left, mth(from + k, to));
+  };
   const tiles = new Map<string, Buffer>();
   for (let level = 0; 8 * level < levels.length; level++) {
     const hashes = levels[8 * level]!;
