@@ -30,6 +30,15 @@ export function sharedPackEnv(): { PATH?: string } {
   return bin === undefined ? {} : { PATH: `${bin}${path.delimiter}${process.env.PATH ?? ''}` };
 }
 
+/**
+ * In the e2e project, the run's one packed kop unpacked as npm installs it, under a node_modules
+ * (test/helpers/e2e-global-setup.ts): what a project links as node_modules/kop, so its vitest loads
+ * kop as Node does rather than transforming a linked checkout in every test file. Elsewhere undefined.
+ */
+export function sharedKop(): string | undefined {
+  return inject('sharedKop') as string | undefined;
+}
+
 /** A project made by the built `kop init` in a fresh temp folder. */
 export interface CliProject {
   /** The temp folder holding the project; delete it when done. */
@@ -42,7 +51,8 @@ export interface CliProject {
  * Runs the built `kop init --domain example.com --project-name <name> --owner Demo --skip-install --yes <extraInitArgs>`
  * in `<new temp folder>/<name>` and links kop's own dependencies (typescript, vitest, @types/node, ...)
  * and kop itself into its node_modules, so the project builds and tests without a registry. The
- * tarball init puts in `.kop/` is the run's one `npm pack` of kop (sharedPackEnv).
+ * tarball init puts in `.kop/` is the run's one `npm pack` of kop (sharedPackEnv), and kop is that
+ * pack unpacked (sharedKop; a link to this checkout outside the e2e project).
  */
 export async function initLinkedProject(
   name: string,
@@ -81,7 +91,7 @@ export async function initLinkedProject(
     if (entry !== '.cache' && entry !== '.bin')
       await symlink(path.join(KOP_ROOT, 'node_modules', entry), path.join(project, 'node_modules', entry), 'dir');
   }
-  await symlink(KOP_ROOT, path.join(project, 'node_modules/kop'), 'dir');
+  await symlink(sharedKop() ?? KOP_ROOT, path.join(project, 'node_modules/kop'), 'dir');
   // As npm install would make it: kop's own tools, plus the `kop` command the project's scripts run.
   const bin = path.join(project, 'node_modules/.bin');
   await mkdir(bin);

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,6 +12,8 @@ declare module 'vitest' {
     typecheckServer: string;
     /** A folder holding an `npm` that answers `npm pack <kop>` with the run's one packed kop (see packOnce). */
     sharedPackBin: string;
+    /** The run's one packed kop unpacked as npm installs it, beside links to kop's own dependencies (see unpackOnce). */
+    sharedKop: string;
   }
 }
 
@@ -27,6 +29,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const [server, pack] = await Promise.all([startTypecheckServer(), packOnce()]);
   project.provide('typecheckServer', server.url);
   project.provide('sharedPackBin', pack.bin);
+  project.provide('sharedKop', await unpackOnce(pack));
   return async () => {
     await server.stop();
     await rm(pack.dir, { recursive: true, force: true });
@@ -65,7 +68,7 @@ async function startTypecheckServer(): Promise<{ url: string; stop: () => Promis
  * command with a copy of the tarball and npm's own report; every other npm command goes to the real npm.
  * npm packs the same files into the same bytes (fixed timestamps), so the projects get what they would.
  */
-async function packOnce(): Promise<{ dir: string; bin: string }> {
+async function packOnce(): Promise<{ dir: string; bin: string; tarball: string }> {
   const dir = await mkdtemp(path.join(tmpdir(), 'kop-e2e-shared-pack-'));
   const kopRoot = path.resolve(KOP_ROOT);
   const npm = (await execa('sh', ['-c', 'command -v npm'])).stdout.trim();
@@ -88,5 +91,28 @@ exec ${quote(npm)} "$@"
 `;
   await writeFile(path.join(bin, 'npm'), script);
   await chmod(path.join(bin, 'npm'), 0o755);
-  return { dir, bin };
+  return { dir, bin, tarball: path.join(dir, filename) };
+}
+
+/**
+ * The projects the e2e files make link kop into their node_modules instead of installing it. A link
+ * to this checkout is a folder outside any node_modules once resolved, and vitest runs such a folder's
+ * modules through its own transform and module runner, again in every test file's process, where a
+ * user's project, kop installed under node_modules, has Node load them. So the run unpacks its one
+ * pack once, as npm installs it, into <pack dir>/installed/node_modules/kop, with kop's own
+ * dependencies linked beside it (where Node looks from kop's files), and the projects link that
+ * folder: vitest loads kop as Node does, and the type-check service sees the same kop files in every
+ * project, parsed once. Returns the kop folder.
+ */
+async function unpackOnce(pack: { dir: string; tarball: string }): Promise<string> {
+  const modules = path.join(pack.dir, 'installed/node_modules');
+  const kop = path.join(modules, 'kop');
+  await mkdir(kop, { recursive: true });
+  // npm's tarballs hold the package under package/.
+  await execa('tar', ['-xzf', pack.tarball, '--strip-components=1', '-C', kop]);
+  for (const entry of await readdir(path.join(KOP_ROOT, 'node_modules'))) {
+    if (entry !== '.cache' && entry !== '.bin' && entry !== 'kop')
+      await symlink(path.join(KOP_ROOT, 'node_modules', entry), path.join(modules, entry), 'dir');
+  }
+  return kop;
 }

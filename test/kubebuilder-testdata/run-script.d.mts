@@ -51,6 +51,10 @@ export declare function failureGroupKey(message: string | undefined): string;
 export declare function groupFailures(results: readonly ScriptResult[]): Array<{ message: string; where: string[] }>;
 /**
  * Links kop's own node_modules and kop itself into a project's node_modules, as initLinkedProject does;
- * with `unpackKop`, kop is the project's `.kop/` tarball unpacked into node_modules/kop, as npm installs it.
+ * with `unpackKop`, kop is the project's `.kop/` tarball unpacked into node_modules/kop, as npm installs it;
+ * with `kop`, a link to that folder (a kop unpacked under a node_modules).
  */
-export declare function linkKopDependencies(project: string, options?: { unpackKop?: boolean }): Promise<void>;
+export declare function linkKopDependencies(
+  project: string,
+  options?: { unpackKop?: boolean; kop?: string },
+): Promise<void>;

@@ -62,8 +62,10 @@ export function firstErrorLine(stderr, stdout = '') {
  * where there is none): vitest loads a package under node_modules as Node does, but runs every
  * module of a linked folder outside node_modules through its own transform and module runner,
  * again in each test file's process, which made the project's `npm test` slower than a user's.
+ * With `kop`, node_modules/kop is a link to that folder instead: a kop already unpacked under a
+ * node_modules (the e2e run's one, test/helpers/e2e-global-setup.ts), loaded by vitest as Node does.
  * @param {string} project
- * @param {{ unpackKop?: boolean }} [options]
+ * @param {{ unpackKop?: boolean, kop?: string }} [options]
  */
 export async function linkKopDependencies(project, options = {}) {
   const modules = path.join(project, 'node_modules');
@@ -77,7 +79,7 @@ export async function linkKopDependencies(project, options = {}) {
     ? (await readdir(path.join(project, '.kop')).catch(() => [])).find((name) => /^kop-.+\.tgz$/.test(name))
     : undefined;
   if (packed === undefined) {
-    await symlink(KOP_ROOT, path.join(modules, 'kop'), 'dir');
+    await symlink(options.kop ?? KOP_ROOT, path.join(modules, 'kop'), 'dir');
   } else {
     await mkdir(path.join(modules, 'kop'));
     // npm's tarballs hold the package under package/.

@@ -26,6 +26,10 @@ export declare function runTutorials(options?: {
   test?: boolean;
   keep?: boolean;
   log?: (line: string) => void;
+  /** Added to every command's environment. */
+  env?: Record<string, string>;
+  /** A kop unpacked under a node_modules, linked as the project's node_modules/kop (else this checkout). */
+  kop?: string;
 }): Promise<{ dir: string; results: TutorialResult[] }>;
 export declare function listFiles(root: string): Promise<string[]>;
 export declare function compareTrees(actual: string, expected: string): Promise<string[]>;

@@ -45,9 +45,11 @@ const TEST_TIMEOUT_MS = 360_000;
 
 /**
  * Runs tutorials (and the ones they build on, whose checks are skipped unless asked for too).
- * @param {{ names?: string[], update?: boolean, build?: boolean, test?: boolean, keep?: boolean, log?: (line: string) => void }} [options]
+ * @param {{ names?: string[], update?: boolean, build?: boolean, test?: boolean, keep?: boolean, log?: (line: string) => void, env?: Record<string, string>, kop?: string }} [options]
  *   `update` rewrites testdata/tutorials/<name>/ from the run instead of comparing; `build: false`
- *   skips build, lint and test, `test: false` only the test.
+ *   skips build, lint and test, `test: false` only the test. `env` is added to every command's
+ *   environment; `kop` is a kop unpacked under a node_modules for the project to link (else this checkout).
+ *   The e2e test passes the run's one packed kop for both (test/helpers/e2e-global-setup.ts).
  * @returns {Promise<{ dir: string, results: TutorialResult[] }>}
  */
 export async function runTutorials(options = {}) {
@@ -66,7 +68,7 @@ export async function runTutorials(options = {}) {
     for (const name of chain) {
       const checked = wanted.includes(name);
       log(`## ${name}${checked ? '' : ' (the project the next tutorial starts from)'}`);
-      const steps = await followSteps(name, dir, log);
+      const steps = await followSteps(name, dir, log, options);
       const result = { tutorial: name, steps, differences: [], pageProblems: [], checks: [], updated: false };
       if (checked) results.push(result);
       if (steps.some((s) => !s.ok)) {
@@ -90,7 +92,7 @@ export async function runTutorials(options = {}) {
       if (result.pageProblems.length > 0)
         log(`FAIL ${TUTORIALS[name].page}:\n${result.pageProblems.map((p) => `       ${p}`).join('\n')}`);
       if (options.build !== false) {
-        const npm = (label, args, timeout) => check(label, () => run('npm', args, dir, timeout), log);
+        const npm = (label, args, timeout) => check(label, () => run('npm', args, dir, timeout, options.env), log);
         result.checks.push(await npm('npm run build', ['run', 'build']));
         result.checks.push(await npm('npm run lint', ['run', 'lint']));
         result.checks.push(await npm('npm run format:check', ['run', 'format:check']));
@@ -111,7 +113,7 @@ function dependsOn(name, base) {
 }
 
 /** One tutorial's steps in `dir`, timed; stops at the first that fails. */
-async function followSteps(name, dir, log) {
+async function followSteps(name, dir, log, options) {
   /** @type {StepResult[]} */
   const results = [];
   for (const step of TUTORIALS[name].steps) {
@@ -132,9 +134,9 @@ async function followSteps(name, dir, log) {
     } else {
       const args = step.run.slice(1);
       if (args[0] === 'init') args.push(...INIT_EXTRA_FLAGS);
-      const outcome = await run(process.execPath, [KOP_BIN, ...args], dir);
+      const outcome = await run(process.execPath, [KOP_BIN, ...args], dir, COMMAND_TIMEOUT_MS, options.env);
       result = { name: step.run.join(' '), ok: outcome.ok, ms: outcome.ms, firstError: outcome.firstError };
-      if (args[0] === 'init' && outcome.ok) await linkKopDependencies(dir);
+      if (args[0] === 'init' && outcome.ok) await linkKopDependencies(dir, { kop: options.kop });
     }
     results.push(result);
     log(
@@ -174,14 +176,14 @@ async function addDependency(dir, argv) {
   return { name: argv.join(' '), ok: true, ms: performance.now() - started };
 }
 
-async function run(file, args, cwd, timeout = COMMAND_TIMEOUT_MS) {
+async function run(file, args, cwd, timeout = COMMAND_TIMEOUT_MS, env = {}) {
   const started = performance.now();
   const result = await execa(file, args, {
     cwd,
     reject: false,
     stdin: 'ignore',
     timeout,
-    env: { NO_COLOR: '1', CI: 'true', FORCE_COLOR: '0', SOURCE_DATE_EPOCH },
+    env: { NO_COLOR: '1', CI: 'true', FORCE_COLOR: '0', ...env, SOURCE_DATE_EPOCH },
   });
   const ok = result.exitCode === 0 && !result.timedOut;
   return {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { requireBuilt } from '../helpers/cli-project.js';
+import { requireBuilt, sharedKop, sharedPackEnv } from '../helpers/cli-project.js';
 import { formatTimes, runTutorials, type TutorialResult } from './run-tutorials.mjs';
 import { TUTORIALS, TUTORIAL_NAMES } from './tutorials.mjs';
 
@@ -22,7 +22,8 @@ let results: TutorialResult[] = [];
 
 beforeAll(async () => {
   requireBuilt();
-  ({ results } = await runTutorials({ names: TUTORIAL_NAMES }));
+  // The run's one packed kop: kop init copies it, and the project links it unpacked.
+  ({ results } = await runTutorials({ names: TUTORIAL_NAMES, env: sharedPackEnv(), kop: sharedKop() }));
 }, TIMEOUT_MS);
 
 afterAll(() => {
