@@ -151,8 +151,8 @@ export const KINDS = {
       }
     },
     restamp: (copy, i, namespace) => {
-      copy.metadata.name = configMap(i, namespace).metadata.name;
-      copy.metadata.labels = configMap(i, namespace).metadata.labels;
+      const { name, labels } = configMap(i, namespace).metadata;
+      Object.assign(copy.metadata, { name, labels });
       return copy;
     },
   },
@@ -220,7 +220,7 @@ export async function ensureObjects(client, types, kind, namespace, count, { con
 }
 
 /** Pod `i` as a Deployment's pod is written: the whole pod applied by one manager, a label and an annotation by another. */
-export async function applyPodAsTwoManagers(client, type, i, namespace) {
+async function applyPodAsTwoManagers(client, type, i, namespace) {
   await client.apply(type, pod(i, namespace), { fieldManager: 'bench-deployer', force: true });
   await client.apply(type, podLabels(i, namespace), { fieldManager: 'bench-labeller', force: true });
 }
