@@ -27,9 +27,13 @@ export default defineConfig({
     maxWorkers: 2,
     minWorkers: 1,
     // The unit project's threads share one module graph per worker (see there). Vitest 3 reads a pool's
-    // isolation here, from the root, and no other project runs in threads, so live and e2e keep a fresh
-    // process per file.
-    poolOptions: { threads: { isolate: false } },
+    // options here, from the root, and no other project runs in threads, so live and e2e keep a fresh
+    // process per file and two workers. Unit runs alone, before them, in three threads on two cores:
+    // several of its files wait on child processes and timers, and a third thread fills that time
+    // (on the 2-core VM, 2026-11-28, quiet: 70-72 s wall with two, 59-62 s with three, 64 s with four).
+    // As many threads from the start as at most: with fewer, tinypool ends an idle thread while the
+    // shared module graph still has work pending in it, and the run fails ("Terminating worker thread").
+    poolOptions: { threads: { isolate: false, minThreads: 3, maxThreads: 3 } },
     projects: [
       {
         extends: true,
