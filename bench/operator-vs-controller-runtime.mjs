@@ -32,6 +32,9 @@
 // round together, so a round's ratio is steadier than its times. RSS is also printed in its
 // anonymous and file-backed parts, and beside two floors measured each round with the operator's
 // flags: a Node process that only loaded node:https, and one that has also run (see nodeFloor).
+// PLAIN_NODE=0 leaves out the third operator taking its turn by default: bench/plain-node-operator,
+// the same writes with Node's built-ins alone (no kop, no client library), run with kop's Node
+// flags: the floor of a Node operator, against which the RSS aims are read as well.
 // kop's RSS with 10,000 cached objects is bench/controller-rss.mjs's figure: run here
 // afterwards (RSS_10K=0 skips it).
 // Needs `npm run build`, Go, npm with access to its registry, and the binaries
@@ -79,7 +82,11 @@ const FLAG_VARIANTS = (process.env.FLAG_VARIANTS ?? '')
   .map((set) => set.trim().split(/\s+/).filter(Boolean))
   .filter((set) => set.length > 0);
 
+/** Whether the plain Node operator takes its turn too (see there). */
+const PLAIN_NODE = process.env.PLAIN_NODE !== '0';
+
 const goDir = join(root, 'bench/controller-runtime-operator');
+const plainNodeMain = join(root, 'bench/plain-node-operator/main.mjs');
 const goBinary = join(root, 'bench/.cache/controller-runtime-operator');
 
 const bench = operatorBench({ name: 'operators', keep: KEEP });
@@ -284,6 +291,19 @@ try {
     log(`kop ${flags.join(' ')}: the same project started with these Node flags added`);
     baselines.push(kopOperator(`kop ${flags.join(' ')}`, `kop-flags-${i}`, projectDir, flags));
   }
+  const PLAIN = 'plain Node';
+  if (PLAIN_NODE) {
+    log(
+      `${PLAIN}: bench/plain-node-operator, the same writes with Node's built-ins alone, started with kop's Node flags`,
+    );
+    baselines.push({
+      name: PLAIN,
+      short: 'plain',
+      command: [process.execPath, ...kopProject.nodeFlags, plainNodeMain],
+      cwd: workDir,
+      logFile: join(workDir, 'plain-node.log'),
+    });
+  }
   const operators = [
     kopOperator('kop', 'kop', projectDir),
     ...baselines,
@@ -376,6 +396,21 @@ try {
     log(
       `RSS after ${OBJECTS} objects: kop ${kopRss.toFixed(1)} MB against ${name} + controller-runtime's anonymous memory ` +
         `${f.rssMb.toFixed(1)} + ${crAnon.toFixed(1)} = ${aim.toFixed(1)} MB (issue 26's aim): ${kopRss <= aim ? 'met' : 'not met'}`,
+    );
+  }
+  if (PLAIN_NODE) {
+    // The floor of a Node operator doing this work, read against issue 26's aim on both floors.
+    const plain = medianRss(results[PLAIN]);
+    const against = [floor, workingFloor]
+      .map((f, i) => {
+        const aim = f.rssMb + crAnon;
+        return `${i === 0 ? "on Node's floor" : 'on the floor after running'} ${aim.toFixed(1)} MB: ${plain.rssMb <= aim ? 'met' : 'not met'}`;
+      })
+      .join(', ');
+    log(
+      `${PLAIN} operator after ${OBJECTS} objects: ${parts(plain)}, ${(plain.rssMb - workingFloor.rssMb).toFixed(1)} MB ` +
+        `above Node's floor after running; issue 26's aim ${against}; ` +
+        `kop is ${(kopRss - plain.rssMb).toFixed(1)} MB above it (${(kopRss / plain.rssMb).toFixed(2)}×)`,
     );
   }
   const kopAnon = median(results.kop.map((r) => r.rssAnonMb));
