@@ -97,6 +97,12 @@ describe('public API report', () => {
       types: ['node'],
       // client-node's index left out: most of the program, and no exported signature takes a type from it.
       paths: CLIENT_NODE_INDEX_LEFT_OUT,
+      // For the check of kop/runtime/client's declarations below: this program serves it too, rather than a
+      // second one over the same files. noCheck only spares emit the full check of each file (tsc --noEmit
+      // checks src/ already); the checker answers the reports' questions the same.
+      declaration: true,
+      emitDeclarationOnly: true,
+      noCheck: true,
     },
   );
 
@@ -153,6 +159,30 @@ describe('public API report', () => {
       .filter(([, subpaths]) => subpaths.length > 1)
       .map(([name, subpaths]) => `${name}: ${subpaths.join(', ')}`);
     expect(shared).toEqual([]);
+  });
+
+  it('kop/runtime/client declares no `any` in its emitted declarations', () => {
+    const clientDir = path.join(repo, 'src/runtime/client') + path.sep;
+    const clientSources = program.getSourceFiles().filter((file) => path.resolve(file.fileName).startsWith(clientDir));
+    expect(clientSources.length).toBeGreaterThan(0);
+    const offenders: string[] = [];
+    for (const file of clientSources) {
+      program.emit(
+        file,
+        (fileName, text) => {
+          const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.ES2022, true);
+          const visit = (node: ts.Node): void => {
+            if (node.kind === ts.SyntaxKind.AnyKeyword)
+              offenders.push(`${path.basename(fileName)}: ${node.parent.getText(source)}`);
+            ts.forEachChild(node, visit);
+          };
+          visit(source);
+        },
+        undefined,
+        /* emitOnlyDtsFiles */ true,
+      );
+    }
+    expect(offenders).toEqual([]);
   });
 
   it('kop/runtime keeps internals and the built-in descriptors off its root', () => {
