@@ -8,9 +8,10 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import ts from 'typescript';
+import type TS from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { CLIENT_NODE_INDEX_LEFT_OUT } from '../helpers/ts-program-options.js';
+import { ts } from '../helpers/typescript.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const REPORTS = path.join(repo, 'test/api/reports');
@@ -31,7 +32,7 @@ const ENTRIES: Record<string, string> = {
 
 const FLAGS = ts.TypeFormatFlags.NoTruncation | ts.TypeFormatFlags.WriteArrowStyleSignature;
 
-function report(program: ts.Program, entry: string): string {
+function report(program: TS.Program, entry: string): string {
   const checker = program.getTypeChecker();
   const source = program.getSourceFile(path.join(repo, entry))!;
   const module = checker.getSymbolAtLocation(source)!;
@@ -171,7 +172,7 @@ describe('public API report', () => {
         file,
         (fileName, text) => {
           const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.ES2022, true);
-          const visit = (node: ts.Node): void => {
+          const visit = (node: TS.Node): void => {
             if (node.kind === ts.SyntaxKind.AnyKeyword)
               offenders.push(`${path.basename(fileName)}: ${node.parent.getText(source)}`);
             ts.forEachChild(node, visit);
