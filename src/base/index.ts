@@ -10,3 +10,4 @@ export { FileExistsError, KopError, UsageError } from './errors.js';
 export type { JSONValue } from './json-value.js';
 export { createContext } from './make-context.js';
 export { kopPackageRoot, kopVersion, templatesRoot } from './paths.js';
+export { loadTsMorph } from './ts-morph.js';

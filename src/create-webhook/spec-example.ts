@@ -6,6 +6,7 @@
  * built-in and external kinds get (a label), so the scaffold compiles for any kind.
  */
 import type { ts as TypeScript } from 'ts-morph';
+import { loadTsMorph } from '../base/index.js';
 
 /**
  * True when `<kind>Spec` in the types file has `foo` typed `string` and every member optional:
@@ -13,7 +14,7 @@ import type { ts as TypeScript } from 'ts-morph';
  * and `spec: { foo: ... }`, which compile only then.
  */
 export async function specFitsFooExample(typesText: string, kind: string): Promise<boolean> {
-  const { ts } = await import('ts-morph');
+  const { ts } = loadTsMorph();
   const source = ts.createSourceFile('types.ts', typesText, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
   const spec = source.statements.find(
     (s): s is TypeScript.InterfaceDeclaration => ts.isInterfaceDeclaration(s) && s.name.text === `${kind}Spec`,

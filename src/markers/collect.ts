@@ -10,6 +10,7 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import { loadTsMorph } from '../base/index.js';
 import type { SourceLocation } from './errors.js';
 
 /** Every file under `dir` (recursively, skipping node_modules) whose name `accept`s; [] when `dir` does not exist. */
@@ -151,7 +152,7 @@ export async function declarationMarkers(
   file: string,
   name: string,
 ): Promise<CommentMarker[] | undefined> {
-  const { ts } = await import('ts-morph');
+  const { ts } = loadTsMorph();
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
   const declaration = source.statements.find(
     (s) => (ts.isInterfaceDeclaration(s) || ts.isTypeAliasDeclaration(s)) && s.name.text === name,

@@ -7,6 +7,7 @@
  */
 import { posix } from 'node:path';
 import type { ts as TypeScript } from 'ts-morph';
+import { loadTsMorph } from '../base/index.js';
 import { renderTemplateDir, type VirtualTree } from '../scaffold/index.js';
 import { FIXTURE_TEMPLATES } from './kind-template-data.js';
 
@@ -26,7 +27,7 @@ const NUMBER_NAMES = new Set(['number', 'int32', 'int64', 'float32', 'float64'])
 
 /** Reads `kind`'s root interface in `typesText`; undefined when the file declares no such interface. */
 export async function readKindShape(typesText: string, kind: string): Promise<KindShape | undefined> {
-  const { ts } = await import('ts-morph');
+  const { ts } = loadTsMorph();
   const source = ts.createSourceFile('types.ts', typesText, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
   const declarations = new Map<string, TypeScript.InterfaceDeclaration | TypeScript.TypeAliasDeclaration>();
   for (const statement of source.statements) {

@@ -1,4 +1,4 @@
-import { parse, stringify } from 'yaml';
+import { LineCounter, parseDocument, stringify } from 'yaml';
 import { KopError } from '../base/index.js';
 import type { VirtualTree } from '../scaffold/index.js';
 import { validateProjectDocument } from './validate-project.js';
@@ -202,12 +202,13 @@ export async function loadProjectFile(tree: VirtualTree): Promise<ProjectFile> {
 }
 
 export function parseProjectFile(text: string): ProjectFile {
-  let data: unknown;
-  try {
-    data = parse(text);
-  } catch (error) {
-    throw new KopError(`${PROJECT_FILE} is not valid YAML: ${(error as Error).message}`);
-  }
+  // Parsed once, for the data and for the lines validateProjectDocument names, as yaml's parse() would:
+  // warnings emitted, the first error thrown.
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter });
+  for (const warning of doc.warnings) process.emitWarning(warning);
+  if (doc.errors.length > 0) throw new KopError(`${PROJECT_FILE} is not valid YAML: ${doc.errors[0]!.message}`);
+  const data: unknown = doc.toJS();
   if (typeof data !== 'object' || data === null) throw new KopError(`${PROJECT_FILE} is empty or not a mapping`);
   const project = data as Partial<ProjectFile>;
   for (const field of ['version', 'domain', 'projectName'] as const) {
@@ -220,7 +221,7 @@ export function parseProjectFile(text: string): ProjectFile {
       `${PROJECT_FILE} has layout ${JSON.stringify(project.layout)}, which this kop does not understand (it writes ${LAYOUT})`,
     );
   }
-  validateProjectDocument(text, PROJECT_FORMAT_VERSION);
+  validateProjectDocument(doc, lineCounter, PROJECT_FORMAT_VERSION);
   // Kubebuilder writes no domain for core kinds of the legacy and unsuffixed groups (core, apps).
   const resources = (project.resources ?? []).map((r) =>
     r.core === true && r.domain === undefined ? { ...r, domain: '' } : r,

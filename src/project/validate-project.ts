@@ -1,4 +1,4 @@
-import { isMap, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
+import { isMap, isSeq, type Document, type LineCounter, type Node } from 'yaml';
 import { KopError } from '../base/index.js';
 import { checkWebhookPath } from './webhook-path.js';
 import {
@@ -77,11 +77,9 @@ const checkResourceDomain: NameCheck = (value) =>
  * file names, CRD names or templates has the form `kop init` and `kop create api` give it,
  * keys are ones kop knows (a misspelt key would otherwise be dropped silently on the next
  * save), and each group/version/kind appears once. The first problem is thrown with its
- * line, because a hand-edited PROJECT is fixed by hand.
+ * line, because a hand-edited PROJECT is fixed by hand. `doc` is PROJECT parsed with `lineCounter`.
  */
-export function validateProjectDocument(text: string, formatVersion: string): void {
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter });
+export function validateProjectDocument(doc: Document, lineCounter: LineCounter, formatVersion: string): void {
   const problem = firstProblem(doc.toJS() as Record<string, unknown>, formatVersion);
   if (!problem) return;
   const line = lineOf(doc, problem.path, lineCounter);

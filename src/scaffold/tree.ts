@@ -1,4 +1,4 @@
-import { promises as fs } from 'node:fs';
+import { lstatSync, promises as fs, readFileSync, realpathSync } from 'node:fs';
 import * as path from 'node:path';
 import { FileExistsError, KopError } from '../base/index.js';
 
@@ -60,7 +60,7 @@ export class VirtualTree {
   private readonly staged = new Map<string, StagedFile>();
   private readonly diskCache = new Map<string, string | undefined>();
   /** The project root with its links resolved, looked up once per tree. */
-  private realRoot: Promise<string> | undefined;
+  private realRoot: string | undefined;
 
   constructor(
     readonly root: string,
@@ -72,17 +72,16 @@ export class VirtualTree {
    * another project's folder): the nearest existing part of the path must resolve inside the root.
    * `resolved` holds the paths looked up so far in one plan: the files of a folder share its lookups.
    */
-  private async checkResolvesInside(key: string, resolved: Map<string, Promise<string | undefined>>): Promise<void> {
-    this.realRoot ??= fs.realpath(this.root);
-    const root = await this.realRoot;
+  private checkResolvesInside(key: string, resolved: Map<string, string | undefined>): void {
+    this.realRoot ??= realpathSync.native(this.root);
+    const root = this.realRoot;
     let current = path.join(this.root, key);
     for (;;) {
-      let lookup = resolved.get(current);
-      if (lookup === undefined) {
-        lookup = realpathOrMissing(current);
-        resolved.set(current, lookup);
+      let real = resolved.get(current);
+      if (!resolved.has(current)) {
+        real = realpathOrMissing(current);
+        resolved.set(current, real);
       }
-      const real = await lookup;
       if (real !== undefined) {
         const relative = path.relative(root, real);
         if (relative.startsWith('..') || path.isAbsolute(relative)) {
@@ -113,7 +112,10 @@ export class VirtualTree {
     if (this.diskCache.has(key)) return this.diskCache.get(key);
     let content: string | undefined;
     try {
-      content = await fs.readFile(path.join(this.root, key), 'utf8');
+      // Synchronous, as the lookups of checkResolvesInside: a plan reads every staged file, and the
+      // promise API hands each open, stat, read and close to libuv's thread pool and back, which
+      // costs several times the read itself (these are small files).
+      content = readFileSync(path.join(this.root, key), 'utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
       content = undefined;
@@ -223,7 +225,7 @@ export class VirtualTree {
    */
   async plan(): Promise<PlannedChange[]> {
     const changes: PlannedChange[] = [];
-    const resolved = new Map<string, Promise<string | undefined>>();
+    const resolved = new Map<string, string | undefined>();
     for (const [key, file] of this.staged) {
       const onDisk = await this.readDisk(key);
       let action: ChangeAction;
@@ -235,8 +237,7 @@ export class VirtualTree {
       else if (onDisk === undefined) action = 'create';
       else if (onDisk === file.content) action = 'unchanged';
       else action = 'update';
-      if (action === 'create' || action === 'update' || action === 'delete')
-        await this.checkResolvesInside(key, resolved);
+      if (action === 'create' || action === 'update' || action === 'delete') this.checkResolvesInside(key, resolved);
       changes.push({ path: key, action, kind: file.kind, reason: file.skipReason });
     }
     return changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
@@ -288,6 +289,7 @@ export class VirtualTree {
     const fresh = (change: PlannedChange): string => temporary(change, '.new');
     const previous = (change: PlannedChange): string => temporary(change, '.old');
     const createdDirs: string[] = [];
+    const lookedUp = new Set<string>();
     // Files whose original was moved aside (updates, deletions), and files whose new content is in place.
     const movedAside: PlannedChange[] = [];
     const placed: PlannedChange[] = [];
@@ -298,7 +300,10 @@ export class VirtualTree {
           dir.startsWith(this.root) && dir !== this.root;
           dir = path.dirname(dir)
         ) {
-          if (!createdDirs.includes(dir) && !(await pathExists(dir))) createdDirs.push(dir);
+          // A folder met before was looked up with all of its parents then.
+          if (lookedUp.has(dir)) break;
+          lookedUp.add(dir);
+          if (!pathExists(dir)) createdDirs.push(dir);
         }
         await this.fileSystem.mkdir(path.dirname(target(change)), { recursive: true });
         const file = this.staged.get(change.path)!;
@@ -341,10 +346,14 @@ export class VirtualTree {
   }
 }
 
-/** The path with its links resolved, or undefined when it (or a folder on the way) does not exist. */
-async function realpathOrMissing(file: string): Promise<string | undefined> {
+/**
+ * The path with its links resolved, or undefined when it (or a folder on the way) does not exist.
+ * Synchronous: one realpath(3) call, where the promise API's round trip through libuv's thread pool
+ * cost more than three times as much CPU (a plan looks up every new file and its folders).
+ */
+function realpathOrMissing(file: string): string | undefined {
   try {
-    return await fs.realpath(file);
+    return realpathSync.native(file);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
@@ -352,9 +361,10 @@ async function realpathOrMissing(file: string): Promise<string | undefined> {
   }
 }
 
-async function pathExists(file: string): Promise<boolean> {
+/** Synchronous, as realpathOrMissing: a flush looks up the folders of every file it writes. */
+function pathExists(file: string): boolean {
   try {
-    await fs.lstat(file);
+    lstatSync(file);
     return true;
   } catch {
     return false;

@@ -9,9 +9,9 @@
  * the compiler is loaded lazily so the CLI starts without it.
  */
 import { promises as fs, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import type { ts as TypeScript } from 'ts-morph';
+import { loadTsMorph } from '../base/index.js';
 import { ApiSyntaxError } from './errors.js';
 import { isTypeScriptSource, listSourceFiles } from '../markers/index.js';
 
@@ -25,15 +25,6 @@ export interface ApiProgram {
   apiFiles: TypeScript.SourceFile[];
   /** A source file by absolute path, parsed on first request (relative imports outside api/). */
   fileAt(absolutePath: string): TypeScript.SourceFile | undefined;
-}
-
-/**
- * Loads ts-morph on first use. `require` rather than `import()`: ts-morph is CommonJS,
- * and an ESM import of it makes Node scan the 9 MB bundled compiler for named exports
- * first, which is a tenth of `kop generate manifests` on a small project.
- */
-function loadTsMorph(): typeof import('ts-morph') {
-  return createRequire(import.meta.url)('ts-morph') as typeof import('ts-morph');
 }
 
 /** Files under api/ that hold no API types: generated clients and apply configurations, tests, declarations. */

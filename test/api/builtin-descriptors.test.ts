@@ -7,9 +7,9 @@
  */
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { CLIENT_NODE_INDEX_LEFT_OUT } from '../helpers/ts-program-options.js';
+import { ts } from '../helpers/typescript.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const fixture = path.join(repo, 'test/api/fixtures/builtin-descriptors');

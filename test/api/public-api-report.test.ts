@@ -8,9 +8,10 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import ts from 'typescript';
+import type TS from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { CLIENT_NODE_INDEX_LEFT_OUT } from '../helpers/ts-program-options.js';
+import { ts } from '../helpers/typescript.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const REPORTS = path.join(repo, 'test/api/reports');
@@ -31,7 +32,7 @@ const ENTRIES: Record<string, string> = {
 
 const FLAGS = ts.TypeFormatFlags.NoTruncation | ts.TypeFormatFlags.WriteArrowStyleSignature;
 
-function report(program: ts.Program, entry: string): string {
+function report(program: TS.Program, entry: string): string {
   const checker = program.getTypeChecker();
   const source = program.getSourceFile(path.join(repo, entry))!;
   const module = checker.getSymbolAtLocation(source)!;
@@ -97,6 +98,12 @@ describe('public API report', () => {
       types: ['node'],
       // client-node's index left out: most of the program, and no exported signature takes a type from it.
       paths: CLIENT_NODE_INDEX_LEFT_OUT,
+      // For the check of kop/runtime/client's declarations below: this program serves it too, rather than a
+      // second one over the same files. noCheck only spares emit the full check of each file (tsc --noEmit
+      // checks src/ already); the checker answers the reports' questions the same.
+      declaration: true,
+      emitDeclarationOnly: true,
+      noCheck: true,
     },
   );
 
@@ -153,6 +160,30 @@ describe('public API report', () => {
       .filter(([, subpaths]) => subpaths.length > 1)
       .map(([name, subpaths]) => `${name}: ${subpaths.join(', ')}`);
     expect(shared).toEqual([]);
+  });
+
+  it('kop/runtime/client declares no `any` in its emitted declarations', () => {
+    const clientDir = path.join(repo, 'src/runtime/client') + path.sep;
+    const clientSources = program.getSourceFiles().filter((file) => path.resolve(file.fileName).startsWith(clientDir));
+    expect(clientSources.length).toBeGreaterThan(0);
+    const offenders: string[] = [];
+    for (const file of clientSources) {
+      program.emit(
+        file,
+        (fileName, text) => {
+          const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.ES2022, true);
+          const visit = (node: TS.Node): void => {
+            if (node.kind === ts.SyntaxKind.AnyKeyword)
+              offenders.push(`${path.basename(fileName)}: ${node.parent.getText(source)}`);
+            ts.forEachChild(node, visit);
+          };
+          visit(source);
+        },
+        undefined,
+        /* emitOnlyDtsFiles */ true,
+      );
+    }
+    expect(offenders).toEqual([]);
   });
 
   it('kop/runtime keeps internals and the built-in descriptors off its root', () => {

@@ -3,11 +3,12 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
-import ts from 'typescript';
+import type TS from 'typescript';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadApiModel } from '../../src/schema/model.js';
 import { generateClients } from '../../src/clientgen/generate-clients.js';
 import { parseProjectFile } from '../../src/project/project-file.js';
+import { ts } from '../helpers/typescript.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, '../..');
@@ -119,7 +120,7 @@ export async function use(client: Client): Promise<string | undefined> {
 function containsAny(text: string): boolean {
   const source = ts.createSourceFile('x.d.ts', text, ts.ScriptTarget.ES2022, true);
   let found = false;
-  const visit = (node: ts.Node): void => {
+  const visit = (node: TS.Node): void => {
     if (node.kind === ts.SyntaxKind.AnyKeyword) found = true;
     ts.forEachChild(node, visit);
   };

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import ts from 'typescript';
+import { ts } from './typescript.js';
 
 /** One import or re-export of a TypeScript file, read from its syntax alone. */
 export interface ModuleImport {

@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import Handlebars from 'handlebars';
-import { Node, Project, type Type } from 'ts-morph';
+import type { Project, Type } from 'ts-morph';
+import { loadTsMorph } from '../../src/base/index.js';
 import { CLIENT_NODE_INDEX_LEFT_OUT } from './ts-program-options.js';
 
 /** One `templateFolder<T>('dir')` declaration, with the keys of T. */
@@ -20,6 +21,7 @@ export interface FolderDeclaration {
  */
 export function folderDeclarations(files: readonly string[], root: string): FolderDeclaration[] {
   const project = sharedProject(root);
+  const { Node } = loadTsMorph();
   const out: FolderDeclaration[] = [];
   for (const file of files) {
     const source = project.getSourceFile(file) ?? project.addSourceFileAtPath(file);
@@ -57,7 +59,8 @@ export function forgetSharedProjects(): void {
 function sharedProject(root: string): Project {
   let project = projects.get(root);
   if (project === undefined) {
-    project = new Project({
+    // ts-morph loaded as kop loads it (see there): an ESM import costs more CPU in every worker thread.
+    project = new (loadTsMorph().Project)({
       tsConfigFilePath: path.join(root, 'tsconfig.json'),
       skipAddingFilesFromTsConfig: true,
       compilerOptions: { paths: CLIENT_NODE_INDEX_LEFT_OUT },

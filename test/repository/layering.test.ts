@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { ts } from '../helpers/typescript.js';
 
 /**
  * The floor plan of src/: a folder imports only folders on a floor below its own, never one
