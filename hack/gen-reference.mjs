@@ -229,7 +229,7 @@ async function main() {
   // Each vocabulary registers its markers when its module loads.
   await import(dist('schema/markers.js'));
   await import(dist('rbac/rbac-markers.js'));
-  await import(dist('webhook/webhook-markers.js'));
+  await import(dist('webhook-manifests/webhook-markers.js'));
   const { markerRegistry, markerUsage } = await import(dist('markers/registry.js'));
   const { createProgram } = await import(dist('cli/main.js'));
   const pages = {
