@@ -62,3 +62,19 @@ describe('generated reference pages', () => {
     await expectPage(REFERENCE_PAGES.runtime, page);
   });
 });
+
+describe('hack/gen-reference.mjs', () => {
+  it('loads from dist/ only modules that src/ builds (a renamed folder must be renamed there too)', async () => {
+    // The script imports the built modules, which this test (reading src/) never loads: a module
+    // moved in src/ left `node hack/gen-reference.mjs` failing on a clean build while this file passed.
+    const script = await fs.readFile(path.join(repo, 'hack/gen-reference.mjs'), 'utf8');
+    const modules = [...script.matchAll(/\bdist\('([^']+)\.js'\)/g)].map((match) => match[1]!);
+    expect(modules).toContain('markers/registry');
+    const missing: string[] = [];
+    for (const module of modules) {
+      const source = path.join(repo, 'src', `${module}.ts`);
+      if (!(await fs.stat(source).catch(() => undefined))) missing.push(`src/${module}.ts`);
+    }
+    expect(missing).toEqual([]);
+  });
+});
