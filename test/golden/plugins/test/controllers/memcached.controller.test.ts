@@ -2,7 +2,7 @@
 // Copyright 2026 The demo authors.
 // SPDX-License-Identifier: Apache-2.0
 
-import { isInvalid, isNotFound, Manager, silentLogger } from 'kop/runtime';
+import { isAlreadyExists, isInvalid, isNotFound, Manager, silentLogger } from 'kop/runtime';
 import { appsV1DeploymentType, coreV1NamespaceType, eventsV1EventType } from 'kop/runtime/builtin';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { memcachedType } from '../../api/example.com/v1alpha1/memcached.client.js';
@@ -30,7 +30,12 @@ describe('MemcachedReconciler', () => {
   const client = manager.apiReader;
 
   beforeAll(async () => {
-    await client.create(coreV1NamespaceType, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } });
+    // A cluster these tests ran on before (USE_EXISTING_CLUSTER=true) has the namespace already.
+    await client
+      .create(coreV1NamespaceType, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } })
+      .catch((error: unknown) => {
+        if (!isAlreadyExists(error)) throw error;
+      });
     new MemcachedReconciler().setupWithManager(manager);
     manager.start().catch((error: unknown) => {
       throw error;

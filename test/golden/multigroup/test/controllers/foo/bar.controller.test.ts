@@ -2,7 +2,7 @@
 // Copyright 2026 The demo authors.
 // SPDX-License-Identifier: Apache-2.0
 
-import { isNotFound, Manager, silentLogger } from 'kop/runtime';
+import { isAlreadyExists, isNotFound, Manager, silentLogger } from 'kop/runtime';
 import { coreV1NamespaceType } from 'kop/runtime/builtin';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { barType } from '../../../api/foo/v1/bar.client.js';
@@ -28,7 +28,12 @@ describe('BarReconciler', () => {
   const client = manager.apiReader;
 
   beforeAll(async () => {
-    await client.create(coreV1NamespaceType, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } });
+    // A cluster these tests ran on before (USE_EXISTING_CLUSTER=true) has the namespace already.
+    await client
+      .create(coreV1NamespaceType, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } })
+      .catch((error: unknown) => {
+        if (!isAlreadyExists(error)) throw error;
+      });
     new BarReconciler().setupWithManager(manager);
     manager.start().catch((error: unknown) => {
       throw error;

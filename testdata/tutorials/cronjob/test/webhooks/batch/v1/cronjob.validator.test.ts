@@ -11,10 +11,11 @@ import { useWebhookEnvironment } from '../../environment.js';
 describe('CronJobValidator', () => {
   const environment = useWebhookEnvironment();
 
+  // In the test's own namespace: a name used here stays free in every other test file.
   const sample = (name: string, schedule: string): CronJob => ({
     apiVersion: 'batch.tutorial.kubebuilder.io/v1',
     kind: 'CronJob',
-    metadata: { name, namespace: 'default' },
+    metadata: { name, namespace: environment().namespace },
     spec: {
       schedule,
       jobTemplate: { spec: { template: { spec: { containers: [{ name: 'hello', image: 'busybox:1.37' }] } } } },

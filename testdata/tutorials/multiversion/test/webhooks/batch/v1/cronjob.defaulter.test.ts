@@ -14,7 +14,7 @@ describe('CronJobDefaulter', () => {
   const sample = (spec: Partial<CronJobSpec> = {}): CronJob => ({
     apiVersion: 'batch.tutorial.kubebuilder.io/v1',
     kind: 'CronJob',
-    metadata: { generateName: 'cronjob-', namespace: 'default' },
+    metadata: { generateName: 'cronjob-', namespace: environment().namespace },
     spec: {
       schedule: '*/5 * * * *',
       jobTemplate: { spec: { template: { spec: { containers: [{ name: 'hello', image: 'busybox:1.37' }] } } } },

@@ -20,14 +20,14 @@ describe('CronJob v2 ⇄ v1 conversion', () => {
   const environment = useWebhookEnvironment();
 
   it('reads an object written as v2 as v1, and back unchanged', async () => {
-    const { client } = environment();
+    const { client, namespace } = environment();
     const written = await client.create(spokeType, {
       apiVersion: 'batch.tutorial.kubebuilder.io/v2',
       kind: 'CronJob',
-      metadata: { generateName: 'cronjob-', namespace: 'default' },
+      metadata: { generateName: 'cronjob-', namespace },
       spec: { schedule: { minute: '*/15', hour: '9-17', dayOfWeek: '1-5' }, jobTemplate },
     });
-    const key = { namespace: 'default', name: written.metadata!.name! };
+    const key = { namespace, name: written.metadata!.name! };
 
     const asHub = await client.get(hubType, key);
     expect(asHub.apiVersion).toBe('batch.tutorial.kubebuilder.io/v1');
@@ -40,23 +40,23 @@ describe('CronJob v2 ⇄ v1 conversion', () => {
   });
 
   it('reads a v1 macro as the fields it stands for', async () => {
-    const { client } = environment();
+    const { client, namespace } = environment();
     const written = await client.create(hubType, {
       apiVersion: 'batch.tutorial.kubebuilder.io/v1',
       kind: 'CronJob',
-      metadata: { generateName: 'cronjob-', namespace: 'default' },
+      metadata: { generateName: 'cronjob-', namespace },
       spec: { schedule: '@hourly', jobTemplate },
     });
-    const asSpoke = await client.get(spokeType, { namespace: 'default', name: written.metadata!.name! });
+    const asSpoke = await client.get(spokeType, { namespace, name: written.metadata!.name! });
     expect(asSpoke.spec.schedule).toEqual({ minute: '0' });
   });
 
   it('sends a v2 object through the v1 validator', async () => {
-    const { client } = environment();
+    const { client, namespace } = environment();
     const attempt = client.create(spokeType, {
       apiVersion: 'batch.tutorial.kubebuilder.io/v2',
       kind: 'CronJob',
-      metadata: { generateName: 'cronjob-', namespace: 'default' },
+      metadata: { generateName: 'cronjob-', namespace },
       spec: { schedule: { minute: '75' }, jobTemplate },
     });
     await expect(attempt).rejects.toThrow(/spec\.schedule: Invalid value: "75 \* \* \* \*"/);
