@@ -1,6 +1,8 @@
 import { rm } from 'node:fs/promises';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RestClient, loadClientConfig } from '../../src/runtime/client/index.js';
+import { startControlPlane } from '../../src/testing/index.js';
 import { initLinkedProject, KOP_BIN, requireBuilt } from '../helpers/cli-project.js';
 import { tsc } from '../helpers/typecheck.js';
 
@@ -9,7 +11,9 @@ import { tsc } from '../helpers/typecheck.js';
  * `create webhook --defaulting --programmatic-validation --conversion --spoke <other>` →
  * `generate` → `npm test`. The scaffolded project passes `tsc --strict`, and its generated
  * tests prove defaulting, validation and conversion through a real apiserver calling the
- * manager's webhook server. Needs `npm run build` and `kop setup-envtest` first.
+ * manager's webhook server. Then the same tests pass twice in a row on a cluster that outlives
+ * them (USE_EXISTING_CLUSTER=true), as a user reruns them against a kind cluster. Needs
+ * `npm run build` and `kop setup-envtest` first.
  */
 const TIMEOUT = 240_000;
 
@@ -95,6 +99,36 @@ describe('kop create webhook end to end', () => {
       expect(test.stdout).toMatch(/rediscluster\.validator\.test\.ts/);
       expect(test.stdout).toMatch(/rediscluster\.conversion\.test\.ts/);
       expect(test.stdout).not.toMatch(/skipped/);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'passes its tests again and again on an existing cluster (USE_EXISTING_CLUSTER=true)',
+    async () => {
+      const cluster = await startControlPlane({});
+      const rest = new RestClient(loadClientConfig({ kubeconfig: cluster.kubeconfigPath }));
+      try {
+        const env = { NO_COLOR: '1', CI: 'true', USE_EXISTING_CLUSTER: 'true', KUBECONFIG: cluster.kubeconfigPath };
+        for (const round of [1, 2]) {
+          const test = await execa('npm', ['test'], { cwd: project, reject: false, env });
+          expect(test.exitCode, `round ${round}\n${test.stdout}\n${test.stderr}`).toBe(0);
+          expect(test.stdout).toMatch(/rediscluster\.controller\.test\.ts/);
+        }
+        // The tests ran on this cluster (their CRD stays, as it does in a cluster of yours), and
+        // its webhook configurations were removed when they ended.
+        const crd = await rest.get<{ metadata: { name: string } }>(
+          '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/redisclusters.cache.example.com',
+        );
+        expect(crd.metadata.name).toBe('redisclusters.cache.example.com');
+        for (const kind of ['mutatingwebhookconfigurations', 'validatingwebhookconfigurations']) {
+          const list = await rest.get<{ items: unknown[] }>(`/apis/admissionregistration.k8s.io/v1/${kind}`);
+          expect(list.items, kind).toEqual([]);
+        }
+      } finally {
+        rest.close();
+        await cluster.stop();
+      }
     },
     TIMEOUT,
   );
