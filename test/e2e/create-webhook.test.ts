@@ -1,7 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RestClient, loadClientConfig } from '../../src/runtime/client/index.js';
+import { RestClient } from '../../src/runtime/client/index.js';
 import { startControlPlane } from '../../src/testing/index.js';
 import { initLinkedProject, KOP_BIN, requireBuilt } from '../helpers/cli-project.js';
 import { tsc } from '../helpers/typecheck.js';
@@ -107,7 +107,7 @@ describe('kop create webhook end to end', () => {
     'passes its tests again and again on an existing cluster (USE_EXISTING_CLUSTER=true)',
     async () => {
       const cluster = await startControlPlane({});
-      const rest = new RestClient(loadClientConfig({ kubeconfig: cluster.kubeconfigPath }));
+      const rest = RestClient.load({ kubeconfig: cluster.kubeconfigPath });
       try {
         const env = { NO_COLOR: '1', CI: 'true', USE_EXISTING_CLUSTER: 'true', KUBECONFIG: cluster.kubeconfigPath };
         for (const round of [1, 2]) {
